@@ -1,0 +1,54 @@
+// Reading and writing DLJobs as YAML and JSON.
+//
+// Both formats decode through one path-tracking decoder over a JSON tree, so they accept exactly
+// the same documents and report the same errors: a field of the wrong type names its path and
+// what was expected, an unknown field is reported (with a "did you mean" when one is close) and
+// never silently dropped, a YAML syntax error gives its line and column. Decoding collects every
+// problem at once rather than stopping at the first. Encoding omits unset optional fields, so
+// Encode(Decode(x)) is stable: decoding it again yields an equal DLJob.
+//
+// Pure functions; no I/O except ReadJobFile. Thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/dljob_types.h"
+#include "jobs/field_error.h"
+#include "jobs/status.h"
+
+namespace dljob {
+
+struct DecodeResult {
+  DLJob job;           // as much as could be decoded; meaningful only when errors is empty
+  FieldErrors errors;  // every problem found, in document order
+  bool ok() const { return errors.empty(); }
+};
+
+// Parses one YAML document holding one DLJob. Errors carry line/column.
+DecodeResult DecodeYaml(std::string_view text);
+// Parses one JSON document holding one DLJob.
+DecodeResult DecodeJson(std::string_view text);
+// JSON first if the text starts with '{', else YAML (YAML is a superset of JSON anyway).
+DecodeResult DecodeAny(std::string_view text);
+// Decodes an already-parsed JSON tree (e.g. an object from the Kubernetes API).
+DecodeResult DecodeTree(const nlohmann::json& tree);
+
+// Reads and decodes a file ("-" reads stdin). A file that cannot be read is one FieldError with
+// an empty path whose reason names the file and the OS error.
+DecodeResult ReadJobFile(const std::string& path);
+
+nlohmann::json EncodeTree(const DLJob& job);
+std::string EncodeJson(const DLJob& job, int indent = 2);
+std::string EncodeYaml(const DLJob& job);
+
+// Converts a YAML document to the JSON tree the decoder reads (plain scalars typed per the YAML
+// 1.2 core schema, quoted scalars kept as strings). Exposed for tools that read other YAML
+// manifests (e.g. the chart's CRD). Errors carry line/column.
+Result<nlohmann::json> YamlToJson(std::string_view text);
+// Emits a JSON tree as block-style YAML.
+std::string JsonToYaml(const nlohmann::json& tree);
+
+}  // namespace dljob

@@ -1,0 +1,32 @@
+// Defaulting: fills every unset optional field of a DLJob with its effective value.
+//
+// The one place defaults live; the CLI, the local runner and the operator all call it before
+// validating. Pure and idempotent: ApplyDefaults(ApplyDefaults(j)) == ApplyDefaults(j). Fields
+// whose default depends on invalid input (e.g. gpusPerWorker when gpus is missing) are left
+// unset for validation to report.
+#pragma once
+
+#include "jobs/dljob_types.h"
+
+namespace dljob {
+
+inline constexpr int64_t kDefaultGpusPerNode = 8;
+inline constexpr int64_t kDefaultSshPort = 2222;
+inline constexpr int64_t kDefaultBackoffLimit = 3;
+inline constexpr char kDefaultNamespace[] = "default";
+inline constexpr char kDefaultQueue[] = "default";
+
+// Defaults:
+//   metadata.namespace           "default"
+//   spec.gpusPerWorker           min(gpus, 8): a whole 8-GPU node, or fewer for small jobs
+//   spec.mpi.implementation      OpenMPI
+//   spec.mpi.slotsPerWorker      gpusPerWorker (one rank per GPU)
+//   spec.mpi.sshPort             2222
+//   spec.data[].readOnly         true (datasets are inputs)
+//   spec.runPolicy.backoffLimit  3
+//   spec.runPolicy.cleanPodPolicy Running
+//   spec.runPolicy.suspend       false
+//   spec.scheduling.queue        "default", priority 0, topology Pack
+void ApplyDefaults(DLJob& job);
+
+}  // namespace dljob

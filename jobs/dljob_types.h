@@ -1,0 +1,196 @@
+// The DLJob API (dljob.io/v1alpha1, kind DLJob): plain C++ value types.
+//
+// These structs are the truth for the API: the YAML/JSON codec (codec.h), defaulting
+// (defaults.h), validation (validation.h), the CLI and the operator all work on them, and the CRD
+// schema is generated from them. Fields that defaulting fills are std::optional so that a job
+// written back before defaulting looks like what the user wrote, and one written after shows
+// every effective value. Plain values: no behaviour, no invariants beyond what validation checks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dljob {
+
+inline constexpr char kApiGroup[] = "dljob.io";
+inline constexpr char kApiVersion[] = "dljob.io/v1alpha1";
+inline constexpr char kKind[] = "DLJob";
+
+// The subset of Kubernetes ObjectMeta dljob reads. Everything else the API server sets
+// (managedFields, finalizers, …) is kept verbatim in `other` so a read-modify-write loses nothing.
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::string uid;
+  std::string resource_version;
+  std::optional<int64_t> generation;
+  std::string creation_timestamp;  // RFC 3339, set by the server (or the local runner)
+  nlohmann::json other = nlohmann::json::object();
+
+  bool operator==(const ObjectMeta&) const = default;
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+  bool operator==(const EnvVar&) const = default;
+};
+
+// Kubernetes quantities per GPU ("8", "500m", "60Gi"); the worker pod requests gpusPerWorker
+// times each.
+struct ResourcesSpec {
+  std::optional<std::string> cpu_per_gpu;
+  std::optional<std::string> memory_per_gpu;
+  bool operator==(const ResourcesSpec&) const = default;
+};
+
+// A node-local copy of a data volume, made before training starts.
+struct CacheSpec {
+  std::string medium;  // "LocalSSD"
+  std::string path;    // absolute path on the node
+  bool operator==(const CacheSpec&) const = default;
+};
+
+// One dataset mounted into every rank. `source` is a URI: nas://server/export/path,
+// oss://bucket/prefix, pvc:claim[/subpath] or hostPath:/path (see volume_source.h).
+struct DataVolume {
+  std::string name;
+  std::string source;
+  std::string mount_path;
+  std::optional<bool> read_only;
+  std::optional<CacheSpec> cache;
+  bool operator==(const DataVolume&) const = default;
+};
+
+struct MpiSpec {
+  std::optional<std::string> implementation;  // "OpenMPI"
+  std::optional<int64_t> slots_per_worker;    // ranks per worker; defaults to gpusPerWorker
+  std::optional<int64_t> ssh_port;            // sshd port in worker pods
+  bool operator==(const MpiSpec&) const = default;
+};
+
+struct RunPolicy {
+  std::optional<int64_t> backoff_limit;              // whole-job restarts before Failed
+  std::optional<int64_t> active_deadline_seconds;    // wall-clock limit from start
+  std::optional<int64_t> progress_deadline_seconds;  // no new metric line for this long = stuck
+  std::optional<int64_t> ttl_seconds_after_finished;
+  std::optional<std::string> clean_pod_policy;  // All | Running | None
+  std::optional<bool> suspend;
+  bool operator==(const RunPolicy&) const = default;
+};
+
+struct Toleration {
+  std::string key;
+  std::string operator_;  // Exists | Equal
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute | "" (all)
+  std::optional<int64_t> toleration_seconds;
+  bool operator==(const Toleration&) const = default;
+};
+
+struct SchedulingSpec {
+  std::optional<std::string> queue;
+  std::optional<int64_t> priority;
+  std::optional<std::string> topology;  // Pack | Spread
+  std::map<std::string, std::string> node_selector;
+  std::vector<Toleration> tolerations;
+  bool operator==(const SchedulingSpec&) const = default;
+};
+
+struct DLJobSpec {
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<EnvVar> env;
+  std::string working_dir;
+  std::optional<int64_t> gpus;  // total GPUs = MPI ranks; required
+  std::optional<int64_t> gpus_per_worker;
+  ResourcesSpec resources;
+  std::vector<DataVolume> data;
+  MpiSpec mpi;
+  RunPolicy run_policy;
+  SchedulingSpec scheduling;
+  bool operator==(const DLJobSpec&) const = default;
+};
+
+enum class JobPhase {
+  kUnset,  // no status yet
+  kQueued,
+  kScheduled,
+  kRunning,
+  kRestarting,
+  kSucceeded,
+  kFailed,
+  kSuspended,
+  kInterrupted,  // stopped by the user (Ctrl-C, dljob delete) before it finished
+};
+
+// "Queued", "Running", …; "" for kUnset.
+const char* PhaseName(JobPhase phase);
+// Inverse of PhaseName; nullopt for an unknown name.
+std::optional<JobPhase> ParsePhase(const std::string& name);
+bool IsFinished(JobPhase phase);  // Succeeded, Failed or Interrupted
+
+struct Condition {
+  std::string type;    // Queued, Scheduled, Running, Restarting, Succeeded, Failed, …
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;  // CamelCase, machine-readable
+  std::string message;
+  std::string last_transition_time;  // RFC 3339
+  bool operator==(const Condition&) const = default;
+};
+
+struct WorkerCounts {
+  int64_t desired = 0;
+  int64_t ready = 0;
+  int64_t failed = 0;
+  bool operator==(const WorkerCounts&) const = default;
+};
+
+struct PlacementEntry {
+  std::string node;
+  int64_t gpus = 0;
+  bool operator==(const PlacementEntry&) const = default;
+};
+
+// The job's latest progress, aggregated over ranks from metric lines (metric_line.h).
+struct Throughput {
+  std::optional<double> images_per_sec;          // whole job, all ranks
+  std::optional<double> per_gpu_images_per_sec;  // images_per_sec / ranks
+  std::optional<int64_t> step;
+  std::optional<int64_t> total_steps;
+  std::optional<int64_t> epoch;
+  std::optional<double> loss;
+  std::optional<double> accuracy;  // latest evaluation accuracy, 0..1
+  std::string updated_at;          // RFC 3339
+  bool operator==(const Throughput&) const = default;
+};
+
+struct DLJobStatus {
+  JobPhase phase = JobPhase::kUnset;
+  std::vector<Condition> conditions;
+  std::optional<WorkerCounts> workers;
+  std::vector<PlacementEntry> placement;
+  std::optional<int64_t> restarts;
+  std::optional<Throughput> throughput;
+  std::string start_time;       // RFC 3339
+  std::string completion_time;  // RFC 3339
+  bool operator==(const DLJobStatus&) const = default;
+};
+
+struct DLJob {
+  std::string api_version = kApiVersion;
+  std::string kind = kKind;
+  ObjectMeta metadata;
+  DLJobSpec spec;
+  DLJobStatus status;
+  bool operator==(const DLJob&) const = default;
+};
+
+}  // namespace dljob

@@ -1,0 +1,22 @@
+// Time stamps and human durations, as Kubernetes and kubectl print them.
+//
+// Pure functions; the caller passes "now", so tests need no clock. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace dljob {
+
+using WallTime = std::chrono::system_clock::time_point;
+
+// "2026-11-22T05:03:07Z" (UTC, second precision, as metav1.Time marshals).
+std::string FormatRfc3339(WallTime t);
+// Accepts "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt otherwise.
+std::optional<WallTime> ParseRfc3339(const std::string& s);
+
+// kubectl's age style: "42s", "5m12s", "3h4m", "2d3h", "400d".
+std::string HumanDuration(std::chrono::seconds d);
+
+}  // namespace dljob

@@ -1,0 +1,27 @@
+// Validation: every rule a DLJob must satisfy, checked at once.
+//
+// Returns all problems, each with its field path and a reason a person can act on, e.g.
+//   spec.gpus: must be a positive integer, got -2
+//   spec.data[1].source: unknown scheme "s4" (expected nas://, oss://, pvc:, hostPath:)
+// Expects a defaulted job (defaults.h) but never crashes on one that is not. Pure; thread-safe.
+#pragma once
+
+#include "jobs/dljob_types.h"
+#include "jobs/field_error.h"
+
+namespace dljob {
+
+inline constexpr int64_t kMaxGpus = 16384;
+inline constexpr size_t kMaxNameLength = 48;  // leaves room for "-worker-NNNN" in child names
+
+FieldErrors Validate(const DLJob& job);
+
+// Individual rules, exposed for the CLI's flag form and for tests. Each returns "" when the value
+// is fine, else the reason.
+std::string CheckName(const std::string& name);        // lowercase RFC 1123 label, <= 48
+std::string CheckDnsLabel(const std::string& value);   // RFC 1123 label, <= 63
+std::string CheckQuantity(const std::string& value);   // Kubernetes resource quantity
+std::string CheckLabelKey(const std::string& key);     // [prefix/]name
+std::string CheckAbsolutePath(const std::string& path);
+
+}  // namespace dljob
