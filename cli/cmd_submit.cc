@@ -1,0 +1,112 @@
+// dljob submit
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/job_loading.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "cli/terminal_observer.h"
+#include "jobs/time_format.h"
+
+namespace dljob {
+namespace {
+
+void PrintSummary(const DLJob& job, CliContext& ctx) {
+  const DLJobStatus& st = job.status;
+  std::string duration = "-";
+  auto start = ParseRfc3339(st.start_time), end = ParseRfc3339(st.completion_time);
+  if (start && end) {
+    duration = HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(*end - *start));
+  }
+  std::ostream& o = st.phase == JobPhase::kSucceeded ? ctx.out : ctx.err;
+  o << "job " << job.metadata.name << " " << PhaseName(st.phase) << " after " << duration;
+  if (const auto& t = st.throughput) {
+    char buf[128];
+    if (t->step) o << ": step " << *t->step;
+    if (t->images_per_sec) {
+      std::snprintf(buf, sizeof buf, ", %.1f images/sec", *t->images_per_sec);
+      o << buf;
+    }
+    if (t->accuracy) {
+      std::snprintf(buf, sizeof buf, ", accuracy %.2f%%", *t->accuracy * 100);
+      o << buf;
+    }
+  }
+  o << "\n";
+  if (st.phase != JobPhase::kSucceeded && !st.conditions.empty()) {
+    for (const Condition& c : st.conditions) {
+      if (c.type == PhaseName(st.phase)) o << "reason: " << c.reason << ": " << c.message << "\n";
+    }
+  }
+  o << "details: dljob get " << job.metadata.name << " -o yaml   logs: dljob logs "
+    << job.metadata.name << "\n";
+}
+
+}  // namespace
+
+int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
+  if (options.file.empty() && options.flags.command.empty()) {
+    PrintError(ctx, "nothing to run: give -f FILE or a command after --",
+               "dljob submit --local -f examples/mnist-job.yaml, or dljob submit --local "
+               "--name NAME --gpus 2 --image IMAGE -- dljob-train --model=mnist_cnn");
+    return kExitUsage;
+  }
+  Result<DLJob> job = LoadJob(options.file, &options.flags, ctx);
+  if (!job.ok()) return kExitFailed;
+
+  if (options.dry_run) {
+    Result<OutputFormat> format = ParseOutputFormat(options.output.empty() ? "yaml" : options.output);
+    if (!format.ok() || *format == OutputFormat::kTable || *format == OutputFormat::kWide) {
+      PrintError(ctx, "--dry-run prints the job as yaml or json, not \"" + options.output + "\"",
+                 "use -o yaml or -o json");
+      return kExitUsage;
+    }
+    ctx.out << FormatJob(*job, *format, std::chrono::system_clock::now());
+    return kExitOk;
+  }
+  if (!options.local) {
+    PrintError(ctx, "no cluster backend is configured in this build",
+               "add --local to run the job on this machine");
+    return kExitUsage;
+  }
+
+  Result<BackendPtr> backend = ctx.make_backend();
+  if (!backend.ok()) {
+    PrintError(ctx, backend.status().message());
+    return kExitFailed;
+  }
+  TerminalObserver::Options view;
+  view.tty = ctx.err_is_tty;
+  view.quiet = options.quiet;
+  view.tag_ranks = job->spec.gpus.value_or(1) > 1;
+  view.width = ctx.terminal_width;
+  TerminalObserver observer(ctx.out, ctx.err, view);
+  Result<DLJob> done = (*backend)->Submit(*job, observer);
+  observer.Finish();
+  if (!done.ok()) {
+    const Status& s = done.status();
+    std::string hint;
+    if (s.code() == StatusCode::kAlreadyExists) {
+      hint = "delete it first (dljob delete " + job->metadata.name +
+             ") or pick another name with --name";
+    } else if (s.message().find("not found next to dljob") != std::string::npos) {
+      hint = "build dljob's programs (cmake --build build) or put the program on PATH";
+    } else if (s.message().find("does not exist") != std::string::npos) {
+      hint = "check spec.data; Fashion-MNIST comes from: apt-get install dataset-fashion-mnist";
+    }
+    PrintError(ctx, s.message(), hint);
+    return kExitFailed;
+  }
+  PrintSummary(*done, ctx);
+  switch (done->status.phase) {
+    case JobPhase::kSucceeded:
+      return kExitOk;
+    case JobPhase::kInterrupted:
+      return kExitInterrupted;
+    default:
+      return kExitFailed;
+  }
+}
+
+}  // namespace dljob

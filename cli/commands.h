@@ -1,0 +1,75 @@
+// The dljob commands, each a function from its parsed options to an exit code.
+//
+// main.cc parses flags (CLI11) into these option structs; the functions do the work through the
+// Backend interface and print through the context's streams, so they can be driven from tests.
+// Exit codes: 0 success; 1 the job failed, a file is invalid, or a job is not found; 2 usage
+// error; 130 the job was interrupted.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/backend.h"
+#include "cli/job_flags.h"
+
+namespace dljob {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;
+
+struct CliContext {
+  std::ostream& out;
+  std::ostream& err;
+  bool err_is_tty = false;
+  size_t terminal_width = 0;
+  std::function<Result<BackendPtr>()> make_backend;  // the local backend, for now
+};
+
+// "error: <cause>" and, if given, "hint: <what to do>" on ctx.err.
+void PrintError(CliContext& ctx, const std::string& cause, const std::string& hint = "");
+
+struct ValidateOptions {
+  std::string file;
+};
+int RunValidate(const ValidateOptions& options, CliContext& ctx);
+
+struct SubmitOptions {
+  bool local = false;
+  std::string file;  // "" = the flag form
+  SubmitFlags flags;
+  bool dry_run = false;
+  std::string output;  // with --dry-run: yaml (default) or json
+  bool quiet = false;
+};
+int RunSubmit(const SubmitOptions& options, CliContext& ctx);
+
+struct ListOptions {
+  std::string output;
+};
+int RunList(const ListOptions& options, CliContext& ctx);
+
+struct GetOptions {
+  std::string name;
+  std::string output;
+};
+int RunGet(const GetOptions& options, CliContext& ctx);
+
+struct LogsOptions {
+  std::string name;
+  bool follow = false;
+  std::optional<int> rank;
+};
+int RunLogs(const LogsOptions& options, CliContext& ctx);
+
+struct DeleteOptions {
+  std::vector<std::string> names;
+  bool ignore_not_found = false;
+};
+int RunDelete(const DeleteOptions& options, CliContext& ctx);
+
+}  // namespace dljob

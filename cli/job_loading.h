@@ -1,0 +1,17 @@
+// Loading the job a command acts on: read the file (or start empty), apply flags, default,
+// validate — and on failure print every problem with its path and a hint, once.
+#pragma once
+
+#include <string>
+
+#include "cli/commands.h"
+#include "jobs/dljob_types.h"
+#include "jobs/status.h"
+
+namespace dljob {
+
+// `file` may be "" (flags only) or "-" (stdin). `flags` may be null. On failure the problems are
+// already printed to ctx.err and the returned Status says only that.
+Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx);
+
+}  // namespace dljob

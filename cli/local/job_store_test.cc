@@ -1,0 +1,108 @@
+#include "cli/local/job_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace dljob {
+namespace {
+namespace fs = std::filesystem;
+
+class JobStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/dljob-store-XXXXXX";
+    root_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  DLJob Job(const std::string& name) {
+    DLJob job;
+    job.metadata.name = name;
+    job.spec.image = "img";
+    job.spec.gpus = 2;
+    job.spec.command = {"true"};
+    job.status.phase = JobPhase::kQueued;
+    return job;
+  }
+  std::string root_;
+};
+
+TEST_F(JobStoreTest, CreateSaveLoadRemove) {
+  JobStore store(root_);
+  ASSERT_TRUE(store.Create(Job("a")).ok());
+  DLJob job = *store.Load("a");
+  EXPECT_EQ(job, Job("a"));
+  job.status.phase = JobPhase::kSucceeded;
+  ASSERT_TRUE(store.Save(job).ok());
+  EXPECT_EQ(store.Load("a")->status.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(*store.Names(), std::vector<std::string>{"a"});
+  ASSERT_TRUE(store.Remove("a").ok());
+  EXPECT_EQ(store.Load("a").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.Remove("a").code(), StatusCode::kNotFound);
+}
+
+TEST_F(JobStoreTest, ANameCanBeCreatedOnce) {
+  JobStore store(root_);
+  ASSERT_TRUE(store.Create(Job("a")).ok());
+  Status s = store.Create(Job("a"));
+  EXPECT_EQ(s.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(s.message(), "job \"a\" already exists");
+}
+
+TEST_F(JobStoreTest, SaveLeavesNoTemporaryFiles) {
+  JobStore store(root_);
+  ASSERT_TRUE(store.Create(Job("a")).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store.Save(Job("a")).ok());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(store.JobDir("a"))) {
+    ++files;
+    EXPECT_EQ(e.path().filename(), "job.json");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(JobStoreTest, ADamagedRecordIsReportedNotCrashedOn) {
+  JobStore store(root_);
+  ASSERT_TRUE(store.Create(Job("a")).ok());
+  std::ofstream(store.JobDir("a") + "/job.json") << "{\"apiVersion\": 3";
+  Result<DLJob> job = store.Load("a");
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.status().message().find("is damaged"), std::string::npos);
+}
+
+TEST_F(JobStoreTest, SupervisorIdentityRoundTripsAndDetectsLiveness) {
+  JobStore store(root_);
+  ASSERT_TRUE(store.Create(Job("a")).ok());
+  ProcessId self = SelfProcessId();
+  ASSERT_TRUE(store.WriteSupervisor("a", self).ok());
+  EXPECT_EQ(store.ReadSupervisor("a"), self);
+  EXPECT_TRUE(IsAlive(self));
+  EXPECT_FALSE(IsAlive({self.pid, self.start_ticks + 1}));  // same pid, another process
+}
+
+TEST(JobStoreRoot, FollowsXdgStateHome) {
+  EXPECT_EQ(JobStore::DefaultRoot({{"XDG_STATE_HOME", "/s"}, {"HOME", "/h"}}), "/s/dljob");
+  EXPECT_EQ(JobStore::DefaultRoot({{"HOME", "/h"}}), "/h/.local/state/dljob");
+  EXPECT_EQ(JobStore::DefaultRoot({{"XDG_STATE_HOME", "relative"}, {"HOME", "/h"}}),
+            "/h/.local/state/dljob");  // the spec says relative values are ignored
+}
+
+TEST(LineAppenderTest, AppendsWholeLines) {
+  char tmpl[] = "/tmp/dljob-append-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  {
+    auto a = LineAppender::Open(dir + "/log");
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->Append("one").ok());
+    ASSERT_TRUE((*a)->Append("two").ok());
+  }
+  std::ifstream in(dir + "/log");
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(all, "one\ntwo\n");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace dljob

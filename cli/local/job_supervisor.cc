@@ -1,0 +1,233 @@
+#include "cli/local/job_supervisor.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+
+#include "cli/local/job_record.h"
+#include "cli/local/log_lines.h"
+#include "jobs/metric_line.h"
+#include "jobs/time_format.h"
+
+namespace dljob {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Now() { return FormatRfc3339(std::chrono::system_clock::now()); }
+
+constexpr size_t kMaxLineBytes = 1 << 20;  // a longer "line" is split, never buffered unbounded
+constexpr size_t kErrorLinesKept = 3;
+
+}  // namespace
+
+struct JobSupervisor::Attempt {
+  std::unique_ptr<LineAppender> log;
+  std::unique_ptr<LineAppender> metrics;
+  std::unique_ptr<ChildProcess> child;
+  std::string pending[2];  // partial lines from stdout, stderr
+  ProgressAggregator progress;
+  Clock::time_point started;
+  Clock::time_point last_metric;
+  Stop stop = Stop::kNone;
+  Clock::time_point stop_sent;
+  bool killed = false;
+  std::deque<std::string> last_errors;  // recent stderr lines, for the failure message
+};
+
+void JobSupervisor::Save(DLJob& job, bool force) {
+  auto now = Clock::now();
+  if (!force && (!dirty_ || now - last_save_ < options_.update_interval)) return;
+  Status s = store_.Save(job);
+  if (!s.ok()) observer_.OnNotice("warning: cannot save the job record: " + s.message());
+  last_save_ = now;
+  dirty_ = false;
+  observer_.OnUpdate(job);
+}
+
+void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string_view raw) {
+  TaggedLine line = ParseMpirunLine(raw);
+  if (fd_index == 1) line.is_stderr = true;  // mpirun's own complaints arrive untagged on stderr
+  Status s = a.log->Append(FormatLogLine(line.rank, line.text));
+  if (!s.ok()) observer_.OnNotice("warning: " + s.message());
+  if (std::optional<MetricSample> m = ParseMetricLine(line.text)) {
+    if (!m->rank && line.rank >= 0) m->rank = line.rank;
+    std::string now = Now();
+    nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
+    a.metrics->Append(record.dump());
+    a.progress.Add(*m, now);
+    a.last_metric = Clock::now();
+    job.status.throughput = a.progress.Current();
+    dirty_ = true;
+    return;  // metric lines go to the log and the status, not the terminal
+  }
+  // Ranks' own error output explains a failure better than mpirun's banner about it.
+  if (line.is_stderr && line.rank >= 0 && line.text.find_first_not_of(" -") != std::string::npos) {
+    a.last_errors.emplace_back(FormatLogLine(line.rank, line.text));
+    if (a.last_errors.size() > kErrorLinesKept) a.last_errors.pop_front();
+  }
+  observer_.OnOutput(line.rank, line.is_stderr, line.text);
+}
+
+JobSupervisor::Stop JobSupervisor::CheckStop(const DLJob& job, const Attempt& a) const {
+  if (options_.interrupt_requested() != 0) return Stop::kInterrupt;
+  const RunPolicy& policy = job.spec.run_policy;
+  auto now = Clock::now();
+  if (policy.active_deadline_seconds &&
+      now - job_start_ >= std::chrono::seconds(*policy.active_deadline_seconds)) {
+    return Stop::kActiveDeadline;
+  }
+  if (policy.progress_deadline_seconds &&
+      now - a.last_metric >= std::chrono::seconds(*policy.progress_deadline_seconds)) {
+    return Stop::kProgressDeadline;
+  }
+  return Stop::kNone;
+}
+
+// Runs mpirun once; returns its wait status. Output is pumped until both pipes close.
+int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
+  a.started = a.last_metric = Clock::now();
+  while (a.child->stdout_fd() >= 0 || a.child->stderr_fd() >= 0) {
+    pollfd fds[2] = {{a.child->stdout_fd(), POLLIN, 0}, {a.child->stderr_fd(), POLLIN, 0}};
+    int r = poll(fds, 2, 200);
+    if (r < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && r > 0; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR))) {
+        if (!a.pending[i].empty()) HandleLine(job, a, i, a.pending[i]);
+        a.pending[i].clear();
+        i == 0 ? a.child->CloseStdout() : a.child->CloseStderr();
+        continue;
+      }
+      if (n <= 0) continue;
+      a.pending[i].append(buf, static_cast<size_t>(n));
+      size_t start = 0, nl;
+      while ((nl = a.pending[i].find('\n', start)) != std::string::npos) {
+        HandleLine(job, a, i, std::string_view(a.pending[i]).substr(start, nl - start));
+        start = nl + 1;
+      }
+      a.pending[i].erase(0, start);
+      if (a.pending[i].size() > kMaxLineBytes) {
+        HandleLine(job, a, i, a.pending[i]);
+        a.pending[i].clear();
+      }
+    }
+    if (a.stop == Stop::kNone) {
+      a.stop = CheckStop(job, a);
+      if (a.stop != Stop::kNone) {
+        a.child->Signal(SIGTERM);  // mpirun forwards it to every rank
+        a.stop_sent = Clock::now();
+      }
+    } else if (!a.killed && Clock::now() - a.stop_sent >= options_.kill_grace) {
+      a.child->SignalGroup(SIGKILL);
+      a.killed = true;
+    }
+    Save(job, false);
+  }
+  int status = a.child->Wait();
+  a.child->SignalGroup(SIGKILL);  // no rank outlives its attempt
+  return status;
+}
+
+DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
+  const std::string& name = job.metadata.name;
+  job_start_ = Clock::now();
+  if (Status s = store_.WriteSupervisor(name, SelfProcessId()); !s.ok()) {
+    observer_.OnNotice("warning: " + s.message());
+  }
+  job.status.workers = WorkerCounts{1, 0, 0};
+  job.status.restarts = job.status.restarts.value_or(0);
+  job.status.placement = {{"localhost", plan.ranks}};
+  for (const std::string& notice : plan.notices) observer_.OnNotice(notice);
+  std::string where = std::to_string(plan.ranks) + " ranks on " +
+                      (plan.device == "cpu" ? std::string("CPU") : "GPU") + " on this machine";
+
+  Attempt a;
+  auto log = LineAppender::Open(store_.LogPath(name));
+  auto metrics = LineAppender::Open(store_.MetricsPath(name));
+  if (!log.ok() || !metrics.ok()) {
+    TransitionTo(job.status, JobPhase::kFailed, "StateNotWritable",
+                 (log.ok() ? metrics.status() : log.status()).message(), Now());
+    Save(job, true);
+    return job;
+  }
+  a.log = std::move(*log);
+  a.metrics = std::move(*metrics);
+
+  while (true) {
+    Result<std::unique_ptr<ChildProcess>> child =
+        ChildProcess::Spawn({plan.argv, plan.env, plan.working_dir});
+    if (!child.ok()) {
+      TransitionTo(job.status, JobPhase::kFailed, "LaunchFailed", child.status().message(), Now());
+      break;
+    }
+    a.child = std::move(*child);
+    a.log->Append(FormatLogLine(-1, "starting attempt " +
+                                        std::to_string(*job.status.restarts + 1) + ": " + where));
+    TransitionTo(job.status, JobPhase::kRunning, "MpirunStarted", where, Now());
+    job.status.workers->ready = 1;
+    Save(job, true);
+
+    a.stop = Stop::kNone;
+    a.killed = false;
+    a.progress = ProgressAggregator();
+    a.last_errors.clear();
+    int wait_status = RunAttempt(job, a);
+    a.child.reset();
+    job.status.workers->ready = 0;
+
+    if (a.stop == Stop::kInterrupt) {
+      int sig = options_.interrupt_requested();
+      TransitionTo(job.status, JobPhase::kInterrupted, "Interrupted",
+                   std::string("stopped by ") + (sig ? strsignal(sig) : "request") +
+                       "; logs are kept: dljob logs " + name,
+                   Now());
+      break;
+    }
+    if (a.stop == Stop::kNone && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
+      TransitionTo(job.status, JobPhase::kSucceeded, "Completed", "all ranks exited 0", Now());
+      break;
+    }
+    std::string reason = "ProcessFailed";
+    std::string message = "mpirun " + DescribeWaitStatus(wait_status);
+    if (a.stop == Stop::kActiveDeadline) {
+      reason = "DeadlineExceeded";
+      message = "ran longer than runPolicy.activeDeadlineSeconds=" +
+                std::to_string(*job.spec.run_policy.active_deadline_seconds);
+    } else if (a.stop == Stop::kProgressDeadline) {
+      reason = "ProgressDeadlineExceeded";
+      message = "no metric line for runPolicy.progressDeadlineSeconds=" +
+                std::to_string(*job.spec.run_policy.progress_deadline_seconds);
+    } else if (!a.last_errors.empty()) {
+      message += "; last error: " + a.last_errors.back();
+    }
+    job.status.workers->failed += 1;
+    int64_t limit = job.spec.run_policy.backoff_limit.value_or(0);
+    if (a.stop == Stop::kActiveDeadline || *job.status.restarts >= limit) {
+      if (a.stop != Stop::kActiveDeadline && limit > 0) {
+        message += " (backoffLimit " + std::to_string(limit) + " reached)";
+      }
+      TransitionTo(job.status, JobPhase::kFailed, reason, message + "; see: dljob logs " + name,
+                   Now());
+      break;
+    }
+    *job.status.restarts += 1;
+    TransitionTo(job.status, JobPhase::kRestarting, reason, message, Now());
+    observer_.OnNotice("attempt failed (" + message + "); restarting the whole job (" +
+                       std::to_string(*job.status.restarts) + "/" + std::to_string(limit) + ")");
+    Save(job, true);
+  }
+  a.log->Append(FormatLogLine(-1, std::string("job ") + PhaseName(job.status.phase)));
+  Save(job, true);
+  return job;
+}
+
+}  // namespace dljob

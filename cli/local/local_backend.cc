@@ -1,0 +1,174 @@
+#include "cli/local/local_backend.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "cli/local/job_record.h"
+#include "cli/local/log_follower.h"
+#include "jobs/time_format.h"
+
+extern char** environ;
+
+namespace dljob {
+namespace fs = std::filesystem;
+namespace {
+
+std::string NewUid() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  char buf[40];
+  uint64_t a = gen(), b = gen();
+  std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>(a >> 16) & 0xffff, static_cast<unsigned>(a) & 0xfff,
+                (static_cast<unsigned>(b >> 48) & 0x3fff) | 0x8000,
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+int CountGpus() {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+    std::string f = entry.path().filename().string();
+    if (f.size() > 6 && f.rfind("nvidia", 0) == 0 &&
+        std::all_of(f.begin() + 6, f.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+LocalMachine LocalBackend::ProbeMachine() {
+  LocalMachine m;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) m.inherited_env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  m.gpus = CountGpus();
+  m.cpus = std::max(1u, std::thread::hardware_concurrency());
+  m.is_root = geteuid() == 0;
+  std::error_code ec;
+  m.self_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
+  std::string path = m.inherited_env.count("PATH") ? m.inherited_env["PATH"] : "/usr/bin:/bin";
+  for (size_t start = 0; start <= path.size();) {
+    size_t colon = path.find(':', start);
+    if (colon == std::string::npos) colon = path.size();
+    m.path_dirs.push_back(path.substr(start, colon - start));
+    start = colon + 1;
+  }
+  auto pvc = m.inherited_env.find("DLJOB_PVC_ROOT");
+  if (pvc != m.inherited_env.end() && !pvc->second.empty()) {
+    m.pvc_root = pvc->second;
+  } else {
+    auto data = m.inherited_env.find("XDG_DATA_HOME");
+    std::string home = m.inherited_env.count("HOME") ? m.inherited_env["HOME"] : "/tmp";
+    m.pvc_root = (data != m.inherited_env.end() && !data->second.empty()
+                      ? data->second
+                      : home + "/.local/share") + "/dljob/pvc";
+  }
+  m.is_executable = [](const std::string& p) {
+    std::error_code e;
+    return fs::is_regular_file(p, e) && access(p.c_str(), X_OK) == 0;
+  };
+  return m;
+}
+
+Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer) {
+  Result<LocalPlan> plan = PlanLocalRun(spec_job, machine_);
+  if (!plan.ok()) return plan.status();
+  for (const LocalVolume& v : plan->volumes) {
+    std::error_code ec;
+    if (!fs::exists(v.local_path, ec)) {
+      return Status::FailedPrecondition("data volume \"" + v.name + "\": " + v.local_path +
+                                        " does not exist on this machine");
+    }
+  }
+  DLJob job = spec_job;
+  std::string now = FormatRfc3339(std::chrono::system_clock::now());
+  job.metadata.creation_timestamp = now;
+  job.metadata.uid = NewUid();
+  job.status = DLJobStatus{};
+  TransitionTo(job.status, JobPhase::kQueued, "Submitted", "accepted by the local runner", now);
+  if (Status s = store_.Create(job); !s.ok()) return s;
+  JobSupervisor supervisor(store_, observer, options_);
+  return supervisor.Run(std::move(job), *plan);
+}
+
+Result<DLJob> LocalBackend::LoadChecked(const std::string& name) {
+  Result<DLJob> job = store_.Load(name);
+  if (!job.ok() || IsFinished(job->status.phase)) return job;
+  std::optional<ProcessId> supervisor = store_.ReadSupervisor(name);
+  if (supervisor && IsAlive(*supervisor)) return job;
+  // Queued with no supervisor file yet is a submit in its first moments; give it a grace period.
+  if (!supervisor) {
+    auto created = ParseRfc3339(job->metadata.creation_timestamp);
+    if (created && std::chrono::system_clock::now() - *created < std::chrono::seconds(30)) {
+      return job;
+    }
+  }
+  TransitionTo(job->status, JobPhase::kFailed, "SupervisorLost",
+               "the dljob process running this job exited before the job finished" +
+                   (supervisor ? " (pid " + std::to_string(supervisor->pid) + ")" : std::string()) +
+                   "; its logs are kept: dljob logs " + name,
+               FormatRfc3339(std::chrono::system_clock::now()));
+  store_.Save(*job);  // best effort: the corrected view is returned either way
+  return job;
+}
+
+Result<std::vector<DLJob>> LocalBackend::List() {
+  Result<std::vector<std::string>> names = store_.Names();
+  if (!names.ok()) return names.status();
+  std::vector<DLJob> jobs;
+  for (const std::string& name : *names) {
+    Result<DLJob> job = LoadChecked(name);
+    if (job.ok()) jobs.push_back(std::move(*job));  // a job deleted meanwhile is simply gone
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const DLJob& a, const DLJob& b) {
+    if (a.metadata.creation_timestamp != b.metadata.creation_timestamp) {
+      return a.metadata.creation_timestamp > b.metadata.creation_timestamp;
+    }
+    return a.metadata.name < b.metadata.name;
+  });
+  return jobs;
+}
+
+Result<DLJob> LocalBackend::Get(const std::string& name) { return LoadChecked(name); }
+
+Status LocalBackend::Logs(const std::string& name, const LogOptions& options, std::ostream& out) {
+  Result<DLJob> job = LoadChecked(name);
+  if (!job.ok()) return job.status();
+  auto finished = [this, &name] {
+    Result<DLJob> j = LoadChecked(name);
+    return !j.ok() || IsFinished(j->status.phase);
+  };
+  return FollowLog(store_.LogPath(name), options, finished, out);
+}
+
+Status LocalBackend::Delete(const std::string& name) {
+  Result<DLJob> job = LoadChecked(name);
+  if (!job.ok()) return job.status();
+  std::optional<ProcessId> supervisor = store_.ReadSupervisor(name);
+  if (!IsFinished(job->status.phase) && supervisor && IsAlive(*supervisor) &&
+      supervisor->pid != getpid()) {
+    kill(supervisor->pid, SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + options_.kill_grace + std::chrono::seconds(5);
+    while (IsAlive(*supervisor) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (IsAlive(*supervisor)) {
+      return Status::Unavailable("job \"" + name + "\" is still stopping (dljob pid " +
+                                 std::to_string(supervisor->pid) + "); try again shortly");
+    }
+  }
+  return store_.Remove(name);
+}
+
+}  // namespace dljob

@@ -1,0 +1,48 @@
+// LocalBackend: the embedded default. Runs DLJobs on this machine through mpirun.
+//
+// Submit plans the run (local_plan.h) before recording anything, so a job that cannot run here
+// (missing program, nas:// source, too many GPUs) is refused with the reason and leaves no
+// record. Then it records the job (job_store.h) and supervises it to the end (job_supervisor.h).
+// Readers (List/Get) notice a job whose supervising dljob process died without finishing it and
+// mark it Failed with reason SupervisorLost, so the record never claims a job runs when nothing
+// runs it. Delete of a running job asks its supervisor to stop it (SIGTERM) and waits.
+//
+// One LocalBackend per process; not thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "cli/backend.h"
+#include "cli/local/job_store.h"
+#include "cli/local/local_plan.h"
+#include "cli/local/job_supervisor.h"
+
+namespace dljob {
+
+class LocalBackend : public Backend {
+ public:
+  LocalBackend(JobStore store, LocalMachine machine, SupervisorOptions options)
+      : store_(std::move(store)), machine_(std::move(machine)), options_(std::move(options)) {}
+
+  // The machine as it is: environment, GPUs (/dev/nvidiaN), cores, where dljob lives.
+  static LocalMachine ProbeMachine();
+
+  std::string Name() const override { return "local"; }
+  Result<DLJob> Submit(const DLJob& job, JobObserver& observer) override;
+  Result<std::vector<DLJob>> List() override;
+  Result<DLJob> Get(const std::string& name) override;
+  Status Logs(const std::string& name, const LogOptions& options, std::ostream& out) override;
+  Status Delete(const std::string& name) override;
+
+ private:
+  // Loads a record, correcting it first if its supervisor is gone.
+  Result<DLJob> LoadChecked(const std::string& name);
+
+  JobStore store_;
+  LocalMachine machine_;
+  SupervisorOptions options_;
+};
+
+}  // namespace dljob

@@ -1,0 +1,20 @@
+// Printing a local job's log, optionally following it as it grows (dljob logs [-f] [--rank R]).
+//
+// Reads whole lines only, so a line being written is never printed in halves. With a rank filter
+// only that rank's lines are printed, without their tag (as `kubectl logs` prints one pod).
+// Following ends once `finished` returns true and the file has no more complete lines.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "cli/backend.h"
+#include "jobs/status.h"
+
+namespace dljob {
+
+Status FollowLog(const std::string& path, const LogOptions& options,
+                 const std::function<bool()>& finished, std::ostream& out);
+
+}  // namespace dljob

@@ -1,0 +1,30 @@
+// Lines of a local job's output: as mpirun tags them, and as the job log stores them.
+//
+// mpirun --tag-output prefixes each rank's line with "[<jobid>,<rank>]<stdout>:" (or <stderr>);
+// lines without a tag are mpirun's own. The job log (output.log in the job's state directory)
+// stores each line as "[rank N] text" or "[mpirun] text", so `dljob logs --rank N` can filter it
+// and the tag survives the job. Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dljob {
+
+struct TaggedLine {
+  int rank = -1;  // -1: the launcher (mpirun) itself
+  bool is_stderr = false;
+  std::string_view text;
+};
+
+// Splits an mpirun output line into rank and text. Untagged lines come back with rank -1.
+TaggedLine ParseMpirunLine(std::string_view line);
+
+// "[rank 3] text" or "[mpirun] text".
+std::string FormatLogLine(int rank, std::string_view text);
+
+// Inverse of FormatLogLine; nullopt for a line that does not start with a tag.
+std::optional<TaggedLine> ParseLogLine(std::string_view line);
+
+}  // namespace dljob

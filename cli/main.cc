@@ -1,0 +1,166 @@
+// dljob: the command line. Parses flags with CLI11 and hands each command to its Run function
+// (commands.h). Nothing below a command throws to the user: every failure prints "error: …" and a
+// hint, and the last-resort handler here turns anything unexpected into one line, not a trace.
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/local/local_backend.h"
+
+namespace {
+
+// Set by SIGINT/SIGTERM while a job runs; read by the supervisor's loop. A signal handler can
+// only talk through such a flag, so this one global lives here, at the edge.
+volatile std::sig_atomic_t g_interrupt = 0;
+
+void OnSignal(int sig) { g_interrupt = sig; }
+
+void InstallInterruptHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll() returns at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+}
+
+size_t TerminalWidth() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
+}
+
+}  // namespace
+
+namespace dljob {
+namespace {
+
+void AddSubmitFlags(CLI::App* cmd, SubmitOptions& o) {
+  cmd->add_flag("--local", o.local, "Run on this machine through mpirun (no cluster needed)");
+  cmd->add_option("-f,--filename", o.file, "DLJob YAML or JSON file ('-' for stdin)");
+  cmd->add_option("--name", o.flags.name, "Job name (overrides the file's)");
+  cmd->add_option("-n,--namespace", o.flags.namespace_, "Namespace (cluster backend)");
+  cmd->add_option("--image", o.flags.image, "Container image (recorded; not pulled locally)");
+  cmd->add_option("--gpus", o.flags.gpus, "Total GPUs, one MPI rank each");
+  cmd->add_option("--gpus-per-worker", o.flags.gpus_per_worker, "GPUs per worker pod");
+  cmd->add_option("--env", o.flags.env, "Environment variable KEY=VALUE (repeatable)");
+  cmd->add_option("--data", o.flags.data,
+                  "Data volume SOURCE:MOUNTPATH, e.g. hostPath:/srv/mnist:/data/mnist");
+  cmd->add_option("--workdir", o.flags.working_dir, "Working directory of the command");
+  cmd->add_option("--backoff-limit", o.flags.backoff_limit, "Whole-job restarts before failing");
+  cmd->add_option("--active-deadline", o.flags.active_deadline_seconds,
+                  "Stop the job after this many seconds");
+  cmd->add_flag("--dry-run", o.dry_run, "Print the DLJob that would run, and stop");
+  cmd->add_option("-o,--output", o.output, "With --dry-run: yaml (default) or json");
+  cmd->add_flag("-q,--quiet", o.quiet, "Show only progress, not the job's output");
+  cmd->footer("The job's command goes after --, e.g.\n  dljob submit --local --name mnist --gpus 2 "
+              "--image dljob/trainer:cpu -- dljob-train --model=mnist_cnn");
+}
+
+int Main(int argc, char** argv) {
+  CliContext ctx{std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(),
+                 {}};
+  std::string state_dir;
+  ctx.make_backend = [&state_dir]() -> Result<BackendPtr> {
+    LocalMachine machine = LocalBackend::ProbeMachine();
+    std::string root = state_dir.empty() ? JobStore::DefaultRoot(machine.inherited_env) : state_dir;
+    SupervisorOptions options;
+    options.interrupt_requested = [] { return static_cast<int>(g_interrupt); };
+    return BackendPtr(new LocalBackend(JobStore(root), std::move(machine), std::move(options)));
+  };
+
+  CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "dljob 0.1.0");
+  app.add_option("--state-dir", state_dir,
+                 "Where local jobs are recorded (default ${XDG_STATE_HOME:-~/.local/state}/dljob)");
+
+  ValidateOptions validate;
+  auto* v = app.add_subcommand("validate", "Check a DLJob file and print every problem");
+  v->add_option("-f,--filename", validate.file, "DLJob YAML or JSON file ('-' for stdin)")
+      ->required();
+
+  SubmitOptions submit;
+  auto* s = app.add_subcommand("submit", "Run a DLJob (from -f FILE or from flags -- CMD ARGS…)");
+  AddSubmitFlags(s, submit);
+
+  ListOptions list;
+  auto* l = app.add_subcommand("list", "List jobs");
+  l->alias("ls");
+  l->add_option("-o,--output", list.output, "json, yaml or wide");
+
+  GetOptions get;
+  auto* g = app.add_subcommand("get", "Show one job");
+  g->add_option("name", get.name, "Job name")->required();
+  g->add_option("-o,--output", get.output, "json, yaml or wide");
+
+  LogsOptions logs;
+  auto* lg = app.add_subcommand("logs", "Print a job's output (all ranks, tagged)");
+  lg->add_option("name", logs.name, "Job name")->required();
+  lg->add_flag("-f,--follow", logs.follow, "Keep printing until the job finishes");
+  lg->add_option("--rank", logs.rank, "Only this rank's lines");
+
+  DeleteOptions del;
+  auto* d = app.add_subcommand("delete", "Stop a job if it runs and remove it and its record");
+  d->add_option("names", del.names, "Job names")->required();
+  d->add_flag("--ignore-not-found", del.ignore_not_found, "Succeed if a job does not exist");
+
+  // Everything after the first "--" is the job's command, passed through untouched (CLI11 would
+  // otherwise try to read "-c" or "--model=x" as dljob's own flags).
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto dashdash = std::find(args.begin(), args.end(), "--");
+  if (dashdash != args.end()) {
+    submit.flags.command.assign(dashdash + 1, args.end());
+    args.erase(dashdash, args.end());
+  }
+  std::reverse(args.begin(), args.end());  // CLI11's vector form takes arguments in reverse
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = "dljob";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    PrintError(ctx, e.what(), "see: " + where + " --help");
+    return kExitUsage;
+  }
+
+  if (*v) return RunValidate(validate, ctx);
+  if (*s) {
+    InstallInterruptHandlers();
+    return RunSubmit(submit, ctx);
+  }
+  if (*l) return RunList(list, ctx);
+  if (*g) return RunGet(get, ctx);
+  if (*lg) return RunLogs(logs, ctx);
+  if (*d) return RunDelete(del, ctx);
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace dljob
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);  // `dljob logs x | head` ends quietly instead of dying mid-write
+  try {
+    return dljob::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: internal error: " << e.what()
+              << "\nhint: this is a bug in dljob; please report it with the command you ran\n";
+  } catch (...) {
+    std::cerr << "error: internal error\nhint: this is a bug in dljob; please report it\n";
+  }
+  return 1;
+}

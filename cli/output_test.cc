@@ -1,0 +1,83 @@
+#include "cli/output.h"
+
+#include <gtest/gtest.h>
+
+#include "jobs/codec.h"
+#include "jobs/time_format.h"
+
+namespace dljob {
+namespace {
+
+DLJob Finished(const std::string& name) {
+  DLJob job;
+  job.metadata.name = name;
+  job.metadata.creation_timestamp = "2026-11-22T05:00:00Z";
+  job.spec.image = "dljob/trainer:cpu";
+  job.spec.command = {"dljob-train"};
+  job.spec.gpus = 2;
+  job.status.phase = JobPhase::kSucceeded;
+  job.status.start_time = "2026-11-22T05:00:05Z";
+  job.status.completion_time = "2026-11-22T05:01:37Z";
+  job.status.restarts = 1;
+  Throughput t;
+  t.images_per_sec = 1510.24;
+  t.step = 937;
+  t.total_steps = 937;
+  t.loss = 0.3512;
+  t.accuracy = 0.8712;
+  job.status.throughput = t;
+  return job;
+}
+
+auto Now() { return *ParseRfc3339("2026-11-22T05:05:00Z"); }
+
+TEST(FormatJobs, TableHasTheKubectlColumns) {
+  DLJob queued;
+  queued.metadata.name = "waiting-job";
+  queued.metadata.creation_timestamp = "2026-11-22T05:04:30Z";
+  queued.spec.gpus = 16;
+  queued.status.phase = JobPhase::kQueued;
+  EXPECT_EQ(FormatJobs({Finished("mnist"), queued}, OutputFormat::kTable, Now()),
+            "NAME          STATUS      GPUS   IMG/SEC   DURATION   AGE\n"
+            "mnist         Succeeded   2      1510.2    1m32s      5m\n"
+            "waiting-job   Queued      16     -         -          30s\n");
+}
+
+TEST(FormatJobs, WideAddsProgressColumns) {
+  std::string out = FormatJobs({Finished("mnist")}, OutputFormat::kWide, Now());
+  EXPECT_EQ(out,
+            "NAME    STATUS      GPUS   IMG/SEC   STEP      LOSS     ACCURACY   RESTARTS   "
+            "DURATION   AGE   IMAGE\n"
+            "mnist   Succeeded   2      1510.2    937/937   0.3512   87.12%     1          "
+            "1m32s      5m    dljob/trainer:cpu\n");
+}
+
+TEST(FormatJob, JsonIsTheWholeObjectAndDecodesBack) {
+  DLJob job = Finished("mnist");
+  std::string json = FormatJob(job, OutputFormat::kJson, Now());
+  DecodeResult back = DecodeJson(json);
+  ASSERT_TRUE(back.ok()) << JoinFieldErrors(back.errors);
+  EXPECT_EQ(back.job, job);
+  auto tree = nlohmann::json::parse(json);
+  EXPECT_EQ(tree["status"]["phase"], "Succeeded");
+  EXPECT_EQ(tree["status"]["throughput"]["step"], 937);
+}
+
+TEST(FormatJobs, JsonListIsADLJobList) {
+  auto tree = nlohmann::json::parse(FormatJobs({Finished("a"), Finished("b")},
+                                               OutputFormat::kJson, Now()));
+  EXPECT_EQ(tree["kind"], "DLJobList");
+  ASSERT_EQ(tree["items"].size(), 2u);
+  EXPECT_EQ(tree["items"][1]["metadata"]["name"], "b");
+}
+
+TEST(ParseOutputFormat, NamesTheChoices) {
+  EXPECT_EQ(*ParseOutputFormat("wide"), OutputFormat::kWide);
+  EXPECT_EQ(*ParseOutputFormat(""), OutputFormat::kTable);
+  auto bad = ParseOutputFormat("xml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "unknown output format \"xml\" (expected json, yaml or wide)");
+}
+
+}  // namespace
+}  // namespace dljob

@@ -1,0 +1,52 @@
+// TerminalObserver: what `dljob submit` shows while a job runs.
+//
+// Job output goes to `out` as it arrives, each line prefixed with its rank ("[1] …", "[mpirun] …")
+// when the job has more than one rank. On a terminal, a live progress line (progress.h) sits
+// below the output on `err` and is redrawn in place; otherwise a plain progress line is printed
+// when the phase changes and at most every `plain_interval` while the step advances. Notices go
+// to `err` as "note: …". Used from the submitting thread only.
+#pragma once
+
+#include <chrono>
+#include <ostream>
+#include <string>
+
+#include "cli/backend.h"
+#include "cli/progress.h"
+
+namespace dljob {
+
+class TerminalObserver : public JobObserver {
+ public:
+  struct Options {
+    bool tty = false;     // err is a terminal: redraw the progress line in place
+    bool quiet = false;   // don't echo job output
+    bool tag_ranks = true;
+    size_t width = 0;     // terminal columns, 0 = unknown
+    std::chrono::seconds plain_interval{10};
+  };
+  TerminalObserver(std::ostream& out, std::ostream& err, Options options);
+
+  void OnOutput(int rank, bool is_stderr, std::string_view line) override;
+  void OnUpdate(const DLJob& job) override;
+  void OnNotice(std::string_view message) override;
+  // Removes the progress line, leaving the terminal clean for the summary.
+  void Finish();
+
+ private:
+  void Clear();
+  void Draw();
+
+  std::ostream& out_;
+  std::ostream& err_;
+  Options options_;
+  DLJob last_;
+  bool have_job_ = false;
+  bool drawn_ = false;
+  JobPhase last_printed_phase_ = JobPhase::kUnset;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_plain_{};
+  EtaEstimator eta_;
+};
+
+}  // namespace dljob

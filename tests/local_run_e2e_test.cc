@@ -1,0 +1,227 @@
+// Local jobs end to end: real `dljob submit --local` runs under real mpirun, then list, get,
+// logs and delete read the record. Workloads are small shell scripts (and a short dljob-train
+// run), so each test takes seconds.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <fstream>
+
+#include "jobs/codec.h"
+#include "tests/support/command.h"
+
+namespace dljob::testing {
+namespace {
+
+class LocalRunTest : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string> Env() { return {{"XDG_STATE_HOME", state_.path()}}; }
+  CommandResult Dljob(std::vector<std::string> args) {
+    args.insert(args.begin(), BinDir() + "/dljob");
+    return RunCommand(args, Env());
+  }
+  // Submits `script` (run by sh in every rank) as a job of `ranks` ranks.
+  CommandResult SubmitScript(const std::string& name, int ranks, const std::string& script,
+                             std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"submit", "--local", "--name", name, "--gpus",
+                                     std::to_string(ranks), "--image", "none"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    for (const char* a : {"--", "/bin/sh", "-c"}) args.push_back(a);
+    args.push_back(script);
+    return Dljob(args);
+  }
+  DLJob Get(const std::string& name) {
+    CommandResult r = Dljob({"get", name, "-o", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    DecodeResult d = DecodeJson(r.out);
+    EXPECT_TRUE(d.ok()) << JoinFieldErrors(d.errors) << r.out;
+    return d.job;
+  }
+  std::vector<std::string> Background(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {BinDir() + "/dljob"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  TempDir state_, work_;
+};
+
+constexpr char kMetricScript[] =
+    "echo hello from $OMPI_COMM_WORLD_RANK; "
+    "for s in 1 2 3; do echo \"DLJOB_METRIC {\\\"step\\\":$s,\\\"images_per_sec\\\":100,"
+    "\\\"loss\\\":0.5,\\\"rank\\\":$OMPI_COMM_WORLD_RANK,\\\"world_size\\\":2,"
+    "\\\"total_steps\\\":3}\"; done; echo 'DLJOB_METRIC {broken'; echo oops >&2";
+
+TEST_F(LocalRunTest, ASucceededJobKeepsStatusThroughputAndTaggedLogs) {
+  CommandResult r = SubmitScript("ok", 2, kMetricScript);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[0] hello from 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1] hello from 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DLJOB_METRIC {\""), std::string::npos) << "metric lines are not echoed";
+  EXPECT_NE(r.err.find("no GPU on this machine: the 2 ranks run on CPU"), std::string::npos);
+
+  DLJob job = Get("ok");
+  EXPECT_EQ(job.status.phase, JobPhase::kSucceeded);
+  ASSERT_TRUE(job.status.throughput.has_value());
+  EXPECT_EQ(job.status.throughput->step, 3);
+  EXPECT_DOUBLE_EQ(*job.status.throughput->images_per_sec, 200.0);  // both ranks summed
+  EXPECT_FALSE(job.status.start_time.empty());
+  EXPECT_FALSE(job.status.completion_time.empty());
+  EXPECT_EQ(job.status.restarts, 0);
+
+  CommandResult logs = Dljob({"logs", "ok"});
+  EXPECT_NE(logs.out.find("[rank 1] hello from 1"), std::string::npos) << logs.out;
+  EXPECT_NE(logs.out.find("[rank 0] DLJOB_METRIC {broken"), std::string::npos);  // kept, ignored
+  CommandResult rank1 = Dljob({"logs", "ok", "--rank", "1"});
+  EXPECT_NE(rank1.out.find("hello from 1\n"), std::string::npos) << rank1.out;
+  EXPECT_EQ(rank1.out.find("hello from 0"), std::string::npos);
+  EXPECT_EQ(rank1.out.find("[rank"), std::string::npos);
+
+  std::string metrics = ReadFile(state_.path() + "/dljob/jobs/ok/metrics.jsonl");
+  EXPECT_EQ(std::count(metrics.begin(), metrics.end(), '\n'), 6) << metrics;
+
+  CommandResult list = Dljob({"list"});
+  EXPECT_NE(list.out.find("NAME"), std::string::npos);
+  EXPECT_NE(list.out.find("Succeeded"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("200.0"), std::string::npos) << list.out;
+}
+
+TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
+  std::string counter = work_.path() + "/attempts";
+  CommandResult r = SubmitScript(
+      "bad", 2, "echo x >> " + counter + "; echo 'dataset is missing' >&2; exit 3",
+      {"--backoff-limit", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  DLJob job = Get("bad");
+  EXPECT_EQ(job.status.phase, JobPhase::kFailed);
+  EXPECT_EQ(job.status.restarts, 2);
+  std::string attempts = ReadFile(counter);
+  EXPECT_EQ(std::count(attempts.begin(), attempts.end(), '\n'), 6) << "3 attempts x 2 ranks";
+  bool found = false;
+  for (const Condition& c : job.status.conditions) {
+    if (c.type == "Failed" && c.status == "True") {
+      found = true;
+      EXPECT_EQ(c.reason, "ProcessFailed");
+      EXPECT_NE(c.message.find("dataset is missing"), std::string::npos) << c.message;
+      EXPECT_NE(c.message.find("backoffLimit 2 reached"), std::string::npos) << c.message;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_NE(r.err.find("reason: ProcessFailed"), std::string::npos) << r.err;
+}
+
+TEST_F(LocalRunTest, ANameIsTakenOnceAndDeleteFreesIt) {
+  ASSERT_EQ(SubmitScript("dup", 1, "true").exit_code, 0);
+  CommandResult again = SubmitScript("dup", 1, "true");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("job \"dup\" already exists"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("hint: delete it first (dljob delete dup)"), std::string::npos);
+  EXPECT_EQ(Dljob({"delete", "dup"}).exit_code, 0);
+  EXPECT_EQ(SubmitScript("dup", 1, "true").exit_code, 0);
+}
+
+TEST_F(LocalRunTest, AMissingDataDirectoryIsRefusedBeforeAnythingRuns) {
+  CommandResult r = SubmitScript("nodata", 1, "true", {"--data", "hostPath:/no/such/dir:/data"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/no/such/dir does not exist"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint: "), std::string::npos);
+  EXPECT_EQ(Dljob({"get", "nodata"}).exit_code, 1) << "a refused job leaves no record";
+}
+
+TEST_F(LocalRunTest, CtrlCInterruptsTheJobAndKeepsItsLogs) {
+  std::string pids = work_.path() + "/pids";
+  ::dljob::testing::Background submit(
+      Background({"submit", "--local", "--name", "long", "--gpus", "2", "--image", "none", "--",
+                  "/bin/sh", "-c", "echo $$ >> " + pids + "; echo started; exec sleep 600"}),
+      Env(), work_.path() + "/out", work_.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] {
+    std::string p = ReadFile(pids);
+    return std::count(p.begin(), p.end(), '\n') == 2;
+  }, 30000)) << ReadFile(work_.path() + "/err");
+  EXPECT_EQ(Get("long").status.phase, JobPhase::kRunning);
+
+  submit.Signal(SIGINT);
+  EXPECT_EQ(submit.Wait(30000), 130) << ReadFile(work_.path() + "/err");
+  DLJob job = Get("long");
+  EXPECT_EQ(job.status.phase, JobPhase::kInterrupted);
+  EXPECT_NE(Dljob({"logs", "long"}).out.find("[rank 1] started"), std::string::npos);
+  std::istringstream in(ReadFile(pids));
+  for (pid_t pid; in >> pid;) {
+    EXPECT_TRUE(WaitFor([&] { return kill(pid, 0) != 0; }, 10000)) << "rank " << pid << " lives";
+  }
+}
+
+TEST_F(LocalRunTest, AKilledSupervisorIsReportedAndTakesItsRanksWithIt) {
+  std::string pids = work_.path() + "/pids";
+  ::dljob::testing::Background submit(
+      Background({"submit", "--local", "--name", "orphan", "--gpus", "1", "--image", "none", "--",
+                  "/bin/sh", "-c", "echo $$ >> " + pids + "; exec sleep 600"}),
+      Env(), work_.path() + "/out", work_.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile(pids).empty(); }, 30000));
+  submit.Signal(SIGKILL);
+  submit.Wait(10000);
+  DLJob job = Get("orphan");
+  EXPECT_EQ(job.status.phase, JobPhase::kFailed);
+  bool lost = false;
+  for (const Condition& c : job.status.conditions) lost |= c.reason == "SupervisorLost";
+  EXPECT_TRUE(lost);
+  pid_t rank = std::stoi(ReadFile(pids));
+  EXPECT_TRUE(WaitFor([&] { return kill(rank, 0) != 0; }, 15000)) << "rank outlived dljob";
+}
+
+TEST_F(LocalRunTest, DeleteStopsARunningJob) {
+  ::dljob::testing::Background submit(
+      Background({"submit", "--local", "--name", "victim", "--gpus", "1", "--image", "none", "--",
+                  "/bin/sh", "-c", "echo up; exec sleep 600"}),
+      Env(), work_.path() + "/out", work_.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] { return Dljob({"logs", "victim"}).out.find("up") != std::string::npos; },
+                      30000));
+  CommandResult del = Dljob({"delete", "victim"});
+  EXPECT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(submit.Wait(30000), 130);
+  EXPECT_EQ(Dljob({"get", "victim"}).exit_code, 1);
+}
+
+TEST_F(LocalRunTest, ActiveDeadlineStopsAJob) {
+  CommandResult r = SubmitScript("slow", 1, "exec sleep 600", {"--active-deadline", "2"});
+  EXPECT_EQ(r.exit_code, 1);
+  DLJob job = Get("slow");
+  EXPECT_EQ(job.status.phase, JobPhase::kFailed);
+  EXPECT_NE(r.err.find("DeadlineExceeded"), std::string::npos) << r.err;
+}
+
+TEST_F(LocalRunTest, FollowingLogsEndsWithTheJob) {
+  ::dljob::testing::Background submit(
+      Background({"submit", "--local", "--name", "follow", "--gpus", "1", "--image", "none", "--",
+                  "/bin/sh", "-c", "for i in 1 2 3; do echo line $i; sleep 0.5; done"}),
+      Env(), work_.path() + "/out", work_.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] { return Dljob({"get", "follow"}).exit_code == 0; }, 30000));
+  CommandResult logs = Dljob({"logs", "follow", "-f", "--rank", "0"});
+  EXPECT_EQ(logs.exit_code, 0);
+  EXPECT_EQ(logs.out, "line 1\nline 2\nline 3\n");
+  EXPECT_EQ(submit.Wait(30000), 0);
+}
+
+TEST_F(LocalRunTest, TrainsFashionMnistOnTwoRanks) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist") ||
+      !std::filesystem::exists(BinDir() + "/dljob-train")) {
+    GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
+  }
+  CommandResult r = Dljob({"submit", "--local", "--name", "fmnist", "--gpus", "2", "--image",
+                           "dljob/trainer:cpu", "--data",
+                           "hostPath:/usr/share/datasets/fashion-mnist:/data/fmnist", "--",
+                           "dljob-train", "--model=mnist_mlp", "--data_dir=/data/fmnist",
+                           "--num_batches=40", "--batch_size=32", "--display_every=10"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("total images/sec:"), std::string::npos) << r.out;
+  DLJob job = Get("fmnist");
+  EXPECT_EQ(job.status.phase, JobPhase::kSucceeded);
+  ASSERT_TRUE(job.status.throughput.has_value());
+  EXPECT_EQ(job.status.throughput->step, 40);
+  EXPECT_GT(job.status.throughput->images_per_sec.value_or(0), 0);
+  EXPECT_TRUE(job.status.throughput->loss.has_value());
+}
+
+}  // namespace
+}  // namespace dljob::testing

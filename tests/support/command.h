@@ -1,0 +1,64 @@
+// Running the built dljob programs from tests, as a user would from a shell.
+//
+// Each command runs with a private state directory (XDG_STATE_HOME) owned by the test, so tests
+// never see each other's jobs or the developer's. Background commands are owned by a handle
+// whose destructor kills (SIGKILL) and reaps the process group, so a failing test leaves nothing
+// running.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dljob::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // 128 + signal if killed
+  std::string out;
+  std::string err;
+};
+
+// The directory holding dljob and dljob-train.
+std::string BinDir();
+std::string SourceDir();
+
+// Runs argv to completion with `env` added to this process's environment.
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& env = {});
+
+class Background {
+ public:
+  // Starts argv with stdout/stderr going to files (out_path, err_path).
+  Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+             const std::string& out_path, const std::string& err_path);
+  ~Background();
+  pid_t pid() const { return pid_; }
+  void Signal(int sig);
+  // Waits up to timeout_ms; returns the exit code (128 + signal if killed) or -1 on timeout.
+  int Wait(int timeout_ms);
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  int exit_code_ = -1;
+};
+
+// A fresh directory under /tmp, removed with everything in it when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path);
+// Polls `predicate` every 100 ms for up to timeout_ms; returns whether it became true.
+bool WaitFor(const std::function<bool()>& predicate, int timeout_ms);
+
+}  // namespace dljob::testing
