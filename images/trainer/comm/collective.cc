@@ -1,0 +1,59 @@
+#include "images/trainer/comm/collective.h"
+
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace dljob::trainer {
+namespace {
+
+// Runs `op` on a contiguous CPU float view of `tensor`, writing the result back if a staging
+// copy was needed.
+template <typename Op>
+Status WithCpuBuffer(torch::Tensor& tensor, Op op) {
+  if (tensor.scalar_type() != torch::kFloat32) {
+    return Status::InvalidArgument("collective: tensor must be float32, got " +
+                                   std::string(c10::toString(tensor.scalar_type())));
+  }
+  if (tensor.device().is_cpu() && tensor.is_contiguous()) {
+    return op(tensor.data_ptr<float>(), static_cast<size_t>(tensor.numel()));
+  }
+  torch::Tensor staged = tensor.to(torch::kCPU).contiguous().clone();
+  Status status = op(staged.data_ptr<float>(), static_cast<size_t>(staged.numel()));
+  if (status.ok()) {
+    torch::NoGradGuard no_grad;
+    tensor.copy_(staged);
+  }
+  return status;
+}
+
+}  // namespace
+
+Status Collective::AllreduceSum(torch::Tensor& tensor) {
+  return WithCpuBuffer(tensor, [this](float* p, size_t n) { return AllreduceSum(p, n); });
+}
+
+Status Collective::Broadcast(torch::Tensor& tensor, int root) {
+  return WithCpuBuffer(tensor, [this, root](float* p, size_t n) { return Broadcast(p, n, root); });
+}
+
+bool AllRanksOk(Collective& collective, const Status& local, int* first_failed_rank,
+                Status* comm_status) {
+  std::vector<float> failed(static_cast<size_t>(collective.size()), 0.0f);
+  failed[static_cast<size_t>(collective.rank())] = local.ok() ? 0.0f : 1.0f;
+  *comm_status = collective.AllreduceSum(failed.data(), failed.size());
+  *first_failed_rank = -1;
+  if (!comm_status->ok()) {
+    if (!local.ok()) *first_failed_rank = collective.rank();
+    return false;
+  }
+  for (size_t r = 0; r < failed.size(); ++r) {
+    if (failed[r] != 0.0f) {
+      *first_failed_rank = static_cast<int>(r);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace dljob::trainer

@@ -1,0 +1,62 @@
+#include "images/trainer/comm/mpi_environment.h"
+
+#include <cstdlib>
+#include <string>
+
+#include <mpi.h>
+
+namespace dljob::trainer {
+namespace {
+
+int IntFromEnv(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    long parsed = std::strtol(value, &end, 10);
+    if (*end == '\0' && parsed >= 0) return static_cast<int>(parsed);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MpiEnvironment>> MpiEnvironment::Create(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return Status::FailedPrecondition("MPI is already initialised");
+  int provided = 0;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    return Status::Unavailable("MPI_Init_thread failed");
+  }
+  std::unique_ptr<MpiEnvironment> env(new MpiEnvironment());
+  if (provided < MPI_THREAD_FUNNELED) {
+    return Status::Unavailable("MPI does not provide MPI_THREAD_FUNNELED (got level " +
+                               std::to_string(provided) + ")");
+  }
+  // Errors on the world communicator come back as codes (turned into Status) rather than
+  // aborting the job from inside MPI.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  return env;
+}
+
+MpiEnvironment::~MpiEnvironment() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void AbortAllRanks(int exit_code) {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest
+}
+
+int RankFromEnvironment() {
+  return IntFromEnv({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
+}
+
+int LocalRankFromEnvironment() {
+  return IntFromEnv({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"});
+}
+
+}  // namespace dljob::trainer

@@ -1,0 +1,43 @@
+// MpiEnvironment: owns the process's MPI initialisation.
+//
+// Create exactly one, in main, before any MPI call; MPI is finalised when it is destroyed. It
+// asks for MPI_THREAD_FUNNELED (only the main thread talks to MPI; LibTorch's intra-op threads
+// never do). A program started without mpirun runs as a single rank (MPI singleton init).
+//
+// Not copyable or movable. Not thread-safe: construct and destroy on the main thread.
+#pragma once
+
+#include <memory>
+
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+class MpiEnvironment {
+ public:
+  // Initialises MPI. Fails if MPI was already initialised or the thread level is unavailable.
+  static Result<std::unique_ptr<MpiEnvironment>> Create(int* argc, char*** argv);
+  ~MpiEnvironment();
+
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+
+ private:
+  MpiEnvironment() = default;
+};
+
+// Ends every rank of the job (MPI_Abort on the world communicator) with `exit_code`. For
+// unexpected failures on one rank while others may be blocked in a collective, where returning
+// from main would hang in MPI_Finalize. REQUIRES: MPI is initialised.
+[[noreturn]] void AbortAllRanks(int exit_code);
+
+// The rank this process will have, read from the launcher's environment before MPI is
+// initialised (Open MPI's OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK); 0 when not launched by
+// mpirun. Used to print flag errors once rather than once per rank.
+int RankFromEnvironment();
+
+// The rank among the processes on this node (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID); 0
+// when unknown. Used to pick a GPU per rank.
+int LocalRankFromEnvironment();
+
+}  // namespace dljob::trainer

@@ -1,0 +1,50 @@
+#include "images/trainer/data/training_data.h"
+
+#include "images/trainer/data/fashion_mnist.h"
+
+namespace dljob::trainer {
+namespace {
+
+Result<TrainingData> MakeFashionMnist(const TrainingDataOptions& o) {
+  auto fail = [&](const Status& s) {
+    return Status(s.code(), "cannot read Fashion-MNIST from \"" + o.data_dir + "\": " + s.message());
+  };
+  if (o.input_shape != std::vector<int64_t>{1, 28, 28} || o.num_classes != kFashionMnistClasses) {
+    return Status::InvalidArgument(
+        "Fashion-MNIST has 1x28x28 images in 10 classes; this model expects other inputs (use "
+        "--data_name=synthetic)");
+  }
+  Result<Dataset> train = LoadFashionMnist(o.data_dir, Split::kTrain);
+  if (!train.ok()) return fail(train.status());
+  TrainingData data;
+  if (o.load_test) {
+    Result<Dataset> test = LoadFashionMnist(o.data_dir, Split::kTest);
+    if (!test.ok()) return fail(test.status());
+    data.test = std::move(*test);
+  }
+  data.train_examples = train->size();
+  data.description = "fashion-mnist (" + std::to_string(train->size()) + " train" +
+                     (data.test ? ", " + std::to_string(data.test->size()) + " test" : "") +
+                     " images)";
+  data.train = std::make_unique<ShardedDataSource>(std::move(*train), o.world, o.rank,
+                                                   o.batch_size, o.seed);
+  return data;
+}
+
+}  // namespace
+
+Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
+  if (o.data_name == "fashion-mnist") return MakeFashionMnist(o);
+  if (o.data_name != "synthetic") {
+    return Status::InvalidArgument("unknown --data_name \"" + o.data_name + "\"");
+  }
+  TrainingData data;
+  // Each rank gets a different fixed batch, as real data would give.
+  data.train = std::make_unique<SyntheticDataSource>(o.input_shape, o.num_classes, o.world,
+                                                     o.batch_size, o.seed + 7919 * (o.rank + 1));
+  data.train_examples = kSyntheticExamplesPerEpoch;
+  data.description = "synthetic (a fixed random batch per rank, no I/O)";
+  return data;
+}
+
+}  // namespace dljob::trainer

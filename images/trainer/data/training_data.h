@@ -1,0 +1,41 @@
+// Building a rank's training data from the --data_name / --data_dir choice.
+//
+// "fashion-mnist" loads both splits from a directory and shards the training split across ranks
+// (ShardedDataSource); the test split is kept whole for sharded evaluation. "synthetic" makes a
+// fixed random batch of the model's input shape and has no test split. Each rank builds its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "images/trainer/data/data_source.h"
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+struct TrainingDataOptions {
+  std::string data_name;  // "fashion-mnist" or "synthetic"
+  std::string data_dir;
+  std::vector<int64_t> input_shape;  // the model's [C, H, W]
+  int64_t num_classes = 0;
+  int world = 1;
+  int rank = 0;
+  int64_t batch_size = 1;
+  uint64_t seed = 0;
+  bool load_test = true;
+};
+
+struct TrainingData {
+  std::unique_ptr<DataSource> train;
+  std::optional<Dataset> test;
+  int64_t train_examples = 0;  // per epoch, all ranks together
+  std::string description;     // for the header
+};
+
+// Errors for fashion-mnist read `cannot read Fashion-MNIST from "<dir>": <why>`.
+Result<TrainingData> MakeTrainingData(const TrainingDataOptions& options);
+
+}  // namespace dljob::trainer

@@ -1,0 +1,69 @@
+#include "images/trainer/flags.h"
+
+#include <CLI/CLI.hpp>
+
+namespace dljob::trainer {
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainConfig* c) {
+  app.add_option("--model", c->model, "Model to train (" + Join(model_names) + ")")
+      ->capture_default_str();
+  app.add_option("--batch_size", c->batch_size, "Batch size per rank (per device)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--num_epochs", c->num_epochs, "Epochs to train (unless --num_batches > 0)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--num_batches", c->num_batches, "If > 0: total steps, overriding --num_epochs")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--num_warmup_batches", c->num_warmup_batches,
+                 "Steps trained before timing starts")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--learning_rate", c->learning_rate, "SGD learning rate")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--momentum", c->momentum, "SGD momentum")
+      ->check(CLI::Range(0.0, 0.9999))->capture_default_str();
+  app.add_option("--data_name", c->data_name, "fashion-mnist, or synthetic (no I/O)")
+      ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
+  app.add_option("--data_dir", c->data_dir, "Directory with the Fashion-MNIST IDX files")
+      ->capture_default_str();
+  app.add_option("--display_every", c->display_every, "Print progress every N steps")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--seed", c->seed, "Seed for initialisation and shuffling")
+      ->capture_default_str();
+  app.add_flag("--eval,!--noeval", c->eval,
+               "Test-set accuracy at the end of each epoch (--eval=false to skip)")
+      ->capture_default_str();
+  app.add_option("--dump_params", c->dump_params,
+                 "After training, write all parameters as raw float32 to FILE (FILE.rank<N> "
+                 "when there are several ranks)");
+  app.add_flag("--print_losses", c->print_losses, "Print every step's global loss (rank 0)");
+}
+
+}  // namespace
+
+std::optional<int> ParseFlags(int argc, const char* const* argv,
+                              const std::vector<std::string>& model_names, TrainConfig* config,
+                              std::ostream& out, std::ostream& err) {
+  CLI::App app("dljob-train: data-parallel training of image classifiers on LibTorch + MPI",
+               "dljob-train");
+  app.option_defaults()->always_capture_default();
+  AddFlags(app, model_names, config);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "dljob-train: error: " << e.what() << "\n"
+        << "hint: run dljob-train --help for the flags and their defaults\n";
+    return kUsageExitCode;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dljob::trainer

@@ -1,0 +1,43 @@
+// dljob-train's command line: flags (tf_cnn_benchmarks names where they exist) -> TrainConfig.
+//
+// Both `--flag=value` and `--flag value` work; `--help` prints every flag with its default.
+// ParseFlags only checks what it can check alone (types, ranges, known --data_name values); the
+// model name is checked against the registry by the caller, which can list the known ones.
+// Pure apart from writing to the given streams; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dljob::trainer {
+
+struct TrainConfig {
+  std::string model = "mnist_cnn";
+  int64_t batch_size = 32;  // per rank
+  int64_t num_epochs = 1;
+  int64_t num_batches = 0;  // > 0: total steps, overriding num_epochs
+  int64_t num_warmup_batches = 5;
+  double learning_rate = 0.05;
+  double momentum = 0.9;
+  std::string data_name = "fashion-mnist";  // or "synthetic"
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  int64_t display_every = 100;
+  uint64_t seed = 42;
+  bool eval = true;
+  std::string dump_params;    // empty: do not dump
+  bool print_losses = false;
+};
+
+inline constexpr int kUsageExitCode = 2;
+
+// Parses argv into *config. Returns nullopt to go on, or the exit code to exit with: 0 after
+// --help (printed to `out`), kUsageExitCode after a bad flag (a one-line
+// `dljob-train: error: ...` plus a hint line, printed to `err`).
+std::optional<int> ParseFlags(int argc, const char* const* argv,
+                              const std::vector<std::string>& model_names, TrainConfig* config,
+                              std::ostream& out, std::ostream& err);
+
+}  // namespace dljob::trainer

@@ -1,0 +1,74 @@
+#include "images/trainer/flags.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace dljob::trainer {
+namespace {
+
+struct Parsed {
+  std::optional<int> exit;
+  TrainConfig config;
+  std::string out, err;
+};
+
+Parsed Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "dljob-train");
+  Parsed p;
+  std::ostringstream out, err;
+  p.exit = ParseFlags(static_cast<int>(args.size()), args.data(), {"mnist_cnn", "mnist_mlp"},
+                      &p.config, out, err);
+  p.out = out.str();
+  p.err = err.str();
+  return p;
+}
+
+TEST(FlagsTest, Defaults) {
+  Parsed p = Parse({});
+  EXPECT_FALSE(p.exit.has_value());
+  EXPECT_EQ(p.config.model, "mnist_cnn");
+  EXPECT_EQ(p.config.batch_size, 32);
+  EXPECT_EQ(p.config.num_warmup_batches, 5);
+  EXPECT_DOUBLE_EQ(p.config.momentum, 0.9);
+  EXPECT_EQ(p.config.data_dir, "/usr/share/datasets/fashion-mnist");
+  EXPECT_TRUE(p.config.eval);
+}
+
+TEST(FlagsTest, EqualsAndSpaceFormsBothWork) {
+  Parsed p = Parse({"--model=mnist_mlp", "--batch_size", "16", "--num_batches=20",
+                    "--learning_rate", "0.1", "--data_name=synthetic", "--eval=false",
+                    "--seed=7", "--dump_params", "/tmp/p", "--print_losses"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_EQ(p.config.model, "mnist_mlp");
+  EXPECT_EQ(p.config.batch_size, 16);
+  EXPECT_EQ(p.config.num_batches, 20);
+  EXPECT_DOUBLE_EQ(p.config.learning_rate, 0.1);
+  EXPECT_EQ(p.config.data_name, "synthetic");
+  EXPECT_FALSE(p.config.eval);
+  EXPECT_EQ(p.config.seed, 7u);
+  EXPECT_EQ(p.config.dump_params, "/tmp/p");
+  EXPECT_TRUE(p.config.print_losses);
+}
+
+TEST(FlagsTest, HelpListsFlagsAndModelsAndExitsZero) {
+  Parsed p = Parse({"--help"});
+  ASSERT_EQ(p.exit, 0);
+  for (const char* needle : {"--batch_size", "--num_warmup_batches", "--data_dir", "mnist_mlp"}) {
+    EXPECT_NE(p.out.find(needle), std::string::npos) << needle;
+  }
+}
+
+TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
+  for (std::vector<const char*> args :
+       {std::vector<const char*>{"--batch_size=0"}, {"--data_name=imagenet"}, {"--bogus"},
+        {"--learning_rate=abc"}}) {
+    Parsed p = Parse(args);
+    EXPECT_EQ(p.exit, kUsageExitCode) << args[0];
+    EXPECT_EQ(p.err.rfind("dljob-train: error: ", 0), 0u) << p.err;
+    EXPECT_NE(p.err.find("\nhint: "), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dljob::trainer

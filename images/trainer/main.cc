@@ -1,0 +1,176 @@
+// dljob-train: flags -> config -> MPI, data, model -> Trainer. Everything interesting lives in
+// the library (trainer.h, reporter.h, models/, data/, comm/); this file wires it together and is
+// the boundary where library exceptions become an error line and an exit code.
+//
+// Exit codes: 0 success, 2 usage or data errors (bad flag, unknown model, missing dataset),
+// 1 failures while running (MPI errors, a diverging loss, unexpected LibTorch errors).
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "images/trainer/comm/mpi_collective.h"
+#include "images/trainer/comm/mpi_environment.h"
+#include "images/trainer/data/training_data.h"
+#include "images/trainer/device.h"
+#include "images/trainer/flags.h"
+#include "images/trainer/models/builtin.h"
+#include "images/trainer/param_dump.h"
+#include "images/trainer/trainer.h"
+
+namespace dljob::trainer {
+namespace {
+
+constexpr int kRuntimeExitCode = 1;
+constexpr const char* kDataHint =
+    "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
+    "Fashion-MNIST IDX files> (or --data_name=synthetic)";
+
+void PrintError(const std::string& message, const std::string& hint = "") {
+  std::cerr << "dljob-train: error: " << message << "\n";
+  if (!hint.empty()) std::cerr << "hint: " << hint << "\n";
+  std::cerr.flush();
+}
+
+std::string RankPrefix(const Collective& c) {
+  return c.size() > 1 ? "rank " + std::to_string(c.rank()) + ": " : "";
+}
+
+// All ranks agree whether `local` failed anywhere; the lowest failing rank prints its error.
+std::optional<int> ExitIfAnyRankFailed(Collective& c, const Status& local, int exit_code,
+                                       const std::string& hint) {
+  int first_failed = -1;
+  Status comm;
+  if (AllRanksOk(c, local, &first_failed, &comm)) return std::nullopt;
+  if (!comm.ok()) {
+    PrintError(RankPrefix(c) + comm.message());
+    return kRuntimeExitCode;
+  }
+  if (first_failed == c.rank()) PrintError(RankPrefix(c) + local.message(), hint);
+  return exit_code;
+}
+
+HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const Collective& c,
+                      const std::string& device, int threads, int64_t total_steps) {
+  HeaderInfo h;
+  h.model = config.model;
+  h.dataset = data.description;
+  h.per_device_batch = config.batch_size;
+  h.global_batch = config.batch_size * c.size();
+  h.num_batches = total_steps;
+  h.num_epochs = static_cast<double>(total_steps * h.global_batch) / data.train_examples;
+  h.device = device;
+  h.ranks = c.size();
+  h.collective = c.name();
+  h.threads = threads;
+  std::ostringstream optimizer;
+  optimizer << "momentum (" << config.momentum << ")";
+  h.optimizer = optimizer.str();
+  h.learning_rate = config.learning_rate;
+  return h;
+}
+
+int Train(const TrainConfig& config, const ModelInfo& info, Collective& collective) {
+  const int threads = ApplyThreadSetting();
+  const DeviceChoice device = PickDevice(LocalRankFromEnvironment());
+  Result<TrainingData> data = MakeTrainingData(
+      {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
+       collective.rank(), config.batch_size, config.seed, config.eval});
+  if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, kDataHint)) {
+    return *code;
+  }
+  const int64_t steps_per_epoch = data->train->steps_per_epoch();
+  if (steps_per_epoch == 0) {
+    if (collective.rank() == 0) {
+      PrintError("--batch_size=" + std::to_string(config.batch_size) + " on " +
+                     std::to_string(collective.size()) + " ranks needs more than the " +
+                     std::to_string(data->train_examples) + " training images",
+                 "pass a smaller --batch_size");
+    }
+    return kUsageExitCode;
+  }
+  TrainerOptions options;
+  options.batch_size = config.batch_size;
+  options.total_steps =
+      config.num_batches > 0 ? config.num_batches : config.num_epochs * steps_per_epoch;
+  options.num_warmup_batches = config.num_warmup_batches;
+  options.learning_rate = config.learning_rate;
+  options.momentum = config.momentum;
+  options.display_every = config.display_every;
+  options.print_losses = config.print_losses;
+  options.device = device.device;
+
+  // Deliberately a different initialisation on each rank: the broadcast from rank 0 is what
+  // makes the ranks start equal (and the two-rank test checks it). Rank 0 matches a 1-rank run.
+  torch::manual_seed(config.seed + static_cast<uint64_t>(collective.rank()));
+  ModelPtr model = info.create();
+  model->to(device.device);
+  Reporter reporter(std::cout, collective.rank());
+  reporter.Header(MakeHeader(config, *data, collective, device.description, threads,
+                             options.total_steps));
+  Trainer trainer(options, *model, collective, *data->train, data->test ? &*data->test : nullptr,
+                  reporter);
+  Result<TrainResult> result = trainer.Run();
+  if (!result.ok()) {
+    PrintError(RankPrefix(collective) + result.status().message());
+    return kRuntimeExitCode;
+  }
+  if (!config.dump_params.empty()) {
+    const std::string path = DumpPath(config.dump_params, collective.rank(), collective.size());
+    if (Status s = DumpParameters(*model, path); !s.ok()) {
+      PrintError(RankPrefix(collective) + s.message());
+      return kRuntimeExitCode;
+    }
+  }
+  return 0;
+}
+
+int RunMain(int argc, char** argv) {
+  const ModelRegistry registry = BuiltinModels();
+  const bool first_rank = RankFromEnvironment() == 0;  // print usage errors once, not per rank
+  std::ostringstream discard;
+  TrainConfig config;
+  if (auto code = ParseFlags(argc, argv, registry.Names(), &config,
+                             first_rank ? std::cout : discard, first_rank ? std::cerr : discard)) {
+    return *code;
+  }
+  Result<const ModelInfo*> info = registry.Find(config.model);
+  if (!info.ok()) {
+    if (first_rank) PrintError(info.status().message(), UnknownModelHint(config.model, registry.Names()));
+    return kUsageExitCode;
+  }
+  Result<std::unique_ptr<MpiEnvironment>> mpi = MpiEnvironment::Create(&argc, &argv);
+  if (!mpi.ok()) {
+    PrintError(mpi.status().message());
+    return kRuntimeExitCode;
+  }
+  Result<std::unique_ptr<MpiCollective>> collective = MpiCollective::Create(MPI_COMM_WORLD);
+  if (!collective.ok()) {
+    PrintError(collective.status().message());
+    return kRuntimeExitCode;
+  }
+  try {
+    return Train(config, **info, **collective);
+  } catch (const c10::Error& e) {
+    PrintError(RankPrefix(**collective) + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    PrintError(RankPrefix(**collective) + e.what());
+  }
+  // Other ranks may be blocked in a collective; take the whole job down rather than hang.
+  if ((*collective)->size() > 1) AbortAllRanks(kRuntimeExitCode);
+  return kRuntimeExitCode;
+}
+
+}  // namespace
+}  // namespace dljob::trainer
+
+int main(int argc, char** argv) {
+  try {
+    return dljob::trainer::RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "dljob-train: error: " << e.what() << "\n";
+    return 1;
+  }
+}

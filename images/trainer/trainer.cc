@@ -1,0 +1,215 @@
+#include "images/trainer/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace dljob::trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Broadcasts a tensor of any dtype from root 0, staging non-float32 tensors through float32
+// (exact for the small integer buffers models keep, such as batch-norm step counters).
+Status BroadcastAnyDtype(Collective& collective, torch::Tensor tensor) {
+  torch::NoGradGuard no_grad;
+  if (tensor.scalar_type() == torch::kFloat32) return collective.Broadcast(tensor, 0);
+  torch::Tensor staged = tensor.to(torch::kFloat32);
+  Status status = collective.Broadcast(staged, 0);
+  if (status.ok()) tensor.copy_(staged);
+  return status;
+}
+
+}  // namespace
+
+int64_t CountParameters(Model& model) {
+  int64_t n = 0;
+  for (const torch::Tensor& p : model.parameters()) n += p.numel();
+  return n;
+}
+
+Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collective,
+                 DataSource& train, const Dataset* test, Reporter& reporter)
+    : options_(options),
+      model_(model),
+      collective_(collective),
+      train_(train),
+      test_(test),
+      reporter_(reporter) {}
+
+Status Trainer::BroadcastState() {
+  for (const torch::Tensor& p : model_.parameters()) {
+    if (Status s = BroadcastAnyDtype(collective_, p); !s.ok()) return s.WithContext("parameters");
+  }
+  for (const torch::Tensor& b : model_.buffers()) {
+    if (Status s = BroadcastAnyDtype(collective_, b); !s.ok()) return s.WithContext("buffers");
+  }
+  return Status::Ok();
+}
+
+Status Trainer::AllreduceGradients() {
+  const float world = static_cast<float>(collective_.size());
+  for (const torch::Tensor& p : model_.parameters()) {
+    torch::Tensor grad = p.grad();
+    if (!grad.defined()) continue;
+    if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
+    if (collective_.size() > 1) grad.div_(world);
+  }
+  return Status::Ok();
+}
+
+Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
+  Batch batch = train_.Get(epoch, step_in_epoch);
+  torch::Tensor images = batch.images.to(options_.device);
+  torch::Tensor labels = batch.labels.to(options_.device);
+  optimizer_->zero_grad();
+  torch::Tensor loss = torch::nn::functional::cross_entropy(model_.forward(images), labels);
+  loss.backward();
+  if (Status s = AllreduceGradients(); !s.ok()) return s;
+  optimizer_->step();
+  float global_loss = loss.item<float>();
+  if (Status s = collective_.AllreduceSum(&global_loss, 1); !s.ok()) return s.WithContext("loss");
+  return static_cast<double>(global_loss) / collective_.size();
+}
+
+Result<Trainer::Evaluation> Trainer::Evaluate() {
+  torch::NoGradGuard no_grad;
+  model_.eval();
+  const int64_t n = test_->size();
+  const int64_t world = collective_.size();
+  // This rank's shard: indices rank, rank + W, rank + 2W, ...
+  torch::Tensor shard = torch::arange(collective_.rank(), n, world, torch::kInt64);
+  float counts[2] = {0.0f, static_cast<float>(shard.numel())};
+  for (int64_t begin = 0; begin < shard.numel(); begin += options_.eval_batch_size) {
+    torch::Tensor index = shard.slice(0, begin, begin + options_.eval_batch_size);
+    torch::Tensor images = test_->images.index_select(0, index).to(options_.device);
+    torch::Tensor labels = test_->labels.index_select(0, index).to(options_.device);
+    torch::Tensor predicted = model_.forward(images).argmax(1);
+    counts[0] += static_cast<float>(predicted.eq(labels).sum().item<int64_t>());
+  }
+  model_.train();
+  // float is exact for counts below 2^24.
+  if (Status s = collective_.AllreduceSum(counts, 2); !s.ok()) return s.WithContext("evaluation");
+  return Evaluation{static_cast<int64_t>(counts[0]), static_cast<int64_t>(counts[1])};
+}
+
+void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window_rate,
+                         bool metric_line) {
+  MetricReport report{step, epoch, std::nullopt, loss, std::nullopt, collective_.rank(),
+                      collective_.size(), options_.total_steps};
+  if (!step_seconds_.empty()) {
+    report.images_per_sec = window_rate;
+    const double global_batch = static_cast<double>(options_.batch_size) * collective_.size();
+    reporter_.Human(FormatStepRow(step, ComputeSpeedStats(global_batch, step_seconds_), loss));
+  }
+  if (metric_line) reporter_.Metric(report);
+}
+
+Status Trainer::EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
+                         TrainResult& result) {
+  MetricReport report{step, epoch, std::nullopt, loss, std::nullopt, collective_.rank(),
+                      collective_.size(), options_.total_steps};
+  if (window_rate > 0) report.images_per_sec = window_rate;
+  if (test_ != nullptr) {
+    Result<Evaluation> eval = Evaluate();
+    if (!eval.ok()) return eval.status();
+    const double accuracy =
+        eval->total > 0 ? static_cast<double>(eval->correct) / static_cast<double>(eval->total) : 0;
+    reporter_.Human(FormatAccuracy(epoch, accuracy, eval->correct, eval->total));
+    report.accuracy = accuracy;
+    result.final_accuracy = accuracy;
+  }
+  reporter_.Metric(report);
+  return Status::Ok();
+}
+
+}  // namespace dljob::trainer
+
+namespace dljob::trainer {
+
+Result<TrainResult> Trainer::Run() {
+  TrainResult result;
+  if (train_.steps_per_epoch() <= 0) {
+    return Status::InvalidArgument("the training data has fewer samples than one global batch");
+  }
+  if (Status s = BroadcastState(); !s.ok()) return s;
+  optimizer_ = std::make_unique<torch::optim::SGD>(
+      model_.parameters(),
+      torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum));
+  model_.train();
+  const int64_t total = options_.total_steps;
+  const int64_t steps_per_epoch = train_.steps_per_epoch();
+  const int64_t warmup = std::clamp<int64_t>(options_.num_warmup_batches, 0,
+                                             std::max<int64_t>(0, total - 1));
+  const int64_t display_every = std::max<int64_t>(1, options_.display_every);
+  if (warmup > 0) {
+    reporter_.WarmupStarted();
+  } else {
+    reporter_.StepTableHeader();
+  }
+  step_seconds_.clear();
+  double window_seconds = 0.0;
+  int64_t window_steps = 0;
+  for (int64_t step = 1; step <= total; ++step) {
+    const int64_t epoch = (step - 1) / steps_per_epoch;
+    const int64_t step_in_epoch = (step - 1) % steps_per_epoch;
+    const Clock::time_point start = Clock::now();
+    Result<double> loss = TrainStep(epoch, step_in_epoch);
+    if (!loss.ok()) return loss.status().WithContext("step " + std::to_string(step));
+    const double seconds = SecondsSince(start);
+    if (!std::isfinite(*loss)) {
+      return Status::FailedPrecondition("loss is not finite at step " + std::to_string(step) +
+                                        "; try a smaller --learning_rate");
+    }
+    result.losses.push_back(*loss);
+    if (options_.print_losses) reporter_.Human(FormatLossTrace(step, *loss));
+    if (step > warmup) {
+      step_seconds_.push_back(seconds);
+      window_seconds += seconds;
+      ++window_steps;
+    } else if (step == warmup) {
+      reporter_.WarmupDone();
+      reporter_.StepTableHeader();
+    }
+    const double window_rate =
+        window_steps > 0 ? options_.batch_size * window_steps / window_seconds : 0.0;
+    const bool display = step % display_every == 0;
+    const bool epoch_end = step_in_epoch == steps_per_epoch - 1 || step == total;
+    // At an epoch end, the epoch's metric line (with accuracy) stands in for the step's.
+    if (display) ReportStep(step, epoch + 1, *loss, window_rate, /*metric_line=*/!epoch_end);
+    if (epoch_end) {
+      if (Status s = EndEpoch(step, epoch + 1, *loss, window_rate, result); !s.ok()) return s;
+    }
+    if (display || epoch_end) {
+      window_seconds = 0.0;
+      window_steps = 0;
+    }
+  }
+  Finish(result);
+  return result;
+}
+
+void Trainer::Finish(TrainResult& result) {
+  result.steps = options_.total_steps;
+  result.final_loss = result.losses.empty() ? 0.0 : result.losses.back();
+  double seconds = 0.0;
+  for (double s : step_seconds_) seconds += s;
+  const double own_rate =
+      seconds > 0 ? options_.batch_size * static_cast<double>(step_seconds_.size()) / seconds : 0;
+  result.total_images_per_sec = own_rate * collective_.size();
+  reporter_.Human(FormatTotal(result.total_images_per_sec));
+  const int64_t steps_per_epoch = train_.steps_per_epoch();
+  MetricReport report{result.steps,  (result.steps + steps_per_epoch - 1) / steps_per_epoch,
+                      own_rate,      result.final_loss,
+                      result.final_accuracy, collective_.rank(),
+                      collective_.size(), options_.total_steps};
+  reporter_.Metric(report);
+}
+
+}  // namespace dljob::trainer

@@ -1,0 +1,91 @@
+// Trainer: the data-parallel training loop of dljob-train.
+//
+// One Trainer runs on each rank, given that rank's Model, DataSource and Collective. Run():
+//   1. broadcasts every parameter and buffer from rank 0, so all ranks start identical;
+//   2. for each step: forward on this rank's batch, mean cross-entropy, backward, allreduce-sum
+//      of every gradient divided by the world size, SGD(momentum) step. Ranks therefore apply
+//      the same update and keep bit-identical parameters;
+//   3. at the end of each epoch (and after the last step), if a test set was given, evaluates
+//      accuracy with the test set sharded across ranks and the counts allreduced.
+// The first num_warmup_batches steps are trained but not timed. All output goes through the
+// Reporter. The Trainer does not know how gradients travel, only that a Collective moves them.
+//
+// Borrowed references (model, collective, data, test set, reporter) must outlive Run(). Not
+// thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <torch/optim/sgd.h>
+#include <torch/types.h>
+
+#include "images/trainer/comm/collective.h"
+#include "images/trainer/data/data_source.h"
+#include "images/trainer/models/model.h"
+#include "images/trainer/reporter.h"
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+struct TrainerOptions {
+  int64_t batch_size = 32;  // per rank; must match the DataSource's batches
+  int64_t total_steps = 0;
+  int64_t num_warmup_batches = 5;  // clamped so that at least one step is timed
+  double learning_rate = 0.05;
+  double momentum = 0.9;
+  int64_t display_every = 100;  // >= 1
+  int64_t eval_batch_size = 1000;
+  bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
+  torch::Device device = torch::kCPU;
+};
+
+struct TrainResult {
+  int64_t steps = 0;
+  double total_images_per_sec = 0.0;  // global, over the timed steps
+  double final_loss = 0.0;            // global mean loss of the last step
+  std::optional<double> final_accuracy;
+  std::vector<double> losses;  // global mean loss of every step
+};
+
+class Trainer {
+ public:
+  // `test` may be null (no evaluation).
+  Trainer(const TrainerOptions& options, Model& model, Collective& collective, DataSource& train,
+          const Dataset* test, Reporter& reporter);
+
+  // Errors: communication failures, a non-finite loss. Never throws for expected failures;
+  // LibTorch exceptions on broken invariants propagate to main's boundary.
+  Result<TrainResult> Run();
+
+ private:
+  struct Evaluation {
+    int64_t correct = 0;
+    int64_t total = 0;
+  };
+
+  Status BroadcastState();
+  Result<double> TrainStep(int64_t epoch, int64_t step_in_epoch);
+  Status AllreduceGradients();
+  Result<Evaluation> Evaluate();
+  Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
+                  TrainResult& result);
+  void ReportStep(int64_t step, int64_t epoch, double loss, double window_rate, bool metric_line);
+  void Finish(TrainResult& result);
+
+  TrainerOptions options_;
+  Model& model_;
+  Collective& collective_;
+  DataSource& train_;
+  const Dataset* test_;
+  Reporter& reporter_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run()
+  std::vector<double> step_seconds_;        // timed steps only
+};
+
+// Total parameter count, for logs.
+int64_t CountParameters(Model& model);
+
+}  // namespace dljob::trainer
