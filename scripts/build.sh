@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures and builds everything into build/ (programs in build/bin/). Incremental: a second run
+# rebuilds only what changed. BUILD_DIR and BUILD_TYPE may be set in the environment.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+JOBS=${JOBS:-$(nproc)}
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
+fi
+cmake --build "$BUILD_DIR" -j "$JOBS"
