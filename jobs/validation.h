@@ -23,5 +23,8 @@ std::string CheckDnsLabel(const std::string& value);   // RFC 1123 label, <= 63
 std::string CheckQuantity(const std::string& value);   // Kubernetes resource quantity
 std::string CheckLabelKey(const std::string& key);     // [prefix/]name
 std::string CheckAbsolutePath(const std::string& path);
+std::string CheckDnsSubdomain(const std::string& value);  // RFC 1123 subdomain, <= 253
+std::string CheckLabelValue(const std::string& value);    // "" or a label name, <= 63
+std::string CheckEnvVarName(const std::string& name);     // [-._a-zA-Z][-._a-zA-Z0-9]*
 
 }  // namespace dljob

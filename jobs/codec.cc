@@ -1,0 +1,119 @@
+// The document-level entry points of codec.h: text in, DLJob out, with positions.
+#include "jobs/codec.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+#include "jobs/field_path.h"
+#include "jobs/yaml_tree.h"
+
+namespace dljob {
+namespace {
+
+DecodeResult OneError(std::string reason, TextPosition at = {}) {
+  DecodeResult result;
+  result.errors.push_back(FieldError{"", std::move(reason), at.line, at.column});
+  return result;
+}
+
+// The position recorded for `path`, else for its nearest recorded ancestor ("spec.mpi.x" falls
+// back to "spec.mpi", then "spec").
+TextPosition Locate(const YamlParse& parsed, const FieldError& error) {
+  // An unknown field is best shown at its key; anything else at its value.
+  bool at_key = error.reason.rfind("unknown field", 0) == 0;
+  std::string path = error.path;
+  while (true) {
+    const auto& table = at_key ? parsed.keys : parsed.values;
+    if (auto it = table.find(path); it != table.end()) return it->second;
+    if (auto it = parsed.values.find(path); it != parsed.values.end()) return it->second;
+    if (path.empty()) return {};
+    size_t cut = path.find_last_of(".[");
+    path = cut == std::string::npos ? "" : path.substr(0, cut);
+  }
+}
+
+TextPosition PositionOfByte(std::string_view text, size_t byte) {
+  byte = std::min(byte, text.size());
+  TextPosition at{1, 1};
+  for (size_t i = 0; i < byte; ++i) {
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+  }
+  return at;
+}
+
+// nlohmann's messages start "[json.exception.parse_error.101] parse error at line 1, column 2: ".
+std::string StripJsonPrefix(const std::string& what) {
+  size_t colon = what.find(": ");
+  if (what.rfind("[json.exception.", 0) == 0 && colon != std::string::npos) {
+    return what.substr(colon + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
+DecodeResult DecodeYaml(std::string_view text) {
+  YamlParse parsed = ParseYaml(text, /*record_positions=*/true);
+  if (parsed.error) return OneError(*parsed.error, parsed.error_at);
+  if (parsed.documents > 1) {
+    return OneError("expected one DLJob document, found " + std::to_string(parsed.documents));
+  }
+  if (parsed.tree.is_null()) {
+    return OneError("empty document: expected a DLJob (apiVersion, kind, metadata, spec)");
+  }
+  DecodeResult result = DecodeTree(parsed.tree);
+  for (FieldError& e : result.errors) {
+    TextPosition at = Locate(parsed, e);
+    e.line = at.line;
+    e.column = at.column;
+  }
+  // The tree's maps are sorted by key; the reader wants the file's order.
+  std::stable_sort(result.errors.begin(), result.errors.end(),
+                   [](const FieldError& a, const FieldError& b) {
+                     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+                   });
+  return result;
+}
+
+DecodeResult DecodeJson(std::string_view text) {
+  nlohmann::json tree;
+  try {
+    tree = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    return OneError(StripJsonPrefix(e.what()), PositionOfByte(text, e.byte > 0 ? e.byte - 1 : 0));
+  } catch (const std::exception& e) {
+    return OneError(StripJsonPrefix(e.what()));
+  }
+  return DecodeTree(tree);
+}
+
+DecodeResult DecodeAny(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') return DecodeJson(text);
+  return DecodeYaml(text);
+}
+
+DecodeResult ReadJobFile(const std::string& path) {
+  bool use_stdin = path == "-";
+  std::unique_ptr<FILE, int (*)(FILE*)> file(use_stdin ? stdin : std::fopen(path.c_str(), "rb"),
+                                             use_stdin ? [](FILE*) { return 0; } : std::fclose);
+  std::string name = use_stdin ? "standard input" : Quote(path);
+  if (!file) return OneError("cannot read " + name + ": " + std::strerror(errno));
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
+  if (std::ferror(file.get())) return OneError("cannot read " + name + ": " + std::strerror(errno));
+  return DecodeAny(text);
+}
+
+}  // namespace dljob

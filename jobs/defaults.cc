@@ -1,0 +1,45 @@
+#include "jobs/defaults.h"
+
+#include <algorithm>
+
+namespace dljob {
+namespace {
+
+template <typename T, typename V>
+void SetIfUnset(std::optional<T>& field, V value) {
+  if (!field) field = T(value);
+}
+
+void DefaultMpi(const DLJobSpec& spec, MpiSpec& mpi) {
+  SetIfUnset(mpi.implementation, "OpenMPI");
+  // One rank per GPU; only meaningful once gpusPerWorker itself is.
+  if (spec.gpus_per_worker && *spec.gpus_per_worker > 0) {
+    SetIfUnset(mpi.slots_per_worker, *spec.gpus_per_worker);
+  }
+  SetIfUnset(mpi.ssh_port, kDefaultSshPort);
+}
+
+}  // namespace
+
+void ApplyDefaults(DLJob& job) {
+  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = kDefaultNamespace;
+
+  DLJobSpec& spec = job.spec;
+  if (spec.gpus && *spec.gpus > 0) {
+    SetIfUnset(spec.gpus_per_worker, std::min(*spec.gpus, kDefaultGpusPerNode));
+  }
+  DefaultMpi(spec, spec.mpi);
+  for (DataVolume& volume : spec.data) SetIfUnset(volume.read_only, true);
+
+  RunPolicy& policy = spec.run_policy;
+  SetIfUnset(policy.backoff_limit, kDefaultBackoffLimit);
+  SetIfUnset(policy.clean_pod_policy, "Running");
+  SetIfUnset(policy.suspend, false);
+
+  SchedulingSpec& scheduling = spec.scheduling;
+  SetIfUnset(scheduling.queue, kDefaultQueue);
+  SetIfUnset(scheduling.priority, 0);
+  SetIfUnset(scheduling.topology, "Pack");
+}
+
+}  // namespace dljob

@@ -1,0 +1,78 @@
+#include "jobs/defaults.h"
+
+#include <gtest/gtest.h>
+
+#include "jobs/codec.h"
+
+namespace dljob {
+namespace {
+
+TEST(Defaults, FillsEveryUnsetField) {
+  DLJob j;
+  j.spec.gpus = 16;
+  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", std::nullopt, std::nullopt});
+  ApplyDefaults(j);
+  EXPECT_EQ(j.metadata.namespace_, "default");
+  EXPECT_EQ(j.spec.gpus_per_worker, 8);
+  EXPECT_EQ(j.spec.mpi.implementation, "OpenMPI");
+  EXPECT_EQ(j.spec.mpi.slots_per_worker, 8);
+  EXPECT_EQ(j.spec.mpi.ssh_port, 2222);
+  EXPECT_EQ(j.spec.data[0].read_only, true);
+  EXPECT_EQ(j.spec.run_policy.backoff_limit, 3);
+  EXPECT_EQ(j.spec.run_policy.clean_pod_policy, "Running");
+  EXPECT_EQ(j.spec.run_policy.suspend, false);
+  EXPECT_EQ(j.spec.scheduling.queue, "default");
+  EXPECT_EQ(j.spec.scheduling.priority, 0);
+  EXPECT_EQ(j.spec.scheduling.topology, "Pack");
+  EXPECT_FALSE(j.spec.run_policy.active_deadline_seconds.has_value());
+}
+
+TEST(Defaults, SmallJobGetsOneWorker) {
+  DLJob j;
+  j.spec.gpus = 2;
+  ApplyDefaults(j);
+  EXPECT_EQ(j.spec.gpus_per_worker, 2);
+  EXPECT_EQ(j.spec.mpi.slots_per_worker, 2);
+}
+
+TEST(Defaults, KeepsWhatTheUserWrote) {
+  DLJob j;
+  j.metadata.namespace_ = "team-a";
+  j.spec.gpus = 16;
+  j.spec.gpus_per_worker = 4;
+  j.spec.mpi.slots_per_worker = 2;
+  j.spec.run_policy.backoff_limit = 0;
+  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", false, std::nullopt});
+  ApplyDefaults(j);
+  EXPECT_EQ(j.metadata.namespace_, "team-a");
+  EXPECT_EQ(j.spec.gpus_per_worker, 4);
+  EXPECT_EQ(j.spec.mpi.slots_per_worker, 2);
+  EXPECT_EQ(j.spec.run_policy.backoff_limit, 0);
+  EXPECT_EQ(j.spec.data[0].read_only, false);
+}
+
+TEST(Defaults, NothingDerivedFromInvalidGpus) {
+  for (std::optional<int64_t> gpus : {std::optional<int64_t>(), std::optional<int64_t>(0),
+                                      std::optional<int64_t>(-4)}) {
+    DLJob j;
+    j.spec.gpus = gpus;
+    ApplyDefaults(j);
+    EXPECT_FALSE(j.spec.gpus_per_worker.has_value());
+    EXPECT_FALSE(j.spec.mpi.slots_per_worker.has_value());
+  }
+}
+
+TEST(Defaults, Idempotent) {
+  DecodeResult r = ReadJobFile("examples/mnist-job.yaml");
+  ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
+  DLJob once = r.job;
+  ApplyDefaults(once);
+  DLJob twice = once;
+  ApplyDefaults(twice);
+  EXPECT_EQ(once, twice);
+  EXPECT_NE(once, r.job);
+  EXPECT_EQ(once.spec.run_policy.backoff_limit, 0);  // the example's own value
+}
+
+}  // namespace
+}  // namespace dljob

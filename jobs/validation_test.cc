@@ -1,0 +1,193 @@
+#include "jobs/validation.h"
+
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "jobs/codec.h"
+#include "jobs/defaults.h"
+
+namespace dljob {
+namespace {
+
+// A valid, defaulted job that each case breaks in one way.
+DLJob ValidJob() {
+  DLJob j;
+  j.metadata.name = "resnet50";
+  j.spec.image = "registry.example.com/trainer:cuda";
+  j.spec.command = {"dljob-train", "--model=resnet50"};
+  j.spec.gpus = 16;
+  j.spec.gpus_per_worker = 8;
+  j.spec.data.push_back(DataVolume{"imagenet", "oss://datasets/imagenet", "/data/imagenet", true,
+                                   CacheSpec{"LocalSSD", "/mnt/nvme/cache"}});
+  ApplyDefaults(j);
+  return j;
+}
+
+TEST(Validation, ValidJobHasNoErrors) { EXPECT_EQ(JoinFieldErrors(Validate(ValidJob())), ""); }
+
+struct Case {
+  const char* name;
+  std::function<void(DLJob&)> mutate;
+  const char* path;
+  const char* phrase;  // a key part of the reason
+};
+
+class ValidationRule : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ValidationRule, ReportsPathAndReason) {
+  DLJob j = ValidJob();
+  GetParam().mutate(j);
+  FieldErrors errors = Validate(j);
+  ASSERT_EQ(errors.size(), 1u) << JoinFieldErrors(errors);
+  EXPECT_EQ(errors[0].path, GetParam().path);
+  EXPECT_NE(errors[0].reason.find(GetParam().phrase), std::string::npos) << errors[0].reason;
+}
+
+const Case kCases[] = {
+    {"ApiVersion", [](DLJob& j) { j.api_version = "v1"; }, "apiVersion", "dljob.io/v1alpha1"},
+    {"Kind", [](DLJob& j) { j.kind = "Job"; }, "kind", "must be DLJob"},
+    {"NameRequired", [](DLJob& j) { j.metadata.name = ""; }, "metadata.name", "required"},
+    {"NameUpper", [](DLJob& j) { j.metadata.name = "ResNet"; }, "metadata.name", "DNS label"},
+    {"NameLong", [](DLJob& j) { j.metadata.name = std::string(49, 'a'); }, "metadata.name",
+     "at most 48"},
+    {"Namespace", [](DLJob& j) { j.metadata.namespace_ = "team_a"; }, "metadata.namespace",
+     "DNS label"},
+    {"LabelKey", [](DLJob& j) { j.metadata.labels["-bad"] = "x"; }, "metadata.labels[-bad]",
+     "name must be"},
+    {"LabelValue", [](DLJob& j) { j.metadata.labels["team"] = "a b"; }, "metadata.labels.team",
+     "value must be"},
+    {"AnnotationKey", [](DLJob& j) { j.metadata.annotations["Bad_/x"] = "any value"; },
+     "metadata.annotations[Bad_/x]", "prefix must be a DNS subdomain"},
+    {"ImageRequired", [](DLJob& j) { j.spec.image = ""; }, "spec.image", "required"},
+    {"ImageSpace", [](DLJob& j) { j.spec.image = "a b"; }, "spec.image", "whitespace"},
+    {"CommandRequired", [](DLJob& j) { j.spec.command.clear(); }, "spec.command", "required"},
+    {"CommandEmpty", [](DLJob& j) { j.spec.command[0] = ""; }, "spec.command[0]", "empty"},
+    {"EnvName", [](DLJob& j) { j.spec.env = {{"1X", "v"}}; }, "spec.env[0].name", "not starting"},
+    {"EnvEquals", [](DLJob& j) { j.spec.env = {{"A=B", "v"}}; }, "spec.env[0].name", "letters"},
+    {"EnvDuplicate", [](DLJob& j) { j.spec.env = {{"A", "1"}, {"A", "2"}}; }, "spec.env[1].name",
+     "duplicate"},
+    {"WorkingDir", [](DLJob& j) { j.spec.working_dir = "work"; }, "spec.workingDir", "absolute"},
+    {"GpusRequired", [](DLJob& j) { j.spec.gpus.reset(); }, "spec.gpus", "required"},
+    {"GpusNegative", [](DLJob& j) { j.spec.gpus = -2; }, "spec.gpus",
+     "must be a positive integer, got -2"},
+    {"GpusTooMany", [](DLJob& j) { j.spec.gpus = kMaxGpus + 8; }, "spec.gpus", "at most 16384"},
+    {"PerWorkerZero", [](DLJob& j) { j.spec.gpus_per_worker = 0; }, "spec.gpusPerWorker",
+     "positive"},
+    {"PerWorkerTooMany", [](DLJob& j) { j.spec.gpus = 4; j.spec.gpus_per_worker = 8; },
+     "spec.gpusPerWorker", "must not exceed spec.gpus (4)"},
+    {"PerWorkerDivides", [](DLJob& j) { j.spec.gpus = 12; }, "spec.gpusPerWorker",
+     "whole workers, got 8 (12/8 is not a whole number of workers); try 6 or 12"},
+    {"CpuQuantity", [](DLJob& j) { j.spec.resources.cpu_per_gpu = "eight"; },
+     "spec.resources.cpuPerGpu", "quantity"},
+    {"MemoryZero", [](DLJob& j) { j.spec.resources.memory_per_gpu = "0Gi"; },
+     "spec.resources.memoryPerGpu", "positive"},
+    {"DataName", [](DLJob& j) { j.spec.data[0].name = "Image_Net"; }, "spec.data[0].name",
+     "DNS label"},
+    {"DataNameDuplicate",
+     [](DLJob& j) { j.spec.data.push_back({"imagenet", "pvc:c", "/other", true, {}}); },
+     "spec.data[1].name", "duplicate"},
+    {"DataSource", [](DLJob& j) { j.spec.data[0].source = "s4://b/x"; }, "spec.data[0].source",
+     "unknown scheme \"s4\" (expected nas://, oss://, pvc:, hostPath:)"},
+    {"MountRelative", [](DLJob& j) { j.spec.data[0].mount_path = "data"; },
+     "spec.data[0].mountPath", "absolute"},
+    {"MountRoot", [](DLJob& j) { j.spec.data[0].mount_path = "/"; }, "spec.data[0].mountPath",
+     "must not be \"/\""},
+    {"MountDuplicate",
+     [](DLJob& j) { j.spec.data.push_back({"b", "pvc:c", "/data/imagenet", true, {}}); },
+     "spec.data[1].mountPath", "duplicate mountPath"},
+    {"MountNested",
+     [](DLJob& j) { j.spec.data.push_back({"b", "pvc:c", "/data/imagenet/val", true, {}}); },
+     "spec.data[1].mountPath", "nested"},
+    {"CacheMedium", [](DLJob& j) { j.spec.data[0].cache->medium = "RAM"; },
+     "spec.data[0].cache.medium", "must be LocalSSD"},
+    {"CachePath", [](DLJob& j) { j.spec.data[0].cache->path = "cache"; },
+     "spec.data[0].cache.path", "absolute"},
+    {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; },
+     "spec.mpi.implementation", "MPICH is not supported"},
+    {"MpiUnknown", [](DLJob& j) { j.spec.mpi.implementation = "Foo"; },
+     "spec.mpi.implementation", "unknown MPI implementation \"Foo\""},
+    {"Slots", [](DLJob& j) { j.spec.mpi.slots_per_worker = 9; }, "spec.mpi.slotsPerWorker",
+     "must not exceed spec.gpusPerWorker (8)"},
+    {"SlotsZero", [](DLJob& j) { j.spec.mpi.slots_per_worker = 0; }, "spec.mpi.slotsPerWorker",
+     "positive"},
+    {"SshPort", [](DLJob& j) { j.spec.mpi.ssh_port = 70000; }, "spec.mpi.sshPort", "65535"},
+    {"Backoff", [](DLJob& j) { j.spec.run_policy.backoff_limit = -1; },
+     "spec.runPolicy.backoffLimit", "zero or more"},
+    {"ActiveDeadline", [](DLJob& j) { j.spec.run_policy.active_deadline_seconds = 0; },
+     "spec.runPolicy.activeDeadlineSeconds", "positive"},
+    {"ProgressDeadline", [](DLJob& j) { j.spec.run_policy.progress_deadline_seconds = -5; },
+     "spec.runPolicy.progressDeadlineSeconds", "positive"},
+    {"Ttl", [](DLJob& j) { j.spec.run_policy.ttl_seconds_after_finished = -1; },
+     "spec.runPolicy.ttlSecondsAfterFinished", "zero or more"},
+    {"CleanPod", [](DLJob& j) { j.spec.run_policy.clean_pod_policy = "Some"; },
+     "spec.runPolicy.cleanPodPolicy", "All, Running or None"},
+    {"Queue", [](DLJob& j) { j.spec.scheduling.queue = "Big Queue"; }, "spec.scheduling.queue",
+     "DNS label"},
+    {"Priority", [](DLJob& j) { j.spec.scheduling.priority = int64_t{1} << 40; },
+     "spec.scheduling.priority", "32-bit"},
+    {"Topology", [](DLJob& j) { j.spec.scheduling.topology = "Scatter"; },
+     "spec.scheduling.topology", "Pack or Spread"},
+    {"NodeSelectorValue",
+     [](DLJob& j) { j.spec.scheduling.node_selector["gpu"] = "A100 80GB"; },
+     "spec.scheduling.nodeSelector.gpu", "value must be"},
+    {"TolerationOperator",
+     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "In", "", "", {}}}; },
+     "spec.scheduling.tolerations[0].operator", "Exists or Equal"},
+    {"TolerationExistsValue",
+     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "v", "", {}}}; },
+     "spec.scheduling.tolerations[0].value", "empty when operator is Exists"},
+    {"TolerationEffect",
+     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "", "Never", {}}}; },
+     "spec.scheduling.tolerations[0].effect", "NoSchedule, PreferNoSchedule, NoExecute"},
+    {"TolerationSeconds",
+     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "", "NoSchedule", 60}}; },
+     "spec.scheduling.tolerations[0].tolerationSeconds", "NoExecute"},
+    {"ControlCharQuoted", [](DLJob& j) { j.spec.working_dir = "rel\x1b[31m"; }, "spec.workingDir",
+     "\"rel\\x1b[31m\""},
+};
+
+INSTANTIATE_TEST_SUITE_P(AllRules, ValidationRule, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Validation, CollectsEveryProblem) {
+  DLJob j;
+  j.api_version = "";
+  j.spec.gpus = -2;
+  j.spec.data.push_back({"", "", "", {}, {}});
+  FieldErrors errors = Validate(j);
+  std::vector<std::string> paths;
+  for (const FieldError& e : errors) paths.push_back(e.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"apiVersion", "metadata.name", "spec.image",
+                                             "spec.command", "spec.gpus", "spec.data[0].name",
+                                             "spec.data[0].source", "spec.data[0].mountPath"}));
+}
+
+TEST(Validation, TolerationsThatAreFine) {
+  DLJob j = ValidJob();
+  j.spec.scheduling.tolerations = {{"", "Exists", "", "", {}},
+                                   {"nvidia.com/gpu", "Equal", "present", "NoExecute", 300}};
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+}
+
+TEST(ValidationRules, Individual) {
+  EXPECT_EQ(CheckName("mnist"), "");
+  EXPECT_EQ(CheckName(std::string(48, 'a')), "");
+  EXPECT_NE(CheckName("-a"), "");
+  EXPECT_EQ(CheckQuantity("500m"), "");
+  EXPECT_EQ(CheckQuantity("1.5Gi"), "");
+  EXPECT_EQ(CheckQuantity("1e3"), "");
+  EXPECT_NE(CheckQuantity("1.5.1"), "");
+  EXPECT_NE(CheckQuantity("Gi"), "");
+  EXPECT_NE(CheckQuantity("10GB"), "");
+  EXPECT_EQ(CheckLabelKey("app.kubernetes.io/name"), "");
+  EXPECT_NE(CheckLabelKey("a/b/c"), "");
+  EXPECT_EQ(CheckAbsolutePath("/a/b"), "");
+  EXPECT_NE(CheckAbsolutePath("/a/../b"), "");
+  EXPECT_EQ(CheckDnsSubdomain("a.b-c"), "");
+  EXPECT_NE(CheckDnsSubdomain("a..b"), "");
+  EXPECT_EQ(CheckEnvVarName("NCCL_DEBUG"), "");
+}
+
+}  // namespace
+}  // namespace dljob
