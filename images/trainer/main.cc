@@ -34,8 +34,9 @@ void PrintError(const std::string& message, const std::string& hint = "") {
   std::cerr.flush();
 }
 
+// Errors from ranks other than 0 say which rank they come from; rank 0's read as in a 1-rank run.
 std::string RankPrefix(const Collective& c) {
-  return c.size() > 1 ? "rank " + std::to_string(c.rank()) + ": " : "";
+  return c.rank() != 0 ? "rank " + std::to_string(c.rank()) + ": " : "";
 }
 
 // All ranks agree whether `local` failed anywhere; the lowest failing rank prints its error.

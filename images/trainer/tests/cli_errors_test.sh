@@ -1,9 +1,10 @@
 #!/bin/bash
 # dljob-train's user-facing errors: one `dljob-train: error:` line plus a hint, exit code 2, never
 # a stack trace; and a tiny synthetic run that succeeds.
-# Usage: cli_errors_test.sh <dljob-train>
+# Usage: cli_errors_test.sh <dljob-train> [<mpirun>]
 set -uo pipefail
 train=$1
+mpirun=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
@@ -40,4 +41,10 @@ grep -q '^Threads: *1 per rank$' "$tmp/out" || fail "threads line"
 # Step 2, the epoch end at step 4 (standing in for step 4's line), the final line.
 [[ $(grep -c '^DLJOB_METRIC ' "$tmp/out") == 3 ]] || fail "metric lines"
 ! grep -qi 'terminate\|backtrace\|exception' "$tmp/err" || fail "stack trace on stderr"
+if [[ -n $mpirun ]]; then  # all ranks fail together; exactly one of them says why
+  "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$train" --data_dir=/nonexistent/fmnist \
+    >"$tmp/out" 2>"$tmp/err"
+  [[ $? == 2 ]] || fail "2 ranks, missing data: exit code"
+  [[ $(grep -c '^dljob-train: error: ' "$tmp/err") == 1 ]] || fail "2 ranks: not exactly one error"
+fi
 echo PASS
