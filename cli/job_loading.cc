@@ -23,6 +23,7 @@ void PrintProblems(CliContext& ctx, const std::string& what, const FieldErrors& 
 Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx) {
   DLJob job;
   FieldErrors decode_errors;  // field-level problems; validation still runs to report the rest
+  SourcePositions positions;  // where the file wrote each field, to point at validation errors
   std::string what = file.empty() ? "the job built from flags" : file == "-" ? "stdin" : file;
   if (!file.empty()) {
     DecodeResult decoded = ReadJobFile(file);
@@ -40,6 +41,7 @@ Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliCont
       return Status::InvalidArgument("invalid job");
     }
     decode_errors = std::move(decoded.errors);
+    positions = std::move(decoded.positions);
     job = std::move(decoded.job);
   }
   if (flags) {
@@ -61,6 +63,7 @@ Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliCont
                              [&](const FieldError& d) { return d.path == e.path; });
     if (!known) errors.push_back(std::move(e));
   }
+  LocateErrors(positions, errors);
   if (!errors.empty()) {
     PrintProblems(ctx, what, errors,
                   file.empty() ? "fix the flags above; see: dljob submit --help"

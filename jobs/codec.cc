@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <tuple>
 
 #include "jobs/field_path.h"
 #include "jobs/yaml_tree.h"
@@ -20,20 +21,27 @@ DecodeResult OneError(std::string reason, TextPosition at = {}) {
   return result;
 }
 
-// The position recorded for `path`, else for its nearest recorded ancestor ("spec.mpi.x" falls
-// back to "spec.mpi", then "spec").
-TextPosition Locate(const YamlParse& parsed, const FieldError& error) {
+// The position recorded for `error`'s path, else for its nearest recorded ancestor
+// ("spec.mpi.x" falls back to "spec.mpi", then "spec").
+std::pair<int, int> Locate(const SourcePositions& positions, const FieldError& error) {
   // An unknown field is best shown at its key; anything else at its value.
   bool at_key = error.reason.rfind("unknown field", 0) == 0;
   std::string path = error.path;
   while (true) {
-    const auto& table = at_key ? parsed.keys : parsed.values;
+    const auto& table = at_key ? positions.keys : positions.values;
     if (auto it = table.find(path); it != table.end()) return it->second;
-    if (auto it = parsed.values.find(path); it != parsed.values.end()) return it->second;
-    if (path.empty()) return {};
+    if (auto it = positions.values.find(path); it != positions.values.end()) return it->second;
+    if (path.empty()) return {0, 0};
     size_t cut = path.find_last_of(".[");
     path = cut == std::string::npos ? "" : path.substr(0, cut);
   }
+}
+
+SourcePositions ToSourcePositions(const YamlParse& parsed) {
+  SourcePositions out;
+  for (const auto& [path, at] : parsed.values) out.values[path] = {at.line, at.column};
+  for (const auto& [path, at] : parsed.keys) out.keys[path] = {at.line, at.column};
+  return out;
 }
 
 TextPosition PositionOfByte(std::string_view text, size_t byte) {
@@ -71,17 +79,21 @@ DecodeResult DecodeYaml(std::string_view text) {
     return OneError("empty document: expected a DLJob (apiVersion, kind, metadata, spec)");
   }
   DecodeResult result = DecodeTree(parsed.tree);
-  for (FieldError& e : result.errors) {
-    TextPosition at = Locate(parsed, e);
-    e.line = at.line;
-    e.column = at.column;
+  result.positions = ToSourcePositions(parsed);
+  LocateErrors(result.positions, result.errors);
+  return result;
+}
+
+void LocateErrors(const SourcePositions& positions, FieldErrors& errors) {
+  if (positions.values.empty() && positions.keys.empty()) return;
+  for (FieldError& e : errors) {
+    if (e.line > 0) continue;
+    std::tie(e.line, e.column) = Locate(positions, e);
   }
   // The tree's maps are sorted by key; the reader wants the file's order.
-  std::stable_sort(result.errors.begin(), result.errors.end(),
-                   [](const FieldError& a, const FieldError& b) {
-                     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
-                   });
-  return result;
+  std::stable_sort(errors.begin(), errors.end(), [](const FieldError& a, const FieldError& b) {
+    return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+  });
 }
 
 DecodeResult DecodeJson(std::string_view text) {

@@ -10,7 +10,9 @@
 // Pure functions; no I/O except ReadJobFile. Thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -21,11 +23,24 @@
 
 namespace dljob {
 
+// Where each field of a YAML document was written, by field path ("spec.data[1].source"):
+// {line, column}, 1-based. `keys` holds mapping keys' positions, `values` their values'.
+struct SourcePositions {
+  std::map<std::string, std::pair<int, int>> values;
+  std::map<std::string, std::pair<int, int>> keys;
+};
+
 struct DecodeResult {
   DLJob job;           // as much as could be decoded; meaningful only when errors is empty
   FieldErrors errors;  // every problem found, in document order
+  SourcePositions positions;  // YAML input only; empty for JSON
   bool ok() const { return errors.empty(); }
 };
+
+// Gives each error that has no line yet (e.g. one from Validate) the position of its field, or
+// of the field's nearest written ancestor ("spec.gpus: required" points at "spec"), and sorts
+// the errors into file order. An unknown-field error points at its key. No-op without positions.
+void LocateErrors(const SourcePositions& positions, FieldErrors& errors);
 
 // Parses one YAML document holding one DLJob. Errors carry line/column.
 DecodeResult DecodeYaml(std::string_view text);

@@ -289,3 +289,38 @@ TEST(CodecTypes, PhaseNames) {
 
 }  // namespace
 }  // namespace dljob
+
+namespace dljob {
+namespace {
+
+TEST(LocateErrors, PlacesLaterErrorsAtTheirFieldOrNearestAncestor) {
+  DecodeResult d = DecodeYaml(
+      "apiVersion: dljob.io/v1alpha1\n"
+      "kind: DLJob\n"
+      "metadata: {name: x}\n"
+      "spec:\n"
+      "  image: i\n"
+      "  gpusPerWorker: 3\n");
+  ASSERT_TRUE(d.ok()) << JoinFieldErrors(d.errors);
+  FieldErrors errors = {{"spec.gpus", "required"}, {"spec.gpusPerWorker", "bad"},
+                        {"metadata.name", "bad"}};
+  LocateErrors(d.positions, errors);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].path, "metadata.name");  // sorted into file order
+  EXPECT_EQ(errors[0].line, 3);
+  EXPECT_EQ(errors[1].path, "spec.gpus");  // not written: points at spec's value
+  EXPECT_EQ(errors[1].line, 5);
+  EXPECT_EQ(errors[2].path, "spec.gpusPerWorker");
+  EXPECT_EQ(errors[2].line, 6);
+  EXPECT_EQ(errors[2].column, 18);
+}
+
+TEST(LocateErrors, JsonHasNoPositions) {
+  DecodeResult d = DecodeJson(R"({"apiVersion":"dljob.io/v1alpha1","kind":"DLJob"})");
+  FieldErrors errors = {{"spec.gpus", "required"}};
+  LocateErrors(d.positions, errors);
+  EXPECT_EQ(errors[0].line, 0);
+}
+
+}  // namespace
+}  // namespace dljob

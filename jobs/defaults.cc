@@ -21,13 +21,18 @@ void DefaultMpi(const DLJobSpec& spec, MpiSpec& mpi) {
 
 }  // namespace
 
+int64_t DefaultGpusPerWorker(int64_t gpus) {
+  for (int64_t per_worker = std::min(gpus, kDefaultGpusPerNode); per_worker > 1; --per_worker) {
+    if (gpus % per_worker == 0) return per_worker;
+  }
+  return 1;
+}
+
 void ApplyDefaults(DLJob& job) {
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = kDefaultNamespace;
 
   DLJobSpec& spec = job.spec;
-  if (spec.gpus && *spec.gpus > 0) {
-    SetIfUnset(spec.gpus_per_worker, std::min(*spec.gpus, kDefaultGpusPerNode));
-  }
+  if (spec.gpus && *spec.gpus > 0) SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(*spec.gpus));
   DefaultMpi(spec, spec.mpi);
   for (DataVolume& volume : spec.data) SetIfUnset(volume.read_only, true);
 

@@ -18,7 +18,7 @@ inline constexpr char kDefaultQueue[] = "default";
 
 // Defaults:
 //   metadata.namespace           "default"
-//   spec.gpusPerWorker           min(gpus, 8): a whole 8-GPU node, or fewer for small jobs
+//   spec.gpusPerWorker           DefaultGpusPerWorker(gpus): a whole 8-GPU node when gpus allows
 //   spec.mpi.implementation      OpenMPI
 //   spec.mpi.slotsPerWorker      gpusPerWorker (one rank per GPU)
 //   spec.mpi.sshPort             2222
@@ -28,5 +28,10 @@ inline constexpr char kDefaultQueue[] = "default";
 //   spec.runPolicy.suspend       false
 //   spec.scheduling.queue        "default", priority 0, topology Pack
 void ApplyDefaults(DLJob& job);
+
+// The largest divisor of `gpus` that is at most 8, so the job splits into equal workers that fit
+// a node: 16 → 8 (2 workers), 12 → 6 (2 workers), 4 → 4 (1 worker), 7 → 7, 11 → 1.
+// REQUIRES: gpus > 0.
+int64_t DefaultGpusPerWorker(int64_t gpus);
 
 }  // namespace dljob

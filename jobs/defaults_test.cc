@@ -76,3 +76,28 @@ TEST(Defaults, Idempotent) {
 
 }  // namespace
 }  // namespace dljob
+
+namespace dljob {
+namespace {
+
+TEST(DefaultGpusPerWorker, SplitsIntoEqualWorkersThatFitANode) {
+  EXPECT_EQ(DefaultGpusPerWorker(1), 1);
+  EXPECT_EQ(DefaultGpusPerWorker(4), 4);
+  EXPECT_EQ(DefaultGpusPerWorker(8), 8);
+  EXPECT_EQ(DefaultGpusPerWorker(16), 8);
+  EXPECT_EQ(DefaultGpusPerWorker(12), 6);
+  EXPECT_EQ(DefaultGpusPerWorker(7), 7);
+  EXPECT_EQ(DefaultGpusPerWorker(11), 1);
+  EXPECT_EQ(DefaultGpusPerWorker(1024), 8);
+}
+
+TEST(ApplyDefaults, AnOddGpuCountStillValidates) {
+  DLJob j;
+  j.spec.gpus = 12;
+  ApplyDefaults(j);
+  EXPECT_EQ(j.spec.gpus_per_worker, 6);
+  EXPECT_EQ(j.spec.mpi.slots_per_worker, 6);
+}
+
+}  // namespace
+}  // namespace dljob
