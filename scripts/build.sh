@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds everything into build/ (programs in build/bin/). Incremental: a second run
+# Configures and builds into build/ (programs in build/bin/): everything, or only the targets
+# named as arguments (e.g. `scripts/build.sh dljob dljob-train`). Incremental: a second run
 # rebuilds only what changed. BUILD_DIR and BUILD_TYPE may be set in the environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +12,6 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
 fi
-cmake --build "$BUILD_DIR" -j "$JOBS"
+targets=()
+[ $# -gt 0 ] && targets=(--target "$@")
+cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"

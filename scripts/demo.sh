@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
+bash scripts/build.sh dljob dljob-train
 DLJOB=build/bin/dljob
 $DLJOB delete mnist --ignore-not-found >/dev/null
 $DLJOB submit --local -f examples/mnist-job.yaml

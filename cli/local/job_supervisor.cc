@@ -10,7 +10,7 @@
 #include <cstring>
 #include <deque>
 
-#include "cli/local/job_record.h"
+#include "jobs/conditions.h"
 #include "cli/local/log_lines.h"
 #include "jobs/metric_line.h"
 #include "jobs/time_format.h"

@@ -8,7 +8,7 @@
 #include <random>
 #include <thread>
 
-#include "cli/local/job_record.h"
+#include "jobs/conditions.h"
 #include "cli/local/log_follower.h"
 #include "jobs/time_format.h"
 

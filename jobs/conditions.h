@@ -1,7 +1,8 @@
 // Status bookkeeping for a job's record: phases, conditions and times, as Kubernetes keeps them.
 //
-// Pure functions of (status, event, now); the local supervisor calls them as its job moves, and
-// every transition leaves a condition whose reason and message a person can act on.
+// Pure functions of (status, event, now), shared by every backend: the local supervisor calls
+// them as its job moves (and the operator will, as it reconciles), so every transition leaves a
+// condition whose reason and message a person can act on.
 #pragma once
 
 #include <string>

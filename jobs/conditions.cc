@@ -1,4 +1,4 @@
-#include "cli/local/job_record.h"
+#include "jobs/conditions.h"
 
 namespace dljob {
 
