@@ -223,5 +223,19 @@ TEST_F(LocalRunTest, TrainsFashionMnistOnTwoRanks) {
   EXPECT_TRUE(job.status.throughput->loss.has_value());
 }
 
+TEST_F(LocalRunTest, AnEmptyDatasetDirectoryFailsWithTheTrainersOwnCause) {
+  if (!std::filesystem::exists(BinDir() + "/dljob-train")) GTEST_SKIP() << "needs dljob-train";
+  CommandResult r = Dljob({"submit", "--local", "--name", "nodata", "--gpus", "2", "--image", "x",
+                           "--backoff-limit", "0", "--data", "hostPath:" + work_.path() + ":/data",
+                           "--", "dljob-train", "--data_dir=/data"});
+  EXPECT_EQ(r.exit_code, 1);
+  // The reason names the cause (not the hint printed after it), with the local path.
+  EXPECT_NE(r.err.find("reason: ProcessFailed: mpirun exited with code 2; last error: [rank 0] "
+                       "dljob-train: error: cannot read Fashion-MNIST from \"" + work_.path()),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("<stderr>:"), std::string::npos) << "mpirun tags leaked: " << r.err;
+}
+
 }  // namespace
 }  // namespace dljob::testing

@@ -6,6 +6,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -52,7 +53,7 @@ void JobSupervisor::Save(DLJob& job, bool force) {
 }
 
 void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string_view raw) {
-  TaggedLine line = ParseMpirunLine(raw);
+  MpirunLine line = ParseMpirunLine(raw);
   if (fd_index == 1) line.is_stderr = true;  // mpirun's own complaints arrive untagged on stderr
   Status s = a.log->Append(FormatLogLine(line.rank, line.text));
   if (!s.ok()) observer_.OnNotice("warning: " + s.message());
@@ -207,7 +208,14 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
       message = "no metric line for runPolicy.progressDeadlineSeconds=" +
                 std::to_string(*job.spec.run_policy.progress_deadline_seconds);
     } else if (!a.last_errors.empty()) {
-      message += "; last error: " + a.last_errors.back();
+      // A line that says "error" explains more than a hint printed after it.
+      auto said_error = std::find_if(a.last_errors.rbegin(), a.last_errors.rend(),
+                                     [](const std::string& l) {
+                                       return l.find("error") != std::string::npos ||
+                                              l.find("Error") != std::string::npos;
+                                     });
+      message += "; last error: " +
+                 (said_error != a.last_errors.rend() ? *said_error : a.last_errors.back());
     }
     job.status.workers->failed += 1;
     int64_t limit = job.spec.run_policy.backoff_limit.value_or(0);

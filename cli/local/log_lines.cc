@@ -16,8 +16,8 @@ constexpr std::string_view kRankTag = "[rank ";
 
 }  // namespace
 
-TaggedLine ParseMpirunLine(std::string_view line) {
-  TaggedLine out{-1, false, line};
+MpirunLine ParseMpirunLine(std::string_view line) {
+  MpirunLine out{-1, false, std::string(line)};
   if (line.empty() || line.front() != '[') return out;
   size_t comma = line.find(',');
   size_t close = line.find(']');
@@ -27,9 +27,13 @@ TaggedLine ParseMpirunLine(std::string_view line) {
   int rank = 0;
   if (!ParseInt(line.substr(comma + 1, close - comma - 1), rank)) return out;
   std::string_view rest = line.substr(close + 1);
-  for (auto [tag, is_err] : {std::pair{std::string_view("<stdout>:"), false},
-                             std::pair{std::string_view("<stderr>:"), true}}) {
-    if (rest.substr(0, tag.size()) == tag) return {rank, is_err, rest.substr(tag.size())};
+  for (auto [stream, is_err] : {std::pair{std::string_view("<stdout>:"), false},
+                                std::pair{std::string_view("<stderr>:"), true}}) {
+    if (rest.substr(0, stream.size()) != stream) continue;
+    std::string tag = std::string(line.substr(0, close + 1)) + std::string(stream);
+    std::string text(rest.substr(stream.size()));
+    for (size_t at; (at = text.find(tag)) != std::string::npos;) text.erase(at, tag.size());
+    return {rank, is_err, std::move(text)};
   }
   return out;
 }

@@ -19,7 +19,15 @@ struct TaggedLine {
 };
 
 // Splits an mpirun output line into rank and text. Untagged lines come back with rank -1.
-TaggedLine ParseMpirunLine(std::string_view line);
+// mpirun tags each chunk a rank writes, not each line, so a line a rank wrote in pieces arrives
+// as "[1,0]<stderr>:error: [1,0]<stderr>:no such file"; the repeated tags are removed, which is
+// why the text is returned as a string.
+struct MpirunLine {
+  int rank = -1;
+  bool is_stderr = false;
+  std::string text;
+};
+MpirunLine ParseMpirunLine(std::string_view line);
 
 // "[rank 3] text" or "[mpirun] text".
 std::string FormatLogLine(int rank, std::string_view text);

@@ -6,7 +6,7 @@ namespace dljob {
 namespace {
 
 TEST(ParseMpirunLine, SplitsTagAndText) {
-  TaggedLine l = ParseMpirunLine("[1,3]<stdout>:Step 10 loss 0.5");
+  MpirunLine l = ParseMpirunLine("[1,3]<stdout>:Step 10 loss 0.5");
   EXPECT_EQ(l.rank, 3);
   EXPECT_FALSE(l.is_stderr);
   EXPECT_EQ(l.text, "Step 10 loss 0.5");
@@ -19,10 +19,19 @@ TEST(ParseMpirunLine, SplitsTagAndText) {
 TEST(ParseMpirunLine, UntaggedLinesBelongToTheLauncher) {
   for (const char* raw : {"Primary job  terminated normally", "[1,x]<stdout>:a", "[1,2]<other>:a",
                           "[", "", "[a]", "[1,2"}) {
-    TaggedLine l = ParseMpirunLine(raw);
+    MpirunLine l = ParseMpirunLine(raw);
     EXPECT_EQ(l.rank, -1) << raw;
     EXPECT_EQ(l.text, raw);
   }
+}
+
+TEST(ParseMpirunLine, JoinsALineTheRankWroteInPieces) {
+  MpirunLine l = ParseMpirunLine("[1,1]<stderr>:error: [1,1]<stderr>:cannot read \"x\"");
+  EXPECT_EQ(l.rank, 1);
+  EXPECT_TRUE(l.is_stderr);
+  EXPECT_EQ(l.text, "error: cannot read \"x\"");
+  // Another rank's tag inside the text is that rank's business: left alone.
+  EXPECT_EQ(ParseMpirunLine("[1,1]<stdout>:a [1,2]<stdout>:b").text, "a [1,2]<stdout>:b");
 }
 
 TEST(LogLine, RoundTrips) {
