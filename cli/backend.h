@@ -25,7 +25,8 @@ class JobObserver {
   virtual ~JobObserver() = default;
   // One line of the job's output (without newline). rank is -1 for the launcher's own lines.
   virtual void OnOutput(int rank, bool is_stderr, std::string_view line) = 0;
-  // The job's record changed (phase, throughput, …). Called at most a few times per second.
+  // The job's record as it is now: after every change (phase, throughput, …) and about once a
+  // second while it runs. Called at most a few times per second.
   virtual void OnUpdate(const DLJob& job) = 0;
   // A note for the user about how the job runs ("no GPU on this machine: 2 ranks on CPU").
   virtual void OnNotice(std::string_view message) = 0;

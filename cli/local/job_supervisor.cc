@@ -44,12 +44,14 @@ struct JobSupervisor::Attempt {
 
 void JobSupervisor::Save(DLJob& job, bool force) {
   auto now = Clock::now();
-  if (!force && (!dirty_ || now - last_save_ < options_.update_interval)) return;
-  Status s = store_.Save(job);
-  if (!s.ok()) observer_.OnNotice("warning: cannot save the job record: " + s.message());
+  if (!force && now - last_save_ < options_.update_interval) return;
+  if (force || dirty_) {
+    Status s = store_.Save(job);
+    if (!s.ok()) observer_.OnNotice("warning: cannot save the job record: " + s.message());
+    dirty_ = false;
+  }
   last_save_ = now;
-  dirty_ = false;
-  observer_.OnUpdate(job);
+  observer_.OnUpdate(job);  // also when nothing changed: the elapsed time and ETA keep moving
 }
 
 void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string_view raw) {
