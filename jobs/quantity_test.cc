@@ -1,0 +1,32 @@
+#include "jobs/quantity.h"
+
+#include <gtest/gtest.h>
+
+namespace dljob {
+namespace {
+
+TEST(MultiplyQuantity, KeepsTheUnitWhenWhole) {
+  EXPECT_EQ(*MultiplyQuantity("8", 8), "64");
+  EXPECT_EQ(*MultiplyQuantity("60Gi", 8), "480Gi");
+  EXPECT_EQ(*MultiplyQuantity("500m", 8), "4000m");
+  EXPECT_EQ(*MultiplyQuantity("2k", 3), "6k");
+  EXPECT_EQ(*MultiplyQuantity("1Gi", 0), "0Gi");
+}
+
+TEST(MultiplyQuantity, StepsDownToAWholeSmallerUnit) {
+  EXPECT_EQ(*MultiplyQuantity("1.5", 3), "4500m");
+  EXPECT_EQ(*MultiplyQuantity("1.5Gi", 3), "4608Mi");
+  EXPECT_EQ(*MultiplyQuantity("0.5", 2), "1");
+  EXPECT_EQ(*MultiplyQuantity("1.25G", 2), "2500M");
+}
+
+TEST(MultiplyQuantity, RejectsWhatItCannotComputeExactly) {
+  for (const char* bad : {"", "abc", "1e3", "-1", "8x", ".", "1.5Zi"}) {
+    EXPECT_FALSE(MultiplyQuantity(bad, 2).ok()) << bad;
+  }
+  EXPECT_FALSE(MultiplyQuantity("0.0001", 1).ok());  // below a milli
+  EXPECT_FALSE(MultiplyQuantity("1", -1).ok());
+}
+
+}  // namespace
+}  // namespace dljob

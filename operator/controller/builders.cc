@@ -1,0 +1,212 @@
+#include "operator/controller/builders.h"
+
+#include <tuple>
+#include <vector>
+
+#include "jobs/quantity.h"
+
+namespace dljob::controller {
+namespace {
+
+using json = nlohmann::json;
+
+json Labels(const DLJob& job, const std::string& role) {
+  json labels = json::object();
+  for (const auto& [k, v] : job.metadata.labels) labels[k] = v;
+  labels[kJobNameLabel] = job.metadata.name;
+  if (!role.empty()) labels[kRoleLabel] = role;
+  return labels;
+}
+
+json Metadata(const DLJob& job, const std::string& name, const std::string& role) {
+  return {{"name", name},
+          {"namespace", job.metadata.namespace_},
+          {"labels", Labels(job, role)},
+          {"ownerReferences", json::array({OwnerReference(job)})}};
+}
+
+json EnvList(const DLJob& job) {
+  json env = json::array();
+  for (const EnvVar& e : job.spec.env) env.push_back({{"name", e.name}, {"value", e.value}});
+  env.push_back({{"name", "DLJOB_JOB_NAME"}, {"value", job.metadata.name}});
+  return env;
+}
+
+json SshVolume(const DLJob& job) {
+  return {{"name", "ssh"},
+          {"secret",
+           {{"secretName", SshSecretName(job)},
+            {"defaultMode", 0600},
+            {"items",
+             json::array({{{"key", "id_rsa"}, {"path", "id_rsa"}},
+                          {{"key", "authorized_keys"}, {"path", "authorized_keys"}}})}}}};
+}
+
+Result<json> Resources(const DLJob& job) {
+  int64_t gpus = job.spec.gpus_per_worker.value_or(1);
+  json limits = {{"nvidia.com/gpu", gpus}};
+  json requests = json::object();
+  const ResourcesSpec& r = job.spec.resources;
+  for (auto [name, per_gpu, path] :
+       {std::tuple{"cpu", r.cpu_per_gpu, "spec.resources.cpuPerGpu"},
+        std::tuple{"memory", r.memory_per_gpu, "spec.resources.memoryPerGpu"}}) {
+    if (!per_gpu) continue;
+    Result<std::string> total = MultiplyQuantity(*per_gpu, gpus);
+    if (!total.ok()) return Status::InvalidArgument(std::string(path) + ": " + total.status().message());
+    limits[name] = *total;
+    requests[name] = *total;
+  }
+  json out = {{"limits", limits}};
+  if (!requests.empty()) out["requests"] = requests;
+  return out;
+}
+
+void AddScheduling(const DLJob& job, json& pod_spec) {
+  const SchedulingSpec& s = job.spec.scheduling;
+  if (!s.node_selector.empty()) pod_spec["nodeSelector"] = s.node_selector;
+  if (s.tolerations.empty()) return;
+  json tolerations = json::array();
+  for (const Toleration& t : s.tolerations) {
+    json x = json::object();
+    if (!t.key.empty()) x["key"] = t.key;
+    if (!t.operator_.empty()) x["operator"] = t.operator_;
+    if (!t.value.empty()) x["value"] = t.value;
+    if (!t.effect.empty()) x["effect"] = t.effect;
+    if (t.toleration_seconds) x["tolerationSeconds"] = *t.toleration_seconds;
+    tolerations.push_back(std::move(x));
+  }
+  pod_spec["tolerations"] = std::move(tolerations);
+}
+
+}  // namespace
+
+std::string WorkerName(const DLJob& job, int64_t index) {
+  return job.metadata.name + "-worker-" + std::to_string(index);
+}
+std::string LauncherName(const DLJob& job) { return job.metadata.name + "-launcher"; }
+std::string ServiceName(const DLJob& job) { return job.metadata.name + "-worker"; }
+std::string ConfigMapName(const DLJob& job) { return job.metadata.name + "-config"; }
+std::string SshSecretName(const DLJob& job) { return job.metadata.name + "-ssh"; }
+
+int64_t WorkerCount(const DLJob& job) {
+  int64_t per_worker = job.spec.gpus_per_worker.value_or(1);
+  return per_worker > 0 ? job.spec.gpus.value_or(0) / per_worker : 0;
+}
+
+json OwnerReference(const DLJob& job) {
+  return {{"apiVersion", kApiVersion}, {"kind", kKind},        {"name", job.metadata.name},
+          {"uid", job.metadata.uid},   {"controller", true}, {"blockOwnerDeletion", true}};
+}
+
+json NewWorkerService(const DLJob& job) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", Metadata(job, ServiceName(job), "")},
+          {"spec",
+           {{"clusterIP", "None"},
+            // Workers must resolve one another before they are Ready (sshd comes up first).
+            {"publishNotReadyAddresses", true},
+            {"selector", {{kJobNameLabel, job.metadata.name}, {kRoleLabel, "worker"}}}}}};
+}
+
+std::string Hostfile(const DLJob& job, const BuildOptions& options) {
+  std::string out;
+  int64_t slots = job.spec.mpi.slots_per_worker.value_or(1);
+  for (int64_t i = 0; i < WorkerCount(job); ++i) {
+    out += WorkerName(job, i) + "." + ServiceName(job) + "." + job.metadata.namespace_ + ".svc." +
+           options.cluster_domain + " slots=" + std::to_string(slots) + "\n";
+  }
+  return out;
+}
+
+json NewConfigMap(const DLJob& job, const BuildOptions& options) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", Metadata(job, ConfigMapName(job), "")},
+          {"data", {{"hostfile", Hostfile(job, options)}}}};
+}
+
+json NewSshSecret(const DLJob& job, const std::string& private_key_pem,
+                  const std::string& authorized_key) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"type", "Opaque"},
+          {"metadata", Metadata(job, SshSecretName(job), "")},
+          {"stringData", {{"id_rsa", private_key_pem}, {"authorized_keys", authorized_key}}}};
+}
+
+Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& options) {
+  Result<RenderedVolumes> data = RenderDataVolumes(job, options.volumes);
+  if (!data.ok()) return data.status();
+  Result<json> resources = Resources(job);
+  if (!resources.ok()) return resources.status();
+  int64_t port = job.spec.mpi.ssh_port.value_or(2222);
+  json mounts = data->mounts;
+  mounts.push_back({{"name", "ssh"}, {"mountPath", "/root/.ssh"}, {"readOnly", true}});
+  mounts.push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});  // NCCL needs a large shm
+  json volumes = data->volumes;
+  volumes.push_back(SshVolume(job));
+  volumes.push_back({{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}}}});
+  json container = {
+      {"name", "worker"},
+      {"image", job.spec.image},
+      {"command", json::array({"/usr/sbin/sshd", "-D", "-e", "-p", std::to_string(port)})},
+      {"ports", json::array({{{"name", "ssh"}, {"containerPort", port}}})},
+      {"env", EnvList(job)},
+      {"resources", *resources},
+      {"volumeMounts", mounts},
+      {"readinessProbe", {{"tcpSocket", {{"port", port}}}, {"periodSeconds", 2}}}};
+  if (!job.spec.working_dir.empty()) container["workingDir"] = job.spec.working_dir;
+  json metadata = Metadata(job, WorkerName(job, index), "worker");
+  metadata["labels"][kIndexLabel] = std::to_string(index);
+  json spec = {{"hostname", WorkerName(job, index)},
+               {"subdomain", ServiceName(job)},
+               {"schedulerName", kSchedulerName},
+               {"restartPolicy", "Never"},  // the operator restarts the whole job, not one pod
+               {"containers", json::array({container})},
+               {"volumes", volumes}};
+  AddScheduling(job, spec);
+  return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}};
+}
+
+std::vector<std::string> LauncherCommand(const DLJob& job) {
+  std::vector<std::string> cmd = {
+      "mpirun", "--allow-run-as-root", "-np", std::to_string(job.spec.gpus.value_or(1)),
+      "--hostfile", kHostfilePath, "--tag-output", "--bind-to", "none",
+      "--mca", "plm_rsh_args",
+      "-p " + std::to_string(job.spec.mpi.ssh_port.value_or(2222)) +
+          " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"};
+  for (const EnvVar& e : job.spec.env) {
+    cmd.push_back("-x");
+    cmd.push_back(e.name);
+  }
+  cmd.insert(cmd.end(), {"-x", "DLJOB_JOB_NAME"});
+  cmd.insert(cmd.end(), job.spec.command.begin(), job.spec.command.end());
+  return cmd;
+}
+
+json NewLauncherPod(const DLJob& job) {
+  json container = {
+      {"name", "launcher"},
+      {"image", job.spec.image},
+      {"command", LauncherCommand(job)},
+      {"env", EnvList(job)},
+      {"volumeMounts",
+       json::array({{{"name", "hostfile"}, {"mountPath", "/etc/dljob"}, {"readOnly", true}},
+                    {{"name", "ssh"}, {"mountPath", "/root/.ssh"}, {"readOnly", true}}})}};
+  if (!job.spec.working_dir.empty()) container["workingDir"] = job.spec.working_dir;
+  json volumes = json::array({{{"name", "hostfile"},
+                               {"configMap", {{"name", ConfigMapName(job)}}}},
+                              SshVolume(job)});
+  json spec = {{"schedulerName", kSchedulerName},
+               {"restartPolicy", "Never"},
+               {"containers", json::array({container})},
+               {"volumes", volumes}};
+  AddScheduling(job, spec);
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", Metadata(job, LauncherName(job), "launcher")},
+          {"spec", spec}};
+}
+
+}  // namespace dljob::controller
