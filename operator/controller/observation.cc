@@ -1,0 +1,120 @@
+#include "operator/controller/observation.h"
+
+#include <map>
+
+#include "operator/controller/builders.h"
+
+namespace dljob::controller {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool IsReady(const json& pod) {
+  const json status = pod.value("status", json::object());
+  for (const json& c : status.value("conditions", json::array())) {
+    if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
+  }
+  return false;
+}
+
+// "exited with code 3 (Error)" from the first terminated container, else the pod's own reason.
+std::string WhyFailed(const json& pod) {
+  const json status = pod.value("status", json::object());
+  for (const json& cs : status.value("containerStatuses", json::array())) {
+    const json terminated = cs.value("state", json::object()).value("terminated", json::object());
+    if (terminated.contains("exitCode")) {
+      std::string why = "exited with code " + terminated["exitCode"].dump();
+      if (!Str(terminated, "reason").empty()) why += " (" + Str(terminated, "reason") + ")";
+      return why;
+    }
+  }
+  std::string reason = Str(status, "reason");
+  std::string message = Str(status, "message");
+  if (reason.empty()) return "failed";
+  return message.empty() ? reason : reason + ": " + message;
+}
+
+}  // namespace
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kPending: return "Pending";
+    case JobState::kScheduled: return "Scheduled";
+    case JobState::kStarting: return "Starting";
+    case JobState::kRunning: return "Running";
+    case JobState::kSucceeded: return "Succeeded";
+    case JobState::kFailed: return "Failed";
+  }
+  return "";
+}
+
+Observation Observe(const DLJob& job, const std::vector<json>& pods) {
+  Observation o;
+  o.workers.desired = WorkerCount(job);
+  const json* launcher = nullptr;
+  int64_t bound = 0;
+  std::map<std::string, int64_t> gpus_by_node;
+  for (const json& pod : pods) {
+    const json meta = pod.value("metadata", json::object());
+    std::string role = meta.value("labels", json::object()).value(kRoleLabel, "");
+    if (role == "launcher") {
+      launcher = &pod;
+      continue;
+    }
+    if (role != "worker") continue;
+    std::string phase = Str(pod.value("status", json::object()), "phase");
+    std::string node = Str(pod.value("spec", json::object()), "nodeName");
+    if (!node.empty()) {
+      ++bound;
+      gpus_by_node[node] += job.spec.gpus_per_worker.value_or(1);
+    }
+    if (phase == "Failed") {
+      ++o.workers.failed;
+      if (o.failed_pod.empty()) {
+        o.failed_pod = Str(meta, "name");
+        o.message = "worker " + o.failed_pod + " " + WhyFailed(pod);
+      }
+    } else if (phase == "Running" && IsReady(pod)) {
+      ++o.workers.ready;
+    }
+  }
+  for (const auto& [node, gpus] : gpus_by_node) o.placement.push_back({node, gpus});
+
+  std::string launcher_phase = launcher ? Str(launcher->value("status", json::object()), "phase") : "";
+  if (launcher_phase == "Succeeded") {
+    o.state = JobState::kSucceeded;
+    o.reason = "LauncherSucceeded";
+    o.message = "mpirun exited 0";
+  } else if (launcher_phase == "Failed") {
+    o.state = JobState::kFailed;
+    o.reason = "LauncherFailed";
+    o.failed_pod = Str(launcher->value("metadata", json::object()), "name");
+    o.message = "launcher " + o.failed_pod + " " + WhyFailed(*launcher);
+  } else if (o.workers.failed > 0) {
+    o.state = JobState::kFailed;
+    o.reason = "WorkerFailed";
+  } else if (launcher_phase == "Running") {
+    o.state = JobState::kRunning;
+    o.reason = "LauncherRunning";
+  } else if (o.workers.desired > 0 && o.workers.ready == o.workers.desired) {
+    o.state = JobState::kStarting;
+    o.reason = "WorkersReady";
+  } else if (o.workers.desired > 0 && bound == o.workers.desired) {
+    o.state = JobState::kScheduled;
+    o.reason = "WorkersBound";
+    o.message = std::to_string(o.workers.ready) + "/" + std::to_string(o.workers.desired) +
+                " workers ready";
+  } else {
+    o.reason = "WaitingForWorkers";
+    o.message = std::to_string(bound) + "/" + std::to_string(o.workers.desired) +
+                " workers placed";
+  }
+  return o;
+}
+
+}  // namespace dljob::controller
