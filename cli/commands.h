@@ -6,6 +6,7 @@
 // error; 130 the job was interrupted.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
@@ -71,5 +72,24 @@ struct DeleteOptions {
   bool ignore_not_found = false;
 };
 int RunDelete(const DeleteOptions& options, CliContext& ctx);
+
+// `dljob data …`: record-shard datasets (cmd_data.cc, storage/).
+struct DataPackOptions {
+  std::string from, to;
+  uint64_t records_per_shard = 16384;  // 0 = no limit
+  uint64_t shard_size_mb = 256;        // 0 = no limit
+};
+int RunDataPack(const DataPackOptions& options, CliContext& ctx);
+
+struct DataLsOptions {
+  std::string dir;
+  std::string output;  // "", json or wide
+};
+int RunDataLs(const DataLsOptions& options, CliContext& ctx);
+
+struct DataVerifyOptions {
+  std::string dir;
+};
+int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx);
 
 }  // namespace dljob

@@ -113,6 +113,24 @@ int Main(int argc, char** argv) {
   d->add_option("names", del.names, "Job names")->required();
   d->add_flag("--ignore-not-found", del.ignore_not_found, "Succeed if a job does not exist");
 
+  DataPackOptions pack;
+  DataLsOptions data_ls;
+  DataVerifyOptions verify;
+  auto* data = app.add_subcommand("data", "Datasets as record shards: pack, ls, verify");
+  data->require_subcommand(1);
+  auto* dp = data->add_subcommand("pack", "Pack Fashion-MNIST IDX files or a JPEG tree into shards");
+  dp->add_option("--from", pack.from, "IDX directory, or folder of <class>/*.jpg")->required();
+  dp->add_option("--to", pack.to, "Directory for the shards (created if missing)")->required();
+  dp->add_option("--records-per-shard", pack.records_per_shard, "Records per shard (0: no limit)")
+      ->capture_default_str();
+  dp->add_option("--shard-size-mb", pack.shard_size_mb, "Shard size limit in MiB (0: no limit)")
+      ->capture_default_str();
+  auto* dl = data->add_subcommand("ls", "Show a packed dataset's splits, shards and classes");
+  dl->add_option("dir", data_ls.dir, "Dataset directory")->required();
+  dl->add_option("-o,--output", data_ls.output, "json or wide");
+  auto* dv = data->add_subcommand("verify", "Check every record's CRC and every shard's index");
+  dv->add_option("dir", verify.dir, "Dataset directory")->required();
+
   // Everything after the first "--" is the job's command, passed through untouched (CLI11 would
   // otherwise try to read "-c" or "--model=x" as dljob's own flags).
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -146,6 +164,9 @@ int Main(int argc, char** argv) {
   if (*g) return RunGet(get, ctx);
   if (*lg) return RunLogs(logs, ctx);
   if (*d) return RunDelete(del, ctx);
+  if (*dp) return RunDataPack(pack, ctx);
+  if (*dl) return RunDataLs(data_ls, ctx);
+  if (*dv) return RunDataVerify(verify, ctx);
   return kExitUsage;
 }
 

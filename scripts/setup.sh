@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libopenmpi-dev openmpi-bin
+  libturbojpeg0-dev zlib1g-dev
   libtorch-dev
   dataset-fashion-mnist
   googletest libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,0 +1,214 @@
+// `dljob data pack|ls|verify`: record-shard datasets (storage/). The work is in storage/pack.h
+// and storage/dataset.h; this file parses nothing, only turns their results and progress into
+// lines on the terminal and their Statuses into "error: …" + "hint: …" and exit codes.
+#include <chrono>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "storage/dataset.h"
+#include "storage/pack.h"
+
+namespace dljob {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char kPackHint[] =
+    "--from takes a Fashion-MNIST IDX directory (e.g. /usr/share/datasets/fashion-mnist) or a "
+    "folder with one sub-folder of .jpg images per class";
+
+std::string HumanBytes(uint64_t n) {
+  char buf[32];
+  if (n >= (1ull << 30)) {
+    std::snprintf(buf, sizeof buf, "%.1f GiB", n / double(1ull << 30));
+  } else if (n >= (1ull << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1ull << 20));
+  } else if (n >= 1024) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  }
+  return buf;
+}
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// Records done out of total: a redrawn bar on a terminal, a line per tenth otherwise.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(CliContext& ctx) : ctx_(ctx) {}
+
+  void Update(const std::string& label, uint64_t done, uint64_t total) {
+    if (label != label_) {
+      label_ = label;
+      start_ = Clock::now();
+      last_draw_ = {};
+      last_tenth_ = 0;
+    }
+    if (done == 0 && total > 0) return;  // the start: nothing to show yet
+    const double secs = Seconds(start_);
+    const double rate = secs > 0 ? done / secs : 0;
+    const int tenth = total ? static_cast<int>(done * 10 / total) : 10;
+    if (ctx_.err_is_tty) {
+      if (done < total && Clock::now() - last_draw_ < std::chrono::milliseconds(100)) return;
+      last_draw_ = Clock::now();
+      ctx_.err << "\r\033[K" << Line(done, total, rate) << (done >= total ? "\n" : "");
+      ctx_.err.flush();
+    } else if (tenth > last_tenth_ || done == total) {
+      last_tenth_ = tenth;
+      ctx_.err << Line(done, total, rate) << "\n";
+    }
+  }
+
+ private:
+  std::string Line(uint64_t done, uint64_t total, double rate) const {
+    const int pct = total ? static_cast<int>(done * 100 / total) : 100;
+    char buf[160];
+    std::string bar;
+    if (ctx_.err_is_tty) bar = "[" + std::string(pct / 5, '#') + std::string(20 - pct / 5, '-') + "]  ";
+    std::snprintf(buf, sizeof buf, "%s  %s%llu/%llu records  %d%%  %.0f records/s", label_.c_str(),
+                  bar.c_str(), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), pct, rate);
+    std::string line = buf;
+    if (rate > 0 && done < total) {
+      line += "  ETA " + ClockDuration(std::chrono::seconds(
+                             static_cast<int64_t>((total - done) / rate + 0.5)));
+    }
+    return line;
+  }
+
+  CliContext& ctx_;
+  std::string label_;
+  Clock::time_point start_, last_draw_;
+  int last_tenth_ = 0;
+};
+
+nlohmann::json DatasetJson(const storage::DatasetInfo& info) {
+  nlohmann::json splits = nlohmann::json::array();
+  for (const storage::SplitInfo& s : info.splits) {
+    nlohmann::json shards = nlohmann::json::array();
+    for (const storage::ShardInfo& shard : s.shards) {
+      shards.push_back({{"path", shard.path}, {"records", shard.records}, {"bytes", shard.bytes}});
+    }
+    splits.push_back(
+        {{"name", s.name}, {"records", s.records}, {"bytes", s.bytes}, {"shards", shards}});
+  }
+  return {{"dir", info.dir},       {"classes", info.classes}, {"records", info.records()},
+          {"bytes", info.bytes()}, {"splits", splits}};
+}
+
+std::string DatasetTable(const storage::DatasetInfo& info, bool wide) {
+  std::vector<std::vector<std::string>> rows = {{"SPLIT", "SHARDS", "RECORDS", "BYTES"}};
+  if (wide) rows[0].push_back("FILE");
+  for (const storage::SplitInfo& s : info.splits) {
+    rows.push_back({s.name, std::to_string(s.shards.size()), std::to_string(s.records),
+                    HumanBytes(s.bytes)});
+    if (!wide) continue;
+    rows.back().push_back("");
+    for (const storage::ShardInfo& shard : s.shards) {
+      rows.push_back({"", "", std::to_string(shard.records), HumanBytes(shard.bytes), shard.path});
+    }
+  }
+  std::string out = RenderTable(rows);
+  out += "classes: " + std::to_string(info.classes.size());
+  for (size_t i = 0; i < info.classes.size() && i < 10; ++i) {
+    out += (i == 0 ? " (" : ", ") + info.classes[i];
+  }
+  if (!info.classes.empty()) out += info.classes.size() > 10 ? ", …)" : ")";
+  return out + "\n";
+}
+
+Result<storage::DatasetInfo> Inspect(const std::string& dir, CliContext& ctx) {
+  Result<storage::DatasetInfo> info = storage::InspectDataset(dir);
+  if (!info.ok()) {
+    const bool missing = info.status().code() == StatusCode::kNotFound;
+    PrintError(ctx, info.status().message(),
+               missing ? "pack a dataset first: dljob data pack --from SRC --to " + dir
+                       : "the dataset is damaged; re-pack it, or copy it again from its source");
+  }
+  return info;
+}
+
+}  // namespace
+
+int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
+  storage::PackOptions pack;
+  pack.shard.max_records_per_shard = options.records_per_shard;
+  pack.shard.max_shard_bytes = options.shard_size_mb << 20;
+  ProgressPrinter printer(ctx);
+  const Clock::time_point start = Clock::now();
+  Result<storage::PackResult> result = storage::PackDataset(
+      options.from, options.to, pack,
+      [&](const storage::PackProgress& p) { printer.Update("pack " + p.split, p.done, p.total); });
+  if (!result.ok()) {
+    const StatusCode code = result.status().code();
+    PrintError(ctx, result.status().message(),
+               code == StatusCode::kAlreadyExists
+                   ? "pack into an empty directory, or remove the old shards first"
+                   : code == StatusCode::kUnavailable ? "check that --to is writable" : kPackHint);
+    return kExitFailed;
+  }
+  uint64_t records = 0;
+  ctx.out << "packed " << options.from << " (" << result->source_kind << ", "
+          << result->classes.size() << " classes) into " << options.to << "\n";
+  for (const storage::PackedSplit& s : result->splits) {
+    records += s.records;
+    ctx.out << "  " << s.name << ": " << s.records << " records in " << s.shards.size()
+            << (s.shards.size() == 1 ? " shard, " : " shards, ") << HumanBytes(s.bytes) << "\n";
+  }
+  char buf[96];
+  const double secs = Seconds(start);
+  std::snprintf(buf, sizeof buf, "  %.2fs, %.0f records/s\n", secs, secs > 0 ? records / secs : 0.0);
+  ctx.out << buf;
+  return kExitOk;
+}
+
+int RunDataLs(const DataLsOptions& options, CliContext& ctx) {
+  if (!options.output.empty() && options.output != "json" && options.output != "wide") {
+    PrintError(ctx, "unknown output format \"" + options.output + "\"", "use -o json or -o wide");
+    return kExitUsage;
+  }
+  Result<storage::DatasetInfo> info = Inspect(options.dir, ctx);
+  if (!info.ok()) return kExitFailed;
+  if (options.output == "json") {
+    ctx.out << DatasetJson(*info).dump(2) << "\n";
+  } else {
+    ctx.out << DatasetTable(*info, options.output == "wide");
+  }
+  return kExitOk;
+}
+
+int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
+  const Clock::time_point start = Clock::now();
+  Result<storage::DatasetInfo> info = Inspect(options.dir, ctx);
+  if (!info.ok()) return kExitFailed;
+  ProgressPrinter printer(ctx);
+  const uint64_t total = info->records();
+  printer.Update("verify", 0, total);
+  Status s = storage::VerifyDataset(
+      *info, [&](uint64_t done) { printer.Update("verify", done, total); });
+  if (!s.ok()) {
+    PrintError(ctx, s.message(),
+               "this shard is damaged and must not be trained on; re-pack it, or copy it again "
+               "from its source");
+    return kExitFailed;
+  }
+  size_t shards = 0;
+  for (const storage::SplitInfo& split : info->splits) shards += split.shards.size();
+  char buf[160];
+  const double secs = Seconds(start);
+  std::snprintf(buf, sizeof buf, "OK: %llu records in %zu shard%s (%s) checked in %.2fs, %.0f MiB/s\n",
+                static_cast<unsigned long long>(total), shards, shards == 1 ? "" : "s",
+                HumanBytes(info->bytes()).c_str(),
+                secs, secs > 0 ? info->bytes() / secs / (1 << 20) : 0.0);
+  ctx.out << buf;
+  return kExitOk;
+}
+
+}  // namespace dljob
