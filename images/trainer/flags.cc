@@ -42,6 +42,9 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "After training, write all parameters as raw float32 to FILE (FILE.rank<N> "
                  "when there are several ranks)");
   app.add_flag("--print_losses", c->print_losses, "Print every step's global loss (rank 0)");
+  app.add_option("--fusion_threshold_mb", c->fusion_threshold_mb,
+                 "Gradient fusion buffer in MB (0: one allreduce per tensor)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))->capture_default_str();
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct TrainConfig {
   bool eval = true;
   std::string dump_params;    // empty: do not dump
   bool print_losses = false;
+  int64_t fusion_threshold_mb = 64;  // gradient fusion buffer; 0: one allreduce per tensor
 };
 
 inline constexpr int kUsageExitCode = 2;

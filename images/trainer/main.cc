@@ -101,6 +101,7 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   options.momentum = config.momentum;
   options.display_every = config.display_every;
   options.print_losses = config.print_losses;
+  options.fusion.threshold_bytes = static_cast<size_t>(config.fusion_threshold_mb) << 20;
   options.device = device.device;
 
   // Deliberately a different initialisation on each rank: the broadcast from rank 0 is what

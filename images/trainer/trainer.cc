@@ -41,7 +41,8 @@ Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collec
       collective_(collective),
       train_(train),
       test_(test),
-      reporter_(reporter) {}
+      reporter_(reporter),
+      fusion_(collective, options.fusion) {}
 
 Status Trainer::BroadcastState() {
   for (const torch::Tensor& p : model_.parameters()) {
@@ -53,11 +54,31 @@ Status Trainer::BroadcastState() {
   return Status::Ok();
 }
 
+// Gradients go to the FusedAllreducer in reverse registration order (roughly the order backward
+// finishes them, as Horovod and DDP buckets do); the order is the same on every rank. Gradients
+// that are not contiguous float32 CPU tensors (a GPU run) take the per-tensor staging path.
 Status Trainer::AllreduceGradients() {
-  const float world = static_cast<float>(collective_.size());
-  for (const torch::Tensor& p : model_.parameters()) {
-    torch::Tensor grad = p.grad();
+  const std::vector<torch::Tensor> params = model_.parameters();
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  bool fusible = true;
+  for (auto it = params.rbegin(); it != params.rend(); ++it) {
+    torch::Tensor grad = it->grad();
     if (!grad.defined()) continue;
+    fusible = fusible && grad.device().is_cpu() && grad.is_contiguous() &&
+              grad.scalar_type() == torch::kFloat32;
+    grads.push_back(std::move(grad));
+  }
+  if (fusible) {
+    std::vector<FloatSpan> spans;
+    spans.reserve(grads.size());
+    for (torch::Tensor& g : grads) {
+      spans.push_back({g.data_ptr<float>(), static_cast<size_t>(g.numel())});
+    }
+    return fusion_.AllreduceAverage(spans).WithContext("gradients");
+  }
+  const float world = static_cast<float>(collective_.size());
+  for (torch::Tensor& grad : grads) {
     if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
     if (collective_.size() > 1) grad.div_(world);
   }

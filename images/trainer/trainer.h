@@ -2,9 +2,10 @@
 //
 // One Trainer runs on each rank, given that rank's Model, DataSource and Collective. Run():
 //   1. broadcasts every parameter and buffer from rank 0, so all ranks start identical;
-//   2. for each step: forward on this rank's batch, mean cross-entropy, backward, allreduce-sum
-//      of every gradient divided by the world size, SGD(momentum) step. Ranks therefore apply
-//      the same update and keep bit-identical parameters;
+//   2. for each step: forward on this rank's batch, mean cross-entropy, backward, the mean of
+//      every gradient over all ranks (a FusedAllreducer, comm/fused_allreduce.h, over the
+//      gradients in reverse registration order), SGD(momentum) step. Ranks therefore apply the
+//      same update and keep bit-identical parameters;
 //   3. at the end of each epoch (and after the last step), if a test set was given, evaluates
 //      accuracy with the test set sharded across ranks and the counts allreduced.
 // The first num_warmup_batches steps are trained but not timed. All output goes through the
@@ -23,6 +24,7 @@
 #include <torch/types.h>
 
 #include "images/trainer/comm/collective.h"
+#include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/data/data_source.h"
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
@@ -40,6 +42,7 @@ struct TrainerOptions {
   int64_t eval_batch_size = 1000;
   bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
   torch::Device device = torch::kCPU;
+  FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
 };
 
 struct TrainResult {
@@ -82,6 +85,7 @@ class Trainer {
   const Dataset* test_;
   Reporter& reporter_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run()
+  FusedAllreducer fusion_;
   std::vector<double> step_seconds_;        // timed steps only
 };
 

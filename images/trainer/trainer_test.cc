@@ -76,7 +76,22 @@ TEST(TrainerTest, LearnsTheSyntheticBatchAndPrintsTfCnnStyle) {
   // Parameters and gradients went through the collective.
   const int64_t tensors = static_cast<int64_t>(model->parameters().size());
   EXPECT_EQ(collective.broadcast_calls(), tensors);
-  EXPECT_EQ(collective.allreduce_calls(), 30 * (tensors + 1));  // grads + the loss
+  // Gradients fused into one bucket (the model is far below 64 MB), then the loss.
+  EXPECT_EQ(collective.allreduce_calls(), 30 * 2);
+}
+
+TEST(TrainerTest, FusionOffSendsOneAllreducePerGradient) {
+  ModelPtr model = MakeModel("mnist_mlp", 3);
+  LoopbackCollective collective;
+  SyntheticDataSource data({1, 28, 28}, 10, 1, 16, 5);
+  std::ostringstream out;
+  Reporter reporter(out, 0);
+  TrainerOptions options = Options(4);
+  options.fusion.threshold_bytes = 0;
+  Trainer trainer(options, *model, collective, data, nullptr, reporter);
+  ASSERT_TRUE(trainer.Run().ok());
+  const int64_t tensors = static_cast<int64_t>(model->parameters().size());
+  EXPECT_EQ(collective.allreduce_calls(), 4 * (tensors + 1));  // grads + the loss
 }
 
 TEST(TrainerTest, SameSeedSameLosses) {

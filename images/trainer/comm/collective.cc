@@ -37,6 +37,22 @@ Status Collective::Broadcast(torch::Tensor& tensor, int root) {
   return WithCpuBuffer(tensor, [this, root](float* p, size_t n) { return Broadcast(p, n, root); });
 }
 
+Result<uint64_t> Collective::StartAllreduceSum(float* data, size_t count) {
+  const uint64_t id = next_request_++;
+  finished_.emplace_back(id, AllreduceSum(data, count));
+  return id;
+}
+
+Status Collective::Wait(uint64_t request) {
+  for (auto it = finished_.begin(); it != finished_.end(); ++it) {
+    if (it->first != request) continue;
+    Status status = std::move(it->second);
+    finished_.erase(it);
+    return status;
+  }
+  return Status::InvalidArgument("wait: unknown request " + std::to_string(request));
+}
+
 bool AllRanksOk(Collective& collective, const Status& local, int* first_failed_rank,
                 Status* comm_status) {
   std::vector<float> failed(static_cast<size_t>(collective.size()), 0.0f);

@@ -6,6 +6,11 @@
 // buffers over MPI) and LoopbackCollective (comm/loopback_collective.h, a single in-process rank
 // for tests). A later NCCL backend will implement the same interface for GPU tensors.
 //
+// Besides the blocking operations there is one non-blocking pair, StartAllreduceSum/Wait, which
+// the fusion layer (comm/fused_allreduce.h) uses to keep a few segments of its buffer in flight.
+// Backends without a native non-blocking allreduce get the default: Start does the blocking
+// AllreduceSum and Wait returns its status.
+//
 // Errors (a broken communicator, a mismatched buffer) come back as a Status; after a failed
 // operation the Collective is no longer usable and the job should exit.
 //
@@ -13,7 +18,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -34,13 +42,29 @@ class Collective {
   virtual Status AllreduceSum(float* data, size_t count) = 0;
   // Replaces data[0..count) on every rank by the copy held by `root`.
   virtual Status Broadcast(float* data, size_t count, int root) = 0;
+  // Gathers every rank's send[0..count) into recv[0..count * size()), rank r's block at
+  // recv + r * count. REQUIRES: the same count on every rank; recv does not overlap send.
+  virtual Status Allgather(const float* send, size_t count, float* recv) = 0;
   // Returns once every rank has called Barrier.
   virtual Status Barrier() = 0;
+
+  // Starts summing data[0..count) over all ranks and returns a request id; the result is in
+  // `data` once Wait(id) has returned OK. Until then the buffer belongs to the Collective.
+  // Every rank must start the same requests in the same order. Each started request must be
+  // waited for exactly once; requests may be waited for in any order. The default runs the
+  // blocking AllreduceSum now.
+  virtual Result<uint64_t> StartAllreduceSum(float* data, size_t count);
+  virtual Status Wait(uint64_t request);
 
   // Tensor forms. REQUIRES: `tensor` is float32. Contiguous CPU tensors are reduced in place;
   // others (non-contiguous, or on a GPU) are staged through a contiguous CPU copy and written back.
   Status AllreduceSum(torch::Tensor& tensor);
   Status Broadcast(torch::Tensor& tensor, int root);
+
+ private:
+  // Outcomes of the default StartAllreduceSum, until waited for.
+  uint64_t next_request_ = 0;
+  std::vector<std::pair<uint64_t, Status>> finished_;
 };
 
 // Every rank passes its own local Status; every rank gets back the same answer. If any rank

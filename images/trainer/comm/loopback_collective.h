@@ -21,6 +21,7 @@ class LoopbackCollective : public Collective {
 
   Status AllreduceSum(float* data, size_t count) override;
   Status Broadcast(float* data, size_t count, int root) override;
+  Status Allgather(const float* send, size_t count, float* recv) override;
   Status Barrier() override;
   using Collective::AllreduceSum;
   using Collective::Broadcast;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <deque>
 #include <string>
 
 namespace dljob::trainer {
@@ -14,7 +15,11 @@ Status MpiStatus(const char* operation, int mpi_error) {
   return Status::Unavailable(std::string(operation) + ": " + std::string(text, length));
 }
 
-Result<std::unique_ptr<MpiCollective>> MpiCollective::Create(MPI_Comm comm) {
+Result<std::unique_ptr<MpiCollective>> MpiCollective::Create(MPI_Comm comm,
+                                                             MpiCollectiveOptions options) {
+  if (options.max_in_flight < 1) {
+    return Status::InvalidArgument("mpi collective: max_in_flight must be >= 1");
+  }
   MPI_Comm dup = MPI_COMM_NULL;
   if (Status s = MpiStatus("MPI_Comm_dup", MPI_Comm_dup(comm, &dup)); !s.ok()) return s;
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
@@ -22,16 +27,25 @@ Result<std::unique_ptr<MpiCollective>> MpiCollective::Create(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_rank(dup, &rank);
   MPI_Comm_size(dup, &size);
-  return std::unique_ptr<MpiCollective>(new MpiCollective(dup, rank, size));
+  return std::unique_ptr<MpiCollective>(new MpiCollective(dup, rank, size, options));
 }
 
 MpiCollective::~MpiCollective() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (finalized || comm_ == MPI_COMM_NULL) return;
+  for (auto& [id, request] : pending_) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&comm_);
 }
 
 Status MpiCollective::AllreduceSum(float* data, size_t count) {
+  if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce: null buffer");
+  const size_t segment = options_.segment_bytes / sizeof(float);
+  if (segment > 0 && count > segment) return AllreduceSegmented(data, count, segment);
+  return AllreduceWhole(data, count);
+}
+
+Status MpiCollective::AllreduceWhole(float* data, size_t count) {
   while (count > 0) {
     int chunk = static_cast<int>(std::min<size_t>(count, INT_MAX));
     int rc = MPI_Allreduce(MPI_IN_PLACE, data, chunk, MPI_FLOAT, MPI_SUM, comm_);
@@ -40,6 +54,57 @@ Status MpiCollective::AllreduceSum(float* data, size_t count) {
     count -= static_cast<size_t>(chunk);
   }
   return Status::Ok();
+}
+
+// Keeps up to max_in_flight segments in flight; waits for the oldest before starting the next.
+Status MpiCollective::AllreduceSegmented(float* data, size_t count, size_t segment) {
+  segment = std::min<size_t>(segment, INT_MAX);
+  std::deque<uint64_t> in_flight;
+  Status failure;
+  for (size_t offset = 0; offset < count && failure.ok(); offset += segment) {
+    if (in_flight.size() >= static_cast<size_t>(options_.max_in_flight)) {
+      failure = Wait(in_flight.front());
+      in_flight.pop_front();
+      if (!failure.ok()) break;
+    }
+    Result<uint64_t> id = StartAllreduceSum(data + offset, std::min(segment, count - offset));
+    if (!id.ok()) {
+      failure = id.status();
+      break;
+    }
+    in_flight.push_back(*id);
+  }
+  for (uint64_t id : in_flight) {
+    Status s = Wait(id);
+    if (failure.ok()) failure = s;
+  }
+  return failure;
+}
+
+Result<uint64_t> MpiCollective::StartAllreduceSum(float* data, size_t count) {
+  if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce: null buffer");
+  if (count > INT_MAX) {
+    return Status::InvalidArgument("allreduce: a non-blocking allreduce holds at most INT_MAX "
+                                   "elements, got " + std::to_string(count));
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm_,
+                          &request);
+  if (rc != MPI_SUCCESS) return MpiStatus("MPI_Iallreduce", rc);
+  const uint64_t id = next_request_++;
+  pending_.emplace_back(id, request);
+  return id;
+}
+
+Status MpiCollective::Wait(uint64_t id) {
+  auto it = std::find_if(pending_.begin(), pending_.end(),
+                         [id](const auto& p) { return p.first == id; });
+  if (it == pending_.end()) {
+    return Status::InvalidArgument("wait: unknown request " + std::to_string(id));
+  }
+  MPI_Request request = it->second;
+  pending_.erase(it);
+  return MpiStatus("MPI_Wait (allreduce)", MPI_Wait(&request, MPI_STATUS_IGNORE));
 }
 
 Status MpiCollective::Broadcast(float* data, size_t count, int root) {
@@ -55,6 +120,20 @@ Status MpiCollective::Broadcast(float* data, size_t count, int root) {
     count -= static_cast<size_t>(chunk);
   }
   return Status::Ok();
+}
+
+Status MpiCollective::Allgather(const float* send, size_t count, float* recv) {
+  if ((send == nullptr || recv == nullptr) && count > 0) {
+    return Status::InvalidArgument("allgather: null buffer");
+  }
+  if (count > static_cast<size_t>(INT_MAX)) {
+    return Status::InvalidArgument("allgather: at most INT_MAX elements per rank, got " +
+                                   std::to_string(count));
+  }
+  if (count == 0) return Status::Ok();
+  int rc = MPI_Allgather(send, static_cast<int>(count), MPI_FLOAT, recv, static_cast<int>(count),
+                         MPI_FLOAT, comm_);
+  return MpiStatus("MPI_Allgather", rc);
 }
 
 Status MpiCollective::Barrier() { return MpiStatus("MPI_Barrier", MPI_Barrier(comm_)); }

@@ -1,17 +1,127 @@
-// Runs under `mpirun -np N` (registered with ctest as trainer.mpi_collective_2ranks). Every rank
-// runs every test; only rank 0 prints gtest's report, and the exit code is non-zero if any rank
-// failed.
+// Runs under `mpirun -np N` (registered with ctest as trainer.mpi_collective_2ranks and
+// trainer.mpi_collective_4ranks). Every rank runs every test; only rank 0 prints gtest's report,
+// and the exit code is non-zero if any rank failed. Values are small integers, so every sum is
+// exact in float and results are compared with a locally computed reference by equality.
 #include "images/trainer/comm/mpi_collective.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/mpi_environment.h"
 
 namespace dljob::trainer {
 namespace {
 
 MpiCollective* g_collective = nullptr;  // set in main for the duration of RUN_ALL_TESTS
+MpiCollective* g_segmented = nullptr;   // 64-byte segments, 3 in flight
+
+// Rank r's value at element i of tensor t, and the sum over all ranks.
+float Value(int rank, size_t t, size_t i) {
+  return static_cast<float>((i * 7 + t * 13) % 101) + static_cast<float>(rank) * 1000.0f;
+}
+float SumOverRanks(int world, size_t t, size_t i) {
+  float sum = 0;
+  for (int r = 0; r < world; ++r) sum += Value(r, t, i);
+  return sum;
+}
+
+std::vector<std::vector<float>> RankTensors(int rank, const std::vector<size_t>& counts) {
+  std::vector<std::vector<float>> tensors;
+  for (size_t t = 0; t < counts.size(); ++t) {
+    std::vector<float> v(counts[t]);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = Value(rank, t, i);
+    tensors.push_back(std::move(v));
+  }
+  return tensors;
+}
+
+// Expects tensors[t][i] == SumOverRanks(t, i) / divisor.
+void ExpectSums(const std::vector<std::vector<float>>& tensors, int world, float divisor) {
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    for (size_t i = 0; i < tensors[t].size(); ++i) {
+      ASSERT_EQ(tensors[t][i], SumOverRanks(world, t, i) / divisor) << "tensor " << t << " [" << i
+                                                                   << "]";
+    }
+  }
+}
+
+TEST(MpiCollectiveTest, AllreduceOddSizesZeroLengthAndSegmented) {
+  for (MpiCollective* c : {g_collective, g_segmented}) {
+    // 1 << 19 + 13 floats is past the default 2 MB segment, so both collectives segment it.
+    auto tensors = RankTensors(c->rank(), {1, 0, 3, 17, 1001, (size_t{1} << 19) + 13});
+    for (auto& t : tensors) ASSERT_TRUE(c->AllreduceSum(t.data(), t.size()).ok());
+    ExpectSums(tensors, c->size(), 1.0f);
+  }
+  EXPECT_TRUE(g_collective->AllreduceSum(nullptr, 0).ok());
+}
+
+TEST(MpiCollectiveTest, ManySmallTensors) {
+  MpiCollective& c = *g_collective;
+  std::vector<size_t> counts(500);
+  for (size_t t = 0; t < counts.size(); ++t) counts[t] = t % 5;  // includes zero-length
+  auto tensors = RankTensors(c.rank(), counts);
+  for (auto& t : tensors) ASSERT_TRUE(c.AllreduceSum(t.data(), t.size()).ok());
+  ExpectSums(tensors, c.size(), 1.0f);
+}
+
+TEST(MpiCollectiveTest, StartAndWaitInAnyOrder) {
+  MpiCollective& c = *g_collective;
+  auto tensors = RankTensors(c.rank(), {5, 0, 300});
+  std::vector<uint64_t> ids;
+  for (auto& t : tensors) {
+    Result<uint64_t> id = c.StartAllreduceSum(t.data(), t.size());
+    ASSERT_TRUE(id.ok());
+    ids.push_back(*id);
+  }
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) ASSERT_TRUE(c.Wait(*it).ok());
+  ExpectSums(tensors, c.size(), 1.0f);
+  EXPECT_EQ(c.Wait(ids[0]).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(MpiCollectiveTest, AllgatherPlacesEachRanksBlock) {
+  MpiCollective& c = *g_collective;
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{4099}}) {
+    std::vector<float> send(count);
+    for (size_t i = 0; i < count; ++i) send[i] = Value(c.rank(), 0, i);
+    std::vector<float> recv(count * static_cast<size_t>(c.size()), -1.0f);
+    ASSERT_TRUE(c.Allgather(send.data(), count, recv.data()).ok());
+    for (int r = 0; r < c.size(); ++r) {
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_EQ(recv[static_cast<size_t>(r) * count + i], Value(r, 0, i)) << r << " " << i;
+      }
+    }
+  }
+}
+
+TEST(MpiCollectiveTest, ZeroLengthBroadcast) {
+  EXPECT_TRUE(g_collective->Broadcast(nullptr, 0, 0).ok());
+}
+
+TEST(FusedAllreducerMpiTest, MeanMatchesReferenceForEveryLayout) {
+  std::vector<size_t> counts(500);
+  for (size_t t = 0; t < counts.size(); ++t) counts[t] = (t * 37) % 23;  // many small, some 0
+  counts.insert(counts.begin() + 100, 70001);  // larger than the small buffers: in place
+  counts.push_back(5);
+  const float world = static_cast<float>(g_collective->size());
+  const std::vector<FusionOptions> layouts = {
+      {},                                     // defaults: one 64 MB bucket, 2 MB segments
+      {0, size_t{2} << 20, 4},                // fusion off: one allreduce per tensor
+      {4096, 64, 1},                          // small buckets, tiny segments, no pipelining
+      {4096, 1000, 3},                        // segments across tensor boundaries, 3 in flight
+      {size_t{1} << 20, 0, 2},                // each bucket whole
+  };
+  for (const FusionOptions& options : layouts) {
+    FusedAllreducer fusion(*g_collective, options);
+    for (int round = 0; round < 2; ++round) {  // the second round reuses the plan and buffer
+      auto tensors = RankTensors(g_collective->rank(), counts);
+      std::vector<FloatSpan> spans;
+      for (auto& t : tensors) spans.push_back({t.data(), t.size()});
+      ASSERT_TRUE(fusion.AllreduceAverage(spans).ok());
+      ExpectSums(tensors, g_collective->size(), world);
+    }
+  }
+}
 
 TEST(MpiCollectiveTest, AllreduceSumsAcrossRanks) {
   MpiCollective& c = *g_collective;
@@ -69,6 +179,9 @@ int main(int argc, char** argv) {
   auto collective = dljob::trainer::MpiCollective::Create(MPI_COMM_WORLD);
   if (!collective.ok()) return 1;
   dljob::trainer::g_collective = collective->get();
+  auto segmented = dljob::trainer::MpiCollective::Create(MPI_COMM_WORLD, {64, 3});
+  if (!segmented.ok()) return 1;
+  dljob::trainer::g_segmented = segmented->get();
   if ((*collective)->rank() != 0) {
     delete ::testing::UnitTest::GetInstance()->listeners().Release(
         ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
@@ -78,5 +191,6 @@ int main(int argc, char** argv) {
   float any = static_cast<float>(failed != 0);
   if (!(*collective)->AllreduceSum(&any, 1).ok()) return 1;
   dljob::trainer::g_collective = nullptr;
+  dljob::trainer::g_segmented = nullptr;
   return any > 0 ? 1 : 0;
 }

@@ -1,0 +1,165 @@
+#include "images/trainer/comm/fused_allreduce.h"
+
+#include <algorithm>
+#include <cassert>
+#include <climits>
+#include <cstring>
+#include <deque>
+
+namespace dljob::trainer {
+
+std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity) {
+  std::vector<Bucket> plan;
+  bool open = false;  // the last bucket is a packed one that may take more tensors
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const size_t n = counts[i];
+    if (n > capacity) {
+      plan.push_back({i, i + 1, n, true});
+      open = false;
+    } else if (open && plan.back().elements + n <= capacity) {
+      plan.back().last = i + 1;
+      plan.back().elements += n;
+    } else {
+      plan.push_back({i, i + 1, n, false});
+      open = true;
+    }
+  }
+  return plan;
+}
+
+FusedAllreducer::FusedAllreducer(Collective& collective, FusionOptions options)
+    : collective_(collective), options_(options) {
+  assert(options_.max_in_flight >= 1);
+}
+
+void FusedAllreducer::UpdatePlan(const std::vector<FloatSpan>& tensors) {
+  std::vector<size_t> counts(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) counts[i] = tensors[i].count;
+  if (counts == plan_counts_ && !plan_.empty()) return;
+  const size_t capacity = options_.threshold_bytes / sizeof(float);
+  plan_ = PlanBuckets(counts, capacity);
+  starts_.assign(counts.size(), 0);
+  size_t offset = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    starts_[i] = offset;
+    offset += counts[i];
+  }
+  plan_counts_ = std::move(counts);
+  size_t largest_packed = 0;
+  for (const Bucket& b : plan_) {
+    if (!b.in_place) largest_packed = std::max(largest_packed, b.elements);
+  }
+  if (buffer_.size() < largest_packed) buffer_.resize(largest_packed);
+}
+
+Status FusedAllreducer::AllreduceAverage(const std::vector<FloatSpan>& tensors) {
+  for (const FloatSpan& t : tensors) {
+    if (t.data == nullptr && t.count > 0) return Status::InvalidArgument("fusion: null tensor");
+  }
+  UpdatePlan(tensors);
+  for (const Bucket& bucket : plan_) {
+    if (bucket.elements == 0) continue;
+    if (Status s = ReduceBucket(bucket, tensors); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status FusedAllreducer::ReduceBucket(const Bucket& bucket, const std::vector<FloatSpan>& tensors) {
+  float* base = bucket.in_place ? tensors[bucket.first].data : buffer_.data();
+  size_t segment = options_.segment_bytes / sizeof(float);
+  if (segment == 0 || segment > bucket.elements) segment = bucket.elements;
+  segment = std::min<size_t>(segment, INT_MAX);
+  std::deque<Segment> in_flight;
+  Status failure;
+  auto finish_oldest = [&]() {
+    Segment done = in_flight.front();
+    in_flight.pop_front();
+    Status s = collective_.Wait(done.request);
+    if (s.ok() && failure.ok()) Unpack(bucket, tensors, done.begin, done.end);
+    if (failure.ok()) failure = s;
+  };
+  if (options_.max_in_flight == 1) {
+    // No pipelining: the blocking allreduce, which backends usually implement best.
+    for (size_t begin = 0; begin < bucket.elements && failure.ok(); begin += segment) {
+      const size_t end = std::min(bucket.elements, begin + segment);
+      Pack(bucket, tensors, begin, end);
+      failure = collective_.AllreduceSum(base + begin, end - begin);
+      if (failure.ok()) Unpack(bucket, tensors, begin, end);
+    }
+  }
+  for (size_t begin = 0; begin < bucket.elements && failure.ok() && options_.max_in_flight > 1;
+       begin += segment) {
+    if (in_flight.size() >= static_cast<size_t>(options_.max_in_flight)) finish_oldest();
+    if (!failure.ok()) break;
+    const size_t end = std::min(bucket.elements, begin + segment);
+    Pack(bucket, tensors, begin, end);
+    Result<uint64_t> id = collective_.StartAllreduceSum(base + begin, end - begin);
+    if (!id.ok()) {
+      failure = id.status();
+      break;
+    }
+    in_flight.push_back({*id, begin, end});
+  }
+  while (!in_flight.empty()) finish_oldest();
+  if (failure.ok()) return failure;
+  return failure.WithContext("fused allreduce of tensors " + std::to_string(bucket.first) + ".." +
+                             std::to_string(bucket.last - 1));
+}
+
+namespace {
+
+// Calls fn(tensor_data + tensor_offset, buffer_offset, n) for every piece of the tensors
+// [bucket.first, bucket.last) that lies in bucket elements [begin, end).
+template <typename Fn>
+void ForEachPiece(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
+                  const std::vector<size_t>& starts, size_t begin, size_t end, Fn fn) {
+  const size_t origin = starts[bucket.first];
+  // The last tensor that starts at or before `begin`.
+  auto first = std::upper_bound(starts.begin() + static_cast<ptrdiff_t>(bucket.first),
+                                starts.begin() + static_cast<ptrdiff_t>(bucket.last),
+                                origin + begin);
+  size_t i = static_cast<size_t>(first - starts.begin()) - 1;
+  for (; i < bucket.last; ++i) {
+    const size_t t_begin = starts[i] - origin;
+    if (t_begin >= end) break;
+    const size_t from = std::max(begin, t_begin);
+    const size_t to = std::min(end, t_begin + tensors[i].count);
+    if (to > from) fn(tensors[i].data + (from - t_begin), from, to - from);
+  }
+}
+
+}  // namespace
+
+void FusedAllreducer::Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
+                           size_t begin, size_t end) {
+  if (bucket.in_place) return;
+  float* buffer = buffer_.data();
+  ForEachPiece(bucket, tensors, starts_, begin, end, [buffer](float* src, size_t at, size_t n) {
+    std::memcpy(buffer + at, src, n * sizeof(float));
+  });
+}
+
+void FusedAllreducer::Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
+                             size_t begin, size_t end) {
+  const int world = collective_.size();
+  if (bucket.in_place) {
+    if (world == 1) return;
+    const float w = static_cast<float>(world);
+    float* p = tensors[bucket.first].data;
+    for (size_t k = begin; k < end; ++k) p[k] /= w;
+    return;
+  }
+  const float* buffer = buffer_.data();
+  if (world == 1) {
+    ForEachPiece(bucket, tensors, starts_, begin, end, [buffer](float* dst, size_t at, size_t n) {
+      std::memcpy(dst, buffer + at, n * sizeof(float));
+    });
+    return;
+  }
+  const float w = static_cast<float>(world);
+  ForEachPiece(bucket, tensors, starts_, begin, end, [buffer, w](float* dst, size_t at, size_t n) {
+    for (size_t k = 0; k < n; ++k) dst[k] = buffer[at + k] / w;
+  });
+}
+
+}  // namespace dljob::trainer

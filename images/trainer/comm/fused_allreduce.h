@@ -1,0 +1,95 @@
+// FusedAllreducer: Horovod-style tensor fusion for gradient averaging.
+//
+// Many small allreduces cost one message latency each; one huge allreduce thrashes the caches.
+// FusedAllreducer packs consecutive tensors into a persistent fusion buffer of
+// `threshold_bytes`, and reduces each filled buffer ("bucket") as a pipeline of segments of
+// `segment_bytes` with up to `max_in_flight` segments outstanding on the Collective
+// (StartAllreduceSum/Wait): while one segment is on the wire the next is packed, and a finished
+// segment is unpacked (and divided by the world size) while it is still in cache. A tensor larger
+// than the buffer is its own bucket and is reduced where it lies, segment by segment. A threshold
+// of 0 disables fusion: every tensor is its own in-place bucket.
+//
+// Order is the caller's: every rank must pass the same tensor shapes in the same order (the
+// Trainer passes gradients in reverse registration order, the order backward produces them), so
+// buckets and segments are identical on all ranks. The bucket plan is a pure function
+// (PlanBuckets) and is cached while the tensor sizes stay the same.
+//
+// Ownership: borrows the Collective (must outlive this object); owns the fusion buffer. The
+// tensors' storage is borrowed for the duration of one call. Thread-compatible.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "images/trainer/comm/collective.h"
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+// A float32 buffer to reduce in place (a gradient's storage).
+struct FloatSpan {
+  float* data = nullptr;
+  size_t count = 0;
+};
+
+// Tensors [first, last) of the list, `elements` floats in all. `in_place`: one tensor reduced
+// where it lies (it does not fit the fusion buffer, or fusion is off).
+struct Bucket {
+  size_t first = 0;
+  size_t last = 0;
+  size_t elements = 0;
+  bool in_place = false;
+  bool operator==(const Bucket&) const = default;
+};
+
+// Groups consecutive tensors greedily into buckets of at most `capacity` elements. A tensor longer
+// than `capacity` (every tensor, when capacity is 0) becomes an in-place bucket of its own.
+// Zero-length tensors join the current bucket. Pure.
+std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity);
+
+struct FusionOptions {
+  size_t threshold_bytes = size_t{64} << 20;  // fusion buffer size; 0 disables fusion
+  size_t segment_bytes = size_t{2} << 20;     // pipeline segment; 0: each bucket whole
+  int max_in_flight = 4;                      // segments outstanding at once (>= 1)
+};
+
+class FusedAllreducer {
+ public:
+  // REQUIRES: options.max_in_flight >= 1.
+  FusedAllreducer(Collective& collective, FusionOptions options);
+
+  // Replaces every tensor by its element-wise mean over all ranks (the sum divided by size();
+  // with one rank the values are left as they are). On error the tensors' contents are
+  // unspecified and the Collective is unusable.
+  Status AllreduceAverage(const std::vector<FloatSpan>& tensors);
+
+  // The plan of the last call, for tests and logs.
+  const std::vector<Bucket>& plan() const { return plan_; }
+  const FusionOptions& options() const { return options_; }
+
+ private:
+  struct Segment {
+    uint64_t request = 0;
+    size_t begin = 0;  // offsets within the bucket
+    size_t end = 0;
+  };
+
+  void UpdatePlan(const std::vector<FloatSpan>& tensors);
+  Status ReduceBucket(const Bucket& bucket, const std::vector<FloatSpan>& tensors);
+  // Copies bucket elements [begin, end) between the tensors and the fusion buffer; on the way
+  // back (`unpack`) each value is divided by the world size.
+  void Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
+            size_t end);
+  void Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
+              size_t end);
+
+  Collective& collective_;
+  FusionOptions options_;
+  std::vector<float> buffer_;         // the persistent fusion buffer
+  std::vector<size_t> plan_counts_;   // tensor sizes the plan was made for
+  std::vector<size_t> starts_;        // tensor i starts at starts_[i] in the concatenation
+  std::vector<Bucket> plan_;
+};
+
+}  // namespace dljob::trainer

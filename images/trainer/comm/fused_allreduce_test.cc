@@ -1,0 +1,154 @@
+#include "images/trainer/comm/fused_allreduce.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "images/trainer/comm/loopback_collective.h"
+
+namespace dljob::trainer {
+namespace {
+
+// Plays `world` ranks that all hold the same values: a sum is the value times `world` (exact for
+// a power of two), so the mean must give back the original values. Counts the allreduces.
+class IdenticalRanksCollective : public Collective {
+ public:
+  explicit IdenticalRanksCollective(int world) : world_(world) {}
+  int rank() const override { return 0; }
+  int size() const override { return world_; }
+  std::string name() const override { return "identical-ranks"; }
+  Status AllreduceSum(float* data, size_t count) override {
+    ++calls_;
+    for (size_t i = 0; i < count; ++i) data[i] *= static_cast<float>(world_);
+    return Status::Ok();
+  }
+  Status Broadcast(float*, size_t, int) override { return Status::Ok(); }
+  Status Allgather(const float*, size_t, float*) override { return Status::Ok(); }
+  Status Barrier() override { return Status::Ok(); }
+  int calls() const { return calls_; }
+
+ private:
+  int world_;
+  int calls_ = 0;
+};
+
+struct PlanCase {
+  const char* name;
+  std::vector<size_t> counts;
+  size_t capacity;
+  std::vector<Bucket> want;
+};
+
+TEST(PlanBucketsTest, Table) {
+  const std::vector<PlanCase> cases = {
+      {"empty", {}, 10, {}},
+      {"all fit", {3, 3, 4}, 10, {{0, 3, 10, false}}},
+      {"split at capacity", {3, 3, 5}, 10, {{0, 2, 6, false}, {2, 3, 5, false}}},
+      {"oversized in the middle", {2, 11, 2}, 10,
+       {{0, 1, 2, false}, {1, 2, 11, true}, {2, 3, 2, false}}},
+      {"fusion off", {2, 0, 3}, 0, {{0, 1, 2, true}, {1, 2, 0, false}, {2, 3, 3, true}}},
+      {"zero-length joins", {4, 0, 0, 6}, 10, {{0, 4, 10, false}}},
+      {"exactly capacity", {10, 1}, 10, {{0, 1, 10, false}, {1, 2, 1, false}}},
+  };
+  for (const PlanCase& c : cases) {
+    EXPECT_EQ(PlanBuckets(c.counts, c.capacity), c.want) << c.name;
+  }
+}
+
+// Tensors of the given sizes with distinct values (exact in float).
+std::vector<std::vector<float>> MakeTensors(const std::vector<size_t>& counts) {
+  std::vector<std::vector<float>> tensors;
+  float next = 1;
+  for (size_t n : counts) {
+    std::vector<float> t(n);
+    for (float& v : t) v = next++;
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
+std::vector<FloatSpan> Spans(std::vector<std::vector<float>>& tensors) {
+  std::vector<FloatSpan> spans;
+  for (auto& t : tensors) spans.push_back({t.data(), t.size()});
+  return spans;
+}
+
+TEST(FusedAllreducerTest, MeanOfIdenticalRanksGivesBackTheValues) {
+  const std::vector<size_t> counts = {7, 0, 1, 33, 5, 64, 3, 0, 129, 2};
+  for (size_t threshold_floats : {0, 1, 16, 64, 100, 1000}) {
+    for (size_t segment_floats : {0, 1, 5, 16}) {
+      for (int in_flight : {1, 3}) {
+        IdenticalRanksCollective c(4);
+        FusedAllreducer f(c, {threshold_floats * 4, segment_floats * 4, in_flight});
+        auto tensors = MakeTensors(counts);
+        const auto want = tensors;
+        ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
+        EXPECT_EQ(tensors, want) << threshold_floats << " " << segment_floats << " " << in_flight;
+        ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());  // cached plan, reused buffer
+        EXPECT_EQ(tensors, want);
+      }
+    }
+  }
+}
+
+TEST(FusedAllreducerTest, FusionSendsFewerMessages) {
+  std::vector<size_t> counts(500, 3);  // many small tensors
+  counts.push_back(0);
+  IdenticalRanksCollective fused(2);
+  IdenticalRanksCollective unfused(2);
+  FusedAllreducer on(fused, {size_t{1} << 20, size_t{1} << 20, 2});
+  FusedAllreducer off(unfused, {0, size_t{1} << 20, 2});
+  auto a = MakeTensors(counts);
+  auto b = a;
+  ASSERT_TRUE(on.AllreduceAverage(Spans(a)).ok());
+  ASSERT_TRUE(off.AllreduceAverage(Spans(b)).ok());
+  EXPECT_EQ(fused.calls(), 1);
+  EXPECT_EQ(unfused.calls(), 500);  // the zero-length tensor sends nothing
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(on.plan().size(), 1u);
+}
+
+TEST(FusedAllreducerTest, SegmentsAndInPlaceBuckets) {
+  IdenticalRanksCollective c(2);
+  // A 40-float buffer: tensors 0-1 packed (one bucket), tensor 2 (50 floats) in place.
+  FusedAllreducer f(c, {40 * 4, 8 * 4, 2});
+  auto tensors = MakeTensors({10, 20, 50});
+  const auto want = tensors;
+  ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
+  EXPECT_EQ(tensors, want);
+  // 30 floats in segments of 8 -> 4, 50 floats -> 7.
+  EXPECT_EQ(c.calls(), 11);
+  ASSERT_EQ(f.plan().size(), 2u);
+  EXPECT_TRUE(f.plan()[1].in_place);
+}
+
+TEST(FusedAllreducerTest, OneRankLeavesValuesAndRejectsNull) {
+  LoopbackCollective c;
+  FusedAllreducer f(c, {});
+  auto tensors = MakeTensors({5, 0, 9});
+  const auto want = tensors;
+  ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
+  EXPECT_EQ(tensors, want);
+  EXPECT_EQ(c.allreduce_calls(), 1);
+  EXPECT_EQ(f.AllreduceAverage({{nullptr, 3}}).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(LoopbackCollectiveTest, AllgatherCopiesAndStartWaitPair) {
+  LoopbackCollective c;
+  const float send[3] = {1, 2, 3};
+  float recv[3] = {0, 0, 0};
+  ASSERT_TRUE(c.Allgather(send, 3, recv).ok());
+  EXPECT_EQ(recv[2], 3.0f);
+  EXPECT_TRUE(c.Allgather(nullptr, 0, nullptr).ok());
+  float data[2] = {4, 5};
+  Result<uint64_t> a = c.StartAllreduceSum(data, 2);
+  Result<uint64_t> b = c.StartAllreduceSum(data, 0);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(c.Wait(*b).ok());
+  EXPECT_TRUE(c.Wait(*a).ok());
+  EXPECT_EQ(c.Wait(*a).code(), StatusCode::kInvalidArgument);  // waited for once only
+  EXPECT_EQ(data[1], 5.0f);
+}
+
+}  // namespace
+}  // namespace dljob::trainer
