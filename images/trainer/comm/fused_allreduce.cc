@@ -5,15 +5,17 @@
 #include <climits>
 #include <cstring>
 #include <deque>
+#include <limits>
 
 namespace dljob::trainer {
 
-std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity) {
+std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity,
+                                size_t in_place_from) {
   std::vector<Bucket> plan;
   bool open = false;  // the last bucket is a packed one that may take more tensors
   for (size_t i = 0; i < counts.size(); ++i) {
     const size_t n = counts[i];
-    if (n > capacity) {
+    if (n > capacity || (n > 0 && n >= in_place_from)) {
       plan.push_back({i, i + 1, n, true});
       open = false;
     } else if (open && plan.back().elements + n <= capacity) {
@@ -37,7 +39,9 @@ void FusedAllreducer::UpdatePlan(const std::vector<FloatSpan>& tensors) {
   for (size_t i = 0; i < tensors.size(); ++i) counts[i] = tensors[i].count;
   if (counts == plan_counts_ && !plan_.empty()) return;
   const size_t capacity = options_.threshold_bytes / sizeof(float);
-  plan_ = PlanBuckets(counts, capacity);
+  const size_t segment = options_.segment_bytes / sizeof(float);
+  plan_ = PlanBuckets(counts, capacity,
+                      segment > 0 ? segment : std::numeric_limits<size_t>::max());
   starts_.assign(counts.size(), 0);
   size_t offset = 0;
   for (size_t i = 0; i < counts.size(); ++i) {

@@ -6,8 +6,9 @@
 // `segment_bytes` with up to `max_in_flight` segments outstanding on the Collective
 // (StartAllreduceSum/Wait): while one segment is on the wire the next is packed, and a finished
 // segment is unpacked (and divided by the world size) while it is still in cache. A tensor larger
-// than the buffer is its own bucket and is reduced where it lies, segment by segment. A threshold
-// of 0 disables fusion: every tensor is its own in-place bucket.
+// than the buffer, or at least one segment long, is its own bucket and is reduced where it lies,
+// segment by segment: copying it would buy no fewer messages (measured in bench/README.md). A
+// threshold of 0 disables fusion: every tensor is its own in-place bucket.
 //
 // Order is the caller's: every rank must pass the same tensor shapes in the same order (the
 // Trainer passes gradients in reverse registration order, the order backward produces them), so
@@ -20,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "images/trainer/comm/collective.h"
@@ -44,14 +46,17 @@ struct Bucket {
 };
 
 // Groups consecutive tensors greedily into buckets of at most `capacity` elements. A tensor longer
-// than `capacity` (every tensor, when capacity is 0) becomes an in-place bucket of its own.
-// Zero-length tensors join the current bucket. Pure.
-std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity);
+// than `capacity` (every tensor, when capacity is 0), or of at least `in_place_from` elements,
+// becomes an in-place bucket of its own. Zero-length tensors join the current bucket. Pure.
+std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity,
+                                size_t in_place_from = std::numeric_limits<size_t>::max());
 
 struct FusionOptions {
   size_t threshold_bytes = size_t{64} << 20;  // fusion buffer size; 0 disables fusion
-  size_t segment_bytes = size_t{2} << 20;     // pipeline segment; 0: each bucket whole
-  int max_in_flight = 4;                      // segments outstanding at once (>= 1)
+  size_t segment_bytes = size_t{4} << 20;     // segment; 0: each bucket whole, no in-place
+  // Segments outstanding at once (>= 1). 1 uses the blocking AllreduceSum per segment, which
+  // measured fastest with Open MPI 4.1 on shared memory (its MPI_Iallreduce is much slower).
+  int max_in_flight = 1;
 };
 
 class FusedAllreducer {

@@ -53,6 +53,9 @@ TEST(PlanBucketsTest, Table) {
   for (const PlanCase& c : cases) {
     EXPECT_EQ(PlanBuckets(c.counts, c.capacity), c.want) << c.name;
   }
+  // Tensors of at least `in_place_from` elements are reduced where they lie.
+  const std::vector<Bucket> want = {{0, 2, 3, false}, {2, 3, 5, true}, {3, 5, 5, false}};
+  EXPECT_EQ(PlanBuckets({1, 2, 5, 4, 1}, 10, 5), want);
 }
 
 // Tensors of the given sizes with distinct values (exact in float).
@@ -110,14 +113,15 @@ TEST(FusedAllreducerTest, FusionSendsFewerMessages) {
 
 TEST(FusedAllreducerTest, SegmentsAndInPlaceBuckets) {
   IdenticalRanksCollective c(2);
-  // A 40-float buffer: tensors 0-1 packed (one bucket), tensor 2 (50 floats) in place.
-  FusedAllreducer f(c, {40 * 4, 8 * 4, 2});
+  // A 40-float buffer and 8-float segments: tensors 0-1 (30 floats) packed into one bucket,
+  // tensor 2 (50 floats) in place. Segments of 40 floats keep the small tensors packed.
+  FusedAllreducer f(c, {40 * 4, 40 * 4, 2});
   auto tensors = MakeTensors({10, 20, 50});
   const auto want = tensors;
   ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
   EXPECT_EQ(tensors, want);
-  // 30 floats in segments of 8 -> 4, 50 floats -> 7.
-  EXPECT_EQ(c.calls(), 11);
+  // 30 floats in one segment, 50 floats in two.
+  EXPECT_EQ(c.calls(), 3);
   ASSERT_EQ(f.plan().size(), 2u);
   EXPECT_TRUE(f.plan()[1].in_place);
 }

@@ -56,9 +56,16 @@ Status MpiCollective::AllreduceWhole(float* data, size_t count) {
   return Status::Ok();
 }
 
-// Keeps up to max_in_flight segments in flight; waits for the oldest before starting the next.
+// Blocking segments, or up to max_in_flight in flight, waiting for the oldest before the next.
 Status MpiCollective::AllreduceSegmented(float* data, size_t count, size_t segment) {
   segment = std::min<size_t>(segment, INT_MAX);
+  if (options_.max_in_flight == 1) {
+    for (size_t offset = 0; offset < count; offset += segment) {
+      Status s = AllreduceWhole(data + offset, std::min(segment, count - offset));
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
   std::deque<uint64_t> in_flight;
   Status failure;
   for (size_t offset = 0; offset < count && failure.ok(); offset += segment) {

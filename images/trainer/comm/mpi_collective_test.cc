@@ -15,6 +15,7 @@ namespace {
 
 MpiCollective* g_collective = nullptr;  // set in main for the duration of RUN_ALL_TESTS
 MpiCollective* g_segmented = nullptr;   // 64-byte segments, 3 in flight
+MpiCollective* g_blocking = nullptr;    // 64-byte segments, blocking
 
 // Rank r's value at element i of tensor t, and the sum over all ranks.
 float Value(int rank, size_t t, size_t i) {
@@ -47,9 +48,9 @@ void ExpectSums(const std::vector<std::vector<float>>& tensors, int world, float
 }
 
 TEST(MpiCollectiveTest, AllreduceOddSizesZeroLengthAndSegmented) {
-  for (MpiCollective* c : {g_collective, g_segmented}) {
-    // 1 << 19 + 13 floats is past the default 2 MB segment, so both collectives segment it.
-    auto tensors = RankTensors(c->rank(), {1, 0, 3, 17, 1001, (size_t{1} << 19) + 13});
+  for (MpiCollective* c : {g_collective, g_segmented, g_blocking}) {
+    // 1 << 20 + 13 floats is past the default 4 MB segment, so every collective segments it.
+    auto tensors = RankTensors(c->rank(), {1, 0, 3, 17, 1001, (size_t{1} << 20) + 13});
     for (auto& t : tensors) ASSERT_TRUE(c->AllreduceSum(t.data(), t.size()).ok());
     ExpectSums(tensors, c->size(), 1.0f);
   }
@@ -105,7 +106,7 @@ TEST(FusedAllreducerMpiTest, MeanMatchesReferenceForEveryLayout) {
   counts.push_back(5);
   const float world = static_cast<float>(g_collective->size());
   const std::vector<FusionOptions> layouts = {
-      {},                                     // defaults: one 64 MB bucket, 2 MB segments
+      {},                                     // defaults: one 64 MB bucket, 4 MB segments
       {0, size_t{2} << 20, 4},                // fusion off: one allreduce per tensor
       {4096, 64, 1},                          // small buckets, tiny segments, no pipelining
       {4096, 1000, 3},                        // segments across tensor boundaries, 3 in flight
@@ -180,6 +181,9 @@ int main(int argc, char** argv) {
   if (!collective.ok()) return 1;
   dljob::trainer::g_collective = collective->get();
   auto segmented = dljob::trainer::MpiCollective::Create(MPI_COMM_WORLD, {64, 3});
+  auto blocking = dljob::trainer::MpiCollective::Create(MPI_COMM_WORLD, {64, 1});
+  if (!blocking.ok()) return 1;
+  dljob::trainer::g_blocking = blocking->get();
   if (!segmented.ok()) return 1;
   dljob::trainer::g_segmented = segmented->get();
   if ((*collective)->rank() != 0) {
@@ -192,5 +196,6 @@ int main(int argc, char** argv) {
   if (!(*collective)->AllreduceSum(&any, 1).ok()) return 1;
   dljob::trainer::g_collective = nullptr;
   dljob::trainer::g_segmented = nullptr;
+  dljob::trainer::g_blocking = nullptr;
   return any > 0 ? 1 : 0;
 }
