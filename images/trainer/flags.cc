@@ -31,6 +31,11 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
       ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
   app.add_option("--data_dir", c->data_dir, "Directory with the Fashion-MNIST IDX files")
       ->capture_default_str();
+  app.add_option("--data_format", c->data_format,
+                 "NCHW, or NHWC (channels-last memory format for the model and its inputs)")
+      ->check(CLI::IsMember({"NCHW", "NHWC"}))->capture_default_str();
+  app.add_flag("--use_fp16", c->use_fp16,
+               "Mixed precision: float16 autocast for the forward pass (CUDA devices only)");
   app.add_option("--display_every", c->display_every, "Print progress every N steps")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--seed", c->seed, "Seed for initialisation and shuffling")

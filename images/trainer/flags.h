@@ -24,6 +24,8 @@ struct TrainConfig {
   double momentum = 0.9;
   std::string data_name = "fashion-mnist";  // or "synthetic"
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::string data_format = "NCHW";  // or "NHWC": channels-last model and inputs
+  bool use_fp16 = false;              // float16 autocast (CUDA only)
   int64_t display_every = 100;
   uint64_t seed = 42;
   bool eval = true;

@@ -59,6 +59,17 @@ TEST(FlagsTest, HelpListsFlagsAndModelsAndExitsZero) {
   }
 }
 
+TEST(FlagsTest, DataFormatAndMixedPrecision) {
+  Parsed defaults = Parse({});
+  EXPECT_EQ(defaults.config.data_format, "NCHW");
+  EXPECT_FALSE(defaults.config.use_fp16);
+  Parsed p = Parse({"--data_format=NHWC", "--use_fp16"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_EQ(p.config.data_format, "NHWC");
+  EXPECT_TRUE(p.config.use_fp16);
+  EXPECT_EQ(Parse({"--data_format", "NCWH"}).exit, kUsageExitCode);
+}
+
 TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
   for (std::vector<const char*> args :
        {std::vector<const char*>{"--batch_size=0"}, {"--data_name=imagenet"}, {"--bogus"},

@@ -17,6 +17,7 @@
 #include "images/trainer/device.h"
 #include "images/trainer/flags.h"
 #include "images/trainer/models/builtin.h"
+#include "images/trainer/models/compute_format.h"
 #include "images/trainer/param_dump.h"
 #include "images/trainer/trainer.h"
 
@@ -24,6 +25,8 @@ namespace dljob::trainer {
 namespace {
 
 constexpr int kRuntimeExitCode = 1;
+constexpr const char* kFp16Hint =
+    "drop --use_fp16 to train in float32 on this machine, or run on a node with a CUDA GPU";
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
     "Fashion-MNIST IDX files> (or --data_name=synthetic)";
@@ -73,9 +76,18 @@ HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const
   return h;
 }
 
+// --data_format and --use_fp16, applied to a fresh model already on its device.
+ModelPtr ApplyComputeFormat(const TrainConfig& config, ModelPtr model) {
+  if (config.data_format == "NHWC") ToChannelsLast(*model);
+  if (config.use_fp16) return std::make_shared<AutocastModel>(std::move(model));
+  return model;
+}
+
 int Train(const TrainConfig& config, const ModelInfo& info, Collective& collective) {
   const int threads = ApplyThreadSetting();
   const DeviceChoice device = PickDevice(LocalRankFromEnvironment());
+  const Status fp16 = config.use_fp16 ? CheckMixedPrecisionDevice(device.device) : Status::Ok();
+  if (auto code = ExitIfAnyRankFailed(collective, fp16, kUsageExitCode, kFp16Hint)) return *code;
   Result<TrainingData> data = MakeTrainingData(
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
        collective.rank(), config.batch_size, config.seed, config.eval});
@@ -109,10 +121,14 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   torch::manual_seed(config.seed + static_cast<uint64_t>(collective.rank()));
   ModelPtr model = info.create();
   model->to(device.device);
+  model = ApplyComputeFormat(config, std::move(model));
+  std::optional<ChannelsLastDataSource> channels_last;
+  DataSource* train = data->train.get();
+  if (config.data_format == "NHWC") train = &channels_last.emplace(*data->train);
   Reporter reporter(std::cout, collective.rank());
   reporter.Header(MakeHeader(config, *data, collective, device.description, threads,
                              options.total_steps));
-  Trainer trainer(options, *model, collective, *data->train, data->test ? &*data->test : nullptr,
+  Trainer trainer(options, *model, collective, *train, data->test ? &*data->test : nullptr,
                   reporter);
   Result<TrainResult> result = trainer.Run();
   if (!result.ok()) {

@@ -6,6 +6,11 @@ ModelRegistry BuiltinModels() {
   ModelRegistry registry;
   RegisterMnistCnn(registry);
   RegisterMnistMlp(registry);
+  RegisterResNet(registry);
+  RegisterVgg(registry);
+  RegisterAlexNet(registry);
+  RegisterGoogLeNet(registry);
+  RegisterInception3(registry);
   return registry;
 }
 
