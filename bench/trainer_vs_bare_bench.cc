@@ -1,0 +1,217 @@
+// Benchmark (b) of DESIGN.md "Performance targets": dljob-train's Trainer on synthetic data
+// against a bare LibTorch loop of the same model and batch. Target: ratio >= 0.97.
+//
+// One process, one run: both sides get their own freshly initialised copy of the same model
+// (same seed), the same fixed synthetic batch (SyntheticDataSource), the same SGD(momentum)
+// and the same intra-op thread count. Repetitions alternate A-B / B-A so that drift (other
+// processes, thermal) falls on both sides alike; each side is timed by the wall clock around
+// `--steps` training steps, after `--warmup` untimed steps. The Trainer side is the library as
+// dljob-train runs it (a LoopbackCollective: 1 rank, so the gradient "allreduce" is the fusion
+// path over a one-rank collective) and includes everything Run() does — broadcast, optimizer
+// creation, reporting to a discarded stream — so its overhead counts in full.
+//
+//   trainer_vs_bare_bench --model=resnet18 --batch_size=16 --threads=1 --reps=5 --steps=3
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include "images/trainer/comm/loopback_collective.h"
+#include "images/trainer/data/data_source.h"
+#include "images/trainer/models/builtin.h"
+#include "images/trainer/reporter.h"
+#include "images/trainer/trainer.h"
+
+namespace dljob::trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct BenchConfig {
+  std::string model = "resnet18";
+  int64_t batch_size = 16;
+  int threads = 1;
+  int reps = 5;
+  int64_t steps = 3;   // timed steps per repetition and side
+  int64_t warmup = 2;  // untimed steps per side before the first repetition
+  double learning_rate = 0.01;
+  double momentum = 0.9;
+  int64_t fusion_threshold_mb = 64;  // the Trainer's gradient fusion buffer, as dljob-train's flag
+};
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The baseline: what anyone would write with LibTorch alone.
+class BareLoop {
+ public:
+  BareLoop(ModelPtr model, Batch batch, const BenchConfig& c)
+      : model_(std::move(model)),
+        batch_(std::move(batch)),
+        optimizer_(model_->parameters(),
+                   torch::optim::SGDOptions(c.learning_rate).momentum(c.momentum)) {
+    model_->train();
+  }
+
+  // Returns images/sec over `steps` steps.
+  double Run(int64_t steps) {
+    const Clock::time_point start = Clock::now();
+    float loss_sum = 0;
+    for (int64_t i = 0; i < steps; ++i) {
+      optimizer_.zero_grad();
+      torch::Tensor loss =
+          torch::nn::functional::cross_entropy(model_->forward(batch_.images), batch_.labels);
+      loss.backward();
+      optimizer_.step();
+      loss_sum += loss.item<float>();  // a real loop looks at its loss; the trainer does too
+    }
+    if (!std::isfinite(loss_sum)) std::cerr << "warning: bare loop loss is not finite\n";
+    return static_cast<double>(steps * batch_.images.size(0)) / Seconds(start);
+  }
+
+ private:
+  ModelPtr model_;
+  Batch batch_;
+  torch::optim::SGD optimizer_;
+};
+
+// dljob-train's loop: a Trainer per repetition, as dljob-train builds one per job.
+class TrainerLoop {
+ public:
+  TrainerLoop(ModelPtr model, const ModelInfo& info, const BenchConfig& c)
+      : model_(std::move(model)),
+        source_(info.input_shape, info.num_classes, /*world=*/1, c.batch_size, /*seed=*/42),
+        reporter_(discard_, /*rank=*/0),
+        config_(c) {}
+
+  // Returns images/sec over `steps` steps, wall clock around Trainer::Run().
+  double Run(int64_t steps) {
+    TrainerOptions options;
+    options.batch_size = config_.batch_size;
+    options.total_steps = steps;
+    options.num_warmup_batches = 0;
+    options.learning_rate = config_.learning_rate;
+    options.momentum = config_.momentum;
+    options.display_every = 1000000;
+    options.fusion.threshold_bytes = static_cast<size_t>(config_.fusion_threshold_mb) << 20;
+    Trainer trainer(options, *model_, collective_, source_, /*test=*/nullptr, reporter_);
+    const Clock::time_point start = Clock::now();
+    Result<TrainResult> result = trainer.Run();
+    const double seconds = Seconds(start);
+    if (!result.ok()) {
+      std::cerr << "trainer failed: " << result.status().message() << "\n";
+      std::exit(1);
+    }
+    discard_.str("");
+    return static_cast<double>(steps * config_.batch_size) / seconds;
+  }
+
+ private:
+  ModelPtr model_;
+  LoopbackCollective collective_;
+  SyntheticDataSource source_;
+  std::ostringstream discard_;
+  Reporter reporter_;
+  BenchConfig config_;
+};
+
+std::string MachineDescription() {
+  std::string cpu = "unknown CPU", line;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  long kib = 0;
+  meminfo >> key >> kib;
+  std::ostringstream out;
+  out << std::thread::hardware_concurrency() << " CPUs (" << cpu << "), "
+      << (kib / 1024 / 1024) << " GiB RAM";
+  return out.str();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int RunBench(const BenchConfig& c) {
+  torch::set_num_threads(c.threads);
+  const ModelRegistry registry = BuiltinModels();
+  Result<const ModelInfo*> info = registry.Find(c.model);
+  if (!info.ok()) {
+    std::cerr << info.status().message() << "\n";
+    return 2;
+  }
+  torch::manual_seed(1);
+  BareLoop bare((*info)->create(),
+                SyntheticDataSource((*info)->input_shape, (*info)->num_classes, 1, c.batch_size, 42)
+                    .Get(0, 0),
+                c);
+  torch::manual_seed(1);
+  TrainerLoop trained((*info)->create(), **info, c);
+
+  std::cout << "machine: " << MachineDescription() << "\n"
+            << "model " << c.model << ", batch " << c.batch_size << ", " << c.threads
+            << " intra-op thread(s), fusion " << c.fusion_threshold_mb << " MB, " << c.reps << " reps x " << c.steps << " steps per side\n";
+  bare.Run(c.warmup);
+  trained.Run(c.warmup);
+  std::vector<double> bare_rates, trainer_rates, ratios;
+  for (int rep = 0; rep < c.reps; ++rep) {
+    double b = 0, t = 0;
+    if (rep % 2 == 0) {
+      b = bare.Run(c.steps);
+      t = trained.Run(c.steps);
+    } else {
+      t = trained.Run(c.steps);
+      b = bare.Run(c.steps);
+    }
+    bare_rates.push_back(b);
+    trainer_rates.push_back(t);
+    ratios.push_back(t / b);
+    std::printf("rep %d  bare %9.2f img/s  trainer %9.2f img/s  ratio %.4f\n", rep, b, t, t / b);
+  }
+  std::printf("median  bare %9.2f img/s  trainer %9.2f img/s  ratio of medians %.4f  "
+              "median ratio %.4f  (target >= 0.97)\n",
+              Median(bare_rates), Median(trainer_rates),
+              Median(trainer_rates) / Median(bare_rates), Median(ratios));
+  return 0;
+}
+
+}  // namespace
+}  // namespace dljob::trainer
+
+int main(int argc, char** argv) {
+  dljob::trainer::BenchConfig c;
+  CLI::App app("dljob-train's Trainer vs a bare LibTorch loop, same model and batch");
+  app.add_option("--model", c.model);
+  app.add_option("--batch_size", c.batch_size);
+  app.add_option("--threads", c.threads);
+  app.add_option("--reps", c.reps);
+  app.add_option("--steps", c.steps);
+  app.add_option("--warmup", c.warmup);
+  app.add_option("--fusion_threshold_mb", c.fusion_threshold_mb);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return dljob::trainer::RunBench(c);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
