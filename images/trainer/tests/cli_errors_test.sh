@@ -14,7 +14,7 @@ run() { "$train" "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 grep -q -- '--num_warmup_batches' "$tmp/out" || fail "--help lists no flags"
 
 [[ $(run --model=mnist_cn) == 2 ]] || fail "unknown model: exit code"
-[[ $(sed -n 1p "$tmp/err") == 'dljob-train: error: unknown model "mnist_cn" (known models: mnist_cnn, mnist_mlp)' ]] \
+[[ $(sed -n 1p "$tmp/err") == 'dljob-train: error: unknown model "mnist_cn" (known models: alexnet, googlenet, inception3, mnist_cnn, mnist_mlp, resnet101, resnet152, resnet18, resnet34, resnet50, vgg16)' ]] \
   || fail "unknown model: message"
 [[ $(sed -n 2p "$tmp/err") == 'hint: did you mean --model=mnist_cnn?' ]] || fail "unknown model: hint"
 [[ $(wc -l <"$tmp/err") == 2 ]] || fail "unknown model: extra output"
@@ -40,6 +40,14 @@ grep -q '^Devices: *cpu (no GPU found)$' "$tmp/out" || fail "device line"
 grep -q '^Threads: *1 per rank$' "$tmp/out" || fail "threads line"
 # Step 2, the epoch end at step 4 (standing in for step 4's line), the final line.
 [[ $(grep -c '^DLJOB_METRIC ' "$tmp/out") == 3 ]] || fail "metric lines"
+# --use_fp16 on a CPU-only machine is refused, not ignored (skipped where LibTorch sees a GPU).
+code=$(run --model=mnist_mlp --data_name=synthetic --num_batches=1 --use_fp16)
+if ! grep -q 'cuda:[0-9]' "$tmp/out"; then
+  [[ $code == 2 ]] || fail "--use_fp16 on CPU: exit code"
+  grep -q '^dljob-train: error: --use_fp16 needs a CUDA device' "$tmp/err" || fail "--use_fp16 on CPU: message"
+  grep -q '^hint: ' "$tmp/err" || fail "--use_fp16 on CPU: hint"
+fi
+
 ! grep -qi 'terminate\|backtrace\|exception' "$tmp/err" || fail "stack trace on stderr"
 if [[ -n $mpirun ]]; then  # all ranks fail together; exactly one of them says why
   "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$train" --data_dir=/nonexistent/fmnist \
