@@ -7,13 +7,12 @@
 set -euo pipefail
 train=$1
 mpirun=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/test_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
 for mb in 64 0; do
-  if ! "$mpirun" --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=1 \
-      "$train" --model=mnist_cnn --data_name=synthetic --batch_size=8 --num_batches=15 \
+  if ! on_ranks 2 \
+      --model=mnist_cnn --data_name=synthetic --batch_size=8 --num_batches=15 \
       --num_warmup_batches=1 --display_every=5 --eval=false --fusion_threshold_mb=$mb \
       --dump_params="$tmp/fusion$mb" >"$tmp/out$mb" 2>"$tmp/err$mb"; then
     cat "$tmp/out$mb" "$tmp/err$mb"; fail "dljob-train --fusion_threshold_mb=$mb exited non-zero"

@@ -5,17 +5,12 @@
 set -euo pipefail
 train=$1
 mpirun=$2
-data=/usr/share/datasets/fashion-mnist
-if [[ ! -e $data/train-images-idx3-ubyte.gz ]]; then
-  echo "SKIP: dataset-fashion-mnist is not installed"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/test_lib.sh"
+require_fashion_mnist
 steps=8
 run() {  # <ranks> <batch> <output>
-  "$mpirun" --allow-run-as-root --oversubscribe -np "$1" -x OMP_NUM_THREADS=1 \
-    "$train" --model=mnist_cnn --batch_size="$2" --num_batches=$steps --num_warmup_batches=0 \
+  on_ranks "$1" \
+    --model=mnist_cnn --batch_size="$2" --num_batches=$steps --num_warmup_batches=0 \
     --learning_rate=0.05 --seed=5 --eval=false --print_losses >"$3" 2>&1 \
     || { echo "FAIL: dljob-train -np $1 failed"; cat "$3"; exit 1; }
 }

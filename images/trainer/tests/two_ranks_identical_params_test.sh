@@ -6,16 +6,11 @@
 set -euo pipefail
 train=$1
 mpirun=$2
-data=/usr/share/datasets/fashion-mnist
-if [[ ! -e $data/train-images-idx3-ubyte.gz ]]; then
-  echo "SKIP: dataset-fashion-mnist is not installed"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/test_lib.sh"
+require_fashion_mnist
 
-if ! "$mpirun" --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=1 \
-    "$train" --model=mnist_cnn --batch_size=16 --num_batches=20 --num_warmup_batches=2 \
+if ! on_ranks 2 \
+    --model=mnist_cnn --batch_size=16 --num_batches=20 --num_warmup_batches=2 \
     --display_every=5 --eval=false --dump_params="$tmp/params" >"$tmp/out" 2>"$tmp/err"; then
   echo "FAIL: dljob-train exited non-zero"; cat "$tmp/out" "$tmp/err"; exit 1
 fi
