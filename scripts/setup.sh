@@ -12,7 +12,12 @@ PACKAGES=(
   dataset-fashion-mnist
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  libcpprest-dev libssl-dev openssl
 )
+# kubectl drives the operator tests against the test API server. Debian's kubernetes-client
+# provides it unless the machine already has one (some images ship Google Cloud SDK's kubectl,
+# whose package owns the same path).
+if ! command -v kubectl >/dev/null 2>&1; then PACKAGES+=(kubernetes-client); fi
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
