@@ -1,0 +1,180 @@
+// See leader_election.h.
+#include "operator/controller/leader_election.h"
+
+#include <thread>
+
+#include "jobs/time_format.h"
+
+namespace dljob::controller {
+
+LeaseDecision DecideLease(const std::optional<LeaseRecord>& current,
+                          const std::optional<LeaseObservation>& last_seen,
+                          const std::string& identity, SteadyTime now,
+                          const std::string& now_rfc3339, std::chrono::seconds lease_duration) {
+  LeaseDecision d;
+  auto fresh = [&](int64_t transitions) {
+    LeaseRecord r;
+    r.holder = identity;
+    r.lease_duration_seconds = lease_duration.count();
+    r.acquire_time = now_rfc3339;
+    r.renew_time = now_rfc3339;
+    r.transitions = transitions;
+    return r;
+  };
+  if (!current) {
+    d.action = LeaseDecision::Action::kAcquire;
+    d.record = fresh(0);
+    return d;
+  }
+  if (current->holder == identity) {
+    d.action = LeaseDecision::Action::kRenew;
+    d.record = *current;
+    d.record.renew_time = now_rfc3339;
+    d.record.lease_duration_seconds = lease_duration.count();
+    return d;
+  }
+  if (current->holder.empty()) {  // released by its last holder: free to take now
+    d.action = LeaseDecision::Action::kAcquire;
+    d.record = fresh(current->transitions + 1);
+    return d;
+  }
+  // Held by someone else: expired only if we have watched the same record, unchanged, for
+  // longer than its duration. A record we have not seen before starts the clock now.
+  bool unchanged = last_seen && last_seen->record.holder == current->holder &&
+                   last_seen->record.renew_time == current->renew_time &&
+                   last_seen->record.transitions == current->transitions;
+  std::chrono::seconds duration(current->lease_duration_seconds > 0
+                                    ? current->lease_duration_seconds
+                                    : lease_duration.count());
+  if (unchanged && now - last_seen->observed_at > duration) {
+    d.action = LeaseDecision::Action::kAcquire;
+    d.record = fresh(current->transitions + 1);
+  }
+  return d;
+}
+
+LeaseRecord ParseLease(const kube::Json& lease) {
+  LeaseRecord r;
+  const kube::Json spec = lease.value("spec", kube::Json::object());
+  r.holder = spec.value("holderIdentity", "");
+  r.lease_duration_seconds = spec.value("leaseDurationSeconds", int64_t{0});
+  r.acquire_time = spec.value("acquireTime", "");
+  r.renew_time = spec.value("renewTime", "");
+  r.transitions = spec.value("leaseTransitions", int64_t{0});
+  return r;
+}
+
+kube::Json LeaseSpec(const LeaseRecord& r) {
+  kube::Json spec = {{"holderIdentity", r.holder},
+                     {"leaseDurationSeconds", r.lease_duration_seconds},
+                     {"leaseTransitions", r.transitions}};
+  if (!r.acquire_time.empty()) spec["acquireTime"] = r.acquire_time;
+  if (!r.renew_time.empty()) spec["renewTime"] = r.renew_time;
+  return spec;
+}
+
+namespace {
+
+// MicroTime: RFC 3339 with six fractional digits, as the API server stores Lease times.
+std::string MicroTimeNow() {
+  auto now = std::chrono::system_clock::now();
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()) %
+                std::chrono::seconds(1);
+  std::string base = FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(now));
+  char frac[8];
+  std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros.count()));
+  return base.substr(0, base.size() - 1) + frac + "Z";  // base ends in 'Z'
+}
+
+}  // namespace
+
+LeaderElector::LeaderElector(kube::Api& api, LeaderElectionOptions options, Now now)
+    : api_(api), options_(std::move(options)), now_(now ? std::move(now) : [] {
+        return std::chrono::steady_clock::now();
+      }) {}
+
+bool LeaderElector::TryAcquireOrRenew() {
+  const kube::Resource& leases = kube::resources::kLeases;
+  kube::ApiResult<kube::Json> got = api_.Get(leases, options_.lease_namespace, options_.lease_name);
+  std::optional<LeaseRecord> current;
+  kube::Json object;
+  if (got.ok()) {
+    object = std::move(got).value();
+    current = ParseLease(object);
+  } else if (!got.error().IsNotFound()) {
+    return false;
+  }
+  SteadyTime now = now_();
+  LeaseDecision d = DecideLease(current, observed_, options_.identity, now, MicroTimeNow(),
+                                options_.lease_duration);
+  bool changed = !observed_ || !current || observed_->record.holder != current->holder ||
+                 observed_->record.renew_time != current->renew_time ||
+                 observed_->record.transitions != current->transitions;
+  if (current && changed) observed_ = LeaseObservation{*current, now};
+  if (d.action == LeaseDecision::Action::kWait) return false;
+
+  kube::ApiResult<kube::Json> written = kube::ApiError{};
+  if (!current) {
+    kube::Json lease = {{"apiVersion", leases.ApiVersion()},
+                        {"kind", leases.kind},
+                        {"metadata",
+                         {{"name", options_.lease_name}, {"namespace", options_.lease_namespace}}},
+                        {"spec", LeaseSpec(d.record)}};
+    written = api_.Create(leases, options_.lease_namespace, lease);
+  } else {
+    object["spec"] = LeaseSpec(d.record);  // metadata.resourceVersion kept: stale → 409
+    written = api_.Replace(leases, options_.lease_namespace, object);
+  }
+  if (!written.ok()) return false;
+  observed_ = LeaseObservation{d.record, now};
+  return true;
+}
+
+void LeaderElector::Release() {
+  kube::ApiResult<kube::Json> got =
+      api_.Get(kube::resources::kLeases, options_.lease_namespace, options_.lease_name);
+  if (!got.ok() || ParseLease(*got).holder != options_.identity) return;
+  kube::Json object = std::move(got).value();
+  object["spec"]["holderIdentity"] = "";
+  object["spec"]["leaseDurationSeconds"] = 1;
+  api_.Replace(kube::resources::kLeases, options_.lease_namespace, object);
+}
+
+void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) {
+  auto sleep = [&](std::chrono::milliseconds d) {
+    SteadyTime until = std::chrono::steady_clock::now() + d;
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  std::string last_holder;
+  auto note_holder = [&] {
+    if (observed_ && observed_->record.holder != last_holder) {
+      last_holder = observed_->record.holder;
+      if (callbacks.on_new_leader) callbacks.on_new_leader(last_holder);
+    }
+  };
+  while (!stop.stop_requested() && !TryAcquireOrRenew()) {
+    note_holder();
+    sleep(options_.retry_period);
+  }
+  if (stop.stop_requested()) return;
+  note_holder();
+  leading_ = true;
+  if (callbacks.on_started_leading) callbacks.on_started_leading();
+  SteadyTime last_renew = now_();
+  while (!stop.stop_requested()) {
+    sleep(options_.retry_period);
+    if (stop.stop_requested()) break;
+    if (TryAcquireOrRenew()) {
+      last_renew = now_();
+    } else if (now_() - last_renew > options_.renew_deadline) {
+      break;  // could not renew in time: step down before others see the lease expire
+    }
+  }
+  leading_ = false;
+  if (stop.stop_requested()) Release();
+  if (callbacks.on_stopped_leading) callbacks.on_stopped_leading();
+}
+
+}  // namespace dljob::controller
