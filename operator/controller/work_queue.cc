@@ -1,0 +1,128 @@
+#include "operator/controller/work_queue.h"
+
+#include <algorithm>
+
+namespace dljob::controller {
+
+WorkQueue::WorkQueue(const Clock& clock, WorkQueueOptions options)
+    : clock_(clock), options_(options) {}
+
+void WorkQueue::AddLocked(const std::string& key) {
+  if (shutting_down_ || dirty_.count(key)) return;
+  dirty_.insert(key);
+  waiting_.erase(key);  // ready now; a pending delayed add would only repeat it
+  if (processing_.count(key)) return;  // Done() puts it back
+  queue_.push_back(key);
+  cv_.notify_one();
+}
+
+void WorkQueue::Add(const std::string& key) {
+  std::lock_guard lock(mu_);
+  AddLocked(key);
+}
+
+void WorkQueue::AddAfter(const std::string& key, Duration delay) {
+  if (delay <= Duration::zero()) return Add(key);
+  std::lock_guard lock(mu_);
+  if (shutting_down_ || dirty_.count(key)) return;
+  WallTime due = clock_.Now() + delay;
+  auto [it, inserted] = waiting_.emplace(key, due);
+  if (!inserted) it->second = std::min(it->second, due);
+  cv_.notify_all();  // a sleeping Get() may need to wake earlier
+}
+
+void WorkQueue::AddRateLimited(const std::string& key) {
+  Duration delay;
+  {
+    std::lock_guard lock(mu_);
+    int n = failures_[key]++;
+    delay = options_.base_delay;
+    for (int i = 0; i < n && delay < options_.max_delay; ++i) delay *= 2;
+    delay = std::min(delay, options_.max_delay);
+  }
+  AddAfter(key, delay);
+}
+
+void WorkQueue::Forget(const std::string& key) {
+  std::lock_guard lock(mu_);
+  failures_.erase(key);
+}
+
+int WorkQueue::Failures(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+void WorkQueue::PromoteDueLocked() {
+  WallTime now = clock_.Now();
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    std::string key = it->first;
+    it = waiting_.erase(it);
+    AddLocked(key);
+  }
+}
+
+std::optional<std::string> WorkQueue::PopLocked() {
+  if (queue_.empty()) return std::nullopt;
+  std::string key = std::move(queue_.front());
+  queue_.pop_front();
+  processing_.insert(key);
+  dirty_.erase(key);
+  return key;
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    if (shutting_down_) return std::nullopt;
+    PromoteDueLocked();
+    if (std::optional<std::string> key = PopLocked()) return key;
+    if (waiting_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    WallTime next = waiting_.begin()->second;
+    for (const auto& [k, due] : waiting_) next = std::min(next, due);
+    auto sleep = std::chrono::duration_cast<Duration>(next - clock_.Now());
+    cv_.wait_for(lock, std::clamp(sleep, Duration(1), options_.poll));
+  }
+}
+
+std::optional<std::string> WorkQueue::TryGet() {
+  std::lock_guard lock(mu_);
+  if (shutting_down_) return std::nullopt;
+  PromoteDueLocked();
+  return PopLocked();
+}
+
+void WorkQueue::Done(const std::string& key) {
+  std::lock_guard lock(mu_);
+  processing_.erase(key);
+  if (dirty_.count(key) && !shutting_down_) {
+    queue_.push_back(key);
+    cv_.notify_one();
+  }
+}
+
+void WorkQueue::ShutDown() {
+  std::lock_guard lock(mu_);
+  shutting_down_ = true;
+  cv_.notify_all();
+}
+
+bool WorkQueue::ShuttingDown() const {
+  std::lock_guard lock(mu_);
+  return shutting_down_;
+}
+
+size_t WorkQueue::Len() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+}  // namespace dljob::controller

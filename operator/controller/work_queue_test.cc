@@ -1,0 +1,156 @@
+#include "operator/controller/work_queue.h"
+
+#include <atomic>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "operator/controller/testing/fake_clock.h"
+
+namespace dljob::controller {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class WorkQueueTest : public ::testing::Test {
+ protected:
+  testing::FakeClock clock_;
+  WorkQueue queue_{clock_, WorkQueueOptions{milliseconds(5), seconds(1), milliseconds(200)}};
+};
+
+TEST_F(WorkQueueTest, CollapsesDuplicatesAndKeepsOrder) {
+  queue_.Add("ns/a");
+  queue_.Add("ns/b");
+  queue_.Add("ns/a");
+  EXPECT_EQ(queue_.Len(), 2u);
+  EXPECT_EQ(queue_.TryGet(), "ns/a");
+  EXPECT_EQ(queue_.TryGet(), "ns/b");
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+}
+
+TEST_F(WorkQueueTest, NeverHandsOutAKeyBeingProcessedButProcessesItAgainAfter) {
+  queue_.Add("ns/a");
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.Add("ns/a");  // changed while a worker holds it
+  queue_.Add("ns/a");
+  EXPECT_EQ(queue_.Len(), 0u);
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+  queue_.Done("ns/a");
+  EXPECT_EQ(queue_.TryGet(), "ns/a");  // once, not twice
+  queue_.Done("ns/a");
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+}
+
+TEST_F(WorkQueueTest, BacksOffFailuresExponentiallyPerKeyUntilForgotten) {
+  queue_.AddRateLimited("ns/a");  // 5ms
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+  clock_.Advance(milliseconds(4));
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+  clock_.Advance(milliseconds(1));
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.Done("ns/a");
+  queue_.AddRateLimited("ns/a");  // 10ms
+  clock_.Advance(milliseconds(9));
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+  queue_.Add("ns/b");  // other keys are not held back
+  EXPECT_EQ(queue_.TryGet(), "ns/b");
+  clock_.Advance(milliseconds(1));
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.Done("ns/a");
+  EXPECT_EQ(queue_.Failures("ns/a"), 2);
+  queue_.Forget("ns/a");
+  EXPECT_EQ(queue_.Failures("ns/a"), 0);
+  queue_.AddRateLimited("ns/a");
+  clock_.Advance(milliseconds(5));
+  EXPECT_EQ(queue_.TryGet(), "ns/a");
+}
+
+TEST_F(WorkQueueTest, CapsTheBackoff) {
+  for (int i = 0; i < 20; ++i) queue_.AddRateLimited("ns/a");
+  clock_.Advance(seconds(1));  // 5ms × 2^19 would be 45 minutes; the cap is 1s
+  EXPECT_EQ(queue_.TryGet(), "ns/a");
+}
+
+TEST_F(WorkQueueTest, AddAfterKeepsTheEarliestTimeAndAnAddMakesItReadyNow) {
+  queue_.AddAfter("ns/a", seconds(10));
+  queue_.AddAfter("ns/a", seconds(1));
+  queue_.AddAfter("ns/a", seconds(5));
+  clock_.Advance(seconds(1));
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.Done("ns/a");
+  clock_.Advance(seconds(10));
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);  // the later times collapsed into the first
+
+  queue_.AddAfter("ns/b", seconds(60));
+  queue_.Add("ns/b");
+  ASSERT_EQ(queue_.TryGet(), "ns/b");
+  queue_.Done("ns/b");
+  clock_.Advance(seconds(60));
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+}
+
+TEST_F(WorkQueueTest, ShutDownWakesBlockedWorkers) {
+  std::vector<std::thread> workers;
+  std::atomic<int> woke{0};
+  for (int i = 0; i < 3; ++i) {
+    workers.emplace_back([&] {
+      EXPECT_EQ(queue_.Get(), std::nullopt);
+      ++woke;
+    });
+  }
+  queue_.ShutDown();
+  for (std::thread& t : workers) t.join();
+  EXPECT_EQ(woke.load(), 3);
+  queue_.Add("ns/a");
+  EXPECT_EQ(queue_.TryGet(), std::nullopt);
+  EXPECT_TRUE(queue_.ShuttingDown());
+}
+
+TEST(WorkQueue, ManyWorkersNeverProcessOneKeyConcurrently) {
+  SystemClock clock;
+  WorkQueue queue(clock);
+  constexpr int kKeys = 8;
+  constexpr int kAddsPerKey = 200;
+  std::mutex mu;
+  std::map<std::string, int> in_flight;
+  std::map<std::string, int> processed;
+  std::atomic<bool> overlap{false};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&] {
+      while (std::optional<std::string> key = queue.Get()) {
+        {
+          std::lock_guard lock(mu);
+          if (++in_flight[*key] > 1) overlap = true;
+          processed[*key]++;
+        }
+        std::this_thread::yield();
+        {
+          std::lock_guard lock(mu);
+          --in_flight[*key];
+        }
+        queue.Done(*key);
+      }
+    });
+  }
+  for (int i = 0; i < kAddsPerKey; ++i) {
+    for (int k = 0; k < kKeys; ++k) {
+      queue.Add("ns/" + std::to_string(k));
+    }
+  }
+  for (bool done = false; !done;) {
+    std::this_thread::sleep_for(milliseconds(1));
+    std::lock_guard lock(mu);
+    done = true;
+    for (int k = 0; k < kKeys; ++k) done = done && processed["ns/" + std::to_string(k)] > 0;
+  }
+  queue.ShutDown();
+  for (std::thread& t : workers) t.join();
+  EXPECT_FALSE(overlap.load());
+}
+
+}  // namespace
+}  // namespace dljob::controller
