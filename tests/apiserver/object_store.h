@@ -1,0 +1,160 @@
+// ObjectStore: the test API server's in-memory objects, with Kubernetes semantics and no HTTP.
+//
+// Every write takes the next value of one global resourceVersion counter, stamps it on the object
+// (metadata.resourceVersion) and appends an event (ADDED, MODIFIED, DELETED) to a bounded history;
+// watches (watch_cursor.h) read that history. Create assigns uid, creationTimestamp, generation 1
+// and generateName suffixes; updates bump generation when anything outside metadata and status
+// changes, refuse a stale resourceVersion (409 Conflict), and are no-ops (no new version) when
+// nothing changed. Types with a status subresource keep .status on main-resource writes; the
+// Part::kStatus writes change only .status. Deleting an object deletes, recursively, every object
+// whose ownerReferences name it (unless all of that dependent's owners are not gone yet, or the
+// propagation policy is Orphan, which strips the reference instead); deleting a namespace deletes
+// its contents. Objects are deleted at once: no finalizers, no deletionTimestamp.
+//
+// Objects are stored as immutable shared JSON trees, so events and lists share them.
+// Thread-safety: every method is safe to call from many threads (one mutex).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/apiserver/api_errors.h"
+#include "tests/apiserver/resource_types.h"
+#include "tests/apiserver/selectors.h"
+
+namespace dljob::apiserver {
+
+using ObjectPtr = std::shared_ptr<const Json>;
+
+// One entry of the history: `previous` is the object before a MODIFIED (null otherwise).
+struct StoredEvent {
+  uint64_t resource_version = 0;
+  std::string key;   // ResourceType::Key()
+  std::string type;  // "ADDED", "MODIFIED", "DELETED"
+  ObjectPtr object;
+  ObjectPtr previous;
+};
+
+struct ListQuery {
+  LabelSelector labels;
+  FieldSelector fields;
+  int64_t limit = 0;  // 0: everything
+  std::string continue_token;
+};
+
+struct DeleteRequest {
+  std::string propagation_policy = "Background";  // Background | Foreground | Orphan
+  std::string precondition_uid;
+  std::string precondition_resource_version;
+};
+
+struct StoreOptions {
+  size_t history_limit = 10000;      // events kept for watches; older versions answer 410
+  bool require_namespaces = true;    // creating in a missing namespace is 404
+  std::function<std::chrono::system_clock::time_point()> now;  // default: the system clock
+};
+
+class ObjectStore {
+ public:
+  enum class Part { kMain, kStatus };
+  // Edits an object in place; returning an error leaves the object unchanged.
+  using Mutation = std::function<std::optional<ApiError>(Json&)>;
+
+  explicit ObjectStore(StoreOptions options = {});
+
+  ApiResult<Json> Create(const ResourceType& type, const std::string& ns, Json object);
+  ApiResult<Json> Get(const ResourceType& type, const std::string& ns,
+                      const std::string& name) const;
+  // A `<Kind>List` with metadata.resourceVersion (and metadata.continue when limited). `ns` ""
+  // lists every namespace.
+  ApiResult<Json> List(const ResourceType& type, const std::string& ns,
+                       const ListQuery& query) const;
+  // PUT. An empty metadata.resourceVersion is an unconditional update, except for custom
+  // resources (422, as the real server).
+  ApiResult<Json> Update(const ResourceType& type, const std::string& ns, const std::string& name,
+                         Json object, Part part = Part::kMain);
+  // RFC 7386 JSON merge patch. A metadata.resourceVersion in the patch is a precondition.
+  ApiResult<Json> MergePatch(const ResourceType& type, const std::string& ns,
+                             const std::string& name, const Json& patch, Part part = Part::kMain);
+  // Applies `mutation` to the whole object (status included): for the server's own writes
+  // (binding, the simulated kubelet, test controls).
+  ApiResult<Json> Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
+                         const Mutation& mutation);
+  // Returns the deleted object (at its deletion resourceVersion).
+  ApiResult<Json> Delete(const ResourceType& type, const std::string& ns, const std::string& name,
+                         const DeleteRequest& request = {});
+  // Deletes every object of a type (its CRD went away).
+  void DeleteAll(const ResourceType& type);
+
+  // Objects of a type by its key ("pods", "dljobs.dljob.io"); ns "" = all namespaces.
+  std::vector<Json> Objects(const std::string& key, const std::string& ns = "") const;
+
+  // --- for watches (watch_cursor.h) ---
+  uint64_t resource_version() const;
+  // The oldest version a watch may start from; watching from before it is 410 Gone.
+  uint64_t compacted_version() const;
+  // Matching current objects (for the synthetic ADDED events of a watch from ""/"0") and the
+  // version they are current at.
+  std::pair<std::vector<ObjectPtr>, uint64_t> Snapshot(const std::string& key,
+                                                       const std::string& ns) const;
+  // Events with version > after; false when the history no longer reaches back that far.
+  bool EventsAfter(uint64_t after, std::vector<StoredEvent>* out, uint64_t* now_at) const;
+  // Blocks until the version passes `after`, Interrupt() is called, or `deadline`.
+  // Returns whether the version passed `after`.
+  bool WaitPast(uint64_t after, std::chrono::steady_clock::time_point deadline) const;
+  // Wakes every WaitPast (shutdown, dropped watches).
+  void Interrupt();
+  // Forgets the whole history: every version before now becomes too old to watch from.
+  void CompactHistory();
+
+ private:
+  using TypeObjects = std::map<std::string, ObjectPtr>;  // by ObjectKey(ns, name)
+
+  static std::string ObjectKey(const ResourceType& type, const std::string& ns,
+                               const std::string& name);
+  ObjectPtr FindLocked(const ResourceType& type, const std::string& ns,
+                       const std::string& name) const;
+  ApiResult<Json> CommitLocked(const ResourceType& type, const ObjectPtr& old, Json updated);
+  ApiResult<Json> UpdateLocked(const ResourceType& type, const ObjectPtr& old, Json object,
+                               Part part);
+  Json DeleteLocked(const std::string& key, const std::string& object_key,
+                    const std::string& policy);
+  void CollectGarbageLocked(const std::string& owner_uid, const std::string& policy);
+  void DeleteNamespaceContentsLocked(const std::string& ns);
+  void RecordLocked(StoredEvent event);
+  std::string NextUidLocked();
+  std::string NameSuffixLocked();
+  std::string NowText() const;
+
+  const StoreOptions options_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  std::map<std::string, TypeObjects> objects_;                 // GUARDED_BY(mu_), by type key
+  std::unordered_map<std::string, std::string> uid_to_type_;   // GUARDED_BY(mu_), live uids
+  std::deque<StoredEvent> history_;                            // GUARDED_BY(mu_)
+  uint64_t version_ = 0;                                       // GUARDED_BY(mu_)
+  uint64_t compacted_ = 0;                                     // GUARDED_BY(mu_)
+  uint64_t interrupts_ = 0;                                    // GUARDED_BY(mu_)
+  uint64_t uids_ = 0;                                          // GUARDED_BY(mu_)
+  std::mt19937 names_{20240611};                               // GUARDED_BY(mu_)
+};
+
+// Object helpers shared by the server's parts.
+std::string NameOf(const Json& object);
+std::string NamespaceOf(const Json& object);
+std::string UidOf(const Json& object);
+std::string ResourceVersionOf(const Json& object);
+
+}  // namespace dljob::apiserver
