@@ -1,0 +1,84 @@
+#include "operator/controller/children.h"
+
+namespace dljob::controller {
+namespace {
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+const Json& Meta(const Json& object) {
+  static const Json kEmpty = Json::object();
+  auto it = object.find("metadata");
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
+EnsuredChild Classify(const kube::Resource& r, const DLJob& job, const Json& existing) {
+  if (IsOwnedBy(existing, job)) return {ChildState::kExists, existing, ""};
+  std::string name = Str(Meta(existing), "name");
+  return {ChildState::kForeign, Json(),
+          r.kind + " " + job.metadata.namespace_ + "/" + name +
+              " already exists and is not owned by this DLJob; delete or rename it (the job "
+              "needs that name)"};
+}
+
+}  // namespace
+
+std::string OwnerJobKey(const Json& child) {
+  const Json& meta = Meta(child);
+  std::string job = Str(meta.value("labels", Json::object()), kJobNameLabel);
+  if (job.empty()) return "";
+  std::string ns = Str(meta, "namespace");
+  return ns.empty() ? job : ns + "/" + job;
+}
+
+bool IsOwnedBy(const Json& object, const DLJob& job) {
+  for (const Json& ref : Meta(object).value("ownerReferences", Json::array())) {
+    if (ref.value("controller", false) && Str(ref, "uid") == job.metadata.uid) return true;
+  }
+  return false;
+}
+
+int64_t IncarnationOf(const Json& pod) {
+  std::string v = Str(Meta(pod).value("annotations", Json::object()), kIncarnationAnnotation);
+  try {
+    return v.empty() ? 0 : std::stoll(v);
+  } catch (const std::exception&) {
+    return -1;  // not one we wrote: treat as a leftover
+  }
+}
+
+bool IsDeleting(const Json& object) { return Meta(object).contains("deletionTimestamp"); }
+
+Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
+                           const BuildOptions& options) {
+  Result<Json> pod = NewWorkerPod(job, index, options);
+  if (pod.ok()) (*pod)["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
+  return pod;
+}
+
+Json DesiredLauncher(const DLJob& job, int64_t incarnation) {
+  Json pod = NewLauncherPod(job);
+  pod["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
+  return pod;
+}
+
+Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const DLJob& job,
+                                 const Json& desired, const std::optional<Json>& cached) {
+  if (cached) return Classify(r, job, *cached);
+  const std::string& ns = job.metadata.namespace_;
+  kube::ApiResult<Json> created = api.Create(r, ns, desired);
+  if (created.ok()) return EnsuredChild{ChildState::kCreated, *created, ""};
+  std::string name = Str(Meta(desired), "name");
+  if (!created.error().IsAlreadyExists()) {
+    return created.error().ToStatus().WithContext("creating " + r.kind + " " + ns + "/" + name);
+  }
+  kube::ApiResult<Json> existing = api.Get(r, ns, name);
+  if (!existing.ok()) {
+    return existing.error().ToStatus().WithContext("reading " + r.kind + " " + ns + "/" + name);
+  }
+  return Classify(r, job, *existing);
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,53 @@
+// Children: how the reconciler tells its own objects from strangers' and makes the missing ones.
+//
+// Every child of a DLJob carries the job-name label (so informers can filter and index them) and a
+// controller ownerReference with the job's uid (so the garbage collector and the reconciler know
+// whose it is). An object with a child's name that lacks that reference is a stranger's: it is
+// reported, never adopted or overwritten. Pods also carry the job's incarnation (status.restarts
+// when they were made), so pods left over from before a restart are recognised and removed even
+// while a cache still shows them. Thread-safe (stateless helpers over an injected kube::Api).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "jobs/dljob_types.h"
+#include "jobs/status.h"
+#include "operator/controller/builders.h"
+#include "operator/kube/api.h"
+
+namespace dljob::controller {
+
+using Json = nlohmann::json;
+
+inline constexpr char kIncarnationAnnotation[] = "dljob.io/incarnation";
+
+// "namespace/<job-name label>" of a child, or "" when it has no such label.
+std::string OwnerJobKey(const Json& child);
+// Whether the object's controller ownerReference points at this job (by uid).
+bool IsOwnedBy(const Json& object, const DLJob& job);
+// The incarnation annotation of a pod (0 when missing).
+int64_t IncarnationOf(const Json& pod);
+bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
+
+// The builders' pods, stamped with the incarnation.
+Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
+                           const BuildOptions& options);
+Json DesiredLauncher(const DLJob& job, int64_t incarnation);
+
+enum class ChildState { kExists, kCreated, kForeign };
+
+struct EnsuredChild {
+  ChildState state = ChildState::kExists;
+  Json object;          // what exists now (ours), when not kForeign
+  std::string message;  // kForeign: what is in the way and what to do about it
+};
+
+// Makes sure `desired` exists: `cached` is the informer's copy of that name, if it has one. Creates
+// it when missing; an AlreadyExists answer (the cache was behind, or the object lacks our label) is
+// settled by a GET. Errors are API failures other than those.
+Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const DLJob& job,
+                                 const Json& desired, const std::optional<Json>& cached);
+
+}  // namespace dljob::controller

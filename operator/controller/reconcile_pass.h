@@ -1,0 +1,46 @@
+// Reconciler::Pass: one reconcile's working state, shared by reconciler.cc and
+// reconciler_steps.cc. Private to the reconciler; not thread-safe (one pass, one thread).
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jobs/conditions.h"
+#include "operator/controller/reconciler.h"
+
+namespace dljob::controller {
+
+struct Reconciler::Pass {
+  Json cached;                          // the job as the cache holds it; never modified
+  DLJob job;                            // the defaulted copy whose status this pass rewrites
+  DLJobStatus old;                      // the status as read
+  WallTime now;
+  std::string now_s;
+  std::vector<Json> pods;               // this incarnation's pods
+  std::vector<Json> stale;              // pods from before a restart
+  std::optional<Duration> requeue;
+  bool warning = false;                 // the transition deserves a Warning event
+  bool delete_all = false;              // after the status write: delete every pod (restart, suspend)
+  bool delete_live = false;             // after the status write: delete running pods (deadline)
+
+  int64_t incarnation() const { return job.status.restarts.value_or(0); }
+  void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
+  void Set(JobPhase phase, const std::string& reason, const std::string& message, bool warn) {
+    if (job.status.phase != phase) {
+      TransitionTo(job.status, phase, reason, message, now_s);
+    } else {
+      SetCondition(job.status, PhaseName(phase), "True", reason, message, now_s);
+    }
+    warning = warn;
+  }
+};
+
+// The reason of the condition named after the phase ("" when none).
+inline std::string PhaseReason(const DLJobStatus& s) {
+  const Condition* c = FindCondition(s, PhaseName(s.phase));
+  return c ? c->reason : "";
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,183 @@
+// The steps Reconciler::Reconcile (reconciler.cc) is made of: children, pods, status, clean-up.
+#include "jobs/codec.h"
+#include "operator/controller/children.h"
+#include "operator/controller/gang_binding.h"
+#include "operator/controller/observation.h"
+#include "operator/controller/reconcile_pass.h"
+
+namespace dljob::controller {
+namespace {
+
+std::string NameOf(const Json& o) { return o["metadata"].value("name", ""); }
+
+bool IsLive(const Json& pod) {
+  std::string phase = pod.value("status", Json::object()).value("phase", "");
+  return phase != "Succeeded" && phase != "Failed";
+}
+
+}  // namespace
+
+Result<ReconcileResult> Reconciler::Finish(Pass& p) {
+  if (Status s = WriteStatus(p); !s.ok()) return s;
+  if (p.delete_all || p.delete_live) {
+    if (Status s = DeletePods(p, /*only_live=*/!p.delete_all); !s.ok()) return s;
+  }
+  if (!IsFinished(p.job.status.phase)) return ReconcileResult{p.requeue};
+  if (Status s = CleanUp(p); !s.ok()) return s;
+  std::optional<int64_t> ttl = p.job.spec.run_policy.ttl_seconds_after_finished;
+  std::optional<WallTime> done = ParseRfc3339(p.job.status.completion_time);
+  if (!ttl || !done) return ReconcileResult{};
+  WallTime due = *done + std::chrono::seconds(*ttl);
+  if (p.now < due) {
+    return ReconcileResult{std::chrono::duration_cast<Duration>(due - p.now)};
+  }
+  kube::ApiResult<Json> r =
+      api_.Delete(kube::resources::kDLJobs, p.job.metadata.namespace_, p.job.metadata.name);
+  if (!r.ok() && !r.error().IsNotFound()) {
+    return r.error().ToStatus().WithContext("deleting the finished job after its TTL");
+  }
+  return ReconcileResult{};
+}
+
+Status Reconciler::WriteStatus(Pass& p) {
+  if (p.job.status == p.old) return Status::Ok();
+  Json out = p.cached;
+  out["status"] = EncodeTree(p.job)["status"];
+  kube::ApiResult<Json> r = api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
+  if (!r.ok()) return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
+  std::string reason = PhaseReason(p.job.status);
+  if (p.job.status.phase != p.old.phase || reason != PhaseReason(p.old) ||
+      p.job.status.restarts != p.old.restarts.value_or(0)) {
+    const Condition* c = FindCondition(p.job.status, PhaseName(p.job.status.phase));
+    events_.Record(p.job, p.warning ? "Warning" : "Normal", reason, c ? c->message : "");
+  }
+  return Status::Ok();
+}
+
+Status Reconciler::DeletePods(Pass& p, bool only_live) {
+  for (std::vector<Json>* list : {&p.pods, &p.stale}) {
+    for (Json& pod : *list) {
+      if (IsDeleting(pod) || (only_live && !IsLive(pod))) continue;
+      kube::ApiResult<Json> r = api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, NameOf(pod));
+      if (!r.ok() && !r.error().IsNotFound()) {
+        return r.error().ToStatus().WithContext("deleting pod " + NameOf(pod));
+      }
+      pod["metadata"]["deletionTimestamp"] = p.now_s;  // so this pass does not delete it again
+    }
+  }
+  return Status::Ok();
+}
+
+Status Reconciler::CleanUp(Pass& p) {
+  if (p.pods.empty() && p.stale.empty()) {
+    for (Json& pod : caches_.pods.ByIndex(ObjectKey(p.job.metadata.namespace_, p.job.metadata.name))) {
+      p.pods.push_back(std::move(pod));
+    }
+  }
+  std::string policy = p.job.spec.run_policy.clean_pod_policy.value_or("Running");
+  if (policy == "None") return Status::Ok();
+  return DeletePods(p, /*only_live=*/policy != "All");
+}
+
+Result<bool> Reconciler::EnsureConfig(Pass& p) {
+  const DLJob& job = p.job;
+  const std::string& ns = job.metadata.namespace_;
+  struct Child {
+    const kube::Resource& r;
+    const Store& cache;
+    std::string name;
+  };
+  for (const Child& c : {Child{kube::resources::kServices, caches_.services, ServiceName(job)},
+                         Child{kube::resources::kConfigMaps, caches_.config_maps, ConfigMapName(job)},
+                         Child{kube::resources::kSecrets, caches_.secrets, SshSecretName(job)}}) {
+    std::optional<Json> cached = c.cache.Get(ObjectKey(ns, c.name));
+    Json desired;
+    if (&c.r == &kube::resources::kServices) {
+      desired = NewWorkerService(job);
+    } else if (&c.r == &kube::resources::kConfigMaps) {
+      desired = NewConfigMap(job, options_.build);
+    } else if (!cached) {  // a fresh key only when the secret has to be made
+      Result<SshKeyPair> keys = keys_("dljob@" + ns + "/" + job.metadata.name);
+      if (!keys.ok()) return keys.status();
+      desired = NewSshSecret(job, keys->private_key, keys->authorized_key);
+    }
+    Result<EnsuredChild> r = EnsureChild(api_, c.r, job, desired, cached);
+    if (!r.ok()) return r.status();
+    if (r->state == ChildState::kForeign) {
+      p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
+      p.RequeueIn(options_.queued_retry);
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<bool> Reconciler::EnsurePods(Pass& p) {
+  const DLJob& job = p.job;
+  std::map<std::string, Json> have;
+  for (Json& pod : p.pods) {
+    std::string name = NameOf(pod);  // before the move: `a[f(x)] = move(x)` moves first
+    have[name] = std::move(pod);
+  }
+  std::vector<Json> workers;
+  for (int64_t i = 0; i < WorkerCount(job); ++i) {
+    auto it = have.find(WorkerName(job, i));
+    if (it != have.end()) {
+      workers.push_back(std::move(it->second));
+      continue;
+    }
+    Result<Json> desired = DesiredWorker(job, i, p.incarnation(), options_.build);
+    if (!desired.ok()) {
+      p.Set(JobPhase::kFailed, "InvalidSpec", desired.status().message(), true);
+      return false;
+    }
+    Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job, *desired, std::nullopt);
+    if (!r.ok()) return r.status();
+    if (r->state == ChildState::kForeign) {
+      p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
+      p.RequeueIn(options_.queued_retry);
+      return false;
+    }
+    if (IncarnationOf(r->object) != p.incarnation()) return false;  // the old one is going away
+    if (p.job.status.start_time.empty()) p.job.status.start_time = p.now_s;
+    workers.push_back(std::move(r->object));
+  }
+  std::optional<Json> launcher;
+  if (auto it = have.find(LauncherName(job)); it != have.end()) launcher = std::move(it->second);
+
+  Result<GangOutcome> gang = BindGang(api_, job, workers);
+  p.pods = workers;
+  if (launcher) p.pods.push_back(*launcher);
+  if (!gang.ok()) return gang.status();
+  if (!gang->placed) {
+    if (p.job.status.phase != JobPhase::kRestarting) {
+      p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
+    }
+    p.job.status.workers = Observe(job, p.pods).workers;
+    p.RequeueIn(options_.queued_retry);
+    return false;
+  }
+  if (launcher || Observe(job, p.pods).state != JobState::kStarting) return true;
+
+  Result<EnsuredChild> r =
+      EnsureChild(api_, kube::resources::kPods, job, DesiredLauncher(job, p.incarnation()), std::nullopt);
+  if (!r.ok()) return r.status();
+  if (r->state == ChildState::kForeign) {
+    p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
+    p.RequeueIn(options_.queued_retry);
+    return false;
+  }
+  Json pod = r->object;
+  std::string node = workers.empty() ? "" : workers[0]["spec"].value("nodeName", "");
+  if (r->state == ChildState::kCreated && !node.empty()) {
+    kube::ApiResult<Json> bound = api_.Bind(job.metadata.namespace_, NameOf(pod), node);
+    if (!bound.ok() && !bound.error().IsConflict()) {
+      return bound.error().ToStatus().WithContext("binding the launcher to node " + node);
+    }
+    pod["spec"]["nodeName"] = node;
+  }
+  p.pods.push_back(std::move(pod));
+  return true;
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,235 @@
+#include "operator/controller/reconciler.h"
+
+#include "operator/controller/reconciler_test_util.h"
+
+namespace dljob::controller::testing {
+namespace {
+
+using kube::resources::kDLJobs;
+using kube::resources::kNodes;
+using kube::resources::kPods;
+using kube::resources::kServices;
+using Strings = std::vector<std::string>;
+
+class ReconcilerTest : public ReconcilerWorld {
+ protected:
+  void SetUp() override { api_.Put(kNodes, GpuNode("n1", 8)); }
+
+  // New job → children and bound workers; then every worker Ready → launcher; then running.
+  void RunJob(Json run_policy = Json::object()) {
+    PutJob(run_policy);
+    Reconcile();
+    SetPod("j-worker-0", "Running");
+    SetPod("j-worker-1", "Running");
+    Reconcile();
+    SetPod("j-launcher", "Running");
+    Reconcile();
+    ASSERT_EQ(JobStatus()["phase"], "Running");
+  }
+};
+
+TEST_F(ReconcilerTest, NewJobGetsItsChildrenAndBoundWorkersButNoLauncher) {
+  PutJob();
+  ReconcileResult r = Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "list nodes", "list pods",
+                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
+  DLJob job = Job();
+  EXPECT_EQ(Body("create services ns/j-worker"), NewWorkerService(job));
+  EXPECT_EQ(Body("create configmaps ns/j-config"), NewConfigMap(job, options_.build));
+  EXPECT_EQ(Body("create secrets ns/j-ssh"),
+            NewSshSecret(job, FixedKeys("").value().private_key, FixedKeys("").value().authorized_key));
+  EXPECT_EQ(Body("create pods ns/j-worker-1"), *DesiredWorker(job, 1, 0, options_.build));
+  EXPECT_EQ(Body("bind pods ns/j-worker-0")["node"], "n1");
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Scheduled");
+  EXPECT_EQ(status["workers"], (Json{{"desired", 2}, {"ready", 0}, {"failed", 0}}));
+  EXPECT_EQ(status["placement"], (Json::array({{{"node", "n1"}, {"gpus", 4}}})));
+  EXPECT_EQ(status["startTime"], "2026-01-02T03:04:05Z");
+  EXPECT_FALSE(r.requeue_after);
+}
+
+TEST_F(ReconcilerTest, NothingChangedMeansNoWrites) {
+  PutJob();
+  Reconcile();
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+}
+
+TEST_F(ReconcilerTest, LauncherComesOnlyWhenEveryWorkerIsReady) {
+  PutJob();
+  Reconcile();
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running", /*ready=*/false);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j"}));  // 1/2 ready, same reason
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "bind pods ns/j-launcher",
+                              "update-status dljobs ns/j", "create events WorkersReady"}));
+  EXPECT_EQ(Body("create pods ns/j-launcher"), DesiredLauncher(Job(), 0));
+  SetPod("j-launcher", "Running");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Running"}));
+  EXPECT_EQ(JobStatus()["workers"]["ready"], 2);
+}
+
+TEST_F(ReconcilerTest, SucceededLauncherFinishesTheJobAndCleansRunningPods) {
+  RunJob();
+  SetPod("j-launcher", "Succeeded");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Succeeded",
+                              "delete pods ns/j-worker-0", "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Succeeded");
+  EXPECT_EQ(JobStatus()["completionTime"], "2026-01-02T03:04:05Z");
+  EXPECT_TRUE(api_.Object(kPods, "ns", "j-launcher"));  // kept for its log
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+}
+
+TEST_F(ReconcilerTest, CleanPodPolicyAllAndNone) {
+  RunJob({{"cleanPodPolicy", "None"}});
+  SetPod("j-launcher", "Succeeded");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Succeeded"}));
+}
+
+TEST_F(ReconcilerTest, FailedWorkerRestartsTheJobUntilTheBackoffLimit) {
+  RunJob({{"backoffLimit", 1}});
+  SetPod("j-worker-1", "Failed", false, 3);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events WorkerFailed",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["restarts"], 1);
+  EXPECT_EQ(status["conditions"].back()["message"],
+            "worker j-worker-1 exited with code 3 (Error); restarting the whole job (restart 1 of 1)");
+
+  Reconcile();  // the pods are gone: the next incarnation starts
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1", "list nodes",
+                              "list pods", "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j"}));
+  EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 1, options_.build));
+  EXPECT_EQ(JobStatus()["phase"], "Restarting");
+
+  SetPod("j-worker-0", "Failed", false, 1);
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events BackoffLimitExceeded",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Failed");
+}
+
+TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound) {
+  api_.Put(kNodes, GpuNode("n1", 2));
+  PutJob();
+  ReconcileResult r = Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "list nodes", "list pods",
+                              "update-status dljobs ns/j", "create events Unschedulable"}));
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Queued");
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("2 workers"), std::string::npos)
+      << status["conditions"][0]["message"];
+  EXPECT_EQ(r.requeue_after, options_.queued_retry);
+  api_.Put(kNodes, GpuNode("n2", 8));  // room appears
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"list nodes", "list pods", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound"}));
+}
+
+TEST_F(ReconcilerTest, AStrangersObjectWithOurNameIsReportedAndLeftAlone) {
+  Json stranger = api_.Put(kServices, {{"metadata", {{"name", "j-worker"}, {"namespace", "ns"}}},
+                                       {"spec", {{"clusterIP", "10.0.0.1"}}}});
+  PutJob();
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "get services ns/j-worker",
+                              "update-status dljobs ns/j", "create events NameConflict"}));
+  EXPECT_EQ(*api_.Object(kServices, "ns", "j-worker"), stranger);
+  EXPECT_EQ(JobStatus()["conditions"][0]["message"],
+            "Service ns/j-worker already exists and is not owned by this DLJob; delete or rename "
+            "it (the job needs that name)");
+}
+
+TEST_F(ReconcilerTest, SuspendDeletesThePodsAndResumeRecreatesThem) {
+  RunJob();
+  PutJob({{"suspend", true}});
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Suspended",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Suspended");
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+  PutJob({{"suspend", false}});
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1", "list nodes",
+                              "list pods", "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
+}
+
+TEST_F(ReconcilerTest, FinishedJobIsDeletedAfterItsTtl) {
+  RunJob({{"ttlSecondsAfterFinished", 60}});
+  SetPod("j-launcher", "Succeeded");
+  Reconcile();
+  clock_.Advance(std::chrono::seconds(20));
+  EXPECT_EQ(Reconcile().requeue_after, std::chrono::seconds(40));
+  EXPECT_EQ(Calls(), Strings{});
+  clock_.Advance(std::chrono::seconds(40));
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"delete dljobs ns/j"}));
+}
+
+TEST_F(ReconcilerTest, ActiveDeadlineFailsTheJobAndStopsItsPods) {
+  RunJob({{"activeDeadlineSeconds", 100}});
+  clock_.Advance(std::chrono::seconds(30));
+  EXPECT_EQ(Reconcile().requeue_after, std::chrono::seconds(70));
+  clock_.Advance(std::chrono::seconds(70));
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events DeadlineExceeded",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Failed");
+}
+
+TEST_F(ReconcilerTest, NoProgressPastTheDeadlineRestartsTheJob) {
+  RunJob({{"progressDeadlineSeconds", 60}});
+  clock_.Advance(std::chrono::seconds(50));
+  WallTime progress = clock_.Now();  // a metric line now
+  clock_.Advance(std::chrono::seconds(30));
+  EXPECT_EQ(Reconcile("j", progress).requeue_after, std::chrono::seconds(30));
+  clock_.Advance(std::chrono::seconds(30));
+  Reconcile("j", progress);
+  EXPECT_EQ(Calls()[1], "create events ProgressDeadlineExceeded");
+  EXPECT_EQ(JobStatus()["phase"], "Restarting");
+}
+
+TEST_F(ReconcilerTest, InvalidJobFailsWithTheFieldErrors) {
+  api_.Put(kDLJobs, {{"metadata", {{"name", "j"}, {"namespace", "ns"}}},
+                     {"spec", {{"image", "img"}, {"command", {"x"}}, {"gpus", -2}}}});
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events InvalidSpec"}));
+  std::string message = JobStatus()["conditions"][0]["message"];
+  EXPECT_NE(message.find("spec.gpus"), std::string::npos) << message;
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+}
+
+TEST_F(ReconcilerTest, StaleCacheEndsInConflictNotInDuplicateWork) {
+  PutJob();
+  Sync();
+  PutJob();  // changed behind the cache's back
+  api_.ClearCalls();
+  Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("409"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace dljob::controller::testing
