@@ -1,0 +1,99 @@
+#include "operator/controller/controller.h"
+
+#include <cstdio>
+#include <thread>
+
+#include "operator/controller/children.h"
+
+namespace dljob::controller {
+namespace {
+
+InformerOptions For(const ControllerOptions& o, const std::string& ns, const std::string& selector) {
+  InformerOptions i = o.informer;
+  i.ns = ns;
+  i.label_selector = selector;
+  return i;
+}
+
+}  // namespace
+
+Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions options,
+                       SshKeyGenerator keys)
+    : options_(std::move(options)), queue_(clock, options_.queue) {
+  using namespace kube::resources;
+  const std::string& ns = options_.ns;
+  jobs_ = std::make_unique<Informer>(api, kDLJobs, For(options_, ns, ""));
+  pods_ = std::make_unique<Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
+  services_ = std::make_unique<Informer>(api, kServices, For(options_, ns, kJobNameLabel));
+  config_maps_ = std::make_unique<Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
+  secrets_ = std::make_unique<Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
+  nodes_ = std::make_unique<Informer>(api, kNodes, For(options_, "", ""));
+
+  auto enqueue = [this](const Json& o) { queue_.Add(ObjectKey(o)); };
+  jobs_->AddHandlers({enqueue, [enqueue](const Json&, const Json& o) { enqueue(o); }, enqueue});
+  auto owner = [this](const Json& o) {
+    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key);
+  };
+  for (Informer* child : {pods_.get(), services_.get(), config_maps_.get(), secrets_.get()}) {
+    child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
+  }
+  auto all_jobs = [this](const Json&) {
+    for (const std::string& key : jobs_->store().Keys()) queue_.Add(key);
+  };
+  nodes_->AddHandlers({all_jobs, [all_jobs](const Json&, const Json& o) { all_jobs(o); }, all_jobs});
+
+  reconciler_ = std::make_unique<Reconciler>(
+      api, clock,
+      Caches{jobs_->store(), pods_->store(), services_->store(), config_maps_->store(),
+             secrets_->store()},
+      options_.reconcile, std::move(keys));
+}
+
+Controller::~Controller() = default;
+
+bool Controller::HasSynced() const {
+  for (const Informer* i : {jobs_.get(), pods_.get(), services_.get(), config_maps_.get(),
+                            secrets_.get(), nodes_.get()}) {
+    if (!i->HasSynced()) return false;
+  }
+  return true;
+}
+
+void Controller::Run(std::stop_token stop) {
+  std::vector<std::jthread> informers;
+  for (Informer* i : {jobs_.get(), pods_.get(), services_.get(), config_maps_.get(), secrets_.get(),
+                      nodes_.get()}) {
+    informers.emplace_back([i, stop] { i->Run(stop); });
+  }
+  // Reconciling from half-filled caches would create children that already exist.
+  while (!stop.stop_requested() && !HasSynced()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::vector<std::jthread> workers;
+  if (!stop.stop_requested()) {
+    for (int i = 0; i < std::max(1, options_.workers); ++i) workers.emplace_back([this] { Work(); });
+  }
+  std::stop_callback shut(stop, [this] { queue_.ShutDown(); });
+  for (std::jthread& w : workers) w.join();
+  for (std::jthread& i : informers) i.join();
+}
+
+void Controller::Work() {
+  while (std::optional<std::string> key = queue_.Get()) {
+    std::optional<WallTime> progress;
+    if (options_.last_progress) progress = options_.last_progress(*key);
+    Result<ReconcileResult> r = reconciler_->Reconcile(*key, progress);
+    if (!r.ok()) {
+      // Conflicts from a cache that is behind are routine; the backoff lets it catch up.
+      std::fprintf(stderr, "dljob-operator: reconciling %s: %s (will retry)\n", key->c_str(),
+                   r.status().message().c_str());
+      queue_.AddRateLimited(*key);
+    } else {
+      queue_.Forget(*key);
+      if (r->requeue_after) queue_.AddAfter(*key, *r->requeue_after);
+    }
+    queue_.Done(*key);
+  }
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,58 @@
+// Controller: informers → work queue → N workers calling the Reconciler.
+//
+// Informers keep caches of DLJobs, of their children (pods, services, config maps, secrets that
+// carry the dljob.io/job-name label; pods indexed by their job) and of nodes. Every change to a job
+// or a child enqueues the job's key; a node change enqueues every job (GPUs may have freed up).
+// Workers take keys from the WorkQueue (never one key twice at once), reconcile, then Forget the
+// key on success, AddRateLimited on error, and AddAfter when the reconciler asks to look again
+// (deadlines, TTL, waiting for GPUs). Run() blocks until its stop token is requested, then stops
+// the informers and workers and returns. Thread-safe: Run() once; the rest from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "operator/controller/informer.h"
+#include "operator/controller/reconciler.h"
+#include "operator/controller/work_queue.h"
+
+namespace dljob::controller {
+
+struct ControllerOptions {
+  std::string ns;   // "" = every namespace
+  int workers = 4;  // reconciles at once
+  ReconcilerOptions reconcile;
+  WorkQueueOptions queue;
+  InformerOptions informer;  // ns and label_selector are set per informer
+  // When a job last made progress (its newest metric line), for progressDeadlineSeconds.
+  std::function<std::optional<WallTime>(const std::string& key)> last_progress;
+};
+
+class Controller {
+ public:
+  Controller(kube::Api& api, const Clock& clock, ControllerOptions options = {},
+             SshKeyGenerator keys = GenerateSshKeyPair);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  void Run(std::stop_token stop);
+  // Every informer has listed once.
+  bool HasSynced() const;
+  WorkQueue& queue() { return queue_; }
+  const Store& jobs() const { return jobs_->store(); }
+
+ private:
+  void Work();
+
+  const ControllerOptions options_;
+  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_;
+  WorkQueue queue_;
+  std::unique_ptr<Reconciler> reconciler_;
+};
+
+}  // namespace dljob::controller
