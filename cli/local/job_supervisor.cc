@@ -12,7 +12,7 @@
 #include <deque>
 
 #include "jobs/conditions.h"
-#include "cli/local/log_lines.h"
+#include "jobs/log_lines.h"
 #include "jobs/metric_line.h"
 #include "jobs/time_format.h"
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <thread>
 
-#include "cli/local/log_lines.h"
+#include "jobs/log_lines.h"
 
 namespace dljob {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/local/log_lines.h"
+#include "jobs/log_lines.h"
 
 #include <gtest/gtest.h>
 
