@@ -7,6 +7,8 @@
 #include <deque>
 #include <limits>
 
+#include "images/trainer/comm/vector_ops.h"
+
 namespace dljob::trainer {
 
 std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity,
@@ -34,10 +36,8 @@ FusedAllreducer::FusedAllreducer(Collective& collective, FusionOptions options)
   assert(options_.max_in_flight >= 1);
 }
 
-void FusedAllreducer::UpdatePlan(const std::vector<FloatSpan>& tensors) {
-  std::vector<size_t> counts(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) counts[i] = tensors[i].count;
-  if (counts == plan_counts_ && !plan_.empty()) return;
+const std::vector<Bucket>& FusedAllreducer::Plan(const std::vector<size_t>& counts) {
+  if (counts == plan_counts_ && !plan_.empty()) return plan_;
   const size_t capacity = options_.threshold_bytes / sizeof(float);
   const size_t segment = options_.segment_bytes / sizeof(float);
   plan_ = PlanBuckets(counts, capacity,
@@ -48,27 +48,49 @@ void FusedAllreducer::UpdatePlan(const std::vector<FloatSpan>& tensors) {
     starts_[i] = offset;
     offset += counts[i];
   }
-  plan_counts_ = std::move(counts);
+  plan_counts_ = counts;
   size_t largest_packed = 0;
   for (const Bucket& b : plan_) {
     if (!b.in_place) largest_packed = std::max(largest_packed, b.elements);
   }
   if (buffer_.size() < largest_packed) buffer_.resize(largest_packed);
+  return plan_;
 }
 
 Status FusedAllreducer::AllreduceAverage(const std::vector<FloatSpan>& tensors) {
-  for (const FloatSpan& t : tensors) {
-    if (t.data == nullptr && t.count > 0) return Status::InvalidArgument("fusion: null tensor");
+  std::vector<size_t> counts(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].data == nullptr && tensors[i].count > 0) {
+      return Status::InvalidArgument("fusion: null tensor");
+    }
+    counts[i] = tensors[i].count;
   }
-  UpdatePlan(tensors);
+  if (collective_.size() == 1) return Status::Ok();  // the mean over one rank: nothing to do
+  Plan(counts);
   for (const Bucket& bucket : plan_) {
     if (bucket.elements == 0) continue;
-    if (Status s = ReduceBucket(bucket, tensors); !s.ok()) return s;
+    if (Status s = Reduce(bucket, tensors); !s.ok()) return s;
   }
   return Status::Ok();
 }
 
-Status FusedAllreducer::ReduceBucket(const Bucket& bucket, const std::vector<FloatSpan>& tensors) {
+Status FusedAllreducer::ReduceBucket(size_t index, const std::vector<FloatSpan>& tensors) {
+  if (index >= plan_.size() || tensors.size() != plan_counts_.size()) {
+    return Status::InvalidArgument("fusion: bucket " + std::to_string(index) +
+                                   " is not in the plan for these tensors");
+  }
+  const Bucket& bucket = plan_[index];
+  for (size_t i = bucket.first; i < bucket.last; ++i) {
+    if (tensors[i].count != plan_counts_[i] || (tensors[i].data == nullptr && tensors[i].count)) {
+      return Status::InvalidArgument("fusion: tensor " + std::to_string(i) +
+                                     " does not match the plan");
+    }
+  }
+  if (collective_.size() == 1 || bucket.elements == 0) return Status::Ok();
+  return Reduce(bucket, tensors);
+}
+
+Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan>& tensors) {
   float* base = bucket.in_place ? tensors[bucket.first].data : buffer_.data();
   size_t segment = options_.segment_bytes / sizeof(float);
   if (segment == 0 || segment > bucket.elements) segment = bucket.elements;
@@ -145,25 +167,16 @@ void FusedAllreducer::Pack(const Bucket& bucket, const std::vector<FloatSpan>& t
 
 void FusedAllreducer::Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
                              size_t begin, size_t end) {
-  const int world = collective_.size();
+  const float scale = 1.0f / static_cast<float>(collective_.size());
   if (bucket.in_place) {
-    if (world == 1) return;
-    const float w = static_cast<float>(world);
-    float* p = tensors[bucket.first].data;
-    for (size_t k = begin; k < end; ++k) p[k] /= w;
+    ScaleInPlace(tensors[bucket.first].data + begin, end - begin, scale);
     return;
   }
   const float* buffer = buffer_.data();
-  if (world == 1) {
-    ForEachPiece(bucket, tensors, starts_, begin, end, [buffer](float* dst, size_t at, size_t n) {
-      std::memcpy(dst, buffer + at, n * sizeof(float));
-    });
-    return;
-  }
-  const float w = static_cast<float>(world);
-  ForEachPiece(bucket, tensors, starts_, begin, end, [buffer, w](float* dst, size_t at, size_t n) {
-    for (size_t k = 0; k < n; ++k) dst[k] = buffer[at + k] / w;
-  });
+  ForEachPiece(bucket, tensors, starts_, begin, end,
+               [buffer, scale](float* dst, size_t at, size_t n) {
+                 CopyScaled(dst, buffer + at, n, scale);
+               });
 }
 
 }  // namespace dljob::trainer

@@ -5,10 +5,15 @@
 // `threshold_bytes`, and reduces each filled buffer ("bucket") as a pipeline of segments of
 // `segment_bytes` with up to `max_in_flight` segments outstanding on the Collective
 // (StartAllreduceSum/Wait): while one segment is on the wire the next is packed, and a finished
-// segment is unpacked (and divided by the world size) while it is still in cache. A tensor larger
+// segment is unpacked (and scaled by 1/world size) while it is still in cache. A tensor larger
 // than the buffer, or at least one segment long, is its own bucket and is reduced where it lies,
-// segment by segment: copying it would buy no fewer messages (measured in bench/README.md). A
-// threshold of 0 disables fusion: every tensor is its own in-place bucket.
+// segment by segment, each segment scaled right after its reduction while it is in cache: copying
+// it would buy no fewer messages (measured in bench/README.md). A threshold of 0 disables fusion:
+// every tensor is its own in-place bucket. With one rank nothing is sent and nothing is touched
+// (the mean over one rank is the tensor itself).
+//
+// The mean is computed as sum * (1/size): exact for power-of-two world sizes, within one rounding
+// of sum / size otherwise; the scaling loops are written to vectorise.
 //
 // Order is the caller's: every rank must pass the same tensor shapes in the same order (the
 // Trainer passes gradients in reverse registration order, the order backward produces them), so
@@ -51,9 +56,12 @@ struct Bucket {
 std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity,
                                 size_t in_place_from = std::numeric_limits<size_t>::max());
 
+// Measured best on shared memory with Open MPI 4.1 (bench/README.md, allreduce_bench --sweep).
+inline constexpr size_t kDefaultSegmentBytes = size_t{1} << 20;
+
 struct FusionOptions {
   size_t threshold_bytes = size_t{64} << 20;  // fusion buffer size; 0 disables fusion
-  size_t segment_bytes = size_t{4} << 20;     // segment; 0: each bucket whole, no in-place
+  size_t segment_bytes = kDefaultSegmentBytes;  // segment; 0: each bucket whole, no in-place
   // Segments outstanding at once (>= 1). 1 uses the blocking AllreduceSum per segment, which
   // measured fastest with Open MPI 4.1 on shared memory (its MPI_Iallreduce is much slower).
   int max_in_flight = 1;
@@ -64,10 +72,18 @@ class FusedAllreducer {
   // REQUIRES: options.max_in_flight >= 1.
   FusedAllreducer(Collective& collective, FusionOptions options);
 
-  // Replaces every tensor by its element-wise mean over all ranks (the sum divided by size();
-  // with one rank the values are left as they are). On error the tensors' contents are
-  // unspecified and the Collective is unusable.
+  // Replaces every tensor by its element-wise mean over all ranks (the sum times 1/size(); with
+  // one rank the values are left as they are and nothing is sent). On error the tensors'
+  // contents are unspecified and the Collective is unusable.
   Status AllreduceAverage(const std::vector<FloatSpan>& tensors);
+
+  // The same, one bucket at a time, for callers that reduce buckets as their tensors become
+  // ready (the gradient overlap path). Plan() fixes the buckets for these tensor sizes (cached
+  // while the sizes stay the same); ReduceBucket(i, tensors) averages the tensors of plan()[i].
+  // REQUIRES: Plan() was called with the sizes of `tensors`; every rank reduces the same buckets
+  // in the same order.
+  const std::vector<Bucket>& Plan(const std::vector<size_t>& counts);
+  Status ReduceBucket(size_t index, const std::vector<FloatSpan>& tensors);
 
   // The plan of the last call, for tests and logs.
   const std::vector<Bucket>& plan() const { return plan_; }
@@ -80,10 +96,9 @@ class FusedAllreducer {
     size_t end = 0;
   };
 
-  void UpdatePlan(const std::vector<FloatSpan>& tensors);
-  Status ReduceBucket(const Bucket& bucket, const std::vector<FloatSpan>& tensors);
+  Status Reduce(const Bucket& bucket, const std::vector<FloatSpan>& tensors);
   // Copies bucket elements [begin, end) between the tensors and the fusion buffer; on the way
-  // back (`unpack`) each value is divided by the world size.
+  // back (`unpack`) each value is scaled by 1/world size (in place for in-place buckets).
   void Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
             size_t end);
   void Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,

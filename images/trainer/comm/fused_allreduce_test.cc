@@ -4,33 +4,11 @@
 
 #include <numeric>
 
+#include "images/trainer/comm/identical_ranks_collective.h"
 #include "images/trainer/comm/loopback_collective.h"
 
 namespace dljob::trainer {
 namespace {
-
-// Plays `world` ranks that all hold the same values: a sum is the value times `world` (exact for
-// a power of two), so the mean must give back the original values. Counts the allreduces.
-class IdenticalRanksCollective : public Collective {
- public:
-  explicit IdenticalRanksCollective(int world) : world_(world) {}
-  int rank() const override { return 0; }
-  int size() const override { return world_; }
-  std::string name() const override { return "identical-ranks"; }
-  Status AllreduceSum(float* data, size_t count) override {
-    ++calls_;
-    for (size_t i = 0; i < count; ++i) data[i] *= static_cast<float>(world_);
-    return Status::Ok();
-  }
-  Status Broadcast(float*, size_t, int) override { return Status::Ok(); }
-  Status Allgather(const float*, size_t, float*) override { return Status::Ok(); }
-  Status Barrier() override { return Status::Ok(); }
-  int calls() const { return calls_; }
-
- private:
-  int world_;
-  int calls_ = 0;
-};
 
 struct PlanCase {
   const char* name;
@@ -105,8 +83,8 @@ TEST(FusedAllreducerTest, FusionSendsFewerMessages) {
   auto b = a;
   ASSERT_TRUE(on.AllreduceAverage(Spans(a)).ok());
   ASSERT_TRUE(off.AllreduceAverage(Spans(b)).ok());
-  EXPECT_EQ(fused.calls(), 1);
-  EXPECT_EQ(unfused.calls(), 500);  // the zero-length tensor sends nothing
+  EXPECT_EQ(fused.allreduce_calls(), 1);
+  EXPECT_EQ(unfused.allreduce_calls(), 500);  // the zero-length tensor sends nothing
   EXPECT_EQ(a, b);
   EXPECT_EQ(on.plan().size(), 1u);
 }
@@ -121,20 +99,51 @@ TEST(FusedAllreducerTest, SegmentsAndInPlaceBuckets) {
   ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
   EXPECT_EQ(tensors, want);
   // 30 floats in one segment, 50 floats in two.
-  EXPECT_EQ(c.calls(), 3);
+  EXPECT_EQ(c.allreduce_calls(), 3);
   ASSERT_EQ(f.plan().size(), 2u);
   EXPECT_TRUE(f.plan()[1].in_place);
 }
 
-TEST(FusedAllreducerTest, OneRankLeavesValuesAndRejectsNull) {
+TEST(FusedAllreducerTest, OneRankSendsNothingAndRejectsNull) {
   LoopbackCollective c;
   FusedAllreducer f(c, {});
   auto tensors = MakeTensors({5, 0, 9});
   const auto want = tensors;
   ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
   EXPECT_EQ(tensors, want);
-  EXPECT_EQ(c.allreduce_calls(), 1);
+  EXPECT_EQ(c.allreduce_calls(), 0);  // the mean over one rank is the tensor itself
   EXPECT_EQ(f.AllreduceAverage({{nullptr, 3}}).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(FusedAllreducerTest, MeanOfThreeRanksIsWithinOneRounding) {
+  IdenticalRanksCollective c(3);  // 1/3 is not exact: sum * (1/3) may differ from x in the last bit
+  FusedAllreducer f(c, {64 * 4, 16 * 4, 1});
+  auto tensors = MakeTensors({7, 40, 100, 3});
+  const auto want = tensors;
+  ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
+  for (size_t t = 0; t < want.size(); ++t) {
+    for (size_t i = 0; i < want[t].size(); ++i) {
+      EXPECT_NEAR(tensors[t][i], want[t][i], 1e-6 * want[t][i]) << t << " " << i;
+    }
+  }
+}
+
+TEST(FusedAllreducerTest, BucketByBucketEqualsAllAtOnce) {
+  IdenticalRanksCollective c(2);
+  FusedAllreducer f(c, {40 * 4, 16 * 4, 1});
+  auto tensors = MakeTensors({10, 5, 50, 3, 0, 8});
+  const auto want = tensors;
+  std::vector<size_t> counts;
+  for (auto& t : tensors) counts.push_back(t.size());
+  const std::vector<Bucket>& plan = f.Plan(counts);
+  ASSERT_EQ(plan.size(), 3u);  // {10, 5}, {50} in place (a segment or longer), {3, 0, 8}
+  // Any order works for one process; ranks must agree on it.
+  for (size_t i : {2u, 0u, 1u}) ASSERT_TRUE(f.ReduceBucket(i, Spans(tensors)).ok()) << i;
+  EXPECT_EQ(tensors, want);
+  EXPECT_EQ(c.allreduce_calls(), 1 + 4 + 1);  // 50 floats in 16-float segments: 4
+  EXPECT_EQ(f.ReduceBucket(3, Spans(tensors)).code(), StatusCode::kInvalidArgument);
+  auto wrong = MakeTensors({10, 6, 50, 3, 0, 8});
+  EXPECT_EQ(f.ReduceBucket(0, Spans(wrong)).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(LoopbackCollectiveTest, AllgatherCopiesAndStartWaitPair) {

@@ -1,0 +1,60 @@
+// IdenticalRanksCollective: a test fake that plays `world` ranks which all hold the same values.
+//
+// An allreduce sum multiplies by the world size (exact for powers of two), so an average gives the
+// values back: a Trainer on this collective must compute exactly what it computes on one rank,
+// while still sending every message a multi-rank job sends. It counts the operations it served
+// and can be told to fail from the n-th allreduce on (a broken communicator). Header-only, for
+// tests. Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "images/trainer/comm/collective.h"
+
+namespace dljob::trainer {
+
+class IdenticalRanksCollective : public Collective {
+ public:
+  explicit IdenticalRanksCollective(int world) : world_(world) {}
+  int rank() const override { return 0; }
+  int size() const override { return world_; }
+  std::string name() const override { return "identical-ranks"; }
+  Status AllreduceSum(float* data, size_t count) override {
+    if (fail_from_ >= 0 && allreduce_calls_ >= fail_from_) {
+      return Status::Unavailable("fake: communicator broken");
+    }
+    ++allreduce_calls_;
+    allreduce_floats_ += static_cast<int64_t>(count);
+    for (size_t i = 0; i < count; ++i) data[i] *= static_cast<float>(world_);
+    return Status::Ok();
+  }
+  Status Broadcast(float*, size_t, int) override {
+    ++broadcast_calls_;
+    return Status::Ok();
+  }
+  Status Allgather(const float* send, size_t count, float* recv) override {
+    for (int r = 0; r < world_; ++r) {
+      for (size_t i = 0; i < count; ++i) recv[static_cast<size_t>(r) * count + i] = send[i];
+    }
+    return Status::Ok();
+  }
+  Status Barrier() override { return Status::Ok(); }
+  using Collective::AllreduceSum;
+  using Collective::Broadcast;
+
+  // Allreduces from the n-th (0-based) on fail.
+  void FailFrom(int64_t n) { fail_from_ = n; }
+  int64_t allreduce_calls() const { return allreduce_calls_; }
+  int64_t allreduce_floats() const { return allreduce_floats_; }
+  int64_t broadcast_calls() const { return broadcast_calls_; }
+
+ private:
+  int world_;
+  int64_t fail_from_ = -1;
+  int64_t allreduce_calls_ = 0;
+  int64_t allreduce_floats_ = 0;
+  int64_t broadcast_calls_ = 0;
+};
+
+}  // namespace dljob::trainer
