@@ -58,6 +58,8 @@ DecodeResult ReadJobFile(const std::string& path);
 nlohmann::json EncodeTree(const DLJob& job);
 std::string EncodeJson(const DLJob& job, int indent = 2);
 std::string EncodeYaml(const DLJob& job);
+// status.throughput as the API carries it (what the operator merge-patches into a job's status).
+nlohmann::json EncodeThroughput(const Throughput& throughput);
 
 // Converts a YAML document to the JSON tree the decoder reads (plain scalars typed per the YAML
 // 1.2 core schema, quoted scalars kept as strings). Exposed for tools that read other YAML

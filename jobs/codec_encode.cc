@@ -133,7 +133,7 @@ ojson Spec(const DLJobSpec& s) {
   return Sections(s, std::move(o));
 }
 
-ojson Throughput(const dljob::Throughput& t) {
+ojson ThroughputTree(const dljob::Throughput& t) {
   ojson o = ojson::object();
   Put(o, "imagesPerSec", t.images_per_sec);
   Put(o, "perGpuImagesPerSec", t.per_gpu_images_per_sec);
@@ -170,7 +170,7 @@ ojson StatusTree(const DLJobStatus& s) {
     return x;
   });
   Put(o, "restarts", s.restarts);
-  if (s.throughput) o["throughput"] = Throughput(*s.throughput);
+  if (s.throughput) o["throughput"] = ThroughputTree(*s.throughput);
   Put(o, "startTime", s.start_time);
   Put(o, "completionTime", s.completion_time);
   return o;
@@ -186,6 +186,10 @@ nlohmann::ordered_json EncodeOrdered(const DLJob& job) {
   Put(o, "spec", Spec(job.spec));
   Put(o, "status", StatusTree(job.status));
   return o;
+}
+
+nlohmann::json EncodeThroughput(const dljob::Throughput& throughput) {
+  return nlohmann::json(ThroughputTree(throughput));
 }
 
 nlohmann::json EncodeTree(const DLJob& job) { return nlohmann::json(EncodeOrdered(job)); }

@@ -1,0 +1,89 @@
+// See job_metrics.h.
+#include "operator/metrics/job_metrics.h"
+
+#include "jobs/dljob_types.h"
+
+namespace dljob::metrics {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr JobPhase kPhases[] = {JobPhase::kQueued,    JobPhase::kScheduled,  JobPhase::kRunning,
+                                JobPhase::kRestarting, JobPhase::kSucceeded, JobPhase::kFailed,
+                                JobPhase::kSuspended,  JobPhase::kInterrupted};
+
+// The value at a path of objects, when it is a number.
+const Json* Number(const Json& object, std::initializer_list<const char*> path) {
+  const Json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(key);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at->is_number() ? at : nullptr;
+}
+
+std::string Text(const Json& object, const char* section, const char* key) {
+  const Json& s = object.contains(section) ? object[section] : Json();
+  return s.is_object() && s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : "";
+}
+
+Family Make(std::string name, std::string help, MetricType type = MetricType::kGauge) {
+  return Family{std::move(name), std::move(help), type, {}};
+}
+
+}  // namespace
+
+std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
+                                const std::map<std::string, LogCounts>& logs) {
+  Family per_phase = Make("dljob_jobs", "DLJobs by phase.");
+  Family phase = Make("dljob_job_phase", "1 for the phase the DLJob is in.");
+  Family gpus = Make("dljob_job_gpus", "GPUs the DLJob asks for (spec.gpus).");
+  Family restarts = Make("dljob_job_restarts_total", "Times the whole DLJob was restarted.",
+                         MetricType::kCounter);
+  Family ips = Make("dljob_job_images_per_second", "Training throughput of the whole DLJob.");
+  Family step = Make("dljob_job_step", "Latest training step the DLJob reported.");
+  Family loss = Make("dljob_job_loss", "Latest training loss the DLJob reported.");
+  Family lines = Make("dljob_job_log_lines_total", "Launcher log lines archived.",
+                      MetricType::kCounter);
+  Family metric_lines = Make("dljob_job_metric_lines_total",
+                             "DLJOB_METRIC lines among the archived log lines.",
+                             MetricType::kCounter);
+
+  std::map<std::string, int64_t> counts;
+  for (JobPhase p : kPhases) counts[PhaseName(p)] = 0;
+  for (const Json& job : jobs) {
+    const std::string ns = Text(job, "metadata", "namespace");
+    const std::string name = Text(job, "metadata", "name");
+    const Labels id = {{"namespace", ns}, {"job", name}};
+    std::string current = Text(job, "status", "phase");
+    if (current.empty()) current = PhaseName(JobPhase::kQueued);
+    ++counts[current];
+    Labels with_phase = id;
+    with_phase.emplace_back("phase", current);
+    phase.samples.push_back({with_phase, 1});
+    if (const Json* v = Number(job, {"spec", "gpus"})) gpus.samples.push_back({id, v->get<double>()});
+    const Json* r = Number(job, {"status", "restarts"});
+    restarts.samples.push_back({id, r ? r->get<double>() : 0});
+    if (const Json* v = Number(job, {"status", "throughput", "imagesPerSec"})) {
+      ips.samples.push_back({id, v->get<double>()});
+    }
+    if (const Json* v = Number(job, {"status", "throughput", "step"})) {
+      step.samples.push_back({id, v->get<double>()});
+    }
+    if (const Json* v = Number(job, {"status", "throughput", "loss"})) {
+      loss.samples.push_back({id, v->get<double>()});
+    }
+    if (auto it = logs.find(ns + "/" + name); it != logs.end()) {
+      lines.samples.push_back({id, static_cast<double>(it->second.lines)});
+      metric_lines.samples.push_back({id, static_cast<double>(it->second.metric_lines)});
+    }
+  }
+  for (const auto& [name, count] : counts) {
+    per_phase.samples.push_back({{{"phase", name}}, static_cast<double>(count)});
+  }
+  return {per_phase, phase, gpus, restarts, ips, step, loss, lines, metric_lines};
+}
+
+}  // namespace dljob::metrics

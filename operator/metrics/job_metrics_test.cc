@@ -1,0 +1,66 @@
+#include "operator/metrics/job_metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace dljob::metrics {
+namespace {
+
+using Json = nlohmann::json;
+
+const Family& Find(const std::vector<Family>& families, const std::string& name) {
+  for (const Family& f : families) {
+    if (f.name == name) return f;
+  }
+  ADD_FAILURE() << "no family " << name;
+  static Family none;
+  return none;
+}
+
+TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
+  std::vector<Json> jobs = {
+      Json::parse(R"({"metadata":{"namespace":"a","name":"resnet"},"spec":{"gpus":16},
+        "status":{"phase":"Running","restarts":2,
+                  "throughput":{"imagesPerSec":2950.5,"step":100,"loss":1.25}}})"),
+      Json::parse(R"({"metadata":{"namespace":"b","name":"new"},"spec":{"gpus":8}})"),
+  };
+  std::map<std::string, LogCounts> logs = {{"a/resnet", {120, 10}}};
+  std::vector<Family> f = JobFamilies(jobs, logs);
+  for (const Family& family : f) EXPECT_TRUE(ValidMetricName(family.name)) << family.name;
+
+  const Family& phases = Find(f, "dljob_jobs");
+  std::map<std::string, double> by_phase;
+  for (const Sample& s : phases.samples) by_phase[s.labels.at(0).second] = s.value;
+  EXPECT_EQ(by_phase["Running"], 1);
+  EXPECT_EQ(by_phase["Queued"], 1);  // no status yet counts as Queued
+  EXPECT_EQ(by_phase["Failed"], 0);
+  EXPECT_EQ(by_phase.size(), 8u);
+
+  const Family& ips = Find(f, "dljob_job_images_per_second");
+  ASSERT_EQ(ips.samples.size(), 1u);  // the new job has no throughput: left out, not zero
+  EXPECT_EQ(ips.samples[0].labels, (Labels{{"namespace", "a"}, {"job", "resnet"}}));
+  EXPECT_DOUBLE_EQ(ips.samples[0].value, 2950.5);
+
+  EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples.size(), 2u);
+  EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples[0].value, 2);
+  EXPECT_EQ(Find(f, "dljob_job_restarts_total").type, MetricType::kCounter);
+  EXPECT_EQ(Find(f, "dljob_job_gpus").samples[1].value, 8);
+  EXPECT_EQ(Find(f, "dljob_job_step").samples[0].value, 100);
+  EXPECT_EQ(Find(f, "dljob_job_log_lines_total").samples.size(), 1u);
+  EXPECT_EQ(Find(f, "dljob_job_metric_lines_total").samples[0].value, 10);
+  const Family& phase = Find(f, "dljob_job_phase");
+  ASSERT_EQ(phase.samples.size(), 2u);
+  EXPECT_EQ(phase.samples[0].labels.back(), (std::pair<std::string, std::string>{"phase", "Running"}));
+}
+
+TEST(JobMetricsTest, IgnoresFieldsOfTheWrongType) {
+  std::vector<Json> jobs = {Json::parse(
+      R"({"metadata":{"namespace":"a","name":"x"},"spec":{"gpus":"many"},
+          "status":{"phase":"Running","throughput":{"imagesPerSec":"fast"}}})")};
+  std::vector<Family> f = JobFamilies(jobs);
+  EXPECT_TRUE(Find(f, "dljob_job_gpus").samples.empty());
+  EXPECT_TRUE(Find(f, "dljob_job_images_per_second").samples.empty());
+  EXPECT_EQ(RenderText(f).find("many"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dljob::metrics

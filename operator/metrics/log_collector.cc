@@ -1,0 +1,145 @@
+// See log_collector.h.
+#include "operator/metrics/log_collector.h"
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "jobs/log_lines.h"
+
+namespace dljob::metrics {
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+Result<File> OpenArchive(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return Status::Unavailable("cannot create the log archive directory for " + path + ": " +
+                                     ec.message());
+  File f(std::fopen(path.c_str(), "a"));
+  if (!f) {
+    return Status::Unavailable("cannot open the log archive " + path + ": " +
+                               std::strerror(errno));
+  }
+  return f;
+}
+
+// Sleeps `d` unless stopped first; returns whether it was stopped.
+bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, stop, d, [] { return false; });
+  return stop.stop_requested();
+}
+
+}  // namespace
+
+std::string LogArchivePath(const std::string& dir, const std::string& ns, const std::string& job) {
+  return (std::filesystem::path(dir) / ns / (job + ".log")).string();
+}
+
+LogCollector::LogCollector(std::string ns, std::string job, std::string pod, LogOpener open,
+                           ThroughputSink& sink, LogCollectorOptions options)
+    : ns_(std::move(ns)),
+      job_(std::move(job)),
+      pod_(std::move(pod)),
+      open_(std::move(open)),
+      sink_(sink),
+      options_(std::move(options)) {}
+
+std::optional<WallTime> LogCollector::LastProgress() const {
+  std::lock_guard lock(mu_);
+  return last_progress_;
+}
+
+Status LogCollector::Run(std::stop_token stop) {
+  File archive;
+  if (!options_.archive_dir.empty()) {
+    auto f = OpenArchive(LogArchivePath(options_.archive_dir, ns_, job_));
+    if (!f.ok()) return f.status();
+    archive = std::move(*f);
+    std::fprintf(archive.get(), "%s\n",
+                 FormatLogLine(-1, "dljob: following launcher pod " + pod_).c_str());
+  }
+  int64_t seen = 0;  // lines of this pod's log already handled (skipped after a re-open)
+  int failed_opens = 0;
+  while (!stop.stop_requested()) {
+    auto stream = open_(ns_, pod_);
+    if (!stream.ok()) {
+      if (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens) {
+        MaybePublish(true, options_.now());
+        return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_ + ": " +
+                                   stream.error().ToString());
+      }
+      if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
+      continue;
+    }
+    failed_opens = 0;
+    kube::LineStream& lines = **stream;
+    std::stop_callback cancel(stop, [&lines] { lines.Cancel(); });
+    int64_t index = 0;
+    bool ended = false;
+    while (!stop.stop_requested()) {
+      auto next = lines.Next();
+      if (!next.ok()) break;  // broken: re-open and skip what we have
+      if (!next->has_value()) {
+        ended = true;
+        break;
+      }
+      if (index++ < seen) continue;
+      ++seen;
+      if (Status s = Handle(**next, archive.get()); !s.ok()) return s;
+    }
+    if (archive) std::fflush(archive.get());
+    if (ended) break;
+  }
+  MaybePublish(true, options_.now());
+  return Status::Ok();
+}
+
+Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
+  MpirunLine tagged = ParseMpirunLine(line);
+  ++lines_;
+  if (archive) {
+    std::string out = FormatLogLine(tagged.rank, tagged.text);
+    out += '\n';
+    if (std::fwrite(out.data(), 1, out.size(), archive) != out.size()) {
+      return Status::Unavailable("cannot write the log archive of " + ns_ + "/" + job_ + ": " +
+                                 std::strerror(errno));
+    }
+  }
+  if (auto sample = ParseMetricLine(tagged.text)) {
+    if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
+    const WallTime now = options_.now();
+    aggregator_.Add(*sample, FormatRfc3339(now));
+    ++metric_lines_;
+    dirty_ = true;
+    {
+      std::lock_guard lock(mu_);
+      last_progress_ = now;
+    }
+    MaybePublish(false, now);
+  }
+  return Status::Ok();
+}
+
+void LogCollector::MaybePublish(bool force, WallTime now) {
+  if (!dirty_) return;
+  if (!force && published_at_ && now - *published_at_ < options_.publish_interval) return;
+  // A failed publish is retried with the next metric line or at the end; the log goes on.
+  if (sink_.Publish(ns_, job_, aggregator_.Current()).ok()) {
+    dirty_ = false;
+    published_at_ = now;
+  }
+}
+
+}  // namespace dljob::metrics

@@ -1,0 +1,89 @@
+// LogCollector: follows one launcher pod's log for as long as the pod runs — archiving every line
+// and turning metric lines into the job's status.throughput.
+//
+// The launcher runs `mpirun --tag-output`, so its log carries every rank's lines tagged
+// "[jobid,rank]<stdout>:". Each line is
+//   - appended to the job's archive file (LogArchivePath) in the job log format of jobs/log_lines.h
+//     ("[rank 3] text", "[mpirun] text"), the same format the local runner keeps, so `dljob logs`
+//     reads both and the log outlives the pods;
+//   - parsed with the shared metric-line parser and folded by ProgressAggregator; the aggregate is
+//     published to the ThroughputSink at most once per `publish_interval`, and once more at the
+//     end of the log, so the API server sees a few writes per job per minute, not one per line.
+// When the stream breaks (API server restart, dropped connection) the collector re-opens it and
+// skips the lines it already has: a container log re-read from its start is the same lines in the
+// same order. It stops at the end of the log (the container exited) or when asked to stop.
+//
+// Run() blocks; the caller gives it a thread. Counts and LastProgress are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "jobs/dljob_types.h"
+#include "jobs/metric_line.h"
+#include "jobs/status.h"
+#include "jobs/time_format.h"
+#include "operator/kube/api.h"
+
+namespace dljob::metrics {
+
+// Where a job's full log is archived: <dir>/<namespace>/<job>.log (all incarnations, appended).
+std::string LogArchivePath(const std::string& dir, const std::string& ns, const std::string& job);
+
+// Receives a job's aggregated throughput (the operator merge-patches it into status).
+class ThroughputSink {
+ public:
+  virtual ~ThroughputSink() = default;
+  virtual Status Publish(const std::string& ns, const std::string& job,
+                         const Throughput& throughput) = 0;
+};
+
+// Opens the pod's log (follow) — kube::Api::Logs in production.
+using LogOpener = std::function<kube::ApiResult<kube::LineStreamPtr>(const std::string& ns,
+                                                                     const std::string& pod)>;
+
+struct LogCollectorOptions {
+  std::string archive_dir;  // "" = do not archive
+  std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
+  std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
+  int max_reopens = 60;  // consecutive failed opens before giving up
+  std::function<WallTime()> now = [] { return std::chrono::system_clock::now(); };
+};
+
+class LogCollector {
+ public:
+  LogCollector(std::string ns, std::string job, std::string pod, LogOpener open,
+               ThroughputSink& sink, LogCollectorOptions options);
+
+  // Follows the log to its end or until `stop`. Returns the first error that ended it early
+  // (archive not writable, log not openable after max_reopens).
+  Status Run(std::stop_token stop);
+
+  int64_t lines() const { return lines_.load(); }
+  int64_t metric_lines() const { return metric_lines_.load(); }
+  // When the last metric line arrived (the job's progress, for progressDeadlineSeconds).
+  std::optional<WallTime> LastProgress() const;
+
+ private:
+  Status Handle(const std::string& line, std::FILE* archive);
+  void MaybePublish(bool force, WallTime now);
+
+  const std::string ns_, job_, pod_;
+  LogOpener open_;
+  ThroughputSink& sink_;
+  const LogCollectorOptions options_;
+  ProgressAggregator aggregator_;
+  bool dirty_ = false;
+  std::optional<WallTime> published_at_;
+  std::atomic<int64_t> lines_{0}, metric_lines_{0};
+  mutable std::mutex mu_;
+  std::optional<WallTime> last_progress_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace dljob::metrics

@@ -1,0 +1,209 @@
+#include "operator/metrics/log_collector.h"
+
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace dljob::metrics {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A log stream serving `lines`, then the end, or an error after `break_after` lines; with
+// `block_at_end` it waits for Cancel() instead of ending.
+class FakeLines : public kube::LineStream {
+ public:
+  FakeLines(std::vector<std::string> lines, int break_after = -1, bool block_at_end = false)
+      : lines_(std::move(lines)), break_after_(break_after), block_at_end_(block_at_end) {}
+  kube::ApiResult<std::optional<std::string>> Next() override {
+    if (break_after_ >= 0 && next_ == static_cast<size_t>(break_after_)) {
+      return kube::ApiError{0, "TransportError", "connection reset"};
+    }
+    if (next_ < lines_.size()) return std::optional<std::string>(lines_[next_++]);
+    if (block_at_end_) {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return cancelled_; });
+      return kube::ApiError{0, "Cancelled", "cancelled"};
+    }
+    return std::optional<std::string>();
+  }
+  void Cancel() override {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::vector<std::string> lines_;
+  size_t next_ = 0;
+  int break_after_;
+  bool block_at_end_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool cancelled_ = false;
+};
+
+class RecordingSink : public ThroughputSink {
+ public:
+  Status Publish(const std::string& ns, const std::string& job, const Throughput& t) override {
+    std::lock_guard lock(mu);
+    published.push_back({ns + "/" + job, t});
+    return Status::Ok();
+  }
+  std::mutex mu;
+  std::vector<std::pair<std::string, Throughput>> published;
+};
+
+std::string Metric(int rank, int step, double ips) {
+  std::ostringstream s;
+  s << "[1," << rank << "]<stdout>:DLJOB_METRIC {\"step\":" << step
+    << ",\"images_per_sec\":" << ips << ",\"world_size\":2}";
+  return s.str();
+}
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+class LogCollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dljob-logcollector-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  LogCollectorOptions Options() {
+    LogCollectorOptions o;
+    o.archive_dir = dir_.string();
+    o.reopen_backoff = std::chrono::milliseconds(1);
+    o.now = [this] { return now_; };
+    return o;
+  }
+
+  fs::path dir_;
+  WallTime now_ = WallTime(std::chrono::seconds(1'800'000'000));
+  RecordingSink sink_;
+};
+
+TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInterval) {
+  std::vector<std::string> log = {"Warning: Permanently added 'w-0'",
+                                  "[1,0]<stdout>:Step\tImg/sec\ttotal_loss",
+                                  Metric(0, 10, 100), Metric(1, 10, 110), "[1,1]<stderr>:oops",
+                                  Metric(0, 20, 120)};
+  LogCollector c("ns", "job", "job-launcher",
+                 [&](const std::string& ns, const std::string& pod) -> kube::ApiResult<kube::LineStreamPtr> {
+                   EXPECT_EQ(ns + "/" + pod, "ns/job-launcher");
+                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+                 },
+                 sink_, Options());
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+
+  const std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
+  ASSERT_EQ(archived.size(), log.size() + 1);
+  EXPECT_EQ(archived[0], "[mpirun] dljob: following launcher pod job-launcher");
+  EXPECT_EQ(archived[1], "[mpirun] Warning: Permanently added 'w-0'");
+  EXPECT_EQ(archived[2], "[rank 0] Step\tImg/sec\ttotal_loss");
+  EXPECT_EQ(archived[5], "[rank 1] oops");
+  EXPECT_EQ(c.lines(), 6);
+  EXPECT_EQ(c.metric_lines(), 3);
+  EXPECT_EQ(c.LastProgress(), now_);
+
+  // The clock never moved: one publish at the first metric line, one at the end.
+  ASSERT_EQ(sink_.published.size(), 2u);
+  EXPECT_EQ(sink_.published[0].first, "ns/job");
+  EXPECT_EQ(sink_.published[0].second.step, 10);
+  const Throughput& last = sink_.published[1].second;
+  EXPECT_EQ(last.step, 20);
+  EXPECT_DOUBLE_EQ(*last.images_per_sec, 120 + 110);  // each rank's latest
+}
+
+TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
+  std::vector<std::string> log = {Metric(0, 1, 10), Metric(0, 2, 10), Metric(0, 3, 10)};
+  LogCollectorOptions o = Options();
+  o.now = [this] { return now_ += std::chrono::seconds(3); };  // 3 s per reading
+  LogCollector c("ns", "job", "p",
+                 [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+                 },
+                 sink_, o);
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+  std::vector<int64_t> steps;
+  for (auto& [key, t] : sink_.published) steps.push_back(*t.step);
+  // Step 1 published; step 2 is 3 s later (< 5 s); step 3 is 6 s after step 1; nothing new at the end.
+  EXPECT_EQ(steps, (std::vector<int64_t>{1, 3}));
+}
+
+TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
+  std::vector<std::string> log = {"[1,0]<stdout>:a", "[1,0]<stdout>:b", "[1,0]<stdout>:c",
+                                  "[1,0]<stdout>:d"};
+  int opens = 0;
+  LogCollector c("ns", "job", "p",
+                 [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   ++opens;
+                   if (opens == 2) return kube::ApiError{503, "ServiceUnavailable", "restarting"};
+                   // The first stream breaks after 2 lines; the third reads the log from its start.
+                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log, opens == 1 ? 2 : -1));
+                 },
+                 sink_, Options());
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+  EXPECT_EQ(opens, 3);
+  std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
+  archived.erase(archived.begin());
+  EXPECT_EQ(archived, (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c",
+                                                "[rank 0] d"}));
+}
+
+TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
+  LogCollector c("ns", "job", "p",
+                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   return kube::ApiError{404, "NotFound", "pods \"p\" not found"};
+                 },
+                 sink_, Options());
+  Status s = c.Run(std::stop_token());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("pods \"p\" not found"), std::string::npos) << s.message();
+}
+
+TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
+  LogCollector c("ns", "job", "p",
+                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   return kube::LineStreamPtr(
+                       std::make_unique<FakeLines>(std::vector<std::string>{Metric(0, 5, 50)}, -1,
+                                                   /*block_at_end=*/true));
+                 },
+                 sink_, Options());
+  std::jthread runner([&](std::stop_token stop) { EXPECT_TRUE(c.Run(stop).ok()); });
+  while (c.lines() < 1) std::this_thread::yield();
+  runner.request_stop();
+  runner.join();
+  // What was aggregated is published on the way out.
+  ASSERT_FALSE(sink_.published.empty());
+  EXPECT_EQ(sink_.published.back().second.step, 5);
+}
+
+TEST_F(LogCollectorTest, AnUnwritableArchiveIsAnErrorNamingThePath) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "ns") << "a file where the namespace directory should be";
+  LogCollector c("ns", "job", "p",
+                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   return kube::LineStreamPtr(std::make_unique<FakeLines>(std::vector<std::string>{}));
+                 },
+                 sink_, Options());
+  Status s = c.Run(std::stop_token());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("ns/job.log"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace dljob::metrics
