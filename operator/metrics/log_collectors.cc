@@ -1,0 +1,132 @@
+// See log_collectors.h.
+#include "operator/metrics/log_collectors.h"
+
+#include <cstdio>
+#include <set>
+
+#include "jobs/codec.h"
+
+namespace dljob::metrics {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Field(const Json& j, const char* a, const char* b) {
+  if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_string()) return "";
+  return j[a][b].get<std::string>();
+}
+
+std::string JobLabel(const Json& pod) {
+  const Json& labels = pod.contains("metadata") ? pod["metadata"].value("labels", Json::object())
+                                                : Json::object();
+  auto it = labels.find("dljob.io/job-name");
+  return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool Started(const Json& pod) {
+  const std::string phase = Field(pod, "status", "phase");
+  return phase == "Running" || phase == "Succeeded" || phase == "Failed";
+}
+
+}  // namespace
+
+Status ApiThroughputSink::Publish(const std::string& ns, const std::string& job,
+                                  const Throughput& throughput) {
+  Json patch = {{"status", {{"throughput", EncodeThroughput(throughput)}}}};
+  auto r = api_.MergePatch(kube::resources::kDLJobs, ns, job, patch, "status");
+  if (!r.ok()) return Status::Unavailable("cannot update the throughput of " + ns + "/" + job +
+                                          ": " + r.error().ToString());
+  return Status::Ok();
+}
+
+LogCollectors::LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorOptions options)
+    : open_(std::move(open)), sink_(sink), options_(std::move(options)) {}
+
+LogCollectors::~LogCollectors() { StopAll(); }
+
+void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
+  std::set<std::string> present;
+  std::lock_guard lock(mu_);
+  for (const Json& pod : launcher_pods) {
+    const std::string uid = Field(pod, "metadata", "uid");
+    const std::string ns = Field(pod, "metadata", "namespace");
+    const std::string name = Field(pod, "metadata", "name");
+    const std::string job = JobLabel(pod);
+    if (uid.empty() || job.empty()) continue;
+    present.insert(uid);
+    if (by_uid_.count(uid) || !Started(pod)) continue;
+    Entry& e = by_uid_[uid];
+    e.job_key = ns + "/" + job;
+    e.collector = std::make_unique<LogCollector>(ns, job, name, open_, sink_, options_);
+    e.done = std::make_shared<std::atomic<bool>>(false);
+    e.thread = std::jthread([c = e.collector.get(), done = e.done, key = e.job_key,
+                             name](std::stop_token stop) {
+      Status s = c->Run(stop);
+      if (!s.ok()) std::fprintf(stderr, "dljob-operator: log of %s (pod %s): %s\n", key.c_str(),
+                                name.c_str(), s.message().c_str());
+      done->store(true);
+    });
+  }
+  for (auto it = by_uid_.begin(); it != by_uid_.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    it->second.thread.request_stop();
+    it->second.thread.join();
+    FoldLocked(it->second);
+    it = by_uid_.erase(it);
+  }
+}
+
+void LogCollectors::FoldLocked(const Entry& entry) {
+  LogCounts& c = folded_[entry.job_key];
+  c.lines += entry.collector->lines();
+  c.metric_lines += entry.collector->metric_lines();
+  if (auto t = entry.collector->LastProgress()) {
+    auto [it, fresh] = folded_progress_.emplace(entry.job_key, *t);
+    if (!fresh && *t > it->second) it->second = *t;
+  }
+}
+
+std::optional<WallTime> LogCollectors::LastProgress(const std::string& job_key) const {
+  std::lock_guard lock(mu_);
+  std::optional<WallTime> last;
+  if (auto it = folded_progress_.find(job_key); it != folded_progress_.end()) last = it->second;
+  for (const auto& [uid, e] : by_uid_) {
+    if (e.job_key != job_key) continue;
+    auto t = e.collector->LastProgress();
+    if (t && (!last || *t > *last)) last = t;
+  }
+  return last;
+}
+
+std::map<std::string, LogCounts> LogCollectors::Counts() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, LogCounts> out = folded_;
+  for (const auto& [uid, e] : by_uid_) {
+    LogCounts& c = out[e.job_key];
+    c.lines += e.collector->lines();
+    c.metric_lines += e.collector->metric_lines();
+  }
+  return out;
+}
+
+size_t LogCollectors::Following() const {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (const auto& [uid, e] : by_uid_) n += e.done->load() ? 0 : 1;
+  return n;
+}
+
+void LogCollectors::StopAll() {
+  std::lock_guard lock(mu_);
+  for (auto& [uid, e] : by_uid_) e.thread.request_stop();
+  for (auto& [uid, e] : by_uid_) {
+    if (e.thread.joinable()) e.thread.join();
+    FoldLocked(e);
+  }
+  by_uid_.clear();
+}
+
+}  // namespace dljob::metrics

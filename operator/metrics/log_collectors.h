@@ -1,0 +1,73 @@
+// LogCollectors: one LogCollector thread per launcher pod that has started, kept in step with the
+// pods the operator sees.
+//
+// Sync() is given the launcher pods (those labelled dljob.io/role=launcher) on every pass of the
+// operator's loop. A pod that has started (phase Running, Succeeded or Failed) and has no
+// collector gets one, keyed by the pod's uid, so a restarted job's new launcher (same name, new
+// uid) is followed afresh and appended to the same archive. A collector whose log ended stays
+// recorded until its pod disappears, so a finished pod is never followed twice. Line counts and
+// the last progress time are kept per job ("namespace/name") across incarnations.
+//
+// Thread-safe. The destructor stops and joins every collector.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/kube/api.h"
+#include "operator/metrics/job_metrics.h"
+#include "operator/metrics/log_collector.h"
+
+namespace dljob::metrics {
+
+// Publishes throughput with a JSON merge patch of the DLJob's status subresource.
+class ApiThroughputSink : public ThroughputSink {
+ public:
+  explicit ApiThroughputSink(kube::Api& api) : api_(api) {}
+  Status Publish(const std::string& ns, const std::string& job,
+                 const Throughput& throughput) override;
+
+ private:
+  kube::Api& api_;
+};
+
+class LogCollectors {
+ public:
+  LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorOptions options);
+  ~LogCollectors();
+  LogCollectors(const LogCollectors&) = delete;
+  LogCollectors& operator=(const LogCollectors&) = delete;
+
+  void Sync(const std::vector<nlohmann::json>& launcher_pods);
+  // Newest metric line of any incarnation of the job.
+  std::optional<WallTime> LastProgress(const std::string& job_key) const;
+  std::map<std::string, LogCounts> Counts() const;
+  size_t Following() const;  // collectors whose log has not ended
+  void StopAll();
+
+ private:
+  struct Entry {
+    std::string job_key;
+    std::unique_ptr<LogCollector> collector;
+    std::jthread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  void FoldLocked(const Entry& entry);  // adds a finished entry's counts to the job's totals
+
+  LogOpener open_;
+  ThroughputSink& sink_;
+  const LogCollectorOptions options_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> by_uid_;                 // GUARDED_BY(mu_)
+  std::map<std::string, LogCounts> folded_;             // GUARDED_BY(mu_)
+  std::map<std::string, WallTime> folded_progress_;     // GUARDED_BY(mu_)
+};
+
+}  // namespace dljob::metrics

@@ -1,0 +1,105 @@
+#include "operator/metrics/log_collectors.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "operator/controller/testing/fake_api.h"
+
+namespace dljob::metrics {
+namespace {
+
+using Json = nlohmann::json;
+
+class VectorLines : public kube::LineStream {
+ public:
+  explicit VectorLines(std::vector<std::string> lines) : lines_(std::move(lines)) {}
+  kube::ApiResult<std::optional<std::string>> Next() override {
+    if (next_ < lines_.size()) return std::optional<std::string>(lines_[next_++]);
+    return std::optional<std::string>();
+  }
+  void Cancel() override {}
+
+ private:
+  std::vector<std::string> lines_;
+  size_t next_ = 0;
+};
+
+class CountingSink : public ThroughputSink {
+ public:
+  Status Publish(const std::string&, const std::string&, const Throughput&) override {
+    ++publishes;
+    return Status::Ok();
+  }
+  std::atomic<int> publishes{0};
+};
+
+Json Launcher(const std::string& uid, const std::string& phase) {
+  return {{"metadata",
+           {{"namespace", "ns"},
+            {"name", "job-launcher"},
+            {"uid", uid},
+            {"labels", {{"dljob.io/job-name", "job"}, {"dljob.io/role", "launcher"}}}}},
+          {"status", {{"phase", phase}}}};
+}
+
+void WaitIdle(const LogCollectors& c) {
+  while (c.Following() > 0) std::this_thread::yield();
+}
+
+TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
+  std::atomic<int> opens{0};
+  CountingSink sink;
+  LogCollectors collectors(
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        ++opens;
+        return kube::LineStreamPtr(std::make_unique<VectorLines>(std::vector<std::string>{
+            "[1,0]<stdout>:hello", "[1,0]<stdout>:DLJOB_METRIC {\"step\":1}"}));
+      },
+      sink, LogCollectorOptions{});
+
+  collectors.Sync({Launcher("u1", "Pending")});
+  EXPECT_EQ(opens.load(), 0);  // not started: nothing to follow yet
+  collectors.Sync({Launcher("u1", "Running")});
+  WaitIdle(collectors);
+  collectors.Sync({Launcher("u1", "Succeeded")});  // same incarnation: not followed again
+  WaitIdle(collectors);
+  EXPECT_EQ(opens.load(), 1);
+  EXPECT_EQ(collectors.Counts()["ns/job"].lines, 2);
+
+  // A restart: the old launcher is gone, a new one (new uid) runs. Counts accumulate.
+  collectors.Sync({});
+  EXPECT_EQ(collectors.Counts()["ns/job"].lines, 2);
+  collectors.Sync({Launcher("u2", "Running")});
+  WaitIdle(collectors);
+  EXPECT_EQ(opens.load(), 2);
+  EXPECT_EQ(collectors.Counts()["ns/job"].lines, 4);
+  EXPECT_EQ(collectors.Counts()["ns/job"].metric_lines, 2);
+  EXPECT_TRUE(collectors.LastProgress("ns/job").has_value());
+  EXPECT_FALSE(collectors.LastProgress("ns/other").has_value());
+  EXPECT_EQ(sink.publishes.load(), 2);  // once per incarnation (the clock barely moved)
+}
+
+TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
+  controller::testing::FakeApi api;
+  api.Put(kube::resources::kDLJobs,
+          {{"apiVersion", "dljob.io/v1alpha1"}, {"kind", "DLJob"},
+           {"metadata", {{"namespace", "ns"}, {"name", "job"}}}});
+  ApiThroughputSink sink(api);
+  Throughput t;
+  t.images_per_sec = 2950.5;
+  t.step = 100;
+  ASSERT_TRUE(sink.Publish("ns", "job", t).ok());
+  std::vector<controller::testing::Call> calls = api.Calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].verb, "patch-status");
+  EXPECT_EQ(calls[0].body["status"]["throughput"]["imagesPerSec"], 2950.5);
+  EXPECT_EQ(calls[0].body["status"]["throughput"]["step"], 100);
+
+  Status missing = sink.Publish("ns", "gone", t);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("ns/gone"), std::string::npos) << missing.message();
+}
+
+}  // namespace
+}  // namespace dljob::metrics
