@@ -1,0 +1,58 @@
+// See faults.h.
+#include "tests/apiserver/faults.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace dljob::apiserver {
+namespace {
+
+bool SameMethod(const std::string& rule, const std::string& method) {
+  if (rule.empty() || rule == "*") return true;
+  return std::equal(rule.begin(), rule.end(), method.begin(), method.end(), [](char a, char b) {
+    return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+  });
+}
+
+}  // namespace
+
+void Faults::Add(FaultRule rule) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (rule.count > 0) rules_.push_back(std::move(rule));
+}
+
+void Faults::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  rules_.clear();
+  latency_ = std::chrono::milliseconds(0);
+}
+
+std::optional<ApiError> Faults::Take(const std::string& method, const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = rules_.begin(); it != rules_.end(); ++it) {
+    if (!SameMethod(it->method, method) || path.rfind(it->path_prefix, 0) != 0) continue;
+    ApiError error = ErrorForCode(
+        it->code, it->message.empty() ? "injected fault (" + std::to_string(it->code) + ")"
+                                      : it->message);
+    if (--it->count <= 0) rules_.erase(it);
+    return error;
+  }
+  return std::nullopt;
+}
+
+size_t Faults::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rules_.size();
+}
+
+void Faults::set_latency(std::chrono::milliseconds latency) {
+  std::lock_guard<std::mutex> lock(mu_);
+  latency_ = latency;
+}
+
+std::chrono::milliseconds Faults::latency() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return latency_;
+}
+
+}  // namespace dljob::apiserver

@@ -1,0 +1,117 @@
+// RestHandler: the test API server's REST layer — the Kubernetes API over an ObjectStore, as a
+// Handler (http.h) that the HTTP front end (http_server.h) or a unit test calls directly.
+//
+// Serves, in the real API server's JSON shapes: /version; discovery (/api, /api/v1, /apis,
+// /apis/{group}, /apis/{group}/{version}); get, list (label/field selectors, limit/continue),
+// watch (resourceVersion, allowWatchBookmarks, timeoutSeconds; 410 as an ERROR event), create,
+// update (PUT), patch (merge patch; strategic merge patch read as a merge patch for built-in
+// types; JSON patch), delete (DeleteOptions body or propagationPolicy query) for every registered
+// type, namespaced and across namespaces; status subresources; pods/binding; pods/log (follow);
+// Tables for `kubectl get`. POSTing a CustomResourceDefinition registers its type.
+// /_test/... is the simulation and fault-injection API (test_control.h lists the endpoints).
+//
+// Thread-safety: Serve() may run on many threads at once; a watch or followed log blocks its
+// caller's thread until it ends (timeout, client gone, DropWatches(), Shutdown()). The handler
+// must outlive every call to Serve(); destroy it only after the HTTP server has stopped.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jobs/status.h"
+#include "tests/apiserver/faults.h"
+#include "tests/apiserver/http.h"
+#include "tests/apiserver/object_store.h"
+#include "tests/apiserver/pod_logs.h"
+#include "tests/apiserver/resource_types.h"
+#include "tests/apiserver/rest_path.h"
+#include "tests/apiserver/sim_kubelet.h"
+
+namespace dljob::apiserver {
+
+struct RestOptions {
+  StoreOptions store;
+  // Namespaces that exist from the start.
+  std::vector<std::string> namespaces = {"default", "kube-system", "kube-public",
+                                         "kube-node-lease"};
+  // CRD manifests (YAML or JSON) registered at start, e.g. charts/dljob/crds/dljob.io_dljobs.yaml.
+  std::vector<std::string> crd_files;
+  std::chrono::milliseconds bookmark_interval{std::chrono::seconds(10)};
+  std::chrono::seconds max_watch_timeout{std::chrono::minutes(30)};  // also the default
+  // How often an idle watch or followed log checks that its client is still there.
+  std::chrono::milliseconds idle_check{std::chrono::milliseconds(200)};
+  std::string server_address = "127.0.0.1";  // for /api's serverAddressByClientCIDRs
+};
+
+class RestHandler {
+ public:
+  // Loads options.crd_files; a file that does not load is a Status from Create().
+  static Result<std::unique_ptr<RestHandler>> Create(RestOptions options = {});
+  explicit RestHandler(RestOptions options = {});  // no CRD files
+  ~RestHandler();  // Shutdown()
+  RestHandler(const RestHandler&) = delete;
+  RestHandler& operator=(const RestHandler&) = delete;
+
+  // A Handler that calls Serve() on this object.
+  Handler AsHandler();
+  void Serve(const HttpRequest& request, ResponseWriter& out);
+
+  // Stores an apiextensions.k8s.io/v1 CustomResourceDefinition (create or replace) and serves
+  // its type. Errors name the missing field.
+  Status RegisterCrd(const Json& crd);
+  // RegisterCrd for each document of a YAML or JSON file.
+  Status LoadCrdFile(const std::string& path);
+
+  // Ends every open watch now (clients see their stream end and must re-watch).
+  void DropWatches();
+  // Ends open watches and followed logs and stops the simulated kubelet; later watches end
+  // at once.
+  void Shutdown();
+
+  ObjectStore& store() { return store_; }
+  ResourceRegistry& registry() { return registry_; }
+  PodLogs& logs() { return logs_; }
+  Faults& faults() { return faults_; }
+  SimKubelet& kubelet() { return *kubelet_; }
+
+ private:
+  void ServeApi(const HttpRequest& request, const RestPath& path, ResponseWriter& out);
+  void ServeDiscovery(const HttpRequest& request, const RestPath& path, ResponseWriter& out);
+  // rest_objects.cc
+  void ServeResource(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                     ResponseWriter& out);
+  void ServeList(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                 const QueryParams& query, ResponseWriter& out);
+  void ServePatch(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                  ResponseWriter& out);
+  void ServeDelete(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                   const QueryParams& query, ResponseWriter& out);
+  // The CRD side effects of a write to customresourcedefinitions.
+  ApiResult<Json> AfterCrdWrite(const Json& crd);
+  void AfterCrdDelete(const Json& crd);
+  // rest_watch.cc
+  void ServeWatch(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                  const QueryParams& query, ResponseWriter& out);
+  // rest_pods.cc
+  void ServeBinding(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                    ResponseWriter& out);
+  void ServeLog(const HttpRequest& request, const RestPath& path, const QueryParams& query,
+                ResponseWriter& out);
+  // test_control.cc
+  void ServeTestControl(const HttpRequest& request, ResponseWriter& out);
+  bool Stopping(uint64_t watch_epoch) const;
+
+  const RestOptions options_;
+  ResourceRegistry registry_;
+  ObjectStore store_;
+  PodLogs logs_;
+  Faults faults_;
+  std::unique_ptr<SimKubelet> kubelet_;
+  std::atomic<uint64_t> watch_epoch_{0};  // DropWatches() bumps it
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace dljob::apiserver

@@ -1,0 +1,95 @@
+// RestHandler: the pods/binding and pods/log subresources. See rest_handler.h.
+#include <sstream>
+
+#include "jobs/time_format.h"
+#include "tests/apiserver/rest_handler.h"
+#include "tests/apiserver/rest_response.h"
+#include "tests/apiserver/sim_objects.h"
+
+namespace dljob::apiserver {
+namespace {
+
+// The last `n` lines of `text`.
+std::string TailLines(const std::string& text, int64_t n) {
+  if (n < 0) return text;
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;
+  size_t pos = end;
+  for (int64_t i = 0; i < n; ++i) {
+    size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return text;
+    pos = nl;
+  }
+  return n == 0 ? "" : text.substr(pos + 1);
+}
+
+}  // namespace
+
+void RestHandler::ServeBinding(const HttpRequest& request, const RestPath& path,
+                               const ResourceType& type, ResponseWriter& out) {
+  Json binding = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (binding.is_discarded() || !binding.is_object()) {
+    return RespondError(out, BadRequestError("the body of a binding must be a v1 Binding object"));
+  }
+  std::string node = binding.value("target", Json::object()).value("name", "");
+  if (node.empty()) {
+    return RespondError(out, InvalidError("Binding", path.name, "target.name: Required value"));
+  }
+  std::string now = FormatRfc3339(options_.store.now ? options_.store.now()
+                                                     : std::chrono::system_clock::now());
+  ApiResult<Json> bound =
+      store_.Mutate(type, path.ns, path.name, [&](Json& pod) -> std::optional<ApiError> {
+        if (!pod["spec"].is_object()) pod["spec"] = Json::object();
+        std::string current = pod["spec"].value("nodeName", "");
+        if (!current.empty()) {
+          return ConflictError("pods/binding", path.name,
+                               "pod " + path.name + " is already assigned to node \"" + current +
+                                   "\"");
+        }
+        pod["spec"]["nodeName"] = node;
+        Json& conditions = pod["status"]["conditions"];
+        if (!conditions.is_array()) conditions = Json::array();
+        conditions.push_back({{"type", "PodScheduled"}, {"status", "True"},
+                              {"lastProbeTime", nullptr}, {"lastTransitionTime", now}});
+        return std::nullopt;
+      });
+  if (!bound.ok()) return RespondError(out, bound.error());
+  RespondJson(out, 201, SuccessStatus(201));
+}
+
+void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
+                           const QueryParams& query, ResponseWriter& out) {
+  ResourceType pods = *registry_.FindByKey("pods");
+  if (ApiResult<Json> pod = store_.Get(pods, path.ns, path.name); !pod.ok()) {
+    return RespondError(out, pod.error());
+  }
+  int64_t tail = -1;
+  if (query.count("tailLines")) {
+    try {
+      tail = std::stoll(query.at("tailLines"));
+    } catch (...) {
+      return RespondError(out, BadRequestError("tailLines: must be an integer"));
+    }
+  }
+  const std::string key = path.ns + "/" + path.name;
+  std::string text = logs_.Read(key);
+  if (!QueryFlag(query, "follow")) {
+    return out.Respond(200, {{"Content-Type", "text/plain"}}, TailLines(text, tail));
+  }
+  const uint64_t epoch = watch_epoch_;
+  out.StartStream(200, {{"Content-Type", "text/plain"}});
+  size_t offset = text.size();
+  if (!text.empty() && !out.Write(TailLines(text, tail))) return;
+  while (!Stopping(epoch) && out.Connected()) {
+    ApiResult<Json> pod = store_.Get(pods, path.ns, path.name);
+    bool finished = !pod.ok() || PodFinished(*pod);
+    std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
+    offset += more.size();
+    if (!more.empty() && !out.Write(more)) return;
+    if (finished) return;
+    logs_.WaitForMore(key, offset,
+                      std::chrono::steady_clock::now() + options_.idle_check);
+  }
+}
+
+}  // namespace dljob::apiserver

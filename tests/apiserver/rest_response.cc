@@ -1,0 +1,31 @@
+// See rest_response.h.
+#include "tests/apiserver/rest_response.h"
+
+#include <cctype>
+
+namespace dljob::apiserver {
+
+void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body) {
+  out.Respond(status, {{"Content-Type", "application/json"}}, body.dump() + "\n");
+}
+
+void RespondError(ResponseWriter& out, const ApiError& error) {
+  HttpHeaders headers = {{"Content-Type", "application/json"}};
+  if (error.http == 429) headers.emplace_back("Retry-After", "1");
+  out.Respond(error.http, headers, StatusBody(error).dump() + "\n");
+}
+
+std::string RequestHeader(const HttpRequest& request, std::string_view name) {
+  for (const auto& [key, value] : request.headers) {
+    if (key.size() != name.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < key.size() && same; ++i) {
+      same = std::tolower(static_cast<unsigned char>(key[i])) ==
+             std::tolower(static_cast<unsigned char>(name[i]));
+    }
+    if (same) return value;
+  }
+  return "";
+}
+
+}  // namespace dljob::apiserver

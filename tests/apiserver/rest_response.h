@@ -1,0 +1,19 @@
+// Small helpers the REST layer's files share: JSON and Status answers, request headers.
+// Pure (beyond writing to the ResponseWriter passed in); thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tests/apiserver/api_errors.h"
+#include "tests/apiserver/http.h"
+
+namespace dljob::apiserver {
+
+void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body);
+// A metav1.Status body with the error's code (and Retry-After on 429).
+void RespondError(ResponseWriter& out, const ApiError& error);
+// The first header named `name` (ASCII case-insensitive), or "".
+std::string RequestHeader(const HttpRequest& request, std::string_view name);
+
+}  // namespace dljob::apiserver

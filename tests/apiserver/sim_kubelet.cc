@@ -1,0 +1,101 @@
+// See sim_kubelet.h.
+#include "tests/apiserver/sim_kubelet.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "tests/apiserver/sim_objects.h"
+#include "tests/apiserver/watch_cursor.h"
+
+namespace dljob::apiserver {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+bool BoundAndPending(const Json& pod) {
+  std::string node = pod.contains("spec") ? pod["spec"].value("nodeName", "") : "";
+  std::string phase = pod.contains("status") ? pod["status"].value("phase", "") : "";
+  return !node.empty() && (phase.empty() || phase == "Pending");
+}
+
+}  // namespace
+
+SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now)
+    : store_(store), pods_(std::move(pods)), now_(std::move(now)) {}
+
+SimKubelet::~SimKubelet() { Disable(); }
+
+void SimKubelet::Enable(std::chrono::milliseconds delay) {
+  std::lock_guard<std::mutex> lock(mu_);
+  delay_ = delay;
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void SimKubelet::Disable() {
+  std::thread thread;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    thread = std::move(thread_);
+  }
+  store_.Interrupt();
+  if (thread.joinable()) thread.join();
+}
+
+bool SimKubelet::enabled() const { return !stop_; }
+
+std::chrono::milliseconds SimKubelet::delay() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return delay_;
+}
+
+void SimKubelet::Run() {
+  WatchFilter filter;
+  filter.type = pods_;
+  std::optional<WatchCursor> cursor;
+  std::map<std::pair<std::string, std::string>, SteadyClock::time_point> due;  // (ns, name)
+  auto note = [&](const WatchOut& e) {
+    auto key = std::make_pair(NamespaceOf(*e.object), NameOf(*e.object));
+    if (e.type == "DELETED" || !BoundAndPending(*e.object)) {
+      due.erase(key);
+    } else if (!due.count(key)) {
+      due[key] = SteadyClock::now() + delay();
+    }
+  };
+  while (!stop_) {
+    if (!cursor) {
+      std::vector<WatchOut> initial;
+      ApiResult<WatchCursor> started = WatchCursor::Start(store_, filter, "", &initial);
+      if (!started.ok()) return;  // cannot happen for "": a broken invariant, stop quietly
+      cursor.emplace(std::move(started).value());
+      due.clear();
+      for (const WatchOut& e : initial) note(e);
+    }
+    ApiResult<std::vector<WatchOut>> events = cursor->Poll();
+    if (!events.ok()) {  // compacted under us: start over from a fresh snapshot
+      cursor.reset();
+      continue;
+    }
+    for (const WatchOut& e : *events) note(e);
+    SteadyClock::time_point next = SteadyClock::now() + std::chrono::milliseconds(100);
+    for (auto it = due.begin(); it != due.end();) {
+      if (it->second > SteadyClock::now()) {
+        next = std::min(next, it->second);
+        ++it;
+        continue;
+      }
+      const auto& [ns, name] = it->first;
+      store_.Mutate(pods_, ns, name, [&](Json& pod) -> std::optional<ApiError> {
+        if (BoundAndPending(pod)) ApplyPodState(pod, PodState{"Running"}, now_());
+        return std::nullopt;
+      });
+      it = due.erase(it);
+    }
+    if (!stop_) cursor->Wait(next);
+  }
+}
+
+}  // namespace dljob::apiserver

@@ -1,0 +1,44 @@
+// SimKubelet: an optional stand-in for the kubelets of the simulated nodes. While enabled, every
+// pod that is bound to a node (spec.nodeName set) and still Pending becomes Running and Ready
+// `delay` after the kubelet first saw it bound. Tests that want other outcomes drive phases
+// explicitly through /_test/pods/... instead (or as well).
+//
+// It runs on its own thread, started by Enable() and joined by Disable() or the destructor.
+// Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tests/apiserver/object_store.h"
+
+namespace dljob::apiserver {
+
+class SimKubelet {
+ public:
+  // REQUIRES: `store` outlives this object. `now` gives RFC 3339 times for pod status.
+  SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now);
+  ~SimKubelet();
+
+  void Enable(std::chrono::milliseconds delay);
+  void Disable();
+  bool enabled() const;
+  std::chrono::milliseconds delay() const;
+
+ private:
+  void Run();
+
+  ObjectStore& store_;
+  const ResourceType pods_;
+  const std::function<std::string()> now_;
+  mutable std::mutex mu_;
+  std::thread thread_;                    // GUARDED_BY(mu_)
+  std::chrono::milliseconds delay_{0};    // GUARDED_BY(mu_)
+  std::atomic<bool> stop_{true};
+};
+
+}  // namespace dljob::apiserver

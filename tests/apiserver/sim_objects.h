@@ -1,0 +1,45 @@
+// What the simulated cluster writes into objects: a pod's status as a kubelet would report it
+// (phase, Ready condition, one containerStatus per container with running/terminated state and
+// exit code) and simulated GPU nodes (capacity/allocatable nvidia.com/gpu, GPU labels, Ready).
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace dljob::apiserver {
+
+struct PodState {
+  std::string phase;              // Pending, Running, Succeeded, Failed ("" keeps the phase)
+  std::optional<bool> ready;      // default: phase == Running
+  std::optional<int> exit_code;   // terminated containers' exit code (default 0 / 1 by phase)
+  std::string reason;             // terminated reason (default Completed / Error)
+  std::string message;            // status.message
+  std::optional<int> restart_count;
+  std::string pod_ip;             // default: 10.0.<n>.<m> from the name
+};
+
+// Writes `state` into pod.status; `now` is an RFC 3339 time for the conditions and states.
+void ApplyPodState(nlohmann::json& pod, const PodState& state, const std::string& now);
+// Reads a PodState from the /_test JSON ({"phase", "ready", "exitCode", "reason", "message",
+// "restartCount", "podIP"}).
+PodState PodStateFromJson(const nlohmann::json& body);
+bool PodFinished(const nlohmann::json& pod);
+
+struct NodeSpec {
+  std::string name;
+  int gpus = 8;
+  std::string cpu = "96";
+  std::string memory = "768Gi";
+  std::string gpu_product = "NVIDIA-A100-SXM4-80GB";
+  nlohmann::json labels = nlohmann::json::object();  // added to the GPU labels
+  nlohmann::json taints = nlohmann::json::array();
+};
+
+NodeSpec NodeSpecFromJson(const nlohmann::json& body);
+// A v1 Node with Ready status (no metadata.resourceVersion; the store assigns it).
+nlohmann::json SimulatedNode(const NodeSpec& spec, const std::string& now);
+
+}  // namespace dljob::apiserver

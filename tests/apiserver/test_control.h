@@ -1,0 +1,27 @@
+// The test API server's simulation and control API, served by RestHandler under /_test. Bodies
+// and answers are JSON unless noted; errors are metav1.Status bodies like the rest of the API.
+//
+//   POST   /_test/nodes                       {"name", "gpus": 8, "cpu", "memory", "gpuProduct",
+//                                               "labels": {}, "taints": []} -> 201 the Node
+//   POST   /_test/pods/{ns}/{name}/status     {"phase", "ready", "exitCode", "reason", "message",
+//                                               "restartCount", "podIP"} -> 200 the Pod
+//   POST   /_test/pods/{ns}/{name}/log        raw text, appended to the pod's log -> 200 Status
+//   POST   /_test/faults                      {"method": "GET"|"*", "pathPrefix", "code",
+//                                               "count": 1, "message"} -> 201 Status
+//   DELETE /_test/faults                      clears every fault and the latency -> 200 Status
+//   POST   /_test/latency                     {"milliseconds"} added before every API answer
+//   POST   /_test/watches/drop                ends every open watch and followed log now
+//   POST   /_test/compact                     forgets the history: older versions answer 410
+//   POST   /_test/kubelet                     {"enabled": true, "delayMilliseconds": 0}: bound
+//                                               Pending pods go Running+Ready after the delay
+//   GET    /_test/info                        {"resourceVersion", "compactedVersion",
+//                                               "pendingFaults", "kubelet": {...}}
+//
+// /_test requests never get injected faults or latency.
+#pragma once
+
+namespace dljob::apiserver {
+
+inline constexpr char kTestControlPrefix[] = "/_test";
+
+}  // namespace dljob::apiserver
