@@ -83,7 +83,7 @@ std::optional<HttpError> ParseRequestLine(std::string_view line, RequestHead* ou
     }
   }
   std::size_t q = target.find('?');
-  std::optional<std::string> path = PercentDecode(target.substr(0, q));
+  std::optional<std::string> path = PercentDecodePath(target.substr(0, q));
   if (!path) return HttpError{400, "malformed percent-escape in path"};
   out->request.method = std::string(method);
   out->request.path = std::move(*path);
@@ -110,7 +110,7 @@ std::string HeaderValue(const HttpHeaders& headers, std::string_view name) {
   return "";
 }
 
-std::optional<std::string> PercentDecode(std::string_view s) {
+std::optional<std::string> PercentDecodePath(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {

@@ -39,7 +39,7 @@ struct HttpError {
 std::optional<HttpError> ParseRequestHead(std::string_view head, RequestHead* out);
 
 // Decodes %XX escapes. nullopt when an escape is cut short, not hex, or decodes to NUL.
-std::optional<std::string> PercentDecode(std::string_view s);
+std::optional<std::string> PercentDecodePath(std::string_view s);
 
 // Decodes a chunked body as its bytes arrive. Feed() consumes what it can from the front of
 // `in`, appending chunk data to `body`; call it again with more bytes while it answers kNeedMore.

@@ -79,12 +79,12 @@ TEST(ParseRequestHead, RefusesMalformedHeads) {
   }
 }
 
-TEST(PercentDecode, DecodesEscapes) {
-  EXPECT_EQ(PercentDecode("a%2Fb%2fc%41"), "a/b/cA");
-  EXPECT_EQ(PercentDecode("plain"), "plain");
-  EXPECT_FALSE(PercentDecode("%"));
-  EXPECT_FALSE(PercentDecode("%4"));
-  EXPECT_FALSE(PercentDecode("%g1"));
+TEST(PercentDecodePath, DecodesEscapes) {
+  EXPECT_EQ(PercentDecodePath("a%2Fb%2fc%41"), "a/b/cA");
+  EXPECT_EQ(PercentDecodePath("plain"), "plain");
+  EXPECT_FALSE(PercentDecodePath("%"));
+  EXPECT_FALSE(PercentDecodePath("%4"));
+  EXPECT_FALSE(PercentDecodePath("%g1"));
 }
 
 // Feeds `wire` to a decoder `step` bytes at a time, as a socket might deliver it.
