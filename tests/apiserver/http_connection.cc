@@ -22,8 +22,8 @@ bool HasBody(int status) { return status >= 200 && status != 204 && status != 30
 
 }  // namespace
 
-Connection::Connection(int fd, std::string remote, const Handler& handler,
-                       const HttpLimits& limits, const StopSignal& stop)
+Connection::Connection(int fd, std::string remote, const Handler& handler, const HttpLimits& limits,
+                       const StopSignal& stop)
     : fd_(fd), remote_(std::move(remote)), handler_(handler), limits_(limits), stop_(stop) {}
 
 Connection::~Connection() { Close(); }
@@ -94,8 +94,8 @@ Connection::Read Connection::ReadHead(std::string* head) {
 bool Connection::ReadBody(const RequestHead& head, HttpRequest* request) {
   bool expects_body = head.chunked || head.content_length > 0;
   if (!head.chunked && head.content_length > limits_.max_body_bytes) {
-    RefuseAndClose(413, "request body is larger than " +
-                            std::to_string(limits_.max_body_bytes) + " bytes");
+    RefuseAndClose(
+        413, "request body is larger than " + std::to_string(limits_.max_body_bytes) + " bytes");
     return false;
   }
   if (head.expect_continue && expects_body && buf_.empty() &&

@@ -22,7 +22,7 @@ namespace dljob::apiserver {
 
 struct HttpLimits {
   std::size_t max_header_bytes = 64 * 1024;  // request line + headers; more → 431
-  std::size_t max_body_bytes = 32u << 20;     // more → 413
+  std::size_t max_body_bytes = 32u << 20;    // more → 413
 };
 
 // Set once when the server stops. `wake_fd` turns readable at the same moment (it is the read

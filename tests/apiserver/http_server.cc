@@ -105,8 +105,8 @@ void HttpServer::AcceptLoop() {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     std::lock_guard<std::mutex> lock(mutex_);
     Slot& slot = slots_.emplace_back();
-    slot.connection = std::make_unique<Connection>(fd, FormatAddress(peer), handler_,
-                                                   options_.limits, stop_);
+    slot.connection =
+        std::make_unique<Connection>(fd, FormatAddress(peer), handler_, options_.limits, stop_);
     slot.thread = std::thread([this, &slot] {
       slot.connection->Serve();
       std::lock_guard<std::mutex> done_lock(mutex_);

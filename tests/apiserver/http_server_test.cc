@@ -54,8 +54,9 @@ TEST_F(HttpServerTest, KeepAliveAndPipelining) {
   TestClient c(port());
   ASSERT_TRUE(c.Send("GET /one HTTP/1.1\r\n\r\n"));
   EXPECT_EQ(c.ReadResponse().body, "GET /one ? ");
-  ASSERT_TRUE(c.Send("GET /two HTTP/1.1\r\n\r\nPOST /three HTTP/1.1\r\nContent-Length: 1\r\n\r\nz"
-                     "GET /four HTTP/1.1\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(
+      c.Send("GET /two HTTP/1.1\r\n\r\nPOST /three HTTP/1.1\r\nContent-Length: 1\r\n\r\nz"
+             "GET /four HTTP/1.1\r\nConnection: close\r\n\r\n"));
   EXPECT_EQ(c.ReadResponse().body, "GET /two ? ");
   EXPECT_EQ(c.ReadResponse().body, "POST /three ? z");
   ClientResponse last = c.ReadResponse();
@@ -236,9 +237,14 @@ TEST_F(HttpServerTest, GarbageNeverBreaksTheServer) {
       for (int edits = 1 + static_cast<int>(rng() % 4); edits > 0; --edits) {
         std::size_t at = rng() % input.size();
         switch (rng() % 3) {
-          case 0: input[at] = static_cast<char>(rng()); break;
-          case 1: input.erase(at, 1 + rng() % 8); break;
-          default: input.insert(at, std::string(1 + rng() % 4, "\r\n :%0f;"[rng() % 8]));
+          case 0:
+            input[at] = static_cast<char>(rng());
+            break;
+          case 1:
+            input.erase(at, 1 + rng() % 8);
+            break;
+          default:
+            input.insert(at, std::string(1 + rng() % 4, "\r\n :%0f;"[rng() % 8]));
         }
         if (input.empty()) input = "x";
       }

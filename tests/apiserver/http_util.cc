@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace dljob::apiserver {
 namespace {
@@ -54,8 +55,7 @@ bool ListHas(std::string_view value, std::string_view token) {
   return false;
 }
 
-std::optional<HttpError> ParseRequestLine(std::string_view line, RequestHead* out,
-                                          bool* http10) {
+std::optional<HttpError> ParseRequestLine(std::string_view line, RequestHead* out, bool* http10) {
   std::size_t sp1 = line.find(' ');
   std::size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
@@ -234,36 +234,39 @@ ChunkedDecoder::Result ChunkedDecoder::Feed(std::string_view in, std::size_t* co
 }
 
 std::string_view ReasonPhrase(int status) {
-  switch (status) {
-    case 100: return "Continue";
-    case 101: return "Switching Protocols";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Content Too Large";
-    case 415: return "Unsupported Media Type";
-    case 417: return "Expectation Failed";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
+  static constexpr std::pair<int, std::string_view> kPhrases[] = {
+      {100, "Continue"},
+      {101, "Switching Protocols"},
+      {200, "OK"},
+      {201, "Created"},
+      {202, "Accepted"},
+      {204, "No Content"},
+      {301, "Moved Permanently"},
+      {304, "Not Modified"},
+      {400, "Bad Request"},
+      {401, "Unauthorized"},
+      {403, "Forbidden"},
+      {404, "Not Found"},
+      {405, "Method Not Allowed"},
+      {406, "Not Acceptable"},
+      {409, "Conflict"},
+      {410, "Gone"},
+      {413, "Content Too Large"},
+      {415, "Unsupported Media Type"},
+      {417, "Expectation Failed"},
+      {422, "Unprocessable Entity"},
+      {429, "Too Many Requests"},
+      {431, "Request Header Fields Too Large"},
+      {500, "Internal Server Error"},
+      {501, "Not Implemented"},
+      {503, "Service Unavailable"},
+      {504, "Gateway Timeout"},
+      {505, "HTTP Version Not Supported"},
+  };
+  for (const auto& [code, phrase] : kPhrases) {
+    if (code == status) return phrase;
   }
+  return "Unknown";
 }
 
 std::string FormatResponseHead(int status, const HttpHeaders& headers, std::string_view framing,

@@ -18,8 +18,8 @@ namespace dljob::apiserver {
 
 // What a request head says about the body that follows it.
 struct RequestHead {
-  HttpRequest request;              // method, path, query, headers (body and remote left empty)
-  bool chunked = false;             // Transfer-Encoding: chunked
+  HttpRequest request;               // method, path, query, headers (body and remote left empty)
+  bool chunked = false;              // Transfer-Encoding: chunked
   std::uint64_t content_length = 0;  // when not chunked
   bool keep_alive = true;            // HTTP/1.1 unless "Connection: close"; never 1.0
   bool expect_continue = false;      // "Expect: 100-continue"

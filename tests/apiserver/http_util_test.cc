@@ -25,9 +25,10 @@ TEST(ParseRequestHead, ReadsRequestLineAndHeaders) {
 
 TEST(ParseRequestHead, BodyFramingAndConnection) {
   RequestHead head;
-  ASSERT_FALSE(ParseRequestHead("POST /x HTTP/1.1\r\nContent-Length: 12\r\n"
-                                "Connection: close\r\nExpect: 100-continue",
-                                &head));
+  ASSERT_FALSE(
+      ParseRequestHead("POST /x HTTP/1.1\r\nContent-Length: 12\r\n"
+                       "Connection: close\r\nExpect: 100-continue",
+                       &head));
   EXPECT_EQ(head.content_length, 12u);
   EXPECT_FALSE(head.keep_alive);
   EXPECT_TRUE(head.expect_continue);
@@ -106,7 +107,8 @@ ChunkedDecoder::Result DecodeInSteps(std::string_view wire, std::size_t step, st
 }
 
 TEST(ChunkedDecoder, DecodesWhateverTheSplit) {
-  const std::string wire = "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\nNEXT";
+  const std::string wire =
+      "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\nNEXT";
   for (std::size_t step = 1; step <= wire.size(); ++step) {
     std::string body, rest;
     EXPECT_EQ(DecodeInSteps(wire, step, &body, &rest), ChunkedDecoder::Result::kDone) << step;

@@ -3,18 +3,16 @@
 // Each test starts the server as a child process on port 0 and kills it by PID at the end;
 // kubectl gets a private HOME and cache dir under the test's temporary directory.
 // Skipped when kubectl is not installed.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/support/command.h"
 
@@ -68,8 +66,9 @@ class KubectlE2eTest : public ::testing::Test {
   }
 
   std::vector<std::string> KubectlArgv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {kubectl_, "--kubeconfig", kubeconfig_, "--cache-dir",
-                                     dir_->path() + "/cache", "--request-timeout", "30s"};
+    std::vector<std::string> argv = {kubectl_,      "--kubeconfig",          kubeconfig_,
+                                     "--cache-dir", dir_->path() + "/cache", "--request-timeout",
+                                     "30s"};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }
@@ -93,10 +92,11 @@ class KubectlE2eTest : public ::testing::Test {
 
 TEST_F(KubectlE2eTest, ApplyGetListAndDeleteADLJob) {
   // Not `kubectl create namespace`: that sends protobuf, which the test server does not read.
-  CommandResult ns = Kubectl(
-      {"apply", "-f", WriteManifest("ns.yaml", "apiVersion: v1\nkind: Namespace\n"
-                                               "metadata:\n  name: team-a\n"),
-       "--validate=false"});
+  CommandResult ns = Kubectl({"apply", "-f",
+                              WriteManifest("ns.yaml",
+                                            "apiVersion: v1\nkind: Namespace\n"
+                                            "metadata:\n  name: team-a\n"),
+                              "--validate=false"});
   ASSERT_EQ(ns.exit_code, 0) << ns.err;
   std::string job = SourceDir() + "/examples/resnet-job.yaml";
   CommandResult applied = Kubectl({"apply", "-f", job, "--validate=false"});

@@ -10,13 +10,12 @@
 // connections, so a parent that waits for the port file can use either at once.
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "jobs/time_format.h"
 #include "tests/apiserver/http_server.h"
@@ -57,7 +56,9 @@ std::string Kubeconfig(const std::string& server) {
          "clusters:\n"
          "- name: dljob-test\n"
          "  cluster:\n"
-         "    server: " + server + "\n"
+         "    server: " +
+         server +
+         "\n"
          "users:\n"
          "- name: dljob-test\n"
          "  user: {}\n"
@@ -120,7 +121,8 @@ int Run(const Flags& flags) {
                  s.message().c_str());
     return 1;
   }
-  std::string host = flags.host.find(':') != std::string::npos ? "[" + flags.host + "]" : flags.host;
+  std::string host =
+      flags.host.find(':') != std::string::npos ? "[" + flags.host + "]" : flags.host;
   std::string url = "http://" + host + ":" + std::to_string(server.port());
   if (!flags.kubeconfig_out.empty()) {
     if (Status s = WriteFileAtomically(flags.kubeconfig_out, Kubeconfig(url)); !s.ok()) {
