@@ -45,6 +45,8 @@ class Controller {
   bool HasSynced() const;
   WorkQueue& queue() { return queue_; }
   const Store& jobs() const { return jobs_->store(); }
+  // Pods labelled with a job name, indexed by OwnerJobKey (children.h).
+  const Store& pods() const { return pods_->store(); }
 
  private:
   void Work();

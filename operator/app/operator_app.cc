@@ -1,0 +1,155 @@
+// See operator_app.h.
+#include "operator/app/operator_app.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <thread>
+
+#include "operator/controller/builders.h"
+#include "operator/controller/leader_election.h"
+
+namespace dljob::op {
+namespace {
+
+void Log(const std::string& message) {
+  std::fprintf(stderr, "%s dljob-operator: %s\n",
+               FormatRfc3339(std::chrono::system_clock::now()).c_str(), message.c_str());
+}
+
+// Waits `d` or until stopped; false when stopped.
+bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods) {
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& pod : pods) {
+    const nlohmann::json* labels = nullptr;
+    if (pod.contains("metadata") && pod["metadata"].contains("labels")) {
+      labels = &pod["metadata"]["labels"];
+    }
+    if (labels && labels->is_object() && labels->value(controller::kRoleLabel, "") == "launcher") {
+      out.push_back(pod);
+    }
+  }
+  return out;
+}
+
+OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, const controller::Clock& clock)
+    : options_(std::move(options)), api_(api), clock_(clock) {}
+
+int OperatorApp::Run(std::stop_token stop) {
+  if (!options_.leader_elect) {
+    Log("leader election off: leading at once");
+    Lead(stop);
+    return 0;
+  }
+  controller::LeaderElectionOptions le;
+  le.lease_name = options_.lease_name;
+  le.lease_namespace = options_.lease_namespace;
+  le.identity = options_.identity;
+  le.lease_duration = options_.lease_duration;
+  le.renew_deadline = options_.renew_deadline;
+  le.retry_period = options_.retry_period;
+  controller::LeaderElector elector(api_, le);
+
+  std::stop_source lead_stop;
+  std::jthread leader;
+  std::atomic<bool> lost{false};
+  Log("campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
+  elector.Run(stop, controller::LeaderCallbacks{
+                        .on_started_leading =
+                            [&] {
+                              Log("became the leader");
+                              leader = std::jthread([this, token = lead_stop.get_token()] {
+                                Lead(token);
+                              });
+                            },
+                        .on_stopped_leading =
+                            [&] {
+                              if (!stop.stop_requested()) lost = true;
+                              lead_stop.request_stop();
+                            },
+                        .on_new_leader =
+                            [](const std::string& holder) {
+                              if (!holder.empty()) Log("the leader is " + holder);
+                            },
+                    });
+  lead_stop.request_stop();
+  if (leader.joinable()) leader.join();
+  if (lost) Log("lost the lease: exiting so that a fresh process takes over");
+  return lost ? 1 : 0;
+}
+
+void OperatorApp::Lead(std::stop_token stop) {
+  metrics::ApiThroughputSink sink(api_);
+  metrics::LogCollectorOptions lo;
+  lo.archive_dir = options_.log_archive_dir;
+  kube::Api& api = api_;
+  metrics::LogCollectors collectors(
+      [&api](const std::string& ns, const std::string& pod) {
+        kube::LogOptions o;
+        o.container = "launcher";
+        o.follow = true;
+        return api.Logs(ns, pod, o);
+      },
+      sink, lo);
+
+  controller::ControllerOptions co;
+  co.ns = options_.watch_namespace;
+  co.workers = options_.workers;
+  co.reconcile.build.cluster_domain = options_.cluster_domain;
+  co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
+  controller::Controller controller(api_, clock_, co);
+  {
+    std::lock_guard lock(mu_);
+    controller_ = &controller;
+    collectors_ = &collectors;
+  }
+  leading_ = true;
+  std::jthread running([&controller](std::stop_token s) { controller.Run(s); });
+  bool announced = false;
+  while (Tick(stop, std::chrono::seconds(1))) {
+    if (!announced && controller.HasSynced()) {
+      Log("caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
+      announced = true;
+    }
+    collectors.Sync(LauncherPods(controller.pods().List()));
+  }
+  leading_ = false;
+  {
+    std::lock_guard lock(mu_);
+    controller_ = nullptr;
+    collectors_ = nullptr;
+  }
+  running.request_stop();
+  running.join();
+  collectors.StopAll();
+  Log("stopped leading");
+}
+
+OperatorState OperatorApp::State() const {
+  OperatorState s;
+  s.leader_elect = options_.leader_elect;
+  s.log_archive_dir = options_.log_archive_dir;
+  std::lock_guard lock(mu_);
+  s.leading = leading_ && controller_ != nullptr;
+  if (controller_) {
+    s.synced = controller_->HasSynced();
+    s.jobs = controller_->jobs().List();
+    s.queue_depth = controller_->queue().Len();
+  }
+  if (collectors_) {
+    s.logs = collectors_->Counts();
+    s.following = collectors_->Following();
+  }
+  return s;
+}
+
+}  // namespace dljob::op

@@ -1,0 +1,51 @@
+// OperatorApp: dljob-operator's parts put together — leader election, then, while leading, the
+// Controller (informers, work queue, reconcilers) and the launcher log collectors.
+//
+// With --leader-elect, Run() campaigns for the Lease; on winning it starts leading (controller and
+// collectors on their own threads); on losing it (a renewal failed for renew_deadline) it stops
+// them and returns 1: the process must exit so that Kubernetes restarts it fresh, with empty
+// caches, as client-go's leader election prescribes. A standby that never wins just keeps trying.
+// Without leader election it leads at once. Once a second, the leader hands the launcher pods of
+// its cache to LogCollectors, whose last-progress times feed progressDeadlineSeconds.
+//
+// State() may be called from any thread (the HTTP endpoints do); the rest belongs to Run()'s
+// thread.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <stop_token>
+
+#include "operator/app/endpoints.h"
+#include "operator/app/options.h"
+#include "operator/controller/clock.h"
+#include "operator/controller/controller.h"
+#include "operator/kube/api.h"
+#include "operator/metrics/log_collectors.h"
+
+namespace dljob::op {
+
+class OperatorApp {
+ public:
+  OperatorApp(OperatorOptions options, kube::Api& api, const controller::Clock& clock);
+
+  // 0 after `stop` was requested; 1 when leadership was lost.
+  int Run(std::stop_token stop);
+  OperatorState State() const;
+
+ private:
+  void Lead(std::stop_token stop);
+
+  const OperatorOptions options_;
+  kube::Api& api_;
+  const controller::Clock& clock_;
+  std::atomic<bool> leading_{false};
+  mutable std::mutex mu_;
+  controller::Controller* controller_ = nullptr;  // GUARDED_BY(mu_), while leading
+  metrics::LogCollectors* collectors_ = nullptr;  // GUARDED_BY(mu_), while leading
+};
+
+// The launcher pods among a job's children (label dljob.io/role=launcher).
+std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods);
+
+}  // namespace dljob::op

@@ -1,0 +1,113 @@
+// See options.h.
+#include "operator/app/options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace dljob::op {
+namespace {
+
+// Seconds flags accept "15" or "15s", as the chart and kubectl users write them.
+std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::seconds* out,
+                        const std::string& help) {
+  app.add_option_function<std::string>(
+         name,
+         [out, name](const std::string& v) {
+           std::string digits = v;
+           if (!digits.empty() && digits.back() == 's') digits.pop_back();
+           size_t used = 0;
+           long long n = -1;
+           try {
+             n = std::stoll(digits, &used);
+           } catch (const std::exception&) {
+             used = 0;
+           }
+           if (used != digits.size() || digits.empty() || n <= 0) {
+             throw CLI::ValidationError(name, "must be a positive number of seconds, got \"" + v +
+                                                  "\"");
+           }
+           *out = std::chrono::seconds(n);
+         },
+         help)
+      ->default_str(std::to_string(out->count()));
+  return name;
+}
+
+}  // namespace
+
+ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::string& pod_name,
+                             const std::string& host_name, int pid) {
+  OperatorOptions o;
+  CLI::App app("dljob-operator: runs DLJobs on Kubernetes (MPI launcher + workers, status, "
+               "throughput, logs).",
+               "dljob-operator");
+  app.add_option("--kubeconfig", o.kubeconfig,
+                 "kubeconfig file; default $KUBECONFIG, in-cluster, then ~/.kube/config");
+  app.add_option("--context", o.context, "kubeconfig context (default: current-context)");
+  app.add_option("--namespace", o.watch_namespace, "only watch this namespace (default: all)");
+  app.add_option("--cluster-domain", o.cluster_domain, "the cluster's DNS domain")
+      ->capture_default_str();
+  app.add_option("--workers", o.workers, "jobs reconciled at once")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--qps", o.qps, "API requests per second (token bucket)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--burst", o.burst, "API request burst")->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--leader-elect", o.leader_elect,
+                 "elect a leader among replicas through a Lease (true|false)")
+      ->capture_default_str();
+  app.add_option("--lease-name", o.lease_name, "the Lease's name")->capture_default_str();
+  app.add_option("--lease-namespace", o.lease_namespace, "the Lease's namespace")
+      ->capture_default_str();
+  app.add_option("--identity", o.identity,
+                 "this replica's name in the Lease (default: $POD_NAME, else host_pid)");
+  SecondsFlag(app, "--lease-duration", &o.lease_duration,
+              "how long a standby waits after the last renewal before taking over");
+  SecondsFlag(app, "--renew-deadline", &o.renew_deadline,
+              "how long the leader retries renewing before it steps down");
+  SecondsFlag(app, "--retry-period", &o.retry_period, "time between lease attempts");
+  app.add_option("--metrics-address", o.metrics_address, "address of /metrics, /healthz, /readyz")
+      ->capture_default_str();
+  app.add_option("--metrics-port", o.metrics_port, "port of /metrics (0: any free; -1: none)")
+      ->check(CLI::Range(-1, 65535))
+      ->capture_default_str();
+  app.add_option("--port-file", o.port_file, "write the bound metrics port to this file");
+  app.add_option("--log-archive-dir", o.log_archive_dir,
+                 "keep every job's full launcher log under DIR/<namespace>/<job>.log");
+
+  // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
+  // value; CLI11 would otherwise take the next argument as the value.
+  std::vector<std::string> split;
+  for (const std::string& a : args) {
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' &&
+        a.find('=') == a.size() - 1) {
+      split.push_back(a.substr(0, a.size() - 1));
+      split.push_back("");
+    } else {
+      split.push_back(a);
+    }
+  }
+  std::vector<std::string> reversed(split.rbegin(), split.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    return {std::pair<int, std::string>{0, app.help()}};
+  } catch (const CLI::ParseError& e) {
+    return {std::pair<int, std::string>{
+        2, "dljob-operator: " + std::string(e.what()) + "\nRun with --help for the flags.\n"}};
+  }
+  if (o.renew_deadline >= o.lease_duration) {
+    return {std::pair<int, std::string>{
+        2, "dljob-operator: --renew-deadline (" + std::to_string(o.renew_deadline.count()) +
+               "s) must be shorter than --lease-duration (" +
+               std::to_string(o.lease_duration.count()) +
+               "s), or a standby could take over while the leader still acts\n"}};
+  }
+  if (o.identity.empty()) {
+    o.identity = !pod_name.empty() ? pod_name : host_name + "_" + std::to_string(pid);
+  }
+  return {o};
+}
+
+}  // namespace dljob::op

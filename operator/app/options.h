@@ -1,0 +1,48 @@
+// The command line of dljob-operator, as the Helm chart's Deployment passes it (charts/dljob
+// templates/deployment.yaml), parsed into OperatorOptions.
+//
+// Parsing is pure: the environment values it may use (POD_NAME for the leader-election identity,
+// the host name) come in as arguments. Errors name the flag and what is wrong; --help text is
+// returned, not printed, so main() decides where it goes. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "jobs/status.h"
+
+namespace dljob::op {
+
+struct OperatorOptions {
+  std::string kubeconfig;    // "" = $KUBECONFIG, in-cluster, or ~/.kube/config (client-go order)
+  std::string context;       // kubeconfig context; "" = current
+  std::string watch_namespace;  // "" = every namespace
+  std::string cluster_domain = "cluster.local";
+  int workers = 4;
+  double qps = 50;
+  int burst = 100;
+  bool leader_elect = true;
+  std::string lease_name = "dljob-operator";
+  std::string lease_namespace = "dljob-system";
+  std::string identity;  // --identity, else $POD_NAME, else <hostname>_<pid>
+  std::chrono::seconds lease_duration{15};
+  std::chrono::seconds renew_deadline{10};
+  std::chrono::seconds retry_period{2};
+  std::string metrics_address = "0.0.0.0";
+  int metrics_port = 8080;  // 0: pick a free port (tests); -1: no HTTP endpoint
+  std::string port_file;    // write the bound metrics port here (tests)
+  std::string log_archive_dir;  // "" = do not archive job logs
+};
+
+// What parsing produced: options to run with, or text to print and an exit code (help, errors).
+struct ParsedArgs {
+  std::variant<OperatorOptions, std::pair<int, std::string>> result;
+};
+
+// `pod_name` and `host_name` seed the default identity; `pid` disambiguates on one host.
+ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::string& pod_name,
+                             const std::string& host_name, int pid);
+
+}  // namespace dljob::op

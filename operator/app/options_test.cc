@@ -1,0 +1,69 @@
+#include "operator/app/options.h"
+
+#include <gtest/gtest.h>
+
+namespace dljob::op {
+namespace {
+
+ParsedArgs Parse(std::vector<std::string> args, std::string pod = "") {
+  return ParseOperatorArgs(args, pod, "node-7", 42);
+}
+
+TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
+  ParsedArgs p = Parse({"--namespace=", "--cluster-domain=corp.local", "--workers=8", "--qps=20",
+                        "--burst=40", "--leader-elect=true", "--lease-name=dljob-operator",
+                        "--lease-namespace=dljob-system", "--lease-duration=15",
+                        "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
+                        "--log-archive-dir=/var/log/dljob"},
+                       "dljob-operator-5d9c-abcde");
+  ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
+  const OperatorOptions& o = std::get<OperatorOptions>(p.result);
+  EXPECT_EQ(o.watch_namespace, "");
+  EXPECT_EQ(o.cluster_domain, "corp.local");
+  EXPECT_EQ(o.workers, 8);
+  EXPECT_EQ(o.qps, 20);
+  EXPECT_EQ(o.burst, 40);
+  EXPECT_TRUE(o.leader_elect);
+  EXPECT_EQ(o.lease_duration, std::chrono::seconds(15));
+  EXPECT_EQ(o.renew_deadline, std::chrono::seconds(10));
+  EXPECT_EQ(o.retry_period, std::chrono::seconds(2));
+  EXPECT_EQ(o.metrics_port, 8080);
+  EXPECT_EQ(o.log_archive_dir, "/var/log/dljob");
+  EXPECT_EQ(o.identity, "dljob-operator-5d9c-abcde");  // the pod's name
+}
+
+TEST(OperatorOptionsTest, IdentityFallsBackToHostAndPid) {
+  ParsedArgs p = Parse({"--leader-elect=false"});
+  const OperatorOptions& o = std::get<OperatorOptions>(p.result);
+  EXPECT_FALSE(o.leader_elect);
+  EXPECT_EQ(o.identity, "node-7_42");
+  EXPECT_EQ(std::get<OperatorOptions>(Parse({"--identity=me"}).result).identity, "me");
+}
+
+TEST(OperatorOptionsTest, BadValuesNameTheFlag) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--workers=0"}, "--workers"},
+           {{"--lease-duration=soon"}, "--lease-duration"},
+           {{"--metrics-port=70000"}, "--metrics-port"},
+           {{"--no-such-flag"}, "no-such-flag"},
+           {{"--lease-duration=10", "--renew-deadline=10"}, "--renew-deadline (10s) must be shorter"},
+       }) {
+    ParsedArgs p = Parse(args);
+    ASSERT_TRUE((std::holds_alternative<std::pair<int, std::string>>(p.result))) << args[0];
+    const auto& [code, text] = std::get<std::pair<int, std::string>>(p.result);
+    EXPECT_EQ(code, 2) << args[0];
+    EXPECT_NE(text.find(needle), std::string::npos) << text;
+  }
+}
+
+TEST(OperatorOptionsTest, HelpListsTheFlagsAndExitsZero) {
+  ParsedArgs p = Parse({"--help"});
+  const auto& [code, text] = std::get<std::pair<int, std::string>>(p.result);
+  EXPECT_EQ(code, 0);
+  for (const char* flag : {"--kubeconfig", "--leader-elect", "--log-archive-dir", "--workers"}) {
+    EXPECT_NE(text.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace dljob::op
