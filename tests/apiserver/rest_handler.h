@@ -1,5 +1,6 @@
 // RestHandler: the test API server's REST layer — the Kubernetes API over an ObjectStore, as a
-// Handler (http.h) that the HTTP front end (http_server.h) or a unit test calls directly.
+// Handler (operator/http/http.h) that the HTTP server (operator/http/http_server.h) or a unit
+// test calls directly.
 //
 // Serves, in the real API server's JSON shapes: /version; discovery (/api, /api/v1, /apis,
 // /apis/{group}, /apis/{group}/{version}); get, list (label/field selectors, limit/continue),
@@ -23,7 +24,7 @@
 
 #include "jobs/status.h"
 #include "tests/apiserver/faults.h"
-#include "tests/apiserver/http.h"
+#include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/object_store.h"
 #include "tests/apiserver/pod_logs.h"
 #include "tests/apiserver/resource_types.h"

@@ -5,10 +5,17 @@
 #include <string>
 #include <string_view>
 
+#include "operator/http/http.h"
 #include "tests/apiserver/api_errors.h"
-#include "tests/apiserver/http.h"
 
 namespace dljob::apiserver {
+
+// The REST layer answers through operator/http's seam.
+using http::Handler;
+using http::HeaderValue;
+using http::HttpHeaders;
+using http::HttpRequest;
+using http::ResponseWriter;
 
 void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body);
 // A metav1.Status body with the error's code (and Retry-After on 429).

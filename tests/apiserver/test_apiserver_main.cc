@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "jobs/time_format.h"
-#include "tests/apiserver/http_server.h"
+#include "operator/http/http_server.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/sim_objects.h"
 
@@ -112,10 +112,10 @@ int Run(const Flags& flags) {
     rest.kubelet().Enable(std::chrono::milliseconds(flags.kubelet_delay_ms));
   }
 
-  HttpServerOptions server_options;
+  http::HttpServerOptions server_options;
   server_options.host = flags.host;
   server_options.port = flags.port;
-  HttpServer server(rest.AsHandler(), server_options);
+  http::HttpServer server(rest.AsHandler(), server_options);
   if (Status s = server.Start(); !s.ok()) {
     std::fprintf(stderr, "dljob-test-apiserver: %s (choose another --port, or 0)\n",
                  s.message().c_str());

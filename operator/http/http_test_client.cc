@@ -1,4 +1,4 @@
-#include "tests/apiserver/http_test_client.h"
+#include "operator/http/http_test_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "tests/apiserver/http_util.h"
+#include "operator/http/http_util.h"
 
-namespace dljob::apiserver::testing {
+namespace dljob::http::testing {
 
 TestClient::TestClient(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -130,4 +130,4 @@ ClientResponse Fetch(int port, std::string_view raw_request) {
   return client.ReadResponse();
 }
 
-}  // namespace dljob::apiserver::testing
+}  // namespace dljob::http::testing

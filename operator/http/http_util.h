@@ -1,4 +1,4 @@
-// The pure parts of the test API server's HTTP/1.1 front end: parsing a request head, decoding
+// The pure parts of the HTTP/1.1 server: parsing a request head, decoding
 // percent-escapes and chunked bodies, and formatting response heads. No sockets here, so every
 // rule (what is malformed, what is too large) is tested without a network (http_util_test.cc);
 // http_server.cc only moves bytes between these functions and the socket.
@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "tests/apiserver/http.h"
+#include "operator/http/http.h"
 
-namespace dljob::apiserver {
+namespace dljob::http {
 
 // What a request head says about the body that follows it.
 struct RequestHead {
@@ -79,4 +79,4 @@ std::string FormatChunk(std::string_view data);
 // ASCII case-insensitive comparison.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -1,4 +1,4 @@
-#include "tests/apiserver/http_connection.h"
+#include "operator/http/http_connection.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <exception>
 
-namespace dljob::apiserver {
+namespace dljob::http {
 namespace {
 
 // A misused ResponseWriter is a bug in the handler: fail loudly.
@@ -236,4 +236,4 @@ void Connection::LingeringClose() {
   }
 }
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -1,8 +1,8 @@
-#include "tests/apiserver/http_util.h"
+#include "operator/http/http_util.h"
 
 #include <gtest/gtest.h>
 
-namespace dljob::apiserver {
+namespace dljob::http {
 namespace {
 
 TEST(ParseRequestHead, ReadsRequestLineAndHeaders) {
@@ -143,4 +143,4 @@ TEST(FormatResponse, HeadAndChunks) {
 }
 
 }  // namespace
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -15,10 +15,10 @@
 #include <mutex>
 #include <string>
 
-#include "tests/apiserver/http.h"
-#include "tests/apiserver/http_util.h"
+#include "operator/http/http.h"
+#include "operator/http/http_util.h"
 
-namespace dljob::apiserver {
+namespace dljob::http {
 
 struct HttpLimits {
   std::size_t max_header_bytes = 64 * 1024;  // request line + headers; more → 431
@@ -79,4 +79,4 @@ class Connection : public ResponseWriter {
   bool broken_ = false;      // the socket failed or the response cannot be completed
 };
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -1,4 +1,4 @@
-// HttpServer: the test API server's HTTP/1.1 front end, on POSIX sockets with a thread per
+// HttpServer: a small HTTP/1.1 server on POSIX sockets with a thread per
 // connection (watches hold their connection for minutes, so a pool would only add limits).
 //
 // It listens on a loopback address, reads requests (Content-Length and chunked bodies,
@@ -26,10 +26,10 @@
 #include <thread>
 
 #include "jobs/status.h"
-#include "tests/apiserver/http.h"
-#include "tests/apiserver/http_connection.h"
+#include "operator/http/http.h"
+#include "operator/http/http_connection.h"
 
-namespace dljob::apiserver {
+namespace dljob::http {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // a numeric address: "127.0.0.1", "::1"
@@ -74,4 +74,4 @@ class HttpServer {
   std::list<Slot> slots_;  // GUARDED_BY(mutex_)
 };
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

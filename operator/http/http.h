@@ -1,5 +1,6 @@
-// The seam between the test API server's HTTP/1.1 front end (http_server.h) and its REST layer
-// (the handler that routes /api, /apis, /_test to the ObjectStore).
+// The seam between the HTTP/1.1 server (http_server.h) and what it serves: the operator's
+// endpoints (operator/app/endpoints.h) or the test API server's REST layer
+// (tests/apiserver/rest_handler.h).
 //
 // The server parses one request at a time per connection into an HttpRequest and calls the
 // Handler on that connection's thread. The handler answers through a ResponseWriter: either one
@@ -15,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace dljob::apiserver {
+namespace dljob::http {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -46,4 +47,4 @@ class ResponseWriter {
 
 using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

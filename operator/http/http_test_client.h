@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "tests/apiserver/http.h"
+#include "operator/http/http.h"
 
-namespace dljob::apiserver::testing {
+namespace dljob::http::testing {
 
 struct ClientResponse {
   int status = 0;  // 0: the connection closed before a full response
@@ -48,4 +48,4 @@ class TestClient {
 // Sends one request on a fresh connection and reads the response.
 ClientResponse Fetch(int port, std::string_view raw_request);
 
-}  // namespace dljob::apiserver::testing
+}  // namespace dljob::http::testing

@@ -1,10 +1,10 @@
-#include "tests/apiserver/http_util.h"
+#include "operator/http/http_util.h"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-namespace dljob::apiserver {
+namespace dljob::http {
 namespace {
 
 bool IsTokenChar(char c) {
@@ -297,4 +297,4 @@ std::string FormatChunk(std::string_view data) {
   return out;
 }
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -1,4 +1,4 @@
-#include "tests/apiserver/http_server.h"
+#include "operator/http/http_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <utility>
 
-namespace dljob::apiserver {
+namespace dljob::http {
 namespace {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
@@ -150,4 +150,4 @@ void HttpServer::Stop() {
   for (Slot& slot : all) slot.thread.join();
 }
 
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

@@ -1,5 +1,5 @@
 // HttpServer over real loopback sockets, driven by a raw client (http_test_client.h).
-#include "tests/apiserver/http_server.h"
+#include "operator/http/http_server.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "tests/apiserver/http_test_client.h"
+#include "operator/http/http_test_client.h"
 
-namespace dljob::apiserver {
+namespace dljob::http {
 namespace {
 
 using testing::ClientResponse;
@@ -260,4 +260,4 @@ TEST_F(HttpServerTest, GarbageNeverBreaksTheServer) {
 }
 
 }  // namespace
-}  // namespace dljob::apiserver
+}  // namespace dljob::http

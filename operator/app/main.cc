@@ -1,0 +1,118 @@
+// dljob-operator: runs DLJobs on a Kubernetes cluster. See operator_app.h for what it does and
+// options.h for its flags (the Helm chart's Deployment passes them).
+//
+// The edges live here: reading the kubeconfig or the pod's service account, the HTTP endpoint
+// (/metrics, /healthz, /readyz, /logs), and signals. SIGTERM or SIGINT stops it cleanly (a leader
+// releases its Lease so a standby takes over at once); losing the Lease exits with status 1.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "operator/app/operator_app.h"
+#include "operator/http/http_server.h"
+#include "operator/kube/config.h"
+#include "operator/kube/http_api.h"
+
+namespace dljob::op {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "dljob-operator";
+}
+
+int Fail(const std::string& message, const std::string& hint = "") {
+  std::fprintf(stderr, "dljob-operator: error: %s\n", message.c_str());
+  if (!hint.empty()) std::fprintf(stderr, "  %s\n", hint.c_str());
+  return 1;
+}
+
+http::Handler EndpointHandler(OperatorApp& app) {
+  return [&app](const http::HttpRequest& request, http::ResponseWriter& out) {
+    EndpointAnswer a = ServeEndpoint(request.method, request.path, [&app] { return app.State(); });
+    out.Respond(a.status, {{"Content-Type", a.content_type}},
+                request.method == "HEAD" ? std::string() : a.body);
+  };
+}
+
+int Main(int argc, char** argv) {
+  ParsedArgs parsed = ParseOperatorArgs(std::vector<std::string>(argv + 1, argv + argc),
+                                        Env("POD_NAME"), HostName(), getpid());
+  if (auto* exit = std::get_if<std::pair<int, std::string>>(&parsed.result)) {
+    std::fputs(exit->second.c_str(), exit->first == 0 ? stdout : stderr);
+    return exit->first;
+  }
+  const OperatorOptions options = std::get<OperatorOptions>(parsed.result);
+
+  // Block the stop signals before any thread starts (cpprestsdk starts its own), so only the
+  // sigwait below receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  Result<kube::Config> config = kube::LoadConfig({options.kubeconfig, options.context});
+  if (!config.ok()) {
+    return Fail(config.status().message(),
+                "run in a pod with a service account, or pass --kubeconfig FILE");
+  }
+  kube::ApiOptions api_options;
+  api_options.qps = options.qps;
+  api_options.burst = options.burst;
+  Result<std::unique_ptr<kube::Api>> api = kube::MakeApi(*config, api_options);
+  if (!api.ok()) return Fail(api.status().message());
+  std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),
+               config->source.c_str());
+
+  controller::SystemClock clock;
+  OperatorApp app(options, **api, clock);
+  std::unique_ptr<http::HttpServer> server;
+  if (options.metrics_port >= 0) {
+    http::HttpServerOptions so;
+    so.host = options.metrics_address;
+    so.port = options.metrics_port;
+    server = std::make_unique<http::HttpServer>(EndpointHandler(app), so);
+    if (Status s = server->Start(); !s.ok()) {
+      return Fail(s.message(), "choose another --metrics-port, or -1 for none");
+    }
+    if (!options.port_file.empty()) std::ofstream(options.port_file) << server->port() << "\n";
+    std::fprintf(stderr, "dljob-operator: serving /metrics /healthz /readyz on %s:%d\n",
+                 options.metrics_address.c_str(), server->port());
+  }
+
+  std::stop_source stop;
+  std::atomic<int> code{0};
+  std::thread runner([&] {
+    code = app.Run(stop.get_token());
+    // Lost leadership (or Run ended on its own): wake the signal wait below.
+    kill(getpid(), SIGTERM);
+  });
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  stop.request_stop();
+  runner.join();
+  if (server) server->Stop();
+  return code;
+}
+
+}  // namespace
+}  // namespace dljob::op
+
+int main(int argc, char** argv) {
+  try {
+    return dljob::op::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dljob-operator: internal error: %s\n", e.what());
+    return 1;
+  }
+}
