@@ -112,7 +112,9 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
   if (archive) {
     std::string out = FormatLogLine(tagged.rank, tagged.text);
     out += '\n';
-    if (std::fwrite(out.data(), 1, out.size(), archive) != out.size()) {
+    // Flushed per line: the archive is what /logs serves while the job runs.
+    if (std::fwrite(out.data(), 1, out.size(), archive) != out.size() ||
+        std::fflush(archive) != 0) {
       return Status::Unavailable("cannot write the log archive of " + ns_ + "/" + job_ + ": " +
                                  std::strerror(errno));
     }
@@ -120,26 +122,38 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
   if (auto sample = ParseMetricLine(tagged.text)) {
     if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
     const WallTime now = options_.now();
-    aggregator_.Add(*sample, FormatRfc3339(now));
-    ++metric_lines_;
-    dirty_ = true;
     {
       std::lock_guard lock(mu_);
+      aggregator_.Add(*sample, FormatRfc3339(now));
+      dirty_ = true;
       last_progress_ = now;
     }
+    ++metric_lines_;
     MaybePublish(false, now);
   }
   return Status::Ok();
 }
 
+void LogCollector::Flush() { MaybePublish(false, options_.now()); }
+
 void LogCollector::MaybePublish(bool force, WallTime now) {
-  if (!dirty_) return;
-  if (!force && published_at_ && now - *published_at_ < options_.publish_interval) return;
-  // A failed publish is retried with the next metric line or at the end; the log goes on.
-  if (sink_.Publish(ns_, job_, aggregator_.Current()).ok()) {
+  std::lock_guard publishing(publish_mu_);
+  Throughput current;
+  {
+    std::lock_guard lock(mu_);
+    if (!dirty_) return;
+    if (!force && published_at_ && now - *published_at_ < options_.publish_interval) return;
+    current = aggregator_.Current();
     dirty_ = false;
-    published_at_ = now;
   }
+  // A failed publish is retried at the next line, Flush() or the end; the log goes on.
+  if (!sink_.Publish(ns_, job_, current).ok()) {
+    std::lock_guard lock(mu_);
+    dirty_ = true;
+    return;
+  }
+  std::lock_guard lock(mu_);
+  published_at_ = now;
 }
 
 }  // namespace dljob::metrics

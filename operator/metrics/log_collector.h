@@ -13,7 +13,7 @@
 // skips the lines it already has: a container log re-read from its start is the same lines in the
 // same order. It stops at the end of the log (the container exited) or when asked to stop.
 //
-// Run() blocks; the caller gives it a thread. Counts and LastProgress are thread-safe.
+// Run() blocks; the caller gives it a thread. Counts, LastProgress and Flush are thread-safe.
 #pragma once
 
 #include <atomic>
@@ -69,6 +69,9 @@ class LogCollector {
   int64_t metric_lines() const { return metric_lines_.load(); }
   // When the last metric line arrived (the job's progress, for progressDeadlineSeconds).
   std::optional<WallTime> LastProgress() const;
+  // Publishes what arrived since the last publish once publish_interval has passed, even when no
+  // new line comes (training went quiet). Called periodically from another thread.
+  void Flush();
 
  private:
   Status Handle(const std::string& line, std::FILE* archive);
@@ -78,11 +81,12 @@ class LogCollector {
   LogOpener open_;
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
-  ProgressAggregator aggregator_;
-  bool dirty_ = false;
-  std::optional<WallTime> published_at_;
   std::atomic<int64_t> lines_{0}, metric_lines_{0};
+  std::mutex publish_mu_;  // serialises publishes, so they reach the sink in order
   mutable std::mutex mu_;
+  ProgressAggregator aggregator_;          // GUARDED_BY(mu_)
+  bool dirty_ = false;                     // GUARDED_BY(mu_): aggregated, not yet published
+  std::optional<WallTime> published_at_;   // GUARDED_BY(mu_)
   std::optional<WallTime> last_progress_;  // GUARDED_BY(mu_)
 };
 

@@ -144,6 +144,35 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   EXPECT_EQ(steps, (std::vector<int64_t>{1, 3}));
 }
 
+TEST_F(LogCollectorTest, FlushPublishesAQuietJobsLatestThroughputAfterTheInterval) {
+  // Two metric lines, then the log goes quiet (the stream waits for more).
+  LogCollector c("ns", "job", "p",
+                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+                   return kube::LineStreamPtr(std::make_unique<FakeLines>(
+                       std::vector<std::string>{Metric(0, 1, 10), Metric(0, 2, 20)}, -1,
+                       /*block_at_end=*/true));
+                 },
+                 sink_, Options());
+  std::jthread runner([&](std::stop_token stop) { EXPECT_TRUE(c.Run(stop).ok()); });
+  while (c.metric_lines() < 2) std::this_thread::yield();
+  c.Flush();  // within the interval: nothing new goes out
+  {
+    std::lock_guard lock(sink_.mu);
+    ASSERT_EQ(sink_.published.size(), 1u);
+    EXPECT_EQ(sink_.published[0].second.step, 1);
+  }
+  now_ += std::chrono::seconds(5);
+  c.Flush();
+  {
+    std::lock_guard lock(sink_.mu);
+    ASSERT_EQ(sink_.published.size(), 2u);
+    EXPECT_EQ(sink_.published[1].second.step, 2);
+  }
+  c.Flush();  // nothing new since
+  EXPECT_EQ(sink_.published.size(), 2u);
+  runner.request_stop();
+}
+
 TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
   std::vector<std::string> log = {"[1,0]<stdout>:a", "[1,0]<stdout>:b", "[1,0]<stdout>:c",
                                   "[1,0]<stdout>:d"};

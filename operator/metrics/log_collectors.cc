@@ -45,6 +45,20 @@ LogCollectors::LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorO
 LogCollectors::~LogCollectors() { StopAll(); }
 
 void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
+  SyncEntries(launcher_pods);
+  // Throughput that went quiet still reaches the status. Outside the lock: publishing is an API
+  // call. The entries stay: only Sync() and StopAll() remove them, on this same thread.
+  std::vector<LogCollector*> active;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [uid, e] : by_uid_) {
+      if (!e.done->load()) active.push_back(e.collector.get());
+    }
+  }
+  for (LogCollector* c : active) c->Flush();
+}
+
+void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
   std::set<std::string> present;
   std::lock_guard lock(mu_);
   for (const Json& pod : launcher_pods) {

@@ -8,7 +8,9 @@
 // recorded until its pod disappears, so a finished pod is never followed twice. Line counts and
 // the last progress time are kept per job ("namespace/name") across incarnations.
 //
-// Thread-safe. The destructor stops and joins every collector.
+// Sync() also flushes each running collector's unpublished throughput (LogCollector::Flush).
+// Sync() and StopAll() are called from one thread (the operator's loop); LastProgress(), Counts()
+// and Following() from any. The destructor stops and joins every collector.
 #pragma once
 
 #include <map>
@@ -59,6 +61,7 @@ class LogCollectors {
     std::jthread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
+  void SyncEntries(const std::vector<nlohmann::json>& launcher_pods);
   void FoldLocked(const Entry& entry);  // adds a finished entry's counts to the job's totals
 
   LogOpener open_;
