@@ -1,8 +1,9 @@
 // Backend: where dljob runs jobs. The CLI talks only to this interface.
 //
 // Two implementations: LocalBackend (local/local_backend.h) runs a job on this machine through
-// mpirun and keeps its record under the state directory; the Kubernetes backend (a later
-// component) creates DLJob objects in a cluster. `dljob list|get|logs|delete` read either.
+// mpirun and keeps its record under the state directory; KubeBackend (kube/kube_backend.h)
+// creates DLJob objects in a cluster. `dljob list|get|logs|delete|top` read either; which one a
+// command uses is decided in backend_choice.h.
 //
 // A Backend is used from one thread. Objects passed in are not retained beyond the call.
 #pragma once
@@ -42,6 +43,9 @@ class Backend {
   virtual ~Backend() = default;
 
   virtual std::string Name() const = 0;  // "local", "kubernetes"
+  // The namespace jobs are read from, and created in when they name none; "" for a backend
+  // without namespaces (local).
+  virtual std::string Namespace() const { return ""; }
 
   // Runs `job` (already defaulted and validated). The local backend runs it to completion and
   // returns the final record; a cluster backend returns once the job is created. Fails with

@@ -1,4 +1,5 @@
-// dljob list | get | logs | delete
+// dljob list | get | logs | delete | top
+#include <algorithm>
 #include <chrono>
 
 #include "cli/commands.h"
@@ -7,12 +8,27 @@
 namespace dljob {
 namespace {
 
-// Prints a backend error with the hint that fits it; returns the exit code.
-int Fail(CliContext& ctx, const Status& s) {
+// Prints a backend error with the hint that fits it; returns the exit code. `backend` is null
+// when the backend itself could not be made (its message says what to do).
+int Fail(CliContext& ctx, const Status& s, const Backend* backend = nullptr) {
   std::string hint;
-  if (s.code() == StatusCode::kNotFound) hint = "list jobs with: dljob list";
+  if (s.code() == StatusCode::kNotFound && backend != nullptr) {
+    hint = backend->Name() == "local"
+               ? "list jobs with: dljob list"
+               : "list jobs with: dljob list (-A: every namespace; --local: this machine's jobs)";
+  }
   PrintError(ctx, s.message(), hint);
-  return kExitFailed;
+  return s.code() == StatusCode::kInvalidArgument && backend == nullptr ? kExitUsage : kExitFailed;
+}
+
+void PrintNoJobs(CliContext& ctx, const Backend& backend, bool all_namespaces) {
+  if (backend.Name() == "local") {
+    ctx.err << "No jobs found. Run one with: dljob submit --local -f examples/mnist-job.yaml\n";
+  } else if (all_namespaces) {
+    ctx.err << "No DLJobs found in any namespace.\n";
+  } else {
+    ctx.err << "No DLJobs found in namespace \"" << backend.Namespace() << "\".\n";
+  }
 }
 
 Result<OutputFormat> Format(CliContext& ctx, const std::string& name) {
@@ -29,12 +45,30 @@ int RunList(const ListOptions& options, CliContext& ctx) {
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
   Result<std::vector<DLJob>> jobs = (*backend)->List();
-  if (!jobs.ok()) return Fail(ctx, jobs.status());
+  if (!jobs.ok()) return Fail(ctx, jobs.status(), backend->get());
   if (jobs->empty() && (*format == OutputFormat::kTable || *format == OutputFormat::kWide)) {
-    ctx.err << "No jobs found. Run one with: dljob submit --local -f examples/mnist-job.yaml\n";
+    PrintNoJobs(ctx, **backend, options.all_namespaces);
     return kExitOk;
   }
-  ctx.out << FormatJobs(*jobs, *format, std::chrono::system_clock::now());
+  ctx.out << FormatJobs(*jobs, *format, std::chrono::system_clock::now(), options.all_namespaces);
+  return kExitOk;
+}
+
+int RunTop(const TopOptions& options, CliContext& ctx) {
+  Result<OutputFormat> format = Format(ctx, options.output);
+  if (!format.ok()) return kExitUsage;
+  Result<BackendPtr> backend = ctx.make_backend();
+  if (!backend.ok()) return Fail(ctx, backend.status());
+  Result<std::vector<DLJob>> jobs = (*backend)->List();
+  if (!jobs.ok()) return Fail(ctx, jobs.status(), backend->get());
+  if (!options.all) {
+    std::erase_if(*jobs, [](const DLJob& job) { return IsFinished(job.status.phase); });
+  }
+  if (jobs->empty() && (*format == OutputFormat::kTable || *format == OutputFormat::kWide)) {
+    ctx.err << "No unfinished jobs" << (options.all ? "" : " (all jobs: dljob top --all)") << ".\n";
+    return kExitOk;
+  }
+  ctx.out << FormatTop(*jobs, *format, std::chrono::system_clock::now(), options.all_namespaces);
   return kExitOk;
 }
 
@@ -44,7 +78,7 @@ int RunGet(const GetOptions& options, CliContext& ctx) {
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
   Result<DLJob> job = (*backend)->Get(options.name);
-  if (!job.ok()) return Fail(ctx, job.status());
+  if (!job.ok()) return Fail(ctx, job.status(), backend->get());
   ctx.out << FormatJob(*job, *format, std::chrono::system_clock::now());
   return kExitOk;
 }
@@ -57,7 +91,7 @@ int RunLogs(const LogsOptions& options, CliContext& ctx) {
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
   Status s = (*backend)->Logs(options.name, {options.follow, options.rank}, ctx.out);
-  return s.ok() ? kExitOk : Fail(ctx, s);
+  return s.ok() ? kExitOk : Fail(ctx, s, backend->get());
 }
 
 int RunDelete(const DeleteOptions& options, CliContext& ctx) {
@@ -69,7 +103,7 @@ int RunDelete(const DeleteOptions& options, CliContext& ctx) {
     if (s.ok()) {
       ctx.out << "dljob \"" << name << "\" deleted\n";
     } else if (!(s.code() == StatusCode::kNotFound && options.ignore_not_found)) {
-      code = Fail(ctx, s);
+      code = Fail(ctx, s, backend->get());
     }
   }
   return code;

@@ -43,6 +43,22 @@ void PrintSummary(const DLJob& job, CliContext& ctx) {
     << job.metadata.name << "\n";
 }
 
+// " -n NS" when the job is not in the backend's namespace, so a printed command finds it; ""
+// for a backend without namespaces.
+std::string NamespaceFlag(const DLJob& job, const Backend& backend) {
+  const std::string& ns = job.metadata.namespace_;
+  if (backend.Namespace().empty() || ns.empty() || ns == backend.Namespace()) return "";
+  return " -n " + ns;
+}
+
+void PrintCreated(const DLJob& job, const Backend& backend, CliContext& ctx) {
+  std::string name = job.metadata.name + NamespaceFlag(job, backend);
+  ctx.out << "dljob \"" << job.metadata.name << "\" created in namespace \""
+          << job.metadata.namespace_ << "\"\n";
+  ctx.err << "follow it: dljob logs -f " << name << "   status: dljob get " << name
+          << "   stop it: dljob delete " << name << "\n";
+}
+
 }  // namespace
 
 int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
@@ -52,11 +68,24 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
                "--name NAME --gpus 2 --image IMAGE -- dljob-train --model=mnist_cnn");
     return kExitUsage;
   }
-  Result<DLJob> job = LoadJob(options.file, &options.flags, ctx);
+  // The backend first (not for --dry-run): a cluster's context names the namespace a job without
+  // one goes to.
+  BackendPtr backend;
+  if (!options.dry_run) {
+    Result<BackendPtr> made = ctx.make_backend();
+    if (!made.ok()) {
+      PrintError(ctx, made.status().message());
+      return made.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailed;
+    }
+    backend = std::move(made).value();
+  }
+  Result<DLJob> job =
+      LoadJob(options.file, &options.flags, ctx, backend ? backend->Namespace() : "");
   if (!job.ok()) return kExitFailed;
 
   if (options.dry_run) {
-    Result<OutputFormat> format = ParseOutputFormat(options.output.empty() ? "yaml" : options.output);
+    Result<OutputFormat> format =
+        ParseOutputFormat(options.output.empty() ? "yaml" : options.output);
     if (!format.ok() || *format == OutputFormat::kTable || *format == OutputFormat::kWide) {
       PrintError(ctx, "--dry-run prints the job as yaml or json, not \"" + options.output + "\"",
                  "use -o yaml or -o json");
@@ -65,30 +94,20 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
     ctx.out << FormatJob(*job, *format, std::chrono::system_clock::now());
     return kExitOk;
   }
-  if (!options.local) {
-    PrintError(ctx, "no cluster backend is configured in this build",
-               "add --local to run the job on this machine");
-    return kExitUsage;
-  }
 
-  Result<BackendPtr> backend = ctx.make_backend();
-  if (!backend.ok()) {
-    PrintError(ctx, backend.status().message());
-    return kExitFailed;
-  }
   TerminalObserver::Options view;
   view.tty = ctx.err_is_tty;
   view.quiet = options.quiet;
   view.tag_ranks = job->spec.gpus.value_or(1) > 1;
   view.width = ctx.terminal_width;
   TerminalObserver observer(ctx.out, ctx.err, view);
-  Result<DLJob> done = (*backend)->Submit(*job, observer);
+  Result<DLJob> done = backend->Submit(*job, observer);
   observer.Finish();
   if (!done.ok()) {
     const Status& s = done.status();
     std::string hint;
     if (s.code() == StatusCode::kAlreadyExists) {
-      hint = "delete it first (dljob delete " + job->metadata.name +
+      hint = "delete it first (dljob delete " + job->metadata.name + NamespaceFlag(*job, *backend) +
              ") or pick another name with --name";
     } else if (s.message().find("not found next to dljob") != std::string::npos) {
       hint = "build dljob's programs (cmake --build build) or put the program on PATH";
@@ -97,6 +116,10 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
     }
     PrintError(ctx, s.message(), hint);
     return kExitFailed;
+  }
+  if (!IsFinished(done->status.phase)) {  // a cluster backend: created, runs there
+    PrintCreated(*done, *backend, ctx);
+    return kExitOk;
   }
   PrintSummary(*done, ctx);
   switch (done->status.phase) {

@@ -28,7 +28,8 @@ struct CliContext {
   std::ostream& err;
   bool err_is_tty = false;
   size_t terminal_width = 0;
-  std::function<Result<BackendPtr>()> make_backend;  // the local backend, for now
+  // The backend the command's flags chose (backend_choice.h); its error says what to do.
+  std::function<Result<BackendPtr>()> make_backend;
 };
 
 // "error: <cause>" and, if given, "hint: <what to do>" on ctx.err.
@@ -51,6 +52,7 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx);
 
 struct ListOptions {
   std::string output;
+  bool all_namespaces = false;  // cluster: every namespace, with a NAMESPACE column
 };
 int RunList(const ListOptions& options, CliContext& ctx);
 
@@ -72,6 +74,14 @@ struct DeleteOptions {
   bool ignore_not_found = false;
 };
 int RunDelete(const DeleteOptions& options, CliContext& ctx);
+
+// dljob top: the unfinished jobs (all with `all`) and how fast they train.
+struct TopOptions {
+  std::string output;
+  bool all = false;
+  bool all_namespaces = false;
+};
+int RunTop(const TopOptions& options, CliContext& ctx);
 
 // `dljob data …`: record-shard datasets (cmd_data.cc, storage/).
 struct DataPackOptions {

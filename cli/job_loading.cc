@@ -20,7 +20,8 @@ void PrintProblems(CliContext& ctx, const std::string& what, const FieldErrors& 
 
 }  // namespace
 
-Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx) {
+Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx,
+                      const std::string& default_namespace) {
   DLJob job;
   FieldErrors decode_errors;  // field-level problems; validation still runs to report the rest
   SourcePositions positions;  // where the file wrote each field, to point at validation errors
@@ -55,6 +56,7 @@ Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliCont
       return Status::InvalidArgument("no name");
     }
   }
+  if (job.metadata.namespace_.empty()) job.metadata.namespace_ = default_namespace;
   ApplyDefaults(job);
   FieldErrors errors = decode_errors;
   for (FieldError& e : Validate(job)) {

@@ -10,8 +10,11 @@
 
 namespace dljob {
 
-// `file` may be "" (flags only) or "-" (stdin). `flags` may be null. On failure the problems are
-// already printed to ctx.err and the returned Status says only that.
-Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx);
+// `file` may be "" (flags only) or "-" (stdin). `flags` may be null. A job that names no namespace
+// (neither in the file nor by -n) gets `default_namespace` when it is not "" (the cluster
+// context's), else the usual default. On failure the problems are already printed to ctx.err and
+// the returned Status says only that.
+Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx,
+                      const std::string& default_namespace = "");
 
 }  // namespace dljob

@@ -11,7 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/backend_choice.h"
 #include "cli/commands.h"
+#include "cli/kube/kube_backend.h"
 #include "cli/local/local_backend.h"
 
 namespace {
@@ -43,6 +45,31 @@ size_t TerminalWidth() {
 namespace dljob {
 namespace {
 
+constexpr char kBackendRule[] =
+    "Where jobs run and are read from:\n"
+    "  --local                 this machine (mpirun); jobs recorded under --state-dir\n"
+    "  otherwise               the Kubernetes cluster of --kubeconfig, else $KUBECONFIG, else the\n"
+    "                          pod's service account, else ~/.kube/config (--context picks a\n"
+    "                          context, -n a namespace; default: the context's)\n"
+    "  no cluster configured   submit fails (use --local); list, get, logs, delete and top read\n"
+    "                          this machine's jobs, as with --local";
+
+// The flags that pick the backend, on every job command. submit binds -n and --local itself.
+void AddBackendFlags(CLI::App* cmd, BackendFlags& b, bool with_local_and_namespace,
+                     bool with_all_namespaces) {
+  if (with_local_and_namespace) {
+    cmd->add_flag("--local", b.local, "This machine's jobs, even when a cluster is configured");
+    cmd->add_option("-n,--namespace", b.namespace_, "Namespace (default: the context's)");
+  }
+  cmd->add_option("--kubeconfig", b.kubeconfig, "Kubeconfig file (default: $KUBECONFIG, "
+                  "in-cluster, ~/.kube/config)");
+  cmd->add_option("--context", b.context, "Kubeconfig context (default: current-context)");
+  if (with_all_namespaces) {
+    cmd->add_flag("-A,--all-namespaces", b.all_namespaces, "Jobs in every namespace");
+  }
+  cmd->footer(kBackendRule);
+}
+
 void AddSubmitFlags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_flag("--local", o.local, "Run on this machine through mpirun (no cluster needed)");
   cmd->add_option("-f,--filename", o.file, "DLJob YAML or JSON file ('-' for stdin)");
@@ -61,23 +88,42 @@ void AddSubmitFlags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_flag("--dry-run", o.dry_run, "Print the DLJob that would run, and stop");
   cmd->add_option("-o,--output", o.output, "With --dry-run: yaml (default) or json");
   cmd->add_flag("-q,--quiet", o.quiet, "Show only progress, not the job's output");
-  cmd->footer("The job's command goes after --, e.g.\n  dljob submit --local --name mnist --gpus 2 "
-              "--image dljob/trainer:cpu -- dljob-train --model=mnist_cnn");
+}
+
+// The backend `flags` choose (backend_choice.h), made; errors say what to do.
+Result<BackendPtr> MakeBackend(const BackendFlags& flags, bool needs_cluster,
+                               const std::string& state_dir) {
+  Result<BackendKind> kind = ChooseBackend(flags, needs_cluster, ProbeClusterHints());
+  if (!kind.ok()) return kind.status();
+  if (*kind == BackendKind::kCluster) {
+    kube::ConfigSource source;
+    source.kubeconfig = flags.kubeconfig;
+    source.context = flags.context;
+    Result<BackendPtr> backend = MakeKubeBackend(source, flags.namespace_, flags.all_namespaces);
+    if (!backend.ok()) {
+      return Status::FailedPrecondition(
+          "cannot load the cluster config: " + backend.status().message() +
+          " (fix it, pass another with --kubeconfig FILE, or use --local for this machine)");
+    }
+    return backend;
+  }
+  LocalMachine machine = LocalBackend::ProbeMachine();
+  std::string root = state_dir.empty() ? JobStore::DefaultRoot(machine.inherited_env) : state_dir;
+  SupervisorOptions options;
+  options.interrupt_requested = [] { return static_cast<int>(g_interrupt); };
+  return BackendPtr(new LocalBackend(JobStore(root), std::move(machine), std::move(options)));
 }
 
 int Main(int argc, char** argv) {
   CliContext ctx{std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(),
                  {}};
   std::string state_dir;
-  ctx.make_backend = [&state_dir]() -> Result<BackendPtr> {
-    LocalMachine machine = LocalBackend::ProbeMachine();
-    std::string root = state_dir.empty() ? JobStore::DefaultRoot(machine.inherited_env) : state_dir;
-    SupervisorOptions options;
-    options.interrupt_requested = [] { return static_cast<int>(g_interrupt); };
-    return BackendPtr(new LocalBackend(JobStore(root), std::move(machine), std::move(options)));
-  };
+  BackendFlags backend_flags;
+  bool needs_cluster = false;
+  ctx.make_backend = [&]() { return MakeBackend(backend_flags, needs_cluster, state_dir); };
 
   CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)"};
+  app.footer(kBackendRule);
   app.require_subcommand(1);
   app.set_version_flag("--version", "dljob 0.1.0");
   app.add_option("--state-dir", state_dir,
@@ -89,29 +135,47 @@ int Main(int argc, char** argv) {
       ->required();
 
   SubmitOptions submit;
-  auto* s = app.add_subcommand("submit", "Run a DLJob (from -f FILE or from flags -- CMD ARGS…)");
+  auto* s = app.add_subcommand(
+      "submit", "Run a DLJob (from -f FILE or from flags -- CMD ARGS…) on the cluster or --local");
   AddSubmitFlags(s, submit);
+  AddBackendFlags(s, backend_flags, false, false);
+  s->footer(std::string("The job's command goes after --, e.g.\n"
+                        "  dljob submit --gpus 16 --image registry/trainer:cuda --data "
+                        "oss://bucket/imagenet:/data -- dljob-train --model=resnet50\n"
+                        "  dljob submit --local --name mnist --gpus 2 --image dljob/trainer:cpu "
+                        "-- dljob-train --model=mnist_cnn\n\n") +
+            kBackendRule);
 
   ListOptions list;
   auto* l = app.add_subcommand("list", "List jobs");
   l->alias("ls");
   l->add_option("-o,--output", list.output, "json, yaml or wide");
+  AddBackendFlags(l, backend_flags, true, true);
 
   GetOptions get;
   auto* g = app.add_subcommand("get", "Show one job");
   g->add_option("name", get.name, "Job name")->required();
   g->add_option("-o,--output", get.output, "json, yaml or wide");
+  AddBackendFlags(g, backend_flags, true, false);
 
   LogsOptions logs;
   auto* lg = app.add_subcommand("logs", "Print a job's output (all ranks, tagged)");
   lg->add_option("name", logs.name, "Job name")->required();
   lg->add_flag("-f,--follow", logs.follow, "Keep printing until the job finishes");
   lg->add_option("--rank", logs.rank, "Only this rank's lines");
+  AddBackendFlags(lg, backend_flags, true, false);
 
   DeleteOptions del;
   auto* d = app.add_subcommand("delete", "Stop a job if it runs and remove it and its record");
   d->add_option("names", del.names, "Job names")->required();
   d->add_flag("--ignore-not-found", del.ignore_not_found, "Succeed if a job does not exist");
+  AddBackendFlags(d, backend_flags, true, false);
+
+  TopOptions top;
+  auto* t = app.add_subcommand("top", "Show unfinished jobs with their GPUs and images/sec");
+  t->add_option("-o,--output", top.output, "json, yaml or wide");
+  t->add_flag("-a,--all", top.all, "Finished jobs too");
+  AddBackendFlags(t, backend_flags, true, true);
 
   DataPackOptions pack;
   DataLsOptions data_ls;
@@ -157,9 +221,14 @@ int Main(int argc, char** argv) {
 
   if (*v) return RunValidate(validate, ctx);
   if (*s) {
+    backend_flags.local = submit.local;
+    backend_flags.namespace_ = submit.flags.namespace_;
+    needs_cluster = true;
     InstallInterruptHandlers();
     return RunSubmit(submit, ctx);
   }
+  list.all_namespaces = top.all_namespaces = backend_flags.all_namespaces;
+  if (*t) return RunTop(top, ctx);
   if (*l) return RunList(list, ctx);
   if (*g) return RunGet(get, ctx);
   if (*lg) return RunLogs(logs, ctx);

@@ -4,7 +4,9 @@
 //   mnist   Succeeded  2     1510.2   1m32s     5m
 //
 // wide adds STEP, LOSS, ACCURACY, RESTARTS and IMAGE. json and yaml print the whole object (a
-// DLJobList for several). Pure functions of the jobs and "now"; thread-safe.
+// DLJobList for several). Jobs from several namespaces (-A) get a NAMESPACE column first, as
+// kubectl prints them. `dljob top` has its own table (FormatTop). Pure functions of the jobs and
+// "now"; thread-safe.
 #pragma once
 
 #include <chrono>
@@ -22,9 +24,20 @@ enum class OutputFormat { kTable, kWide, kJson, kYaml };
 Result<OutputFormat> ParseOutputFormat(const std::string& name);
 
 std::string FormatJobs(const std::vector<DLJob>& jobs, OutputFormat format,
-                       std::chrono::system_clock::time_point now);
+                       std::chrono::system_clock::time_point now, bool namespace_column = false);
 std::string FormatJob(const DLJob& job, OutputFormat format,
                       std::chrono::system_clock::time_point now);
+
+// `dljob top`: how fast each job trains, from status.throughput.
+//
+//   NAME     STATUS    GPUS   WORKERS   IMG/SEC   IMG/SEC/GPU   STEP   LOSS    UPDATED
+//   resnet   Running   16     2/2       9843.1    615.2         3100   2.331   4s
+//
+// followed by a total line over the jobs shown ("2 jobs, 24 GPUs, 12014.2 images/sec"). wide
+// adds EPOCH, ACCURACY, RESTARTS and NODES (the placement). IMG/SEC/GPU is the job's own figure,
+// else IMG/SEC divided by GPUS. json and yaml print the DLJobList, as FormatJobs does.
+std::string FormatTop(const std::vector<DLJob>& jobs, OutputFormat format,
+                      std::chrono::system_clock::time_point now, bool namespace_column = false);
 
 // Left-aligned columns separated by at least three spaces, as kubectl prints them.
 std::string RenderTable(const std::vector<std::vector<std::string>>& rows);

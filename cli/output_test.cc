@@ -71,6 +71,67 @@ TEST(FormatJobs, JsonListIsADLJobList) {
   EXPECT_EQ(tree["items"][1]["metadata"]["name"], "b");
 }
 
+TEST(FormatJobs, AllNamespacesPutsTheNamespaceFirst) {
+  DLJob a = Finished("mnist");
+  a.metadata.namespace_ = "team-a";
+  EXPECT_EQ(FormatJobs({a}, OutputFormat::kTable, Now(), true),
+            "NAMESPACE   NAME    STATUS      GPUS   IMG/SEC   DURATION   AGE\n"
+            "team-a      mnist   Succeeded   2      1510.2    1m32s      5m\n");
+}
+
+DLJob Training(const std::string& name, int64_t gpus, std::optional<double> rate) {
+  DLJob job;
+  job.metadata.name = name;
+  job.metadata.namespace_ = "team-a";
+  job.metadata.creation_timestamp = "2026-11-22T05:00:00Z";
+  job.spec.image = "trainer:cuda";
+  job.spec.gpus = gpus;
+  job.status.phase = JobPhase::kRunning;
+  job.status.workers = WorkerCounts{gpus / 8, gpus / 8, 0};
+  job.status.placement = {{"gpu-node-0", 8}, {"gpu-node-1", 8}};
+  Throughput t;
+  t.images_per_sec = rate;
+  t.step = 3100;
+  t.epoch = 2;
+  t.loss = 2.331;
+  t.updated_at = "2026-11-22T05:04:56Z";
+  job.status.throughput = t;
+  return job;
+}
+
+TEST(FormatTop, ShowsGpusAndImagesPerSecondWithATotal) {
+  DLJob resnet = Training("resnet", 16, 9843.1);
+  resnet.status.throughput->per_gpu_images_per_sec = 615.19;
+  DLJob vgg = Training("vgg", 8, 2400.0);  // no per-GPU figure: divided here
+  DLJob queued;
+  queued.metadata.name = "waiting";
+  queued.spec.gpus = 64;
+  queued.status.phase = JobPhase::kQueued;
+  EXPECT_EQ(FormatTop({resnet, vgg, queued}, OutputFormat::kTable, Now()),
+            "NAME      STATUS    GPUS   WORKERS   IMG/SEC   IMG/SEC/GPU   STEP   LOSS    UPDATED\n"
+            "resnet    Running   16     2/2       9843.1    615.2         3100   2.331   4s\n"
+            "vgg       Running   8      1/1       2400.0    300.0         3100   2.331   4s\n"
+            "waiting   Queued    64     -         -         -             -      -       -\n"
+            "3 jobs, 88 GPUs, 12243.1 images/sec\n");
+}
+
+TEST(FormatTop, WideAddsEpochAccuracyRestartsAndNodes) {
+  std::string out = FormatTop({Training("resnet", 16, 9843.1)}, OutputFormat::kWide, Now(), true);
+  EXPECT_EQ(out,
+            "NAMESPACE   NAME     STATUS    GPUS   WORKERS   IMG/SEC   IMG/SEC/GPU   STEP   LOSS    "
+            "UPDATED   EPOCH   ACCURACY   RESTARTS   NODES\n"
+            "team-a      resnet   Running   16     2/2       9843.1    615.2         3100   2.331   "
+            "4s        2       -          0          gpu-node-0,gpu-node-1\n"
+            "1 job, 16 GPUs, 9843.1 images/sec\n");
+}
+
+TEST(FormatTop, JsonIsTheJobList) {
+  auto tree = nlohmann::json::parse(
+      FormatTop({Training("resnet", 16, 9843.1)}, OutputFormat::kJson, Now()));
+  EXPECT_EQ(tree["kind"], "DLJobList");
+  EXPECT_EQ(tree["items"][0]["status"]["throughput"]["imagesPerSec"], 9843.1);
+}
+
 TEST(ParseOutputFormat, NamesTheChoices) {
   EXPECT_EQ(*ParseOutputFormat("wide"), OutputFormat::kWide);
   EXPECT_EQ(*ParseOutputFormat(""), OutputFormat::kTable);

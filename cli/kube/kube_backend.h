@@ -1,0 +1,61 @@
+// KubeBackend: the cluster backend. Jobs are DLJob objects in a Kubernetes cluster; the
+// dljob-operator running there places and runs them, and keeps their status.
+//
+// Submit creates the DLJob and returns at once with the created object (phase still unset or
+// Queued). List/Get read DLJobs in the backend's namespace (List: in every namespace when
+// all_namespaces). Delete deletes the DLJob with background propagation; the garbage collector
+// removes its pods, service, config map and secret. Logs print the launcher pod's log
+// (launcher_log.h). Every API failure comes back as a Status naming the object and the cluster,
+// with what to do when the cause is a common one (operator not installed, cluster unreachable).
+//
+// The Api is either owned or borrowed (tests); a borrowed one must outlive the backend. Like
+// every Backend, used from one thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cli/backend.h"
+#include "operator/kube/api.h"
+#include "operator/kube/config.h"
+
+namespace dljob {
+
+struct KubeBackendOptions {
+  std::string namespace_ = "default";  // for Get/Delete/Logs, and List unless all_namespaces
+  bool all_namespaces = false;
+  std::string cluster;  // for messages: "https://10.0.0.1:6443 (kubeconfig /x, context y)"
+  // Waits between polls while following a log (the launcher not started yet, a restart).
+  // Default: one second.
+  std::function<void()> pause;
+};
+
+class KubeBackend : public Backend {
+ public:
+  KubeBackend(std::unique_ptr<kube::Api> api, KubeBackendOptions options);
+  KubeBackend(kube::Api& api, KubeBackendOptions options);  // borrowed
+
+  std::string Name() const override { return "kubernetes"; }
+  std::string Namespace() const override { return options_.namespace_; }
+  Result<DLJob> Submit(const DLJob& job, JobObserver& observer) override;
+  Result<std::vector<DLJob>> List() override;
+  Result<DLJob> Get(const std::string& name) override;
+  Status Logs(const std::string& name, const LogOptions& options, std::ostream& out) override;
+  Status Delete(const std::string& name) override;
+
+ private:
+  // An API error as a Status: "<what>: <error>", with advice for the common causes.
+  Status Failure(const kube::ApiError& error, const std::string& what) const;
+
+  std::unique_ptr<kube::Api> owned_;
+  kube::Api& api_;
+  KubeBackendOptions options_;
+};
+
+// The backend for the cluster `flags` name: loads the config (kube/config.h's lookup order),
+// builds the HTTP Api. The namespace is `namespace_` if given, else the context's.
+Result<BackendPtr> MakeKubeBackend(const kube::ConfigSource& source, const std::string& namespace_,
+                                   bool all_namespaces);
+
+}  // namespace dljob

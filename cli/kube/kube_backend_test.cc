@@ -1,0 +1,179 @@
+// KubeBackend over the in-memory FakeApi: the API calls each command makes, and what a user sees
+// when the cluster answers with an error.
+#include "cli/kube/kube_backend.h"
+
+#include <gtest/gtest.h>
+
+#include "jobs/codec.h"
+#include "jobs/defaults.h"
+#include "operator/controller/testing/fake_api.h"
+
+namespace dljob {
+namespace {
+
+using controller::testing::FakeApi;
+using kube::Json;
+
+class NullObserver : public JobObserver {
+ public:
+  void OnOutput(int, bool, std::string_view) override {}
+  void OnUpdate(const DLJob&) override {}
+  void OnNotice(std::string_view) override {}
+};
+
+DLJob NewJob(const std::string& name, const std::string& ns) {
+  DLJob job;
+  job.metadata.name = name;
+  job.metadata.namespace_ = ns;
+  job.spec.image = "registry.example.com/trainer:cuda";
+  job.spec.command = {"dljob-train", "--model=resnet50"};
+  job.spec.gpus = 16;
+  job.spec.data.push_back({});
+  job.spec.data[0].name = "imagenet";
+  job.spec.data[0].source = "oss://bucket/imagenet";
+  job.spec.data[0].mount_path = "/data";
+  ApplyDefaults(job);
+  return job;
+}
+
+// A stored DLJob as the operator would have left it.
+Json StoredJob(const std::string& name, const std::string& ns, const std::string& created,
+               JobPhase phase) {
+  DLJob job = NewJob(name, ns);
+  job.metadata.creation_timestamp = created;
+  job.status.phase = phase;
+  return EncodeTree(job);
+}
+
+class KubeBackendTest : public ::testing::Test {
+ protected:
+  KubeBackend Backend(const std::string& ns = "team-a", bool all = false) {
+    KubeBackendOptions options;
+    options.namespace_ = ns;
+    options.all_namespaces = all;
+    options.cluster = "http://127.0.0.1:1 from kubeconfig /k";
+    options.pause = [] { FAIL() << "nothing here waits"; };
+    return KubeBackend(api_, options);
+  }
+
+  FakeApi api_;
+  NullObserver observer_;
+};
+
+TEST_F(KubeBackendTest, SubmitCreatesTheDLJobAndReturnsAtOnce) {
+  KubeBackend backend = Backend();
+  DLJob job = NewJob("resnet", "team-b");
+  job.status.phase = JobPhase::kSucceeded;  // never sent: the operator owns status
+  Result<DLJob> created = backend.Submit(job, observer_);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  EXPECT_EQ(api_.CallStrings(), std::vector<std::string>{"create dljobs team-b/resnet"});
+  Json sent = api_.Calls()[0].body;
+  EXPECT_FALSE(sent.contains("status")) << sent.dump();
+  DLJob expected = NewJob("resnet", "team-b");
+  Json want = EncodeTree(expected);
+  want.erase("status");
+  EXPECT_EQ(sent, want);
+  EXPECT_EQ(created->metadata.uid, "uid-1");
+  EXPECT_EQ(created->spec, expected.spec);
+  EXPECT_EQ(created->status.phase, JobPhase::kUnset);
+}
+
+TEST_F(KubeBackendTest, SubmitOfAJobWithoutNamespaceUsesTheBackendsNamespace) {
+  KubeBackend backend = Backend("team-a");
+  DLJob job = NewJob("resnet", "");
+  job.metadata.namespace_ = "";
+  ASSERT_TRUE(backend.Submit(job, observer_).ok());
+  EXPECT_EQ(api_.CallStrings(), std::vector<std::string>{"create dljobs team-a/resnet"});
+}
+
+TEST_F(KubeBackendTest, SubmitOfAnExistingNameIsAlreadyExists) {
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("resnet", "team-a", "2026-01-01T00:00:00Z", JobPhase::kRunning));
+  Result<DLJob> again = Backend().Submit(NewJob("resnet", "team-a"), observer_);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.status().message(),
+            "a DLJob named \"resnet\" already exists in namespace \"team-a\"");
+}
+
+TEST_F(KubeBackendTest, SubmitWithoutTheCrdSaysToInstallDljob) {
+  api_.FailNext("create", "dljobs", {404, "NotFound", "the server could not find the resource"});
+  Result<DLJob> created = Backend().Submit(NewJob("resnet", "team-a"), observer_);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(created.status().message().find("helm install dljob charts/dljob"), std::string::npos)
+      << created.status().message();
+}
+
+TEST_F(KubeBackendTest, AnUnreachableClusterIsNamedWithWhatToDo) {
+  api_.FailNext("list", "dljobs", {0, "", "connection refused"});
+  Result<std::vector<DLJob>> jobs = Backend().List();
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().code(), StatusCode::kUnavailable);
+  const std::string& m = jobs.status().message();
+  EXPECT_NE(m.find("cannot reach the Kubernetes API server (cluster http://127.0.0.1:1 from "
+                   "kubeconfig /k): connection refused"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("--local"), std::string::npos) << m;
+}
+
+TEST_F(KubeBackendTest, ListIsNewestFirstInTheNamespace) {
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("old", "team-a", "2026-01-01T00:00:00Z", JobPhase::kSucceeded));
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("new", "team-a", "2026-01-03T00:00:00Z", JobPhase::kRunning));
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("mid", "team-a", "2026-01-02T00:00:00Z", JobPhase::kQueued));
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("other", "team-b", "2026-01-04T00:00:00Z", JobPhase::kRunning));
+  Result<std::vector<DLJob>> jobs = Backend().List();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  std::vector<std::string> names;
+  for (const DLJob& j : *jobs) names.push_back(j.metadata.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"new", "mid", "old"}));
+  EXPECT_EQ((*jobs)[0].status.phase, JobPhase::kRunning);
+  EXPECT_EQ(api_.CallStrings(), std::vector<std::string>{"list dljobs team-a/"});
+
+  Result<std::vector<DLJob>> all = Backend("team-a", true).List();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 4u);
+  EXPECT_EQ((*all)[0].metadata.name, "other");
+  EXPECT_EQ((*all)[0].metadata.namespace_, "team-b");
+}
+
+TEST_F(KubeBackendTest, GetReadsOneJobOrSaysWhereItLooked) {
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("resnet", "team-a", "2026-01-01T00:00:00Z", JobPhase::kRunning));
+  Result<DLJob> job = Backend().Get("resnet");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->spec.gpus, 16);
+  EXPECT_EQ(job->status.phase, JobPhase::kRunning);
+
+  Result<DLJob> elsewhere = Backend("team-b").Get("resnet");
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_EQ(elsewhere.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(elsewhere.status().message(), "no DLJob \"resnet\" in namespace \"team-b\"");
+}
+
+TEST_F(KubeBackendTest, DeleteRemovesTheDLJobInBackground) {
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("resnet", "team-a", "2026-01-01T00:00:00Z", JobPhase::kRunning));
+  KubeBackend backend = Backend();
+  ASSERT_TRUE(backend.Delete("resnet").ok());
+  EXPECT_EQ(api_.CallStrings(), std::vector<std::string>{"delete dljobs team-a/resnet"});
+  EXPECT_FALSE(api_.Object(kube::resources::kDLJobs, "team-a", "resnet").has_value());
+  Status again = backend.Delete("resnet");
+  EXPECT_EQ(again.code(), StatusCode::kNotFound);
+  EXPECT_EQ(again.message(), "no DLJob \"resnet\" in namespace \"team-a\"");
+}
+
+TEST_F(KubeBackendTest, ForbiddenSaysToCheckPermissions) {
+  api_.FailNext("delete", "dljobs", {403, "Forbidden", "dljobs.dljob.io \"x\" is forbidden"});
+  Status s = Backend().Delete("x");
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("may manage dljobs.dljob.io"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace dljob

@@ -1,0 +1,159 @@
+#include "cli/kube/launcher_log.h"
+
+#include "jobs/codec.h"
+#include "jobs/log_lines.h"
+
+namespace dljob {
+namespace {
+
+using kube::Json;
+
+std::string ArchiveAdvice(const std::string& ns, const std::string& job) {
+  return "the dljob operator keeps the whole log and serves it at /logs/" + ns + "/" + job +
+         " on its metrics port; with the chart installed as `helm install dljob charts/dljob -n "
+         "dljob-system`: kubectl -n dljob-system port-forward svc/dljob-operator-metrics "
+         "8080:8080, then curl http://localhost:8080/logs/" +
+         ns + "/" + job;
+}
+
+// Reads one job's launcher logs, incarnation after incarnation.
+class LauncherLog {
+ public:
+  LauncherLog(kube::Api& api, std::string ns, std::string job, const LogOptions& options,
+              const std::function<void()>& pause, std::ostream& out)
+      : api_(api),
+        ns_(std::move(ns)),
+        job_(std::move(job)),
+        options_(options),
+        pause_(pause),
+        out_(out) {}
+
+  Status Run() {
+    while (true) {
+      // The job first, then the pod: a job seen finished whose launcher has ended has nothing more
+      // to say (a restart would have made the job unfinished again first).
+      kube::ApiResult<Json> job = api_.Get(kube::resources::kDLJobs, ns_, job_);
+      if (!job.ok()) {
+        if (job.error().IsNotFound() && started_) return Status::Ok();  // deleted while followed
+        if (job.error().IsNotFound()) {
+          return Status::NotFound("no DLJob \"" + job_ + "\" in namespace \"" + ns_ + "\"");
+        }
+        if (!Retry(job.error())) return job.error().ToStatus().WithContext("reading job " + job_);
+        continue;
+      }
+      DLJob decoded = DecodeTree(*job).job;
+      bool finished = IsFinished(decoded.status.phase);
+      std::string phase = decoded.status.phase == JobPhase::kUnset
+                              ? "not yet admitted"
+                              : PhaseName(decoded.status.phase);
+
+      kube::ApiResult<Json> pod = api_.Get(kube::resources::kPods, ns_, LauncherPodName(job_));
+      if (!pod.ok() && !pod.error().IsNotFound()) {
+        if (!Retry(pod.error())) return pod.error().ToStatus().WithContext("reading the launcher");
+        continue;
+      }
+      bool present = pod.ok();
+      std::string uid = present ? pod->value("/metadata/uid"_json_pointer, std::string()) : "";
+      std::string pod_phase =
+          present ? pod->value("/status/phase"_json_pointer, std::string()) : "";
+      bool running_or_done = present && !pod_phase.empty() && pod_phase != "Pending";
+
+      if (!running_or_done || uid == ended_uid_) {
+        if (!options_.follow || finished) {
+          if (started_) return Status::Ok();
+          if (finished || (present && !running_or_done && finished)) {
+            return Status::FailedPrecondition("job \"" + job_ + "\" is " + phase +
+                                              " and its launcher pod is gone; " +
+                                              ArchiveAdvice(ns_, job_));
+          }
+          return Status::FailedPrecondition(
+              "job \"" + job_ + "\" has no running launcher yet (job " + phase +
+              (present ? ", launcher pod " + pod_phase : "") +
+              "): it starts once every worker is ready; follow it with: dljob logs -f " + job_);
+        }
+        pause_();
+        continue;
+      }
+      if (uid != uid_) {  // a new incarnation: its log starts afresh
+        uid_ = uid;
+        consumed_ = 0;
+      }
+      Result<bool> ended = Stream();
+      if (!ended.ok()) return ended.status();
+      if (!options_.follow) return Status::Ok();
+      if (*ended) ended_uid_ = uid_;
+    }
+  }
+
+ private:
+  // Prints the current launcher's lines from consumed_ on. Returns whether its log ended (the
+  // container finished); false when the stream broke and should be re-opened.
+  Result<bool> Stream() {
+    kube::LogOptions lo;
+    lo.container = kLauncherContainer;
+    lo.follow = options_.follow;
+    kube::ApiResult<kube::LineStreamPtr> stream = api_.Logs(ns_, LauncherPodName(job_), lo);
+    if (!stream.ok()) {
+      if (Retry(stream.error())) return false;
+      return stream.error().ToStatus().WithContext("reading the log of pod " +
+                                                   LauncherPodName(job_));
+    }
+    started_ = true;
+    int64_t skip = consumed_;  // lines printed before the stream broke
+    while (true) {
+      kube::ApiResult<std::optional<std::string>> line = (*stream)->Next();
+      if (!line.ok()) {
+        if (Retry(line.error())) return false;
+        return line.error().ToStatus().WithContext("reading the log of pod " +
+                                                   LauncherPodName(job_));
+      }
+      if (!line->has_value()) return true;
+      if (skip > 0) {
+        --skip;
+        continue;
+      }
+      ++consumed_;
+      if (std::optional<std::string> text = JobLogLine(**line, options_)) {
+        out_ << *text << '\n';
+        if (options_.follow) out_.flush();
+      }
+      if (!out_) return Status::Unavailable("cannot write the log to the output");
+    }
+  }
+
+  // While following, a failure the server may get over is waited out; otherwise it is final.
+  bool Retry(const kube::ApiError& error) {
+    if (!options_.follow || !(error.IsRetryable() || error.http == 400)) return false;
+    pause_();
+    return true;
+  }
+
+  kube::Api& api_;
+  const std::string ns_, job_;
+  const LogOptions& options_;
+  const std::function<void()>& pause_;
+  std::ostream& out_;
+  bool started_ = false;   // some launcher log was opened
+  std::string uid_;        // the launcher incarnation being read
+  int64_t consumed_ = 0;   // lines of it already handled (printed or filtered)
+  std::string ended_uid_;  // the incarnation whose log has ended
+};
+
+}  // namespace
+
+std::string LauncherPodName(const std::string& job) { return job + "-launcher"; }
+
+std::optional<std::string> JobLogLine(std::string_view launcher_line, const LogOptions& options) {
+  MpirunLine line = ParseMpirunLine(launcher_line);
+  if (!options.rank) return FormatLogLine(line.rank, line.text);
+  if (line.rank != *options.rank) return std::nullopt;
+  return std::move(line.text);
+}
+
+Status PrintLauncherLog(kube::Api& api, const std::string& ns, const std::string& job,
+                        const LogOptions& options, const std::function<void()>& pause,
+                        std::ostream& out) {
+  return LauncherLog(api, ns, job, options, pause, out).Run();
+}
+
+}  // namespace dljob

@@ -1,0 +1,260 @@
+// `dljob logs` against a cluster: the launcher's log in the job-log format, following across a
+// broken stream and a restart, and what is said when there is no launcher to read.
+#include "cli/kube/launcher_log.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <sstream>
+
+#include "jobs/codec.h"
+#include "operator/controller/testing/fake_api.h"
+
+namespace dljob {
+namespace {
+
+using controller::testing::FakeApi;
+using kube::ApiError;
+using kube::ApiResult;
+using kube::Json;
+
+// One opening of a pod's log: these lines, then the end (or `error`).
+struct LogScript {
+  std::vector<std::string> lines;
+  std::optional<ApiError> error;
+};
+
+class ScriptedStream : public kube::LineStream {
+ public:
+  explicit ScriptedStream(LogScript script) : script_(std::move(script)) {}
+  ApiResult<std::optional<std::string>> Next() override {
+    if (next_ < script_.lines.size()) return std::optional<std::string>(script_.lines[next_++]);
+    if (script_.error) return *script_.error;
+    return std::optional<std::string>();
+  }
+  void Cancel() override {}
+
+ private:
+  LogScript script_;
+  size_t next_ = 0;
+};
+
+// FakeApi keeps no logs: this decorator serves each pod's scripted openings in order and
+// forwards everything else.
+class LogApi : public kube::Api {
+ public:
+  explicit LogApi(FakeApi& api) : api_(api) {}
+  std::map<std::string, std::deque<LogScript>> scripts;  // by pod name
+  std::vector<kube::LogOptions> opened;
+
+  ApiResult<Json> Get(const kube::Resource& r, const std::string& ns,
+                      const std::string& name) override {
+    return api_.Get(r, ns, name);
+  }
+  ApiResult<Json> List(const kube::Resource& r, const std::string& ns,
+                       const kube::ListOptions& o) override {
+    return api_.List(r, ns, o);
+  }
+  ApiResult<Json> Create(const kube::Resource& r, const std::string& ns, const Json& o) override {
+    return api_.Create(r, ns, o);
+  }
+  ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns, const Json& o) override {
+    return api_.Replace(r, ns, o);
+  }
+  ApiResult<Json> ReplaceStatus(const kube::Resource& r, const std::string& ns,
+                                const Json& o) override {
+    return api_.ReplaceStatus(r, ns, o);
+  }
+  ApiResult<Json> MergePatch(const kube::Resource& r, const std::string& ns,
+                             const std::string& name, const Json& patch,
+                             const std::string& sub) override {
+    return api_.MergePatch(r, ns, name, patch, sub);
+  }
+  ApiResult<Json> Delete(const kube::Resource& r, const std::string& ns, const std::string& name,
+                         const kube::DeleteOptions& o) override {
+    return api_.Delete(r, ns, name, o);
+  }
+  ApiResult<kube::WatchStreamPtr> Watch(const kube::Resource& r, const std::string& ns,
+                                        const kube::ListOptions& o) override {
+    return api_.Watch(r, ns, o);
+  }
+  ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                       const std::string& node) override {
+    return api_.Bind(ns, pod, node);
+  }
+  ApiResult<kube::LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                      const kube::LogOptions& options) override {
+    opened.push_back(options);
+    std::deque<LogScript>& queue = scripts[pod];
+    if (queue.empty()) return ApiError{404, "NotFound", "no log scripted for " + ns + "/" + pod};
+    LogScript next = std::move(queue.front());
+    queue.pop_front();
+    return kube::LineStreamPtr(new ScriptedStream(std::move(next)));
+  }
+
+ private:
+  FakeApi& api_;
+};
+
+class LauncherLogTest : public ::testing::Test {
+ protected:
+  void PutJob(JobPhase phase) {
+    DLJob job;
+    job.metadata.name = "resnet";
+    job.metadata.namespace_ = "team-a";
+    job.spec.image = "trainer";
+    job.spec.command = {"dljob-train"};
+    job.spec.gpus = 2;
+    job.status.phase = phase;
+    fake_.Put(kube::resources::kDLJobs, EncodeTree(job));
+  }
+  void PutLauncher(const std::string& phase) {
+    fake_.Put(kube::resources::kPods,
+              {{"metadata", {{"name", "resnet-launcher"}, {"namespace", "team-a"}}},
+               {"status", {{"phase", phase}}}});
+  }
+  void EraseLauncher() { fake_.Erase(kube::resources::kPods, "team-a", "resnet-launcher"); }
+  void Script(LogScript script) { api_.scripts["resnet-launcher"].push_back(std::move(script)); }
+
+  Status Print(LogOptions options, const std::function<void()>& pause) {
+    return PrintLauncherLog(api_, "team-a", "resnet", options, pause, out_);
+  }
+  static void NoPause() { FAIL() << "did not expect to wait"; }
+
+  FakeApi fake_;
+  LogApi api_{fake_};
+  std::ostringstream out_;
+};
+
+TEST(JobLogLine, TurnsMpirunTagsIntoTheJobLogFormat) {
+  EXPECT_EQ(JobLogLine("[1,3]<stdout>:Step 10", {}), "[rank 3] Step 10");
+  EXPECT_EQ(JobLogLine("Primary job terminated normally", {}),
+            "[mpirun] Primary job terminated normally");
+  LogOptions rank3;
+  rank3.rank = 3;
+  EXPECT_EQ(JobLogLine("[1,3]<stderr>:oops", rank3), "oops");
+  EXPECT_EQ(JobLogLine("[1,0]<stdout>:Step 10", rank3), std::nullopt);
+  EXPECT_EQ(JobLogLine("mpirun noise", rank3), std::nullopt);
+}
+
+TEST_F(LauncherLogTest, PrintsTheLauncherLogOnceInTheJobLogFormat) {
+  PutJob(JobPhase::kRunning);
+  PutLauncher("Running");
+  Script({{"[1,0]<stdout>:Step 1", "[1,1]<stdout>:Step 1", "Warning: a launcher line"}, {}});
+  ASSERT_TRUE(Print({}, NoPause).ok());
+  EXPECT_EQ(out_.str(), "[rank 0] Step 1\n[rank 1] Step 1\n[mpirun] Warning: a launcher line\n");
+  ASSERT_EQ(api_.opened.size(), 1u);
+  EXPECT_EQ(api_.opened[0].container, "launcher");
+  EXPECT_FALSE(api_.opened[0].follow);
+}
+
+TEST_F(LauncherLogTest, RankPrintsOnlyThatRankWithoutTheTag) {
+  PutJob(JobPhase::kSucceeded);
+  PutLauncher("Succeeded");
+  Script({{"[1,0]<stdout>:zero", "[1,1]<stdout>:one", "[1,1]<stderr>:one again", "mpirun"}, {}});
+  LogOptions options;
+  options.rank = 1;
+  ASSERT_TRUE(Print(options, NoPause).ok());
+  EXPECT_EQ(out_.str(), "one\none again\n");
+}
+
+TEST_F(LauncherLogTest, AJobWithoutLauncherYetSaysHowToFollowIt) {
+  PutJob(JobPhase::kQueued);
+  Status s = Print({}, NoPause);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("has no running launcher yet (job Queued)"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("dljob logs -f resnet"), std::string::npos) << s.message();
+  PutLauncher("Pending");
+  s = Print({}, NoPause);
+  EXPECT_NE(s.message().find("launcher pod Pending"), std::string::npos) << s.message();
+  EXPECT_TRUE(api_.opened.empty());
+}
+
+TEST_F(LauncherLogTest, AFinishedJobWhosePodsAreGoneSaysWhereTheArchiveIs) {
+  PutJob(JobPhase::kSucceeded);
+  for (bool follow : {false, true}) {
+    LogOptions options;
+    options.follow = follow;
+    Status s = Print(options, NoPause);
+    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(s.message().find("launcher pod is gone"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("/logs/team-a/resnet"), std::string::npos) << s.message();
+  }
+}
+
+TEST_F(LauncherLogTest, AMissingJobIsNotFound) {
+  Status s = Print({}, NoPause);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "no DLJob \"resnet\" in namespace \"team-a\"");
+}
+
+TEST_F(LauncherLogTest, FollowWaitsForTheLauncherAndEndsWhenTheJobFinishes) {
+  PutJob(JobPhase::kScheduled);
+  Script({{"[1,0]<stdout>:Step 1", "[1,0]<stdout>:Step 2"}, {}});
+  int pauses = 0;
+  auto pause = [&] {
+    ++pauses;
+    if (pauses == 1) {  // the workers became ready: the launcher starts
+      PutJob(JobPhase::kRunning);
+      PutLauncher("Running");
+    } else if (pauses == 2) {  // its log ended; the operator marks the job finished
+      PutJob(JobPhase::kSucceeded);
+    } else {
+      FAIL() << "followed past the end of the job";
+    }
+  };
+  LogOptions options;
+  options.follow = true;
+  Status s = Print(options, pause);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(pauses, 2);
+  EXPECT_EQ(out_.str(), "[rank 0] Step 1\n[rank 0] Step 2\n");
+  ASSERT_EQ(api_.opened.size(), 1u);
+  EXPECT_TRUE(api_.opened[0].follow);
+}
+
+TEST_F(LauncherLogTest, FollowReopensABrokenStreamWithoutRepeatingLines) {
+  PutJob(JobPhase::kRunning);
+  PutLauncher("Running");
+  Script({{"[1,0]<stdout>:a", "[1,1]<stdout>:b"}, ApiError{0, "", "connection reset"}});
+  Script({{"[1,0]<stdout>:a", "[1,1]<stdout>:b", "[1,0]<stdout>:c"}, {}});
+  int pauses = 0;
+  auto pause = [&] {
+    if (++pauses == 2) PutJob(JobPhase::kSucceeded);
+  };
+  LogOptions options;
+  options.follow = true;
+  ASSERT_TRUE(Print(options, pause).ok());
+  EXPECT_EQ(out_.str(), "[rank 0] a\n[rank 1] b\n[rank 0] c\n");
+  EXPECT_EQ(api_.opened.size(), 2u);
+}
+
+TEST_F(LauncherLogTest, FollowGoesOnToTheNextLauncherAfterARestart) {
+  PutJob(JobPhase::kRunning);
+  PutLauncher("Failed");
+  Script({{"[1,1]<stderr>:worker lost"}, {}});
+  Script({{"[1,0]<stdout>:resumed from checkpoint"}, {}});
+  int pauses = 0;
+  auto pause = [&] {
+    ++pauses;
+    if (pauses == 1) {  // the operator restarts the job: a new launcher incarnation
+      PutJob(JobPhase::kRestarting);
+      EraseLauncher();
+    } else if (pauses == 2) {
+      PutJob(JobPhase::kRunning);
+      PutLauncher("Running");
+    } else if (pauses == 3) {
+      PutJob(JobPhase::kSucceeded);
+    }
+  };
+  LogOptions options;
+  options.follow = true;
+  ASSERT_TRUE(Print(options, pause).ok());
+  EXPECT_EQ(out_.str(), "[rank 1] worker lost\n[rank 0] resumed from checkpoint\n");
+  EXPECT_EQ(pauses, 3);
+}
+
+}  // namespace
+}  // namespace dljob
