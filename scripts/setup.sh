@@ -18,6 +18,8 @@ PACKAGES=(
 # provides it unless the machine already has one (some images ship Google Cloud SDK's kubectl,
 # whose package owns the same path).
 if ! command -v kubectl >/dev/null 2>&1; then PACKAGES+=(kubernetes-client); fi
+# node and npm install s3rver (below); some images ship their own node with npm bundled.
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
@@ -29,11 +31,21 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#PACKAGES[@]} packages already installed"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# s3rver, the S3-compatible server storage/objstore's tests run against, goes into the
+# git-ignored .deps/ of the checkout (its tests skip when it is absent).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ -f "$ROOT/.deps/s3rver/node_modules/s3rver/bin/s3rver.js" ]; then
+  echo "setup: s3rver already installed"
+elif command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+  echo "setup: installing s3rver into .deps/s3rver"
+  npm install --prefix "$ROOT/.deps/s3rver" --no-audit --no-fund s3rver@3 \
+    || echo "setup: s3rver could not be installed; the object-store tests against it will skip"
+fi
 echo "setup: done"

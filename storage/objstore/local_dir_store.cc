@@ -82,7 +82,8 @@ Result<std::unique_ptr<LocalDirStore>> LocalDirStore::Open(const std::string& ro
   fs::path abs = fs::absolute(root, ec);
   if (ec || root.empty()) return Status::InvalidArgument("\"" + root + "\": not a valid path");
   if (!fs::exists(abs, ec)) return Status::NotFound(abs.string() + ": no such directory");
-  if (!fs::is_directory(abs, ec)) return Status::InvalidArgument(abs.string() + ": not a directory");
+  if (!fs::is_directory(abs, ec))
+    return Status::InvalidArgument(abs.string() + ": not a directory");
   std::string s = abs.lexically_normal().string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return std::unique_ptr<LocalDirStore>(new LocalDirStore(std::move(s)));

@@ -31,7 +31,8 @@ bool IsMd5Etag(std::string_view etag) {
 
 Status ValidateKey(std::string_view key, const std::string& url) {
   if (key.empty()) return Status::InvalidArgument(url + ": empty object key");
-  if (key.size() > 1024) return Status::InvalidArgument(url + ": object key longer than 1024 bytes");
+  if (key.size() > 1024)
+    return Status::InvalidArgument(url + ": object key longer than 1024 bytes");
   if (key.front() == '/') return Status::InvalidArgument(url + ": object key starts with '/'");
   if (key.find('\0') != std::string_view::npos) {
     return Status::InvalidArgument(url + ": object key contains a NUL byte");

@@ -107,11 +107,11 @@ Result<S3Config> ResolveS3Config(const ObjectUrl& url, const S3Flags& flags, con
 
   const std::string where = url.ToString();
   if (c.access_key_id.empty() != c.secret_access_key.empty()) {
-    return Status::InvalidArgument(
-        where + ": only one of the access key id and secret is set; set both (" +
-        (oss ? "OSS_ACCESS_KEY_ID and OSS_ACCESS_KEY_SECRET" :
-               "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") +
-        ", or the flags) or neither for a public bucket");
+    return Status::InvalidArgument(where +
+                                   ": only one of the access key id and secret is set; set both (" +
+                                   (oss ? "OSS_ACCESS_KEY_ID and OSS_ACCESS_KEY_SECRET"
+                                        : "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") +
+                                   ", or the flags) or neither for a public bucket");
   }
   if (c.endpoint.empty()) {
     if (oss) {

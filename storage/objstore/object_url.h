@@ -7,7 +7,8 @@
 //   key id      oss: OSS_ACCESS_KEY_ID, AWS_ACCESS_KEY_ID          s3: AWS_ACCESS_KEY_ID
 //   secret      oss: OSS_ACCESS_KEY_SECRET, AWS_SECRET_ACCESS_KEY  s3: AWS_SECRET_ACCESS_KEY
 //   token       oss: OSS_SESSION_TOKEN, AWS_SESSION_TOKEN          s3: AWS_SESSION_TOKEN
-//   region      oss: OSS_REGION, AWS_REGION                        s3: AWS_REGION, AWS_DEFAULT_REGION
+//   region      oss: OSS_REGION, AWS_REGION                        s3: AWS_REGION,
+//   AWS_DEFAULT_REGION
 // An endpoint without a scheme gets https://. s3:// without an endpoint uses
 // https://s3.<region>.amazonaws.com; oss:// needs one (e.g. https://oss-cn-hangzhou.aliyuncs.com),
 // and its region defaults to the endpoint's first label ("oss-cn-hangzhou"). With neither key id

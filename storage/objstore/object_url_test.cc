@@ -1,9 +1,9 @@
 // Object-store URLs and connection settings: pure functions, table-driven.
 #include "storage/objstore/object_url.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace dljob::storage {
 namespace {
@@ -41,18 +41,23 @@ TEST(ParseObjectUrl, InvalidFormsNameTheFieldAndTheProblem) {
     std::string url, message;
   };
   for (const Case& c : std::vector<Case>{
-           {"/local/path", "--from: \"/local/path\" is not an object-store URL; write "
-                           "oss://bucket/prefix or s3://bucket/prefix"},
-           {"s4://bucket/x", "--from: \"s4://bucket/x\": unknown scheme \"s4\"; use oss:// or s3://"},
+           {"/local/path",
+            "--from: \"/local/path\" is not an object-store URL; write "
+            "oss://bucket/prefix or s3://bucket/prefix"},
+           {"s4://bucket/x",
+            "--from: \"s4://bucket/x\": unknown scheme \"s4\"; use oss:// or s3://"},
            {"oss:///x", "--from: \"oss:///x\" has no bucket; write it as oss://bucket/prefix"},
            {"oss://ab", "--from: \"oss://ab\": bucket \"ab\" must be 3 to 63 characters long"},
-           {"s3://My_Bucket", "--from: \"s3://My_Bucket\": bucket \"My_Bucket\" may only contain "
-                              "lowercase letters, digits, '-' and '.'"},
-           {"s3://-bucket", "--from: \"s3://-bucket\": bucket \"-bucket\" must start and end with "
-                            "a lowercase letter or digit"},
+           {"s3://My_Bucket",
+            "--from: \"s3://My_Bucket\": bucket \"My_Bucket\" may only contain "
+            "lowercase letters, digits, '-' and '.'"},
+           {"s3://-bucket",
+            "--from: \"s3://-bucket\": bucket \"-bucket\" must start and end with "
+            "a lowercase letter or digit"},
            {"s3://bucket//x", "--from: \"s3://bucket//x\": prefix starts with '/' (\"//\")"},
-           {"s3://bucket/x?y=1", "--from: \"s3://bucket/x?y=1\": query strings and fragments are "
-                                 "not allowed"},
+           {"s3://bucket/x?y=1",
+            "--from: \"s3://bucket/x?y=1\": query strings and fragments are "
+            "not allowed"},
        }) {
     Result<ObjectUrl> u = ParseObjectUrl(c.url, "--from");
     ASSERT_FALSE(u.ok()) << c.url;
@@ -82,8 +87,10 @@ TEST(ResolveS3Config, OssTakesItsOwnVariablesFirst) {
 
 TEST(ResolveS3Config, FlagsBeatTheEnvironment) {
   ObjectUrl url = *ParseObjectUrl("s3://bucket", "f");
-  S3Flags flags{.endpoint = "http://127.0.0.1:9000", .region = "eu-west-1",
-                .access_key_id = "flag-id", .secret_access_key = "flag-secret"};
+  S3Flags flags{.endpoint = "http://127.0.0.1:9000",
+                .region = "eu-west-1",
+                .access_key_id = "flag-id",
+                .secret_access_key = "flag-secret"};
   Result<S3Config> c = ResolveS3Config(url, flags,
                                        Env({{"AWS_ENDPOINT_URL", "https://elsewhere"},
                                             {"AWS_REGION", "us-west-2"},
@@ -115,8 +122,8 @@ TEST(ResolveS3Config, ErrorsSayWhatToSet) {
   EXPECT_EQ(no_endpoint.status().message(),
             "oss://bucket/p: no endpoint; set OSS_ENDPOINT (e.g. "
             "https://oss-cn-hangzhou.aliyuncs.com) or pass --endpoint");
-  Result<S3Config> half = ResolveS3Config(
-      oss, {}, Env({{"OSS_ENDPOINT", "http://h"}, {"OSS_ACCESS_KEY_ID", "id"}}));
+  Result<S3Config> half =
+      ResolveS3Config(oss, {}, Env({{"OSS_ENDPOINT", "http://h"}, {"OSS_ACCESS_KEY_ID", "id"}}));
   EXPECT_EQ(half.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(half.status().message().find("OSS_ACCESS_KEY_SECRET"), std::string::npos);
   for (const char* bad : {"ftp://h", "https://", "http://h/path"}) {

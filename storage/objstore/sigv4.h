@@ -29,8 +29,8 @@ struct SigV4Credentials {
 struct SigV4Request {
   std::string method;  // "GET"
   std::string path;    // decoded: "/bucket/a key.txt"
-  KeyValues query;     // decoded name/value pairs, any order; a bare "?lifecycle" is {"lifecycle", ""}
-  KeyValues headers;   // every header to sign, including host and x-amz-date
+  KeyValues query;  // decoded name/value pairs, any order; a bare "?lifecycle" is {"lifecycle", ""}
+  KeyValues headers;         // every header to sign, including host and x-amz-date
   std::string payload_hash;  // hex SHA-256 of the body, or "UNSIGNED-PAYLOAD"
 };
 

@@ -16,7 +16,9 @@ const SigV4Credentials kS3{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfi
 
 SigV4Request SuiteRequest(std::string method, std::string path, KeyValues query,
                           KeyValues extra_headers = {}) {
-  SigV4Request r{std::move(method), std::move(path), std::move(query),
+  SigV4Request r{std::move(method),
+                 std::move(path),
+                 std::move(query),
                  {{"Host", "example.amazonaws.com"}, {"X-Amz-Date", "20150830T123600Z"}},
                  kEmptyHash};
   for (auto& h : extra_headers) r.headers.push_back(std::move(h));
@@ -28,11 +30,12 @@ std::string SuiteSign(const SigV4Request& r, const SigV4Credentials& c = kSuite)
 }
 
 TEST(SigV4Suite, GetVanilla) {
-  SigV4Signature s = SignV4(SuiteRequest("GET", "/", {}), kSuite, "us-east-1", "service",
-                            "20150830T123600Z");
+  SigV4Signature s =
+      SignV4(SuiteRequest("GET", "/", {}), kSuite, "us-east-1", "service", "20150830T123600Z");
   EXPECT_EQ(s.canonical_request,
             "GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\n"
-            "host;x-amz-date\n" + std::string(kEmptyHash));
+            "host;x-amz-date\n" +
+                std::string(kEmptyHash));
   EXPECT_EQ(s.authorization,
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
             "SignedHeaders=host;x-amz-date, "
@@ -69,17 +72,17 @@ TEST(SigV4Suite, PathEncoding) {
 }
 
 TEST(SigV4Suite, HeaderCanonicalisation) {
-  EXPECT_EQ(SuiteSign(SuiteRequest("GET", "/", {},
-                                   {{"My-Header1", "value2"}, {"My-Header1", "value2"},
-                                    {"My-Header1", "value1"}})),
+  EXPECT_EQ(SuiteSign(SuiteRequest(
+                "GET", "/", {},
+                {{"My-Header1", "value2"}, {"My-Header1", "value2"}, {"My-Header1", "value1"}})),
             "c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea");
   EXPECT_EQ(SuiteSign(SuiteRequest("GET", "/", {},
                                    {{"My-Header1", " value1"}, {"My-Header2", " \"a   b   c\""}})),
             "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736");
   EXPECT_EQ(SuiteSign(SuiteRequest("POST", "/", {}, {{"My-Header1", "VALUE1"}})),
             "cdbc9802e29d2942e5e10b5bccfdd67c5f22c7c4e8ae67b53629efa58b974b7d");
-  SigV4Request form = SuiteRequest("POST", "/", {},
-                                   {{"Content-Type", "application/x-www-form-urlencoded"}});
+  SigV4Request form =
+      SuiteRequest("POST", "/", {}, {{"Content-Type", "application/x-www-form-urlencoded"}});
   form.payload_hash = Sha256Hex("Param1=value1");
   EXPECT_EQ(form.payload_hash, "9095672bbd1f56dfc5b65f3e153adc8731a4a654192329106275f4c7b24d0b6e");
   EXPECT_EQ(SuiteSign(form), "ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a");
@@ -108,10 +111,12 @@ TEST(SigV4S3Examples, GetObjectRange) {
 }
 
 TEST(SigV4S3Examples, PutObjectWithEncodedKey) {
-  SigV4Request r{"PUT", "/test$file.text", {},
-                 {{"Date", "Fri, 24 May 2013 00:00:00 GMT"},
-                  {"x-amz-storage-class", "REDUCED_REDUNDANCY"}},
-                 Sha256Hex("Welcome to Amazon S3.")};
+  SigV4Request r{
+      "PUT",
+      "/test$file.text",
+      {},
+      {{"Date", "Fri, 24 May 2013 00:00:00 GMT"}, {"x-amz-storage-class", "REDUCED_REDUNDANCY"}},
+      Sha256Hex("Welcome to Amazon S3.")};
   EXPECT_EQ(r.payload_hash, "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
   SignS3Request(r, kS3, "us-east-1", "examplebucket.s3.amazonaws.com", kS3Time);
   EXPECT_NE(r.headers.back().second.find(

@@ -1,0 +1,46 @@
+// S3rverProcess: a real S3-compatible server (the npm package s3rver, installed by
+// scripts/setup.sh into .deps/s3rver) run as a child process on 127.0.0.1 for tests.
+//
+// Start() launches `node --openssl-legacy-provider .../s3rver -d <temp dir> -a 127.0.0.1 -p 0
+// --configure-bucket <bucket>` in its own process group and reads the port it prints. The
+// destructor kills the group by PID and removes the data directory, also when a test fails. s3rver
+// checks SigV4 signatures with the fixed credentials S3RVER/S3RVER — though it only checks the
+// access key id of a V4 signature (sigv4_test.cc checks the signing itself against AWS's published
+// values). Tests call Available() first and GTEST_SKIP when it is false. Not thread-safe; one
+// owner.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "jobs/status.h"
+#include "storage/objstore/object_url.h"
+#include "tests/support/command.h"
+
+namespace dljob::storage::testing {
+
+class S3rverProcess {
+ public:
+  // The s3rver entry script, or "" when it (or node) is not installed.
+  static std::string ScriptPath();
+  static bool Available() { return !ScriptPath().empty(); }
+  static std::string SkipMessage();
+
+  explicit S3rverProcess(std::string bucket = "dljob-test") : bucket_(std::move(bucket)) {}
+  ~S3rverProcess();
+
+  Status Start();
+  const std::string& bucket() const { return bucket_; }
+  int port() const { return port_; }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  S3Config Config() const;  // endpoint, region us-east-1, S3RVER/S3RVER
+  ObjectUrl Url() const { return {"s3", bucket_, ""}; }
+
+ private:
+  std::string bucket_;
+  int port_ = 0;
+  std::unique_ptr<dljob::testing::TempDir> dir_;
+  std::unique_ptr<dljob::testing::Background> process_;
+};
+
+}  // namespace dljob::storage::testing
