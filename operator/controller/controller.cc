@@ -19,7 +19,7 @@ InformerOptions For(const ControllerOptions& o, const std::string& ns, const std
 
 Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions options,
                        SshKeyGenerator keys)
-    : options_(std::move(options)), queue_(clock, options_.queue) {
+    : options_(std::move(options)), queue_(clock, options_.queue), ledger_(clock) {
   using namespace kube::resources;
   const std::string& ns = options_.ns;
   jobs_ = std::make_unique<Informer>(api, kDLJobs, For(options_, ns, ""));
@@ -28,32 +28,56 @@ Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions opt
   config_maps_ = std::make_unique<Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
   secrets_ = std::make_unique<Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
   nodes_ = std::make_unique<Informer>(api, kNodes, For(options_, "", ""));
+  InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace
+  bound.field_selector = "spec.nodeName!=";
+  bound.transform = LedgerPodView;
+  bound_pods_ = std::make_unique<Informer>(api, kPods, bound);
 
   auto enqueue = [this](const Json& o) { queue_.Add(ObjectKey(o)); };
-  jobs_->AddHandlers({enqueue, [enqueue](const Json&, const Json& o) { enqueue(o); }, enqueue});
+  jobs_->AddHandlers({enqueue, [enqueue](const Json&, const Json& o) { enqueue(o); },
+                      [this](const Json& o) {
+                        ledger_.StopWaiting(ObjectKey(o));
+                        queue_.Add(ObjectKey(o));
+                      }});
   auto owner = [this](const Json& o) {
     if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key);
   };
   for (Informer* child : {pods_.get(), services_.get(), config_maps_.get(), secrets_.get()}) {
     child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
   }
-  auto all_jobs = [this](const Json&) {
-    for (const std::string& key : jobs_->store().Keys()) queue_.Add(key);
+  auto node_seen = [this](const Json& o) {
+    if (ledger_.UpsertNode(o)) WakeWaiting();
   };
-  nodes_->AddHandlers({all_jobs, [all_jobs](const Json&, const Json& o) { all_jobs(o); }, all_jobs});
+  nodes_->AddHandlers({node_seen, [node_seen](const Json&, const Json& o) { node_seen(o); },
+                       [this](const Json& o) { ledger_.RemoveNode(o); }});
+  auto pod_seen = [this](const Json& o) {
+    if (ledger_.UpsertPod(o)) WakeWaiting();
+  };
+  bound_pods_->AddHandlers({pod_seen, [pod_seen](const Json&, const Json& o) { pod_seen(o); },
+                            [this](const Json& o) {
+                              if (ledger_.RemovePod(o)) WakeWaiting();
+                            }});
 
   reconciler_ = std::make_unique<Reconciler>(
       api, clock,
       Caches{jobs_->store(), pods_->store(), services_->store(), config_maps_->store(),
-             secrets_->store()},
+             secrets_->store(), ledger_},
       options_.reconcile, std::move(keys));
 }
 
 Controller::~Controller() = default;
 
+std::vector<Informer*> Controller::Informers() const {
+  return {jobs_.get(),    pods_.get(),  services_.get(),  config_maps_.get(),
+          secrets_.get(), nodes_.get(), bound_pods_.get()};
+}
+
+void Controller::WakeWaiting() {
+  for (const std::string& key : ledger_.Waiting()) queue_.Add(key);
+}
+
 bool Controller::HasSynced() const {
-  for (const Informer* i : {jobs_.get(), pods_.get(), services_.get(), config_maps_.get(),
-                            secrets_.get(), nodes_.get()}) {
+  for (const Informer* i : Informers()) {
     if (!i->HasSynced()) return false;
   }
   return true;
@@ -61,8 +85,7 @@ bool Controller::HasSynced() const {
 
 void Controller::Run(std::stop_token stop) {
   std::vector<std::jthread> informers;
-  for (Informer* i : {jobs_.get(), pods_.get(), services_.get(), config_maps_.get(), secrets_.get(),
-                      nodes_.get()}) {
+  for (Informer* i : Informers()) {
     informers.emplace_back([i, stop] { i->Run(stop); });
   }
   // Reconciling from half-filled caches would create children that already exist.

@@ -1,8 +1,11 @@
 // Controller: informers → work queue → N workers calling the Reconciler.
 //
 // Informers keep caches of DLJobs, of their children (pods, services, config maps, secrets that
-// carry the dljob.io/job-name label; pods indexed by their job) and of nodes. Every change to a job
-// or a child enqueues the job's key; a node change enqueues every job (GPUs may have freed up).
+// carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every pod bound to
+// a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the last two feed
+// the GpuLedger that gang placement uses. Every change to a job or a child enqueues the job's key;
+// a change that frees GPUs (a node added or changed, a bound pod finished or deleted) enqueues the
+// jobs that are waiting for GPUs.
 // Workers take keys from the WorkQueue (never one key twice at once), reconcile, then Forget the
 // key on success, AddRateLimited on error, and AddAfter when the reconciler asks to look again
 // (deadlines, TTL, waiting for GPUs). Run() blocks until its stop token is requested, then stops
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "operator/controller/gpu_ledger.h"
 #include "operator/controller/informer.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/work_queue.h"
@@ -47,13 +51,19 @@ class Controller {
   const Store& jobs() const { return jobs_->store(); }
   // Pods labelled with a job name, indexed by OwnerJobKey (children.h).
   const Store& pods() const { return pods_->store(); }
+  const GpuLedger& ledger() const { return ledger_; }
 
  private:
   void Work();
 
   const ControllerOptions options_;
-  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_;
+  // Informers, in the order HasSynced and Run go through them.
+  std::vector<Informer*> Informers() const;
+  void WakeWaiting();
+
+  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_;
   WorkQueue queue_;
+  GpuLedger ledger_;
   std::unique_ptr<Reconciler> reconciler_;
 };
 

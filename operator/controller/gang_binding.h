@@ -1,11 +1,12 @@
 // Gang binding: the operator's own scheduler for its pods (schedulerName dljob-scheduler).
 //
-// BindGang reads the cluster as it is now (nodes and all pods, listed fresh from the API, not from
-// a cache that may lag its own bindings), works out each node's free nvidia.com/gpu, asks
-// scheduler::PlaceGang for a place for every still-unbound worker of the job, and binds them
-// through pods/binding — all of them, or none when they do not fit. Thread-safe as the Api is;
-// two jobs bound at once may race for the same GPUs, which the kubelet settles, as with any
-// scheduler without reservations.
+// BindGang asks the GpuLedger (gpu_ledger.h) for a place for every still-unbound worker of a job
+// — all of them, or none when they do not fit — and binds the ones it placed through pods/binding.
+// The ledger reserves (assumes) the GPUs at placement, so two jobs bound at once never count the
+// same free GPUs, and nothing is listed from the API server: the ledger is fed by informers. A
+// bind that fails gives the reservations of the pods not yet bound back to the ledger. A worker
+// the ledger already knows as bound (the pod cache is behind) just gets its node.
+// Thread-safe as the Api and the ledger are.
 #pragma once
 
 #include <string>
@@ -13,8 +14,8 @@
 
 #include "jobs/dljob_types.h"
 #include "jobs/status.h"
+#include "operator/controller/gpu_ledger.h"
 #include "operator/kube/api.h"
-#include "operator/scheduler/first_fit.h"
 
 namespace dljob::controller {
 
@@ -24,11 +25,7 @@ struct GangOutcome {
 };
 
 // `workers` are the job's current worker pods; those bound here get spec.nodeName set in place.
-Result<GangOutcome> BindGang(kube::Api& api, const DLJob& job, std::vector<nlohmann::json>& workers);
-
-// Node views for the placer: allocatable GPUs, GPUs used by live pods bound there, labels,
-// taints, and whether the node takes new pods (not cordoned, Ready). Pure; exposed for tests.
-std::vector<scheduler::NodeState> NodeStates(const nlohmann::json& nodes,
-                                             const nlohmann::json& pods);
+Result<GangOutcome> BindGang(kube::Api& api, GpuLedger& ledger, const DLJob& job,
+                             std::vector<nlohmann::json>& workers);
 
 }  // namespace dljob::controller

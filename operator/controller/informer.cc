@@ -9,6 +9,7 @@ namespace {
 kube::ListOptions ListOpts(const InformerOptions& o) {
   kube::ListOptions l;
   l.label_selector = o.label_selector;
+  l.field_selector = o.field_selector;
   l.limit = o.page_size;
   return l;
 }
@@ -59,7 +60,9 @@ bool Informer::List() {
   if (!list.ok()) return false;
   ++lists_;
   std::vector<Json> items;
-  for (Json& item : (*list)["items"]) items.push_back(std::move(item));
+  for (Json& item : (*list)["items"]) {
+    items.push_back(options_.transform ? options_.transform(item) : std::move(item));
+  }
   Replace(items);
   SetResourceVersion((*list)["metadata"].value("resourceVersion", ""));
   backoff_ = options_.initial_backoff;
@@ -112,17 +115,19 @@ bool Informer::Apply(const kube::WatchEvent& event) {
   std::string event_rv = ResourceVersionOf(event.object);
   if (!event_rv.empty()) SetResourceVersion(event_rv);
   backoff_ = options_.initial_backoff;
+  Json slim;
+  const Json& object = options_.transform ? (slim = options_.transform(event.object)) : event.object;
   switch (event.type) {
     case Type::kBookmark: break;
     case Type::kAdded:
     case Type::kModified: {
-      std::optional<Json> old = store_.Upsert(event.object);
-      old ? NotifyUpdate(*old, event.object) : NotifyAdd(event.object);
+      std::optional<Json> old = store_.Upsert(object);
+      old ? NotifyUpdate(*old, object) : NotifyAdd(object);
       break;
     }
     case Type::kDeleted: {
-      store_.Remove(ObjectKey(event.object));
-      NotifyDelete(event.object);
+      store_.Remove(ObjectKey(object));
+      NotifyDelete(object);
       break;
     }
     case Type::kError: break;

@@ -44,6 +44,10 @@ struct InformerOptions {
   int64_t page_size = 500;
   Duration initial_backoff{100};
   Duration max_backoff{std::chrono::seconds(30)};
+  std::string field_selector;  // e.g. "spec.nodeName!=" (bound pods)
+  // Applied to every object before it is stored and handed to handlers, to keep only what the
+  // readers need (memory). It must keep metadata.name, namespace and resourceVersion.
+  std::function<Json(const Json&)> transform;
 };
 
 class Informer {

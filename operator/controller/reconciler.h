@@ -9,9 +9,9 @@
 // the observed pods, written with ReplaceStatus only when it changed, plus an Event for every
 // phase transition. Running it again with nothing changed writes nothing.
 //
-// It reads the job and its children from caches (Stores kept by informers) and writes through
-// the Api; the only reads that go to the server are the ones a cache cannot answer safely (the
-// nodes and pods a placement needs, and a GET after AlreadyExists). Status writes carry the
+// It reads the job and its children from caches (Stores kept by informers), places workers with
+// the GpuLedger (also kept by informers) and writes through the Api; the only read that goes to
+// the server is a GET after AlreadyExists. Status writes carry the
 // cached resourceVersion, so a stale cache ends in 409 Conflict, returned as an error: the
 // caller requeues with backoff. A job's status write always comes before the pod deletions it
 // announces (a restart), so a failed write never leaves pods deleted without a record.
@@ -27,6 +27,7 @@
 #include "operator/controller/builders.h"
 #include "operator/controller/clock.h"
 #include "operator/controller/events.h"
+#include "operator/controller/gpu_ledger.h"
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/store.h"
 #include "operator/kube/api.h"
@@ -34,13 +35,15 @@
 namespace dljob::controller {
 
 // The informer caches the reconciler reads. Pods must be indexed by OwnerJobKey (children.h);
-// services, config maps and secrets are looked up by "namespace/name".
+// services, config maps and secrets are looked up by "namespace/name". The ledger, fed with nodes
+// and bound pods, is where workers are placed (and their GPUs reserved).
 struct Caches {
   const Store& jobs;
   const Store& pods;
   const Store& services;
   const Store& config_maps;
   const Store& secrets;
+  GpuLedger& gpus;
 };
 
 struct ReconcilerOptions {

@@ -145,7 +145,7 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   std::optional<Json> launcher;
   if (auto it = have.find(LauncherName(job)); it != have.end()) launcher = std::move(it->second);
 
-  Result<GangOutcome> gang = BindGang(api_, job, workers);
+  Result<GangOutcome> gang = BindGang(api_, caches_.gpus, job, workers);
   p.pods = workers;
   if (launcher) p.pods.push_back(*launcher);
   if (!gang.ok()) return gang.status();

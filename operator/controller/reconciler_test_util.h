@@ -63,6 +63,7 @@ class ReconcilerWorld : public ::testing::Test {
     SyncStore(kube::resources::kServices, services_);
     SyncStore(kube::resources::kConfigMaps, config_maps_);
     SyncStore(kube::resources::kSecrets, secrets_);
+    SyncLedger();
   }
 
   // Sync, clear the call log, reconcile the job.
@@ -117,10 +118,27 @@ class ReconcilerWorld : public ::testing::Test {
   Store config_maps_;
   Store secrets_;
   ReconcilerOptions options_;
-  Reconciler reconciler_{api_, clock_, Caches{jobs_, pods_, services_, config_maps_, secrets_},
+  GpuLedger ledger_{clock_};
+  Reconciler reconciler_{api_, clock_,
+                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_},
                          options_, FixedKeys};
 
  private:
+  // Like the operator's node and bound-pod informers: every node, every pod (any label).
+  void SyncLedger() {
+    std::map<std::string, Json> pods;
+    for (const Json& o : api_.Objects(kube::resources::kNodes)) ledger_.UpsertNode(o);
+    for (const Json& o : api_.Objects(kube::resources::kPods)) {
+      ledger_.UpsertPod(o);
+      pods[ObjectKey(o)] = o;
+    }
+    for (const auto& [key, o] : ledger_pods_) {
+      if (!pods.count(key)) ledger_.RemovePod(o);
+    }
+    ledger_pods_ = std::move(pods);
+  }
+  std::map<std::string, Json> ledger_pods_;
+
   void SyncStore(const kube::Resource& r, Store& store) {
     for (const std::string& key : store.Keys()) store.Remove(key);
     for (const Json& o : api_.Objects(r)) {

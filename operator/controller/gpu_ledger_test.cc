@@ -1,0 +1,220 @@
+#include "operator/controller/gpu_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "operator/controller/testing/fake_clock.h"
+
+namespace dljob::controller {
+namespace {
+
+using Json = nlohmann::json;
+using testing::FakeClock;
+
+Json Node(const std::string& name, int gpus, bool ready = true) {
+  return {
+      {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+      {"status",
+       {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
+}
+
+// A pod bound to `node` using `gpus` (as a limit); `node` "" for unbound.
+Json Pod(const std::string& ns, const std::string& name, const std::string& uid,
+         const std::string& node, int gpus, const std::string& phase = "Running") {
+  Json container = {{"name", "c"}, {"resources", {{"limits", {{"nvidia.com/gpu", gpus}}}}}};
+  Json pod = {{"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
+              {"spec", {{"containers", Json::array({container})}}},
+              {"status", {{"phase", phase}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+DLJob Job(int64_t workers, int64_t gpus_per_worker) {
+  DLJob job;
+  job.metadata.name = "j";
+  job.metadata.namespace_ = "ns";
+  job.spec.gpus = workers * gpus_per_worker;
+  job.spec.gpus_per_worker = gpus_per_worker;
+  return job;
+}
+
+std::vector<PodClaim> Claims(const std::string& job, int n) {
+  std::vector<PodClaim> out;
+  for (int i = 0; i < n; ++i) {
+    std::string name = job + "-worker-" + std::to_string(i);
+    out.push_back({"ns/" + name, "uid-" + name});
+  }
+  return out;
+}
+
+std::map<std::string, int64_t> Used(const GpuLedger& ledger) {
+  std::map<std::string, int64_t> out;
+  for (const scheduler::NodeState& n : ledger.Nodes()) out[n.name] = n.used_gpus;
+  return out;
+}
+
+std::vector<std::string> NodesOf(const std::vector<Seat>& seats) {
+  std::vector<std::string> out;
+  for (const Seat& s : seats) out.push_back(s.node);
+  return out;
+}
+
+class GpuLedgerTest : public ::testing::Test {
+ protected:
+  FakeClock clock_;
+  GpuLedger ledger_{clock_, std::chrono::seconds(30)};
+};
+
+TEST_F(GpuLedgerTest, PlacementCountsObservedPodsOfAnyNamespaceAndIgnoresUnboundOnes) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ledger_.UpsertNode(Node("n2", 4));
+  // Not dljob's: someone else's notebook holds 6 of n1's GPUs.
+  ledger_.UpsertPod(Pod("other", "notebook", "u1", "n1", 6));
+  ledger_.UpsertPod(Pod("other", "pending", "u2", "", 8));
+  EXPECT_EQ(Used(ledger_), (std::map<std::string, int64_t>{{"n1", 6}, {"n2", 0}}));
+
+  Result<std::vector<Seat>> seats = ledger_.PlaceAndAssume("ns/a", Job(2, 2), Claims("a", 2));
+  ASSERT_TRUE(seats.ok()) << seats.status().message();
+  EXPECT_EQ(NodesOf(*seats), (std::vector<std::string>{"n2", "n2"}));
+  EXPECT_TRUE((*seats)[0].fresh);
+  EXPECT_EQ(Used(ledger_), (std::map<std::string, int64_t>{{"n1", 6}, {"n2", 4}}));
+}
+
+TEST_F(GpuLedgerTest, AssumedGpusAreNotPlacedTwiceAndTheLoserWaits) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(2, 4), Claims("a", 2)).ok());
+  Result<std::vector<Seat>> b = ledger_.PlaceAndAssume("ns/b", Job(1, 4), Claims("b", 1));
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(b.status().message().find("room for 0"), std::string::npos) << b.status().message();
+  EXPECT_EQ(ledger_.Waiting(), (std::vector<std::string>{"ns/b"}));
+  // Asking again for pods it already placed gives the same seats, nothing new to bind.
+  Result<std::vector<Seat>> again = ledger_.PlaceAndAssume("ns/a", Job(2, 4), Claims("a", 2));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(NodesOf(*again), (std::vector<std::string>{"n1", "n1"}));
+  EXPECT_FALSE((*again)[0].fresh || (*again)[1].fresh);
+  EXPECT_EQ(Used(ledger_)["n1"], 8);
+}
+
+TEST_F(GpuLedgerTest, ObservationReplacesTheAssumptionMatchedByUid) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(2, 4), Claims("a", 2)).ok());
+  EXPECT_EQ(ledger_.Assumed(), 2u);
+  // An older pod of the same name is not the one placed: the assumption stays.
+  EXPECT_FALSE(ledger_.UpsertPod(Pod("ns", "a-worker-0", "old-uid", "n1", 4, "Failed")));
+  EXPECT_EQ(ledger_.Assumed(), 2u);
+  ledger_.UpsertPod(Pod("ns", "a-worker-0", "uid-a-worker-0", "n1", 4));
+  EXPECT_EQ(ledger_.Assumed(), 1u);
+  EXPECT_EQ(ledger_.Observed(), 1u);
+  EXPECT_EQ(Used(ledger_)["n1"], 8);  // counted once, not twice
+  // The observation outlives the assumption's timeout; the unobserved one expires.
+  clock_.Advance(std::chrono::seconds(31));
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  EXPECT_EQ(Used(ledger_)["n1"], 4);
+}
+
+TEST_F(GpuLedgerTest, AssumptionsExpireWhenNeverObserved) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(1, 8), Claims("a", 1)).ok());
+  clock_.Advance(std::chrono::seconds(29));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/b", Job(1, 8), Claims("b", 1)).ok());
+  clock_.Advance(std::chrono::seconds(1));
+  Result<std::vector<Seat>> b = ledger_.PlaceAndAssume("ns/b", Job(1, 8), Claims("b", 1));
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ((*b)[0].node, "n1");
+  EXPECT_TRUE(ledger_.Waiting().empty());
+}
+
+TEST_F(GpuLedgerTest, ForgetGivesTheGpusBack) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(2, 4), Claims("a", 2)).ok());
+  ledger_.Forget({Claims("a", 2)[1]});
+  EXPECT_EQ(Used(ledger_)["n1"], 4);
+  ledger_.Forget({{"ns/a-worker-0", "someone-else"}});  // another pod's uid: kept
+  EXPECT_EQ(Used(ledger_)["n1"], 4);
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/b", Job(1, 4), Claims("b", 1)).ok());
+}
+
+TEST_F(GpuLedgerTest, FinishedAndDeletedPodsFreeTheirGpus) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ledger_.UpsertNode(Node("n2", 8));
+  ledger_.UpsertPod(Pod("x", "p1", "u1", "n1", 8));
+  ledger_.UpsertPod(Pod("x", "p2", "u2", "n2", 8));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/a", Job(1, 8), Claims("a", 1)).ok());
+  EXPECT_TRUE(ledger_.UpsertPod(Pod("x", "p1", "u1", "n1", 8, "Succeeded")));
+  EXPECT_EQ(Used(ledger_), (std::map<std::string, int64_t>{{"n1", 0}, {"n2", 8}}));
+  EXPECT_FALSE(ledger_.RemovePod(Pod("x", "p2", "another-uid", "n2", 8)));  // not that pod
+  EXPECT_TRUE(ledger_.RemovePod(Pod("x", "p2", "u2", "n2", 8)));
+  EXPECT_EQ(Used(ledger_), (std::map<std::string, int64_t>{{"n1", 0}, {"n2", 0}}));
+  EXPECT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(1, 8), Claims("a", 1)).ok());
+}
+
+TEST_F(GpuLedgerTest, NodeChangesReportNewRoomAndUnschedulableNodesTakeNothing) {
+  EXPECT_TRUE(ledger_.UpsertNode(Node("n1", 8, /*ready=*/false)));
+  EXPECT_FALSE(ledger_.UpsertNode(Node("n1", 8, false)));  // a heartbeat: nothing new
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/a", Job(1, 1), Claims("a", 1)).ok());
+  EXPECT_TRUE(ledger_.UpsertNode(Node("n1", 8)));  // Ready now
+  Json cordoned = Node("n1", 8);
+  cordoned["spec"]["unschedulable"] = true;
+  EXPECT_FALSE(ledger_.UpsertNode(cordoned));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/a", Job(1, 1), Claims("a", 1)).ok());
+  Json tainted = Node("n1", 8);
+  tainted["spec"]["taints"] =
+      Json::array({{{"key", "gpu"}, {"value", "a100"}, {"effect", "NoSchedule"}}});
+  EXPECT_TRUE(ledger_.UpsertNode(tainted));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/a", Job(1, 1), Claims("a", 1)).ok());
+  DLJob tolerant = Job(1, 1);
+  tolerant.spec.scheduling.tolerations.push_back({"gpu", "Exists", "", "NoSchedule"});
+  EXPECT_TRUE(ledger_.PlaceAndAssume("ns/a", tolerant, Claims("a", 1)).ok());
+  ledger_.RemoveNode(tainted);
+  EXPECT_TRUE(ledger_.Nodes().empty());
+}
+
+TEST_F(GpuLedgerTest, ConcurrentPlacementsNeverOvercommitANode) {
+  for (int n = 0; n < 4; ++n) ledger_.UpsertNode(Node("n" + std::to_string(n), 8));
+  std::atomic<int> placed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int j = 0; j < 20; ++j) {
+        std::string job = "t" + std::to_string(t) + "j" + std::to_string(j);
+        if (ledger_.PlaceAndAssume("ns/" + job, Job(3, 1), Claims(job, 3)).ok()) ++placed;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  // 160 gangs of 3 want 480 GPUs; 32 exist. Exactly as many as fit were placed, none twice.
+  int64_t total = 0;
+  for (const scheduler::NodeState& n : ledger_.Nodes()) {
+    EXPECT_LE(n.used_gpus, n.allocatable_gpus) << n.name;
+    total += n.used_gpus;
+  }
+  EXPECT_EQ(total, 3 * placed.load());
+  EXPECT_EQ(placed.load(), 10);  // gangs may span nodes, so every gang fits while 3 GPUs are free
+}
+
+TEST(LedgerPodViewTest, KeepsWhatTheLedgerReads) {
+  Json pod = Pod("ns", "p", "u", "n1", 2);
+  pod["metadata"]["resourceVersion"] = "7";
+  pod["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
+  pod["metadata"]["annotations"] = {{"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};
+  pod["spec"]["containers"][0]["command"] = {"sleep", "1"};
+  pod["status"]["conditions"] = Json::array({{{"type", "Ready"}}});
+  Json view = LedgerPodView(pod);
+  EXPECT_EQ(
+      view,
+      (Json{
+          {"metadata",
+           {{"name", "p"}, {"namespace", "ns"}, {"uid", "u"}, {"resourceVersion", "7"}}},
+          {"spec",
+           {{"nodeName", "n1"},
+            {"containers", Json::array({{{"resources", {{"limits", {{"nvidia.com/gpu", 2}}}}}}})}}},
+          {"status", {{"phase", "Running"}}}}));
+  EXPECT_EQ(PodGpus(view), 2);
+}
+
+}  // namespace
+}  // namespace dljob::controller
