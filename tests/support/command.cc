@@ -19,6 +19,14 @@ namespace {
 
 [[noreturn]] void Exec(const std::vector<std::string>& argv,
                        const std::map<std::string, std::string>& env) {
+  // Never the developer's cluster: no inherited kubeconfig or in-cluster variables, and HOME (for
+  // ~/.kube/config) is the test's state directory, unless the test says otherwise.
+  for (const char* name : {"KUBECONFIG", "KUBERNETES_SERVICE_HOST"}) {
+    if (!env.count(name)) unsetenv(name);
+  }
+  if (!env.count("HOME") && env.count("XDG_STATE_HOME")) {
+    setenv("HOME", env.at("XDG_STATE_HOME").c_str(), 1);
+  }
   for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));

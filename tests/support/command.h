@@ -25,7 +25,9 @@ struct CommandResult {
 std::string BinDir();
 std::string SourceDir();
 
-// Runs argv to completion with `env` added to this process's environment.
+// Runs argv to completion with `env` added to this process's environment. KUBECONFIG and
+// KUBERNETES_SERVICE_HOST are removed and HOME becomes XDG_STATE_HOME (when given), unless `env`
+// sets them, so a test never reaches the developer's cluster.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                   const std::map<std::string, std::string>& env = {});
 
