@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The operator without a cluster: starts dljob's test API server (a Kubernetes API server for
+# tests, with two simulated 8-GPU nodes whose kubelets start bound pods), runs dljob-operator
+# against it, applies examples/resnet-job.yaml with stock kubectl, plays the launcher's metric
+# output and completion through the test server's /_test API, and shows what the operator made
+# of it. Nothing trains: the pods are simulated. Everything it starts is stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh dljob dljob-operator dljob-test-apiserver
+BIN=$PWD/build/bin
+DIR=$(mktemp -d /tmp/dljob-cluster-demo.XXXXXX)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+"$BIN/dljob-test-apiserver" --port 0 --port-file "$DIR/port" --kubeconfig-out "$DIR/kubeconfig" \
+  --nodes 2 --gpus-per-node 8 --kubelet-delay-ms 500 >"$DIR/apiserver.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$DIR/port" ] && break; sleep 0.1; done
+API="http://127.0.0.1:$(cat "$DIR/port")"
+export KUBECONFIG=$DIR/kubeconfig
+
+"$BIN/dljob-operator" --kubeconfig "$KUBECONFIG" --leader-elect=false --metrics-port 0 \
+  --port-file "$DIR/metrics-port" --log-archive-dir "$DIR/logs" >"$DIR/operator.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$DIR/metrics-port" ] && break; sleep 0.1; done
+METRICS="http://127.0.0.1:$(cat "$DIR/metrics-port")"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+post() { curl -sf -X POST "$API$1" --data-binary @- >/dev/null; }
+
+printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n' |
+  kubectl apply --validate=false -f - >/dev/null
+step kubectl apply -f examples/resnet-job.yaml
+kubectl apply --validate=false -f examples/resnet-job.yaml
+sleep 3
+step kubectl get dljobs,pods -n team-a -o wide
+kubectl get dljobs,pods -n team-a -o wide
+
+# What the launcher's mpirun would print: every rank's metric line, tagged.
+for rank in $(seq 0 15); do
+  printf '[1,%d]<stdout>:DLJOB_METRIC {"step":100,"epoch":1,"images_per_sec":%s,"loss":2.31,"rank":%d,"world_size":16}\n' \
+    "$rank" "$((1180 + rank))" "$rank"
+done | post /_test/pods/team-a/resnet50-launcher/log
+sleep 2
+step dljob top -n team-a
+"$BIN/dljob" top -n team-a
+step "curl $METRICS/metrics | grep resnet50"
+curl -s "$METRICS/metrics" | grep 'job="resnet50"'
+
+echo '{"phase":"Succeeded","exitCode":0}' | post /_test/pods/team-a/resnet50-launcher/status
+sleep 2
+step dljob get resnet50 -n team-a
+"$BIN/dljob" get resnet50 -n team-a
+step "dljob logs resnet50 -n team-a --rank 3   (from the operator's archive: $DIR/logs)"
+"$BIN/dljob" logs resnet50 -n team-a --rank 3 2>/dev/null ||
+  grep '^\[rank 3\]' "$DIR/logs/team-a/resnet50.log"
+step kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
+kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
