@@ -12,7 +12,7 @@ PACKAGES=(
   dataset-fashion-mnist
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  libcpprest-dev libssl-dev openssl
+  libcpprest-dev libssl-dev openssl curl
 )
 # kubectl drives the operator tests against the test API server. Debian's kubernetes-client
 # provides it unless the machine already has one (some images ship Google Cloud SDK's kubectl,
