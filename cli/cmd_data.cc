@@ -1,4 +1,5 @@
-// `dljob data pack|ls|verify`: record-shard datasets (storage/). The work is in storage/pack.h
+// `dljob data pack|ls|verify|cache`: record-shard datasets (storage/) and cache warm-up
+// (storage/objstore/). The work is in storage/pack.h
 // and storage/dataset.h; this file parses nothing, only turns their results and progress into
 // lines on the terminal and their Statuses into "error: …" + "hint: …" and exit codes.
 #include <chrono>
@@ -10,6 +11,8 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "storage/dataset.h"
+#include "storage/objstore/cache_warmup.h"
+#include "storage/objstore/open_store.h"
 #include "storage/pack.h"
 
 namespace dljob {
@@ -39,10 +42,11 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// Records done out of total: a redrawn bar on a terminal, a line per tenth otherwise.
+// Records (or bytes) done out of total: a redrawn bar on a terminal, a line per tenth otherwise.
 class ProgressPrinter {
  public:
-  explicit ProgressPrinter(CliContext& ctx) : ctx_(ctx) {}
+  enum class Unit { kRecords, kBytes };
+  explicit ProgressPrinter(CliContext& ctx, Unit unit = Unit::kRecords) : ctx_(ctx), unit_(unit) {}
 
   void Update(const std::string& label, uint64_t done, uint64_t total) {
     if (label != label_) {
@@ -60,8 +64,8 @@ class ProgressPrinter {
       last_draw_ = Clock::now();
       ctx_.err << "\r\033[K" << Line(done, total, rate) << (done >= total ? "\n" : "");
       ctx_.err.flush();
-    } else if (tenth > last_tenth_ || done == total) {
-      last_tenth_ = tenth;
+    } else if (tenth > last_tenth_ || (done == total && last_tenth_ <= 10)) {
+      last_tenth_ = done == total ? 11 : tenth;  // the final line once
       ctx_.err << Line(done, total, rate) << "\n";
     }
   }
@@ -72,9 +76,15 @@ class ProgressPrinter {
     char buf[160];
     std::string bar;
     if (ctx_.err_is_tty) bar = "[" + std::string(pct / 5, '#') + std::string(20 - pct / 5, '-') + "]  ";
-    std::snprintf(buf, sizeof buf, "%s  %s%llu/%llu records  %d%%  %.0f records/s", label_.c_str(),
-                  bar.c_str(), static_cast<unsigned long long>(done),
-                  static_cast<unsigned long long>(total), pct, rate);
+    if (unit_ == Unit::kBytes) {
+      std::snprintf(buf, sizeof buf, "%s  %s%s/%s  %d%%  %s/s", label_.c_str(), bar.c_str(),
+                    HumanBytes(done).c_str(), HumanBytes(total).c_str(), pct,
+                    HumanBytes(static_cast<uint64_t>(rate)).c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%s  %s%llu/%llu records  %d%%  %.0f records/s",
+                    label_.c_str(), bar.c_str(), static_cast<unsigned long long>(done),
+                    static_cast<unsigned long long>(total), pct, rate);
+    }
     std::string line = buf;
     if (rate > 0 && done < total) {
       line += "  ETA " + ClockDuration(std::chrono::seconds(
@@ -84,6 +94,7 @@ class ProgressPrinter {
   }
 
   CliContext& ctx_;
+  const Unit unit_;
   std::string label_;
   Clock::time_point start_, last_draw_;
   int last_tenth_ = 0;
@@ -207,6 +218,56 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
                 static_cast<unsigned long long>(total), shards, shards == 1 ? "" : "s",
                 HumanBytes(info->bytes()).c_str(),
                 secs, secs > 0 ? info->bytes() / secs / (1 << 20) : 0.0);
+  ctx.out << buf;
+  return kExitOk;
+}
+
+int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
+  Result<storage::OpenedSource> source = storage::OpenSource(
+      options.from, storage::S3Flags{options.endpoint, options.region, "", ""},
+      storage::ProcessEnv());
+  if (!source.ok()) {
+    PrintError(ctx, source.status().message(),
+               "--from takes oss://bucket/prefix, s3://bucket/prefix or a directory; set "
+               "OSS_ENDPOINT (or --endpoint) and the access keys in OSS_ACCESS_KEY_ID / "
+               "OSS_ACCESS_KEY_SECRET or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+    return source.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailed;
+  }
+  const Clock::time_point start = Clock::now();
+  ProgressPrinter printer(ctx, ProgressPrinter::Unit::kBytes);
+  storage::WarmCacheOptions warm;
+  warm.parallel = options.parallel;
+  warm.verify = !options.no_verify;
+  warm.progress = [&](const storage::WarmCacheProgress& p) {
+    printer.Update("cache", p.bytes_done, p.bytes_total);
+  };
+  Result<storage::WarmCacheResult> done =
+      storage::WarmCache(*source->store, source->prefix, options.to, warm);
+  if (!done.ok()) {
+    // A failed check (CRC, MD5) means the source itself is bad; anything else is worth a retry.
+    const bool damaged = done.status().code() == StatusCode::kInvalidArgument;
+    PrintError(ctx, done.status().message(),
+               damaged ? "the object in the source is damaged: upload it again (dljob data verify "
+                         "checks a packed dataset before upload)"
+                       : "run the same command again: finished objects are kept and partial ones "
+                         "resume");
+    return kExitFailed;
+  }
+  if (done->already_complete) {
+    ctx.out << options.to << " is already a complete copy of " << options.from << "\n";
+    return kExitOk;
+  }
+  char buf[200];
+  const double secs = Seconds(start);
+  std::snprintf(buf, sizeof buf,
+                "OK: %llu objects (%s) in %s: %llu copied, %llu already there; %s downloaded in "
+                "%.1fs, %s/s\n",
+                static_cast<unsigned long long>(done->objects), HumanBytes(done->bytes).c_str(),
+                options.to.c_str(), static_cast<unsigned long long>(done->objects_copied),
+                static_cast<unsigned long long>(done->objects_skipped),
+                HumanBytes(done->bytes_downloaded).c_str(), secs,
+                HumanBytes(static_cast<uint64_t>(secs > 0 ? done->bytes_downloaded / secs : 0))
+                    .c_str());
   ctx.out << buf;
   return kExitOk;
 }

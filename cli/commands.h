@@ -102,4 +102,13 @@ struct DataVerifyOptions {
 };
 int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx);
 
+// dljob data cache: copies a dataset from object storage (or a NAS directory) to local disk.
+struct DataCacheOptions {
+  std::string from, to;
+  std::string endpoint, region;  // override OSS_ENDPOINT / AWS_REGION
+  int parallel = 8;
+  bool no_verify = false;
+};
+int RunDataCache(const DataCacheOptions& options, CliContext& ctx);
+
 }  // namespace dljob

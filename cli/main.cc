@@ -180,7 +180,7 @@ int Main(int argc, char** argv) {
   DataPackOptions pack;
   DataLsOptions data_ls;
   DataVerifyOptions verify;
-  auto* data = app.add_subcommand("data", "Datasets as record shards: pack, ls, verify");
+  auto* data = app.add_subcommand("data", "Datasets as record shards: pack, ls, verify, cache");
   data->require_subcommand(1);
   auto* dp = data->add_subcommand("pack", "Pack Fashion-MNIST IDX files or a JPEG tree into shards");
   dp->add_option("--from", pack.from, "IDX directory, or folder of <class>/*.jpg")->required();
@@ -194,6 +194,19 @@ int Main(int argc, char** argv) {
   dl->add_option("-o,--output", data_ls.output, "json or wide");
   auto* dv = data->add_subcommand("verify", "Check every record's CRC and every shard's index");
   dv->add_option("dir", verify.dir, "Dataset directory")->required();
+  DataCacheOptions cache;
+  auto* dc = data->add_subcommand(
+      "cache", "Copy a dataset from object storage or NAS to local disk (resumable, verified)");
+  dc->add_option("--from", cache.from, "oss://bucket/prefix, s3://bucket/prefix or a directory")
+      ->required();
+  dc->add_option("--to", cache.to, "Local directory, e.g. on an SSD (created if missing)")
+      ->required();
+  dc->add_option("--endpoint", cache.endpoint, "Object store endpoint (default $OSS_ENDPOINT)");
+  dc->add_option("--region", cache.region, "Region for request signing");
+  dc->add_option("--parallel", cache.parallel, "Downloads at once")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  dc->add_flag("--no-verify", cache.no_verify, "Skip MD5 and record-CRC checks");
 
   // Everything after the first "--" is the job's command, passed through untouched (CLI11 would
   // otherwise try to read "-c" or "--model=x" as dljob's own flags).
@@ -236,6 +249,7 @@ int Main(int argc, char** argv) {
   if (*dp) return RunDataPack(pack, ctx);
   if (*dl) return RunDataLs(data_ls, ctx);
   if (*dv) return RunDataVerify(verify, ctx);
+  if (*dc) return RunDataCache(cache, ctx);
   return kExitUsage;
 }
 

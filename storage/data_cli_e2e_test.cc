@@ -86,6 +86,46 @@ TEST_F(DataCliTest, VerifyNamesTheCorruptRecordByShardAndOffset) {
   EXPECT_EQ(r.out.find("OK"), std::string::npos);
 }
 
+TEST_F(DataCliTest, CacheCopiesADatasetOnceAndTheCopyVerifies) {
+  PackTestIdx();
+  const std::string cache = files_.path() + "/ssd/cache";
+  CommandResult first = Dljob({"data", "cache", "--from", Out(), "--to", cache});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("copied, 0 already there"), std::string::npos) << first.out;
+  EXPECT_NE(first.err.find("100%"), std::string::npos) << "progress ends at 100%: " << first.err;
+  CommandResult verify = Dljob({"data", "verify", cache});
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+
+  CommandResult again = Dljob({"data", "cache", "--from", Out(), "--to", cache});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already a complete copy"), std::string::npos) << again.out;
+}
+
+TEST_F(DataCliTest, CacheRefusesACorruptShardAndNamesIt) {
+  std::string shard = PackTestIdx();
+  const uint64_t offset = (*storage::ShardReader::Open(shard))->record_offset(3);
+  std::vector<uint8_t> bytes = storage::testdata::ReadBytes(shard);
+  bytes[offset + 8 + 10] ^= 0x01;
+  storage::testdata::WriteBytes(shard, bytes);
+  const std::string cache = files_.path() + "/cache";
+  CommandResult r = Dljob({"data", "cache", "--from", Out(), "--to", cache});
+  EXPECT_EQ(r.exit_code, 1);
+  ExpectOneLineErrorWithHint(r);
+  EXPECT_NE(r.err.find(fs::path(shard).filename().string()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(cache + "/" + fs::path(shard).filename().string()))
+      << "a corrupt shard never lands in the cache";
+}
+
+TEST_F(DataCliTest, CacheFromObjectStorageWithoutEndpointSaysWhatToSet) {
+  CommandResult r = RunCommand({BinDir() + "/dljob", "data", "cache", "--from", "oss://bucket/x",
+                                "--to", files_.path() + "/c"},
+                               {{"XDG_STATE_HOME", state_.path()}, {"OSS_ENDPOINT", ""},
+                                {"AWS_ENDPOINT_URL", ""}});
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneLineErrorWithHint(r);
+  EXPECT_NE(r.err.find("OSS_ENDPOINT"), std::string::npos) << r.err;
+}
+
 TEST_F(DataCliTest, TruncatedShardIsDetected) {
   std::string shard = PackTestIdx();
   fs::resize_file(shard, fs::file_size(shard) - 100);
