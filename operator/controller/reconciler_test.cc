@@ -144,6 +144,34 @@ TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound
                               "create events WorkersBound"}));
 }
 
+TEST_F(ReconcilerTest, GpusPlacedButNotYetSeenBoundAreNotPlacedAgain) {
+  PutJob(Json::object(), "a");
+  PutJob(Json::object(), "b");
+  PutJob(Json::object(), "c");
+  Sync();  // and then no informer catches up between the three passes
+  api_.ClearCalls();
+  for (const char* job : {"ns/a", "ns/b", "ns/c"}) ASSERT_TRUE(reconciler_.Reconcile(job).ok());
+  EXPECT_EQ(Body("bind pods ns/a-worker-1")["node"], "n1");
+  EXPECT_EQ(Body("bind pods ns/b-worker-1")["node"], "n1");
+  for (const Call& c : api_.Calls()) EXPECT_NE(c.ToString(), "bind pods ns/c-worker-0");
+  EXPECT_EQ(JobStatus("c")["phase"], "Queued");
+  EXPECT_EQ(ledger_.Waiting(), (Strings{"ns/c"}));
+}
+
+TEST_F(ReconcilerTest, AFailedBindGivesTheGpusBack) {
+  PutJob();
+  Sync();
+  api_.FailNext("bind", "pods", {500, "InternalError", "etcd is sad"});
+  Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("binding pod ns/j-worker-0 to node n1"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
+}
+
 TEST_F(ReconcilerTest, AStrangersObjectWithOurNameIsReportedAndLeftAlone) {
   Json stranger = api_.Put(kServices, {{"metadata", {{"name", "j-worker"}, {"namespace", "ns"}}},
                                        {"spec", {{"clusterIP", "10.0.0.1"}}}});
@@ -229,6 +257,27 @@ TEST_F(ReconcilerTest, StaleCacheEndsInConflictNotInDuplicateWork) {
   Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("409"), std::string::npos) << r.status().message();
+}
+
+TEST_F(ReconcilerTest, LauncherLeftUnboundIsBoundOnTheNextPass) {
+  PutJob();
+  Reconcile();
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running");
+  Sync();
+  api_.FailNext("bind", "pods", {500, "InternalError", "etcd is sad"});
+  api_.ClearCalls();
+  Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("binding the launcher to node n1"), std::string::npos)
+      << r.status().message();
+  Reconcile();  // the launcher exists now, unbound: checked with the server, then bound
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-launcher", "bind pods ns/j-launcher",
+                              "update-status dljobs ns/j",
+                              "create events WorkersReady"}));
+  EXPECT_EQ(Body("bind pods ns/j-launcher")["node"], "n1");
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
 }
 
 }  // namespace
