@@ -40,7 +40,8 @@ Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions opt
                         queue_.Add(ObjectKey(o));
                       }});
   auto owner = [this](const Json& o) {
-    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key);
+    // The job's next step (e.g. its launcher once its workers are Ready) goes ahead of new jobs.
+    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, Lane::kFollowUp);
   };
   for (Informer* child : {pods_.get(), services_.get(), config_maps_.get(), secrets_.get()}) {
     child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});

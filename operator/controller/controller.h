@@ -3,8 +3,9 @@
 // Informers keep caches of DLJobs, of their children (pods, services, config maps, secrets that
 // carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every pod bound to
 // a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the last two feed
-// the GpuLedger that gang placement uses. Every change to a job or a child enqueues the job's key;
-// a change that frees GPUs (a node added or changed, a bound pod finished or deleted) enqueues the
+// the GpuLedger that gang placement uses. Every change to a job or a child enqueues the job's key
+// (a child's change in the queue's follow-up lane, so a job under way takes its next step before
+// new jobs start); a change that frees GPUs (a node added or changed, a bound pod finished or deleted) enqueues the
 // jobs that are waiting for GPUs.
 // Workers take keys from the WorkQueue (never one key twice at once), reconcile, then Forget the
 // key on success, AddRateLimited on error, and AddAfter when the reconciler asks to look again

@@ -7,18 +7,26 @@ namespace dljob::controller {
 WorkQueue::WorkQueue(const Clock& clock, WorkQueueOptions options)
     : clock_(clock), options_(options) {}
 
-void WorkQueue::AddLocked(const std::string& key) {
-  if (shutting_down_ || dirty_.count(key)) return;
+void WorkQueue::AddLocked(const std::string& key, Lane lane) {
+  if (shutting_down_) return;
+  const bool follow_up = lane == Lane::kFollowUp;
+  if (dirty_.count(key) && (!follow_up || follow_up_.count(key))) return;
   dirty_.insert(key);
+  if (follow_up) follow_up_.insert(key);
   waiting_.erase(key);  // ready now; a pending delayed add would only repeat it
+  retrying_.erase(key);
   if (processing_.count(key)) return;  // Done() puts it back
-  queue_.push_back(key);
+  PushLocked(key);
+}
+
+void WorkQueue::PushLocked(const std::string& key) {
+  (follow_up_.count(key) ? follow_ups_ : queue_).push_back(key);
   cv_.notify_one();
 }
 
-void WorkQueue::Add(const std::string& key) {
+void WorkQueue::Add(const std::string& key, Lane lane) {
   std::lock_guard lock(mu_);
-  AddLocked(key);
+  AddLocked(key, lane);
 }
 
 void WorkQueue::AddAfter(const std::string& key, Duration delay) {
@@ -41,6 +49,8 @@ void WorkQueue::AddRateLimited(const std::string& key) {
     delay = std::min(delay, options_.max_delay);
   }
   AddAfter(key, delay);
+  std::lock_guard lock(mu_);
+  if (waiting_.count(key)) retrying_.insert(key);  // a retry is work under way: a follow-up
 }
 
 void WorkQueue::Forget(const std::string& key) {
@@ -63,16 +73,33 @@ void WorkQueue::PromoteDueLocked() {
     }
     std::string key = it->first;
     it = waiting_.erase(it);
-    AddLocked(key);
+    Lane lane = retrying_.erase(key) ? Lane::kFollowUp : Lane::kNormal;
+    AddLocked(key, lane);
+  }
+}
+
+void WorkQueue::TrimLocked(std::deque<std::string>& lane, bool follow_up) {
+  while (!lane.empty()) {
+    const std::string& key = lane.front();
+    if (dirty_.count(key) && !processing_.count(key) && follow_up_.count(key) == (follow_up ? 1 : 0)) {
+      return;
+    }
+    lane.pop_front();
   }
 }
 
 std::optional<std::string> WorkQueue::PopLocked() {
-  if (queue_.empty()) return std::nullopt;
-  std::string key = std::move(queue_.front());
-  queue_.pop_front();
+  TrimLocked(follow_ups_, true);
+  TrimLocked(queue_, false);
+  std::deque<std::string>* lane = &queue_;
+  if (!follow_ups_.empty() && (queue_.empty() || streak_ < kFollowUpStreak)) lane = &follow_ups_;
+  if (lane->empty()) return std::nullopt;
+  streak_ = lane == &follow_ups_ ? streak_ + 1 : 0;
+  std::string key = std::move(lane->front());
+  lane->pop_front();
   processing_.insert(key);
   dirty_.erase(key);
+  follow_up_.erase(key);
   return key;
 }
 
@@ -103,10 +130,7 @@ std::optional<std::string> WorkQueue::TryGet() {
 void WorkQueue::Done(const std::string& key) {
   std::lock_guard lock(mu_);
   processing_.erase(key);
-  if (dirty_.count(key) && !shutting_down_) {
-    queue_.push_back(key);
-    cv_.notify_one();
-  }
+  if (dirty_.count(key) && !shutting_down_) PushLocked(key);
 }
 
 void WorkQueue::ShutDown() {
@@ -122,7 +146,9 @@ bool WorkQueue::ShuttingDown() const {
 
 size_t WorkQueue::Len() const {
   std::lock_guard lock(mu_);
-  return queue_.size();
+  size_t n = 0;
+  for (const std::string& key : dirty_) n += processing_.count(key) ? 0 : 1;
+  return n;
 }
 
 }  // namespace dljob::controller

@@ -7,7 +7,11 @@
 //   - rate limiting only on failure: AddRateLimited() delays a key by a per-key exponential
 //     backoff (base × 2^failures, capped), and Forget() resets it after a success;
 //   - AddAfter() for timed requeues (deadlines, TTL); the earliest pending time wins;
-//   - ShutDown() wakes every blocked Get(), which then returns nullopt.
+//   - ShutDown() wakes every blocked Get(), which then returns nullopt;
+//   - two FIFO lanes: follow-ups (Add(key, Lane::kFollowUp): a job already under way whose child
+//     changed, and failed keys after their backoff) are handed out before the normal lane, at
+//     most kFollowUpStreak in a row while normal keys wait, so a burst of new jobs cannot hold
+//     back the next step of a job that has started, and the burst is not starved either.
 // Time comes from the injected Clock. Get() blocks; with a FakeClock, tests use TryGet() after
 // advancing the clock. Every method is thread-safe.
 #pragma once
@@ -33,13 +37,18 @@ struct WorkQueueOptions {
   Duration poll{200};
 };
 
+enum class Lane { kNormal, kFollowUp };
+
 class WorkQueue {
  public:
+  static constexpr int kFollowUpStreak = 4;
+
   explicit WorkQueue(const Clock& clock, WorkQueueOptions options = {});
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
-  void Add(const std::string& key);
+  // A key waiting in the normal lane moves to the follow-up lane when added as a follow-up.
+  void Add(const std::string& key, Lane lane = Lane::kNormal);
   void AddAfter(const std::string& key, Duration delay);
   // Adds the key after its backoff and counts one more failure for it.
   void AddRateLimited(const std::string& key);
@@ -59,7 +68,10 @@ class WorkQueue {
   size_t Len() const;
 
  private:
-  void AddLocked(const std::string& key);
+  void AddLocked(const std::string& key, Lane lane);
+  void PushLocked(const std::string& key);
+  // Drops entries of keys handed out, moved or processing from the front of a lane.
+  void TrimLocked(std::deque<std::string>& lane, bool follow_up);
   void PromoteDueLocked();
   std::optional<std::string> PopLocked();
 
@@ -67,8 +79,14 @@ class WorkQueue {
   const WorkQueueOptions options_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::string> queue_;             // GUARDED_BY(mu_): ready, in order
+  // Ready keys in order, per lane; an entry whose key was handed out or moved lanes since is
+  // skipped (dirty_ and follow_up_ say which entries count).
+  std::deque<std::string> queue_;             // GUARDED_BY(mu_)
+  std::deque<std::string> follow_ups_;        // GUARDED_BY(mu_)
   std::set<std::string> dirty_;               // GUARDED_BY(mu_): needs processing
+  std::set<std::string> follow_up_;           // GUARDED_BY(mu_): dirty keys in the follow-up lane
+  std::set<std::string> retrying_;            // GUARDED_BY(mu_): waiting keys that failed
+  int streak_ = 0;                            // GUARDED_BY(mu_): follow-ups handed out in a row
   std::set<std::string> processing_;          // GUARDED_BY(mu_)
   std::map<std::string, WallTime> waiting_;   // GUARDED_BY(mu_): key → when it is due
   std::map<std::string, int> failures_;       // GUARDED_BY(mu_)

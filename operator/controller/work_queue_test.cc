@@ -31,6 +31,32 @@ TEST_F(WorkQueueTest, CollapsesDuplicatesAndKeepsOrder) {
   EXPECT_EQ(queue_.TryGet(), std::nullopt);
 }
 
+TEST_F(WorkQueueTest, FollowUpsGoFirstButNeverStarveTheNormalLane) {
+  for (const char* key : {"ns/n1", "ns/n2", "ns/f1"}) queue_.Add(key);
+  queue_.Add("ns/f1", Lane::kFollowUp);  // moves ahead of n1 and n2
+  for (int i = 2; i <= 6; ++i) queue_.Add("ns/f" + std::to_string(i), Lane::kFollowUp);
+  queue_.Add("ns/f2");  // already a follow-up: stays one
+  EXPECT_EQ(queue_.Len(), 8u);
+  std::vector<std::string> order;
+  while (std::optional<std::string> key = queue_.TryGet()) order.push_back(*key);
+  EXPECT_EQ(order, (std::vector<std::string>{"ns/f1", "ns/f2", "ns/f3", "ns/f4", "ns/n1", "ns/f5",
+                                             "ns/f6", "ns/n2"}));
+}
+
+TEST_F(WorkQueueTest, AFailedKeyComesBackAsAFollowUp) {
+  queue_.Add("ns/a");
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.AddRateLimited("ns/a");
+  queue_.Done("ns/a");
+  queue_.Add("ns/b");
+  queue_.AddAfter("ns/c", milliseconds(5));  // a timed requeue is not: it joins the normal lane
+  clock_.Advance(milliseconds(5));
+  queue_.Add("ns/d");
+  std::vector<std::string> order;
+  while (std::optional<std::string> key = queue_.TryGet()) order.push_back(*key);
+  EXPECT_EQ(order, (std::vector<std::string>{"ns/a", "ns/b", "ns/d", "ns/c"}));
+}
+
 TEST_F(WorkQueueTest, NeverHandsOutAKeyBeingProcessedButProcessesItAgainAfter) {
   queue_.Add("ns/a");
   ASSERT_EQ(queue_.TryGet(), "ns/a");
