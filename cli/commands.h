@@ -102,6 +102,10 @@ struct DataVerifyOptions {
 };
 int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx);
 
+// dljob bench: the scaling table of dljob-train across rank counts (bench_report.h).
+struct BenchOptions;
+int RunBench(const BenchOptions& options, CliContext& ctx);
+
 // dljob data cache: copies a dataset from object storage (or a NAS directory) to local disk.
 struct DataCacheOptions {
   std::string from, to;

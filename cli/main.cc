@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/backend_choice.h"
+#include "cli/bench_report.h"
 #include "cli/commands.h"
 #include "cli/kube/kube_backend.h"
 #include "cli/local/local_backend.h"
@@ -177,6 +178,27 @@ int Main(int argc, char** argv) {
   t->add_flag("-a,--all", top.all, "Finished jobs too");
   AddBackendFlags(t, backend_flags, true, true);
 
+  BenchOptions bench;
+  auto* b = app.add_subcommand(
+      "bench", "Train a model on synthetic data at several rank counts; print images/sec and "
+               "scaling efficiency");
+  b->add_option("--model", bench.model, "dljob-train model")->capture_default_str();
+  b->add_option("--gpus", bench.gpus, "Rank counts to run, e.g. 1,2,4")->capture_default_str();
+  b->add_option("--strategies", bench.strategies,
+                "Gradient allreduce: fused (tensor fusion), per-tensor, or both: fused,per-tensor")
+      ->capture_default_str();
+  b->add_option("--batch-size", bench.batch_size, "Batch size per rank")->capture_default_str();
+  b->add_option("--num-batches", bench.num_batches, "Timed steps per run")->capture_default_str();
+  b->add_option("--num-warmup-batches", bench.num_warmup_batches, "Untimed steps first")
+      ->capture_default_str();
+  b->add_option("--image", bench.image, "Container image of the runs (cluster)")
+      ->capture_default_str();
+  b->add_option("-o,--output", bench.output, "json or yaml (default: a table)");
+  b->add_option("--plot", bench.plot, "Also write an SVG plot of images/sec vs ranks to FILE");
+  b->add_flag("--keep", bench.keep, "Keep each run's job record");
+  AddBackendFlags(b, backend_flags, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/false);
+
   DataPackOptions pack;
   DataLsOptions data_ls;
   DataVerifyOptions verify;
@@ -239,6 +261,11 @@ int Main(int argc, char** argv) {
     needs_cluster = true;
     InstallInterruptHandlers();
     return RunSubmit(submit, ctx);
+  }
+  if (*b) {
+    needs_cluster = true;  // as submit: --local, or a configured cluster
+    InstallInterruptHandlers();
+    return RunBench(bench, ctx);
   }
   list.all_namespaces = top.all_namespaces = backend_flags.all_namespaces;
   if (*t) return RunTop(top, ctx);

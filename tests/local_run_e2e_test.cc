@@ -239,3 +239,36 @@ TEST_F(LocalRunTest, AnEmptyDatasetDirectoryFailsWithTheTrainersOwnCause) {
 
 }  // namespace
 }  // namespace dljob::testing
+
+namespace dljob::testing {
+namespace {
+
+TEST_F(LocalRunTest, BenchPrintsTheScalingTableAsJsonAndAPlot) {
+  if (!std::filesystem::exists(BinDir() + "/dljob-train")) GTEST_SKIP() << "needs dljob-train";
+  const std::string plot = work_.path() + "/scaling.svg";
+  CommandResult r = Dljob({"bench", "--local", "--model", "mnist_mlp", "--gpus", "2,1",
+                           "--batch-size", "16", "--num-batches", "10", "--num-warmup-batches",
+                           "2", "-o", "json", "--plot", plot});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 2u) << r.out;
+  EXPECT_EQ(j["model"], "mnist_mlp");
+  EXPECT_EQ(j["runs"][0]["ranks"], 1);
+  EXPECT_EQ(j["runs"][0]["scalingEfficiency"], 1.0);
+  for (const nlohmann::json& run : j["runs"]) EXPECT_GT(run["imagesPerSec"].get<double>(), 0) << run;
+  EXPECT_NE(r.err.find("bench: mnist_mlp fused on 2 ranks ... "), std::string::npos) << r.err;
+  EXPECT_NE(ReadFile(plot).find("<polyline"), std::string::npos);
+  // The runs' records are removed afterwards.
+  EXPECT_NE(Dljob({"list"}).err.find("No jobs found"), std::string::npos);
+}
+
+TEST_F(LocalRunTest, BenchFailureIsReportedPerRunAndExitsNonZero) {
+  if (!std::filesystem::exists(BinDir() + "/dljob-train")) GTEST_SKIP() << "needs dljob-train";
+  CommandResult r = Dljob({"bench", "--local", "--model", "no_such_model", "--gpus", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("failed: "), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("no_such_model"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dljob::testing

@@ -1,0 +1,66 @@
+// `dljob bench`: the plan (which runs: model × strategy × rank count), the DLJob of each run, and
+// the report the classic benchmark write-ups print — images/sec per rank count, per-rank
+// throughput, and scaling efficiency against the smallest run of the same strategy — as a table,
+// JSON, or an SVG plot of throughput against ranks with the ideal (linear) line.
+//
+// Pure functions; thread-safe. cmd_bench.cc runs the plan through a Backend.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jobs/dljob_types.h"
+#include "jobs/status.h"
+
+namespace dljob {
+
+struct BenchOptions {
+  std::string model = "resnet18";
+  std::string gpus = "1,2";               // rank counts, comma-separated
+  std::string strategies = "fused";       // fused (tensor fusion) | per-tensor
+  int batch_size = 32;                    // per rank
+  int num_batches = 30;                   // timed steps per run
+  int num_warmup_batches = 5;
+  std::string image = "dljob/trainer:cpu";
+  std::string name_prefix = "bench";
+  std::string output;                     // "", json, yaml
+  std::string plot;                       // write an SVG plot here
+  bool keep = false;                      // keep each run's job record
+};
+
+struct BenchRun {
+  std::string strategy;
+  int ranks = 1;
+  DLJob job;  // not yet defaulted
+};
+
+// The runs in order: for each strategy, each rank count ascending. Errors name the flag.
+Result<std::vector<BenchRun>> PlanBench(const BenchOptions& options);
+
+struct BenchResult {
+  std::string strategy;
+  int ranks = 1;
+  std::optional<double> images_per_sec;  // nullopt: the run failed or reported nothing
+  std::string error;                     // why, when it failed
+};
+
+struct BenchRow {
+  std::string strategy;
+  int ranks = 1;
+  std::optional<double> images_per_sec, per_rank, efficiency;  // efficiency in 0..1+
+  std::string error;
+};
+
+// Per-rank throughput and efficiency against the smallest successful rank count of the same
+// strategy: (ips_n / n) / (ips_base / base).
+std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results);
+
+std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows);
+nlohmann::json BenchJson(const std::string& model, int batch_size,
+                         const std::vector<BenchRow>& rows);
+std::string BenchSvg(const std::string& model, const std::vector<BenchRow>& rows);
+
+}  // namespace dljob

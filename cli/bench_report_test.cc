@@ -1,0 +1,91 @@
+#include "cli/bench_report.h"
+
+#include <gtest/gtest.h>
+
+namespace dljob {
+namespace {
+
+TEST(BenchPlanTest, OneRunPerStrategyAndRankCountWithTheTrainerFlags) {
+  BenchOptions o;
+  o.model = "mnist_cnn";
+  o.gpus = "4,1,2,2";
+  o.strategies = "fused,per-tensor";
+  o.batch_size = 64;
+  o.num_batches = 12;
+  Result<std::vector<BenchRun>> runs = PlanBench(o);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 6u);  // ranks sorted and de-duplicated, per strategy
+  EXPECT_EQ((*runs)[0].ranks, 1);
+  EXPECT_EQ((*runs)[2].ranks, 4);
+  EXPECT_EQ((*runs)[3].strategy, "per-tensor");
+  const DLJob& job = (*runs)[1].job;
+  EXPECT_EQ(job.metadata.name, "bench-mnist-cnn-f2");  // a DNS label: no '_'
+  EXPECT_EQ(job.spec.gpus, 2);
+  const std::vector<std::string>& cmd = job.spec.command;
+  for (const char* want : {"--model=mnist_cnn", "--data_name=synthetic", "--batch_size=64",
+                           "--num_batches=12", "--fusion_threshold_mb=64"}) {
+    EXPECT_NE(std::find(cmd.begin(), cmd.end(), want), cmd.end()) << want;
+  }
+  const std::vector<std::string>& t = (*runs)[3].job.spec.command;
+  EXPECT_NE(std::find(t.begin(), t.end(), "--fusion_threshold_mb=0"), t.end());
+}
+
+TEST(BenchPlanTest, BadFlagsNameTheFlag) {
+  for (auto [gpus, strategies, needle] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"1,x", "fused", "--gpus"}, {"", "fused", "--gpus"}, {"0", "fused", "--gpus"},
+           {"1", "ring", "--strategies: unknown strategy \"ring\""}}) {
+    BenchOptions o;
+    o.gpus = gpus;
+    o.strategies = strategies;
+    Result<std::vector<BenchRun>> runs = PlanBench(o);
+    ASSERT_FALSE(runs.ok()) << gpus << " " << strategies;
+    EXPECT_NE(runs.status().message().find(needle), std::string::npos) << runs.status().message();
+  }
+}
+
+TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
+  std::vector<BenchRow> rows = ScalingRows({
+      {"fused", 1, 100.0, ""},
+      {"fused", 2, 180.0, ""},
+      {"fused", 4, std::nullopt, "mpirun failed"},
+      {"per-tensor", 2, 150.0, ""},  // no 1-rank run: 2 ranks is the base
+      {"per-tensor", 4, 240.0, ""},
+  });
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_DOUBLE_EQ(*rows[0].efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[1].per_rank, 90.0);
+  EXPECT_DOUBLE_EQ(*rows[1].efficiency, 0.9);
+  EXPECT_FALSE(rows[2].efficiency.has_value());
+  EXPECT_DOUBLE_EQ(*rows[3].efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[4].efficiency, 0.8);
+
+  std::string table = FormatBenchTable("resnet18", rows);
+  EXPECT_NE(table.find("resnet18     fused            2        180.0           90.0    90.0%"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("(mpirun failed)"), std::string::npos) << table;
+
+  nlohmann::json j = BenchJson("resnet18", 32, rows);
+  EXPECT_EQ(j["runs"].size(), 5u);
+  EXPECT_EQ(j["runs"][1]["scalingEfficiency"], 0.9);
+  EXPECT_TRUE(j["runs"][2]["imagesPerSec"].is_null());
+  EXPECT_EQ(j["runs"][2]["error"], "mpirun failed");
+}
+
+TEST(BenchReportTest, SvgPlotsEachStrategyWithItsIdealLine) {
+  std::vector<BenchRow> rows =
+      ScalingRows({{"fused", 1, 100.0, ""}, {"fused", 2, 180.0, ""}, {"per-tensor", 1, 90.0, ""}});
+  std::string svg = BenchSvg("mnist_cnn", rows);
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
+  size_t polylines = 0;
+  for (size_t at = 0; (at = svg.find("<polyline", at)) != std::string::npos; ++at) ++polylines;
+  EXPECT_EQ(polylines, 2u);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);  // the ideal line
+  EXPECT_NE(svg.find(">per-tensor<"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dljob

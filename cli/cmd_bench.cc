@@ -1,0 +1,111 @@
+// dljob bench: runs dljob-train on synthetic data at several rank counts (and strategies)
+// through the same backend as `dljob submit`, one job after another, and prints the scaling
+// table (bench_report.h). On the local backend each run finishes inside Submit; on a cluster the
+// job is created and its record polled until it finishes.
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "cli/bench_report.h"
+#include "cli/commands.h"
+#include "jobs/codec.h"
+#include "jobs/defaults.h"
+
+namespace dljob {
+namespace {
+
+// Shows nothing of a run's output; the bench prints one line per run.
+class QuietObserver : public JobObserver {
+ public:
+  void OnOutput(int, bool, std::string_view) override {}
+  void OnUpdate(const DLJob&) override {}
+  void OnNotice(std::string_view) override {}
+};
+
+Result<DLJob> RunOne(Backend& backend, DLJob job) {
+  QuietObserver quiet;
+  Result<DLJob> done = backend.Submit(job, quiet);
+  if (!done.ok()) return done.status();
+  while (!IsFinished(done->status.phase)) {  // a cluster: poll the record
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    done = backend.Get(job.metadata.name);
+    if (!done.ok()) return done.status();
+  }
+  return done;
+}
+
+std::string FailureOf(const DLJob& job) {
+  for (const Condition& c : job.status.conditions) {
+    if (c.type == PhaseName(job.status.phase) && !c.message.empty()) return c.message;
+  }
+  return std::string("the job ended ") + PhaseName(job.status.phase);
+}
+
+}  // namespace
+
+int RunBench(const BenchOptions& options, CliContext& ctx) {
+  if (!options.output.empty() && options.output != "json" && options.output != "yaml") {
+    PrintError(ctx, "-o " + options.output + ": dljob bench prints a table, json or yaml",
+               "use -o json or -o yaml, or leave -o out for the table");
+    return kExitUsage;
+  }
+  Result<std::vector<BenchRun>> runs = PlanBench(options);
+  if (!runs.ok()) {
+    PrintError(ctx, runs.status().message(), "see: dljob bench --help");
+    return kExitUsage;
+  }
+  Result<BackendPtr> backend = ctx.make_backend();
+  if (!backend.ok()) {
+    PrintError(ctx, backend.status().message());
+    return kExitFailed;
+  }
+  std::vector<BenchResult> results;
+  for (BenchRun& run : *runs) {
+    ApplyDefaults(run.job);
+    if (!(*backend)->Namespace().empty()) run.job.metadata.namespace_ = (*backend)->Namespace();
+    ctx.err << "bench: " << options.model << " " << run.strategy << " on " << run.ranks
+            << (run.ranks == 1 ? " rank" : " ranks") << " ... ";
+    ctx.err.flush();
+    (*backend)->Delete(run.job.metadata.name);  // a leftover from an earlier bench
+    BenchResult result{run.strategy, run.ranks, std::nullopt, ""};
+    Result<DLJob> done = RunOne(**backend, run.job);
+    if (!done.ok()) {
+      result.error = done.status().message();
+    } else if (done->status.phase != JobPhase::kSucceeded) {
+      result.error = FailureOf(*done);
+    } else if (done->status.throughput && done->status.throughput->images_per_sec) {
+      result.images_per_sec = *done->status.throughput->images_per_sec;
+    } else {
+      result.error = "the job reported no images/sec";
+    }
+    ctx.err << (result.images_per_sec ? std::to_string(static_cast<int64_t>(*result.images_per_sec)) +
+                                            " images/sec"
+                                      : "failed: " + result.error)
+            << "\n";
+    if (!options.keep) (*backend)->Delete(run.job.metadata.name);
+    results.push_back(result);
+  }
+  std::vector<BenchRow> rows = ScalingRows(results);
+  if (options.output == "json") {
+    ctx.out << BenchJson(options.model, options.batch_size, rows).dump(2) << "\n";
+  } else if (options.output == "yaml") {
+    ctx.out << JsonToYaml(BenchJson(options.model, options.batch_size, rows));
+  } else {
+    ctx.out << FormatBenchTable(options.model, rows);
+  }
+  if (!options.plot.empty()) {
+    std::ofstream svg(options.plot);
+    svg << BenchSvg(options.model, rows);
+    if (!svg.flush()) {
+      PrintError(ctx, "cannot write the plot to " + options.plot, "check the directory exists");
+      return kExitFailed;
+    }
+    ctx.err << "plot: " << options.plot << "\n";
+  }
+  for (const BenchRow& r : rows) {
+    if (!r.images_per_sec) return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace dljob
