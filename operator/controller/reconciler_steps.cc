@@ -15,6 +15,38 @@ bool IsLive(const Json& pod) {
   return phase != "Succeeded" && phase != "Failed";
 }
 
+std::string NodeNameOf(const Json& pod) {
+  return pod.value("spec", Json::object()).value("nodeName", "");
+}
+
+// Binds the launcher to the first worker's node unless it is bound already. A launcher created
+// but left unbound (its bind failed, or the operator stopped between create and bind) is bound
+// by a later pass this way; nothing else would ever bind it, and it would stay Pending forever.
+// A launcher the cache shows unbound may just be newer than the cache: unless `fresh` (the
+// create's answer), the server is asked first, as BindGang does for workers.
+Status BindLauncher(kube::Api& api, const DLJob& job, const std::vector<Json>& workers,
+                    Json& launcher, bool fresh) {
+  if (!NodeNameOf(launcher).empty()) return Status::Ok();
+  std::string node = workers.empty() ? "" : NodeNameOf(workers[0]);
+  if (node.empty()) return Status::Ok();
+  const std::string& ns = job.metadata.namespace_;
+  if (!fresh) {
+    kube::ApiResult<Json> now = api.Get(kube::resources::kPods, ns, NameOf(launcher));
+    if (!now.ok() && now.error().IsNotFound()) return Status::Ok();  // the next event tells
+    if (!now.ok()) return now.error().ToStatus().WithContext("reading pod " + NameOf(launcher));
+    if (!NodeNameOf(*now).empty()) {
+      launcher["spec"]["nodeName"] = NodeNameOf(*now);
+      return Status::Ok();
+    }
+  }
+  kube::ApiResult<Json> bound = api.Bind(ns, NameOf(launcher), node);
+  if (!bound.ok() && !bound.error().IsConflict()) {  // 409: bound meanwhile
+    return bound.error().ToStatus().WithContext("binding the launcher to node " + node);
+  }
+  launcher["spec"]["nodeName"] = node;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ReconcileResult> Reconciler::Finish(Pass& p) {
@@ -157,7 +189,12 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     p.RequeueIn(options_.queued_retry);
     return false;
   }
-  if (launcher || Observe(job, p.pods).state != JobState::kStarting) return true;
+  if (launcher) {
+    Status s = BindLauncher(api_, job, workers, p.pods.back(), /*fresh=*/false);
+    if (!s.ok()) return s;
+    return true;
+  }
+  if (Observe(job, p.pods).state != JobState::kStarting) return true;
 
   Result<EnsuredChild> r =
       EnsureChild(api_, kube::resources::kPods, job, DesiredLauncher(job, p.incarnation()), std::nullopt);
@@ -168,14 +205,8 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     return false;
   }
   Json pod = r->object;
-  std::string node = workers.empty() ? "" : workers[0]["spec"].value("nodeName", "");
-  if (r->state == ChildState::kCreated && !node.empty()) {
-    kube::ApiResult<Json> bound = api_.Bind(job.metadata.namespace_, NameOf(pod), node);
-    if (!bound.ok() && !bound.error().IsConflict()) {
-      return bound.error().ToStatus().WithContext("binding the launcher to node " + node);
-    }
-    pod["spec"]["nodeName"] = node;
-  }
+  bool fresh = r->state == ChildState::kCreated;
+  if (Status s = BindLauncher(api_, job, workers, pod, fresh); !s.ok()) return s;
   p.pods.push_back(std::move(pod));
   return true;
 }
