@@ -1,0 +1,140 @@
+#include "tests/operator/e2e_jobs.h"
+
+#include <cstdio>
+
+namespace dljob::testing {
+namespace {
+
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string Str(const Json& j, const char* key) {
+  const Json& v = Field(j, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+}  // namespace
+
+Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_limit) {
+  return {{"apiVersion", "dljob.io/v1alpha1"},
+          {"kind", "DLJob"},
+          {"metadata", {{"name", name}, {"namespace", kNs}}},
+          {"spec",
+           {{"image", "dljob/trainer:cpu"},
+            {"command", {"dljob-train", "--model=mnist_cnn", "--num_epochs=1"}},
+            {"gpus", gpus},
+            {"gpusPerWorker", gpus_per_worker},
+            {"runPolicy", {{"backoffLimit", backoff_limit}}}}}};
+}
+
+std::optional<Json> GetJob(kube::Api& api, const std::string& name) {
+  kube::ApiResult<Json> r = api.Get(kube::resources::kDLJobs, kNs, name);
+  if (!r.ok()) return std::nullopt;
+  return *r;
+}
+
+std::string Phase(kube::Api& api, const std::string& name) {
+  std::optional<Json> job = GetJob(api, name);
+  if (!job) return "<absent>";
+  return Str(Field(*job, "status"), "phase");
+}
+
+std::string PhaseReason(const Json& job) {
+  const Json& status = Field(job, "status");
+  std::string phase = Str(status, "phase");
+  const Json& conditions = Field(status, "conditions");
+  if (!conditions.is_array()) return "";
+  for (const Json& c : conditions) {
+    if (Str(c, "type") == phase) return Str(c, "reason");
+  }
+  return "";
+}
+
+int64_t Restarts(const Json& job) {
+  const Json& r = Field(Field(job, "status"), "restarts");
+  return r.is_number_integer() ? r.get<int64_t>() : 0;
+}
+
+std::optional<std::vector<Json>> JobPods(kube::Api& api, const std::string& job) {
+  kube::ListOptions o;
+  o.label_selector = job.empty() ? "dljob.io/job-name" : "dljob.io/job-name=" + job;
+  kube::ApiResult<Json> r = kube::ListAll(api, kube::resources::kPods, kNs, o);
+  if (!r.ok()) return std::nullopt;
+  return Field(*r, "items").get<std::vector<Json>>();
+}
+
+std::vector<Json> PodsNow(kube::Api& api, const std::string& job) {
+  return JobPods(api, job).value_or(std::vector<Json>{});
+}
+
+std::string Role(const Json& pod) {
+  return Str(Field(Field(pod, "metadata"), "labels"), "dljob.io/role");
+}
+std::string PodPhase(const Json& pod) { return Str(Field(pod, "status"), "phase"); }
+std::string NodeOf(const Json& pod) { return Str(Field(pod, "spec"), "nodeName"); }
+std::string NameOf(const Json& object) { return Str(Field(object, "metadata"), "name"); }
+std::string UidOf(const Json& object) { return Str(Field(object, "metadata"), "uid"); }
+bool IsDeleting(const Json& object) {
+  return !Field(Field(object, "metadata"), "deletionTimestamp").is_null();
+}
+
+int64_t Incarnation(const Json& pod) {
+  std::string v = Str(Field(Field(pod, "metadata"), "annotations"), "dljob.io/incarnation");
+  try {
+    return v.empty() ? 0 : std::stoll(v);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+bool MarkRunning(const ControlClient& control, const std::vector<Json>& pods) {
+  bool ok = true;
+  for (const Json& pod : pods) {
+    if (PodPhase(pod) == "Running" || PodPhase(pod) == "Succeeded" || PodPhase(pod) == "Failed") {
+      continue;
+    }
+    PodStatusUpdate running;
+    running.phase = "Running";
+    running.ready = true;
+    ok = control.SetPodStatus(kNs, NameOf(pod), running).ok() && ok;
+  }
+  return ok;
+}
+
+Status Finish(const ControlClient& control, const std::string& pod, int exit_code) {
+  PodStatusUpdate u;
+  u.phase = exit_code == 0 ? "Succeeded" : "Failed";
+  u.exit_code = exit_code;
+  u.reason = exit_code == 0 ? "Completed" : "Error";
+  return control.SetPodStatus(kNs, pod, u);
+}
+
+std::string Describe(kube::Api& api, const std::string& job) {
+  std::string out = "job " + job + ": ";
+  std::optional<Json> j = GetJob(api, job);
+  out += j ? "resourceVersion " + Str(Field(*j, "metadata"), "resourceVersion") + " " +
+                 Field(*j, "status").dump()
+            : std::string("<absent>");
+  std::optional<std::vector<Json>> pods = JobPods(api, job);
+  if (!pods) return out + "\n  pods: <list failed>";
+  for (const Json& p : *pods) {
+    out += "\n  pod " + NameOf(p) + " role=" + Role(p) + " phase=" + PodPhase(p) +
+           " node=" + NodeOf(p) + " incarnation=" + std::to_string(Incarnation(p)) +
+           (IsDeleting(p) ? " deleting" : "");
+  }
+  return out;
+}
+
+std::string MetricLine(int rank, int step, double images_per_sec, int world_size) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "[1,%d]<stdout>:DLJOB_METRIC {\"step\":%d,\"images_per_sec\":%g,"
+                "\"world_size\":%d,\"rank\":%d}\n",
+                rank, step, images_per_sec, world_size, rank);
+  return buf;
+}
+
+}  // namespace dljob::testing

@@ -1,0 +1,58 @@
+// DLJobs and their pods as the operator end-to-end tests create, read and drive them, through the
+// kube::Api of a TestCluster (tests/support/test_cluster.h) and its /_test control API.
+//
+// Reads tolerate API errors (an injected fault, a restarting server) by answering "nothing
+// known", so they can sit inside polling predicates. Everything lives in the "default" namespace.
+// Thread-safe as the Api is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "operator/kube/api.h"
+#include "tests/support/control_client.h"
+
+namespace dljob::testing {
+
+using Json = nlohmann::json;
+inline constexpr char kNs[] = "default";
+
+// A DLJob with `gpus` ranks in workers of `gpus_per_worker`, backoffLimit `backoff_limit`.
+Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_limit = 0);
+
+// The job as the server has it; nullopt when absent or unreadable.
+std::optional<Json> GetJob(kube::Api& api, const std::string& name);
+// status.phase ("" when unset, "<absent>" when the job cannot be read).
+std::string Phase(kube::Api& api, const std::string& name);
+// The reason of the condition named after the job's phase ("" when none).
+std::string PhaseReason(const Json& job);
+int64_t Restarts(const Json& job);
+
+// The job's pods (label dljob.io/job-name), or every labelled pod when `job` is "".
+// nullopt when the list failed.
+std::optional<std::vector<Json>> JobPods(kube::Api& api, const std::string& job);
+// The same, empty when the list failed (for range-for over a value, never a dangling temporary).
+std::vector<Json> PodsNow(kube::Api& api, const std::string& job);
+std::string Role(const Json& pod);  // "worker" | "launcher"
+std::string PodPhase(const Json& pod);
+std::string NodeOf(const Json& pod);
+std::string NameOf(const Json& object);
+std::string UidOf(const Json& object);
+int64_t Incarnation(const Json& pod);
+bool IsDeleting(const Json& object);
+
+// Marks every pod of `pods` that has not finished Running and Ready (as a kubelet would once a
+// pod is bound); returns whether every call succeeded.
+bool MarkRunning(const ControlClient& control, const std::vector<Json>& pods);
+// Ends `pod` with `exit_code` (Succeeded for 0, Failed otherwise).
+Status Finish(const ControlClient& control, const std::string& pod, int exit_code);
+// The job's status and its pods (name, role, phase, node, incarnation), for failure messages.
+std::string Describe(kube::Api& api, const std::string& job);
+// A metric line as the launcher's mpirun prints it for `rank`.
+std::string MetricLine(int rank, int step, double images_per_sec, int world_size);
+
+}  // namespace dljob::testing
