@@ -138,6 +138,16 @@ Result<Sample> ShardReader::Read(uint64_t i) const {
   return DecodeAt(i, payload->data());
 }
 
+Result<Sample> ShardReader::Decode(uint64_t i, std::span<const uint8_t> record) const {
+  if (record.size() != record_size(i)) {
+    return Corrupt(offsets_[i], "record " + std::to_string(i) + ": got " +
+                                    std::to_string(record.size()) + " bytes, the index says " +
+                                    std::to_string(record_size(i)));
+  }
+  if (Status s = CheckRecord(i, record.data()); !s.ok()) return s;
+  return DecodeAt(i, record.data() + kRecordHeaderBytes);
+}
+
 Status ShardReader::ForEach(const std::function<Status(uint64_t, const Sample&)>& fn) const {
   std::vector<uint8_t> chunk;
   uint64_t i = 0;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,13 @@ class ShardReader {
   const std::string& name() const { return file_->name(); }
   uint64_t num_records() const { return offsets_.size(); }
   uint64_t file_size() const { return file_->size(); }
+  // The underlying file, for callers that read several records at once (then Decode each).
+  const RandomAccessFile& file() const { return *file_; }
   // Byte offset of record i's length field. REQUIRES: i < num_records().
   uint64_t record_offset(uint64_t i) const { return offsets_[i]; }
+  // Bytes record i occupies from record_offset(i): its 8-byte header and its payload.
+  // REQUIRES: i < num_records().
+  uint64_t record_size(uint64_t i) const { return kRecordHeaderBytes + lengths_[i]; }
 
   // The CRC-checked payload, or the decoded sample, of record i. i out of range is
   // kInvalidArgument.
@@ -45,6 +51,11 @@ class ShardReader {
 
   // Calls fn(i, sample) for every record in order, reading several MiB at a time. Stops at the
   // first failed check or the first non-OK status fn returns, and returns it.
+  // Checks and decodes record i from `record`, its record_size(i) bytes that the caller read
+  // itself (the loader reads neighbouring records in one go). Same checks and messages as Read;
+  // a span of the wrong size is kInvalidArgument. REQUIRES: i < num_records().
+  Result<Sample> Decode(uint64_t i, std::span<const uint8_t> record) const;
+
   Status ForEach(const std::function<Status(uint64_t, const Sample&)>& fn) const;
 
  private:

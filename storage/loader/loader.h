@@ -1,0 +1,111 @@
+// Loader: one rank's stream of training batches from a packed dataset split — the data path of
+// dljob-train (DESIGN.md, "Storage").
+//
+// A Sampler (sampler.h) decides which samples this rank reads in each epoch; a pool of `threads`
+// worker threads each builds whole batches (batch_builder.h: coalesced shard reads, CRC checks,
+// JPEG decode, random-resized-crop, flip, normalisation) ahead of the consumer. At most
+// `batches_in_flight` batches exist at once (being built or ready and not yet taken), so memory
+// is bounded by about batches_in_flight * batch_size * output.floats() * 4 bytes plus one
+// decoded image and one read buffer per thread.
+//
+// Next() hands batches out strictly in order: epoch by epoch, step 0, 1, ... Each Batch says its
+// epoch and step and whether it is the last of its epoch; after the last requested epoch Next()
+// returns nullopt. Every rank of a job opened with the same options (except sampler.rank) gets
+// the same steps_per_epoch(), so ranks stay in lock step. The first failure (e.g. a corrupt
+// record: "…/train-00001-of-00004.shard: at byte 13920: record 17: payload CRC mismatch …")
+// stops the workers and is returned by that Next() and every later one; batches are never
+// silently skipped.
+//
+// Determinism: batch contents depend only on the options, the data and (epoch, step) — not on
+// the number of threads or on timing.
+//
+// Thread-safety: Next() and the accessors may be called from one consumer thread at a time. The
+// destructor stops the workers (they finish the batch in hand) and joins them.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "jobs/status.h"
+#include "storage/loader/batch_builder.h"
+#include "storage/loader/sampler.h"
+#include "storage/loader/shard_source.h"
+
+namespace dljob::storage::loader {
+
+struct LoaderOptions {
+  int64_t batch_size = 32;
+  int threads = 4;
+  int batches_in_flight = 0;  // 0: 2 * threads
+  int64_t start_epoch = 0;    // resume: first epoch delivered
+  int64_t start_step = 0;     // resume: first step of start_epoch
+  int64_t epochs = 0;         // epochs to deliver from start_epoch; 0 = no end
+  // false: a short last batch ends each epoch (same size on every rank); true: it is dropped.
+  bool drop_last_batch = true;
+  SamplerOptions sampler;
+  TransformOptions transform;
+  ReadOptions read;
+};
+
+struct Batch {
+  int64_t epoch = 0, step = 0;
+  bool last_in_epoch = false;
+  int64_t count = 0;             // samples in this batch
+  std::vector<float> data;       // count x output (CHW or HWC per sample)
+  std::vector<int64_t> labels;   // count
+  std::vector<uint64_t> samples; // count: global sample numbers (sampler.h), for checks and logs
+};
+
+class Loader;
+using LoaderPtr = std::unique_ptr<Loader>;
+
+class Loader {
+ public:
+  // kInvalidArgument naming the option for bad options or a split too small for one batch per
+  // rank. Starts the threads.
+  static Result<LoaderPtr> Open(ShardSet shards, LoaderOptions options);
+  ~Loader();
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  int64_t steps_per_epoch() const { return steps_per_epoch_; }
+  uint64_t samples_per_epoch() const { return sampler_.per_rank(); }  // this rank's
+  const std::vector<std::string>& classes() const { return shards_.classes; }
+  const LoaderOptions& options() const { return options_; }
+
+  // Blocks until the next batch is built. nullopt once `epochs` epochs were delivered.
+  Result<std::optional<Batch>> Next();
+
+ private:
+  Loader(ShardSet shards, LoaderOptions options);
+  void Work();
+  // This rank's order for `epoch`, computed once. REQUIRES: mu_ held.
+  std::shared_ptr<const std::vector<uint64_t>> OrderFor(int64_t epoch);
+  Result<Batch> BuildBatch(BatchBuilder& builder, int64_t sequence);
+
+  const ShardSet shards_;
+  const LoaderOptions options_;
+  const Sampler sampler_;
+  int64_t steps_per_epoch_ = 0;
+  int64_t total_batches_ = -1;  // -1: no end
+  int in_flight_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;   // a worker may claim a batch, or stop
+  std::condition_variable ready_cv_;  // a batch is ready
+  int64_t next_claim_ = 0;            // GUARDED_BY(mu_): sequence numbers from 0
+  int64_t next_out_ = 0;              // GUARDED_BY(mu_)
+  bool stop_ = false;                 // GUARDED_BY(mu_)
+  std::map<int64_t, Result<Batch>> ready_;  // GUARDED_BY(mu_)
+  std::map<int64_t, std::shared_ptr<const std::vector<uint64_t>>> orders_;  // GUARDED_BY(mu_)
+  std::optional<Status> error_;  // the consumer's sticky error
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace dljob::storage::loader

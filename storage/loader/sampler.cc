@@ -1,0 +1,99 @@
+#include "storage/loader/sampler.h"
+
+#include <algorithm>
+#include <cassert>
+#include <random>
+#include <string>
+
+namespace dljob::storage::loader {
+namespace {
+
+template <typename It>
+void Shuffle(It first, It last, std::mt19937_64& rng) {
+  const uint64_t n = static_cast<uint64_t>(last - first);
+  for (uint64_t i = n; i > 1; --i) std::swap(first[i - 1], first[UniformBelow(rng, i)]);
+}
+
+}  // namespace
+
+uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b) {
+  auto step = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  return step(step(step(seed) ^ a) ^ b);
+}
+
+Status ValidateSamplerOptions(const SamplerOptions& o) {
+  if (o.world_size < 1) {
+    return Status::InvalidArgument("sampler.world_size: must be at least 1, got " +
+                                   std::to_string(o.world_size));
+  }
+  if (o.rank < 0 || o.rank >= o.world_size) {
+    return Status::InvalidArgument("sampler.rank: must be in [0, " + std::to_string(o.world_size) +
+                                   "), got " + std::to_string(o.rank));
+  }
+  if (o.window == 0) return Status::InvalidArgument("sampler.window: must be at least 1");
+  return Status::Ok();
+}
+
+Sampler::Sampler(std::vector<uint64_t> shard_records, SamplerOptions options)
+    : options_(options) {
+  assert(ValidateSamplerOptions(options).ok());
+  starts_.reserve(shard_records.size() + 1);
+  uint64_t total = 0;
+  for (uint64_t n : shard_records) {
+    starts_.push_back(total);
+    total += n;
+  }
+  starts_.push_back(total);
+  const uint64_t w = static_cast<uint64_t>(options.world_size);
+  per_rank_ = options.remainder == Remainder::kDrop ? total / w : (total + w - 1) / w;
+}
+
+std::vector<uint64_t> Sampler::GlobalOrder(int64_t epoch) const {
+  const uint64_t n = num_samples();
+  std::vector<uint64_t> order;
+  order.reserve(std::max<uint64_t>(n, per_rank_ * options_.world_size));
+  std::mt19937_64 rng(MixSeed(options_.seed, static_cast<uint64_t>(epoch)));
+  if (!options_.shuffle) {
+    for (uint64_t i = 0; i < n; ++i) order.push_back(i);
+  } else if (options_.order == Order::kGlobalShuffle) {
+    for (uint64_t i = 0; i < n; ++i) order.push_back(i);
+    Shuffle(order.begin(), order.end(), rng);
+  } else {
+    std::vector<uint32_t> shards(starts_.size() - 1);
+    for (uint32_t s = 0; s < shards.size(); ++s) shards[s] = s;
+    Shuffle(shards.begin(), shards.end(), rng);
+    for (uint32_t s : shards) {
+      for (uint64_t i = starts_[s]; i < starts_[s + 1]; ++i) order.push_back(i);
+    }
+    for (uint64_t at = 0; at < n; at += options_.window) {
+      Shuffle(order.begin() + at, order.begin() + std::min(n, at + options_.window), rng);
+    }
+  }
+  const uint64_t want = per_rank_ * options_.world_size;
+  if (want <= n) {
+    order.resize(want);
+  } else {
+    for (uint64_t i = 0; order.size() < want; ++i) order.push_back(order[i]);
+  }
+  return order;
+}
+
+std::vector<uint64_t> Sampler::RankOrder(int64_t epoch) const {
+  std::vector<uint64_t> order = GlobalOrder(epoch);
+  const auto first = order.begin() + static_cast<int64_t>(per_rank_) * options_.rank;
+  return {first, first + static_cast<int64_t>(per_rank_)};
+}
+
+RecordRef Sampler::Locate(uint64_t sample) const {
+  assert(sample < num_samples());
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), sample) - 1;
+  const auto shard = static_cast<uint32_t>(it - starts_.begin());
+  return {shard, sample - *it};
+}
+
+}  // namespace dljob::storage::loader
