@@ -50,6 +50,17 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_option("--fusion_threshold_mb", c->fusion_threshold_mb,
                  "Gradient fusion buffer in MB (0: one allreduce per tensor)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))->capture_default_str();
+  app.add_option("--checkpoint_dir", c->checkpoint_dir,
+                 "Save checkpoints here (rank 0) and resume from the newest complete one");
+  app.add_option("--checkpoint_every", c->checkpoint_every,
+                 "Steps between checkpoints (0: only after the last step)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--checkpoint_keep", c->checkpoint_keep, "Newest checkpoints to keep")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--stall_timeout", c->stall_timeout,
+                 "Seconds a rank may wait in a collective for the others before the job exits "
+                 "naming the missing ranks (0: wait forever)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
 }
 
 }  // namespace

@@ -32,6 +32,10 @@ struct TrainConfig {
   std::string dump_params;    // empty: do not dump
   bool print_losses = false;
   int64_t fusion_threshold_mb = 64;  // gradient fusion buffer; 0: one allreduce per tensor
+  std::string checkpoint_dir;        // empty: no checkpoints
+  int64_t checkpoint_every = 500;    // steps between checkpoints (0: only after the last step)
+  int checkpoint_keep = 3;           // newest checkpoints kept
+  double stall_timeout = 60;         // seconds a rank may wait in a collective; 0: no detector
 };
 
 inline constexpr int kUsageExitCode = 2;

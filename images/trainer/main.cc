@@ -5,14 +5,18 @@
 // Exit codes: 0 success, 2 usage or data errors (bad flag, unknown model, missing dataset),
 // 1 failures while running (MPI errors, a diverging loss, unexpected LibTorch errors).
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 
 #include <torch/torch.h>
 
+#include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/mpi_collective.h"
 #include "images/trainer/comm/mpi_environment.h"
+#include "images/trainer/comm/mpi_stall_watchdog.h"
+#include "images/trainer/comm/watched_collective.h"
 #include "images/trainer/data/training_data.h"
 #include "images/trainer/device.h"
 #include "images/trainer/flags.h"
@@ -20,6 +24,7 @@
 #include "images/trainer/models/compute_format.h"
 #include "images/trainer/param_dump.h"
 #include "images/trainer/trainer.h"
+#include "images/trainer/training_state.h"
 
 namespace dljob::trainer {
 namespace {
@@ -76,6 +81,39 @@ HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const
   return h;
 }
 
+// Rank 0 opens --checkpoint_dir and picks the newest complete checkpoint that fits this run;
+// every rank learns whether that worked. Returns an exit code to stop with, or nullopt.
+std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& collective,
+                                    Model& model, std::unique_ptr<CheckpointStore>* store,
+                                    std::optional<Checkpoint>* resume) {
+  if (config.checkpoint_dir.empty()) return std::nullopt;
+  Status status;
+  std::string hint;
+  if (collective.rank() == 0) {
+    *store = std::make_unique<CheckpointStore>(config.checkpoint_dir, config.checkpoint_keep);
+    status = (*store)->Prepare();
+    std::vector<std::string> warnings;
+    Result<std::optional<Checkpoint>> latest =
+        status.ok() ? (*store)->LoadLatest(&warnings) : Result<std::optional<Checkpoint>>(status);
+    for (const std::string& w : warnings) std::cerr << "dljob-train: warning: " << w << "\n";
+    if (latest.ok() && latest->has_value()) {
+      const CheckpointMeta run{0, 0, 0, collective.size(), config.batch_size, config.seed,
+                               config.model};
+      status = CheckResumable((*latest)->meta, run);
+      if (status.ok()) status = CheckMatchesModel(**latest, model, config.momentum != 0);
+      if (status.ok()) *resume = std::move(*latest);
+      status = status.WithContext("--checkpoint_dir=" + config.checkpoint_dir + ": checkpoint of "
+                                  "step " + std::to_string((*latest)->meta.step));
+      hint = "continue with the flags and rank count it was written with, or pass an empty "
+             "--checkpoint_dir to start afresh";
+    } else if (!latest.ok()) {
+      status = latest.status().WithContext("--checkpoint_dir");
+      hint = "pass a --checkpoint_dir this user can create and write";
+    }
+  }
+  return ExitIfAnyRankFailed(collective, status, kUsageExitCode, hint);
+}
+
 // --data_format and --use_fp16, applied to a fresh model already on its device.
 ModelPtr ApplyComputeFormat(const TrainConfig& config, ModelPtr model) {
   if (config.data_format == "NHWC") ToChannelsLast(*model);
@@ -115,6 +153,9 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   options.print_losses = config.print_losses;
   options.fusion.threshold_bytes = static_cast<size_t>(config.fusion_threshold_mb) << 20;
   options.device = device.device;
+  options.seed = config.seed;
+  options.model_name = config.model;
+  options.checkpoint_every = config.checkpoint_every;
 
   // Deliberately a different initialisation on each rank: the broadcast from rank 0 is what
   // makes the ranks start equal (and the two-rank test checks it). Rank 0 matches a 1-rank run.
@@ -125,12 +166,33 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   std::optional<ChannelsLastDataSource> channels_last;
   DataSource* train = data->train.get();
   if (config.data_format == "NHWC") train = &channels_last.emplace(*data->train);
+  std::unique_ptr<CheckpointStore> checkpoints;
+  std::optional<Checkpoint> resume;
+  if (auto code = SetUpCheckpoints(config, collective, *model, &checkpoints, &resume)) {
+    return *code;
+  }
+  options.checkpoints = checkpoints.get();
+  options.resume_from = resume ? &*resume : nullptr;
   Reporter reporter(std::cout, collective.rank());
   reporter.Header(MakeHeader(config, *data, collective, device.description, threads,
                              options.total_steps));
-  Trainer trainer(options, *model, collective, *train, data->test ? &*data->test : nullptr,
-                  reporter);
+  // From here on a rank that waits too long in a collective ends the job, naming who is missing.
+  std::optional<WatchedCollective> watched;
+  std::unique_ptr<MpiStallWatchdog> watchdog;
+  Collective* comm = &collective;
+  if (config.stall_timeout > 0 && collective.size() > 1) {
+    comm = &watched.emplace(collective);
+    Result<std::unique_ptr<MpiStallWatchdog>> started =
+        MpiStallWatchdog::Start(MPI_COMM_WORLD, *watched, config.stall_timeout, kRuntimeExitCode);
+    if (!started.ok()) {
+      PrintError(RankPrefix(collective) + started.status().message());
+      return kRuntimeExitCode;
+    }
+    watchdog = std::move(*started);
+  }
+  Trainer trainer(options, *model, *comm, *train, data->test ? &*data->test : nullptr, reporter);
   Result<TrainResult> result = trainer.Run();
+  if (watchdog) watchdog->Stop();
   if (!result.ok()) {
     PrintError(RankPrefix(collective) + result.status().message());
     return kRuntimeExitCode;
@@ -159,7 +221,8 @@ int RunMain(int argc, char** argv) {
     if (first_rank) PrintError(info.status().message(), UnknownModelHint(config.model, registry.Names()));
     return kUsageExitCode;
   }
-  Result<std::unique_ptr<MpiEnvironment>> mpi = MpiEnvironment::Create(&argc, &argv);
+  Result<std::unique_ptr<MpiEnvironment>> mpi =
+      MpiEnvironment::Create(&argc, &argv, /*thread_multiple=*/config.stall_timeout > 0);
   if (!mpi.ok()) {
     PrintError(mpi.status().message());
     return kRuntimeExitCode;

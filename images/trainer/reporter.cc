@@ -79,6 +79,11 @@ void Reporter::Human(const std::string& text) {
   out_.flush();
 }
 
+void Reporter::Warning(const std::string& text) {
+  err_ << "dljob-train: warning: " << text << '\n';
+  err_.flush();
+}
+
 void Reporter::Metric(const MetricReport& report) {
   out_ << FormatMetricLine(MetricFields(report)) << '\n';
   out_.flush();

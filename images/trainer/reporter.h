@@ -4,12 +4,14 @@
 // `Step Img/sec total_loss` table, test accuracy per epoch, `total images/sec:`), printed by rank
 // 0 only. Machines read metric lines (jobs/metric_line.h), printed by every rank. The Format*
 // functions are pure and build the text; Reporter decides who prints and flushes after every
-// line, because stdout goes through mpirun's pipes and the operator follows it live.
+// line, because stdout goes through mpirun's pipes and the operator follows it live. Warnings
+// ("dljob-train: warning: ...") go to a second stream, stderr by default, from any rank.
 //
-// Thread-compatible. The stream is borrowed and must outlive the Reporter.
+// Thread-compatible. The streams are borrowed and must outlive the Reporter.
 #pragma once
 
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -60,12 +62,15 @@ std::string FormatLossTrace(int64_t step, double loss);
 
 class Reporter {
  public:
-  Reporter(std::ostream& out, int rank) : out_(out), rank_(rank) {}
+  Reporter(std::ostream& out, int rank, std::ostream& err = std::cerr)
+      : out_(out), err_(err), rank_(rank) {}
 
   // Human-readable text (any number of lines), rank 0 only.
   void Human(const std::string& text);
   // A metric line, every rank.
   void Metric(const MetricReport& report);
+  // "dljob-train: warning: <text>" on the error stream, any rank.
+  void Warning(const std::string& text);
 
   void Header(const HeaderInfo& info) { Human(FormatHeader(info)); }
   void WarmupStarted() { Human("Running warm up"); }
@@ -74,6 +79,7 @@ class Reporter {
 
  private:
   std::ostream& out_;
+  std::ostream& err_;
   int rank_;
 };
 

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "images/trainer/training_state.h"
+
 namespace dljob::trainer {
 namespace {
 
@@ -13,17 +15,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Broadcasts a tensor of any dtype from root 0, staging non-float32 tensors through float32
-// (exact for the small integer buffers models keep, such as batch-norm step counters).
-Status BroadcastAnyDtype(Collective& collective, torch::Tensor tensor) {
-  torch::NoGradGuard no_grad;
-  if (tensor.scalar_type() == torch::kFloat32) return collective.Broadcast(tensor, 0);
-  torch::Tensor staged = tensor.to(torch::kFloat32);
-  Status status = collective.Broadcast(staged, 0);
-  if (status.ok()) tensor.copy_(staged);
-  return status;
 }
 
 }  // namespace
@@ -44,14 +35,27 @@ Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collec
       reporter_(reporter),
       fusion_(collective, options.fusion) {}
 
-Status Trainer::BroadcastState() {
-  for (const torch::Tensor& p : model_.parameters()) {
-    if (Status s = BroadcastAnyDtype(collective_, p); !s.ok()) return s.WithContext("parameters");
+Result<int64_t> Trainer::StartState() {
+  int64_t resumed = 0;
+  if (collective_.rank() == 0 && options_.resume_from != nullptr) {
+    RestoreCheckpoint(*options_.resume_from, model_, *optimizer_);
+    resumed = options_.resume_from->meta.step;
   }
-  for (const torch::Tensor& b : model_.buffers()) {
-    if (Status s = BroadcastAnyDtype(collective_, b); !s.ok()) return s.WithContext("buffers");
+  collective_.Annotate("initial parameters");
+  if (Status s = BroadcastTrainingState(collective_, model_, *optimizer_); !s.ok()) return s;
+  return BroadcastStep(collective_, resumed);
+}
+
+void Trainer::SaveCheckpoint(int64_t step) {
+  const int64_t steps_per_epoch = train_.steps_per_epoch();
+  CheckpointMeta meta{step,         step / steps_per_epoch, step % steps_per_epoch,
+                      collective_.size(), options_.batch_size, options_.seed,
+                      options_.model_name};
+  Status s = options_.checkpoints->Save(CaptureCheckpoint(model_, *optimizer_, meta));
+  if (!s.ok()) {
+    reporter_.Warning("checkpoint of step " + std::to_string(step) + " not written: " +
+                      s.message() + "; training goes on");
   }
-  return Status::Ok();
 }
 
 // Gradients go to the FusedAllreducer in reverse registration order (roughly the order backward
@@ -86,15 +90,20 @@ Status Trainer::AllreduceGradients() {
 }
 
 Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
+  collective_.SetStep(epoch * train_.steps_per_epoch() + step_in_epoch + 1);
   Batch batch = train_.Get(epoch, step_in_epoch);
+  torch::manual_seed(StepSeed(options_.seed, collective_.rank(), epoch * train_.steps_per_epoch() +
+                                                                    step_in_epoch));
   torch::Tensor images = batch.images.to(options_.device);
   torch::Tensor labels = batch.labels.to(options_.device);
   optimizer_->zero_grad();
   torch::Tensor loss = torch::nn::functional::cross_entropy(model_.forward(images), labels);
   loss.backward();
+  collective_.Annotate("gradients");
   if (Status s = AllreduceGradients(); !s.ok()) return s;
   optimizer_->step();
   float global_loss = loss.item<float>();
+  collective_.Annotate("loss");
   if (Status s = collective_.AllreduceSum(&global_loss, 1); !s.ok()) return s.WithContext("loss");
   return static_cast<double>(global_loss) / collective_.size();
 }
@@ -116,6 +125,7 @@ Result<Trainer::Evaluation> Trainer::Evaluate() {
   }
   model_.train();
   // float is exact for counts below 2^24.
+  collective_.Annotate("evaluation");
   if (Status s = collective_.AllreduceSum(counts, 2); !s.ok()) return s.WithContext("evaluation");
   return Evaluation{static_cast<int64_t>(counts[0]), static_cast<int64_t>(counts[1])};
 }
@@ -159,17 +169,25 @@ Result<TrainResult> Trainer::Run() {
   if (train_.steps_per_epoch() <= 0) {
     return Status::InvalidArgument("the training data has fewer samples than one global batch");
   }
-  if (Status s = BroadcastState(); !s.ok()) return s;
   optimizer_ = std::make_unique<torch::optim::SGD>(
       model_.parameters(),
       torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum));
+  EnsureMomentumBuffers(*optimizer_);
+  Result<int64_t> resumed = StartState();
+  if (!resumed.ok()) return resumed.status();
+  const int64_t start = *resumed;  // steps already done
   model_.train();
   const int64_t total = options_.total_steps;
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  const int64_t warmup = std::clamp<int64_t>(options_.num_warmup_batches, 0,
-                                             std::max<int64_t>(0, total - 1));
+  if (start > 0) {
+    reporter_.Human("Resuming from the checkpoint of step " + std::to_string(start) + " (epoch " +
+                    std::to_string(start / steps_per_epoch + 1) + ")" +
+                    (start >= total ? "; it is at or past the last step, nothing to train" : ""));
+  }
+  const int64_t warmup = start + std::clamp<int64_t>(options_.num_warmup_batches, 0,
+                                                     std::max<int64_t>(0, total - start - 1));
   const int64_t display_every = std::max<int64_t>(1, options_.display_every);
-  if (warmup > 0) {
+  if (warmup > start) {
     reporter_.WarmupStarted();
   } else {
     reporter_.StepTableHeader();
@@ -177,7 +195,7 @@ Result<TrainResult> Trainer::Run() {
   step_seconds_.clear();
   double window_seconds = 0.0;
   int64_t window_steps = 0;
-  for (int64_t step = 1; step <= total; ++step) {
+  for (int64_t step = start + 1; step <= total; ++step) {
     const int64_t epoch = (step - 1) / steps_per_epoch;
     const int64_t step_in_epoch = (step - 1) % steps_per_epoch;
     const Clock::time_point start = Clock::now();
@@ -211,6 +229,10 @@ Result<TrainResult> Trainer::Run() {
       window_seconds = 0.0;
       window_steps = 0;
     }
+    const bool save = options_.checkpoints != nullptr &&
+                      ((options_.checkpoint_every > 0 && step % options_.checkpoint_every == 0) ||
+                       step == total);
+    if (save) SaveCheckpoint(step);
   }
   Finish(result);
   return result;

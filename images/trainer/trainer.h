@@ -11,6 +11,14 @@
 // The first num_warmup_batches steps are trained but not timed. All output goes through the
 // Reporter. The Trainer does not know how gradients travel, only that a Collective moves them.
 //
+// Checkpoints (checkpoint.h, training_state.h): given `resume_from` (rank 0 only; checked against
+// the model by the caller), rank 0 loads it, and the broadcast of step 1 carries its parameters,
+// buffers, momentum and step to every rank; the run then continues at the checkpoint's step + 1
+// with the same batches and step numbers the uninterrupted run would have had. Given a
+// CheckpointStore (rank 0 only), rank 0 saves every `checkpoint_every` steps and after the last
+// step; a failed save is a warning, not the end of the run. Random draws (dropout) are reseeded
+// each step from (seed, rank, step), so a resumed run draws what the uninterrupted one drew.
+//
 // Borrowed references (model, collective, data, test set, reporter) must outlive Run(). Not
 // thread-safe.
 #pragma once
@@ -18,11 +26,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <torch/optim/sgd.h>
 #include <torch/types.h>
 
+#include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/data/data_source.h"
@@ -43,6 +53,11 @@ struct TrainerOptions {
   bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
   torch::Device device = torch::kCPU;
   FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
+  uint64_t seed = 0;           // of per-step random draws, and recorded in checkpoints
+  std::string model_name;      // recorded in checkpoints
+  CheckpointStore* checkpoints = nullptr;  // rank 0: where to save; null: no checkpoints
+  int64_t checkpoint_every = 0;            // > 0: save every N steps (and after the last)
+  const Checkpoint* resume_from = nullptr;  // rank 0: continue from this checkpoint
 };
 
 struct TrainResult {
@@ -69,7 +84,10 @@ class Trainer {
     int64_t total = 0;
   };
 
-  Status BroadcastState();
+  // Broadcasts rank 0's state (restored from resume_from if given); returns the step to resume
+  // after (0: from the start).
+  Result<int64_t> StartState();
+  void SaveCheckpoint(int64_t step);
   Result<double> TrainStep(int64_t epoch, int64_t step_in_epoch);
   Status AllreduceGradients();
   Result<Evaluation> Evaluate();

@@ -14,12 +14,17 @@
 // Errors (a broken communicator, a mismatched buffer) come back as a Status; after a failed
 // operation the Collective is no longer usable and the job should exit.
 //
+// Callers may say what the next operations are for (SetStep, Annotate: "loss", "gradient bucket
+// 3 of 7"); backends ignore it, and WatchedCollective (comm/watched_collective.h) reports it when
+// a collective stalls.
+//
 // Thread-safety: a Collective is thread-compatible. Call it from one thread at a time.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +60,11 @@ class Collective {
   // blocking AllreduceSum now.
   virtual Result<uint64_t> StartAllreduceSum(float* data, size_t count);
   virtual Status Wait(uint64_t request);
+
+  // Diagnostics only: the training step and the purpose of the operations that follow. Cheap
+  // (no allocation); the default ignores them.
+  virtual void SetStep(int64_t /*step*/) {}
+  virtual void Annotate(std::string_view /*purpose*/) {}
 
   // Tensor forms. REQUIRES: `tensor` is float32. Contiguous CPU tensors are reduced in place;
   // others (non-contiguous, or on a GPU) are staged through a contiguous CPU copy and written back.

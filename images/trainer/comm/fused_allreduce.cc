@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -91,6 +92,10 @@ Status FusedAllreducer::ReduceBucket(size_t index, const std::vector<FloatSpan>&
 }
 
 Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan>& tensors) {
+  char purpose[64];
+  std::snprintf(purpose, sizeof(purpose), "gradient bucket %zu of %zu",
+                static_cast<size_t>(&bucket - plan_.data()) + 1, plan_.size());
+  collective_.Annotate(purpose);
   float* base = bucket.in_place ? tensors[bucket.first].data : buffer_.data();
   size_t segment = options_.segment_bytes / sizeof(float);
   if (segment == 0 || segment > bucket.elements) segment = bucket.elements;

@@ -11,8 +11,8 @@
 // of a few MB stay cache-resident. Other operations are sent in chunks of at most INT_MAX
 // elements (MPI counts are ints).
 //
-// Thread-safety: thread-compatible. MPI is initialised with MPI_THREAD_FUNNELED, so every call
-// must come from the thread that initialised MPI.
+// Thread-safety: thread-compatible. Call it from the thread that initialised MPI (MPI may be
+// initialised with only MPI_THREAD_FUNNELED).
 #pragma once
 
 #include <memory>

@@ -21,18 +21,22 @@ int IntFromEnv(std::initializer_list<const char*> names) {
 
 }  // namespace
 
-Result<std::unique_ptr<MpiEnvironment>> MpiEnvironment::Create(int* argc, char*** argv) {
+Result<std::unique_ptr<MpiEnvironment>> MpiEnvironment::Create(int* argc, char*** argv,
+                                                               bool thread_multiple) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return Status::FailedPrecondition("MPI is already initialised");
+  const int wanted = thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
   int provided = 0;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  if (MPI_Init_thread(argc, argv, wanted, &provided) != MPI_SUCCESS) {
     return Status::Unavailable("MPI_Init_thread failed");
   }
   std::unique_ptr<MpiEnvironment> env(new MpiEnvironment());
-  if (provided < MPI_THREAD_FUNNELED) {
-    return Status::Unavailable("MPI does not provide MPI_THREAD_FUNNELED (got level " +
-                               std::to_string(provided) + ")");
+  if (provided < wanted) {
+    return Status::Unavailable(std::string("MPI does not provide ") +
+                               (thread_multiple ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED") +
+                               " (got level " + std::to_string(provided) + ")" +
+                               (thread_multiple ? "; run with --stall_timeout=0" : ""));
   }
   // Errors on the world communicator come back as codes (turned into Status) rather than
   // aborting the job from inside MPI.

@@ -2,7 +2,8 @@
 //
 // Create exactly one, in main, before any MPI call; MPI is finalised when it is destroyed. It
 // asks for MPI_THREAD_FUNNELED (only the main thread talks to MPI; LibTorch's intra-op threads
-// never do). A program started without mpirun runs as a single rank (MPI singleton init).
+// never do), or MPI_THREAD_MULTIPLE when a second thread must talk to MPI too (the stall
+// watchdog's heartbeats, comm/mpi_stall_watchdog.h). A program started without mpirun runs as a single rank (MPI singleton init).
 //
 // Not copyable or movable. Not thread-safe: construct and destroy on the main thread.
 #pragma once
@@ -16,7 +17,8 @@ namespace dljob::trainer {
 class MpiEnvironment {
  public:
   // Initialises MPI. Fails if MPI was already initialised or the thread level is unavailable.
-  static Result<std::unique_ptr<MpiEnvironment>> Create(int* argc, char*** argv);
+  static Result<std::unique_ptr<MpiEnvironment>> Create(int* argc, char*** argv,
+                                                        bool thread_multiple = false);
   ~MpiEnvironment();
 
   MpiEnvironment(const MpiEnvironment&) = delete;

@@ -1,0 +1,107 @@
+// Checkpoints of a training run, so a restarted job loses at most one checkpoint interval.
+//
+// A checkpoint is a set of named tensors (parameters, buffers, optimizer momentum; the Trainer
+// decides which, see training_state.h) plus CheckpointMeta: the steps completed, the position of
+// the next batch in the data (epoch and step within it: the DistributedSampler is a pure function
+// of these, so a resumed run sees exactly the batches the uninterrupted run would have), and the
+// settings the position depends on (world size, batch size, seed, model).
+//
+// On disk, in one directory, checkpoint of step S is two files:
+//   ckpt-<S, 9 digits>.pt        the tensors (LibTorch archive, keys t0, t1, ... in order)
+//   ckpt-<S, 9 digits>.manifest  JSON: the meta, the tensor names in order, the .pt file's size
+//                                and CRC-32
+// Each is written to a hidden temporary file, fsync'ed and renamed into place; the manifest goes
+// last, then the directory is fsync'ed. A checkpoint exists only once its manifest does, so a
+// crash mid-write leaves a torn checkpoint that LoadLatest skips (with a warning) in favour of
+// the one before. After a successful Save, checkpoints beyond the newest `keep` are deleted
+// (manifest first, so a half-deleted one is also torn, never mistaken for complete).
+//
+// Pure functions for names, manifests, pruning and compatibility; CheckpointStore is the file
+// edge. One process (rank 0) writes a directory; nothing here is thread-safe.
+#pragma once
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+struct CheckpointMeta {
+  int64_t step = 0;           // steps completed; the resumed run starts at step + 1
+  int64_t epoch = 0;          // the next batch's epoch (0-based)
+  int64_t step_in_epoch = 0;  // the next batch's step within that epoch
+  int world_size = 1;
+  int64_t batch_size = 0;  // per rank
+  uint64_t seed = 0;
+  std::string model;
+  bool operator==(const CheckpointMeta&) const = default;
+};
+
+struct Checkpoint {
+  CheckpointMeta meta;
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;  // CPU tensors, in order
+};
+
+// What a manifest records.
+struct Manifest {
+  CheckpointMeta meta;
+  std::vector<std::string> tensor_names;
+  std::string data_file;  // relative to the directory
+  uint64_t data_bytes = 0;
+  uint32_t data_crc32 = 0;
+};
+
+// "ckpt-000000120.pt", "ckpt-000000120.manifest".
+std::string CheckpointDataName(int64_t step);
+std::string CheckpointManifestName(int64_t step);
+// The step of a manifest's file name; nullopt for any other name (temporary files included).
+std::optional<int64_t> StepOfManifestName(std::string_view name);
+std::optional<int64_t> StepOfDataName(std::string_view name);
+
+std::string FormatManifest(const Manifest& manifest);
+// Errors name what is wrong ("manifest: field \"step\" is missing").
+Result<Manifest> ParseManifest(std::string_view text);
+
+// The steps to delete so that only the `keep` highest remain (keep <= 0 keeps all).
+std::vector<int64_t> StepsToPrune(std::vector<int64_t> steps, int keep);
+
+// OK when a run with settings `run` can continue from `saved`; otherwise FailedPrecondition naming
+// the differing setting, e.g. `the checkpoint was written with --batch_size=16, this run has
+// --batch_size=32`.
+Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run);
+
+class CheckpointStore {
+ public:
+  // `keep` >= 1: checkpoints kept after each Save.
+  CheckpointStore(std::string dir, int keep);
+
+  const std::string& dir() const { return dir_; }
+
+  // Creates the directory if needed and checks that it is writable.
+  Status Prepare();
+
+  // Writes `checkpoint` atomically (see above) and prunes old ones. Errors name the file.
+  Status Save(const Checkpoint& checkpoint);
+
+  // The newest complete checkpoint, or nullopt when there is none. Torn or unreadable
+  // checkpoints are skipped; each skip appends a line saying which and why to `warnings`.
+  Result<std::optional<Checkpoint>> LoadLatest(std::vector<std::string>* warnings) const;
+
+  // Steps of the checkpoints whose manifest exists, ascending (complete or not).
+  std::vector<int64_t> ListSteps() const;
+
+ private:
+  Result<Checkpoint> Load(int64_t step) const;
+
+  std::string dir_;
+  int keep_;
+};
+
+}  // namespace dljob::trainer
