@@ -102,6 +102,12 @@ Status BatchBuilder::TransformSample(const Sample& sample, int64_t epoch, uint64
                                               sample_id);
   const ScaleFactor scale =
       ChooseScale(aug.crop, spec.width, spec.height, transform_.decode_scales);
+  if (transform_.crop_decode) {
+    Result<Rect> crop = decoder_.DecodeCrop(sample.data, spec.channels, scale, aug.crop, decoded_);
+    if (!crop.ok()) return crop.status();
+    ResizeNormalize(decoded_.view(), *crop, aug.flip, spec, out);
+    return Status::Ok();
+  }
   if (Status s = decoder_.Decode(sample.data, spec.channels, scale, decoded_); !s.ok()) return s;
   // The crop was chosen on the full image; map it onto the decoded one.
   const double fx = double(decoded_.width) / info->width;

@@ -79,27 +79,36 @@ std::vector<Tap> Taps(double start, double length, int size, int out, bool mirro
   return taps;
 }
 
+// Separable, vertical first: for each output row the two source rows are blended over the
+// columns the crop uses (contiguous bytes to floats, which the compiler vectorises), then that one
+// float row is sampled horizontally, converted to the output channels and normalised. One
+// horizontal pass per output row, however much the crop shrinks vertically.
 template <int kSrc, int kOut, bool kChw>
 void Kernel(const ImageView& src, const std::vector<Tap>& xs, const std::vector<Tap>& ys,
             const float* scale, const float* bias, int ow, int oh, float* out) {
   const int64_t plane = int64_t{ow} * oh;
+  int lo = src.width, hi = 0;
+  for (const Tap& t : xs) {
+    lo = std::min(lo, t.i0);
+    hi = std::max(hi, t.i1);
+  }
+  const int span = (hi - lo + 1) * kSrc;
+  std::vector<float> blended(static_cast<size_t>(span));
+  float* b = blended.data() - int64_t{lo} * kSrc;  // indexed by source column * kSrc
   for (int oy = 0; oy < oh; ++oy) {
     const Tap ty = ys[oy];
-    const uint8_t* r0 = src.pixels + ty.i0 * src.stride;
-    const uint8_t* r1 = src.pixels + ty.i1 * src.stride;
-    const float wy1 = ty.f, wy0 = 1.0f - ty.f;
+    const uint8_t* r0 = src.pixels + ty.i0 * src.stride + int64_t{lo} * kSrc;
+    const uint8_t* r1 = src.pixels + ty.i1 * src.stride + int64_t{lo} * kSrc;
+    const float wy = ty.f;
+    float* dst = blended.data();
+    for (int i = 0; i < span; ++i) dst[i] = r0[i] + wy * float(int(r1[i]) - int(r0[i]));
     float* row = out + (kChw ? int64_t{oy} * ow : int64_t{oy} * ow * kOut);
     for (int ox = 0; ox < ow; ++ox) {
-      const Tap tx = xs[ox];
-      const float wx1 = tx.f, wx0 = 1.0f - tx.f;
-      const uint8_t* a = r0 + tx.i0 * kSrc;
-      const uint8_t* b = r0 + tx.i1 * kSrc;
-      const uint8_t* c = r1 + tx.i0 * kSrc;
-      const uint8_t* d = r1 + tx.i1 * kSrc;
+      const Tap t = xs[ox];
+      const float* p = b + t.i0 * kSrc;
+      const float* q = b + t.i1 * kSrc;
       float v[kSrc];
-      for (int k = 0; k < kSrc; ++k) {
-        v[k] = wy0 * (wx0 * a[k] + wx1 * b[k]) + wy1 * (wx0 * c[k] + wx1 * d[k]);
-      }
+      for (int k = 0; k < kSrc; ++k) v[k] = p[k] + t.f * (q[k] - p[k]);
       for (int k = 0; k < kOut; ++k) {
         float x;
         if constexpr (kSrc == kOut) {

@@ -7,6 +7,12 @@
 // has at least the output's pixels in both directions, so the final bilinear resize never
 // enlarges what a full decode would have shrunk. bench/loader_bench measures what it gains.
 //
+// DecodeCrop decodes only the part of the image a crop needs, through libjpeg-turbo's libjpeg API
+// (jpeg_crop_scanline, jpeg_skip_scanlines; TurboJPEG 2 has no cropped decode): columns outside
+// the crop (rounded out to whole iMCUs) skip the inverse DCT and colour conversion, rows above it
+// are only entropy-decoded, and decoding stops at its last row. Rows below the crop are not
+// looked at, so damage there goes unnoticed by the decoder — the record's CRC covers it.
+//
 // Decode treats TurboJPEG warnings (corrupt or truncated data that libjpeg would paper over) as
 // errors: a damaged image is reported, never fed to training. Messages do not say which record;
 // the caller prefixes that.
@@ -66,6 +72,10 @@ class JpegDecoder {
   // Decodes to `channels` (1 = grey, 3 = RGB) at `scale` into `out` (its buffer reused).
   Status Decode(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale,
                 DecodedImage& out);
+  // Decodes at `scale` the part of the image covering `crop` (in full-size pixels) into `out`,
+  // and returns where the crop lies in `out` (scaled, fractional). Warnings are errors here too.
+  Result<Rect> DecodeCrop(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale,
+                          const Rect& crop, DecodedImage& out);
 
  private:
   void* handle_;  // tjhandle

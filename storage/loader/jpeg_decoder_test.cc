@@ -70,3 +70,52 @@ TEST(JpegDecoder, DamagedJpegsAreErrors) {
 
 }  // namespace
 }  // namespace dljob::storage::loader
+
+namespace dljob::storage::loader {
+namespace {
+
+TEST(JpegDecoder, CropDecodeMatchesTheSameRegionOfAFullDecode) {
+  const std::vector<uint8_t> jpeg = testdata::MakeJpeg(96, 80, 3, 11);
+  JpegDecoder decoder;
+  DecodedImage full, part;
+  ASSERT_TRUE(decoder.Decode(jpeg, 3, {1, 1}, full).ok());
+  const Rect crop{37, 21, 30, 40};
+  Result<Rect> where = decoder.DecodeCrop(jpeg, 3, {1, 1}, crop, part);
+  ASSERT_TRUE(where.ok()) << where.status().message();
+  EXPECT_EQ(part.height, 40);
+  EXPECT_GE(part.width, 30);
+  EXPECT_EQ(where->y, 0);
+  EXPECT_EQ(where->width, 30);
+  const int dx = 37 - static_cast<int>(where->x);  // the first decoded column, rounded to an iMCU
+  EXPECT_EQ(dx % 16, 0);
+  double err = 0;
+  for (int y = 0; y < 40; ++y) {
+    for (int x = 0; x < 30; ++x) {
+      for (int c = 0; c < 3; ++c) {
+        err += std::abs(int(full.pixels[((21 + y) * 96 + 37 + x) * 3 + c]) -
+                        int(part.pixels[(y * part.width + int(where->x) + x) * 3 + c]));
+      }
+    }
+  }
+  EXPECT_LT(err / (40 * 30 * 3), 1.0);
+  // At half scale the crop maps to half-size coordinates.
+  where = decoder.DecodeCrop(jpeg, 3, {1, 2}, crop, part);
+  ASSERT_TRUE(where.ok());
+  EXPECT_EQ(part.height, 21);  // rows 10..30 cover 10.5..30.5
+  EXPECT_DOUBLE_EQ(where->width, 15);
+}
+
+TEST(JpegDecoder, CropDecodeOfDamagedDataIsAnError) {
+  const std::vector<uint8_t> jpeg = testdata::MakeJpeg(64, 48, 3, 5);
+  std::vector<uint8_t> cut(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
+  JpegDecoder decoder;
+  DecodedImage out;
+  Result<Rect> r = decoder.DecodeCrop(cut, 3, {1, 1}, {0, 0, 64, 48}, out);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("JPEG decode failed"), std::string::npos);
+  std::vector<uint8_t> junk(100, 0x42);
+  EXPECT_FALSE(decoder.DecodeCrop(junk, 3, {1, 1}, {0, 0, 4, 4}, out).ok());
+}
+
+}  // namespace
+}  // namespace dljob::storage::loader
