@@ -7,12 +7,13 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libopenmpi-dev openmpi-bin
-  libturbojpeg0-dev zlib1g-dev
+  libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev
   libtorch-dev
   dataset-fashion-mnist
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libcpprest-dev libssl-dev openssl curl
+  podman runc debootstrap  # scripts/build-image.sh and tests/image: the CPU image
 )
 # kubectl drives the operator tests against the test API server. Debian's kubernetes-client
 # provides it unless the machine already has one (some images ship Google Cloud SDK's kubectl,
