@@ -1,6 +1,8 @@
 #include "jobs/volume_source.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 
 #include "jobs/field_path.h"
 
@@ -199,6 +201,35 @@ std::string FormatVolumeSource(const VolumeSource& source) {
     case VolumeSource::Kind::kHostPath: return "hostPath:" + source.path;
   }
   return "";
+}
+
+std::string CacheSubdir(const VolumeSource& source) {
+  std::string formatted = FormatVolumeSource(source);
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across builds and machines
+  for (unsigned char c : formatted) hash = (hash ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  std::string path = source.path;
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  std::string base = path.substr(path.rfind('/') + 1);
+  std::string readable;
+  for (char c : base) {
+    readable += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'
+                    ? c
+                    : '-';
+  }
+  if (readable.empty() || readable[0] == '.') readable = "root" + readable;
+  std::string leaf = readable.substr(0, 64) + "-" + hex;
+  switch (source.kind) {
+    case VolumeSource::Kind::kOss: return source.bucket + "/" + leaf;
+    case VolumeSource::Kind::kNas: {
+      std::string host = source.server.substr(0, source.server.find(':'));
+      return "nas/" + host + "/" + leaf;
+    }
+    case VolumeSource::Kind::kPvc: return "pvc/" + source.claim + "/" + leaf;
+    case VolumeSource::Kind::kHostPath: return "hostPath/" + leaf;
+  }
+  return leaf;
 }
 
 }  // namespace dljob

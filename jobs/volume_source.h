@@ -34,4 +34,10 @@ const char* VolumeKindName(VolumeSource::Kind kind);  // "nas", "oss", "pvc", "h
 Result<VolumeSource> ParseVolumeSource(std::string_view uri);
 std::string FormatVolumeSource(const VolumeSource& source);
 
+// The directory, relative to a cache root, that holds the cached copy of `source`: readable and
+// distinct per source, the same on every machine (so the local runner and the operator's init
+// container agree), e.g. "bucket/imagenet-train-0f3c9a1b2d4e5f60" for oss://bucket/imagenet/train
+// and "nas/server/imagenet-…" for a NAS export. Several datasets can share one cache root.
+std::string CacheSubdir(const VolumeSource& source);
+
 }  // namespace dljob

@@ -76,5 +76,27 @@ TEST(VolumeSource, KindNames) {
   EXPECT_STREQ(VolumeKindName(Kind::kHostPath), "hostPath");
 }
 
+TEST(VolumeSource, CacheSubdirIsReadableStableAndDistinctPerSource) {
+  auto subdir = [](const char* uri) {
+    Result<VolumeSource> v = ParseVolumeSource(uri);
+    EXPECT_TRUE(v.ok()) << uri;
+    return CacheSubdir(*v);
+  };
+  std::string train = subdir("oss://bucket/imagenet/train");
+  EXPECT_EQ(train.rfind("bucket/train-", 0), 0u) << train;
+  EXPECT_EQ(train.size(), std::string("bucket/train-").size() + 16) << train;
+  EXPECT_EQ(train, subdir("oss://bucket/imagenet/train")) << "stable";
+  EXPECT_NE(train, subdir("oss://bucket/imagenet/train2"));
+  EXPECT_NE(train, subdir("oss://bucket/other/train")) << "same last segment, other prefix";
+  EXPECT_NE(train, subdir("oss://bucket2/imagenet/train").substr(1));
+  EXPECT_EQ(subdir("oss://bucket").rfind("bucket/root-", 0), 0u) << subdir("oss://bucket");
+  EXPECT_EQ(subdir("nas://nas.example.com:2049/export/fmnist").rfind("nas/nas.example.com/fmnist-", 0),
+            0u);
+  EXPECT_EQ(subdir("pvc:datasets/a+b").rfind("pvc/datasets/a-b-", 0), 0u);
+  EXPECT_EQ(subdir("pvc:datasets").rfind("pvc/datasets/root-", 0), 0u);
+  EXPECT_EQ(subdir("hostPath:/srv/data/").rfind("hostPath/data-", 0), 0u);
+  EXPECT_EQ(subdir("hostPath:/srv/.hidden").rfind("hostPath/root.hidden-", 0), 0u);
+}
+
 }  // namespace
 }  // namespace dljob

@@ -5,10 +5,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <random>
 #include <thread>
 
 #include "jobs/conditions.h"
+#include "cli/local/data_fetch.h"
+#include "cli/local/local_volumes.h"
 #include "cli/local/log_follower.h"
 #include "jobs/time_format.h"
 
@@ -64,6 +68,10 @@ LocalMachine LocalBackend::ProbeMachine() {
     m.path_dirs.push_back(path.substr(start, colon - start));
     start = colon + 1;
   }
+  std::ifstream proc_mounts("/proc/mounts");
+  std::stringstream mounts;
+  mounts << proc_mounts.rdbuf();
+  m.mounts = ParseProcMounts(mounts.str());
   auto pvc = m.inherited_env.find("DLJOB_PVC_ROOT");
   if (pvc != m.inherited_env.end() && !pvc->second.empty()) {
     m.pvc_root = pvc->second;
@@ -84,6 +92,22 @@ LocalMachine LocalBackend::ProbeMachine() {
 Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer) {
   Result<LocalPlan> plan = PlanLocalRun(spec_job, machine_);
   if (!plan.ok()) return plan.status();
+  std::error_code exists_ec;
+  if (!plan->fetches.empty() && fs::exists(store_.JobDir(spec_job.metadata.name), exists_ec)) {
+    // Refused before a possibly long download rather than after it (Create checks again).
+    return Status::AlreadyExists("job \"" + spec_job.metadata.name + "\" already exists");
+  }
+  FetchOptions fetch;
+  if (options_.interrupt_requested) {
+    fetch.interrupted = [this] { return options_.interrupt_requested() != 0; };
+  }
+  const std::map<std::string, std::string>& env = machine_.inherited_env;
+  storage::EnvLookup lookup = [&env](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  if (Status s = FetchData(plan->fetches, lookup, observer, fetch); !s.ok()) return s;
   for (const LocalVolume& v : plan->volumes) {
     std::error_code ec;
     if (!fs::exists(v.local_path, ec)) {

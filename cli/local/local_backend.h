@@ -1,8 +1,10 @@
 // LocalBackend: the embedded default. Runs DLJobs on this machine through mpirun.
 //
 // Submit plans the run (local_plan.h) before recording anything, so a job that cannot run here
-// (missing program, nas:// source, too many GPUs) is refused with the reason and leaves no
-// record. Then it records the job (job_store.h) and supervises it to the end (job_supervisor.h).
+// (missing program, an unmounted nas:// source, too many GPUs) is refused with the reason and
+// leaves no record. It then fills the data caches the plan needs (data_fetch.h: oss:// sources,
+// entries with a cache), also before recording, so a failed download leaves no record either.
+// Then it records the job (job_store.h) and supervises it to the end (job_supervisor.h).
 // Readers (List/Get) notice a job whose supervising dljob process died without finishing it and
 // mark it Failed with reason SupervisorLost, so the record never claims a job runs when nothing
 // runs it. Delete of a running job asks its supervisor to stop it (SIGTERM) and waits.
@@ -24,9 +26,11 @@ namespace dljob {
 class LocalBackend : public Backend {
  public:
   LocalBackend(JobStore store, LocalMachine machine, SupervisorOptions options)
-      : store_(std::move(store)), machine_(std::move(machine)), options_(std::move(options)) {}
+      : store_(std::move(store)), machine_(std::move(machine)), options_(std::move(options)) {
+    if (machine_.cache_root.empty()) machine_.cache_root = store_.root() + "/cache";
+  }
 
-  // The machine as it is: environment, GPUs (/dev/nvidiaN), cores, where dljob lives.
+  // The machine as it is: environment, GPUs (/dev/nvidiaN), cores, where dljob lives, mounts.
   static LocalMachine ProbeMachine();
 
   std::string Name() const override { return "local"; }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "jobs/volume_source.h"
+#include "cli/local/local_volumes.h"
 
 namespace dljob {
 namespace {
@@ -28,28 +28,6 @@ Result<std::string> FindProgram(const std::string& program, const LocalMachine& 
   }
   return Status::NotFound("spec.command[0]: program \"" + program + "\" not found next to dljob (" +
                           m.self_dir + ") or on PATH");
-}
-
-Result<LocalVolume> ResolveVolume(const DataVolume& volume, size_t index, const LocalMachine& m) {
-  std::string path = "spec.data[" + std::to_string(index) + "].source";
-  Result<VolumeSource> source = ParseVolumeSource(volume.source);
-  if (!source.ok()) return Status::InvalidArgument(path + ": " + source.status().message());
-  LocalVolume out{volume.name, volume.mount_path, ""};
-  switch (source->kind) {
-    case VolumeSource::Kind::kHostPath:
-      out.local_path = source->path;
-      break;
-    case VolumeSource::Kind::kPvc:
-      out.local_path = JoinPath(JoinPath(m.pvc_root, source->claim), source->path);
-      break;
-    case VolumeSource::Kind::kNas:
-    case VolumeSource::Kind::kOss:
-      return Status::InvalidArgument(
-          path + ": " + VolumeKindName(source->kind) +
-          " volumes are not served by the local runner yet; copy the data to this machine and "
-          "use hostPath:/path/to/data");
-  }
-  return out;
 }
 
 }  // namespace
@@ -96,14 +74,10 @@ Result<LocalPlan> PlanLocalRun(const DLJob& job, const LocalMachine& m) {
   }
 
   for (size_t i = 0; i < spec.data.size(); ++i) {
-    Result<LocalVolume> v = ResolveVolume(spec.data[i], i, m);
+    Result<ResolvedVolume> v = ResolveLocalVolume(spec.data[i], i, m);
     if (!v.ok()) return v.status();
-    if (spec.data[i].cache) {
-      plan.notices.push_back("spec.data[" + std::to_string(i) +
-                             "].cache: ignored locally; the data is read in place from " +
-                             v->local_path);
-    }
-    plan.volumes.push_back(*v);
+    plan.volumes.push_back(v->volume);
+    if (v->fetch) plan.fetches.push_back(*v->fetch);
   }
   auto rewrite = [&](std::string s) {
     for (const LocalVolume& v : plan.volumes) s = RewriteMountedPath(s, v.mount_path, v.local_path);

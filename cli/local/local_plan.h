@@ -9,8 +9,9 @@
 //     fewer GPUs than requested the plan is refused.
 //   - spec.command[0] is found next to the dljob binary, then on PATH (a path containing '/' is
 //     used as given). spec.image is recorded, never pulled.
-//   - hostPath:/p is used in place. pvc:claim/sub is <pvc_root>/claim/sub. nas:// and oss://
-//     are refused until the storage component serves them locally.
+//   - Each data volume resolves to a directory here as local_volumes.h says: hostPath in place,
+//     pvc under <pvc_root>, nas:// where the export is mounted, oss:// (and any entry with a
+//     cache) fetched into a local cache before the job starts (plan.fetches).
 //   - Containers are not used, so a volume cannot be mounted at its mountPath: instead every
 //     argument and env value that names a path under a mountPath (alone, or after "=") is
 //     rewritten to the local path, and DLJOB_DATA_<NAME> holds each volume's local path.
@@ -27,6 +28,12 @@
 
 namespace dljob {
 
+struct MountEntry {
+  std::string device;       // "server:/export" for NFS
+  std::string mount_point;  // "/mnt/nas"
+  std::string fstype;       // "nfs", "nfs4", …
+};
+
 struct LocalMachine {
   int gpus = 0;
   int cpus = 1;
@@ -34,6 +41,8 @@ struct LocalMachine {
   std::string self_dir;                  // directory holding the dljob binary
   std::vector<std::string> path_dirs;    // $PATH, split
   std::string pvc_root;                  // where pvc: claims live locally
+  std::string cache_root;                // default cache for fetched data (state dir/cache)
+  std::vector<MountEntry> mounts;        // /proc/mounts
   std::string mpirun = "mpirun";
   std::map<std::string, std::string> inherited_env;  // the caller's environment
   std::function<bool(const std::string&)> is_executable;  // REQUIRES: set
@@ -45,6 +54,13 @@ struct LocalVolume {
   std::string local_path;
 };
 
+// A copy to make before the job starts (cache_warmup.h's WarmCache).
+struct DataFetch {
+  std::string field;  // "spec.data[0]", for messages
+  std::string from;   // "oss://bucket/prefix", or a local directory
+  std::string to;     // the cache directory the job reads
+};
+
 struct LocalPlan {
   int ranks = 0;
   std::string device;  // "cpu" or "cuda"
@@ -52,6 +68,7 @@ struct LocalPlan {
   std::map<std::string, std::string> env;  // the full environment of mpirun
   std::string working_dir;                 // "" = inherit
   std::vector<LocalVolume> volumes;
+  std::vector<DataFetch> fetches;    // in spec.data order
   std::vector<std::string> notices;  // things the user should know about how it runs
 };
 

@@ -101,14 +101,27 @@ TEST(PlanLocalRun, ResolvesPvcUnderThePvcRoot) {
   EXPECT_EQ(plan->volumes[0].local_path, "/var/dljob/pvc/datasets/fashion");
 }
 
-TEST(PlanLocalRun, RefusesRemoteSourcesWithAHint) {
+TEST(PlanLocalRun, FetchesAnOssSourceIntoTheCacheAndRewritesToIt) {
   DLJob job = Job();
   job.spec.data[0].source = "oss://bucket/fmnist";
-  Result<LocalPlan> plan = PlanLocalRun(job, Machine());
-  ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.status().message().rfind("spec.data[0].source: oss volumes are not served", 0), 0u)
-      << plan.status().message();
-  EXPECT_NE(plan.status().message().find("use hostPath:"), std::string::npos);
+  LocalMachine m = Machine();
+  m.cache_root = "/state/dljob/cache";
+  Result<LocalPlan> plan = PlanLocalRun(job, m);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->fetches.size(), 1u);
+  const DataFetch& f = plan->fetches[0];
+  EXPECT_EQ(f.field, "spec.data[0]");
+  EXPECT_EQ(f.from, "oss://bucket/fmnist");
+  EXPECT_EQ(f.to.rfind("/state/dljob/cache/bucket/fmnist-", 0), 0u) << f.to;
+  EXPECT_EQ(plan->volumes[0].local_path, f.to);
+  EXPECT_EQ(plan->argv[plan->argv.size() - 3], "--data_dir=" + f.to);
+  EXPECT_EQ(plan->env["DLJOB_DATA_FASHION_MNIST"], f.to);
+}
+
+TEST(PlanLocalRun, HostPathWithoutCacheNeedsNoFetch) {
+  Result<LocalPlan> plan = PlanLocalRun(Job(), Machine());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->fetches.empty());
 }
 
 TEST(PlanLocalRun, NamesAMissingProgram) {

@@ -1,0 +1,116 @@
+#include "cli/local/data_fetch.h"
+
+#include <atomic>
+#include <cstdio>
+#include <future>
+#include <mutex>
+
+#include "storage/objstore/cache_warmup.h"
+#include "storage/objstore/open_store.h"
+
+namespace dljob {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Bytes(uint64_t n) {
+  char buf[32];
+  if (n < (1u << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024.0);
+  } else if (n < (1ull << 30)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(1ull << 30));
+  }
+  return buf;
+}
+
+std::string ProgressLine(const DataFetch& f, const storage::WarmCacheProgress& p) {
+  char pct[16] = "";
+  if (p.bytes_total > 0) std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * p.bytes_done / p.bytes_total);
+  return "fetching " + f.from + ": " + Bytes(p.bytes_done) + " of " + Bytes(p.bytes_total) + pct +
+         ", " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) + " objects";
+}
+
+Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& observer,
+                const FetchOptions& options) {
+  const bool remote = f.from.find("://") != std::string::npos;
+  Result<storage::OpenedSource> source =
+      storage::OpenSource(f.from, storage::S3Flags{}, env, f.field + ".source");
+  if (!source.ok()) {
+    return Status(source.status().code(),
+                  source.status().message() +
+                      (remote ? "; the endpoint and keys come from the environment, never the "
+                                "spec: set OSS_ENDPOINT (or AWS_ENDPOINT_URL) and "
+                                "OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET (or AWS_ACCESS_KEY_ID "
+                                "/ AWS_SECRET_ACCESS_KEY)"
+                              : "; check " + f.field + ".source"));
+  }
+  observer.OnNotice("fetching " + f.from + " → " + f.to);
+  const Clock::time_point start = Clock::now();
+
+  std::mutex mu;
+  storage::WarmCacheProgress latest;  // GUARDED_BY(mu)
+  bool changed = false;               // GUARDED_BY(mu)
+  std::atomic<bool> cancel{false};
+  storage::WarmCacheOptions warm;
+  warm.parallel = options.parallel;
+  warm.cancel = &cancel;
+  warm.progress = [&](const storage::WarmCacheProgress& p) {
+    std::lock_guard<std::mutex> lock(mu);
+    latest = p;
+    changed = true;
+  };
+  // The copy runs on its own thread so that the observer is only ever called from this one.
+  std::future<Result<storage::WarmCacheResult>> done =
+      std::async(std::launch::async, [&] { return storage::WarmCache(*source->store,
+                                                                     source->prefix, f.to, warm); });
+  Clock::time_point last_notice = start;
+  while (done.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
+    if (options.interrupted && options.interrupted()) cancel = true;
+    if (Clock::now() - last_notice < options.progress_interval) continue;
+    std::lock_guard<std::mutex> lock(mu);
+    if (!changed) continue;
+    changed = false;
+    last_notice = Clock::now();
+    observer.OnNotice(ProgressLine(f, latest));
+  }
+  Result<storage::WarmCacheResult> result = done.get();
+  if (!result.ok()) {
+    const bool damaged = result.status().code() == StatusCode::kInvalidArgument;
+    return Status(result.status().code(),
+                  f.field + ": fetching " + f.from + " into " + f.to + ": " +
+                      result.status().message() +
+                      (damaged ? "; the source object is damaged: upload it again"
+                               : "; submit again: finished objects are kept and partial ones "
+                                 "resume"));
+  }
+  if (result->objects == 0) {
+    return Status::NotFound(f.field + ".source: " + f.from +
+                            " holds no objects (nothing to fetch); check the bucket and prefix");
+  }
+  if (result->already_complete) {
+    observer.OnNotice(f.to + " already holds a complete copy of " + f.from);
+    return Status::Ok();
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  char timing[48];
+  std::snprintf(timing, sizeof timing, " in %.1fs", secs);
+  observer.OnNotice("fetched " + f.from + ": " + std::to_string(result->objects) + " objects (" +
+                    Bytes(result->bytes) + "), " + std::to_string(result->objects_copied) +
+                    " copied, " + std::to_string(result->objects_skipped) + " already there" +
+                    timing);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status FetchData(const std::vector<DataFetch>& fetches, const storage::EnvLookup& env,
+                 JobObserver& observer, const FetchOptions& options) {
+  for (const DataFetch& f : fetches) {
+    if (Status s = FetchOne(f, env, observer, options); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace dljob

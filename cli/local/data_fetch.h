@@ -1,0 +1,38 @@
+// FetchData: the pre-step of a local run that fills the caches its data volumes read from
+// (LocalPlan::fetches, local_volumes.h), before any rank starts.
+//
+// Each fetch copies `from` (an oss:// or s3:// URL, opened with the endpoint and credentials of the
+// environment: OSS_ENDPOINT / AWS_ENDPOINT_URL, OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET or
+// AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY — never from the spec; or a local directory) into
+// `to` with storage's WarmCache: parallel, checked, resumable, and a no-op when `to` already holds
+// a complete copy, so a dataset is downloaded once per machine and reused by later jobs.
+//
+// Progress reaches the user as observer notices ("fetching oss://b/fmnist → /…/cache/b/fmnist-…",
+// then bytes done at most every few seconds, then a summary), all on the calling thread: the copy
+// runs on a helper thread while the caller waits. Errors name the entry ("spec.data[0]: …") and
+// say what to do. Not thread-safe; call from the submitting thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <vector>
+
+#include "cli/backend.h"
+#include "cli/local/local_plan.h"
+#include "jobs/status.h"
+#include "storage/objstore/object_url.h"
+
+namespace dljob {
+
+struct FetchOptions {
+  int parallel = 8;
+  std::chrono::milliseconds progress_interval{3000};  // between progress notices
+  // Polled while copying; when it returns true (Ctrl-C) the copy stops, leaving what it has for
+  // the next run to resume, and FetchData returns kUnavailable.
+  std::function<bool()> interrupted;
+};
+
+Status FetchData(const std::vector<DataFetch>& fetches, const storage::EnvLookup& env,
+                 JobObserver& observer, const FetchOptions& options = {});
+
+}  // namespace dljob
