@@ -165,6 +165,8 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
                {"restartPolicy", "Never"},  // the operator restarts the whole job, not one pod
                {"containers", json::array({container})},
                {"volumes", volumes}};
+  // Caches are filled before sshd starts, so no rank can start on a half-copied dataset.
+  if (!data->init_containers.empty()) spec["initContainers"] = data->init_containers;
   AddScheduling(job, spec);
   return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}};
 }

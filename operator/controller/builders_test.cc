@@ -73,9 +73,28 @@ TEST(NewWorkerPod, RequestsItsGpusAndRunsSshd) {
       "requests": {"cpu": "64", "memory": "480Gi"}})"));
   EXPECT_EQ(c["readinessProbe"]["tcpSocket"]["port"], 2222);
   EXPECT_EQ(c["env"][0], json::parse(R"({"name": "NCCL_DEBUG", "value": "WARN"})"));
-  EXPECT_EQ(c["volumeMounts"][0], json::parse(
+  // The example caches its oss:// dataset on the node's NVMe: an init container fills the cache,
+  // and the trainer reads this dataset's directory of it.
+  EXPECT_EQ(c["volumeMounts"][0]["name"], "cache-imagenet");
+  EXPECT_EQ(c["volumeMounts"][0]["mountPath"], "/data/imagenet");
+  EXPECT_EQ(c["volumeMounts"][0]["readOnly"], true);
+  EXPECT_EQ(spec["volumes"][0]["hostPath"]["path"], "/mnt/nvme/dljob-cache");
+  ASSERT_EQ(spec["initContainers"].size(), 1u);
+  const json& init = spec["initContainers"][0];
+  EXPECT_EQ(init["image"], c["image"]);
+  EXPECT_EQ(init["command"][4], "oss://dljob-datasets/imagenet/train");
+  EXPECT_EQ(init["command"][6], "/dljob/cache/" + c["volumeMounts"][0]["subPath"].get<std::string>());
+}
+
+TEST(NewWorkerPod, HasNoInitContainersWithoutACache) {
+  DLJob job = ResNetJob();
+  job.spec.data[0].cache.reset();
+  Result<json> pod = NewWorkerPod(job, 0, BuildOptions{});
+  ASSERT_TRUE(pod.ok());
+  EXPECT_FALSE((*pod)["spec"].contains("initContainers"));
+  EXPECT_EQ((*pod)["spec"]["volumes"][0]["csi"]["volumeAttributes"]["bucket"], "dljob-datasets");
+  EXPECT_EQ((*pod)["spec"]["containers"][0]["volumeMounts"][0], json::parse(
       R"({"name": "data-imagenet", "mountPath": "/data/imagenet", "readOnly": true})"));
-  EXPECT_EQ(spec["volumes"][0]["csi"]["volumeAttributes"]["bucket"], "dljob-datasets");
 }
 
 TEST(NewWorkerPod, ABadQuantityNamesItsField) {

@@ -22,6 +22,72 @@ json OssVolume(const VolumeSource& s, bool read_only, const VolumeOptions& o) {
             {"nodePublishSecretRef", {{"name", o.oss_secret}}}}}};
 }
 
+// The pod volume a source becomes when the trainer (or a cache init container) mounts it.
+json SourceVolume(const std::string& volume_name, const VolumeSource& s, bool read_only,
+                  const VolumeOptions& options) {
+  json volume = {{"name", volume_name}};
+  switch (s.kind) {
+    case VolumeSource::Kind::kHostPath:
+      volume["hostPath"] = {{"path", s.path}, {"type", "Directory"}};
+      break;
+    case VolumeSource::Kind::kPvc:
+      volume["persistentVolumeClaim"] = {{"claimName", s.claim}, {"readOnly", read_only}};
+      break;
+    case VolumeSource::Kind::kNas:
+      volume["nfs"] = {{"server", s.server}, {"path", s.path}, {"readOnly", read_only}};
+      break;
+    case VolumeSource::Kind::kOss:
+      volume.update(OssVolume(s, read_only, options));
+      break;
+  }
+  return volume;
+}
+
+json SecretEnv(const std::string& name, const std::string& secret, const std::string& key) {
+  return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
+}
+
+// Adds the cache volume, the trainer's mount of this dataset's copy and the init container that
+// fills it (see the header).
+void AddCachedEntry(const DLJob& job, const DataVolume& d, const VolumeSource& s,
+                    const VolumeOptions& options, RenderedVolumes& out) {
+  const std::string source_volume = "data-" + d.name;
+  const std::string cache_volume = "cache-" + d.name;
+  const std::string subdir = CacheSubdir(s);
+  out.volumes.push_back({{"name", cache_volume},
+                         {"hostPath", {{"path", d.cache->path}, {"type", "DirectoryOrCreate"}}}});
+  out.mounts.push_back({{"name", cache_volume},
+                        {"mountPath", d.mount_path},
+                        {"readOnly", d.read_only.value_or(true)},
+                        {"subPath", subdir}});
+  json mounts = json::array();
+  json env = json::array();
+  std::string from;
+  if (s.kind == VolumeSource::Kind::kOss) {
+    from = FormatVolumeSource(s);
+    env.push_back(options.oss_endpoint.empty()
+                      ? SecretEnv("OSS_ENDPOINT", options.oss_secret, "endpoint")
+                      : json{{"name", "OSS_ENDPOINT"}, {"value", options.oss_endpoint}});
+    env.push_back(SecretEnv("OSS_ACCESS_KEY_ID", options.oss_secret, "akId"));
+    env.push_back(SecretEnv("OSS_ACCESS_KEY_SECRET", options.oss_secret, "akSecret"));
+  } else {
+    from = std::string(kSourceMountDir) + "/" + d.name;
+    out.volumes.push_back(SourceVolume(source_volume, s, /*read_only=*/true, options));
+    json source_mount = {{"name", source_volume}, {"mountPath", from}, {"readOnly", true}};
+    if (s.kind == VolumeSource::Kind::kPvc && !s.path.empty()) source_mount["subPath"] = s.path;
+    mounts.push_back(std::move(source_mount));
+  }
+  mounts.push_back({{"name", cache_volume}, {"mountPath", kCacheMountDir}});
+  json container = {
+      {"name", cache_volume},
+      {"image", job.spec.image},
+      {"command", json::array({"dljob", "data", "cache", "--from", from, "--to",
+                               std::string(kCacheMountDir) + "/" + subdir})},
+      {"volumeMounts", std::move(mounts)}};
+  if (!env.empty()) container["env"] = std::move(env);
+  out.init_containers.push_back(std::move(container));
+}
+
 }  // namespace
 
 Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& options) {
@@ -33,27 +99,17 @@ Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions&
       return Status::InvalidArgument("spec.data[" + std::to_string(i) +
                                      "].source: " + source.status().message());
     }
+    if (d.cache) {
+      AddCachedEntry(job, d, *source, options, out);
+      continue;
+    }
     bool read_only = d.read_only.value_or(true);
     std::string volume_name = "data-" + d.name;
-    json volume = {{"name", volume_name}};
     json mount = {{"name", volume_name}, {"mountPath", d.mount_path}, {"readOnly", read_only}};
-    switch (source->kind) {
-      case VolumeSource::Kind::kHostPath:
-        volume["hostPath"] = {{"path", source->path}, {"type", "Directory"}};
-        break;
-      case VolumeSource::Kind::kPvc:
-        volume["persistentVolumeClaim"] = {{"claimName", source->claim}, {"readOnly", read_only}};
-        if (!source->path.empty()) mount["subPath"] = source->path;
-        break;
-      case VolumeSource::Kind::kNas:
-        volume["nfs"] = {{"server", source->server}, {"path", source->path},
-                         {"readOnly", read_only}};
-        break;
-      case VolumeSource::Kind::kOss:
-        volume.update(OssVolume(*source, read_only, options));
-        break;
+    if (source->kind == VolumeSource::Kind::kPvc && !source->path.empty()) {
+      mount["subPath"] = source->path;
     }
-    out.volumes.push_back(std::move(volume));
+    out.volumes.push_back(SourceVolume(volume_name, *source, read_only, options));
     out.mounts.push_back(std::move(mount));
   }
   return out;

@@ -6,9 +6,25 @@
 //   oss://bucket/prefix   → csi: the OSS FUSE driver (ossfs), credentials from the Secret named
 //                           by options.oss_secret (never from the spec), with the mount options
 //                           users expect (allow_other, a stat cache)
-// readOnly carries to the volume and the mount. Pure functions of the job; thread-safe.
+// readOnly carries to the volume and the mount.
+//
+// An entry with a cache (medium LocalSSD) is read by the trainer from a copy on the node's SSD:
+//   cache-<name>          hostPath {path: cache.path, type: DirectoryOrCreate}, shared by every
+//                         job on the node, mounted at mountPath with subPath CacheSubdir(source)
+//                         (volume_source.h), so each dataset has its own directory and the copy
+//                         a job made is found by the next one on that node;
+//   init container        cache-<name>, the job's image, runs
+//                         `dljob data cache --from <source> --to /dljob/cache/<subdir>` before the
+//                         worker starts (a complete copy is a no-op). For nas/pvc/hostPath the
+//                         source volume data-<name> is mounted read-only at /dljob/source/<name>
+//                         and copied from there; oss:// is read through the S3-compatible API with
+//                         OSS_ENDPOINT (options.oss_endpoint, else the Secret's `endpoint` key)
+//                         and OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET from the Secret's akId /
+//                         akSecret keys, so no FUSE mount is needed and every object is checked.
+// Pure functions of the job; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +44,11 @@ struct VolumeOptions {
 struct RenderedVolumes {
   nlohmann::json volumes = nlohmann::json::array();  // pod.spec.volumes entries
   nlohmann::json mounts = nlohmann::json::array();   // container.volumeMounts entries
+  nlohmann::json init_containers = nlohmann::json::array();  // pod.spec.initContainers entries
 };
+
+inline constexpr char kCacheMountDir[] = "/dljob/cache";    // in the init containers
+inline constexpr char kSourceMountDir[] = "/dljob/source";  // + "/<name>"
 
 // Errors name the field ("spec.data[1].source: …"). REQUIRES: a validated job.
 Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& options);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/volume_source.h"
+
 namespace dljob::controller {
 namespace {
 
@@ -59,6 +61,93 @@ TEST(RenderDataVolumes, NamesTheBadSource) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("spec.data[1].source: unknown scheme", 0), 0u)
       << r.status().message();
+}
+
+DLJob CachedJob(const std::string& source, const std::string& name = "ds") {
+  DLJob job;
+  job.spec.image = "registry.example.com/dljob/trainer:cuda";
+  job.spec.data = {{name, source, "/data/ds", true, CacheSpec{"LocalSSD", "/mnt/nvme/dljob-cache"}}};
+  return job;
+}
+
+std::string Subdir(const std::string& source) { return CacheSubdir(*ParseVolumeSource(source)); }
+
+TEST(RenderDataVolumes, ACachedOssSourceIsFetchedByAnInitContainerWithSecretCredentials) {
+  const std::string source = "oss://bucket/imagenet/train";
+  VolumeOptions options;
+  options.oss_endpoint = "oss-cn-hangzhou-internal.aliyuncs.com";
+  options.oss_secret = "team-oss";
+  Result<RenderedVolumes> r = RenderDataVolumes(CachedJob(source), options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string subdir = Subdir(source);
+  EXPECT_EQ(r->volumes, json::parse(R"([{"name":"cache-ds",
+      "hostPath":{"path":"/mnt/nvme/dljob-cache","type":"DirectoryOrCreate"}}])"))
+      << "no FUSE mount: the init container reads the bucket through the API";
+  EXPECT_EQ(r->mounts, json::array({{{"name", "cache-ds"}, {"mountPath", "/data/ds"},
+                                     {"readOnly", true}, {"subPath", subdir}}}));
+  ASSERT_EQ(r->init_containers.size(), 1u);
+  const json& c = r->init_containers[0];
+  EXPECT_EQ(c["name"], "cache-ds");
+  EXPECT_EQ(c["image"], "registry.example.com/dljob/trainer:cuda");
+  EXPECT_EQ(c["command"], json::array({"dljob", "data", "cache", "--from", source, "--to",
+                                       "/dljob/cache/" + subdir}));
+  EXPECT_EQ(c["volumeMounts"], json::parse(R"([{"name":"cache-ds","mountPath":"/dljob/cache"}])"));
+  EXPECT_EQ(c["env"], json::parse(R"([
+      {"name":"OSS_ENDPOINT","value":"oss-cn-hangzhou-internal.aliyuncs.com"},
+      {"name":"OSS_ACCESS_KEY_ID","valueFrom":{"secretKeyRef":{"name":"team-oss","key":"akId"}}},
+      {"name":"OSS_ACCESS_KEY_SECRET",
+       "valueFrom":{"secretKeyRef":{"name":"team-oss","key":"akSecret"}}}])"));
+}
+
+TEST(RenderDataVolumes, WithoutAnEndpointOptionTheEndpointComesFromTheSecret) {
+  Result<RenderedVolumes> r = RenderDataVolumes(CachedJob("oss://bucket/x"), VolumeOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->init_containers[0]["env"][0], json::parse(
+      R"({"name":"OSS_ENDPOINT","valueFrom":{"secretKeyRef":{"name":"dljob-oss","key":"endpoint"}}})"));
+}
+
+TEST(RenderDataVolumes, ACachedNasSourceIsMountedReadOnlyIntoTheInitContainerOnly) {
+  const std::string source = "nas://nas.example.com/export/imagenet";
+  Result<RenderedVolumes> r = RenderDataVolumes(CachedJob(source), VolumeOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->volumes, json::parse(R"([
+      {"name":"cache-ds","hostPath":{"path":"/mnt/nvme/dljob-cache","type":"DirectoryOrCreate"}},
+      {"name":"data-ds","nfs":{"server":"nas.example.com","path":"/export/imagenet","readOnly":true}}
+    ])"));
+  ASSERT_EQ(r->mounts.size(), 1u) << "the trainer sees only the copy";
+  EXPECT_EQ(r->mounts[0]["name"], "cache-ds");
+  EXPECT_EQ(r->mounts[0]["subPath"], Subdir(source));
+  const json& c = r->init_containers[0];
+  EXPECT_EQ(c["command"], json::array({"dljob", "data", "cache", "--from", "/dljob/source/ds",
+                                       "--to", "/dljob/cache/" + Subdir(source)}));
+  EXPECT_EQ(c["volumeMounts"], json::parse(R"([
+      {"name":"data-ds","mountPath":"/dljob/source/ds","readOnly":true},
+      {"name":"cache-ds","mountPath":"/dljob/cache"}])"));
+  EXPECT_FALSE(c.contains("env"));
+}
+
+TEST(RenderDataVolumes, ACachedPvcKeepsItsSubpathInTheInitContainer) {
+  Result<RenderedVolumes> r = RenderDataVolumes(CachedJob("pvc:datasets/fmnist"), VolumeOptions{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->volumes[1], json::parse(
+      R"({"name":"data-ds","persistentVolumeClaim":{"claimName":"datasets","readOnly":true}})"));
+  EXPECT_EQ(r->init_containers[0]["volumeMounts"][0], json::parse(
+      R"({"name":"data-ds","mountPath":"/dljob/source/ds","readOnly":true,"subPath":"fmnist"})"));
+}
+
+TEST(RenderDataVolumes, UncachedEntriesHaveNoInitContainerAndMixWithCachedOnes) {
+  DLJob job = CachedJob("hostPath:/srv/fmnist", "cached");
+  job.spec.data.push_back({"plain", "oss://bucket/x", "/data/x", true, std::nullopt});
+  Result<RenderedVolumes> r = RenderDataVolumes(job, VolumeOptions{});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->init_containers.size(), 1u);
+  EXPECT_EQ(r->init_containers[0]["name"], "cache-cached");
+  ASSERT_EQ(r->volumes.size(), 3u);
+  EXPECT_EQ(r->volumes[1], json::parse(
+      R"({"name":"data-cached","hostPath":{"path":"/srv/fmnist","type":"Directory"}})"));
+  EXPECT_TRUE(r->volumes[2].contains("csi"));
+  EXPECT_EQ(r->mounts[1], json::parse(R"({"name":"data-plain","mountPath":"/data/x","readOnly":true})"));
+  EXPECT_TRUE(RenderDataVolumes(DLJob{}, VolumeOptions{})->init_containers.empty());
 }
 
 }  // namespace
