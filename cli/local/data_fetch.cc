@@ -56,6 +56,10 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
   storage::WarmCacheOptions warm;
   warm.parallel = options.parallel;
   warm.cancel = &cancel;
+  // A local directory is cheap to list, and a stale copy of it would silently train on old data:
+  // list it every time (unchanged files are skipped by size and mtime). A bucket's complete copy
+  // is trusted, so a later job starts without listing it.
+  warm.trust_marker = remote;
   warm.progress = [&](const storage::WarmCacheProgress& p) {
     std::lock_guard<std::mutex> lock(mu);
     latest = p;

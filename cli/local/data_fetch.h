@@ -4,8 +4,9 @@
 // Each fetch copies `from` (an oss:// or s3:// URL, opened with the endpoint and credentials of the
 // environment: OSS_ENDPOINT / AWS_ENDPOINT_URL, OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET or
 // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY — never from the spec; or a local directory) into
-// `to` with storage's WarmCache: parallel, checked, resumable, and a no-op when `to` already holds
-// a complete copy, so a dataset is downloaded once per machine and reused by later jobs.
+// `to` with storage's WarmCache: parallel, checked, resumable. A bucket is downloaded once per
+// machine: when `to` already holds a complete copy of it, later jobs start at once without
+// listing it. A local directory is listed every time and only new or changed files are copied.
 //
 // Progress reaches the user as observer notices ("fetching oss://b/fmnist → /…/cache/b/fmnist-…",
 // then bytes done at most every few seconds, then a summary), all on the calling thread: the copy
