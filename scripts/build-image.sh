@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds the dljob CPU image (dljob/trainer:cpu) from this checkout with podman.
+#
+# No container registry is reachable from these machines, so the debian:bookworm base image is
+# made here: a `debootstrap --variant=minbase bookworm` root filesystem (from the Debian archive,
+# cached as a tarball under $DLJOB_IMAGE_CACHE) imported into podman. The rest is an ordinary
+# multi-stage `podman build` of images/cpu/Containerfile.
+#
+# Usage: scripts/build-image.sh [--tag NAME] [--no-install]
+#   --tag NAME     image name to build (default dljob/trainer:cpu)
+#   --no-install   never apt-get podman/debootstrap; exit 3 when they are missing
+# Environment: DLJOB_IMAGE_CACHE (default /var/cache/dljob), DEBIAN_MIRROR (default
+# http://deb.debian.org/debian).
+# Exit codes: 0 built, 3 podman cannot be installed or run here, other: the build failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TAG="dljob/trainer:cpu"
+INSTALL=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tag) TAG="$2"; shift 2 ;;
+    --no-install) INSTALL=0; shift ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-image: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+CACHE="${DLJOB_IMAGE_CACHE:-/var/cache/dljob}"
+MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+START=$SECONDS
+step() { echo "build-image: [$((SECONDS - START))s] $*"; }
+cannot() { echo "build-image: $*" >&2; exit 3; }
+
+# 1. podman, runc and debootstrap.
+tools=(podman runc debootstrap)
+missing=()
+for t in "${tools[@]}"; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$INSTALL" = 1 ] || cannot "missing ${missing[*]}; install them (apt-get install podman runc debootstrap) or drop --no-install"
+  command -v apt-get >/dev/null 2>&1 || cannot "missing ${missing[*]} and no apt-get to install them with"
+  step "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  { $SUDO apt-get update -q && $SUDO apt-get install -y -q --no-install-recommends \
+      podman runc debootstrap uidmap; } >/dev/null \
+    || cannot "apt-get could not install ${missing[*]}"
+fi
+
+# 2. containers.conf: these machines run podman with runc and cgroupfs and without default
+# ulimits (the defaults ask for limits the sandbox refuses). Written once; never overwritten.
+CONF_DIR=/etc/containers/containers.conf.d
+if [ "$(id -u)" != 0 ]; then CONF_DIR="${XDG_CONFIG_HOME:-$HOME/.config}/containers/containers.conf.d"; fi
+CONF="$CONF_DIR/50-dljob.conf"
+if [ ! -f "$CONF" ]; then
+  step "writing $CONF"
+  mkdir -p "$CONF_DIR"
+  cat >"$CONF" <<'CONF'
+# Written by dljob scripts/build-image.sh: settings podman needs on the dljob build machines.
+[containers]
+default_ulimits = []
+
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+CONF
+fi
+podman info >/dev/null 2>&1 || cannot "podman is installed but 'podman info' fails: $(podman info 2>&1 | tail -1)"
+
+# 3. The debian:bookworm base image, from a cached debootstrap root filesystem.
+if podman image exists debian:bookworm; then
+  step "base image debian:bookworm present"
+else
+  TARBALL="$CACHE/debian-bookworm-minbase.tar"
+  if [ ! -f "$TARBALL" ]; then
+    step "debootstrap --variant=minbase bookworm from $MIRROR (a few minutes)"
+    mkdir -p "$CACHE"
+    ROOTFS="$(mktemp -d "$CACHE/rootfs.XXXXXX")"
+    trap 'rm -rf "$ROOTFS"' EXIT
+    $SUDO debootstrap --variant=minbase bookworm "$ROOTFS" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
+      || { tail -20 "$CACHE/debootstrap.log" >&2; echo "build-image: debootstrap failed (log: $CACHE/debootstrap.log)" >&2; exit 1; }
+    # Package lists and the apt cache only bloat the base; images run apt-get update themselves.
+    $SUDO rm -rf "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/cache/apt/archives/*.deb
+    $SUDO tar -C "$ROOTFS" -cf "$TARBALL.tmp" .
+    mv "$TARBALL.tmp" "$TARBALL"
+    rm -rf "$ROOTFS"
+    trap - EXIT
+  fi
+  step "importing $TARBALL as debian:bookworm"
+  podman import --change 'CMD ["/bin/bash"]' "$TARBALL" debian:bookworm >/dev/null
+fi
+
+# 4. The image itself.
+step "podman build -f images/cpu/Containerfile -t $TAG"
+podman build --runtime runc --network host -f "$ROOT/images/cpu/Containerfile" -t "$TAG" "$ROOT"
+step "built $TAG ($(podman image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}'))"
