@@ -73,12 +73,17 @@ TEST_F(LocalDirStoreTest, RangesAndTheirErrorsNameTheObject) {
 }
 
 TEST_F(LocalDirStoreTest, RejectsKeysThatEscapeTheRoot) {
+  // A bucket one level down, so an escape would land inside this test's own directory.
+  fs::create_directories(dir_.path() + "/bucket");
+  Result<std::unique_ptr<LocalDirStore>> nested = LocalDirStore::Open(dir_.path() + "/bucket");
+  ASSERT_TRUE(nested.ok()) << nested.status().message();
   for (const char* key : {"../x", "a/../../x", "/etc/passwd", "a//b", "", "a/./b", "dir/"}) {
-    Status s = store_->Put(key, "x");
+    Status s = (*nested)->Put(key, "x");
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << key;
-    EXPECT_EQ(store_->Get(key).status().code(), StatusCode::kInvalidArgument) << key;
+    EXPECT_EQ((*nested)->Get(key).status().code(), StatusCode::kInvalidArgument) << key;
   }
-  EXPECT_FALSE(fs::exists(fs::path(dir_.path()).parent_path() / "x"));
+  EXPECT_FALSE(fs::exists(dir_.path() + "/x"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_.path() + "/bucket"), {}), 0);
 }
 
 TEST_F(LocalDirStoreTest, ListsByPrefixInKeyOrderWithPages) {
