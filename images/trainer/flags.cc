@@ -61,6 +61,10 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "Seconds a rank may wait in a collective for the others before the job exits "
                  "naming the missing ranks (0: wait forever)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--collective", c->collective,
+                 "Communication backend: mpi (CPU), nccl (needs a CUDA device per rank), or "
+                 "auto (nccl when built in and a CUDA device is present, else mpi)")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->capture_default_str();
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ struct TrainConfig {
   int64_t checkpoint_every = 500;    // steps between checkpoints (0: only after the last step)
   int checkpoint_keep = 3;           // newest checkpoints kept
   double stall_timeout = 60;         // seconds a rank may wait in a collective; 0: no detector
+  std::string collective = "auto";   // "auto", "mpi" or "nccl" (comm/nccl_selection.h)
 };
 
 inline constexpr int kUsageExitCode = 2;

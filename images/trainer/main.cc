@@ -16,6 +16,7 @@
 #include "images/trainer/comm/mpi_collective.h"
 #include "images/trainer/comm/mpi_environment.h"
 #include "images/trainer/comm/mpi_stall_watchdog.h"
+#include "images/trainer/comm/nccl_selection.h"
 #include "images/trainer/comm/watched_collective.h"
 #include "images/trainer/data/training_data.h"
 #include "images/trainer/device.h"
@@ -26,6 +27,10 @@
 #include "images/trainer/trainer.h"
 #include "images/trainer/training_state.h"
 
+#ifdef DLJOB_HAVE_NCCL
+#include "images/trainer/comm/nccl_collective.h"
+#endif
+
 namespace dljob::trainer {
 namespace {
 
@@ -35,6 +40,9 @@ constexpr const char* kFp16Hint =
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
     "Fashion-MNIST IDX files> (or --data_name=synthetic)";
+constexpr const char* kCollectiveHint =
+    "pass --collective=mpi (or auto) to communicate over MPI on the CPU, or run on a node with "
+    "a CUDA GPU and a dljob-train built with CUDA and NCCL";
 
 void PrintError(const std::string& message, const std::string& hint = "") {
   std::cerr << "dljob-train: error: " << message << "\n";
@@ -221,6 +229,14 @@ int RunMain(int argc, char** argv) {
     if (first_rank) PrintError(info.status().message(), UnknownModelHint(config.model, registry.Names()));
     return kUsageExitCode;
   }
+  // Decided before MPI starts, so that a refused --collective=nccl exits like any usage error.
+  // --collective=mpi never touches the CUDA runtime.
+  const CudaDevices cuda = config.collective == "mpi" ? CudaDevices{} : ProbeCudaDevices();
+  const Result<CollectiveKind> kind = ChooseCollective(config.collective, NcclBuiltIn(), cuda);
+  if (!kind.ok()) {
+    if (first_rank) PrintError(kind.status().message(), kCollectiveHint);
+    return kUsageExitCode;
+  }
   Result<std::unique_ptr<MpiEnvironment>> mpi =
       MpiEnvironment::Create(&argc, &argv, /*thread_multiple=*/config.stall_timeout > 0);
   if (!mpi.ok()) {
@@ -232,8 +248,22 @@ int RunMain(int argc, char** argv) {
     PrintError(collective.status().message());
     return kRuntimeExitCode;
   }
+  std::unique_ptr<Collective> nccl;
+#ifdef DLJOB_HAVE_NCCL
+  if (*kind == CollectiveKind::kNccl) {
+    Result<std::unique_ptr<NcclCollective>> created =
+        NcclCollective::Create(MPI_COMM_WORLD, LocalRankFromEnvironment() % cuda.count);
+    if (!created.ok()) {
+      PrintError(RankPrefix(**collective) + created.status().message());
+      if ((*collective)->size() > 1) AbortAllRanks(kRuntimeExitCode);
+      return kRuntimeExitCode;
+    }
+    nccl = std::move(*created);
+  }
+#endif
+  Collective& chosen = nccl ? *nccl : static_cast<Collective&>(**collective);
   try {
-    return Train(config, **info, **collective);
+    return Train(config, **info, chosen);
   } catch (const c10::Error& e) {
     PrintError(RankPrefix(**collective) + e.what_without_backtrace());
   } catch (const std::exception& e) {
