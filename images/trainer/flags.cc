@@ -27,10 +27,17 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--momentum", c->momentum, "SGD momentum")
       ->check(CLI::Range(0.0, 0.9999))->capture_default_str();
-  app.add_option("--data_name", c->data_name, "fashion-mnist, or synthetic (no I/O)")
-      ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
-  app.add_option("--data_dir", c->data_dir, "Directory with the Fashion-MNIST IDX files")
+  app.add_option("--data_name", c->data_name,
+                 "fashion-mnist, synthetic (no I/O), or imagenet (record shards packed by "
+                 "`dljob data pack` from a JPEG tree)")
+      ->check(CLI::IsMember({"fashion-mnist", "synthetic", "imagenet"}))->capture_default_str();
+  app.add_option("--data_dir", c->data_dir,
+                 "Directory with the Fashion-MNIST IDX files; for imagenet, a directory or "
+                 "oss://bucket/prefix with the packed shards")
       ->capture_default_str();
+  app.add_option("--loader_threads", c->loader_threads,
+                 "imagenet: threads per rank decoding and augmenting JPEGs")
+      ->check(CLI::Range(1, 256))->capture_default_str();
   app.add_option("--data_format", c->data_format,
                  "NCHW, or NHWC (channels-last memory format for the model and its inputs)")
       ->check(CLI::IsMember({"NCHW", "NHWC"}))->capture_default_str();

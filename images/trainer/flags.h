@@ -22,8 +22,9 @@ struct TrainConfig {
   int64_t num_warmup_batches = 5;
   double learning_rate = 0.05;
   double momentum = 0.9;
-  std::string data_name = "fashion-mnist";  // or "synthetic"
+  std::string data_name = "fashion-mnist";  // or "synthetic", "imagenet"
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  int loader_threads = 4;              // imagenet: JPEG decode threads per rank
   std::string data_format = "NCHW";  // or "NHWC": channels-last model and inputs
   bool use_fp16 = false;              // float16 autocast (CUDA only)
   int64_t display_every = 100;

@@ -72,7 +72,7 @@ TEST(FlagsTest, DataFormatAndMixedPrecision) {
 
 TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
   for (std::vector<const char*> args :
-       {std::vector<const char*>{"--batch_size=0"}, {"--data_name=imagenet"}, {"--bogus"},
+       {std::vector<const char*>{"--batch_size=0"}, {"--data_name=cifar10"}, {"--bogus"},
         {"--learning_rate=abc"}}) {
     Parsed p = Parse(args);
     EXPECT_EQ(p.exit, kUsageExitCode) << args[0];

@@ -37,6 +37,9 @@ namespace {
 constexpr int kRuntimeExitCode = 1;
 constexpr const char* kFp16Hint =
     "drop --use_fp16 to train in float32 on this machine, or run on a node with a CUDA GPU";
+constexpr const char* kImagenetHint =
+    "pass --data_dir=<directory or oss://bucket/prefix> with the shards `dljob data pack` "
+    "wrote from a JPEG tree (one folder per class)";
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
     "Fashion-MNIST IDX files> (or --data_name=synthetic)";
@@ -136,8 +139,9 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   if (auto code = ExitIfAnyRankFailed(collective, fp16, kUsageExitCode, kFp16Hint)) return *code;
   Result<TrainingData> data = MakeTrainingData(
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
-       collective.rank(), config.batch_size, config.seed, config.eval});
-  if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, kDataHint)) {
+       collective.rank(), config.batch_size, config.seed, config.eval, config.loader_threads});
+  const char* data_hint = config.data_name == "imagenet" ? kImagenetHint : kDataHint;
+  if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, data_hint)) {
     return *code;
   }
   const int64_t steps_per_epoch = data->train->steps_per_epoch();

@@ -1,6 +1,7 @@
 #include "images/trainer/data/training_data.h"
 
 #include "images/trainer/data/fashion_mnist.h"
+#include "images/trainer/data/imagenet_shards.h"
 
 namespace dljob::trainer {
 namespace {
@@ -31,10 +32,25 @@ Result<TrainingData> MakeFashionMnist(const TrainingDataOptions& o) {
   return data;
 }
 
+Result<TrainingData> MakeImagenet(const TrainingDataOptions& o) {
+  Result<std::unique_ptr<ImagenetShardSource>> source = ImagenetShardSource::Open(
+      {o.data_dir, "train", o.input_shape, o.num_classes, o.world, o.rank, o.batch_size, o.seed,
+       o.loader_threads});
+  if (!source.ok()) return source.status();
+  TrainingData data;
+  data.train_examples = static_cast<int64_t>((*source)->num_samples());
+  data.description = "imagenet shards (" + std::to_string(data.train_examples) + " train images, " +
+                     std::to_string((*source)->classes().size()) + " classes, from " +
+                     o.data_dir + ")";
+  data.train = std::move(*source);
+  return data;
+}
+
 }  // namespace
 
 Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
   if (o.data_name == "fashion-mnist") return MakeFashionMnist(o);
+  if (o.data_name == "imagenet") return MakeImagenet(o);
   if (o.data_name != "synthetic") {
     return Status::InvalidArgument("unknown --data_name \"" + o.data_name + "\"");
   }

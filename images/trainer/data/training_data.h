@@ -2,7 +2,9 @@
 //
 // "fashion-mnist" loads both splits from a directory and shards the training split across ranks
 // (ShardedDataSource); the test split is kept whole for sharded evaluation. "synthetic" makes a
-// fixed random batch of the model's input shape and has no test split. Each rank builds its own.
+// fixed random batch of the model's input shape and has no test split. "imagenet" reads record
+// shards of a packed JPEG tree from a directory or oss:// URL (imagenet_shards.h), with no test
+// split (no evaluation yet). Each rank builds its own.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,7 @@
 namespace dljob::trainer {
 
 struct TrainingDataOptions {
-  std::string data_name;  // "fashion-mnist" or "synthetic"
+  std::string data_name;  // "fashion-mnist", "synthetic" or "imagenet"
   std::string data_dir;
   std::vector<int64_t> input_shape;  // the model's [C, H, W]
   int64_t num_classes = 0;
@@ -26,6 +28,7 @@ struct TrainingDataOptions {
   int64_t batch_size = 1;
   uint64_t seed = 0;
   bool load_test = true;
+  int loader_threads = 4;  // imagenet: JPEG decode threads
 };
 
 struct TrainingData {
