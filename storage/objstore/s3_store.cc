@@ -41,6 +41,9 @@ S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, HttpCl
     options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   if (!options_.now) options_.now = [] { return std::chrono::system_clock::now(); };
   options_.max_attempts = std::max(1, options_.max_attempts);
+  options_.part_size = std::max<uint64_t>(1, options_.part_size);
+  options_.multipart_threshold = std::max<uint64_t>(1, options_.multipart_threshold);
+  options_.part_concurrency = std::max(1, options_.part_concurrency);
 }
 
 Result<std::unique_ptr<S3Store>> S3Store::Open(const ObjectUrl& url, const S3Config& config,
@@ -154,6 +157,7 @@ Result<std::string> S3Store::GetRange(std::string_view key, uint64_t offset, uin
 Status S3Store::Put(std::string_view key, std::string_view data) {
   const std::string url = Url(key);
   if (Status s = ValidateKey(key, url); !s.ok()) return s;
+  if (data.size() >= options_.multipart_threshold) return PutMultipart(std::string(key), data, url);
   return Call("PUT", std::string(key), {}, {}, data, url, {200}).status();
 }
 

@@ -2,11 +2,18 @@
 // MinIO, s3rver — with path-style addressing (https://endpoint/bucket/key) and SigV4 signing
 // (sigv4.h; unsigned when the config has no credentials).
 //
-// Calls: GET (whole, or one "Range: bytes=a-b"), PUT (one request; objects up to S3's 5 GiB
-// single-PUT limit), HEAD, DELETE, and ListObjectsV2 (list-type=2) pages parsed by s3_xml.h.
-// Each call is retried when no answer arrived or the answer was 5xx or 429, with exponential
-// backoff (initial_backoff doubling to max_backoff, or the server's Retry-After when longer),
-// re-signed every attempt; all S3 calls used here are idempotent, so retrying is safe.
+// Calls: GET (whole, or one "Range: bytes=a-b"), PUT, HEAD, DELETE, and ListObjectsV2
+// (list-type=2) pages parsed by s3_xml.h. Each call is retried when no answer arrived or the
+// answer was 5xx or 429, with exponential backoff (initial_backoff doubling to max_backoff, or the
+// server's Retry-After when longer), re-signed every attempt; all S3 calls used here are
+// idempotent (re-uploading a part replaces it), so retrying is safe.
+//
+// Put of an object of at least multipart_threshold bytes is a multipart upload: Create
+// MultipartUpload, then the parts (s3_multipart.h: PlanParts) by up to part_concurrency threads,
+// each part retried as above, then CompleteMultipartUpload with the parts' ETags (retried too when
+// S3 answers 200 with an InternalError body). If any step fails for good, the upload is aborted
+// (AbortMultipartUpload) so no parts are left behind, and no object appears: readers keep seeing
+// the previous content, if any. The message names the part ("…: part 3 of 20: server error …").
 // Messages name the object ("oss://bucket/key: access denied (SignatureDoesNotMatch: …); check
 // the access key id and secret").
 //
@@ -28,6 +35,11 @@ struct S3StoreOptions {
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
   std::chrono::milliseconds timeout{60'000};  // per request, of inactivity (cpprestsdk client)
+  // Multipart uploads: objects of at least multipart_threshold bytes go in parts of part_size
+  // (grown if 10,000 parts would not hold the object). S3, OSS and MinIO need part_size >= 5 MiB.
+  uint64_t multipart_threshold = 16 << 20;
+  uint64_t part_size = 8 << 20;
+  int part_concurrency = 4;  // parts in flight at once (each holds no copy beyond its request)
   // Injected for tests; default to sleeping and the system clock.
   std::function<void(std::chrono::milliseconds)> sleep;
   std::function<std::chrono::system_clock::time_point()> now;
@@ -57,6 +69,10 @@ class S3Store : public ObjectStore {
                             KeyValues headers, std::string_view body, const std::string& url,
                             std::initializer_list<int> ok);
   Status ErrorFor(const HttpResponse& response, const std::string& url) const;
+  // s3_multipart.cc.
+  Status PutMultipart(const std::string& key, std::string_view data, const std::string& url);
+  Status CompleteMultipart(const std::string& key, const std::string& upload_id,
+                           const std::string& body, const std::string& url);
 
   std::string scheme_, bucket_;
   S3Config config_;

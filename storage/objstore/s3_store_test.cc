@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
+#include "storage/objstore/s3_multipart.h"
 #include "storage/objstore/testing/s3rver_process.h"
 
 namespace dljob::storage {
@@ -206,6 +209,183 @@ TEST_F(S3StoreTest, GivesUpAfterMaxAttemptsAndSaysWhy) {
   EXPECT_EQ(got.status().message(),
             "oss://dljob-test/retry/obj: server error (SlowDown: Please reduce your request "
             "rate.) (after 3 attempts)");
+}
+
+// Passes requests to the real client and records them; requests whose "METHOD target" contains
+// `match` are answered with `status` instead, `failures` times (all of them when negative).
+class RecordingHttpClient : public HttpClient {
+ public:
+  RecordingHttpClient(HttpClientPtr real, std::string match = "", int failures = 0,
+                      int status = 503)
+      : real_(std::move(real)), match_(std::move(match)), failures_(failures), status_(status) {}
+  Result<HttpResponse> Send(const HttpRequest& request) override {
+    const std::string line = request.method + " " + request.target;
+    bool fail = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_.push_back(line);
+      if (!match_.empty() && line.find(match_) != std::string::npos && failures_ != 0) {
+        fail = true;
+        if (failures_ > 0) --failures_;
+      }
+    }
+    if (fail) {
+      HttpResponse r;
+      r.status = status_;
+      r.body = "<Error><Code>InternalError</Code><Message>injected</Message></Error>";
+      return r;
+    }
+    Result<HttpResponse> r = real_->Send(request);
+    std::lock_guard<std::mutex> lock(mu_);
+    answers_.push_back(line + " -> " + (r.ok() ? std::to_string(r->status) : "no answer"));
+    return r;
+  }
+  // Requests whose "METHOD target" contains all of `parts`.
+  int Count(std::initializer_list<std::string> parts) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return int(std::count_if(log_.begin(), log_.end(), [&](const std::string& line) {
+      return std::all_of(parts.begin(), parts.end(),
+                         [&](const std::string& p) { return line.find(p) != std::string::npos; });
+    }));
+  }
+  std::vector<std::string> answers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return answers_;
+  }
+
+ private:
+  HttpClientPtr real_;
+  std::string match_;
+  std::mutex mu_;
+  std::vector<std::string> log_, answers_;  // GUARDED_BY(mu_)
+  int failures_;                            // GUARDED_BY(mu_)
+  int status_;
+};
+
+// Small parts keep the test fast; s3rver does not enforce S3's 5 MiB minimum part size.
+S3StoreOptions SmallParts() {
+  S3StoreOptions options;
+  options.multipart_threshold = 4 << 20;
+  options.part_size = 1 << 20;
+  options.part_concurrency = 3;
+  options.sleep = [](std::chrono::milliseconds) {};
+  return options;
+}
+
+class S3MultipartTest : public S3StoreTest {
+ protected:
+  S3Store& Store(std::string match = "", int failures = 0, S3StoreOptions options = SmallParts()) {
+    auto client = std::make_unique<RecordingHttpClient>(
+        MakeCpprestHttpClient(server_->endpoint(), std::chrono::seconds(30)).value(),
+        std::move(match), failures);
+    client_ = client.get();
+    multipart_ = std::make_unique<S3Store>("s3", server_->bucket(), server_->Config(),
+                                           std::move(client), std::move(options));
+    return *multipart_;
+  }
+  RecordingHttpClient* client_ = nullptr;
+  std::unique_ptr<S3Store> multipart_;
+};
+
+constexpr size_t kLarge = (20 << 20) + 12345;  // 21 parts of 1 MiB, the last one 12345 bytes
+
+TEST_F(S3MultipartTest, LargeObjectRoundTripsInPlannedParts) {
+  S3Store& store = Store();
+  const std::string data = Bytes(kLarge, 7);
+  Status put = store.Put("mp/large.bin", data);
+  ASSERT_TRUE(put.ok()) << put.message();
+  EXPECT_EQ(client_->Count({"POST ", "mp/large.bin?uploads"}), 1);
+  EXPECT_EQ(client_->Count({"PUT ", "partNumber="}), 21);
+  for (int part : {1, 11, 21}) {
+    EXPECT_EQ(client_->Count({"PUT ", "partNumber=" + std::to_string(part) + "&"}), 1) << part;
+  }
+  EXPECT_EQ(client_->Count({"POST ", "mp/large.bin?uploadId="}), 1);
+  EXPECT_EQ(client_->Count({"DELETE "}), 0);
+  Result<std::string> got = store_->Get("mp/large.bin");
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(*got == data) << "sizes " << got->size() << " vs " << data.size();
+  EXPECT_EQ(store_->Head("mp/large.bin")->size, kLarge);
+
+  // Below the threshold: one plain PUT.
+  ASSERT_TRUE(store.Put("mp/small.bin", Bytes((4 << 20) - 1, 8)).ok());
+  EXPECT_EQ(client_->Count({"PUT ", "mp/small.bin"}), 1);
+  EXPECT_EQ(client_->Count({"mp/small.bin?"}), 0);
+}
+
+TEST_F(S3MultipartTest, AFailedPartIsRetried) {
+  S3Store& store = Store("PUT /dljob-test/mp/retry.bin?partNumber=3&", 2);
+  const std::string data = Bytes(kLarge, 9);
+  Status put = store.Put("mp/retry.bin", data);
+  ASSERT_TRUE(put.ok()) << put.message();
+  EXPECT_EQ(client_->Count({"PUT ", "partNumber=3&"}), 3) << "two injected 503s, then success";
+  EXPECT_EQ(client_->Count({"PUT ", "partNumber="}), 23);
+  EXPECT_EQ(*store_->Get("mp/retry.bin"), data);
+}
+
+TEST_F(S3MultipartTest, AnUnrecoverablePartAbortsAndLeavesTheOldObject) {
+  ASSERT_TRUE(store_->Put("mp/fail.bin", "old content").ok());
+  S3StoreOptions options = SmallParts();
+  options.max_attempts = 2;
+  S3Store& store = Store("PUT /dljob-test/mp/fail.bin?partNumber=5&", -1, options);
+  Status put = store.Put("mp/fail.bin", Bytes(kLarge, 10));
+  EXPECT_EQ(put.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(put.message().rfind("s3://dljob-test/mp/fail.bin: part 5 of 21: server error "
+                                "(InternalError: injected) (after 2 attempts); ",
+                                0),
+            0u)
+      << put.message();
+  EXPECT_EQ(client_->Count({"PUT ", "partNumber=5&"}), 2);
+  EXPECT_EQ(client_->Count({"POST ", "uploadId="}), 0) << "never completed";
+  EXPECT_EQ(client_->Count({"DELETE /dljob-test/mp/fail.bin?uploadId="}), 1) << "aborted";
+  // s3rver 3.7 has no AbortMultipartUpload (DELETE ?uploadId answers 405 MethodNotAllowed); S3,
+  // OSS and MinIO answer 204. Either way the message says what became of the upload.
+  std::vector<std::string> answers = client_->answers();
+  const bool aborted = std::count_if(answers.begin(), answers.end(), [](const std::string& a) {
+                         return a.find("DELETE") != std::string::npos && a.ends_with("-> 204");
+                       }) == 1;
+  const bool refused = std::count_if(answers.begin(), answers.end(), [](const std::string& a) {
+                         return a.find("DELETE") != std::string::npos && a.ends_with("-> 405");
+                       }) == 1;
+  ASSERT_TRUE(aborted || refused) << ::testing::PrintToString(answers);
+  if (aborted) {
+    EXPECT_TRUE(put.message().ends_with("; the upload was aborted")) << put.message();
+  } else {
+    EXPECT_NE(put.message().find("; aborting upload "), std::string::npos) << put.message();
+    EXPECT_TRUE(put.message().ends_with(
+        "(request refused (HTTP 405, MethodNotAllowed: The specified method is not allowed "
+        "against this resource.)): its parts stay on the server until a lifecycle rule or an "
+        "abort removes them"))
+        << put.message();
+  }
+  EXPECT_EQ(*store_->Get("mp/fail.bin"), "old content");
+
+  // A new key: no object appears at all.
+  S3Store& fresh = Store("PUT /dljob-test/mp/never.bin?partNumber=1&", -1, options);
+  EXPECT_FALSE(fresh.Put("mp/never.bin", Bytes(kLarge, 11)).ok());
+  EXPECT_EQ(store_->Head("mp/never.bin").status().code(), StatusCode::kNotFound);
+  Result<std::vector<ObjectInfo>> listed = ListAll(*store_, "mp/never");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST(PlanParts, CutsIntoNumberedPartsWithAShortLastOne) {
+  EXPECT_EQ(PlanParts(10, 4), (std::vector<PartRange>{{1, 0, 4}, {2, 4, 4}, {3, 8, 2}}));
+  EXPECT_EQ(PlanParts(8, 4), (std::vector<PartRange>{{1, 0, 4}, {2, 4, 4}}));
+  EXPECT_EQ(PlanParts(3, 4), (std::vector<PartRange>{{1, 0, 3}}));
+}
+
+TEST(PlanParts, GrowsPartsToStayWithinTenThousand) {
+  const uint64_t size = uint64_t{100} << 30;  // 100 GiB in 8 MiB parts would be 12,800 parts
+  const std::vector<PartRange> parts = PlanParts(size, 8 << 20);
+  EXPECT_LE(parts.size(), size_t(kMaxUploadParts));
+  EXPECT_EQ(parts.front().size, (size + kMaxUploadParts - 1) / kMaxUploadParts);
+  uint64_t covered = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ASSERT_EQ(parts[i].number, int(i) + 1);
+    ASSERT_EQ(parts[i].offset, covered);
+    covered += parts[i].size;
+  }
+  EXPECT_EQ(covered, size);
 }
 
 TEST(S3StoreNoServer, ConnectionRefusedIsUnavailableNamingTheEndpoint) {

@@ -159,4 +159,60 @@ S3ErrorBody ParseS3Error(std::string_view xml) {
   return out;
 }
 
+Result<std::string> ParseInitiateMultipartUpload(std::string_view xml, const std::string& where) {
+  std::optional<Element> result = Find(xml, "InitiateMultipartUploadResult");
+  if (!result) {
+    return Status::Unavailable(where +
+                               ": starting a multipart upload: the response is not an "
+                               "InitiateMultipartUploadResult");
+  }
+  std::string id = Trim(Text(result->text, "UploadId"));
+  if (id.empty()) {
+    return Status::Unavailable(where + ": starting a multipart upload: the response has no UploadId");
+  }
+  return id;
+}
+
+Result<CompleteMultipartResult> ParseCompleteMultipartUpload(std::string_view xml,
+                                                             const std::string& where) {
+  CompleteMultipartResult out;
+  if (std::optional<Element> result = Find(xml, "CompleteMultipartUploadResult")) {
+    out.etag = Unquote(Trim(Text(result->text, "ETag")));
+    return out;
+  }
+  out.error = ParseS3Error(xml);
+  if (out.error.code.empty()) {
+    return Status::Unavailable(where +
+                               ": completing a multipart upload: the response is neither a "
+                               "CompleteMultipartUploadResult nor an Error");
+  }
+  return out;
+}
+
+std::string XmlEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string CompleteMultipartUploadXml(const std::vector<UploadedPart>& parts) {
+  std::string out = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
+  for (const UploadedPart& p : parts) {
+    out += "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>" +
+           XmlEscape(p.etag) + "</ETag></Part>";
+  }
+  out += "</CompleteMultipartUpload>";
+  return out;
+}
+
 }  // namespace dljob::storage
