@@ -92,7 +92,7 @@ Status BatchBuilder::TransformSample(const Sample& sample, int64_t epoch, uint64
     const Augmentation aug = ChooseAugmentation(view.width, view.height, spec.width, spec.height,
                                                 transform_.augment, transform_.seed, epoch,
                                                 sample_id);
-    ResizeNormalize(view, aug.crop, aug.flip, spec, out);
+    ResizeNormalize(view, aug.crop, aug.flip, spec, out, resize_);
     return Status::Ok();
   }
   Result<JpegInfo> info = decoder_.ReadInfo(sample.data);
@@ -105,7 +105,7 @@ Status BatchBuilder::TransformSample(const Sample& sample, int64_t epoch, uint64
   if (transform_.crop_decode) {
     Result<Rect> crop = decoder_.DecodeCrop(sample.data, spec.channels, scale, aug.crop, decoded_);
     if (!crop.ok()) return crop.status();
-    ResizeNormalize(decoded_.view(), *crop, aug.flip, spec, out);
+    ResizeNormalize(decoded_.view(), *crop, aug.flip, spec, out, resize_);
     return Status::Ok();
   }
   if (Status s = decoder_.Decode(sample.data, spec.channels, scale, decoded_); !s.ok()) return s;
@@ -113,7 +113,7 @@ Status BatchBuilder::TransformSample(const Sample& sample, int64_t epoch, uint64
   const double fx = double(decoded_.width) / info->width;
   const double fy = double(decoded_.height) / info->height;
   const Rect crop{aug.crop.x * fx, aug.crop.y * fy, aug.crop.width * fx, aug.crop.height * fy};
-  ResizeNormalize(decoded_.view(), crop, aug.flip, spec, out);
+  ResizeNormalize(decoded_.view(), crop, aug.flip, spec, out, resize_);
   return Status::Ok();
 }
 

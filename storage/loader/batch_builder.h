@@ -82,6 +82,7 @@ class BatchBuilder {
   ReadOptions read_;
   JpegDecoder decoder_;
   DecodedImage decoded_;
+  ResizeScratch resize_;
   std::vector<uint8_t> buffer_;
 };
 

@@ -4,7 +4,6 @@
 #include <cassert>
 #include <cmath>
 #include <random>
-#include <vector>
 
 #include "storage/loader/sampler.h"
 
@@ -57,35 +56,14 @@ Rect CenterCrop(int width, int height, int out_width, int out_height, double fra
   return {double((width - cw) / 2), double((height - ch) / 2), double(cw), double(ch)};
 }
 
-// Source sampling positions of one output axis: index of the left/top neighbour and the weight
-// of the right/bottom one, for bilinear sampling of [start, start+length) onto `out` pixels.
-struct Tap {
-  int i0, i1;
-  float f;
-};
-
-std::vector<Tap> Taps(double start, double length, int size, int out, bool mirror) {
-  std::vector<Tap> taps(out);
-  const double lo = std::max(start, 0.0);
-  const double hi = std::max(lo, std::min(start + length, double(size)) - 1.0);
-  const double step = length / out;
-  for (int o = 0; o < out; ++o) {
-    double s = start + (o + 0.5) * step - 0.5;
-    s = std::clamp(s, lo, hi);
-    const int i0 = std::min(static_cast<int>(s), size - 1);
-    const int i1 = std::min(i0 + 1, size - 1);
-    taps[mirror ? out - 1 - o : o] = {i0, i1, static_cast<float>(s - i0)};
-  }
-  return taps;
-}
-
 // Separable, vertical first: for each output row the two source rows are blended over the
 // columns the crop uses (contiguous bytes to floats, which the compiler vectorises), then that one
 // float row is sampled horizontally, converted to the output channels and normalised. One
 // horizontal pass per output row, however much the crop shrinks vertically.
 template <int kSrc, int kOut, bool kChw>
 void Kernel(const ImageView& src, const std::vector<Tap>& xs, const std::vector<Tap>& ys,
-            const float* scale, const float* bias, int ow, int oh, float* out) {
+            const float* scale, const float* bias, int ow, int oh, float* out,
+            std::vector<float>& blended) {
   const int64_t plane = int64_t{ow} * oh;
   int lo = src.width, hi = 0;
   for (const Tap& t : xs) {
@@ -93,7 +71,7 @@ void Kernel(const ImageView& src, const std::vector<Tap>& xs, const std::vector<
     hi = std::max(hi, t.i1);
   }
   const int span = (hi - lo + 1) * kSrc;
-  std::vector<float> blended(static_cast<size_t>(span));
+  if (blended.size() < static_cast<size_t>(span)) blended.resize(static_cast<size_t>(span));
   float* b = blended.data() - int64_t{lo} * kSrc;  // indexed by source column * kSrc
   for (int oy = 0; oy < oh; ++oy) {
     const Tap ty = ys[oy];
@@ -130,13 +108,12 @@ void Kernel(const ImageView& src, const std::vector<Tap>& xs, const std::vector<
 }
 
 template <int kSrc, int kOut>
-void Dispatch(bool chw, const ImageView& src, const std::vector<Tap>& xs,
-              const std::vector<Tap>& ys, const float* scale, const float* bias, int ow, int oh,
-              float* out) {
+void Dispatch(bool chw, const ImageView& src, ResizeScratch& scratch, const float* scale,
+              const float* bias, int ow, int oh, float* out) {
   if (chw) {
-    Kernel<kSrc, kOut, true>(src, xs, ys, scale, bias, ow, oh, out);
+    Kernel<kSrc, kOut, true>(src, scratch.xs, scratch.ys, scale, bias, ow, oh, out, scratch.row);
   } else {
-    Kernel<kSrc, kOut, false>(src, xs, ys, scale, bias, ow, oh, out);
+    Kernel<kSrc, kOut, false>(src, scratch.xs, scratch.ys, scale, bias, ow, oh, out, scratch.row);
   }
 }
 
@@ -155,12 +132,33 @@ Augmentation ChooseAugmentation(int width, int height, int out_width, int out_he
   return aug;
 }
 
+void BilinearTaps(double start, double length, int size, int out, bool mirror,
+                  std::vector<Tap>& taps) {
+  taps.resize(static_cast<size_t>(out));
+  const double lo = std::max(start, 0.0);
+  const double hi = std::max(lo, std::min(start + length, double(size)) - 1.0);
+  const double step = length / out;
+  for (int o = 0; o < out; ++o) {
+    double s = start + (o + 0.5) * step - 0.5;
+    s = std::clamp(s, lo, hi);
+    const int i0 = std::min(static_cast<int>(s), size - 1);
+    const int i1 = std::min(i0 + 1, size - 1);
+    taps[mirror ? out - 1 - o : o] = {i0, i1, static_cast<float>(s - i0)};
+  }
+}
+
 void ResizeNormalize(const ImageView& src, const Rect& crop, bool flip, const OutputSpec& spec,
                      float* out) {
+  ResizeScratch scratch;
+  ResizeNormalize(src, crop, flip, spec, out, scratch);
+}
+
+void ResizeNormalize(const ImageView& src, const Rect& crop, bool flip, const OutputSpec& spec,
+                     float* out, ResizeScratch& scratch) {
   assert(src.channels == 1 || src.channels == 3);
   assert(spec.channels == 1 || spec.channels == 3);
-  const std::vector<Tap> xs = Taps(crop.x, crop.width, src.width, spec.width, flip);
-  const std::vector<Tap> ys = Taps(crop.y, crop.height, src.height, spec.height, false);
+  BilinearTaps(crop.x, crop.width, src.width, spec.width, flip, scratch.xs);
+  BilinearTaps(crop.y, crop.height, src.height, spec.height, false, scratch.ys);
   float scale[3], bias[3];
   for (int k = 0; k < spec.channels; ++k) {
     scale[k] = 1.0f / (255.0f * spec.std[k]);
@@ -169,13 +167,13 @@ void ResizeNormalize(const ImageView& src, const Rect& crop, bool flip, const Ou
   const bool chw = spec.layout == Layout::kCHW;
   const int ow = spec.width, oh = spec.height;
   if (src.channels == 3 && spec.channels == 3) {
-    Dispatch<3, 3>(chw, src, xs, ys, scale, bias, ow, oh, out);
+    Dispatch<3, 3>(chw, src, scratch, scale, bias, ow, oh, out);
   } else if (src.channels == 1 && spec.channels == 1) {
-    Dispatch<1, 1>(chw, src, xs, ys, scale, bias, ow, oh, out);
+    Dispatch<1, 1>(chw, src, scratch, scale, bias, ow, oh, out);
   } else if (src.channels == 1) {
-    Dispatch<1, 3>(chw, src, xs, ys, scale, bias, ow, oh, out);
+    Dispatch<1, 3>(chw, src, scratch, scale, bias, ow, oh, out);
   } else {
-    Dispatch<3, 1>(chw, src, xs, ys, scale, bias, ow, oh, out);
+    Dispatch<3, 1>(chw, src, scratch, scale, bias, ow, oh, out);
   }
 }
 

@@ -10,14 +10,17 @@
 // center_fraction (0.875 is the usual "resize to 256, crop 224").
 //
 // ResizeNormalize then samples the crop bilinearly (pixel centres at +0.5, as OpenCV and
-// torchvision's non-antialiased resize), mirrors it if asked, and writes
+// torchvision's non-antialiased resize) through per-axis tap tables (BilinearTaps), separably:
+// for each output row the two source rows are blended once over the crop's columns, then that row
+// is sampled horizontally. It mirrors the crop if asked, and writes
 // (pixel / 255 - mean[c]) / std[c] as floats in CHW or HWC order. The crop may have fractional
 // coordinates (a crop chosen on the full image, mapped onto a JPEG decoded at a reduced scale).
-// Thread-safe: no state.
+// Thread-safe: no state (a ResizeScratch belongs to one thread at a time).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace dljob::storage::loader {
 
@@ -63,8 +66,32 @@ struct ImageView {
   int64_t stride = 0;
 };
 
+// Bilinear sampling along one axis: output pixel o of `out` samples source coordinate
+// start + (o + 0.5) * length / out - 0.5, clamped to the crop [start, start + length) and the
+// image [0, size), as the left/top pixel i0, its neighbour i1 = min(i0 + 1, size - 1) and the
+// weight f in [0, 1) of i1. With `mirror` the table is reversed (output o takes position
+// out - 1 - o), which flips the image for free.
+struct Tap {
+  int i0 = 0, i1 = 0;
+  float f = 0;
+  bool operator==(const Tap&) const = default;
+};
+// Fills `taps` (resized to out; its storage reused). REQUIRES: size >= 1, out >= 1, length > 0.
+void BilinearTaps(double start, double length, int size, int out, bool mirror,
+                  std::vector<Tap>& taps);
+
+// Per-thread buffers of ResizeNormalize, so that resizing a sample allocates nothing once they
+// have grown to the largest crop.
+struct ResizeScratch {
+  std::vector<Tap> xs, ys;
+  std::vector<float> row;  // one vertically blended source row
+};
+
 // Writes spec.floats() floats to `out`. The crop is clamped to the image. A 1-channel source
 // fills all output channels; a 3-channel source with a 1-channel output is reduced to its mean.
+void ResizeNormalize(const ImageView& src, const Rect& crop, bool flip, const OutputSpec& spec,
+                     float* out, ResizeScratch& scratch);
+// The same with buffers of its own.
 void ResizeNormalize(const ImageView& src, const Rect& crop, bool flip, const OutputSpec& spec,
                      float* out);
 

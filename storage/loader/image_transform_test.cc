@@ -130,5 +130,56 @@ TEST(ResizeNormalize, HalvingAveragesPixelPairsAndCropsSelectTheRegion) {
   }
 }
 
+TEST(BilinearTaps, SameSizeIsIdentityHalvingBlendsPairsMirrorReverses) {
+  std::vector<Tap> taps;
+  BilinearTaps(2, 4, 10, 4, false, taps);  // columns 2..5 at their own size
+  EXPECT_EQ(taps, (std::vector<Tap>{{2, 3, 0}, {3, 4, 0}, {4, 5, 0}, {5, 6, 0}}));
+  BilinearTaps(0, 8, 8, 4, false, taps);  // halving: halfway between each pair
+  EXPECT_EQ(taps, (std::vector<Tap>{{0, 1, 0.5f}, {2, 3, 0.5f}, {4, 5, 0.5f}, {6, 7, 0.5f}}));
+  std::vector<Tap> mirrored;
+  BilinearTaps(0, 8, 8, 4, true, mirrored);
+  EXPECT_EQ(mirrored, (std::vector<Tap>{taps[3], taps[2], taps[1], taps[0]}));
+}
+
+TEST(BilinearTaps, EnlargingClampsToTheCropAndTheImage) {
+  std::vector<Tap> taps;
+  // 2 source pixels (3, 4) onto 4: positions 2.75, 3.25, 3.75, 4.25, clamped to [3, 4].
+  BilinearTaps(3, 2, 10, 4, false, taps);
+  EXPECT_EQ(taps, (std::vector<Tap>{{3, 4, 0}, {3, 4, 0.25f}, {3, 4, 0.75f}, {4, 5, 0}}));
+  // A crop at the image's last column never reads past it.
+  BilinearTaps(9, 1, 10, 3, false, taps);
+  for (const Tap& t : taps) EXPECT_EQ(t, (Tap{9, 9, 0}));
+  // A fractional crop (mapped onto a reduced-scale decode) partly outside the image.
+  BilinearTaps(-0.5, 3.0, 2, 5, false, taps);
+  for (const Tap& t : taps) {
+    EXPECT_GE(t.i0, 0);
+    EXPECT_LE(t.i1, 1);
+    EXPECT_GE(t.f, 0.0f);
+    EXPECT_LT(t.f, 1.0f);
+  }
+  // The storage is reused: shrinking keeps capacity.
+  const size_t capacity = taps.capacity();
+  BilinearTaps(0, 2, 2, 2, false, taps);
+  EXPECT_EQ(taps.size(), 2u);
+  EXPECT_EQ(taps.capacity(), capacity);
+}
+
+TEST(ResizeNormalize, ScratchBuffersGiveTheSameResultAsFreshOnes) {
+  // One scratch reused across crops of different sizes (as a loader thread does).
+  std::vector<uint8_t> px(40 * 30 * 3);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>(i * 7 % 251);
+  const ImageView v{px.data(), 40, 30, 3, 40 * 3};
+  const OutputSpec s = Spec(12, 9, 3);
+  ResizeScratch scratch;
+  for (const Rect& crop : {Rect{0, 0, 40, 30}, Rect{5, 3, 7, 6}, Rect{10.5, 2.25, 29.5, 27.75}}) {
+    for (bool flip : {false, true}) {
+      std::vector<float> a(size_t(s.floats())), b(size_t(s.floats()));
+      ResizeNormalize(v, crop, flip, s, a.data(), scratch);
+      ResizeNormalize(v, crop, flip, s, b.data());
+      EXPECT_EQ(a, b) << crop.x << "," << crop.width << " flip " << flip;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dljob::storage::loader

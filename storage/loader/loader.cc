@@ -69,6 +69,7 @@ Loader::Loader(ShardSet shards, LoaderOptions options)
   steps_per_epoch_ = options_.drop_last_batch ? per_rank / b : (per_rank + b - 1) / b;
   if (options_.epochs > 0) total_batches_ = options_.epochs * steps_per_epoch_ - options_.start_step;
   in_flight_ = options_.batches_in_flight > 0 ? options_.batches_in_flight : 2 * options_.threads;
+  pool_ = std::make_shared<FloatBufferPool>(size_t(in_flight_));
 }
 
 Loader::~Loader() {
@@ -104,7 +105,8 @@ Result<Batch> Loader::BuildBatch(BatchBuilder& builder, int64_t sequence) {
   const int64_t first = batch.step * options_.batch_size;
   batch.count = std::min<int64_t>(options_.batch_size, int64_t(order->size()) - first);
   batch.samples.assign(order->begin() + first, order->begin() + first + batch.count);
-  batch.data.resize(size_t(batch.count * options_.transform.output.floats()));
+  batch.data = pool_->Take(size_t(batch.count * options_.transform.output.floats()));
+  batch.pool_ = pool_;
   batch.labels.resize(size_t(batch.count));
   if (Status s = builder.Build(batch.epoch, batch.samples, batch.data, batch.labels); !s.ok()) {
     return s;

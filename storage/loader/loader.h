@@ -6,7 +6,8 @@
 // JPEG decode, random-resized-crop, flip, normalisation) ahead of the consumer. At most
 // `batches_in_flight` batches exist at once (being built or ready and not yet taken), so memory
 // is bounded by about batches_in_flight * batch_size * output.floats() * 4 bytes plus one
-// decoded image and one read buffer per thread.
+// decoded image and one read buffer per thread, plus up to batches_in_flight spare buffers of
+// batches the consumer has dropped (kept for reuse; see Batch), plus the batches it still holds.
 //
 // Next() hands batches out strictly in order: epoch by epoch, step 0, 1, ... Each Batch says its
 // epoch and step and whether it is the last of its epoch; after the last requested epoch Next()
@@ -34,6 +35,7 @@
 
 #include "jobs/status.h"
 #include "storage/loader/batch_builder.h"
+#include "storage/loader/buffer_pool.h"
 #include "storage/loader/sampler.h"
 #include "storage/loader/shard_source.h"
 
@@ -53,6 +55,11 @@ struct LoaderOptions {
   ReadOptions read;
 };
 
+// One batch, owned by whoever holds it. `data` stays valid (and unmoved) for as long as this
+// Batch object lives, so it may be wrapped without copying (dljob-train's from_blob tensors keep
+// the Batch alive through their deleter). When a Batch from a Loader is destroyed, its `data`
+// buffer goes back to the loader's pool (buffer_pool.h) for a later batch: drop batches you are
+// done with rather than keeping them, so the buffers are reused.
 struct Batch {
   int64_t epoch = 0, step = 0;
   bool last_in_epoch = false;
@@ -60,6 +67,43 @@ struct Batch {
   std::vector<float> data;       // count x output (CHW or HWC per sample)
   std::vector<int64_t> labels;   // count
   std::vector<uint64_t> samples; // count: global sample numbers (sampler.h), for checks and logs
+
+  Batch() = default;
+  ~Batch() {
+    if (pool_) pool_->Give(std::move(data));
+  }
+  Batch(Batch&&) noexcept = default;
+  Batch& operator=(Batch&& other) noexcept {
+    if (this != &other) {
+      if (pool_) pool_->Give(std::move(data));
+      epoch = other.epoch;
+      step = other.step;
+      last_in_epoch = other.last_in_epoch;
+      count = other.count;
+      data = std::move(other.data);
+      labels = std::move(other.labels);
+      samples = std::move(other.samples);
+      pool_ = std::move(other.pool_);
+    }
+    return *this;
+  }
+  // A copy owns a fresh buffer and is not pooled.
+  Batch(const Batch& other)
+      : epoch(other.epoch),
+        step(other.step),
+        last_in_epoch(other.last_in_epoch),
+        count(other.count),
+        data(other.data),
+        labels(other.labels),
+        samples(other.samples) {}
+  Batch& operator=(const Batch& other) {
+    if (this != &other) *this = Batch(other);
+    return *this;
+  }
+
+ private:
+  friend class Loader;
+  std::shared_ptr<FloatBufferPool> pool_;  // where `data` goes back to; null when not pooled
 };
 
 class Loader;
@@ -105,6 +149,8 @@ class Loader {
   std::map<int64_t, Result<Batch>> ready_;  // GUARDED_BY(mu_)
   std::map<int64_t, std::shared_ptr<const std::vector<uint64_t>>> orders_;  // GUARDED_BY(mu_)
   std::optional<Status> error_;  // the consumer's sticky error
+  // Shared with the Batches handed out, which may outlive the Loader.
+  std::shared_ptr<FloatBufferPool> pool_;
   std::vector<std::thread> threads_;
 };
 

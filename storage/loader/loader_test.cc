@@ -113,6 +113,67 @@ TEST_F(LoaderTest, TwoRanksSeeEverySampleOncePerEpochWithTheirLabels) {
   }
 }
 
+TEST_F(LoaderTest, DroppedBatchesLendTheirBuffersToLaterOnesWithoutChangingThem) {
+  LoaderOptions o = Options(1, 0);
+  o.threads = 1;
+  o.batches_in_flight = 1;  // batch n+1 is claimed only once batch n was handed out
+  Result<LoaderPtr> held = Loader::Open(std::move(OpenLocalSplit(data(), "train").value()), o);
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  const std::vector<Batch> reference = Drain(**held);  // all kept: no buffer reused
+  ASSERT_EQ(reference.size(), 16u);
+
+  Result<LoaderPtr> loader = Loader::Open(std::move(OpenLocalSplit(data(), "train").value()), o);
+  ASSERT_TRUE(loader.ok());
+  std::vector<Batch> copies;
+  std::vector<const float*> buffers;
+  std::optional<Batch> held_batch;
+  while (true) {
+    held_batch.reset();  // batch n-1 is dropped before batch n is taken (and n+1 claimed)
+    Result<std::optional<Batch>> b = (*loader)->Next();
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    if (!b->has_value()) break;
+    buffers.push_back((*b)->data.data());
+    copies.push_back(**b);  // a copy owns its own buffer
+    held_batch = std::move(**b);
+  }
+  ASSERT_EQ(copies.size(), reference.size());
+  for (size_t i = 0; i < copies.size(); ++i) {
+    EXPECT_EQ(copies[i].samples, reference[i].samples) << i;
+    EXPECT_EQ(copies[i].data, reference[i].data) << "batch " << i << " changed by reuse";
+  }
+  // Batch n+1 is claimed once batch n is taken, after batch n-1 was dropped: it gets that buffer.
+  for (size_t i = 2; i < buffers.size(); ++i) EXPECT_EQ(buffers[i], buffers[i - 2]) << i;
+  // A batch may outlive its loader (its buffer then goes to the pool the batch shares).
+  loader = Loader::Open(std::move(OpenLocalSplit(data(), "train").value()), o);
+  ASSERT_TRUE(loader.ok());
+  std::optional<Batch> first = std::move((*loader)->Next().value());
+  ASSERT_TRUE(first.has_value());
+  loader->reset();
+  EXPECT_EQ(first->data, reference[0].data);
+  first.reset();
+}
+
+TEST(FloatBufferPool, ReusesUpToMaxSpareBuffers) {
+  FloatBufferPool pool(2);
+  std::vector<float> a = pool.Take(100), b = pool.Take(100), c = pool.Take(100);
+  EXPECT_EQ(a.size(), 100u);
+  const float* pa = a.data();
+  const float* pb = b.data();
+  pool.Give(std::move(a));
+  pool.Give(std::move(b));
+  pool.Give(std::move(c));  // a third spare is freed
+  EXPECT_EQ(pool.spare(), 2u);
+  std::vector<float> d = pool.Take(60);  // a spare that is large enough, shrunk
+  EXPECT_EQ(d.size(), 60u);
+  EXPECT_TRUE(d.data() == pa || d.data() == pb);
+  EXPECT_EQ(pool.spare(), 1u);
+  std::vector<float> e = pool.Take(1000);  // none large enough: a new one, the spare stays
+  EXPECT_EQ(e.size(), 1000u);
+  EXPECT_EQ(pool.spare(), 1u);
+  pool.Give(std::vector<float>());  // empty buffers are not kept
+  EXPECT_EQ(pool.spare(), 1u);
+}
+
 TEST_F(LoaderTest, OutputDependsOnTheDataNotOnThreadsAndChangesPerEpoch) {
   auto run = [&](int threads, Order order) {
     LoaderOptions o = Options(1, 0);
