@@ -38,11 +38,14 @@ void DecodeEnv(JsonReader& r, const json& v, const std::string& path, EnvVar& e)
 }
 
 void DecodeVolume(JsonReader& r, const json& v, const std::string& path, DataVolume& d) {
-  if (!r.Object(v, path, {"name", "source", "mountPath", "readOnly", "cache"})) return;
+  if (!r.Object(v, path, {"name", "source", "mountPath", "readOnly", "cache", "secretName"})) {
+    return;
+  }
   r.Read(v, "name", path, d.name);
   r.Read(v, "source", path, d.source);
   r.Read(v, "mountPath", path, d.mount_path);
   r.Read(v, "readOnly", path, d.read_only);
+  r.Read(v, "secretName", path, d.secret_name);
   if (const json* cache = JsonReader::Get(v, "cache")) {
     std::string cache_path = JoinField(path, "cache");
     if (r.Object(*cache, cache_path, {"medium", "path"})) {

@@ -72,6 +72,7 @@ ojson Volume(const DataVolume& d) {
     Put(cache, "path", d.cache->path);
     o["cache"] = std::move(cache);
   }
+  Put(o, "secretName", d.secret_name);
   return o;
 }
 

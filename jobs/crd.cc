@@ -27,6 +27,8 @@ const std::map<std::string, Annotation>& Annotations() {
       {"spec.gpusPerWorker", {"GPUs per worker pod (default: a whole 8-GPU node).", {}, 1}},
       {"spec.data[].source",
        {"nas://server/export/path, oss://bucket/prefix, pvc:claim[/subpath] or hostPath:/path."}},
+      {"spec.data[].secretName",
+       {"oss:// only: Secret with endpoint, akId and akSecret (default: the operator's)."}},
       {"spec.data[].cache.medium", {"Where the node-local copy lives.", {"LocalSSD"}}},
       {"spec.mpi.implementation", {nullptr, {"OpenMPI"}}},
       {"spec.mpi.slotsPerWorker", {"MPI ranks per worker.", {}, 1}},
@@ -104,7 +106,7 @@ DLJob SchemaExemplar() {
   s.gpus = 1;
   s.gpus_per_worker = 1;
   s.resources = {"1", "1Gi"};
-  s.data = {{"d", "hostPath:/d", "/d", true, CacheSpec{"LocalSSD", "/c"}}};
+  s.data = {{"d", "hostPath:/d", "/d", true, CacheSpec{"LocalSSD", "/c"}, "s"}};
   s.mpi = {"OpenMPI", 1, 2222};
   s.run_policy = {1, 1, 1, 1, "Running", false};
   s.scheduling = {"q", 0, "Pack", {{"k", "v"}}, {{"k", "Equal", "v", "NoExecute", 1}}};

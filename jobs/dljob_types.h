@@ -66,6 +66,9 @@ struct DataVolume {
   std::string mount_path;
   std::optional<bool> read_only;
   std::optional<CacheSpec> cache;
+  // oss:// only: the Secret (in the job's namespace) holding the endpoint and keys; unset, the
+  // operator's --oss-secret. Credentials never appear in the spec itself.
+  std::optional<std::string> secret_name;
   bool operator==(const DataVolume&) const = default;
 };
 

@@ -193,6 +193,14 @@ void CheckData(Checker& c, const std::vector<DataVolume>& data) {
     }
     Result<VolumeSource> source = ParseVolumeSource(d.source);
     if (!source.ok()) c.Check(path + ".source", source.status().message());
+    if (d.secret_name) {
+      if (source.ok() && source->kind != VolumeSource::Kind::kOss) {
+        c.Check(path + ".secretName",
+                "only oss:// sources take a Secret; remove it or use an oss:// source");
+      } else {
+        c.Check(path + ".secretName", CheckDnsSubdomain(*d.secret_name));
+      }
+    }
     if (d.cache) CheckCache(c, path + ".cache", *d.cache);
   }
   CheckMountPaths(c, data);

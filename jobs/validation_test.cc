@@ -99,6 +99,14 @@ const Case kCases[] = {
     {"MountNested",
      [](DLJob& j) { j.spec.data.push_back({"b", "pvc:c", "/data/imagenet/val", true, {}}); },
      "spec.data[1].mountPath", "nested"},
+    {"SecretOnNas",
+     [](DLJob& j) {
+       j.spec.data[0].source = "nas://nas.example.com/export/imagenet";
+       j.spec.data[0].secret_name = "oss-keys";
+     },
+     "spec.data[0].secretName", "only oss:// sources take a Secret"},
+    {"SecretName", [](DLJob& j) { j.spec.data[0].secret_name = "Team_Keys"; },
+     "spec.data[0].secretName", "lowercase"},
     {"CacheMedium", [](DLJob& j) { j.spec.data[0].cache->medium = "RAM"; },
      "spec.data[0].cache.medium", "must be LocalSSD"},
     {"CachePath", [](DLJob& j) { j.spec.data[0].cache->path = "cache"; },

@@ -105,6 +105,9 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.ns = options_.watch_namespace;
   co.workers = options_.workers;
   co.reconcile.build.cluster_domain = options_.cluster_domain;
+  co.reconcile.build.volumes.oss_csi_driver = options_.oss_csi_driver;
+  co.reconcile.build.volumes.oss_endpoint = options_.oss_endpoint;
+  co.reconcile.build.volumes.oss_secret = options_.oss_secret;
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   controller::Controller controller(api_, clock_, co);
   {

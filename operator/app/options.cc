@@ -75,6 +75,15 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--port-file", o.port_file, "write the bound metrics port to this file");
   app.add_option("--log-archive-dir", o.log_archive_dir,
                  "keep every job's full launcher log under DIR/<namespace>/<job>.log");
+  app.add_option("--oss-csi-driver", o.oss_csi_driver,
+                 "CSI driver of uncached oss:// data volumes")
+      ->capture_default_str();
+  app.add_option("--oss-endpoint", o.oss_endpoint,
+                 "OSS/S3 endpoint of oss:// data (default: the Secret's `endpoint` key)");
+  app.add_option("--oss-secret", o.oss_secret,
+                 "Secret (in the job's namespace) with akId/akSecret[/endpoint] for oss:// data "
+                 "whose entry names no secretName")
+      ->capture_default_str();
 
   // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
   // value; CLI11 would otherwise take the next argument as the value.

@@ -34,6 +34,11 @@ struct OperatorOptions {
   int metrics_port = 8080;  // 0: pick a free port (tests); -1: no HTTP endpoint
   std::string port_file;    // write the bound metrics port here (tests)
   std::string log_archive_dir;  // "" = do not archive job logs
+  // oss:// data volumes (controller/volumes.h): the CSI driver, the endpoint ("" = the Secret's
+  // `endpoint` key) and the default Secret with the keys, used unless an entry names its own.
+  std::string oss_csi_driver = "ossplugin.csi.alibabacloud.com";
+  std::string oss_endpoint;
+  std::string oss_secret = "dljob-oss";
 };
 
 // What parsing produced: options to run with, or text to print and an exit code (help, errors).

@@ -14,7 +14,9 @@ TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
                         "--burst=40", "--leader-elect=true", "--lease-name=dljob-operator",
                         "--lease-namespace=dljob-system", "--lease-duration=15",
                         "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
-                        "--log-archive-dir=/var/log/dljob"},
+                        "--log-archive-dir=/var/log/dljob",
+                        "--oss-csi-driver=ossplugin.csi.alibabacloud.com", "--oss-endpoint=",
+                        "--oss-secret=team-oss"},
                        "dljob-operator-5d9c-abcde");
   ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
   const OperatorOptions& o = std::get<OperatorOptions>(p.result);
@@ -30,6 +32,8 @@ TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
   EXPECT_EQ(o.metrics_port, 8080);
   EXPECT_EQ(o.log_archive_dir, "/var/log/dljob");
   EXPECT_EQ(o.identity, "dljob-operator-5d9c-abcde");  // the pod's name
+  EXPECT_EQ(o.oss_endpoint, "");
+  EXPECT_EQ(o.oss_secret, "team-oss");
 }
 
 TEST(OperatorOptionsTest, IdentityFallsBackToHostAndPid) {

@@ -90,10 +90,12 @@ void AddCachedEntry(const DLJob& job, const DataVolume& d, const VolumeSource& s
 
 }  // namespace
 
-Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& options) {
+Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& defaults) {
   RenderedVolumes out;
   for (size_t i = 0; i < job.spec.data.size(); ++i) {
     const DataVolume& d = job.spec.data[i];
+    VolumeOptions options = defaults;
+    if (d.secret_name) options.oss_secret = *d.secret_name;
     Result<VolumeSource> source = ParseVolumeSource(d.source);
     if (!source.ok()) {
       return Status::InvalidArgument("spec.data[" + std::to_string(i) +

@@ -3,9 +3,10 @@
 //   hostPath:/p           → hostPath {path: /p, type: Directory}
 //   pvc:claim/sub         → persistentVolumeClaim {claimName: claim}, mounted with subPath "sub"
 //   nas://server/export   → nfs {server, path}
-//   oss://bucket/prefix   → csi: the OSS FUSE driver (ossfs), credentials from the Secret named
-//                           by options.oss_secret (never from the spec), with the mount options
-//                           users expect (allow_other, a stat cache)
+//   oss://bucket/prefix   → csi: the OSS FUSE driver (ossfs), credentials from the Secret the
+//                           entry's secretName names, else options.oss_secret (the keys are
+//                           never in the spec), with the mount options users expect
+//                           (allow_other, a stat cache)
 // readOnly carries to the volume and the mount.
 //
 // An entry with a cache (medium LocalSSD) is read by the trainer from a copy on the node's SSD:

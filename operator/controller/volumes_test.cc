@@ -106,6 +106,21 @@ TEST(RenderDataVolumes, WithoutAnEndpointOptionTheEndpointComesFromTheSecret) {
       R"({"name":"OSS_ENDPOINT","valueFrom":{"secretKeyRef":{"name":"dljob-oss","key":"endpoint"}}})"));
 }
 
+TEST(RenderDataVolumes, AnEntrysSecretNameOverridesTheOperatorsSecret) {
+  DLJob job = CachedJob("oss://bucket/x");
+  job.spec.data[0].secret_name = "vision-team-oss";
+  job.spec.data.push_back({"plain", "oss://bucket/y", "/data/y", true, std::nullopt});
+  VolumeOptions options;
+  options.oss_secret = "operator-default";
+  Result<RenderedVolumes> r = RenderDataVolumes(job, options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->init_containers[0]["env"][1], json::parse(
+      R"({"name":"OSS_ACCESS_KEY_ID","valueFrom":{"secretKeyRef":{"name":"vision-team-oss","key":"akId"}}})"));
+  ASSERT_EQ(r->volumes.size(), 2u);
+  EXPECT_EQ(r->volumes[1]["csi"]["nodePublishSecretRef"]["name"], "operator-default")
+      << "an entry without secretName keeps the operator's Secret";
+}
+
 TEST(RenderDataVolumes, ACachedNasSourceIsMountedReadOnlyIntoTheInitContainerOnly) {
   const std::string source = "nas://nas.example.com/export/imagenet";
   Result<RenderedVolumes> r = RenderDataVolumes(CachedJob(source), VolumeOptions{});
