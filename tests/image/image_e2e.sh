@@ -69,7 +69,25 @@ cat "$TMP/single.log"
 grep -q "total images/sec" "$TMP/single.log" || fail "no 'total images/sec' line in the job's output"
 echo "PASS: 2 ranks in one container ($((SECONDS - t0))s)"
 
-# --- 2. launcher + two SSH workers ---
+# --- 2. the operator's cache init container command ---
+# A cached data entry becomes an init container running `dljob data cache` in the job's image
+# (operator/controller/volumes.h); here it copies the image's Fashion-MNIST to an empty dir, and
+# a second run finds the complete copy and copies nothing.
+t0=$SECONDS
+mkdir -p "$TMP/cache"
+for run in first second; do
+  podman run --rm --runtime runc --network host -v "$TMP/cache:/dljob/cache" "$IMAGE" \
+    dljob data cache --from /usr/share/datasets/fashion-mnist --to /dljob/cache/fmnist \
+    >"$TMP/cache-$run.log" 2>&1 || { cat "$TMP/cache-$run.log"; fail "dljob data cache ($run run) failed"; }
+done
+cat "$TMP/cache-first.log" "$TMP/cache-second.log"
+grep -q "already a complete copy" "$TMP/cache-second.log" || fail "the second cache run copied again"
+cmp "$TMP/cache/fmnist/train-images-idx3-ubyte.gz" \
+  <(podman run --rm --runtime runc "$IMAGE" cat /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz) \
+  || fail "the cached copy differs from the source"
+echo "PASS: dljob data cache in the image ($((SECONDS - t0))s)"
+
+# --- 3. launcher + two SSH workers ---
 t0=$SECONDS
 # A port nobody listens on at 127.0.0.2 and 127.0.0.3 (sshd binds those addresses only).
 PORT=$(( 20000 + RANDOM % 20000 ))
