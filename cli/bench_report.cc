@@ -33,17 +33,51 @@ Result<std::vector<int>> ParseRankList(const std::string& text) {
   return out;
 }
 
+// A strategy: its name, the letter in job names, and the dljob-train flags it adds.
+struct Strategy {
+  const char* name;
+  char code;
+  std::vector<std::string> flags;
+};
+
+const std::vector<Strategy>& Strategies() {
+  static const auto* all = new std::vector<Strategy>{
+      {"fused", 'f', {"--fusion_threshold_mb=64"}},
+      {"per-tensor", 't', {"--fusion_threshold_mb=0"}},
+      {"no-overlap", 'n', {"--fusion_threshold_mb=64", "--overlap_backward=false"}},
+      {"fp16", 'x', {"--fusion_threshold_mb=64", "--fp16_allreduce"}},
+      {"hierarchical", 'h', {"--fusion_threshold_mb=64", "--allreduce_alg=hierarchical"}},
+      {"parameter-server", 'p', {"--fusion_threshold_mb=64", "--variable_update=parameter_server"}},
+  };
+  return *all;
+}
+
+std::string StrategyNames() {
+  std::string names;
+  for (const Strategy& s : Strategies()) names += (names.empty() ? "" : ", ") + std::string(s.name);
+  return names;
+}
+
+const Strategy* FindStrategy(const std::string& name) {
+  for (const Strategy& s : Strategies()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
 Result<std::vector<std::string>> ParseStrategies(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    if (item != "fused" && item != "per-tensor") {
+    if (FindStrategy(item) == nullptr) {
       return Status::InvalidArgument("--strategies: unknown strategy \"" + item +
-                                     "\" (expected fused or per-tensor)");
+                                     "\" (expected " + StrategyNames() + ")");
     }
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   }
-  if (out.empty()) return Status::InvalidArgument("--strategies: give fused and/or per-tensor");
+  if (out.empty()) {
+    return Status::InvalidArgument("--strategies: give one or more of " + StrategyNames());
+  }
   return out;
 }
 
@@ -65,13 +99,14 @@ Result<std::vector<BenchRun>> PlanBench(const BenchOptions& o) {
   if (o.num_batches < 1) return Status::InvalidArgument("--num-batches: must be at least 1");
   std::vector<BenchRun> runs;
   for (const std::string& strategy : *strategies) {
+    const Strategy& s = *FindStrategy(strategy);
     for (int n : *ranks) {
       BenchRun run;
       run.strategy = strategy;
       run.ranks = n;
       DLJob& job = run.job;
       job.metadata.name = o.name_prefix + "-" + o.model + "-" +
-                          (strategy == "fused" ? "f" : "t") + std::to_string(n);
+                          s.code + std::to_string(n);
       std::replace(job.metadata.name.begin(), job.metadata.name.end(), '_', '-');
       job.spec.image = o.image;
       job.spec.gpus = n;
@@ -82,8 +117,8 @@ Result<std::vector<BenchRun>> PlanBench(const BenchOptions& o) {
                           "--num_batches=" + std::to_string(o.num_batches),
                           "--num_warmup_batches=" + std::to_string(o.num_warmup_batches),
                           "--display_every=" + std::to_string(std::max(1, o.num_batches / 3)),
-                          "--eval=false",
-                          strategy == "fused" ? "--fusion_threshold_mb=64" : "--fusion_threshold_mb=0"};
+                          "--eval=false"};
+      job.spec.command.insert(job.spec.command.end(), s.flags.begin(), s.flags.end());
       runs.push_back(std::move(run));
     }
   }

@@ -20,7 +20,9 @@ namespace dljob {
 struct BenchOptions {
   std::string model = "resnet18";
   std::string gpus = "1,2";               // rank counts, comma-separated
-  std::string strategies = "fused";       // fused (tensor fusion) | per-tensor
+  // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server (dljob-train flags
+  // in bench_report.cc's strategy table)
+  std::string strategies = "fused";
   int batch_size = 32;                    // per rank
   int num_batches = 30;                   // timed steps per run
   int num_warmup_batches = 5;

@@ -30,6 +30,25 @@ TEST(BenchPlanTest, OneRunPerStrategyAndRankCountWithTheTrainerFlags) {
   EXPECT_NE(std::find(t.begin(), t.end(), "--fusion_threshold_mb=0"), t.end());
 }
 
+TEST(BenchPlanTest, EveryStrategyAddsItsTrainerFlagsAndHasItsOwnJobName) {
+  BenchOptions o;
+  o.gpus = "2";
+  o.strategies = "no-overlap,fp16,hierarchical,parameter-server";
+  Result<std::vector<BenchRun>> runs = PlanBench(o);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 4u);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"--overlap_backward=false", "bench-resnet18-n2"},
+      {"--fp16_allreduce", "bench-resnet18-x2"},
+      {"--allreduce_alg=hierarchical", "bench-resnet18-h2"},
+      {"--variable_update=parameter_server", "bench-resnet18-p2"}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::vector<std::string>& cmd = (*runs)[i].job.spec.command;
+    EXPECT_NE(std::find(cmd.begin(), cmd.end(), want[i].first), cmd.end()) << want[i].first;
+    EXPECT_EQ((*runs)[i].job.metadata.name, want[i].second);
+  }
+}
+
 TEST(BenchPlanTest, BadFlagsNameTheFlag) {
   for (auto [gpus, strategies, needle] :
        std::vector<std::tuple<std::string, std::string, std::string>>{

@@ -185,7 +185,10 @@ int Main(int argc, char** argv) {
   b->add_option("--model", bench.model, "dljob-train model")->capture_default_str();
   b->add_option("--gpus", bench.gpus, "Rank counts to run, e.g. 1,2,4")->capture_default_str();
   b->add_option("--strategies", bench.strategies,
-                "Gradient allreduce: fused (tensor fusion), per-tensor, or both: fused,per-tensor")
+                "Gradient exchange, comma-separated: fused (tensor fusion, overlapped with backward), "
+                "per-tensor, no-overlap (fused after backward), fp16 (fused, half-precision "
+                "wire), hierarchical (intra-node reduce-scatter/allgather around an inter-node "
+                "allreduce), parameter-server (reduce to rank 0, update there, broadcast)")
       ->capture_default_str();
   b->add_option("--batch-size", bench.batch_size, "Batch size per rank")->capture_default_str();
   b->add_option("--num-batches", bench.num_batches, "Timed steps per run")->capture_default_str();
