@@ -1,8 +1,11 @@
 #include "images/trainer/comm/collective.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <torch/torch.h>
+
+#include "images/trainer/comm/half.h"
 
 namespace dljob::trainer {
 namespace {
@@ -35,6 +38,34 @@ Status Collective::AllreduceSum(torch::Tensor& tensor) {
 
 Status Collective::Broadcast(torch::Tensor& tensor, int root) {
   return WithCpuBuffer(tensor, [this, root](float* p, size_t n) { return Broadcast(p, n, root); });
+}
+
+Status Collective::ReduceSum(float* data, size_t count, int root) {
+  if (root < 0 || root >= size()) {
+    return Status::InvalidArgument("reduce: root " + std::to_string(root) + " is not a rank of " +
+                                   std::to_string(size()));
+  }
+  return AllreduceSum(data, count);
+}
+
+Status Collective::ReduceScatterSum(const float* send, float* recv, size_t block) {
+  if ((send == nullptr || recv == nullptr) && block > 0) {
+    return Status::InvalidArgument("reduce-scatter: null buffer");
+  }
+  std::vector<float> sum(send, send + block * static_cast<size_t>(size()));
+  if (Status s = AllreduceSum(sum.data(), sum.size()); !s.ok()) return s;
+  std::copy_n(sum.begin() + static_cast<ptrdiff_t>(block * static_cast<size_t>(rank())), block,
+              recv);
+  return Status::Ok();
+}
+
+Status Collective::AllreduceSumHalf(uint16_t* data, size_t count) {
+  if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce (fp16): null buffer");
+  std::vector<float> sum(count);
+  HalvesToFloatsScaled(data, sum.data(), count, 1.0f);
+  if (Status s = AllreduceSum(sum.data(), count); !s.ok()) return s;
+  FloatsToHalves(sum.data(), data, count);
+  return Status::Ok();
 }
 
 Result<uint64_t> Collective::StartAllreduceSum(float* data, size_t count) {

@@ -6,6 +6,11 @@
 // buffers over MPI) and LoopbackCollective (comm/loopback_collective.h, a single in-process rank
 // for tests). A later NCCL backend will implement the same interface for GPU tensors.
 //
+// ReduceSum (to one root, for the parameter-server update), ReduceScatterSum (the first half of a
+// hierarchical allreduce, comm/hierarchical_collective.h) and AllreduceSumHalf (fp16 compression
+// of the fusion layer) have defaults built on AllreduceSum that are correct for any backend; the
+// MPI and NCCL backends override them with their native operations.
+//
 // Besides the blocking operations there is one non-blocking pair, StartAllreduceSum/Wait, which
 // the fusion layer (comm/fused_allreduce.h) uses to keep a few segments of its buffer in flight.
 // Backends without a native non-blocking allreduce get the default: Start does the blocking
@@ -52,6 +57,20 @@ class Collective {
   virtual Status Allgather(const float* send, size_t count, float* recv) = 0;
   // Returns once every rank has called Barrier.
   virtual Status Barrier() = 0;
+
+  // On `root`, replaces data[0..count) by the element-wise sum over all ranks; on the other ranks
+  // data[0..count) is left unspecified (it may be unchanged or hold a partial sum). The default
+  // allreduces, so every rank holds the sum.
+  virtual Status ReduceSum(float* data, size_t count, int root);
+  // send[0..block * size()) on every rank; recv[0..block) gets this rank's block of the sum, i.e.
+  // recv[i] = sum over ranks of send[rank() * block + i]. REQUIRES: the same block on every rank;
+  // recv does not overlap send. The default allreduces a copy of send.
+  virtual Status ReduceScatterSum(const float* send, float* recv, size_t block);
+  // data[0..count) are IEEE binary16 bit patterns (comm/half.h); replaced on every rank by their
+  // sum over ranks, each addition done in float and rounded back to half (so the result may
+  // differ from a float sum by the roundings, and overflows to infinity past 65504). The default
+  // converts to float, allreduces and rounds once.
+  virtual Status AllreduceSumHalf(uint16_t* data, size_t count);
 
   // Starts summing data[0..count) over all ranks and returns a request id; the result is in
   // `data` once Wait(id) has returned OK. Until then the buffer belongs to the Collective.

@@ -8,6 +8,7 @@
 #include <deque>
 #include <limits>
 
+#include "images/trainer/comm/half.h"
 #include "images/trainer/comm/vector_ops.h"
 
 namespace dljob::trainer {
@@ -51,10 +52,18 @@ const std::vector<Bucket>& FusedAllreducer::Plan(const std::vector<size_t>& coun
   }
   plan_counts_ = counts;
   size_t largest_packed = 0;
+  size_t largest_segment = 0;
   for (const Bucket& b : plan_) {
     if (!b.in_place) largest_packed = std::max(largest_packed, b.elements);
+    largest_segment = std::max(largest_segment, segment > 0 ? std::min(segment, b.elements)
+                                                            : b.elements);
   }
-  if (buffer_.size() < largest_packed) buffer_.resize(largest_packed);
+  if (options_.fp16) {
+    // Only the half staging buffer is used.
+    if (half_buffer_.size() < largest_segment) half_buffer_.resize(largest_segment);
+  } else if (buffer_.size() < largest_packed) {
+    buffer_.resize(largest_packed);
+  }
   return plan_;
 }
 
@@ -96,19 +105,20 @@ Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan
   std::snprintf(purpose, sizeof(purpose), "gradient bucket %zu of %zu",
                 static_cast<size_t>(&bucket - plan_.data()) + 1, plan_.size());
   collective_.Annotate(purpose);
-  float* base = bucket.in_place ? tensors[bucket.first].data : buffer_.data();
   size_t segment = options_.segment_bytes / sizeof(float);
   if (segment == 0 || segment > bucket.elements) segment = bucket.elements;
   segment = std::min<size_t>(segment, INT_MAX);
-  std::deque<Segment> in_flight;
+  Status failure = options_.fp16 ? ReduceHalf(bucket, tensors, segment)
+                                 : ReduceFloat(bucket, tensors, segment);
+  if (failure.ok()) return failure;
+  return failure.WithContext("fused allreduce of tensors " + std::to_string(bucket.first) + ".." +
+                             std::to_string(bucket.last - 1));
+}
+
+Status FusedAllreducer::ReduceFloat(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
+                                    size_t segment) {
+  float* base = bucket.in_place ? tensors[bucket.first].data : buffer_.data();
   Status failure;
-  auto finish_oldest = [&]() {
-    Segment done = in_flight.front();
-    in_flight.pop_front();
-    Status s = collective_.Wait(done.request);
-    if (s.ok() && failure.ok()) Unpack(bucket, tensors, done.begin, done.end);
-    if (failure.ok()) failure = s;
-  };
   if (options_.max_in_flight == 1) {
     // No pipelining: the blocking allreduce, which backends usually implement best.
     for (size_t begin = 0; begin < bucket.elements && failure.ok(); begin += segment) {
@@ -117,9 +127,17 @@ Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan
       failure = collective_.AllreduceSum(base + begin, end - begin);
       if (failure.ok()) Unpack(bucket, tensors, begin, end);
     }
+    return failure;
   }
-  for (size_t begin = 0; begin < bucket.elements && failure.ok() && options_.max_in_flight > 1;
-       begin += segment) {
+  std::deque<Segment> in_flight;
+  auto finish_oldest = [&]() {
+    Segment done = in_flight.front();
+    in_flight.pop_front();
+    Status s = collective_.Wait(done.request);
+    if (s.ok() && failure.ok()) Unpack(bucket, tensors, done.begin, done.end);
+    if (failure.ok()) failure = s;
+  };
+  for (size_t begin = 0; begin < bucket.elements && failure.ok(); begin += segment) {
     if (in_flight.size() >= static_cast<size_t>(options_.max_in_flight)) finish_oldest();
     if (!failure.ok()) break;
     const size_t end = std::min(bucket.elements, begin + segment);
@@ -132,9 +150,7 @@ Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan
     in_flight.push_back({*id, begin, end});
   }
   while (!in_flight.empty()) finish_oldest();
-  if (failure.ok()) return failure;
-  return failure.WithContext("fused allreduce of tensors " + std::to_string(bucket.first) + ".." +
-                             std::to_string(bucket.last - 1));
+  return failure;
 }
 
 namespace {
@@ -182,6 +198,33 @@ void FusedAllreducer::Unpack(const Bucket& bucket, const std::vector<FloatSpan>&
                [buffer, scale](float* dst, size_t at, size_t n) {
                  CopyScaled(dst, buffer + at, n, scale);
                });
+}
+
+Status FusedAllreducer::ReduceHalf(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
+                                   size_t segment) {
+  const float scale = 1.0f / static_cast<float>(collective_.size());
+  uint16_t* staged = half_buffer_.data();
+  for (size_t begin = 0; begin < bucket.elements; begin += segment) {
+    const size_t end = std::min(bucket.elements, begin + segment);
+    if (bucket.in_place) {
+      FloatsToHalves(tensors[bucket.first].data + begin, staged, end - begin);
+    } else {
+      ForEachPiece(bucket, tensors, starts_, begin, end,
+                   [staged, begin](float* src, size_t at, size_t n) {
+                     FloatsToHalves(src, staged + (at - begin), n);
+                   });
+    }
+    if (Status s = collective_.AllreduceSumHalf(staged, end - begin); !s.ok()) return s;
+    if (bucket.in_place) {
+      HalvesToFloatsScaled(staged, tensors[bucket.first].data + begin, end - begin, scale);
+    } else {
+      ForEachPiece(bucket, tensors, starts_, begin, end,
+                   [staged, begin, scale](float* dst, size_t at, size_t n) {
+                     HalvesToFloatsScaled(staged + (at - begin), dst, n, scale);
+                   });
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace dljob::trainer

@@ -30,4 +30,28 @@ Status LoopbackCollective::Allgather(const float* send, size_t count, float* rec
 
 Status LoopbackCollective::Barrier() { return Status::Ok(); }
 
+Status LoopbackCollective::ReduceSum(float* data, size_t count, int root) {
+  if (root != 0) {
+    return Status::InvalidArgument("reduce: root " + std::to_string(root) +
+                                   " is not a rank of a 1-rank collective");
+  }
+  if (data == nullptr && count > 0) return Status::InvalidArgument("reduce: null buffer");
+  ++reduce_calls_;
+  return Status::Ok();
+}
+
+Status LoopbackCollective::ReduceScatterSum(const float* send, float* recv, size_t block) {
+  if ((send == nullptr || recv == nullptr) && block > 0) {
+    return Status::InvalidArgument("reduce-scatter: null buffer");
+  }
+  if (block > 0) std::memmove(recv, send, block * sizeof(float));
+  return Status::Ok();
+}
+
+Status LoopbackCollective::AllreduceSumHalf(uint16_t* data, size_t count) {
+  if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce (fp16): null buffer");
+  ++allreduce_half_calls_;
+  return Status::Ok();
+}
+
 }  // namespace dljob::trainer

@@ -23,15 +23,22 @@ class LoopbackCollective : public Collective {
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
   Status Barrier() override;
+  Status ReduceSum(float* data, size_t count, int root) override;
+  Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
+  Status AllreduceSumHalf(uint16_t* data, size_t count) override;
   using Collective::AllreduceSum;
   using Collective::Broadcast;
 
   int64_t allreduce_calls() const { return allreduce_calls_; }
   int64_t broadcast_calls() const { return broadcast_calls_; }
+  int64_t reduce_calls() const { return reduce_calls_; }
+  int64_t allreduce_half_calls() const { return allreduce_half_calls_; }
 
  private:
   int64_t allreduce_calls_ = 0;
   int64_t broadcast_calls_ = 0;
+  int64_t reduce_calls_ = 0;
+  int64_t allreduce_half_calls_ = 0;
 };
 
 }  // namespace dljob::trainer

@@ -5,6 +5,8 @@
 #include <deque>
 #include <string>
 
+#include "images/trainer/comm/half.h"
+
 namespace dljob::trainer {
 
 Status MpiStatus(const char* operation, int mpi_error) {
@@ -13,6 +15,25 @@ Status MpiStatus(const char* operation, int mpi_error) {
   int length = 0;
   MPI_Error_string(mpi_error, text, &length);
   return Status::Unavailable(std::string(operation) + ": " + std::string(text, length));
+}
+
+namespace {
+
+// The MPI_User_function of half_sum_: inout[i] = in[i] + inout[i], in float, rounded to half.
+void AddHalvesOp(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
+  AddHalves(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(inout),
+            static_cast<size_t>(*len));
+}
+
+}  // namespace
+
+Status MpiCollective::CreateHalfSum() {
+  if (Status s = MpiStatus("MPI_Type_contiguous", MPI_Type_contiguous(2, MPI_BYTE, &half_type_));
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = MpiStatus("MPI_Type_commit", MPI_Type_commit(&half_type_)); !s.ok()) return s;
+  return MpiStatus("MPI_Op_create", MPI_Op_create(&AddHalvesOp, /*commute=*/1, &half_sum_));
 }
 
 Result<std::unique_ptr<MpiCollective>> MpiCollective::Create(MPI_Comm comm,
@@ -27,7 +48,9 @@ Result<std::unique_ptr<MpiCollective>> MpiCollective::Create(MPI_Comm comm,
   int size = 0;
   MPI_Comm_rank(dup, &rank);
   MPI_Comm_size(dup, &size);
-  return std::unique_ptr<MpiCollective>(new MpiCollective(dup, rank, size, options));
+  std::unique_ptr<MpiCollective> c(new MpiCollective(dup, rank, size, options));
+  if (Status s = c->CreateHalfSum(); !s.ok()) return s.WithContext("mpi collective");
+  return c;
 }
 
 MpiCollective::~MpiCollective() {
@@ -35,6 +58,8 @@ MpiCollective::~MpiCollective() {
   MPI_Finalized(&finalized);
   if (finalized || comm_ == MPI_COMM_NULL) return;
   for (auto& [id, request] : pending_) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  if (half_sum_ != MPI_OP_NULL) MPI_Op_free(&half_sum_);
+  if (half_type_ != MPI_DATATYPE_NULL) MPI_Type_free(&half_type_);
   MPI_Comm_free(&comm_);
 }
 
@@ -141,6 +166,52 @@ Status MpiCollective::Allgather(const float* send, size_t count, float* recv) {
   int rc = MPI_Allgather(send, static_cast<int>(count), MPI_FLOAT, recv, static_cast<int>(count),
                          MPI_FLOAT, comm_);
   return MpiStatus("MPI_Allgather", rc);
+}
+
+Status MpiCollective::ReduceSum(float* data, size_t count, int root) {
+  if (root < 0 || root >= size_) {
+    return Status::InvalidArgument("reduce: root " + std::to_string(root) + " is not a rank of " +
+                                   std::to_string(size_));
+  }
+  if (data == nullptr && count > 0) return Status::InvalidArgument("reduce: null buffer");
+  while (count > 0) {
+    int chunk = static_cast<int>(std::min<size_t>(count, INT_MAX));
+    // The root sums in place; the others only send (their receive buffer is not used).
+    int rc = rank_ == root
+                 ? MPI_Reduce(MPI_IN_PLACE, data, chunk, MPI_FLOAT, MPI_SUM, root, comm_)
+                 : MPI_Reduce(data, nullptr, chunk, MPI_FLOAT, MPI_SUM, root, comm_);
+    if (rc != MPI_SUCCESS) return MpiStatus("MPI_Reduce", rc);
+    data += chunk;
+    count -= static_cast<size_t>(chunk);
+  }
+  return Status::Ok();
+}
+
+Status MpiCollective::ReduceScatterSum(const float* send, float* recv, size_t block) {
+  if ((send == nullptr || recv == nullptr) && block > 0) {
+    return Status::InvalidArgument("reduce-scatter: null buffer");
+  }
+  if (block > static_cast<size_t>(INT_MAX)) {
+    return Status::InvalidArgument("reduce-scatter: at most INT_MAX elements per rank, got " +
+                                   std::to_string(block));
+  }
+  if (block == 0) return Status::Ok();
+  int rc = MPI_Reduce_scatter_block(send, recv, static_cast<int>(block), MPI_FLOAT, MPI_SUM,
+                                    comm_);
+  return MpiStatus("MPI_Reduce_scatter_block", rc);
+}
+
+Status MpiCollective::AllreduceSumHalf(uint16_t* data, size_t count) {
+  if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce (fp16): null buffer");
+  size_t segment = options_.segment_bytes / sizeof(uint16_t);
+  if (segment == 0) segment = count;
+  segment = std::min<size_t>(segment, INT_MAX);
+  for (size_t offset = 0; offset < count; offset += segment) {
+    const int n = static_cast<int>(std::min(segment, count - offset));
+    int rc = MPI_Allreduce(MPI_IN_PLACE, data + offset, n, half_type_, half_sum_, comm_);
+    if (rc != MPI_SUCCESS) return MpiStatus("MPI_Allreduce (fp16)", rc);
+  }
+  return Status::Ok();
 }
 
 Status MpiCollective::Barrier() { return MpiStatus("MPI_Barrier", MPI_Barrier(comm_)); }

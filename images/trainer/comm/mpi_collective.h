@@ -11,6 +11,12 @@
 // of a few MB stay cache-resident. Other operations are sent in chunks of at most INT_MAX
 // elements (MPI counts are ints).
 //
+// ReduceSum is MPI_Reduce (in place on the root), ReduceScatterSum MPI_Reduce_scatter_block.
+// AllreduceSumHalf sends 2-byte elements (a committed MPI datatype of two bytes) combined by a
+// user MPI_Op (MPI_Op_create) that adds each pair in float and rounds back to half (comm/half.h);
+// both are created with the collective and freed with it. Half allreduces are segmented like
+// float ones (segment_bytes) but always blocking.
+//
 // Thread-safety: thread-compatible. Call it from the thread that initialised MPI (MPI may be
 // initialised with only MPI_THREAD_FUNNELED).
 #pragma once
@@ -52,6 +58,10 @@ class MpiCollective : public Collective {
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
   Status Barrier() override;
+  Status ReduceSum(float* data, size_t count, int root) override;
+  // REQUIRES: block <= INT_MAX.
+  Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
+  Status AllreduceSumHalf(uint16_t* data, size_t count) override;
   // MPI_Iallreduce / MPI_Wait. REQUIRES: count <= INT_MAX.
   Result<uint64_t> StartAllreduceSum(float* data, size_t count) override;
   Status Wait(uint64_t request) override;
@@ -65,11 +75,14 @@ class MpiCollective : public Collective {
  private:
   MpiCollective(MPI_Comm comm, int rank, int size, MpiCollectiveOptions options)
       : comm_(comm), rank_(rank), size_(size), options_(options) {}
+  Status CreateHalfSum();
 
   Status AllreduceWhole(float* data, size_t count);
   Status AllreduceSegmented(float* data, size_t count, size_t segment);
 
   MPI_Comm comm_;
+  MPI_Datatype half_type_ = MPI_DATATYPE_NULL;  // two bytes, one binary16
+  MPI_Op half_sum_ = MPI_OP_NULL;               // adds halves in float
   int rank_;
   int size_;
   MpiCollectiveOptions options_;

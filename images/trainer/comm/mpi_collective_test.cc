@@ -1,13 +1,18 @@
 // Runs under `mpirun -np N` (registered with ctest as trainer.mpi_collective_2ranks and
 // trainer.mpi_collective_4ranks). Every rank runs every test; only rank 0 prints gtest's report,
 // and the exit code is non-zero if any rank failed. Values are small integers, so every sum is
-// exact in float and results are compared with a locally computed reference by equality.
+// exact in float and results are compared with a locally computed reference by equality (the fp16
+// fusion test, whose values are not exact in half, within the half roundings instead).
 #include "images/trainer/comm/mpi_collective.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+
 #include <torch/torch.h>
 
 #include "images/trainer/comm/fused_allreduce.h"
+#include "images/trainer/comm/half.h"
 #include "images/trainer/comm/mpi_environment.h"
 
 namespace dljob::trainer {
@@ -120,6 +125,97 @@ TEST(FusedAllreducerMpiTest, MeanMatchesReferenceForEveryLayout) {
       for (auto& t : tensors) spans.push_back({t.data(), t.size()});
       ASSERT_TRUE(fusion.AllreduceAverage(spans).ok());
       ExpectSums(tensors, g_collective->size(), world);
+    }
+  }
+}
+
+TEST(MpiCollectiveTest, ReduceSumLeavesTheSumOnTheRoot) {
+  MpiCollective& c = *g_collective;
+  for (int root : {0, c.size() - 1}) {
+    auto tensors = RankTensors(c.rank(), {0, 1, 17, 4099});
+    for (auto& t : tensors) ASSERT_TRUE(c.ReduceSum(t.data(), t.size(), root).ok());
+    if (c.rank() == root) ExpectSums(tensors, c.size(), 1.0f);
+  }
+  float x = 0;
+  EXPECT_EQ(c.ReduceSum(&x, 1, c.size()).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(MpiCollectiveTest, ReduceScatterGivesEachRankItsBlockOfTheSum) {
+  MpiCollective& c = *g_collective;
+  const auto world = static_cast<size_t>(c.size());
+  for (size_t block : {size_t{0}, size_t{1}, size_t{5}, size_t{1000}}) {
+    std::vector<float> send(block * world);
+    for (size_t i = 0; i < send.size(); ++i) send[i] = Value(c.rank(), 1, i);
+    std::vector<float> recv(block, -1.0f);
+    ASSERT_TRUE(c.ReduceScatterSum(send.data(), recv.data(), block).ok());
+    for (size_t i = 0; i < block; ++i) {
+      ASSERT_EQ(recv[i], SumOverRanks(c.size(), 1, static_cast<size_t>(c.rank()) * block + i))
+          << block << " " << i;
+    }
+  }
+}
+
+// Halves whose sums over ranks are exact in half, so any order of additions gives the same bits.
+TEST(MpiCollectiveTest, HalfAllreduceSumsHalves) {
+  for (MpiCollective* c : {g_collective, g_blocking}) {  // whole, and in 64-byte segments
+    for (size_t count : {size_t{0}, size_t{1}, size_t{31}, size_t{1000}}) {
+      std::vector<uint16_t> data(count);
+      for (size_t i = 0; i < count; ++i) {
+        data[i] = FloatToHalf(static_cast<float>(i % 50) * 0.25f - static_cast<float>(c->rank()));
+      }
+      ASSERT_TRUE(c->AllreduceSumHalf(data.data(), count).ok());
+      for (size_t i = 0; i < count; ++i) {
+        float want = 0;
+        for (int r = 0; r < c->size(); ++r) {
+          want += static_cast<float>(i % 50) * 0.25f - static_cast<float>(r);
+        }
+        ASSERT_EQ(HalfToFloat(data[i]), want) << count << " " << i;
+      }
+    }
+  }
+  // Overflow is infinity, as in half arithmetic.
+  std::vector<uint16_t> big = {FloatToHalf(40000.0f)};
+  ASSERT_TRUE(g_collective->AllreduceSumHalf(big.data(), 1).ok());
+  EXPECT_EQ(big[0], 0x7c00);
+}
+
+TEST(FusedAllreducerMpiTest, Fp16MeanIsWithinHalfPrecisionOfTheFloatMean) {
+  std::vector<size_t> counts(200);
+  for (size_t t = 0; t < counts.size(); ++t) counts[t] = (t * 37) % 23;  // many small, some 0
+  counts.insert(counts.begin() + 50, 70001);  // in place for the small buffers
+  const int world = g_collective->size();
+  // Rank r's value: a fraction, not exact in half, of mixed sign.
+  auto value = [](int rank, size_t t, size_t i) {
+    return (static_cast<float>((i * 7 + t * 13) % 101) - 50.0f) * 0.013f +
+           static_cast<float>(rank) * 0.7f;
+  };
+  for (FusionOptions options : std::vector<FusionOptions>{
+           {}, {0, size_t{2} << 20, 1}, {4096, 64, 1}, {4096, 1000, 3}, {size_t{1} << 20, 0, 2}}) {
+    options.fp16 = true;
+    FusedAllreducer fusion(*g_collective, options);
+    std::vector<std::vector<float>> tensors;
+    for (size_t t = 0; t < counts.size(); ++t) {
+      std::vector<float> v(counts[t]);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = value(g_collective->rank(), t, i);
+      tensors.push_back(std::move(v));
+    }
+    std::vector<FloatSpan> spans;
+    for (auto& t : tensors) spans.push_back({t.data(), t.size()});
+    ASSERT_TRUE(fusion.AllreduceAverage(spans).ok());
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      for (size_t i = 0; i < tensors[t].size(); ++i) {
+        float sum_abs = 0;
+        float mean = 0;
+        for (int r = 0; r < world; ++r) {
+          mean += value(r, t, i);
+          sum_abs += std::fabs(value(r, t, i));
+        }
+        mean /= static_cast<float>(world);
+        // Each rank's value and each of the world-1 partial sums is rounded once to half.
+        const float tolerance = sum_abs * static_cast<float>(2 * world) * 0x1p-11f /
+                                static_cast<float>(world);
+        ASSERT_NEAR(tensors[t][i], mean, tolerance) << "tensor " << t << " [" << i << "]";
+      }
     }
   }
 }

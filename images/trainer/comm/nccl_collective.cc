@@ -75,46 +75,46 @@ Status NcclCollective::Fail(Status status) {
   return status;
 }
 
-Status NcclCollective::Reserve(size_t in_floats, size_t out_floats) {
-  auto grow = [](float** buffer, size_t* capacity, size_t want) -> Status {
+Status NcclCollective::Reserve(size_t in_bytes, size_t out_bytes) {
+  auto grow = [](void** buffer, size_t* capacity, size_t want) -> Status {
     if (want <= *capacity) return Status::Ok();
     if (*buffer != nullptr) cudaFree(*buffer);
     *buffer = nullptr;
     *capacity = 0;
     void* fresh = nullptr;
-    if (Status s = CudaStatus("cudaMalloc", cudaMalloc(&fresh, want * sizeof(float))); !s.ok()) {
-      return s.WithContext("nccl collective: staging buffer of " +
-                           std::to_string(want * sizeof(float)) + " bytes");
+    if (Status s = CudaStatus("cudaMalloc", cudaMalloc(&fresh, want)); !s.ok()) {
+      return s.WithContext("nccl collective: staging buffer of " + std::to_string(want) +
+                           " bytes");
     }
-    *buffer = static_cast<float*>(fresh);
+    *buffer = fresh;
     *capacity = want;
     return Status::Ok();
   };
-  if (Status s = grow(&in_, &in_capacity_, in_floats); !s.ok()) return s;
-  return grow(&out_, &out_capacity_, out_floats);
+  if (Status s = grow(&in_, &in_capacity_, in_bytes); !s.ok()) return s;
+  return grow(&out_, &out_capacity_, out_bytes);
 }
 
 template <typename Op>
-Status NcclCollective::Staged(const char* what, const float* in, size_t in_count, float* out,
-                              size_t out_count, Op op) {
+Status NcclCollective::Staged(const char* what, const void* in, size_t in_bytes, void* out,
+                              size_t out_bytes, Op op) {
   if (failed_) {
     return Status::FailedPrecondition(std::string(what) + ": the nccl collective failed earlier");
   }
-  if ((in == nullptr && in_count > 0) || (out == nullptr && out_count > 0)) {
+  if ((in == nullptr && in_bytes > 0) || (out == nullptr && out_bytes > 0)) {
     return Status::InvalidArgument(std::string(what) + ": null buffer");
   }
   if (Status s = CudaStatus("cudaSetDevice", cudaSetDevice(device_)); !s.ok()) return Fail(s);
-  if (Status s = Reserve(in_count, out_count); !s.ok()) return Fail(s);
+  if (Status s = Reserve(in_bytes, out_bytes); !s.ok()) return Fail(s);
   cudaStream_t stream = stream_;
-  if (in_count > 0) {
-    Status s = CudaStatus("cudaMemcpyAsync", cudaMemcpyAsync(in_, in, in_count * sizeof(float),
-                                                             cudaMemcpyHostToDevice, stream));
+  if (in_bytes > 0) {
+    Status s = CudaStatus("cudaMemcpyAsync",
+                          cudaMemcpyAsync(in_, in, in_bytes, cudaMemcpyHostToDevice, stream));
     if (!s.ok()) return Fail(s.WithContext(what));
   }
   if (Status s = NcclStatus(what, op(in_, out_, stream)); !s.ok()) return Fail(s);
-  if (out_count > 0) {
-    Status s = CudaStatus("cudaMemcpyAsync", cudaMemcpyAsync(out, out_, out_count * sizeof(float),
-                                                             cudaMemcpyDeviceToHost, stream));
+  if (out_bytes > 0) {
+    Status s = CudaStatus("cudaMemcpyAsync",
+                          cudaMemcpyAsync(out, out_, out_bytes, cudaMemcpyDeviceToHost, stream));
     if (!s.ok()) return Fail(s.WithContext(what));
   }
   if (Status s = CudaStatus("cudaStreamSynchronize", cudaStreamSynchronize(stream)); !s.ok()) {
@@ -126,8 +126,9 @@ Status NcclCollective::Staged(const char* what, const float* in, size_t in_count
 Status NcclCollective::AllreduceSum(float* data, size_t count) {
   if (count == 0) return Status::Ok();  // every rank passes the same count: nothing to send
   ncclComm_t comm = comm_;
-  return Staged("ncclAllReduce", data, count, data, count,
-                [comm, count](float* in, float* /*out*/, cudaStream_t stream) {
+  const size_t bytes = count * sizeof(float);
+  return Staged("ncclAllReduce", data, bytes, data, bytes,
+                [comm, count](void* in, void* /*out*/, cudaStream_t stream) {
                   return ncclAllReduce(in, in, count, ncclFloat32, ncclSum, comm, stream);
                 });
 }
@@ -140,8 +141,9 @@ Status NcclCollective::Broadcast(float* data, size_t count, int root) {
   if (count == 0) return Status::Ok();
   ncclComm_t comm = comm_;
   // Only the root's data matters, but every rank stages in and out of the same device buffer.
-  return Staged("ncclBroadcast", data, count, data, count,
-                [comm, count, root](float* in, float* /*out*/, cudaStream_t stream) {
+  const size_t bytes = count * sizeof(float);
+  return Staged("ncclBroadcast", data, bytes, data, bytes,
+                [comm, count, root](void* in, void* /*out*/, cudaStream_t stream) {
                   return ncclBroadcast(in, in, count, ncclFloat32, root, comm, stream);
                 });
 }
@@ -150,9 +152,44 @@ Status NcclCollective::Allgather(const float* send, size_t count, float* recv) {
   if (count == 0) return Status::Ok();
   ncclComm_t comm = comm_;
   const size_t total = count * static_cast<size_t>(size_);
-  return Staged("ncclAllGather", send, count, recv, total,
-                [comm, count](float* in, float* out, cudaStream_t stream) {
+  return Staged("ncclAllGather", send, count * sizeof(float), recv, total * sizeof(float),
+                [comm, count](void* in, void* out, cudaStream_t stream) {
                   return ncclAllGather(in, out, count, ncclFloat32, comm, stream);
+                });
+}
+
+Status NcclCollective::ReduceSum(float* data, size_t count, int root) {
+  if (root < 0 || root >= size_) {
+    return Status::InvalidArgument("reduce: root " + std::to_string(root) + " is not a rank of " +
+                                   std::to_string(size_));
+  }
+  if (count == 0) return Status::Ok();
+  ncclComm_t comm = comm_;
+  // Every rank copies its result back; only the root's is the sum, as the contract allows.
+  const size_t bytes = count * sizeof(float);
+  return Staged("ncclReduce", data, bytes, data, bytes,
+                [comm, count, root](void* in, void* /*out*/, cudaStream_t stream) {
+                  return ncclReduce(in, in, count, ncclFloat32, ncclSum, root, comm, stream);
+                });
+}
+
+Status NcclCollective::ReduceScatterSum(const float* send, float* recv, size_t block) {
+  if (block == 0) return Status::Ok();
+  ncclComm_t comm = comm_;
+  const size_t total = block * static_cast<size_t>(size_);
+  return Staged("ncclReduceScatter", send, total * sizeof(float), recv, block * sizeof(float),
+                [comm, block](void* in, void* out, cudaStream_t stream) {
+                  return ncclReduceScatter(in, out, block, ncclFloat32, ncclSum, comm, stream);
+                });
+}
+
+Status NcclCollective::AllreduceSumHalf(uint16_t* data, size_t count) {
+  if (count == 0) return Status::Ok();
+  ncclComm_t comm = comm_;
+  const size_t bytes = count * sizeof(uint16_t);
+  return Staged("ncclAllReduce (fp16)", data, bytes, data, bytes,
+                [comm, count](void* in, void* /*out*/, cudaStream_t stream) {
+                  return ncclAllReduce(in, in, count, ncclHalf, ncclSum, comm, stream);
                 });
 }
 

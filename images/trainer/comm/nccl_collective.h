@@ -11,7 +11,9 @@
 // result back and synchronises the stream before returning, so the host buffer is final when the
 // call returns. A trainer whose gradients live on the GPU would hand device pointers straight to
 // NCCL and skip both copies; the staging keeps this backend correct for every caller meanwhile.
-// The staging buffers grow to the largest operation seen and are kept for reuse.
+// The staging buffers grow to the largest operation seen and are kept for reuse. ReduceSum is
+// ncclReduce, ReduceScatterSum ncclReduceScatter, AllreduceSumHalf ncclAllReduce on ncclHalf
+// (NCCL adds halves in the device's half arithmetic), each staged the same way.
 //
 // Errors come back as Status values naming the call and the text of ncclGetErrorString or
 // cudaGetErrorString. After a failure the communicator is aborted and the object is unusable.
@@ -52,17 +54,21 @@ class NcclCollective : public Collective {
   Status Allgather(const float* send, size_t count, float* recv) override;
   // A one-element allreduce: returns once every rank has reached it.
   Status Barrier() override;
+  Status ReduceSum(float* data, size_t count, int root) override;
+  Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
+  Status AllreduceSumHalf(uint16_t* data, size_t count) override;
   using Collective::AllreduceSum;
   using Collective::Broadcast;
 
  private:
   NcclCollective(int rank, int size, int device) : rank_(rank), size_(size), device_(device) {}
 
-  // Makes the staging buffers hold at least `in_floats` / `out_floats` floats.
-  Status Reserve(size_t in_floats, size_t out_floats);
-  // Copies host -> staging, runs `op`, copies staging -> host, waits for the stream.
+  // Makes the staging buffers hold at least `in_bytes` / `out_bytes` bytes.
+  Status Reserve(size_t in_bytes, size_t out_bytes);
+  // Copies host -> staging, runs `op(in_staging, out_staging, stream)`, copies staging -> host,
+  // waits for the stream.
   template <typename Op>
-  Status Staged(const char* what, const float* in, size_t in_count, float* out, size_t out_count,
+  Status Staged(const char* what, const void* in, size_t in_bytes, void* out, size_t out_bytes,
                 Op op);
   Status Fail(Status status);
 
@@ -71,8 +77,8 @@ class NcclCollective : public Collective {
   int device_;
   ncclComm* comm_ = nullptr;
   CUstream_st* stream_ = nullptr;
-  float* in_ = nullptr;   // device staging, in_capacity_ floats
-  float* out_ = nullptr;  // device staging, out_capacity_ floats
+  void* in_ = nullptr;   // device staging, in_capacity_ bytes
+  void* out_ = nullptr;  // device staging, out_capacity_ bytes
   size_t in_capacity_ = 0;
   size_t out_capacity_ = 0;
   bool failed_ = false;

@@ -47,6 +47,27 @@ Status WatchedCollective::Barrier() {
   return s;
 }
 
+Status WatchedCollective::ReduceSum(float* data, size_t count, int root) {
+  Enter("reduce");
+  Status s = inner_.ReduceSum(data, count, root);
+  Leave();
+  return s;
+}
+
+Status WatchedCollective::ReduceScatterSum(const float* send, float* recv, size_t block) {
+  Enter("reduce-scatter");
+  Status s = inner_.ReduceScatterSum(send, recv, block);
+  Leave();
+  return s;
+}
+
+Status WatchedCollective::AllreduceSumHalf(uint16_t* data, size_t count) {
+  Enter("allreduce (fp16)");
+  Status s = inner_.AllreduceSumHalf(data, count);
+  Leave();
+  return s;
+}
+
 // Starting never blocks; the wait is what the detector watches.
 Result<uint64_t> WatchedCollective::StartAllreduceSum(float* data, size_t count) {
   return inner_.StartAllreduceSum(data, count);

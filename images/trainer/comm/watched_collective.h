@@ -36,6 +36,9 @@ class WatchedCollective : public Collective {
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
   Status Barrier() override;
+  Status ReduceSum(float* data, size_t count, int root) override;
+  Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
+  Status AllreduceSumHalf(uint16_t* data, size_t count) override;
   Result<uint64_t> StartAllreduceSum(float* data, size_t count) override;
   Status Wait(uint64_t request) override;
   using Collective::AllreduceSum;
