@@ -1,6 +1,9 @@
 #include "images/trainer/data/training_data.h"
 
+#include <filesystem>
+
 #include "images/trainer/data/fashion_mnist.h"
+#include "images/trainer/data/fashion_mnist_shards.h"
 #include "images/trainer/data/imagenet_shards.h"
 
 namespace dljob::trainer {
@@ -15,18 +18,31 @@ Result<TrainingData> MakeFashionMnist(const TrainingDataOptions& o) {
         "Fashion-MNIST has 1x28x28 images in 10 classes; this model expects other inputs (use "
         "--data_name=synthetic)");
   }
-  Result<Dataset> train = LoadFashionMnist(o.data_dir, Split::kTrain);
+  // Record shards (from `dljob data pack`) when --data_dir holds them or is a URL; else IDX.
+  const bool shards = IsFashionMnistShardDir(o.data_dir);
+  auto load = [&](Split split) -> Result<Dataset> {
+    if (shards) return LoadFashionMnistShards(o.data_dir, split);
+    Result<Dataset> d = LoadFashionMnist(o.data_dir, split);
+    std::error_code ec;
+    if (!d.ok() && d.status().code() == StatusCode::kNotFound &&
+        std::filesystem::is_directory(o.data_dir, ec)) {
+      return Status::NotFound(d.status().message() +
+                              ", and there are no record shards (train-*.shard) either");
+    }
+    return d;
+  };
+  Result<Dataset> train = load(Split::kTrain);
   if (!train.ok()) return fail(train.status());
   TrainingData data;
   if (o.load_test) {
-    Result<Dataset> test = LoadFashionMnist(o.data_dir, Split::kTest);
+    Result<Dataset> test = load(Split::kTest);
     if (!test.ok()) return fail(test.status());
     data.test = std::move(*test);
   }
   data.train_examples = train->size();
   data.description = "fashion-mnist (" + std::to_string(train->size()) + " train" +
                      (data.test ? ", " + std::to_string(data.test->size()) + " test" : "") +
-                     " images)";
+                     " images" + (shards ? ", from record shards" : "") + ")";
   data.train = std::make_unique<ShardedDataSource>(std::move(*train), o.world, o.rank,
                                                    o.batch_size, o.seed);
   return data;
