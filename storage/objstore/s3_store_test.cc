@@ -274,10 +274,11 @@ S3StoreOptions SmallParts() {
 
 class S3MultipartTest : public S3StoreTest {
  protected:
-  S3Store& Store(std::string match = "", int failures = 0, S3StoreOptions options = SmallParts()) {
+  S3Store& Store(std::string match = "", int failures = 0, S3StoreOptions options = SmallParts(),
+                 int status = 503) {
     auto client = std::make_unique<RecordingHttpClient>(
         MakeCpprestHttpClient(server_->endpoint(), std::chrono::seconds(30)).value(),
-        std::move(match), failures);
+        std::move(match), failures, status);
     client_ = client.get();
     multipart_ = std::make_unique<S3Store>("s3", server_->bucket(), server_->Config(),
                                            std::move(client), std::move(options));
@@ -320,6 +321,34 @@ TEST_F(S3MultipartTest, AFailedPartIsRetried) {
   EXPECT_EQ(client_->Count({"PUT ", "partNumber=3&"}), 3) << "two injected 503s, then success";
   EXPECT_EQ(client_->Count({"PUT ", "partNumber="}), 23);
   EXPECT_EQ(*store_->Get("mp/retry.bin"), data);
+}
+
+TEST_F(S3MultipartTest, CompletionAnswered200WithAnInternalErrorIsRetried) {
+  // S3 may accept CompleteMultipartUpload (200) and then fail while assembling the parts, sending
+  // an <Error> body; the documented remedy is to send the same request again.
+  std::vector<std::chrono::milliseconds> sleeps;
+  S3StoreOptions options = SmallParts();
+  options.sleep = [&](std::chrono::milliseconds d) { sleeps.push_back(d); };
+  S3Store& store = Store("POST /dljob-test/mp/complete.bin?uploadId=", 1, options, 200);
+  const std::string data = Bytes(kLarge, 12);
+  Status put = store.Put("mp/complete.bin", data);
+  ASSERT_TRUE(put.ok()) << put.message();
+  EXPECT_EQ(client_->Count({"POST ", "mp/complete.bin?uploadId="}), 2);
+  EXPECT_EQ(sleeps, std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(200)});
+  EXPECT_EQ(*store_->Get("mp/complete.bin"), data);
+
+  // Always an error: given up after max_attempts, named, and aborted.
+  options.max_attempts = 2;
+  S3Store& failing = Store("POST /dljob-test/mp/complete2.bin?uploadId=", -1, options, 200);
+  put = failing.Put("mp/complete2.bin", data);
+  EXPECT_EQ(put.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(put.message().rfind("s3://dljob-test/mp/complete2.bin: completing the multipart "
+                                "upload: InternalError: injected (after 2 attempts); ",
+                                0),
+            0u)
+      << put.message();
+  EXPECT_EQ(client_->Count({"DELETE /dljob-test/mp/complete2.bin?uploadId="}), 1);
+  EXPECT_EQ(store_->Head("mp/complete2.bin").status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(S3MultipartTest, AnUnrecoverablePartAbortsAndLeavesTheOldObject) {

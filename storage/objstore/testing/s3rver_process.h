@@ -6,8 +6,11 @@
 // destructor kills the group by PID and removes the data directory, also when a test fails. s3rver
 // checks SigV4 signatures with the fixed credentials S3RVER/S3RVER — though it only checks the
 // access key id of a V4 signature (sigv4_test.cc checks the signing itself against AWS's published
-// values). Tests call Available() first and GTEST_SKIP when it is false. Not thread-safe; one
-// owner.
+// values). Multipart uploads (s3rver 3.7): Create, UploadPart and Complete work; there is no
+// AbortMultipartUpload (DELETE ?uploadId answers 405 MethodNotAllowed), and Complete checks
+// neither the parts' ETags nor S3's 5 MiB minimum part size (so tests may use small parts), and
+// gives the object a plain MD5 ETag rather than S3's "md5-N". Tests call Available() first and
+// GTEST_SKIP when it is false. Not thread-safe; one owner.
 #pragma once
 
 #include <memory>
