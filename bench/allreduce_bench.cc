@@ -4,12 +4,17 @@
 //   fused     FusedAllreducer (comm/fused_allreduce.h): 64 MB fusion buffer, segmented and
 //             pipelined (segment size and in-flight count as configured), unpacked and divided
 //             by the world size — everything the trainer does for its gradients;
+//   fp16      the same with FusionOptions::fp16: halves on the wire, summed by a user MPI_Op;
+//   hier      the same over HierarchicalCollective (comm/hierarchical_collective.h) with
+//             simulated nodes of --local_size ranks (default 2; shown when it makes 2+ nodes of
+//             2+ ranks, e.g. 2x2 at 4 ranks);
 //   single    one MPI_Allreduce over one buffer of the same total size;
 //   pertensor one MPI_Allreduce per tensor.
 // The methods run interleaved in rounds (so machine noise hits all of them alike); each figure is
 // the median over rounds of the mean ms per iteration, slowest rank. Ratios are against the faster
 // baseline. Run: mpirun -np N allreduce_bench [--rounds R] [--iters I] [--segment_kb K]
-// [--in_flight F] [--sweep]   (--sweep: a range of segment sizes and in-flight counts).
+// [--in_flight F] [--local_size L] [--sweep]   (--sweep: a range of segment sizes and in-flight
+// counts).
 #include <mpi.h>
 
 #include <algorithm>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "images/trainer/comm/fused_allreduce.h"
+#include "images/trainer/comm/hierarchical_collective.h"
 #include "images/trainer/comm/mpi_collective.h"
 #include "images/trainer/comm/mpi_environment.h"
 
@@ -50,8 +56,9 @@ std::vector<size_t> ResNet50Counts() {
 struct Args {
   int rounds = 7;
   int iters = 3;
-  size_t segment_kb = 4096;  // FusionOptions' defaults
+  size_t segment_kb = kDefaultSegmentBytes >> 10;  // FusionOptions' defaults
   int in_flight = 1;
+  int local_size = 2;
   bool sweep = false;
 };
 
@@ -64,6 +71,7 @@ Args ParseArgs(int argc, char** argv) {
     else if (arg == "--iters") a.iters = static_cast<int>(next());
     else if (arg == "--segment_kb") a.segment_kb = static_cast<size_t>(next());
     else if (arg == "--in_flight") a.in_flight = static_cast<int>(next());
+    else if (arg == "--local_size") a.local_size = static_cast<int>(next());
     else if (arg == "--sweep") a.sweep = true;
   }
   return a;
@@ -115,12 +123,36 @@ int Run(int argc, char** argv) {
   }
   std::vector<FusedAllreducer> fusers;
   std::vector<Method> methods;
-  fusers.reserve(configs.size());
+  fusers.reserve(configs.size() + 2);  // pointers into it are kept
   for (auto [kb, f] : configs) {
     fusers.emplace_back(c, FusionOptions{size_t{64} << 20, kb << 10, f});
     FusedAllreducer* fuser = &fusers.back();
     methods.push_back({"fused seg=" + std::to_string(kb) + "KB inflight=" + std::to_string(f),
                        [fuser, &spans]() {
+                         if (!fuser->AllreduceAverage(spans).ok()) std::abort();
+                       }, {}});
+  }
+  const FusionOptions base{size_t{64} << 20, args.segment_kb << 10, 1};
+  FusionOptions half_options = base;
+  half_options.fp16 = true;
+  fusers.emplace_back(c, half_options);
+  FusedAllreducer* half = &fusers.back();
+  methods.push_back({"fused fp16 seg=" + std::to_string(args.segment_kb) + "KB",
+                     [half, &spans]() {
+                       if (!half->AllreduceAverage(spans).ok()) std::abort();
+                     }, {}});
+  std::unique_ptr<Collective> hierarchical;
+  const int nodes = args.local_size > 0 ? c.size() / args.local_size : 0;
+  if (args.local_size >= 2 && nodes >= 2 && c.size() % args.local_size == 0) {
+    auto made = MakeHierarchicalMpiCollective(MPI_COMM_WORLD, args.local_size);
+    if (!made.ok()) {
+      std::fprintf(stderr, "allreduce_bench: %s\n", made.status().message().c_str());
+      return 1;
+    }
+    hierarchical = std::move(*made);
+    fusers.emplace_back(*hierarchical, base);
+    FusedAllreducer* fuser = &fusers.back();
+    methods.push_back({"fused " + hierarchical->name(), [fuser, &spans]() {
                          if (!fuser->AllreduceAverage(spans).ok()) std::abort();
                        }, {}});
   }
