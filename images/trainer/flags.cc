@@ -72,6 +72,28 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "Communication backend: mpi (CPU), nccl (needs a CUDA device per rank), or "
                  "auto (nccl when built in and a CUDA device is present, else mpi)")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->capture_default_str();
+  app.add_option("--variable_update", c->variable_update,
+                 "allreduce (every rank averages the gradients and steps) or parameter_server "
+                 "(gradients summed onto rank 0, which steps and broadcasts the parameters)")
+      ->check(CLI::IsMember({"allreduce", "parameter_server"}))->capture_default_str();
+  app.add_option("--allreduce_alg", c->allreduce_alg,
+                 "ring (the backend's allreduce over all ranks) or hierarchical (reduce-scatter "
+                 "within each node, allreduce across nodes, allgather within the node; MPI only)")
+      ->check(CLI::IsMember({"ring", "hierarchical"}))->capture_default_str();
+  app.add_option("--hierarchical_local_size", c->hierarchical_local_size,
+                 "hierarchical: ranks per node (0: the real nodes; N: consecutive groups of N "
+                 "ranks act as nodes, to try it on one machine)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_flag("--fp16_allreduce", c->fp16_allreduce,
+               "Send gradients as IEEE half precision (half the bytes; sums rounded to half)");
+  app.add_flag("--overlap_backward,!--nooverlap_backward", c->overlap_backward,
+               "allreduce: reduce gradient buckets while backward is still running "
+               "(--overlap_backward=false: after backward)")
+      ->capture_default_str();
+  app.add_option("--timeline", c->timeline,
+                 "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of each step's "
+                 "forward/backward/optimizer and per-bucket negotiate/fuse/allreduce/unfuse to "
+                 "PATH (PATH.rank<N>.json, minus a trailing .json, when there are several ranks)");
 }
 
 }  // namespace
@@ -93,7 +115,45 @@ std::optional<int> ParseFlags(int argc, const char* const* argv,
         << "hint: run dljob-train --help for the flags and their defaults\n";
     return kUsageExitCode;
   }
+  if (Status s = CheckFlagCombinations(*config); !s.ok()) {
+    err << "dljob-train: error: " << s.message() << "\n"
+        << "hint: run dljob-train --help for the flags and their defaults\n";
+    return kUsageExitCode;
+  }
   return std::nullopt;
+}
+
+Status CheckFlagCombinations(const TrainConfig& c) {
+  const bool ps = c.variable_update == "parameter_server";
+  const bool hierarchical = c.allreduce_alg == "hierarchical";
+  if (ps && hierarchical) {
+    return Status::InvalidArgument(
+        "--allreduce_alg=hierarchical chooses how gradients are allreduced, and "
+        "--variable_update=parameter_server does not allreduce them (it reduces them onto rank "
+        "0); drop one of the two");
+  }
+  if (ps && c.fp16_allreduce) {
+    return Status::InvalidArgument(
+        "--fp16_allreduce compresses the gradient allreduce, and "
+        "--variable_update=parameter_server reduces float32 gradients onto rank 0; drop one of "
+        "the two");
+  }
+  if (ps && c.collective == "nccl") {
+    return Status::InvalidArgument(
+        "--variable_update=parameter_server updates the parameters on rank 0's CPU over MPI; "
+        "pass --collective=mpi (or auto) with it, or use --variable_update=allreduce on NCCL");
+  }
+  if (hierarchical && c.collective == "nccl") {
+    return Status::InvalidArgument(
+        "--allreduce_alg=hierarchical is built on MPI communicators; pass --collective=mpi (or "
+        "auto) with it, or --allreduce_alg=ring on NCCL");
+  }
+  if (c.hierarchical_local_size > 0 && !hierarchical) {
+    return Status::InvalidArgument(
+        "--hierarchical_local_size=" + std::to_string(c.hierarchical_local_size) +
+        " applies to --allreduce_alg=hierarchical only; add that flag or drop this one");
+  }
+  return Status::Ok();
 }
 
 }  // namespace dljob::trainer

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "jobs/status.h"
+
 namespace dljob::trainer {
 
 struct TrainConfig {
@@ -38,7 +40,19 @@ struct TrainConfig {
   int checkpoint_keep = 3;           // newest checkpoints kept
   double stall_timeout = 60;         // seconds a rank may wait in a collective; 0: no detector
   std::string collective = "auto";   // "auto", "mpi" or "nccl" (comm/nccl_selection.h)
+  std::string variable_update = "allreduce";  // or "parameter_server"
+  std::string allreduce_alg = "ring";         // or "hierarchical"
+  int hierarchical_local_size = 0;            // hierarchical: ranks per node; 0: real nodes
+  bool fp16_allreduce = false;                // gradients travel as IEEE half
+  bool overlap_backward = true;               // allreduce buckets during backward
+  std::string timeline;                       // empty: no Chrome trace
 };
+
+// Combinations the flags cannot express alone, checked after parsing: parameter_server with
+// --allreduce_alg=hierarchical, --fp16_allreduce or --collective=nccl; hierarchical with nccl;
+// --hierarchical_local_size without hierarchical. InvalidArgument naming the flags; pure.
+// (ParseFlags runs it and reports its error like any bad flag.)
+Status CheckFlagCombinations(const TrainConfig& config);
 
 inline constexpr int kUsageExitCode = 2;
 

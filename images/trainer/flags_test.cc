@@ -81,5 +81,54 @@ TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
   }
 }
 
+TEST(FlagsTest, VariableUpdateAndCommunicationFlags) {
+  Parsed defaults = Parse({});
+  EXPECT_EQ(defaults.config.variable_update, "allreduce");
+  EXPECT_EQ(defaults.config.allreduce_alg, "ring");
+  EXPECT_EQ(defaults.config.hierarchical_local_size, 0);
+  EXPECT_FALSE(defaults.config.fp16_allreduce);
+  EXPECT_TRUE(defaults.config.overlap_backward);
+  EXPECT_EQ(defaults.config.timeline, "");
+  Parsed p = Parse({"--allreduce_alg=hierarchical", "--hierarchical_local_size", "2",
+                    "--fp16_allreduce", "--overlap_backward=false", "--timeline=/tmp/t.json"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_EQ(p.config.allreduce_alg, "hierarchical");
+  EXPECT_EQ(p.config.hierarchical_local_size, 2);
+  EXPECT_TRUE(p.config.fp16_allreduce);
+  EXPECT_FALSE(p.config.overlap_backward);
+  EXPECT_EQ(p.config.timeline, "/tmp/t.json");
+  Parsed ps = Parse({"--variable_update", "parameter_server"});
+  ASSERT_FALSE(ps.exit.has_value()) << ps.err;
+  EXPECT_EQ(ps.config.variable_update, "parameter_server");
+  EXPECT_EQ(Parse({"--variable_update=replicated"}).exit, kUsageExitCode);
+  EXPECT_EQ(Parse({"--allreduce_alg=tree"}).exit, kUsageExitCode);
+}
+
+TEST(FlagsTest, ConflictingCombinationsNameBothFlags) {
+  struct Case {
+    std::vector<const char*> args;
+    std::vector<const char*> named;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--variable_update=parameter_server", "--allreduce_alg=hierarchical"},
+            {"--variable_update=parameter_server", "--allreduce_alg=hierarchical"}},
+           {{"--variable_update=parameter_server", "--fp16_allreduce"},
+            {"--variable_update=parameter_server", "--fp16_allreduce"}},
+           {{"--variable_update=parameter_server", "--collective=nccl"},
+            {"--variable_update=parameter_server", "--collective=mpi"}},
+           {{"--allreduce_alg=hierarchical", "--collective=nccl"},
+            {"--allreduce_alg=hierarchical", "--collective=mpi"}},
+           {{"--hierarchical_local_size=2"},
+            {"--hierarchical_local_size=2", "--allreduce_alg=hierarchical"}}}) {
+    Parsed p = Parse(c.args);
+    EXPECT_EQ(p.exit, kUsageExitCode) << c.args[0];
+    EXPECT_EQ(p.err.rfind("dljob-train: error: ", 0), 0u) << p.err;
+    for (const char* name : c.named) EXPECT_NE(p.err.find(name), std::string::npos) << p.err;
+  }
+  // parameter_server on MPI, hierarchical with simulated nodes: fine.
+  EXPECT_FALSE(Parse({"--variable_update=parameter_server", "--collective=mpi"}).exit);
+  EXPECT_FALSE(Parse({"--allreduce_alg=hierarchical", "--hierarchical_local_size=2"}).exit);
+}
+
 }  // namespace
 }  // namespace dljob::trainer

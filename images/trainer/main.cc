@@ -13,10 +13,12 @@
 #include <torch/torch.h>
 
 #include "images/trainer/checkpoint.h"
+#include "images/trainer/comm/hierarchical_collective.h"
 #include "images/trainer/comm/mpi_collective.h"
 #include "images/trainer/comm/mpi_environment.h"
 #include "images/trainer/comm/mpi_stall_watchdog.h"
 #include "images/trainer/comm/nccl_selection.h"
+#include "images/trainer/comm/timeline.h"
 #include "images/trainer/comm/watched_collective.h"
 #include "images/trainer/data/training_data.h"
 #include "images/trainer/device.h"
@@ -164,6 +166,11 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   options.display_every = config.display_every;
   options.print_losses = config.print_losses;
   options.fusion.threshold_bytes = static_cast<size_t>(config.fusion_threshold_mb) << 20;
+  options.variable_update = config.variable_update == "parameter_server"
+                                ? VariableUpdate::kParameterServer
+                                : VariableUpdate::kAllreduce;
+  options.overlap_backward = config.overlap_backward;
+  options.fusion.fp16 = config.fp16_allreduce;
   options.device = device.device;
   options.seed = config.seed;
   options.model_name = config.model;
@@ -202,9 +209,19 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     }
     watchdog = std::move(*started);
   }
+  std::unique_ptr<Timeline> timeline;
+  if (!config.timeline.empty()) timeline = std::make_unique<Timeline>();
+  options.timeline = timeline.get();
   Trainer trainer(options, *model, *comm, *train, data->test ? &*data->test : nullptr, reporter);
   Result<TrainResult> result = trainer.Run();
   if (watchdog) watchdog->Stop();
+  if (timeline) {
+    // Written also after a failed run: the trace of the steps before it may explain it.
+    const std::string path = TimelinePath(config.timeline, collective.rank(), collective.size());
+    if (Status s = WriteTimeline(*timeline, collective.rank(), path); !s.ok()) {
+      reporter.Warning(RankPrefix(collective) + s.message());
+    }
+  }
   if (!result.ok()) {
     PrintError(RankPrefix(collective) + result.status().message());
     return kRuntimeExitCode;
@@ -235,14 +252,23 @@ int RunMain(int argc, char** argv) {
   }
   // Decided before MPI starts, so that a refused --collective=nccl exits like any usage error.
   // --collective=mpi never touches the CUDA runtime.
-  const CudaDevices cuda = config.collective == "mpi" ? CudaDevices{} : ProbeCudaDevices();
-  const Result<CollectiveKind> kind = ChooseCollective(config.collective, NcclBuiltIn(), cuda);
+  // parameter_server and the hierarchical allreduce are MPI algorithms: auto means mpi for them
+  // (an explicit --collective=nccl with them was refused by ParseFlags).
+  const bool mpi_only =
+      config.variable_update == "parameter_server" || config.allreduce_alg == "hierarchical";
+  const std::string backend = mpi_only ? std::string("mpi") : config.collective;
+  const CudaDevices cuda = backend == "mpi" ? CudaDevices{} : ProbeCudaDevices();
+  const Result<CollectiveKind> kind = ChooseCollective(backend, NcclBuiltIn(), cuda);
   if (!kind.ok()) {
     if (first_rank) PrintError(kind.status().message(), kCollectiveHint);
     return kUsageExitCode;
   }
-  Result<std::unique_ptr<MpiEnvironment>> mpi =
-      MpiEnvironment::Create(&argc, &argv, /*thread_multiple=*/config.stall_timeout > 0);
+  // The stall watchdog talks MPI from its own thread; the gradient overlap's communication
+  // thread takes turns with the main thread (MPI_THREAD_SERIALIZED would do; MULTIPLE is what the
+  // environment asks for beyond FUNNELED).
+  const bool overlap = config.overlap_backward && config.variable_update == "allreduce";
+  Result<std::unique_ptr<MpiEnvironment>> mpi = MpiEnvironment::Create(
+      &argc, &argv, /*thread_multiple=*/config.stall_timeout > 0 || overlap);
   if (!mpi.ok()) {
     PrintError(mpi.status().message());
     return kRuntimeExitCode;
@@ -265,7 +291,23 @@ int RunMain(int argc, char** argv) {
     nccl = std::move(*created);
   }
 #endif
-  Collective& chosen = nccl ? *nccl : static_cast<Collective&>(**collective);
+  std::unique_ptr<Collective> hierarchical;
+  if (config.allreduce_alg == "hierarchical") {
+    Result<std::unique_ptr<Collective>> created =
+        MakeHierarchicalMpiCollective(MPI_COMM_WORLD, config.hierarchical_local_size);
+    if (!created.ok()) {
+      // Every rank fails alike (a world size that is no multiple of the local size): exit 2.
+      if ((*collective)->rank() == 0) {
+        // The message says what to pass instead.
+        PrintError("--allreduce_alg=hierarchical: " + created.status().message());
+      }
+      return kUsageExitCode;
+    }
+    hierarchical = std::move(*created);
+  }
+  Collective& chosen = nccl           ? *nccl
+                       : hierarchical ? *hierarchical
+                                      : static_cast<Collective&>(**collective);
   try {
     return Train(config, **info, chosen);
   } catch (const c10::Error& e) {

@@ -2,10 +2,18 @@
 //
 // One Trainer runs on each rank, given that rank's Model, DataSource and Collective. Run():
 //   1. broadcasts every parameter and buffer from rank 0, so all ranks start identical;
-//   2. for each step: forward on this rank's batch, mean cross-entropy, backward, the mean of
-//      every gradient over all ranks (a FusedAllreducer, comm/fused_allreduce.h, over the
-//      gradients in reverse registration order), SGD(momentum) step. Ranks therefore apply the
-//      same update and keep bit-identical parameters;
+//   2. for each step: forward on this rank's batch, mean cross-entropy, backward, then one of two
+//      variable updates (TrainerOptions::variable_update):
+//      - allreduce: the mean of every gradient over all ranks (a FusedAllreducer,
+//        comm/fused_allreduce.h, over the gradients in reverse registration order), then an
+//        SGD(momentum) step on every rank. With `overlap_backward` (and more than one rank, float32
+//        CPU parameters) the buckets are reduced during backward by a GradientOverlap
+//        (comm/gradient_overlap.h) instead of after it; the sums are the same;
+//      - parameter_server: the gradients' sum is reduced onto rank 0 (Collective::ReduceSum,
+//        packed into one buffer sent in segments), rank 0 alone averages them and steps the
+//        optimizer (its momentum is the one that counts and that checkpoints keep), and the
+//        parameters are packed and broadcast from rank 0 in the same segments.
+//      Either way ranks apply the same update and keep bit-identical parameters;
 //   3. at the end of each epoch (and after the last step), if a test set was given, evaluates
 //      accuracy with the test set sharded across ranks and the counts allreduced.
 // The first num_warmup_batches steps are trained but not timed. All output goes through the
@@ -19,14 +27,19 @@
 // step; a failed save is a warning, not the end of the run. Random draws (dropout) are reseeded
 // each step from (seed, rank, step), so a resumed run draws what the uninterrupted one drew.
 //
-// Borrowed references (model, collective, data, test set, reporter) must outlive Run(). Not
-// thread-safe.
+// With a Timeline (comm/timeline.h) the loop records FORWARD, BACKWARD and OPTIMIZER spans and
+// the gradient path its per-bucket NEGOTIATE/FUSE/ALLREDUCE/UNFUSE spans (parameter_server: FUSE,
+// REDUCE, UNFUSE, BROADCAST).
+//
+// Borrowed references (model, collective, data, test set, reporter, timeline) must outlive Run().
+// Not thread-safe (the overlap's communication thread is internal and joined by Run()).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/optim/sgd.h>
@@ -35,12 +48,16 @@
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
+#include "images/trainer/comm/gradient_overlap.h"
+#include "images/trainer/comm/timeline.h"
 #include "images/trainer/data/data_source.h"
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
 #include "jobs/status.h"
 
 namespace dljob::trainer {
+
+enum class VariableUpdate { kAllreduce, kParameterServer };
 
 struct TrainerOptions {
   int64_t batch_size = 32;  // per rank; must match the DataSource's batches
@@ -53,6 +70,9 @@ struct TrainerOptions {
   bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
   torch::Device device = torch::kCPU;
   FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
+  VariableUpdate variable_update = VariableUpdate::kAllreduce;
+  bool overlap_backward = true;  // allreduce: reduce buckets during backward
+  Timeline* timeline = nullptr;  // null: no timeline
   uint64_t seed = 0;           // of per-step random draws, and recorded in checkpoints
   std::string model_name;      // recorded in checkpoints
   CheckpointStore* checkpoints = nullptr;  // rank 0: where to save; null: no checkpoints
@@ -89,7 +109,16 @@ class Trainer {
   Result<int64_t> StartState();
   void SaveCheckpoint(int64_t step);
   Result<double> TrainStep(int64_t epoch, int64_t step_in_epoch);
-  Status AllreduceGradients();
+  // Creates the overlap (allreduce) or the packing buffer and its chunks (parameter_server).
+  Status PrepareVariableUpdate();
+  Status AllreduceGradients(int64_t step);
+  // parameter_server: gradients to rank 0, its optimizer step, parameters back from rank 0.
+  Status ParameterServerUpdate(int64_t step);
+  // Sends flat_[0..total) in the pieces of ps_chunks_ with `op` (ReduceSum or Broadcast to 0).
+  template <typename Op>
+  Status SendChunks(Op op);
+  // The trainable parameters in reduction order (reverse registration order).
+  std::vector<torch::Tensor> ReductionOrder();
   Result<Evaluation> Evaluate();
   Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                   TrainResult& result);
@@ -104,6 +133,9 @@ class Trainer {
   Reporter& reporter_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run()
   FusedAllreducer fusion_;
+  std::unique_ptr<GradientOverlap> overlap_;  // allreduce with overlap_backward; created by Run()
+  torch::Tensor flat_;                        // parameter_server: packed gradients/parameters
+  std::vector<std::pair<int64_t, int64_t>> ps_chunks_;  // parameter_server: (offset, count)
   std::vector<double> step_seconds_;        // timed steps only
 };
 

@@ -36,7 +36,9 @@ Result<std::unique_ptr<MpiEnvironment>> MpiEnvironment::Create(int* argc, char**
     return Status::Unavailable(std::string("MPI does not provide ") +
                                (thread_multiple ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED") +
                                " (got level " + std::to_string(provided) + ")" +
-                               (thread_multiple ? "; run with --stall_timeout=0" : ""));
+                               (thread_multiple
+                                    ? "; run with --stall_timeout=0 --overlap_backward=false"
+                                    : ""));
   }
   // Errors on the world communicator come back as codes (turned into Status) rather than
   // aborting the job from inside MPI.

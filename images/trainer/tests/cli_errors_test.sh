@@ -48,11 +48,26 @@ if ! grep -q 'cuda:[0-9]' "$tmp/out"; then
   grep -q '^hint: ' "$tmp/err" || fail "--use_fp16 on CPU: hint"
 fi
 
+# Gradient-path flags that cannot go together: both named, exit 2, before MPI starts.
+[[ $(run --variable_update=parameter_server --allreduce_alg=hierarchical) == 2 ]] \
+  || fail "parameter_server + hierarchical: exit code"
+grep -q '^dljob-train: error: --allreduce_alg=hierarchical .*--variable_update=parameter_server' \
+  "$tmp/err" || fail "parameter_server + hierarchical: message"
+[[ $(run --hierarchical_local_size=2) == 2 ]] || fail "--hierarchical_local_size alone"
+grep -q -- '--allreduce_alg=hierarchical' "$tmp/err" || fail "--hierarchical_local_size: message"
+
 ! grep -qi 'terminate\|backtrace\|exception' "$tmp/err" || fail "stack trace on stderr"
 if [[ -n $mpirun ]]; then  # all ranks fail together; exactly one of them says why
   "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$train" --data_dir=/nonexistent/fmnist \
     >"$tmp/out" 2>"$tmp/err"
   [[ $? == 2 ]] || fail "2 ranks, missing data: exit code"
   [[ $(grep -c '^dljob-train: error: ' "$tmp/err") == 1 ]] || fail "2 ranks: not exactly one error"
+  # Simulated nodes must divide the ranks: every rank refuses, one says why.
+  "$mpirun" --allow-run-as-root --oversubscribe -np 3 -x OMP_NUM_THREADS=1 "$train" \
+    --data_name=synthetic --num_batches=1 --allreduce_alg=hierarchical \
+    --hierarchical_local_size=2 >"$tmp/out" 2>"$tmp/err"
+  [[ $? == 2 ]] || fail "hierarchical on 3 ranks by 2: exit code"
+  [[ $(grep -c '^dljob-train: error: --allreduce_alg=hierarchical: ' "$tmp/err") == 1 ]] \
+    || fail "hierarchical on 3 ranks by 2: not exactly one error"
 fi
 echo PASS
