@@ -3,8 +3,10 @@
 // A Collective connects the `size()` ranks of one training job. Every rank calls the same
 // collective operations in the same order with buffers of the same length; the operations block
 // until every rank has contributed. Implementations: MpiCollective (comm/mpi_collective.h, CPU
-// buffers over MPI) and LoopbackCollective (comm/loopback_collective.h, a single in-process rank
-// for tests). A later NCCL backend will implement the same interface for GPU tensors.
+// buffers over MPI), NcclCollective (comm/nccl_collective.h, one CUDA device per rank),
+// HierarchicalCollective (comm/hierarchical_collective.h, two-level allreduce over nodes built
+// from other Collectives), LoopbackCollective (comm/loopback_collective.h, a single in-process
+// rank for tests) and the WatchedCollective decorator (comm/watched_collective.h).
 //
 // ReduceSum (to one root, for the parameter-server update), ReduceScatterSum (the first half of a
 // hierarchical allreduce, comm/hierarchical_collective.h) and AllreduceSumHalf (fp16 compression
