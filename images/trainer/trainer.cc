@@ -102,6 +102,7 @@ Status Trainer::AllreduceGradients(int64_t step) {
     }
     return Status::Ok();
   }
+  TimelineSpan span(options_.timeline, "ALLREDUCE", "comm", kMainThread, step);
   const float world = static_cast<float>(collective_.size());
   for (torch::Tensor& grad : grads) {
     if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
