@@ -96,7 +96,8 @@ TEST(HalfTest, BulkFormsAgreeWithTheScalarOnesEverywhere) {
   std::vector<uint16_t> converted(sample.size());
   FloatsToHalves(sample.data(), converted.data(), sample.size());
   for (size_t i = 0; i < sample.size(); ++i) {
-    ASSERT_EQ(converted[i], FloatToHalf(sample[i])) << std::hex << std::bit_cast<uint32_t>(sample[i]);
+    ASSERT_EQ(converted[i], FloatToHalf(sample[i]))
+        << std::hex << std::bit_cast<uint32_t>(sample[i]);
   }
   std::vector<uint16_t> a(sample.size());
   std::vector<uint16_t> b(sample.size());

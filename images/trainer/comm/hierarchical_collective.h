@@ -1,4 +1,4 @@
-// HierarchicalCollective: a two-level allreduce over nodes, Horovod's HOROVOD_HIERARCHICAL_ALLREDUCE.
+// HierarchicalCollective: a two-level allreduce over nodes (Horovod's hierarchical allreduce).
 //
 // The ranks form a grid: `local` connects the ranks of one node (fast shared memory or NVLink),
 // `cross` connects the ranks that have the same local rank on every node (the network). An

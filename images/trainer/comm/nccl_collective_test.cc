@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "images/trainer/comm/half.h"
 #include "images/trainer/comm/mpi_environment.h"
 #include "images/trainer/comm/nccl_selection.h"
 
@@ -70,6 +71,58 @@ TEST_F(NcclCollectiveTest, AllgatherPlacesEachRanksBlock) {
   ASSERT_TRUE(g_nccl->Allgather(send.data(), count, recv.data()).ok());
   for (int r = 0; r < g_nccl->size(); ++r) {
     for (size_t i = 0; i < count; ++i) ASSERT_EQ(recv[r * count + i], Value(r, i));
+  }
+}
+
+TEST_F(NcclCollectiveTest, ReduceSumOnEveryRoot) {
+  for (int root = 0; root < g_nccl->size(); ++root) {
+    for (size_t count : {size_t{0}, size_t{1}, size_t{4099}}) {
+      std::vector<float> data(count);
+      for (size_t i = 0; i < count; ++i) data[i] = Value(g_nccl->rank(), i);
+      ASSERT_TRUE(g_nccl->ReduceSum(data.data(), count, root).ok());
+      if (g_nccl->rank() != root) continue;
+      for (size_t i = 0; i < count; ++i) {
+        float expected = 0;
+        for (int r = 0; r < g_nccl->size(); ++r) expected += Value(r, i);
+        ASSERT_EQ(data[i], expected) << "root " << root << " index " << i;
+      }
+    }
+  }
+  float x = 0;
+  EXPECT_EQ(g_nccl->ReduceSum(&x, 1, g_nccl->size()).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(NcclCollectiveTest, ReduceScatterGivesEachRankItsBlock) {
+  const size_t block = 257;
+  const auto n = static_cast<size_t>(g_nccl->size());
+  std::vector<float> send(block * n);
+  for (size_t i = 0; i < send.size(); ++i) send[i] = Value(g_nccl->rank(), i);
+  std::vector<float> recv(block, -1);
+  ASSERT_TRUE(g_nccl->ReduceScatterSum(send.data(), recv.data(), block).ok());
+  for (size_t i = 0; i < block; ++i) {
+    const size_t at = static_cast<size_t>(g_nccl->rank()) * block + i;
+    float expected = 0;
+    for (int r = 0; r < g_nccl->size(); ++r) expected += Value(r, at);
+    ASSERT_EQ(recv[i], expected) << i;
+  }
+}
+
+// Quarter steps below 64 are exact in half, and so are their sums over a few ranks.
+TEST_F(NcclCollectiveTest, HalfAllreduceSumsHalves) {
+  for (size_t count : {size_t{0}, size_t{1}, size_t{1001}}) {
+    std::vector<uint16_t> data(count);
+    for (size_t i = 0; i < count; ++i) {
+      const float rank = static_cast<float>(g_nccl->rank());
+      data[i] = FloatToHalf(static_cast<float>(i % 50) * 0.25f + rank);
+    }
+    ASSERT_TRUE(g_nccl->AllreduceSumHalf(data.data(), count).ok());
+    for (size_t i = 0; i < count; ++i) {
+      float expected = 0;
+      for (int r = 0; r < g_nccl->size(); ++r) {
+        expected += static_cast<float>(i % 50) * 0.25f + static_cast<float>(r);
+      }
+      ASSERT_EQ(HalfToFloat(data[i]), expected) << i;
+    }
   }
 }
 
