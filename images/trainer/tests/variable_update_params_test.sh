@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 3's "must show" for the gradient paths: mnist_cnn trains on synthetic data for 15 steps
-# (batch 8 per rank) on 2 ranks with fusion on and off, the backward overlap on and off,
-# --variable_update=allreduce and parameter_server, and --fp16_allreduce; and on 4 ranks with the
+# (batch 8 per rank) on 2 ranks with fusion on and off, the backward overlap on and off (also with
+# channels-last, NHWC), --variable_update=allreduce and parameter_server, and --fp16_allreduce;
+# and on 4 ranks with the
 # flat and the hierarchical allreduce (--hierarchical_local_size=2: two simulated nodes). Every run
 # must end with bit-identical parameters on all its ranks, and agree with the plain run of its rank
 # count (allreduce, fusion on, no overlap):
@@ -67,6 +68,10 @@ run ps 2 --variable_update=parameter_server
 run ps_nofusion 2 --variable_update=parameter_server --fusion_threshold_mb=0
 run fp16 2 --fp16_allreduce
 for name in overlap overlap_nofusion nofusion ps ps_nofusion; do compare $name plain 1e-4; done
+# Channels-last conv weights have non-contiguous gradients: the overlap stages them all the same.
+run plain_nhwc 2 --data_format=NHWC --overlap_backward=false
+run overlap_nhwc 2 --data_format=NHWC --overlap_backward=true
+compare overlap_nhwc plain_nhwc 1e-4
 compare fp16 plain 5e-3 fp16
 
 run plain4 4 --overlap_backward=false
