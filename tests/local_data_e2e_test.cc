@@ -232,7 +232,8 @@ TEST_F(LocalDataTest, TheOssShardsExampleValidates) {
 // Issue 4: Fashion-MNIST packed into record shards (`dljob data pack`), served by the
 // S3-compatible server, mounted through an oss:// data entry of a DLJob where --data_dir points,
 // trains the CNN to exactly the losses and test accuracy the IDX files give from a hostPath: the
-// shards keep the IDX order and every record's bytes, and dljob-train checks their CRCs.
+// shards keep the IDX order and every record's bytes, and dljob-train checks their CRCs. The same
+// job with --data_dir=oss://… and no data entry reads the shards straight from the bucket.
 TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz") ||
       !fs::exists(BinDir() + "/dljob-train")) {
@@ -253,16 +254,23 @@ TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   ASSERT_EQ(shards, 5) << "4 train shards and 1 test shard";
 
   // The job as a user writes it: the bucket's prefix as a data entry, mounted at --data_dir.
+  // With no source, --data_dir is the bucket's URL itself, read by dljob-train with ranged GETs.
   auto train = [&](const std::string& name, const std::string& source) {
     const std::string job_file = work_.path() + "/" + name + ".yaml";
-    std::ofstream(job_file)
-        << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: " << name << "}\n"
+    const std::string data_dir = source.empty() ? "oss://datasets/fmnist-shards"
+                                                : "/data/fashion-mnist";
+    std::ofstream job(job_file);
+    job << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: " << name << "}\n"
         << "spec:\n  image: none\n  gpus: 2\n"
         << "  command: [dljob-train, --model=mnist_cnn, --data_name=fashion-mnist,\n"
-        << "            --data_dir=/data/fashion-mnist, --batch_size=64, --num_batches=40,\n"
+        << "            --data_dir=" << data_dir << ", --batch_size=64, --num_batches=40,\n"
         << "            --learning_rate=0.05, --display_every=20, --seed=3, --print_losses]\n"
-        << "  data:\n  - name: fashion-mnist\n    source: " << source
-        << "\n    mountPath: /data/fashion-mnist\n  runPolicy: {backoffLimit: 0}\n";
+        << "  runPolicy: {backoffLimit: 0}\n";
+    if (!source.empty()) {
+      job << "  data:\n  - name: fashion-mnist\n    source: " << source
+          << "\n    mountPath: /data/fashion-mnist\n";
+    }
+    job.close();
     return Dljob({"submit", "--local", "-f", job_file});
   };
   CommandResult from_oss = train("shards-oss", "oss://datasets/fmnist-shards");
@@ -293,6 +301,13 @@ TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   ASSERT_FALSE(accuracy.empty()) << from_oss.out;
   EXPECT_EQ(losses, lines(from_idx.out, kLoss));
   EXPECT_EQ(accuracy, lines(from_idx.out, kAccuracy));
+
+  CommandResult direct = train("shards-url", "");
+  ASSERT_EQ(direct.exit_code, 0) << direct.out << direct.err;
+  EXPECT_EQ(direct.err.find("note: fetching"), std::string::npos) << direct.err;
+  EXPECT_NE(direct.out.find("from record shards"), std::string::npos) << direct.out;
+  EXPECT_EQ(lines(direct.out, kLoss), losses);
+  EXPECT_EQ(lines(direct.out, kAccuracy), accuracy);
   std::cout << "from oss:// shards: " << accuracy << "from local IDX:     "
             << lines(from_idx.out, kAccuracy);
   std::smatch m;
