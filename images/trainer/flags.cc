@@ -32,8 +32,9 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "`dljob data pack` from a JPEG tree)")
       ->check(CLI::IsMember({"fashion-mnist", "synthetic", "imagenet"}))->capture_default_str();
   app.add_option("--data_dir", c->data_dir,
-                 "Directory with the Fashion-MNIST IDX files; for imagenet, a directory or "
-                 "oss://bucket/prefix with the packed shards")
+                 "fashion-mnist: a directory with the IDX files, or a directory or "
+                 "oss://bucket/prefix with the shards `dljob data pack` made of them; imagenet: "
+                 "a directory or oss://bucket/prefix with the packed JPEG shards")
       ->capture_default_str();
   app.add_option("--loader_threads", c->loader_threads,
                  "imagenet: threads per rank decoding and augmenting JPEGs")

@@ -44,7 +44,8 @@ constexpr const char* kImagenetHint =
     "wrote from a JPEG tree (one folder per class)";
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
-    "Fashion-MNIST IDX files> (or --data_name=synthetic)";
+    "Fashion-MNIST IDX files, or a directory or oss://bucket/prefix with the shards `dljob data "
+    "pack` made of them> (or --data_name=synthetic)";
 constexpr const char* kCollectiveHint =
     "pass --collective=mpi (or auto) to communicate over MPI on the CPU, or run on a node with "
     "a CUDA GPU and a dljob-train built with CUDA and NCCL";

@@ -329,6 +329,8 @@ TEST_F(LoaderTest, ObjectStoreThroughLocalDirStoreGivesTheSameBatches) {
   o.sampler.window = 5;
   const std::vector<Batch> local = LoadAll(OpenLocalSplit(data(), "train"), o);
   ExpectSameBatches(LoadAll(OpenStoreSplit(store, "sets/a/", "train"), o), local);
+  // oss://bucket/sets/a parses to prefix "sets/a": the same directory.
+  ExpectSameBatches(LoadAll(OpenStoreSplit(store, "sets/a", "train"), o), local);
   EXPECT_EQ(OpenStoreSplit(store, "sets/", "train").status().code(), StatusCode::kNotFound);
 }
 

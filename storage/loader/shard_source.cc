@@ -119,8 +119,9 @@ Result<ShardSet> OpenLocalSplit(const std::string& dir, const std::string& split
   return set;
 }
 
-Result<ShardSet> OpenStoreSplit(std::shared_ptr<ObjectStore> store, const std::string& prefix,
+Result<ShardSet> OpenStoreSplit(std::shared_ptr<ObjectStore> store, const std::string& dir,
                                 const std::string& split) {
+  const std::string prefix = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   Result<std::vector<ObjectInfo>> objects = ListAll(*store, prefix);
   if (!objects.ok()) return objects.status();
   std::vector<std::string> names;

@@ -53,7 +53,9 @@ struct ShardSet {
 // lists the splits there are); kInvalidArgument for an incomplete set or a damaged shard.
 Result<ShardSet> OpenLocalSplit(const std::string& dir, const std::string& split);
 
-// The same layout under `prefix` ("" or ending in '/') of an object store.
+// The same layout under `prefix` of an object store: "" (the bucket's top) or a "directory",
+// with or without its trailing '/' ("sets/a" and "sets/a/" both mean the objects sets/a/*, as
+// oss://bucket/sets/a parses to prefix "sets/a").
 Result<ShardSet> OpenStoreSplit(std::shared_ptr<ObjectStore> store, const std::string& prefix,
                                 const std::string& split);
 
