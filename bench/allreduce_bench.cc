@@ -4,6 +4,9 @@
 //   fused     FusedAllreducer (comm/fused_allreduce.h): 64 MB fusion buffer, segmented and
 //             pipelined (segment size and in-flight count as configured), unpacked and divided
 //             by the world size — everything the trainer does for its gradients;
+//   fused sum the same with FusionOptions::average = false: summed only, no scaling pass, large
+//             tensors reduced in place in one call each (what the trainer runs once it
+//             pre-scales the loss by 1/world);
 //   fp16      the same with FusionOptions::fp16: halves on the wire, summed by a user MPI_Op;
 //   hier      the same over HierarchicalCollective (comm/hierarchical_collective.h) with
 //             simulated nodes of --local_size ranks (default 2; shown when it makes 2+ nodes of
@@ -123,7 +126,7 @@ int Run(int argc, char** argv) {
   }
   std::vector<FusedAllreducer> fusers;
   std::vector<Method> methods;
-  fusers.reserve(configs.size() + 2);  // pointers into it are kept
+  fusers.reserve(configs.size() + 3);  // pointers into it are kept
   for (auto [kb, f] : configs) {
     fusers.emplace_back(c, FusionOptions{size_t{64} << 20, kb << 10, f});
     FusedAllreducer* fuser = &fusers.back();
@@ -133,6 +136,13 @@ int Run(int argc, char** argv) {
                        }, {}});
   }
   const FusionOptions base{size_t{64} << 20, args.segment_kb << 10, 1};
+  FusionOptions sum_options = base;
+  sum_options.average = false;
+  fusers.emplace_back(c, sum_options);
+  FusedAllreducer* sum = &fusers.back();
+  methods.push_back({"fused sum, no scaling", [sum, &spans]() {
+                       if (!sum->Allreduce(spans).ok()) std::abort();
+                     }, {}});
   FusionOptions half_options = base;
   half_options.fp16 = true;
   fusers.emplace_back(c, half_options);

@@ -67,7 +67,7 @@ const std::vector<Bucket>& FusedAllreducer::Plan(const std::vector<size_t>& coun
   return plan_;
 }
 
-Status FusedAllreducer::AllreduceAverage(const std::vector<FloatSpan>& tensors) {
+Status FusedAllreducer::Allreduce(const std::vector<FloatSpan>& tensors) {
   std::vector<size_t> counts(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].data == nullptr && tensors[i].count > 0) {
@@ -75,7 +75,7 @@ Status FusedAllreducer::AllreduceAverage(const std::vector<FloatSpan>& tensors) 
     }
     counts[i] = tensors[i].count;
   }
-  if (collective_.size() == 1) return Status::Ok();  // the mean over one rank: nothing to do
+  if (collective_.size() == 1) return Status::Ok();  // mean or sum over one rank: nothing to do
   Plan(counts);
   for (const Bucket& bucket : plan_) {
     if (bucket.elements == 0) continue;
@@ -107,6 +107,8 @@ Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan
   collective_.Annotate(purpose);
   size_t segment = options_.segment_bytes / sizeof(float);
   if (segment == 0 || segment > bucket.elements) segment = bucket.elements;
+  // Summing an in-place float bucket: nothing to do between segments, so one call for all of it.
+  if (!options_.average && !options_.fp16 && bucket.in_place) segment = bucket.elements;
   segment = std::min<size_t>(segment, INT_MAX);
   Status failure = options_.fp16 ? ReduceHalf(bucket, tensors, segment)
                                  : ReduceFloat(bucket, tensors, segment);
@@ -188,21 +190,32 @@ void FusedAllreducer::Pack(const Bucket& bucket, const std::vector<FloatSpan>& t
 
 void FusedAllreducer::Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
                              size_t begin, size_t end) {
-  const float scale = 1.0f / static_cast<float>(collective_.size());
+  const float scale = Scale();
   if (bucket.in_place) {
+    if (!options_.average) return;
     ScaleInPlace(tensors[bucket.first].data + begin, end - begin, scale);
     return;
   }
   const float* buffer = buffer_.data();
+  if (!options_.average) {
+    ForEachPiece(bucket, tensors, starts_, begin, end, [buffer](float* dst, size_t at, size_t n) {
+      std::memcpy(dst, buffer + at, n * sizeof(float));
+    });
+    return;
+  }
   ForEachPiece(bucket, tensors, starts_, begin, end,
                [buffer, scale](float* dst, size_t at, size_t n) {
                  CopyScaled(dst, buffer + at, n, scale);
                });
 }
 
+float FusedAllreducer::Scale() const {
+  return options_.average ? 1.0f / static_cast<float>(collective_.size()) : 1.0f;
+}
+
 Status FusedAllreducer::ReduceHalf(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
                                    size_t segment) {
-  const float scale = 1.0f / static_cast<float>(collective_.size());
+  const float scale = Scale();
   uint16_t* staged = half_buffer_.data();
   for (size_t begin = 0; begin < bucket.elements; begin += segment) {
     const size_t end = std::min(bucket.elements, begin + segment);

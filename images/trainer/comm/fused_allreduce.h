@@ -1,22 +1,29 @@
-// FusedAllreducer: Horovod-style tensor fusion for gradient averaging.
+// FusedAllreducer: Horovod-style tensor fusion for gradient averaging (or summing).
 //
 // Many small allreduces cost one message latency each; one huge allreduce thrashes the caches.
 // FusedAllreducer packs consecutive tensors into a persistent fusion buffer of
 // `threshold_bytes`, and reduces each filled buffer ("bucket") as a pipeline of segments of
 // `segment_bytes` with up to `max_in_flight` segments outstanding on the Collective
 // (StartAllreduceSum/Wait): while one segment is on the wire the next is packed, and a finished
-// segment is unpacked (and scaled by 1/world size) while it is still in cache. A tensor larger
-// than the buffer, or at least one segment long, is its own bucket and is reduced where it lies,
-// segment by segment, each segment scaled right after its reduction while it is in cache: copying
-// it would buy no fewer messages (measured in bench/README.md). A threshold of 0 disables fusion:
-// every tensor is its own in-place bucket. With one rank nothing is sent and nothing is touched
-// (the mean over one rank is the tensor itself).
+// segment is unpacked (and, when averaging, scaled by 1/world size) while it is still in cache. A
+// tensor larger than the buffer, or at least one segment long, is its own bucket and is reduced
+// where it lies (copying it would buy no fewer messages, measured in bench/README.md): when
+// averaging, segment by segment, each segment scaled right after its reduction while it is in
+// cache; with FusionOptions::average = false, in ONE AllreduceSum call over the whole tensor
+// (there is no scaling to keep in cache, so segmenting would only add messages). A threshold of 0
+// disables fusion: every tensor is its own in-place bucket. With one rank nothing is sent and
+// nothing is touched (the mean, and the sum, over one rank is the tensor itself).
+//
+// average = false is for callers that pre-scale what the ranks contribute (e.g. the loss by
+// 1/world, so that backward already yields averaged gradients): the reducer then only sums and
+// makes no pass over the gradients besides the reduction (and the packing of small tensors).
 //
 // With FusionOptions::fp16 (Horovod's fp16 compression) each segment is converted to IEEE half
-// on the way into a half staging buffer (in-place buckets included), reduced with the
-// Collective's AllreduceSumHalf (blocking, whatever max_in_flight says), and converted back to
-// float times 1/size on the way out: half the bytes on the wire, at half precision (about 3
-// significant digits; sums past 65504 become infinity, values below 2^-24 flush to zero).
+// on the way into a half staging buffer (in-place buckets included, always segment by segment),
+// reduced with the Collective's AllreduceSumHalf (blocking, whatever max_in_flight says), and
+// converted back to float times 1/size (times 1 with average = false) on the way out: half the
+// bytes on the wire, at half precision (about 3 significant digits; sums past 65504 become
+// infinity, values below 2^-24 flush to zero).
 //
 // The mean is computed as sum * (1/size): exact for power-of-two world sizes, within one rounding
 // of sum / size otherwise; the scaling loops are written to vectorise.
@@ -73,6 +80,9 @@ struct FusionOptions {
   int max_in_flight = 1;
   // Send halves instead of floats (see above). Every rank must use the same setting.
   bool fp16 = false;
+  // true: the result is the mean over ranks (sum * 1/size). false: the plain sum, with no
+  // scaling pass, and in-place buckets reduced whole in one call. Every rank must agree.
+  bool average = true;
 };
 
 class FusedAllreducer {
@@ -80,14 +90,18 @@ class FusedAllreducer {
   // REQUIRES: options.max_in_flight >= 1.
   FusedAllreducer(Collective& collective, FusionOptions options);
 
-  // Replaces every tensor by its element-wise mean over all ranks (the sum times 1/size(); with
-  // one rank the values are left as they are and nothing is sent). On error the tensors'
-  // contents are unspecified and the Collective is unusable.
-  Status AllreduceAverage(const std::vector<FloatSpan>& tensors);
+  // Replaces every tensor by its element-wise reduction over all ranks: the mean (the sum times
+  // 1/size()) with options().average, else the sum (with one rank the values are left as they
+  // are and nothing is sent). On error the tensors' contents are unspecified and the Collective
+  // is unusable. AllreduceAverage is the historical name of Allreduce: it sums, not averages,
+  // when options().average is false.
+  Status Allreduce(const std::vector<FloatSpan>& tensors);
+  Status AllreduceAverage(const std::vector<FloatSpan>& tensors) { return Allreduce(tensors); }
 
   // The same, one bucket at a time, for callers that reduce buckets as their tensors become
   // ready (the gradient overlap path). Plan() fixes the buckets for these tensor sizes (cached
-  // while the sizes stay the same); ReduceBucket(i, tensors) averages the tensors of plan()[i].
+  // while the sizes stay the same); ReduceBucket(i, tensors) reduces (averages or sums, as
+  // Allreduce) the tensors of plan()[i].
   // REQUIRES: Plan() was called with the sizes of `tensors`; every rank reduces the same buckets
   // in the same order.
   const std::vector<Bucket>& Plan(const std::vector<size_t>& counts);
@@ -110,11 +124,14 @@ class FusedAllreducer {
   // The fp16 path of Reduce: segment by segment through half_buffer_, blocking.
   Status ReduceHalf(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t segment);
   // Copies bucket elements [begin, end) between the tensors and the fusion buffer; on the way
-  // back (`unpack`) each value is scaled by 1/world size (in place for in-place buckets).
+  // back (`unpack`) each value is scaled by Scale() (in place for in-place buckets; nothing to do
+  // there when Scale() is 1).
   void Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
             size_t end);
   void Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
               size_t end);
+  // 1/size() when averaging, else 1.
+  float Scale() const;
 
   Collective& collective_;
   FusionOptions options_;

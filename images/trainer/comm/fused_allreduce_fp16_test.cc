@@ -79,6 +79,29 @@ TEST(FusedAllreducerFp16Test, ScalesTheHalfSumByTheWorldSize) {
   EXPECT_EQ(tensors[2][0], 7.5f * third);
 }
 
+// average = false: the half sum is unpacked unscaled (4 identical ranks: 4 * x rounded to half
+// once, the fake's half sum), packed, in place and segmented alike.
+TEST(FusedAllreducerFp16Test, SumIsTheHalfSumUnscaled) {
+  for (size_t segment_floats : {0, 5, 16}) {
+    IdenticalRanksCollective c(4);
+    FusionOptions options{100 * 4, segment_floats * 4, 1};
+    options.fp16 = true;
+    options.average = false;
+    FusedAllreducer f(c, options);
+    auto tensors = MakeTensors({7, 0, 33, 129, 2});
+    const auto original = tensors;
+    ASSERT_TRUE(f.Allreduce(Spans(tensors)).ok());
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      for (size_t i = 0; i < tensors[t].size(); ++i) {
+        const float want = HalfToFloat(FloatToHalf(HalfToFloat(FloatToHalf(original[t][i])) * 4));
+        ASSERT_EQ(tensors[t][i], want) << segment_floats << " tensor " << t << " [" << i << "]";
+      }
+    }
+    EXPECT_EQ(c.allreduce_calls(), 0);  // all on the half path
+    EXPECT_GT(c.allreduce_half_calls(), 0);
+  }
+}
+
 TEST(FusedAllreducerFp16Test, OneRankSendsNothingAndKeepsFloats) {
   LoopbackCollective c;
   FusionOptions options;

@@ -146,6 +146,85 @@ TEST(FusedAllreducerTest, BucketByBucketEqualsAllAtOnce) {
   EXPECT_EQ(f.ReduceBucket(0, Spans(wrong)).code(), StatusCode::kInvalidArgument);
 }
 
+// average = false: the plain sum (3 identical ranks: every value times 3, exact for these
+// integers, where the mean would give the values back), for every layout.
+TEST(FusedAllreducerTest, SumOfIdenticalRanksIsTheValueTimesTheWorld) {
+  const std::vector<size_t> counts = {7, 0, 1, 33, 5, 64, 3, 0, 129, 2};
+  for (size_t threshold_floats : {0, 1, 16, 64, 100, 1000}) {
+    for (size_t segment_floats : {0, 1, 5, 16}) {
+      for (int in_flight : {1, 3}) {
+        IdenticalRanksCollective c(3);
+        FusionOptions options{threshold_floats * 4, segment_floats * 4, in_flight};
+        options.average = false;
+        FusedAllreducer f(c, options);
+        auto tensors = MakeTensors(counts);
+        auto want = tensors;
+        for (int round = 0; round < 2; ++round) {  // the second reuses the plan and buffer
+          for (auto& t : want) {
+            for (float& v : t) v *= 3;
+          }
+          ASSERT_TRUE(f.Allreduce(Spans(tensors)).ok());
+          ASSERT_EQ(tensors, want) << threshold_floats << " " << segment_floats << " "
+                                   << in_flight << " round " << round;
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedAllreducerTest, SumReducesInPlaceBucketsInOneCallAndKeepsPackedSegments) {
+  // A 40-float buffer, 8-float segments: {5, 2} packed (7 floats, one segment), 50 in place
+  // (segmented into 7 calls when averaging, one call when summing), {3, 6} packed (9 floats:
+  // two segments either way).
+  for (bool average : {true, false}) {
+    for (int in_flight : {1, 2}) {
+      IdenticalRanksCollective c(2);
+      FusionOptions options{40 * 4, 8 * 4, in_flight};
+      options.average = average;
+      FusedAllreducer f(c, options);
+      auto tensors = MakeTensors({5, 2, 50, 3, 6});
+      auto want = tensors;
+      if (!average) {
+        for (auto& t : want) {
+          for (float& v : t) v *= 2;
+        }
+      }
+      ASSERT_TRUE(f.AllreduceAverage(Spans(tensors)).ok());
+      EXPECT_EQ(tensors, want) << average;
+      const std::vector<Bucket> plan = {{0, 2, 7, false}, {2, 3, 50, true}, {3, 5, 9, false}};
+      EXPECT_EQ(f.plan(), plan);
+      EXPECT_EQ(c.allreduce_calls(), average ? 1 + 7 + 2 : 1 + 1 + 2) << average;
+      EXPECT_EQ(c.allreduce_floats(), 7 + 50 + 9);
+    }
+  }
+}
+
+TEST(FusedAllreducerTest, SumBucketByBucketAndOneRank) {
+  IdenticalRanksCollective c(4);
+  FusionOptions options{40 * 4, 16 * 4, 1};
+  options.average = false;
+  FusedAllreducer f(c, options);
+  auto tensors = MakeTensors({10, 5, 50, 3, 0, 8});
+  auto want = tensors;
+  for (auto& t : want) {
+    for (float& v : t) v *= 4;
+  }
+  std::vector<size_t> counts;
+  for (auto& t : tensors) counts.push_back(t.size());
+  ASSERT_EQ(f.Plan(counts).size(), 3u);
+  for (size_t i : {2u, 0u, 1u}) ASSERT_TRUE(f.ReduceBucket(i, Spans(tensors)).ok()) << i;
+  EXPECT_EQ(tensors, want);
+  EXPECT_EQ(c.allreduce_calls(), 1 + 1 + 1);  // the in-place 50 floats whole
+
+  LoopbackCollective one;  // the sum over one rank is the tensor itself: nothing sent
+  FusedAllreducer single(one, options);
+  auto alone = MakeTensors({5, 0, 90});
+  const auto same = alone;
+  ASSERT_TRUE(single.Allreduce(Spans(alone)).ok());
+  EXPECT_EQ(alone, same);
+  EXPECT_EQ(one.allreduce_calls(), 0);
+}
+
 TEST(LoopbackCollectiveTest, AllgatherCopiesAndStartWaitPair) {
   LoopbackCollective c;
   const float send[3] = {1, 2, 3};
