@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include <torch/torch.h>
 
@@ -32,8 +33,7 @@ Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collec
       collective_(collective),
       train_(train),
       test_(test),
-      reporter_(reporter),
-      fusion_(collective, options.fusion) {}
+      reporter_(reporter) {}
 
 Result<int64_t> Trainer::StartState() {
   int64_t resumed = 0;
@@ -58,135 +58,6 @@ void Trainer::SaveCheckpoint(int64_t step) {
   }
 }
 
-std::vector<torch::Tensor> Trainer::ReductionOrder() {
-  const std::vector<torch::Tensor> params = model_.parameters();
-  std::vector<torch::Tensor> order;
-  order.reserve(params.size());
-  for (auto it = params.rbegin(); it != params.rend(); ++it) {
-    if (it->requires_grad()) order.push_back(*it);
-  }
-  return order;
-}
-
-// Gradients go to the FusedAllreducer in reverse registration order (roughly the order backward
-// finishes them, as Horovod and DDP buckets do); the order is the same on every rank. Gradients
-// that are not contiguous float32 CPU tensors (a GPU run) take the per-tensor staging path.
-// With the overlap, the buckets were started during backward and Finish collects them.
-Status Trainer::AllreduceGradients(int64_t step) {
-  if (overlap_) return overlap_->Finish().WithContext("gradients");
-  const std::vector<torch::Tensor> params = model_.parameters();
-  std::vector<torch::Tensor> grads;
-  grads.reserve(params.size());
-  bool fusible = true;
-  for (auto it = params.rbegin(); it != params.rend(); ++it) {
-    torch::Tensor grad = it->grad();
-    if (!grad.defined()) continue;
-    fusible = fusible && grad.device().is_cpu() && grad.is_contiguous() &&
-              grad.scalar_type() == torch::kFloat32;
-    grads.push_back(std::move(grad));
-  }
-  if (fusible) {
-    std::vector<FloatSpan> spans;
-    std::vector<size_t> counts;
-    spans.reserve(grads.size());
-    for (torch::Tensor& g : grads) {
-      spans.push_back({g.data_ptr<float>(), static_cast<size_t>(g.numel())});
-      counts.push_back(spans.back().count);
-    }
-    // Bucket by bucket, as AllreduceAverage does, so that the timeline can show each one.
-    const size_t buckets = fusion_.Plan(counts).size();
-    for (size_t b = 0; b < buckets; ++b) {
-      TimelineSpan span(options_.timeline, "ALLREDUCE", "comm", kMainThread, step,
-                        static_cast<int64_t>(b));
-      if (Status s = fusion_.ReduceBucket(b, spans); !s.ok()) return s.WithContext("gradients");
-    }
-    return Status::Ok();
-  }
-  TimelineSpan span(options_.timeline, "ALLREDUCE", "comm", kMainThread, step);
-  const float world = static_cast<float>(collective_.size());
-  for (torch::Tensor& grad : grads) {
-    if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
-    if (collective_.size() > 1) grad.div_(world);
-  }
-  return Status::Ok();
-}
-
-template <typename Op>
-Status Trainer::SendChunks(Op op) {
-  float* base = flat_.data_ptr<float>();
-  for (const auto& [offset, count] : ps_chunks_) {
-    if (Status s = op(base + offset, static_cast<size_t>(count)); !s.ok()) return s;
-  }
-  return Status::Ok();
-}
-
-Status Trainer::ParameterServerUpdate(int64_t step) {
-  torch::NoGradGuard no_grad;
-  const std::vector<torch::Tensor> params = ReductionOrder();
-  Timeline* timeline = options_.timeline;
-  const bool root = collective_.rank() == 0;
-  {
-    TimelineSpan span(timeline, "FUSE", "comm", kMainThread, step);
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params) {
-      torch::Tensor slot = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-      if (p.grad().defined()) {
-        slot.copy_(p.grad());
-      } else {
-        slot.zero_();  // no gradient on this rank: contributes nothing to the sum
-      }
-      offset += p.numel();
-    }
-  }
-  {
-    TimelineSpan span(timeline, "REDUCE", "comm", kMainThread, step);
-    Status s = SendChunks([this](float* data, size_t count) {
-      return collective_.ReduceSum(data, count, /*root=*/0);
-    });
-    if (!s.ok()) return s.WithContext("gradients to rank 0");
-  }
-  if (root) {
-    {
-      TimelineSpan span(timeline, "UNFUSE", "comm", kMainThread, step);
-      flat_.mul_(1.0f / static_cast<float>(collective_.size()));
-      int64_t offset = 0;
-      for (const torch::Tensor& p : params) {
-        torch::Tensor mean = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-        torch::Tensor& grad = p.mutable_grad();
-        if (grad.defined()) {
-          grad.copy_(mean);
-        } else {
-          grad = mean.clone().to(p.device());
-        }
-        offset += p.numel();
-      }
-    }
-    TimelineSpan span(timeline, "OPTIMIZER", "compute", kMainThread, step);
-    optimizer_->step();
-  }
-  TimelineSpan span(timeline, "BROADCAST", "comm", kMainThread, step);
-  if (root) {
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params) {
-      flat_.slice(0, offset, offset + p.numel()).view(p.sizes()).copy_(p);
-      offset += p.numel();
-    }
-  }
-  Status s = SendChunks([this](float* data, size_t count) {
-    return collective_.Broadcast(data, count, /*root=*/0);
-  });
-  if (!s.ok()) return s.WithContext("parameters from rank 0");
-  if (!root) {
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params) {
-      torch::Tensor value = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-      p.copy_(value);
-      offset += p.numel();
-    }
-  }
-  return Status::Ok();
-}
-
 Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
   const int64_t step = epoch * train_.steps_per_epoch() + step_in_epoch + 1;
   collective_.SetStep(step);
@@ -202,21 +73,13 @@ Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
     loss = torch::nn::functional::cross_entropy(model_.forward(images), labels);
   }
   collective_.Annotate("gradients");
-  // From BeginStep to Finish the Collective belongs to the overlap's communication thread.
-  if (overlap_) {
-    if (Status s = overlap_->BeginStep(step); !s.ok()) return s.WithContext("gradients");
-  }
+  // From BeforeBackward to the end of Apply the Collective belongs to the updater.
+  if (Status s = updater_->BeforeBackward(step); !s.ok()) return s;
   {
     TimelineSpan span(timeline, "BACKWARD", "compute", kMainThread, step);
     loss.backward();
   }
-  if (options_.variable_update == VariableUpdate::kParameterServer) {
-    if (Status s = ParameterServerUpdate(step); !s.ok()) return s;
-  } else {
-    if (Status s = AllreduceGradients(step); !s.ok()) return s;
-    TimelineSpan span(timeline, "OPTIMIZER", "compute", kMainThread, step);
-    optimizer_->step();
-  }
+  if (Status s = updater_->Apply(step, *optimizer_); !s.ok()) return s;
   float global_loss = loss.item<float>();
   collective_.Annotate("loss");
   if (Status s = collective_.AllreduceSum(&global_loss, 1); !s.ok()) return s.WithContext("loss");
@@ -275,10 +138,6 @@ Status Trainer::EndEpoch(int64_t step, int64_t epoch, double loss, double window
   return Status::Ok();
 }
 
-}  // namespace dljob::trainer
-
-namespace dljob::trainer {
-
 Result<TrainResult> Trainer::Run() {
   TrainResult result;
   if (train_.steps_per_epoch() <= 0) {
@@ -288,7 +147,12 @@ Result<TrainResult> Trainer::Run() {
       model_.parameters(),
       torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum));
   EnsureMomentumBuffers(*optimizer_);
-  if (Status s = PrepareVariableUpdate(); !s.ok()) return s;
+  updater_.reset();  // an earlier Run's hooks must not see this one's backward
+  Result<VariableUpdaterPtr> updater = MakeVariableUpdater(
+      {options_.variable_update, options_.fusion, options_.overlap_backward, options_.timeline},
+      model_, collective_);
+  if (!updater.ok()) return updater.status();
+  updater_ = std::move(*updater);
   Result<int64_t> resumed = StartState();
   if (!resumed.ok()) return resumed.status();
   const int64_t start = *resumed;  // steps already done
@@ -350,44 +214,9 @@ Result<TrainResult> Trainer::Run() {
                        step == total);
     if (save) SaveCheckpoint(step);
   }
-  overlap_.reset();  // joins the communication thread
+  updater_.reset();  // joins the overlap's communication thread
   Finish(result);
   return result;
-}
-
-Status Trainer::PrepareVariableUpdate() {
-  overlap_.reset();
-  const std::vector<torch::Tensor> order = ReductionOrder();
-  if (options_.variable_update == VariableUpdate::kParameterServer) {
-    int64_t total = 0;
-    ps_chunks_.clear();
-    const bool per_tensor = options_.fusion.threshold_bytes == 0;
-    for (const torch::Tensor& p : order) {
-      if (per_tensor && p.numel() > 0) ps_chunks_.emplace_back(total, p.numel());
-      total += p.numel();
-    }
-    if (!per_tensor) {
-      const int64_t segment =
-          options_.fusion.segment_bytes >= sizeof(float)
-              ? static_cast<int64_t>(options_.fusion.segment_bytes / sizeof(float))
-              : std::max<int64_t>(total, 1);
-      for (int64_t offset = 0; offset < total; offset += segment) {
-        ps_chunks_.emplace_back(offset, std::min(segment, total - offset));
-      }
-    }
-    flat_ = torch::zeros({total}, torch::kFloat32);
-    return Status::Ok();
-  }
-  if (!options_.overlap_backward || collective_.size() == 1) return Status::Ok();
-  for (const torch::Tensor& p : order) {
-    // GPU or non-float32 parameters: gradients are averaged after backward.
-    if (!p.device().is_cpu() || p.scalar_type() != torch::kFloat32) return Status::Ok();
-  }
-  Result<std::unique_ptr<GradientOverlap>> overlap =
-      GradientOverlap::Create(order, fusion_, options_.timeline);
-  if (!overlap.ok()) return overlap.status();
-  overlap_ = std::move(*overlap);
-  return Status::Ok();
 }
 
 void Trainer::Finish(TrainResult& result) {

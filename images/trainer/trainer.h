@@ -3,17 +3,12 @@
 // One Trainer runs on each rank, given that rank's Model, DataSource and Collective. Run():
 //   1. broadcasts every parameter and buffer from rank 0, so all ranks start identical;
 //   2. for each step: forward on this rank's batch, mean cross-entropy, backward, then one of two
-//      variable updates (TrainerOptions::variable_update):
-//      - allreduce: the mean of every gradient over all ranks (a FusedAllreducer,
-//        comm/fused_allreduce.h, over the gradients in reverse registration order), then an
-//        SGD(momentum) step on every rank. With `overlap_backward` (and more than one rank, float32
-//        CPU parameters) the buckets are reduced during backward by a GradientOverlap
-//        (comm/gradient_overlap.h) instead of after it; the sums are the same;
-//      - parameter_server: the gradients' sum is reduced onto rank 0 (Collective::ReduceSum,
-//        packed into one buffer sent in segments), rank 0 alone averages them and steps the
-//        optimizer (its momentum is the one that counts and that checkpoints keep), and the
-//        parameters are packed and broadcast from rank 0 in the same segments.
-//      Either way ranks apply the same update and keep bit-identical parameters;
+//      variable updates (TrainerOptions::variable_update; variable_update.h): allreduce (the mean
+//      of every gradient over all ranks, fused, per tensor or overlapped with backward, then an
+//      SGD(momentum) step on every rank) or parameter_server (the gradients' sum reduced onto rank
+//      0, rank 0 alone averages them and steps the optimizer, whose momentum is the one that
+//      counts and that checkpoints keep, and the parameters broadcast back from rank 0). Either
+//      way ranks apply the same update and keep bit-identical parameters;
 //   3. at the end of each epoch (and after the last step), if a test set was given, evaluates
 //      accuracy with the test set sharded across ranks and the counts allreduced.
 // The first num_warmup_batches steps are trained but not timed. All output goes through the
@@ -27,19 +22,18 @@
 // step; a failed save is a warning, not the end of the run. Random draws (dropout) are reseeded
 // each step from (seed, rank, step), so a resumed run draws what the uninterrupted one drew.
 //
-// With a Timeline (comm/timeline.h) the loop records FORWARD, BACKWARD and OPTIMIZER spans and
-// the gradient path its per-bucket NEGOTIATE/FUSE/ALLREDUCE/UNFUSE spans (parameter_server: FUSE,
-// REDUCE, UNFUSE, BROADCAST).
+// With a Timeline (comm/timeline.h) the loop records FORWARD and BACKWARD spans and the
+// VariableUpdater the rest: OPTIMIZER and the per-bucket NEGOTIATE/FUSE/ALLREDUCE/UNFUSE spans
+// (parameter_server: FUSE, REDUCE, UNFUSE, BROADCAST).
 //
 // Borrowed references (model, collective, data, test set, reporter, timeline) must outlive Run().
-// Not thread-safe (the overlap's communication thread is internal and joined by Run()).
+// Not thread-safe (the updater's overlap thread is internal and joined at the end of Run()).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <torch/optim/sgd.h>
@@ -48,16 +42,14 @@
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
-#include "images/trainer/comm/gradient_overlap.h"
 #include "images/trainer/comm/timeline.h"
 #include "images/trainer/data/data_source.h"
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
+#include "images/trainer/variable_update.h"
 #include "jobs/status.h"
 
 namespace dljob::trainer {
-
-enum class VariableUpdate { kAllreduce, kParameterServer };
 
 struct TrainerOptions {
   int64_t batch_size = 32;  // per rank; must match the DataSource's batches
@@ -109,16 +101,6 @@ class Trainer {
   Result<int64_t> StartState();
   void SaveCheckpoint(int64_t step);
   Result<double> TrainStep(int64_t epoch, int64_t step_in_epoch);
-  // Creates the overlap (allreduce) or the packing buffer and its chunks (parameter_server).
-  Status PrepareVariableUpdate();
-  Status AllreduceGradients(int64_t step);
-  // parameter_server: gradients to rank 0, its optimizer step, parameters back from rank 0.
-  Status ParameterServerUpdate(int64_t step);
-  // Sends flat_[0..total) in the pieces of ps_chunks_ with `op` (ReduceSum or Broadcast to 0).
-  template <typename Op>
-  Status SendChunks(Op op);
-  // The trainable parameters in reduction order (reverse registration order).
-  std::vector<torch::Tensor> ReductionOrder();
   Result<Evaluation> Evaluate();
   Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                   TrainResult& result);
@@ -132,11 +114,8 @@ class Trainer {
   const Dataset* test_;
   Reporter& reporter_;
   std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run()
-  FusedAllreducer fusion_;
-  std::unique_ptr<GradientOverlap> overlap_;  // allreduce with overlap_backward; created by Run()
-  torch::Tensor flat_;                        // parameter_server: packed gradients/parameters
-  std::vector<std::pair<int64_t, int64_t>> ps_chunks_;  // parameter_server: (offset, count)
-  std::vector<double> step_seconds_;        // timed steps only
+  VariableUpdaterPtr updater_;                    // created by Run(), reset at its end
+  std::vector<double> step_seconds_;              // timed steps only
 };
 
 // Total parameter count, for logs.

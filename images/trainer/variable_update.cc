@@ -1,0 +1,239 @@
+#include "images/trainer/variable_update.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "images/trainer/comm/gradient_overlap.h"
+
+namespace dljob::trainer {
+namespace {
+
+// The trainable parameters in reduction order (reverse registration order: roughly the order
+// backward finishes them, as Horovod and DDP buckets do); the same on every rank.
+std::vector<torch::Tensor> ReductionOrder(Model& model) {
+  const std::vector<torch::Tensor> params = model.parameters();
+  std::vector<torch::Tensor> order;
+  order.reserve(params.size());
+  for (auto it = params.rbegin(); it != params.rend(); ++it) {
+    if (it->requires_grad()) order.push_back(*it);
+  }
+  return order;
+}
+
+class AllreduceUpdater : public VariableUpdater {
+ public:
+  AllreduceUpdater(const VariableUpdateOptions& options, Model& model, Collective& collective)
+      : model_(model),
+        collective_(collective),
+        timeline_(options.timeline),
+        fusion_(collective, options.fusion) {}
+
+  // Sets up the overlap when it applies: more than one rank, float32 CPU parameters.
+  Status Prepare(bool overlap_backward) {
+    if (!overlap_backward || collective_.size() == 1) return Status::Ok();
+    const std::vector<torch::Tensor> order = ReductionOrder(model_);
+    for (const torch::Tensor& p : order) {
+      // GPU or non-float32 parameters: gradients are averaged after backward.
+      if (!p.device().is_cpu() || p.scalar_type() != torch::kFloat32) return Status::Ok();
+    }
+    Result<std::unique_ptr<GradientOverlap>> overlap =
+        GradientOverlap::Create(order, fusion_, timeline_);
+    if (!overlap.ok()) return overlap.status();
+    overlap_ = std::move(*overlap);
+    return Status::Ok();
+  }
+
+  Status BeforeBackward(int64_t step) override {
+    if (!overlap_) return Status::Ok();
+    return overlap_->BeginStep(step).WithContext("gradients");
+  }
+
+  Status Apply(int64_t step, torch::optim::Optimizer& optimizer) override {
+    if (Status s = AllreduceGradients(step); !s.ok()) return s;
+    TimelineSpan span(timeline_, "OPTIMIZER", "compute", kMainThread, step);
+    optimizer.step();
+    return Status::Ok();
+  }
+
+ private:
+  // Gradients that are not contiguous float32 CPU tensors (a GPU run) take the per-tensor
+  // staging path. With the overlap, the buckets were started during backward and Finish collects
+  // them.
+  Status AllreduceGradients(int64_t step) {
+    if (overlap_) return overlap_->Finish().WithContext("gradients");
+    const std::vector<torch::Tensor> params = model_.parameters();
+    std::vector<torch::Tensor> grads;
+    grads.reserve(params.size());
+    bool fusible = true;
+    for (auto it = params.rbegin(); it != params.rend(); ++it) {
+      torch::Tensor grad = it->grad();
+      if (!grad.defined()) continue;
+      fusible = fusible && grad.device().is_cpu() && grad.is_contiguous() &&
+                grad.scalar_type() == torch::kFloat32;
+      grads.push_back(std::move(grad));
+    }
+    if (fusible) return ReduceFused(step, grads);
+    TimelineSpan span(timeline_, "ALLREDUCE", "comm", kMainThread, step);
+    const float world = static_cast<float>(collective_.size());
+    for (torch::Tensor& grad : grads) {
+      if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
+      if (collective_.size() > 1) grad.div_(world);
+    }
+    return Status::Ok();
+  }
+
+  Status ReduceFused(int64_t step, std::vector<torch::Tensor>& grads) {
+    std::vector<FloatSpan> spans;
+    std::vector<size_t> counts;
+    spans.reserve(grads.size());
+    for (torch::Tensor& g : grads) {
+      spans.push_back({g.data_ptr<float>(), static_cast<size_t>(g.numel())});
+      counts.push_back(spans.back().count);
+    }
+    // Bucket by bucket, as AllreduceAverage does, so that the timeline can show each one.
+    const size_t buckets = fusion_.Plan(counts).size();
+    for (size_t b = 0; b < buckets; ++b) {
+      TimelineSpan span(timeline_, "ALLREDUCE", "comm", kMainThread, step, static_cast<int64_t>(b));
+      if (Status s = fusion_.ReduceBucket(b, spans); !s.ok()) return s.WithContext("gradients");
+    }
+    return Status::Ok();
+  }
+
+  Model& model_;
+  Collective& collective_;
+  Timeline* timeline_;
+  FusedAllreducer fusion_;
+  std::unique_ptr<GradientOverlap> overlap_;  // last: it borrows fusion_
+};
+
+class ParameterServerUpdater : public VariableUpdater {
+ public:
+  ParameterServerUpdater(const VariableUpdateOptions& options, Model& model, Collective& collective)
+      : model_(model), collective_(collective), timeline_(options.timeline) {
+    int64_t total = 0;
+    const bool per_tensor = options.fusion.threshold_bytes == 0;
+    for (const torch::Tensor& p : ReductionOrder(model_)) {
+      if (per_tensor && p.numel() > 0) chunks_.emplace_back(total, p.numel());
+      total += p.numel();
+    }
+    if (!per_tensor) {
+      const int64_t segment =
+          options.fusion.segment_bytes >= sizeof(float)
+              ? static_cast<int64_t>(options.fusion.segment_bytes / sizeof(float))
+              : std::max<int64_t>(total, 1);
+      for (int64_t offset = 0; offset < total; offset += segment) {
+        chunks_.emplace_back(offset, std::min(segment, total - offset));
+      }
+    }
+    flat_ = torch::zeros({total}, torch::kFloat32);
+  }
+
+  Status BeforeBackward(int64_t) override { return Status::Ok(); }
+
+  // Gradients to rank 0, its optimizer step, parameters back from rank 0.
+  Status Apply(int64_t step, torch::optim::Optimizer& optimizer) override {
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::Tensor> params = ReductionOrder(model_);
+    const bool root = collective_.rank() == 0;
+    Fuse(step, params);
+    {
+      TimelineSpan span(timeline_, "REDUCE", "comm", kMainThread, step);
+      Status s = SendChunks([this](float* data, size_t count) {
+        return collective_.ReduceSum(data, count, /*root=*/0);
+      });
+      if (!s.ok()) return s.WithContext("gradients to rank 0");
+    }
+    if (root) {
+      UnfuseMean(step, params);
+      TimelineSpan span(timeline_, "OPTIMIZER", "compute", kMainThread, step);
+      optimizer.step();
+    }
+    TimelineSpan span(timeline_, "BROADCAST", "comm", kMainThread, step);
+    if (root) {
+      int64_t offset = 0;
+      for (const torch::Tensor& p : params) {
+        flat_.slice(0, offset, offset + p.numel()).view(p.sizes()).copy_(p);
+        offset += p.numel();
+      }
+    }
+    Status s = SendChunks([this](float* data, size_t count) {
+      return collective_.Broadcast(data, count, /*root=*/0);
+    });
+    if (!s.ok()) return s.WithContext("parameters from rank 0");
+    if (!root) {
+      int64_t offset = 0;
+      for (const torch::Tensor& p : params) {
+        torch::Tensor value = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
+        p.copy_(value);
+        offset += p.numel();
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // Packs this rank's gradients into flat_.
+  void Fuse(int64_t step, const std::vector<torch::Tensor>& params) {
+    TimelineSpan span(timeline_, "FUSE", "comm", kMainThread, step);
+    int64_t offset = 0;
+    for (const torch::Tensor& p : params) {
+      torch::Tensor slot = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
+      if (p.grad().defined()) {
+        slot.copy_(p.grad());
+      } else {
+        slot.zero_();  // no gradient on this rank: contributes nothing to the sum
+      }
+      offset += p.numel();
+    }
+  }
+
+  // Rank 0: the reduced sums in flat_ become the mean gradients.
+  void UnfuseMean(int64_t step, const std::vector<torch::Tensor>& params) {
+    TimelineSpan span(timeline_, "UNFUSE", "comm", kMainThread, step);
+    flat_.mul_(1.0f / static_cast<float>(collective_.size()));
+    int64_t offset = 0;
+    for (const torch::Tensor& p : params) {
+      torch::Tensor mean = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
+      torch::Tensor& grad = p.mutable_grad();
+      if (grad.defined()) {
+        grad.copy_(mean);
+      } else {
+        grad = mean.clone().to(p.device());
+      }
+      offset += p.numel();
+    }
+  }
+
+  // Sends flat_ in the pieces of chunks_ with `op` (ReduceSum or Broadcast to 0).
+  template <typename Op>
+  Status SendChunks(Op op) {
+    float* base = flat_.data_ptr<float>();
+    for (const auto& [offset, count] : chunks_) {
+      if (Status s = op(base + offset, static_cast<size_t>(count)); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  Model& model_;
+  Collective& collective_;
+  Timeline* timeline_;
+  torch::Tensor flat_;                               // packed gradients, then parameters
+  std::vector<std::pair<int64_t, int64_t>> chunks_;  // (offset, count) into flat_
+};
+
+}  // namespace
+
+Result<VariableUpdaterPtr> MakeVariableUpdater(const VariableUpdateOptions& options, Model& model,
+                                               Collective& collective) {
+  if (options.kind == VariableUpdate::kParameterServer) {
+    return VariableUpdaterPtr(std::make_unique<ParameterServerUpdater>(options, model, collective));
+  }
+  auto updater = std::make_unique<AllreduceUpdater>(options, model, collective);
+  if (Status s = updater->Prepare(options.overlap_backward); !s.ok()) return s;
+  return VariableUpdaterPtr(std::move(updater));
+}
+
+}  // namespace dljob::trainer

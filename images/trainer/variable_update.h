@@ -1,0 +1,74 @@
+// VariableUpdater: how the Trainer turns this rank's gradients into the same parameter update on
+// every rank (tf_cnn_benchmarks' --variable_update). The Trainer's loop only runs forward and
+// backward; per step it calls
+//   BeforeBackward(step)  -> loss.backward()  -> Apply(step, optimizer)
+// and after Apply returns every rank holds bit-identical parameters. Two implementations, chosen
+// by MakeVariableUpdater from VariableUpdateOptions::kind:
+//   - allreduce: the mean of every gradient over all ranks, then an optimizer step on every rank.
+//     Float32 CPU gradients go through a FusedAllreducer (comm/fused_allreduce.h) in reverse
+//     registration order, bucket by bucket (one ALLREDUCE span each); other gradients (a GPU run)
+//     are allreduced one tensor at a time under one ALLREDUCE span. With `overlap_backward`, more
+//     than one rank and float32 CPU parameters, a GradientOverlap (comm/gradient_overlap.h) is
+//     armed by BeforeBackward and reduces the buckets during backward; Apply collects them. The
+//     sums are the same either way;
+//   - parameter_server: the gradients are packed into one buffer (FUSE), their sum reduced onto
+//     rank 0 (Collective::ReduceSum, REDUCE) in segments of FusionOptions::segment_bytes (one per
+//     tensor when fusion is off), rank 0 alone averages them (UNFUSE) and steps the optimizer
+//     (its momentum is the one that counts), and the parameters are packed and broadcast from rank
+//     0 in the same segments (BROADCAST). BeforeBackward does nothing.
+// Every rank issues the same collectives in the same order. Spans go to the optional Timeline
+// (comm/timeline.h); the optimizer step is the OPTIMIZER span.
+//
+// Errors name what was being moved ("gradients", "gradients to rank 0", "parameters from rank
+// 0"); after a failed call the Collective is unusable and so is the updater.
+//
+// Ownership: borrows the Model, the Collective and the Timeline (they must outlive the updater);
+// the parameter list is read from the Model at creation and, for the non-overlapped paths, again
+// at every Apply. The updater owns its fusion buffer, the overlap (hooks on the parameters and a
+// communication thread, removed and joined by the destructor) and the parameter server's packing
+// buffer. Not thread-safe: BeforeBackward and Apply are called from the training loop's thread,
+// and between a successful BeforeBackward and the return of Apply the Collective belongs to the
+// updater (the overlap's thread); the caller must not use it in between.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <torch/optim/optimizer.h>
+
+#include "images/trainer/comm/collective.h"
+#include "images/trainer/comm/fused_allreduce.h"
+#include "images/trainer/comm/timeline.h"
+#include "images/trainer/models/model.h"
+#include "jobs/status.h"
+
+namespace dljob::trainer {
+
+enum class VariableUpdate { kAllreduce, kParameterServer };
+
+struct VariableUpdateOptions {
+  VariableUpdate kind = VariableUpdate::kAllreduce;
+  FusionOptions fusion;  // threshold_bytes 0: one allreduce (or one segment) per tensor
+  bool overlap_backward = true;  // allreduce: reduce buckets during backward
+  Timeline* timeline = nullptr;  // null: no timeline
+};
+
+class VariableUpdater {
+ public:
+  virtual ~VariableUpdater() = default;
+
+  // Called after forward and right before loss.backward() of `step` (a label for the timeline).
+  // Errors: a failure of an earlier step's overlapped reduction.
+  virtual Status BeforeBackward(int64_t step) = 0;
+  // REQUIRES: BeforeBackward(step) succeeded and backward has returned; `optimizer` holds the
+  // Model's parameters. Exchanges the gradients and steps `optimizer` so that every rank ends
+  // with the same parameters. Errors: communication failures.
+  virtual Status Apply(int64_t step, torch::optim::Optimizer& optimizer) = 0;
+};
+using VariableUpdaterPtr = std::unique_ptr<VariableUpdater>;
+
+// Errors: the overlap cannot be set up (GradientOverlap::Create).
+Result<VariableUpdaterPtr> MakeVariableUpdater(const VariableUpdateOptions& options, Model& model,
+                                               Collective& collective);
+
+}  // namespace dljob::trainer
