@@ -77,7 +77,8 @@ Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
   if (Status s = updater_->BeforeBackward(step); !s.ok()) return s;
   {
     TimelineSpan span(timeline, "BACKWARD", "compute", kMainThread, step);
-    loss.backward();
+    const double scale = updater_->loss_scale();
+    (scale == 1.0 ? loss : loss * scale).backward();
   }
   if (Status s = updater_->Apply(step, *optimizer_); !s.ok()) return s;
   float global_loss = loss.item<float>();

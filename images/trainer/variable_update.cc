@@ -23,13 +23,21 @@ std::vector<torch::Tensor> ReductionOrder(Model& model) {
   return order;
 }
 
+// The backward pass already divided the gradients by the world size (loss_scale()).
+FusionOptions SumOnly(FusionOptions fusion) {
+  fusion.average = false;
+  return fusion;
+}
+
 class AllreduceUpdater : public VariableUpdater {
  public:
   AllreduceUpdater(const VariableUpdateOptions& options, Model& model, Collective& collective)
       : model_(model),
         collective_(collective),
         timeline_(options.timeline),
-        fusion_(collective, options.fusion) {}
+        fusion_(collective, SumOnly(options.fusion)) {}
+
+  double loss_scale() const override { return 1.0 / collective_.size(); }
 
   // Sets up the overlap when it applies: more than one rank, float32 CPU parameters.
   Status Prepare(bool overlap_backward) {
@@ -77,10 +85,8 @@ class AllreduceUpdater : public VariableUpdater {
     }
     if (fusible) return ReduceFused(step, grads);
     TimelineSpan span(timeline_, "ALLREDUCE", "comm", kMainThread, step);
-    const float world = static_cast<float>(collective_.size());
     for (torch::Tensor& grad : grads) {
       if (Status s = collective_.AllreduceSum(grad); !s.ok()) return s.WithContext("gradients");
-      if (collective_.size() > 1) grad.div_(world);
     }
     return Status::Ok();
   }
@@ -93,7 +99,7 @@ class AllreduceUpdater : public VariableUpdater {
       spans.push_back({g.data_ptr<float>(), static_cast<size_t>(g.numel())});
       counts.push_back(spans.back().count);
     }
-    // Bucket by bucket, as AllreduceAverage does, so that the timeline can show each one.
+    // Bucket by bucket, as Allreduce does, so that the timeline can show each one.
     const size_t buckets = fusion_.Plan(counts).size();
     for (size_t b = 0; b < buckets; ++b) {
       TimelineSpan span(timeline_, "ALLREDUCE", "comm", kMainThread, step, static_cast<int64_t>(b));

@@ -1,11 +1,14 @@
 // VariableUpdater: how the Trainer turns this rank's gradients into the same parameter update on
 // every rank (tf_cnn_benchmarks' --variable_update). The Trainer's loop only runs forward and
 // backward; per step it calls
-//   BeforeBackward(step)  -> loss.backward()  -> Apply(step, optimizer)
+//   BeforeBackward(step)  -> (loss * loss_scale()).backward()  -> Apply(step, optimizer)
 // and after Apply returns every rank holds bit-identical parameters. Two implementations, chosen
 // by MakeVariableUpdater from VariableUpdateOptions::kind:
 //   - allreduce: the mean of every gradient over all ranks, then an optimizer step on every rank.
-//     Float32 CPU gradients go through a FusedAllreducer (comm/fused_allreduce.h) in reverse
+//     The mean costs no pass of its own: loss_scale() is 1/world size, so backward produces
+//     gradients already divided by the world size and the allreduce only sums them
+//     (FusionOptions::average = false; exactly sum * (1/size) for power-of-two world sizes,
+//     within rounding of it otherwise). Float32 CPU gradients go through a FusedAllreducer (comm/fused_allreduce.h) in reverse
 //     registration order, bucket by bucket (one ALLREDUCE span each); other gradients (a GPU run)
 //     are allreduced one tensor at a time under one ALLREDUCE span. With `overlap_backward`, more
 //     than one rank and float32 CPU parameters, a GradientOverlap (comm/gradient_overlap.h) is
@@ -64,6 +67,9 @@ class VariableUpdater {
   // Model's parameters. Exchanges the gradients and steps `optimizer` so that every rank ends
   // with the same parameters. Errors: communication failures.
   virtual Status Apply(int64_t step, torch::optim::Optimizer& optimizer) = 0;
+  // What the Trainer multiplies the loss by before backward (only the backward pass; the loss it
+  // reports is unscaled).
+  virtual double loss_scale() const { return 1.0; }
 };
 using VariableUpdaterPtr = std::unique_ptr<VariableUpdater>;
 

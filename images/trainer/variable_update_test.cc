@@ -34,7 +34,7 @@ void Step(const VariableUpdateOptions& options, OneStep& out) {
   sgd.zero_grad();
   torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(images), labels);
   ASSERT_TRUE((*updater)->BeforeBackward(1).ok());
-  loss.backward();
+  (loss * (*updater)->loss_scale()).backward();  // as the Trainer does
   ASSERT_TRUE((*updater)->Apply(1, sgd).ok());
   for (const torch::Tensor& p : model->parameters()) out.params.push_back(p.detach().clone());
 }
