@@ -97,6 +97,9 @@ Result<std::vector<BenchRun>> PlanBench(const BenchOptions& o) {
   if (!strategies.ok()) return strategies.status();
   if (o.batch_size < 1) return Status::InvalidArgument("--batch-size: must be at least 1");
   if (o.num_batches < 1) return Status::InvalidArgument("--num-batches: must be at least 1");
+  if (o.threads_per_rank < 0) {
+    return Status::InvalidArgument("--threads-per-rank: must be 0 (the runner's default) or more");
+  }
   std::vector<BenchRun> runs;
   for (const std::string& strategy : *strategies) {
     const Strategy& s = *FindStrategy(strategy);
@@ -119,6 +122,9 @@ Result<std::vector<BenchRun>> PlanBench(const BenchOptions& o) {
                           "--display_every=" + std::to_string(std::max(1, o.num_batches / 3)),
                           "--eval=false"};
       job.spec.command.insert(job.spec.command.end(), s.flags.begin(), s.flags.end());
+      if (o.threads_per_rank > 0) {
+        job.spec.env.push_back({"OMP_NUM_THREADS", std::to_string(o.threads_per_rank)});
+      }
       runs.push_back(std::move(run));
     }
   }
@@ -151,12 +157,14 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
 std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows) {
   std::string out;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-12s %-11s %6s %12s %14s %8s\n", "MODEL", "STRATEGY", "RANKS",
-                "IMAGES/SEC", "PER-RANK", "SCALING");
+  int width = 11;  // the STRATEGY column: as wide as its longest entry
+  for (const BenchRow& r : rows) width = std::max(width, static_cast<int>(r.strategy.size()));
+  std::snprintf(buf, sizeof buf, "%-12s %-*s %6s %12s %14s %8s\n", "MODEL", width, "STRATEGY",
+                "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
   out += buf;
   for (const BenchRow& r : rows) {
     std::string scaling = r.efficiency ? Fixed(*r.efficiency * 100, "%.1f%%") : "-";
-    std::snprintf(buf, sizeof buf, "%-12s %-11s %6d %12s %14s %8s", model.c_str(),
+    std::snprintf(buf, sizeof buf, "%-12s %-*s %6d %12s %14s %8s", model.c_str(), width,
                   r.strategy.c_str(), r.ranks, Fixed(r.images_per_sec, "%.1f").c_str(),
                   Fixed(r.per_rank, "%.1f").c_str(), scaling.c_str());
     out += buf;

@@ -26,6 +26,10 @@ struct BenchOptions {
   int batch_size = 32;                    // per rank
   int num_batches = 30;                   // timed steps per run
   int num_warmup_batches = 5;
+  // > 0: OMP_NUM_THREADS of every rank, so each run uses ranks × this many cores and the
+  // scaling column compares like with like on CPUs; 0: the runner's default (local: cores/ranks,
+  // which makes every run use the whole machine).
+  int threads_per_rank = 0;
   std::string image = "dljob/trainer:cpu";
   std::string name_prefix = "bench";
   std::string output;                     // "", json, yaml

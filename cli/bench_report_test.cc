@@ -49,6 +49,37 @@ TEST(BenchPlanTest, EveryStrategyAddsItsTrainerFlagsAndHasItsOwnJobName) {
   }
 }
 
+TEST(BenchPlanTest, ThreadsPerRankSetsEveryRunsOmpThreads) {
+  BenchOptions o;
+  o.gpus = "1,2";
+  Result<std::vector<BenchRun>> plain = PlanBench(o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE((*plain)[0].job.spec.env.empty()) << "the runner's default";
+  o.threads_per_rank = 1;
+  Result<std::vector<BenchRun>> pinned = PlanBench(o);
+  ASSERT_TRUE(pinned.ok());
+  for (const BenchRun& run : *pinned) {
+    ASSERT_EQ(run.job.spec.env.size(), 1u);
+    EXPECT_EQ(run.job.spec.env[0].name, "OMP_NUM_THREADS");
+    EXPECT_EQ(run.job.spec.env[0].value, "1");
+  }
+  o.threads_per_rank = -1;
+  EXPECT_NE(PlanBench(o).status().message().find("--threads-per-rank"), std::string::npos);
+}
+
+TEST(BenchReportTest, TheStrategyColumnFitsTheLongestName) {
+  std::vector<BenchRow> rows = ScalingRows({{"parameter-server", 1, 10.0, ""},
+                                            {"fused", 1, 12.0, ""}});
+  std::string table = FormatBenchTable("resnet18", rows);
+  std::vector<std::string> lines;
+  for (size_t b = 0, e; (e = table.find('\n', b)) != std::string::npos; b = e + 1) {
+    lines.push_back(table.substr(b, e - b));
+  }
+  ASSERT_EQ(lines.size(), 3u) << table;
+  EXPECT_EQ(lines[0].size(), lines[1].size()) << table;
+  EXPECT_EQ(lines[1].size(), lines[2].size()) << table;
+}
+
 TEST(BenchPlanTest, BadFlagsNameTheFlag) {
   for (auto [gpus, strategies, needle] :
        std::vector<std::tuple<std::string, std::string, std::string>>{

@@ -194,6 +194,11 @@ int Main(int argc, char** argv) {
   b->add_option("--num-batches", bench.num_batches, "Timed steps per run")->capture_default_str();
   b->add_option("--num-warmup-batches", bench.num_warmup_batches, "Untimed steps first")
       ->capture_default_str();
+  b->add_option("--threads-per-rank", bench.threads_per_rank,
+                "CPU threads of each rank (OMP_NUM_THREADS); 0: the runner's default (locally "
+                "cores/ranks, so every run uses the whole machine and scaling shows overhead "
+                "only); give 1 on CPUs to see how ranks scale over cores")
+      ->capture_default_str();
   b->add_option("--image", bench.image, "Container image of the runs (cluster)")
       ->capture_default_str();
   b->add_option("-o,--output", bench.output, "json or yaml (default: a table)");
