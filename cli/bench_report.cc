@@ -65,6 +65,36 @@ const Strategy* FindStrategy(const std::string& name) {
   return nullptr;
 }
 
+// Data sets dljob bench knows, and the suffix their runs' job names get (synthetic: none).
+const std::vector<std::pair<std::string, std::string>>& DataSets() {
+  static const auto* all = new std::vector<std::pair<std::string, std::string>>{
+      {"synthetic", ""}, {"fashion-mnist", "-fmnist"}, {"imagenet", "-imagenet"}};
+  return *all;
+}
+
+Result<std::vector<std::string>> ParseDataSets(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    bool known = false;
+    for (const auto& [name, suffix] : DataSets()) known = known || item == name;
+    if (!known) {
+      return Status::InvalidArgument("--data: unknown data set \"" + item +
+                                     "\" (expected synthetic, fashion-mnist or imagenet)");
+    }
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  }
+  if (out.empty()) return Status::InvalidArgument("--data: give synthetic, fashion-mnist or imagenet");
+  return out;
+}
+
+std::string DataSuffix(const std::string& data) {
+  for (const auto& [name, suffix] : DataSets()) {
+    if (name == data) return suffix;
+  }
+  return "";
+}
+
 Result<std::vector<std::string>> ParseStrategies(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -81,6 +111,35 @@ Result<std::vector<std::string>> ParseStrategies(const std::string& text) {
   return out;
 }
 
+BenchRun MakeRun(const BenchOptions& o, const std::string& data, const Strategy& s, int n) {
+  BenchRun run;
+  run.data = data;
+  run.strategy = s.name;
+  run.ranks = n;
+  DLJob& job = run.job;
+  job.metadata.name =
+      o.name_prefix + "-" + o.model + "-" + s.code + std::to_string(n) + DataSuffix(data);
+  std::replace(job.metadata.name.begin(), job.metadata.name.end(), '_', '-');
+  job.spec.image = o.image;
+  job.spec.gpus = n;
+  job.spec.command = {"dljob-train",
+                      "--model=" + o.model,
+                      "--data_name=" + data,
+                      "--batch_size=" + std::to_string(o.batch_size),
+                      "--num_batches=" + std::to_string(o.num_batches),
+                      "--num_warmup_batches=" + std::to_string(o.num_warmup_batches),
+                      "--display_every=" + std::to_string(std::max(1, o.num_batches / 3)),
+                      "--eval=false"};
+  job.spec.command.insert(job.spec.command.end(), s.flags.begin(), s.flags.end());
+  if (data != "synthetic" && !o.data_dir.empty()) {
+    job.spec.command.push_back("--data_dir=" + o.data_dir);
+  }
+  if (o.threads_per_rank > 0) {
+    job.spec.env.push_back({"OMP_NUM_THREADS", std::to_string(o.threads_per_rank)});
+  }
+  return run;
+}
+
 std::string Fixed(std::optional<double> v, const char* format) {
   if (!v) return "-";
   char buf[64];
@@ -95,57 +154,40 @@ Result<std::vector<BenchRun>> PlanBench(const BenchOptions& o) {
   if (!ranks.ok()) return ranks.status();
   Result<std::vector<std::string>> strategies = ParseStrategies(o.strategies);
   if (!strategies.ok()) return strategies.status();
+  Result<std::vector<std::string>> data_sets = ParseDataSets(o.data);
+  if (!data_sets.ok()) return data_sets.status();
   if (o.batch_size < 1) return Status::InvalidArgument("--batch-size: must be at least 1");
   if (o.num_batches < 1) return Status::InvalidArgument("--num-batches: must be at least 1");
   if (o.threads_per_rank < 0) {
     return Status::InvalidArgument("--threads-per-rank: must be 0 (the runner's default) or more");
   }
   std::vector<BenchRun> runs;
-  for (const std::string& strategy : *strategies) {
-    const Strategy& s = *FindStrategy(strategy);
-    for (int n : *ranks) {
-      BenchRun run;
-      run.strategy = strategy;
-      run.ranks = n;
-      DLJob& job = run.job;
-      job.metadata.name = o.name_prefix + "-" + o.model + "-" +
-                          s.code + std::to_string(n);
-      std::replace(job.metadata.name.begin(), job.metadata.name.end(), '_', '-');
-      job.spec.image = o.image;
-      job.spec.gpus = n;
-      job.spec.command = {"dljob-train",
-                          "--model=" + o.model,
-                          "--data_name=synthetic",
-                          "--batch_size=" + std::to_string(o.batch_size),
-                          "--num_batches=" + std::to_string(o.num_batches),
-                          "--num_warmup_batches=" + std::to_string(o.num_warmup_batches),
-                          "--display_every=" + std::to_string(std::max(1, o.num_batches / 3)),
-                          "--eval=false"};
-      job.spec.command.insert(job.spec.command.end(), s.flags.begin(), s.flags.end());
-      if (o.threads_per_rank > 0) {
-        job.spec.env.push_back({"OMP_NUM_THREADS", std::to_string(o.threads_per_rank)});
-      }
-      runs.push_back(std::move(run));
+  for (const std::string& data : *data_sets) {
+    for (const std::string& strategy : *strategies) {
+      for (int n : *ranks) runs.push_back(MakeRun(o, data, *FindStrategy(strategy), n));
     }
   }
   return runs;
 }
 
 std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
-  std::map<std::string, std::pair<int, double>> base;  // strategy → (ranks, per-rank ips)
+  // (data, strategy) → (ranks, per-rank ips) of the smallest successful run
+  std::map<std::pair<std::string, std::string>, std::pair<int, double>> base;
   for (const BenchResult& r : results) {
     if (!r.images_per_sec || *r.images_per_sec <= 0) continue;
-    auto it = base.find(r.strategy);
+    auto it = base.find({r.data, r.strategy});
     if (it == base.end() || r.ranks < it->second.first) {
-      base[r.strategy] = {r.ranks, *r.images_per_sec / r.ranks};
+      base[{r.data, r.strategy}] = {r.ranks, *r.images_per_sec / r.ranks};
     }
   }
   std::vector<BenchRow> rows;
   for (const BenchResult& r : results) {
-    BenchRow row{r.strategy, r.ranks, r.images_per_sec, std::nullopt, std::nullopt, r.error};
+    BenchRow row{r.data,         r.strategy,   r.ranks, r.images_per_sec,
+                 std::nullopt,   std::nullopt, r.error};
     if (r.images_per_sec) {
       row.per_rank = *r.images_per_sec / r.ranks;
-      if (auto it = base.find(r.strategy); it != base.end() && it->second.second > 0) {
+      if (auto it = base.find({r.data, r.strategy});
+          it != base.end() && it->second.second > 0) {
         row.efficiency = *row.per_rank / it->second.second;
       }
     }
@@ -157,15 +199,19 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
 std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows) {
   std::string out;
   char buf[256];
-  int width = 11;  // the STRATEGY column: as wide as its longest entry
-  for (const BenchRow& r : rows) width = std::max(width, static_cast<int>(r.strategy.size()));
-  std::snprintf(buf, sizeof buf, "%-12s %-*s %6s %12s %14s %8s\n", "MODEL", width, "STRATEGY",
-                "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
+  int width = 11;       // the STRATEGY column: as wide as its longest entry
+  int data_width = 9;   // the DATA column, likewise
+  for (const BenchRow& r : rows) {
+    width = std::max(width, static_cast<int>(r.strategy.size()));
+    data_width = std::max(data_width, static_cast<int>(r.data.size()));
+  }
+  std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6s %12s %14s %8s\n", "MODEL", data_width,
+                "DATA", width, "STRATEGY", "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
   out += buf;
   for (const BenchRow& r : rows) {
     std::string scaling = r.efficiency ? Fixed(*r.efficiency * 100, "%.1f%%") : "-";
-    std::snprintf(buf, sizeof buf, "%-12s %-*s %6d %12s %14s %8s", model.c_str(), width,
-                  r.strategy.c_str(), r.ranks, Fixed(r.images_per_sec, "%.1f").c_str(),
+    std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6d %12s %14s %8s", model.c_str(),
+                  data_width, r.data.c_str(), width, r.strategy.c_str(), r.ranks, Fixed(r.images_per_sec, "%.1f").c_str(),
                   Fixed(r.per_rank, "%.1f").c_str(), scaling.c_str());
     out += buf;
     if (!r.error.empty()) out += "  (" + r.error + ")";
@@ -178,7 +224,7 @@ nlohmann::json BenchJson(const std::string& model, int batch_size,
                          const std::vector<BenchRow>& rows) {
   nlohmann::json runs = nlohmann::json::array();
   for (const BenchRow& r : rows) {
-    nlohmann::json j = {{"strategy", r.strategy}, {"ranks", r.ranks}};
+    nlohmann::json j = {{"data", r.data}, {"strategy", r.strategy}, {"ranks", r.ranks}};
     j["imagesPerSec"] = r.images_per_sec ? nlohmann::json(*r.images_per_sec) : nullptr;
     j["perRankImagesPerSec"] = r.per_rank ? nlohmann::json(*r.per_rank) : nullptr;
     j["scalingEfficiency"] = r.efficiency ? nlohmann::json(*r.efficiency) : nullptr;
@@ -192,11 +238,14 @@ std::string BenchSvg(const std::string& model, const std::vector<BenchRow>& rows
   constexpr double kW = 640, kH = 400, kLeft = 70, kRight = 150, kTop = 40, kBottom = 50;
   int max_ranks = 1;
   double max_ips = 1;
+  std::set<std::string> data_sets;
+  for (const BenchRow& r : rows) data_sets.insert(r.data);
+  // One series per strategy, or per "strategy, data" when several data sets ran.
   std::map<std::string, std::vector<const BenchRow*>> by_strategy;
   for (const BenchRow& r : rows) {
     max_ranks = std::max(max_ranks, r.ranks);
     if (!r.images_per_sec) continue;
-    by_strategy[r.strategy].push_back(&r);
+    by_strategy[data_sets.size() > 1 ? r.strategy + ", " + r.data : r.strategy].push_back(&r);
     max_ips = std::max(max_ips, *r.images_per_sec);
   }
   // The ideal lines may go above the measured points.

@@ -23,6 +23,11 @@ struct BenchOptions {
   // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server (dljob-train flags
   // in bench_report.cc's strategy table)
   std::string strategies = "fused";
+  // synthetic | fashion-mnist | imagenet, comma-separated: real data beside the synthetic
+  // baseline in one table. data_dir: --data_dir of the non-synthetic runs, as the ranks see it
+  // ("" = dljob-train's default).
+  std::string data = "synthetic";
+  std::string data_dir;
   int batch_size = 32;                    // per rank
   int num_batches = 30;                   // timed steps per run
   int num_warmup_batches = 5;
@@ -38,15 +43,18 @@ struct BenchOptions {
 };
 
 struct BenchRun {
+  std::string data;
   std::string strategy;
   int ranks = 1;
   DLJob job;  // not yet defaulted
 };
 
-// The runs in order: for each strategy, each rank count ascending. Errors name the flag.
+// The runs in order: for each data set, each strategy, each rank count ascending. Errors name
+// the flag.
 Result<std::vector<BenchRun>> PlanBench(const BenchOptions& options);
 
 struct BenchResult {
+  std::string data;
   std::string strategy;
   int ranks = 1;
   std::optional<double> images_per_sec;  // nullopt: the run failed or reported nothing
@@ -54,6 +62,7 @@ struct BenchResult {
 };
 
 struct BenchRow {
+  std::string data;
   std::string strategy;
   int ranks = 1;
   std::optional<double> images_per_sec, per_rank, efficiency;  // efficiency in 0..1+
@@ -61,7 +70,7 @@ struct BenchRow {
 };
 
 // Per-rank throughput and efficiency against the smallest successful rank count of the same
-// strategy: (ips_n / n) / (ips_base / base).
+// data and strategy: (ips_n / n) / (ips_base / base).
 std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results);
 
 std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows);

@@ -68,8 +68,8 @@ TEST(BenchPlanTest, ThreadsPerRankSetsEveryRunsOmpThreads) {
 }
 
 TEST(BenchReportTest, TheStrategyColumnFitsTheLongestName) {
-  std::vector<BenchRow> rows = ScalingRows({{"parameter-server", 1, 10.0, ""},
-                                            {"fused", 1, 12.0, ""}});
+  std::vector<BenchRow> rows = ScalingRows({{"synthetic", "parameter-server", 1, 10.0, ""},
+                                            {"synthetic", "fused", 1, 12.0, ""}});
   std::string table = FormatBenchTable("resnet18", rows);
   std::vector<std::string> lines;
   for (size_t b = 0, e; (e = table.find('\n', b)) != std::string::npos; b = e + 1) {
@@ -78,6 +78,41 @@ TEST(BenchReportTest, TheStrategyColumnFitsTheLongestName) {
   ASSERT_EQ(lines.size(), 3u) << table;
   EXPECT_EQ(lines[0].size(), lines[1].size()) << table;
   EXPECT_EQ(lines[1].size(), lines[2].size()) << table;
+}
+
+TEST(BenchPlanTest, RealDataRunsBesideSyntheticWithTheirOwnNamesAndBaselines) {
+  BenchOptions o;
+  o.model = "mnist_cnn";
+  o.gpus = "1,2";
+  o.data = "synthetic,fashion-mnist";
+  o.data_dir = "/data/fmnist-shards";
+  Result<std::vector<BenchRun>> runs = PlanBench(o);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 4u);
+  const BenchRun& synthetic = (*runs)[1];
+  const BenchRun& real = (*runs)[3];
+  EXPECT_EQ(synthetic.job.metadata.name, "bench-mnist-cnn-f2");
+  EXPECT_EQ(real.job.metadata.name, "bench-mnist-cnn-f2-fmnist");
+  const std::vector<std::string>& s = synthetic.job.spec.command;
+  const std::vector<std::string>& r = real.job.spec.command;
+  EXPECT_NE(std::find(s.begin(), s.end(), "--data_name=synthetic"), s.end());
+  EXPECT_EQ(std::find(s.begin(), s.end(), "--data_dir=/data/fmnist-shards"), s.end());
+  EXPECT_NE(std::find(r.begin(), r.end(), "--data_name=fashion-mnist"), r.end());
+  EXPECT_NE(std::find(r.begin(), r.end(), "--data_dir=/data/fmnist-shards"), r.end());
+
+  std::vector<BenchRow> rows = ScalingRows({{"synthetic", "fused", 1, 100.0, ""},
+                                            {"synthetic", "fused", 2, 200.0, ""},
+                                            {"fashion-mnist", "fused", 1, 80.0, ""},
+                                            {"fashion-mnist", "fused", 2, 120.0, ""}});
+  EXPECT_DOUBLE_EQ(*rows[1].efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[3].efficiency, 0.75) << "against the 1-rank fashion-mnist run";
+  const std::string table = FormatBenchTable("mnist_cnn", rows);
+  EXPECT_NE(table.find("fashion-mnist fused"), std::string::npos) << table;
+  EXPECT_NE(BenchSvg("mnist_cnn", rows).find("fused, fashion-mnist"), std::string::npos);
+
+  o.data = "cifar";
+  EXPECT_NE(PlanBench(o).status().message().find("--data: unknown data set \"cifar\""),
+            std::string::npos);
 }
 
 TEST(BenchPlanTest, BadFlagsNameTheFlag) {
@@ -96,11 +131,11 @@ TEST(BenchPlanTest, BadFlagsNameTheFlag) {
 
 TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
   std::vector<BenchRow> rows = ScalingRows({
-      {"fused", 1, 100.0, ""},
-      {"fused", 2, 180.0, ""},
-      {"fused", 4, std::nullopt, "mpirun failed"},
-      {"per-tensor", 2, 150.0, ""},  // no 1-rank run: 2 ranks is the base
-      {"per-tensor", 4, 240.0, ""},
+      {"synthetic", "fused", 1, 100.0, ""},
+      {"synthetic", "fused", 2, 180.0, ""},
+      {"synthetic", "fused", 4, std::nullopt, "mpirun failed"},
+      {"synthetic", "per-tensor", 2, 150.0, ""},  // no 1-rank run: 2 ranks is the base
+      {"synthetic", "per-tensor", 4, 240.0, ""},
   });
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_DOUBLE_EQ(*rows[0].efficiency, 1.0);
@@ -111,7 +146,7 @@ TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
   EXPECT_DOUBLE_EQ(*rows[4].efficiency, 0.8);
 
   std::string table = FormatBenchTable("resnet18", rows);
-  EXPECT_NE(table.find("resnet18     fused            2        180.0           90.0    90.0%"),
+  EXPECT_NE(table.find("resnet18     synthetic fused            2        180.0           90.0    90.0%"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("(mpirun failed)"), std::string::npos) << table;
@@ -119,13 +154,14 @@ TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
   nlohmann::json j = BenchJson("resnet18", 32, rows);
   EXPECT_EQ(j["runs"].size(), 5u);
   EXPECT_EQ(j["runs"][1]["scalingEfficiency"], 0.9);
+  EXPECT_EQ(j["runs"][1]["data"], "synthetic");
   EXPECT_TRUE(j["runs"][2]["imagesPerSec"].is_null());
   EXPECT_EQ(j["runs"][2]["error"], "mpirun failed");
 }
 
 TEST(BenchReportTest, SvgPlotsEachStrategyWithItsIdealLine) {
   std::vector<BenchRow> rows =
-      ScalingRows({{"fused", 1, 100.0, ""}, {"fused", 2, 180.0, ""}, {"per-tensor", 1, 90.0, ""}});
+      ScalingRows({{"synthetic", "fused", 1, 100.0, ""}, {"synthetic", "fused", 2, 180.0, ""}, {"synthetic", "per-tensor", 1, 90.0, ""}});
   std::string svg = BenchSvg("mnist_cnn", rows);
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);

@@ -1,4 +1,4 @@
-// dljob bench: runs dljob-train on synthetic data at several rank counts (and strategies)
+// dljob bench: runs dljob-train at several rank counts (per data set and strategy)
 // through the same backend as `dljob submit`, one job after another, and prints the scaling
 // table (bench_report.h). On the local backend each run finishes inside Submit; on a cluster the
 // job is created and its record polled until it finishes.
@@ -63,11 +63,12 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
   for (BenchRun& run : *runs) {
     ApplyDefaults(run.job);
     if (!(*backend)->Namespace().empty()) run.job.metadata.namespace_ = (*backend)->Namespace();
-    ctx.err << "bench: " << options.model << " " << run.strategy << " on " << run.ranks
+    ctx.err << "bench: " << options.model << " " << run.data << " " << run.strategy << " on "
+            << run.ranks
             << (run.ranks == 1 ? " rank" : " ranks") << " ... ";
     ctx.err.flush();
     (*backend)->Delete(run.job.metadata.name);  // a leftover from an earlier bench
-    BenchResult result{run.strategy, run.ranks, std::nullopt, ""};
+    BenchResult result{run.data, run.strategy, run.ranks, std::nullopt, ""};
     Result<DLJob> done = RunOne(**backend, run.job);
     if (!done.ok()) {
       result.error = done.status().message();

@@ -180,8 +180,8 @@ int Main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* b = app.add_subcommand(
-      "bench", "Train a model on synthetic data at several rank counts; print images/sec and "
-               "scaling efficiency");
+      "bench", "Train a model at several rank counts (per data set and strategy); print "
+               "images/sec and scaling efficiency");
   b->add_option("--model", bench.model, "dljob-train model")->capture_default_str();
   b->add_option("--gpus", bench.gpus, "Rank counts to run, e.g. 1,2,4")->capture_default_str();
   b->add_option("--strategies", bench.strategies,
@@ -190,6 +190,13 @@ int Main(int argc, char** argv) {
                 "wire), hierarchical (intra-node reduce-scatter/allgather around an inter-node "
                 "allreduce), parameter-server (reduce to rank 0, update there, broadcast)")
       ->capture_default_str();
+  b->add_option("--data", bench.data,
+                "Data sets, comma-separated: synthetic (no I/O, the baseline), fashion-mnist, "
+                "imagenet (record shards); each gets its own rows and scaling baseline")
+      ->capture_default_str();
+  b->add_option("--data-dir", bench.data_dir,
+                "--data_dir of the non-synthetic runs, as the ranks see it (default: "
+                "dljob-train's)");
   b->add_option("--batch-size", bench.batch_size, "Batch size per rank")->capture_default_str();
   b->add_option("--num-batches", bench.num_batches, "Timed steps per run")->capture_default_str();
   b->add_option("--num-warmup-batches", bench.num_warmup_batches, "Untimed steps first")
