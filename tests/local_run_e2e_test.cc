@@ -256,7 +256,7 @@ TEST_F(LocalRunTest, BenchPrintsTheScalingTableAsJsonAndAPlot) {
   EXPECT_EQ(j["runs"][0]["ranks"], 1);
   EXPECT_EQ(j["runs"][0]["scalingEfficiency"], 1.0);
   for (const nlohmann::json& run : j["runs"]) EXPECT_GT(run["imagesPerSec"].get<double>(), 0) << run;
-  EXPECT_NE(r.err.find("bench: mnist_mlp fused on 2 ranks ... "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bench: mnist_mlp synthetic fused on 2 ranks ... "), std::string::npos) << r.err;
   EXPECT_NE(ReadFile(plot).find("<polyline"), std::string::npos);
   // The runs' records are removed afterwards.
   EXPECT_NE(Dljob({"list"}).err.find("No jobs found"), std::string::npos);
