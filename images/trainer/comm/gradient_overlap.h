@@ -9,12 +9,13 @@
 //     parameter ready (cheap, so backward is not slowed);
 //   - the communication thread reduces the FusedAllreducer's buckets strictly in plan order
 //     (bucket 0, 1, ...), each as soon as all its parameters are ready: it copies the held
-//     gradients into persistent reduction buffers (FUSE) and averages them over all ranks
-//     (FusedAllreducer::ReduceBucket: ALLREDUCE). Every rank builds the same plan from the same
+//     gradients into persistent reduction buffers (FUSE) and reduces them over all ranks
+//     (FusedAllreducer::ReduceBucket: ALLREDUCE; a mean or, with FusionOptions::average off as
+//     the Trainer runs it, a sum of gradients backward already divided by the world size). Every rank builds the same plan from the same
 //     parameter list, so every rank issues the same collectives in the same order, whatever order
 //     its hooks fire in;
 //   - Finish() tells the thread that backward is over, waits for the remaining buckets and copies
-//     the averages into param.grad() (UNFUSE). A parameter that got no gradient this step is
+//     the reduced gradients into param.grad() (UNFUSE). A parameter that got no gradient this step is
 //     reduced as zeros (so every rank still makes the same calls) and its param.grad() is set to
 //     the average of the other ranks' gradients (zeros when no rank had one).
 //
