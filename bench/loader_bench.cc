@@ -43,8 +43,8 @@
 #include "storage/loader/batch_builder.h"
 #include "storage/loader/loader.h"
 #include "storage/pack.h"
-#include "storage/test_data.h"
-#include "tests/support/command.h"
+#include "storage/testing/test_data.h"
+#include "testing/command.h"
 
 using namespace dljob;
 using namespace dljob::storage;

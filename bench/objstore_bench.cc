@@ -15,7 +15,7 @@
 #include "storage/objstore/cache_warmup.h"
 #include "storage/objstore/s3_store.h"
 #include "storage/objstore/testing/s3rver_process.h"
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 using namespace dljob;
 using namespace dljob::storage;

@@ -26,9 +26,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "operator/kube/config.h"
-#include "operator/kube/http_api.h"
-#include "tests/support/command.h"
+#include "kube/config.h"
+#include "kube/http_api.h"
+#include "testing/command.h"
 
 namespace dljob::bench {
 namespace {

@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

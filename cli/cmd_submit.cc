@@ -7,7 +7,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/terminal_observer.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/backend.h"
+#include "cli/backend/backend.h"
 #include "cli/job_flags.h"
 
 namespace dljob {

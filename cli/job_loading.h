@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

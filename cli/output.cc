@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "jobs/codec.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob {
 namespace {

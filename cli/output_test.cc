@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "jobs/codec.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob {
 namespace {

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-#include "cli/backend.h"
+#include "cli/backend/backend.h"
 #include "cli/progress.h"
 
 namespace dljob {

@@ -19,7 +19,7 @@
 
 #include "jobs/dljob_types.h"
 #include "jobs/field_error.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/shard_reader.h"
-#include "storage/test_data.h"
-#include "tests/support/command.h"
+#include "storage/testing/test_data.h"
+#include "testing/command.h"
 
 namespace dljob::testing {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::storage {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "storage/shard_writer.h"
-#include "storage/test_data.h"
+#include "storage/testing/test_data.h"
 
 namespace dljob::storage {
 namespace {

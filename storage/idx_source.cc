@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "images/trainer/data/idx_reader.h"
+#include "storage/idx_reader.h"
 #include "storage/pack.h"
 
 namespace dljob::storage {
@@ -26,13 +26,13 @@ std::string FindIdx(const std::string& dir, const std::string& stem) {
 }
 
 struct IdxPair {
-  std::shared_ptr<trainer::IdxArray> images, labels;
+  std::shared_ptr<IdxArray> images, labels;
 };
 
 Result<IdxPair> LoadPair(const std::string& images_path, const std::string& labels_path) {
-  auto images = trainer::ReadIdxFile(images_path);
+  auto images = ReadIdxFile(images_path);
   if (!images.ok()) return images.status();
-  auto labels = trainer::ReadIdxFile(labels_path);
+  auto labels = ReadIdxFile(labels_path);
   if (!labels.ok()) return labels.status();
   if (images->dims.size() != 3 || images->dims[1] > 65535 || images->dims[2] > 65535) {
     return Status::InvalidArgument(images_path + ": expected images N x height x width");
@@ -41,8 +41,8 @@ Result<IdxPair> LoadPair(const std::string& images_path, const std::string& labe
     return Status::InvalidArgument(labels_path + ": expected " + std::to_string(images->dims[0]) +
                                    " labels to match " + images_path);
   }
-  return IdxPair{std::make_shared<trainer::IdxArray>(std::move(images).value()),
-                 std::make_shared<trainer::IdxArray>(std::move(labels).value())};
+  return IdxPair{std::make_shared<IdxArray>(std::move(images).value()),
+                 std::make_shared<IdxArray>(std::move(labels).value())};
 }
 
 SplitSource MakeSplit(const std::string& name, IdxPair pair) {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/shard_writer.h"
 
 namespace dljob::storage {

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <map>
 
-#include "images/trainer/data/idx_reader.h"
+#include "storage/idx_reader.h"
 #include "storage/dataset.h"
 #include "storage/shard_reader.h"
-#include "storage/test_data.h"
+#include "storage/testing/test_data.h"
 
 namespace dljob::storage {
 namespace {
@@ -81,9 +81,9 @@ TEST_F(PackTest, RealFashionMnistLabelsMatchTheIdxFiles) {
   EXPECT_EQ(result->classes.front(), "T-shirt/top");
   for (const auto& [split, prefix, n] : {std::tuple{"train", "train", 60000},
                                          std::tuple{"test", "t10k", 10000}}) {
-    auto labels = trainer::ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
+    auto labels = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
                                        "-labels-idx1-ubyte.gz");
-    auto images = trainer::ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
+    auto images = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
                                        "-images-idx3-ubyte.gz");
     ASSERT_TRUE(labels.ok() && images.ok());
     std::vector<Sample> got = ReadSplit(split);

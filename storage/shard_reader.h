@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/random_access_file.h"
 #include "storage/record_shard.h"
 

@@ -8,7 +8,7 @@
 #include "storage/dataset.h"
 #include "storage/shard_reader.h"
 #include "storage/shard_writer.h"
-#include "storage/test_data.h"
+#include "storage/testing/test_data.h"
 
 namespace dljob::storage {
 namespace {

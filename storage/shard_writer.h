@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/record_shard.h"
 
 namespace dljob::storage {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "operator/kube/config.h"
-#include "operator/kube/cpprest_transport.h"
-#include "operator/kube/http_api.h"
-#include "tests/support/command.h"
+#include "kube/config.h"
+#include "kube/cpprest_transport.h"
+#include "kube/http_api.h"
+#include "testing/command.h"
 
 namespace dljob::testing {
 namespace {

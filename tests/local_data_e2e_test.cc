@@ -14,7 +14,7 @@
 #include "jobs/codec.h"
 #include "storage/objstore/open_store.h"
 #include "storage/objstore/testing/s3rver_process.h"
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::testing {
 namespace {

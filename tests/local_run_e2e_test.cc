@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "jobs/codec.h"
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::testing {
 namespace {

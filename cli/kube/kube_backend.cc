@@ -6,7 +6,7 @@
 
 #include "cli/kube/launcher_log.h"
 #include "jobs/codec.h"
-#include "operator/kube/http_api.h"
+#include "kube/http_api.h"
 
 namespace dljob {
 namespace {

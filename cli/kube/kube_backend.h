@@ -16,9 +16,9 @@
 #include <memory>
 #include <string>
 
-#include "cli/backend.h"
-#include "operator/kube/api.h"
-#include "operator/kube/config.h"
+#include "cli/backend/backend.h"
+#include "kube/api.h"
+#include "kube/config.h"
 
 namespace dljob {
 

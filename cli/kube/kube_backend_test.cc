@@ -6,12 +6,12 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
-#include "operator/controller/testing/fake_api.h"
+#include "kube/testing/fake_api.h"
 
 namespace dljob {
 namespace {
 
-using controller::testing::FakeApi;
+using kube::testing::FakeApi;
 using kube::Json;
 
 class NullObserver : public JobObserver {

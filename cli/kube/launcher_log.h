@@ -18,9 +18,9 @@
 #include <ostream>
 #include <string>
 
-#include "cli/backend.h"
-#include "jobs/status.h"
-#include "operator/kube/api.h"
+#include "cli/backend/backend.h"
+#include "base/status.h"
+#include "kube/api.h"
 
 namespace dljob {
 

@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "jobs/codec.h"
-#include "operator/controller/testing/fake_api.h"
+#include "kube/testing/fake_api.h"
 
 namespace dljob {
 namespace {
 
-using controller::testing::FakeApi;
+using kube::testing::FakeApi;
 using kube::ApiError;
 using kube::ApiResult;
 using kube::Json;

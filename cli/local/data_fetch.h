@@ -18,9 +18,9 @@
 #include <functional>
 #include <vector>
 
-#include "cli/backend.h"
+#include "cli/backend/backend.h"
 #include "cli/local/local_plan.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/objstore/object_url.h"
 
 namespace dljob {

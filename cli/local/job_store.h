@@ -22,7 +22,7 @@
 
 #include "cli/local/process.h"
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

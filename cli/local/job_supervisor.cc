@@ -14,7 +14,7 @@
 #include "jobs/conditions.h"
 #include "jobs/log_lines.h"
 #include "jobs/metric_line.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob {
 namespace {

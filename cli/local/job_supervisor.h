@@ -14,7 +14,7 @@
 #include <chrono>
 #include <functional>
 
-#include "cli/backend.h"
+#include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
 #include "cli/local/local_plan.h"
 #include "jobs/dljob_types.h"

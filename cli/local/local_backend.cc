@@ -14,7 +14,7 @@
 #include "cli/local/data_fetch.h"
 #include "cli/local/local_volumes.h"
 #include "cli/local/log_follower.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 extern char** environ;
 

@@ -16,7 +16,7 @@
 #include <map>
 #include <string>
 
-#include "cli/backend.h"
+#include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
 #include "cli/local/local_plan.h"
 #include "cli/local/job_supervisor.h"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob {
 

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

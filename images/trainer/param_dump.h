@@ -8,7 +8,7 @@
 #include <string>
 
 #include "images/trainer/models/model.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -47,7 +47,7 @@
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
 #include "images/trainer/variable_update.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -20,7 +20,7 @@
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/models/model.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

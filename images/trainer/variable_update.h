@@ -43,7 +43,7 @@
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
 #include "images/trainer/models/model.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "operator/app/operator_app.h"
-#include "operator/http/http_server.h"
-#include "operator/kube/config.h"
-#include "operator/kube/http_api.h"
+#include "http/http_server.h"
+#include "kube/config.h"
+#include "kube/http_api.h"
 
 namespace dljob::op {
 namespace {

@@ -20,7 +20,7 @@
 #include "operator/app/options.h"
 #include "operator/controller/clock.h"
 #include "operator/controller/controller.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 #include "operator/metrics/log_collectors.h"
 
 namespace dljob::op {

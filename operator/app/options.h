@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::op {
 

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "operator/controller/volumes.h"
 
 namespace dljob::controller {

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "operator/controller/builders.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

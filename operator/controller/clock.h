@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob::controller {
 

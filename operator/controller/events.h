@@ -10,7 +10,7 @@
 
 #include "jobs/dljob_types.h"
 #include "operator/controller/clock.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "operator/controller/gpu_ledger.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "operator/controller/clock.h"
 #include "operator/scheduler/first_fit.h"
 

@@ -27,7 +27,7 @@
 
 #include "operator/controller/clock.h"
 #include "operator/controller/store.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

@@ -9,14 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "operator/controller/builders.h"
-#include "operator/controller/testing/fake_api.h"
+#include "kube/testing/fake_api.h"
 
 namespace dljob::controller {
 namespace {
 
 using kube::resources::kPods;
-using testing::Call;
-using testing::FakeApi;
+using kube::testing::Call;
+using kube::testing::FakeApi;
 
 Json Pod(const std::string& name, const std::string& job = "j", const std::string& note = "") {
   Json pod = {{"metadata", {{"name", name}, {"namespace", "ns"}}}, {"spec", {{"note", note}}}};

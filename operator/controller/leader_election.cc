@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob::controller {
 

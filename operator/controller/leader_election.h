@@ -22,7 +22,7 @@
 #include <stop_token>
 #include <string>
 
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

@@ -23,14 +23,14 @@
 #include <optional>
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/clock.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/store.h"
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::controller {
 

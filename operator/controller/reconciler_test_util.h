@@ -11,10 +11,13 @@
 #include "jobs/defaults.h"
 #include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
-#include "operator/controller/testing/fake_api.h"
+#include "kube/testing/fake_api.h"
 #include "operator/controller/testing/fake_clock.h"
 
 namespace dljob::controller::testing {
+
+using kube::testing::Call;
+using kube::testing::FakeApi;
 
 inline Result<SshKeyPair> FixedKeys(const std::string&) {
   return SshKeyPair{"-----BEGIN OPENSSH PRIVATE KEY-----\nfixed\n", "ssh-ed25519 AAAA fixed\n"};

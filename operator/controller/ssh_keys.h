@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::controller {
 

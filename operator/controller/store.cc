@@ -2,22 +2,6 @@
 
 namespace dljob::controller {
 
-std::string ObjectKey(const std::string& ns, const std::string& name) {
-  return ns.empty() ? name : ns + "/" + name;
-}
-
-std::string ObjectKey(const Json& object) {
-  const Json meta = object.value("metadata", Json::object());
-  return ObjectKey(meta.value("namespace", ""), meta.value("name", ""));
-}
-
-std::string ResourceVersionOf(const Json& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto rv = meta->find("resourceVersion");
-  return rv != meta->end() && rv->is_string() ? rv->get<std::string>() : "";
-}
-
 void Store::IndexLocked(const std::string& key, const Json& object, bool add) {
   if (!index_) return;
   std::string value = index_(object);

@@ -17,15 +17,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/object_key.h"
+
 namespace dljob::controller {
 
 using Json = nlohmann::json;
 
-// "namespace/name", or "name" when the object has no namespace.
-std::string ObjectKey(const Json& object);
-std::string ObjectKey(const std::string& ns, const std::string& name);
-// The object's metadata.resourceVersion ("" when missing).
-std::string ResourceVersionOf(const Json& object);
+using kube::ObjectKey;
+using kube::ResourceVersionOf;
 
 class Store {
  public:

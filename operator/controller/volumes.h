@@ -31,7 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::controller {
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::deploy {
 

@@ -27,9 +27,9 @@
 
 #include "jobs/dljob_types.h"
 #include "jobs/metric_line.h"
-#include "jobs/status.h"
-#include "jobs/time_format.h"
-#include "operator/kube/api.h"
+#include "base/status.h"
+#include "base/time_format.h"
+#include "kube/api.h"
 
 namespace dljob::metrics {
 

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/kube/api.h"
+#include "kube/api.h"
 #include "operator/metrics/job_metrics.h"
 #include "operator/metrics/log_collector.h"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/testing/fake_api.h"
+#include "kube/testing/fake_api.h"
 
 namespace dljob::metrics {
 namespace {
@@ -81,7 +81,7 @@ TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
 }
 
 TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
-  controller::testing::FakeApi api;
+  kube::testing::FakeApi api;
   api.Put(kube::resources::kDLJobs,
           {{"apiVersion", "dljob.io/v1alpha1"}, {"kind", "DLJob"},
            {"metadata", {{"namespace", "ns"}, {"name", "job"}}}});
@@ -90,7 +90,7 @@ TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
   t.images_per_sec = 2950.5;
   t.step = 100;
   ASSERT_TRUE(sink.Publish("ns", "job", t).ok());
-  std::vector<controller::testing::Call> calls = api.Calls();
+  std::vector<kube::testing::Call> calls = api.Calls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].verb, "patch-status");
   EXPECT_EQ(calls[0].body["status"]["throughput"]["imagesPerSec"], 2950.5);

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "jobs/dljob_types.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::scheduler {
 

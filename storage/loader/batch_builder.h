@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/loader/image_transform.h"
 #include "storage/loader/jpeg_decoder.h"
 #include "storage/loader/sampler.h"

@@ -26,7 +26,7 @@
 #include <span>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/loader/image_transform.h"
 
 namespace dljob::storage::loader {

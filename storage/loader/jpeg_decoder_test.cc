@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "storage/test_data.h"
+#include "storage/testing/test_data.h"
 
 namespace dljob::storage::loader {
 namespace {

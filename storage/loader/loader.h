@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/loader/batch_builder.h"
 #include "storage/loader/buffer_pool.h"
 #include "storage/loader/sampler.h"

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::storage::loader {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/objstore/object_store.h"
 #include "storage/random_access_file.h"
 #include "storage/shard_reader.h"

@@ -13,8 +13,8 @@
 #include "storage/objstore/s3_store.h"
 #include "storage/objstore/testing/s3rver_process.h"
 #include "storage/shard_writer.h"
-#include "storage/test_data.h"
-#include "tests/support/command.h"
+#include "storage/testing/test_data.h"
+#include "testing/command.h"
 
 namespace dljob::storage {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/objstore/sigv4.h"
 
 namespace dljob::storage {

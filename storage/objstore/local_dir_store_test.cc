@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::storage {
 namespace {

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::storage {
 

@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::storage {
 

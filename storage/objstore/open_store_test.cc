@@ -5,7 +5,7 @@
 
 #include "storage/objstore/cache_warmup.h"
 #include "storage/objstore/testing/s3rver_process.h"
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::storage {
 namespace {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/objstore/object_store.h"
 
 namespace dljob::storage {

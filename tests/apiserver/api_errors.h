@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/kube/api.h"
+#include "kube/api.h"
 
 namespace dljob::apiserver {
 

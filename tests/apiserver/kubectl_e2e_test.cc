@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 
 namespace dljob::apiserver {
 namespace {

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::apiserver {
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "jobs/codec.h"
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 #include "tests/apiserver/discovery.h"
 #include "tests/apiserver/rest_response.h"
 

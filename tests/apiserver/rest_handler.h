@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "tests/apiserver/faults.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/object_store.h"

@@ -2,7 +2,7 @@
 // See rest_handler.h.
 #include "tests/apiserver/rest_handler.h"
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/strategic_patch.h"
 #include "tests/apiserver/table.h"

@@ -1,7 +1,7 @@
 // RestHandler: the pods/binding and pods/log subresources. See rest_handler.h.
 #include <sstream>
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_objects.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "operator/http/http.h"
+#include "http/http.h"
 #include "tests/apiserver/api_errors.h"
 
 namespace dljob::apiserver {

@@ -1,7 +1,7 @@
 // See table.h.
 #include "tests/apiserver/table.h"
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 #include "tests/apiserver/json_path.h"
 #include "tests/apiserver/object_store.h"
 

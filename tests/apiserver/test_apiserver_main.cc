@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "jobs/time_format.h"
-#include "operator/http/http_server.h"
+#include "base/time_format.h"
+#include "http/http_server.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/sim_objects.h"
 

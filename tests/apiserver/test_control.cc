@@ -1,7 +1,7 @@
 // RestHandler: the /_test simulation and control API (test_control.h).
 #include "tests/apiserver/test_control.h"
 
-#include "jobs/time_format.h"
+#include "base/time_format.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_objects.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "operator/http/http_test_client.h"
+#include "http/testing/http_test_client.h"
 #include "tests/operator/e2e_jobs.h"
-#include "tests/support/test_cluster.h"
+#include "tests/operator/test_cluster.h"
 
 namespace dljob::testing {
 

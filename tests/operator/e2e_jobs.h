@@ -1,5 +1,5 @@
 // DLJobs and their pods as the operator end-to-end tests create, read and drive them, through the
-// kube::Api of a TestCluster (tests/support/test_cluster.h) and its /_test control API.
+// kube::Api of a TestCluster (tests/operator/test_cluster.h) and its /_test control API.
 //
 // Reads tolerate API errors (an injected fault, a restarting server) by answering "nothing
 // known", so they can sit inside polling predicates. Everything lives in the "default" namespace.
@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/kube/api.h"
-#include "tests/support/control_client.h"
+#include "kube/api.h"
+#include "tests/operator/control_client.h"
 
 namespace dljob::testing {
 

@@ -37,7 +37,7 @@
 
 #include <torch/types.h>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "images/trainer/comm/collective.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -55,7 +55,7 @@
 
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

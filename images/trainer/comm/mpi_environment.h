@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

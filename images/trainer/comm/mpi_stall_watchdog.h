@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "images/trainer/comm/watched_collective.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

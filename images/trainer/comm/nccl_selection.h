@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

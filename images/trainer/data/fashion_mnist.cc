@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 namespace dljob::trainer {
+
+using storage::ReadIdxFile;
 namespace {
 
 constexpr int64_t kSide = 28;

@@ -10,10 +10,12 @@
 #include <string>
 
 #include "images/trainer/data/dataset.h"
-#include "images/trainer/data/idx_reader.h"
-#include "jobs/status.h"
+#include "storage/idx_reader.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
+
+using storage::IdxArray;
 
 inline constexpr float kFashionMnistMean = 0.2860f;
 inline constexpr float kFashionMnistStd = 0.3530f;

@@ -17,7 +17,7 @@
 
 #include "images/trainer/data/dataset.h"
 #include "images/trainer/data/fashion_mnist.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/loader/shard_source.h"
 
 namespace dljob::trainer {

@@ -16,8 +16,8 @@
 #include "storage/objstore/open_store.h"
 #include "storage/objstore/testing/s3rver_process.h"
 #include "storage/pack.h"
-#include "storage/test_data.h"
-#include "tests/support/command.h"
+#include "storage/testing/test_data.h"
+#include "testing/command.h"
 
 namespace dljob::trainer {
 namespace {

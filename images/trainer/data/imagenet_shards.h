@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "images/trainer/data/data_source.h"
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/loader/loader.h"
 
 namespace dljob::trainer {

@@ -16,8 +16,8 @@
 #include "images/trainer/models/builtin.h"
 #include "images/trainer/trainer.h"
 #include "storage/pack.h"
-#include "storage/test_data.h"
-#include "tests/support/command.h"
+#include "storage/testing/test_data.h"
+#include "testing/command.h"
 
 namespace dljob::trainer {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "images/trainer/data/data_source.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -22,7 +22,7 @@
 
 #include "images/trainer/data/data_source.h"
 #include "images/trainer/models/model.h"
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

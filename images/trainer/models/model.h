@@ -22,7 +22,7 @@
 
 #include <torch/nn/module.h>
 
-#include "jobs/status.h"
+#include "base/status.h"
 
 namespace dljob::trainer {
 

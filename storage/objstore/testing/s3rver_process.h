@@ -16,9 +16,9 @@
 #include <memory>
 #include <string>
 
-#include "jobs/status.h"
+#include "base/status.h"
 #include "storage/objstore/object_url.h"
-#include "tests/support/command.h"
+#include "testing/command.h"
 
 namespace dljob::storage::testing {
 

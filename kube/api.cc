@@ -1,0 +1,57 @@
+// See api.h.
+#include "kube/api.h"
+
+namespace dljob::kube {
+
+namespace resources {
+const Resource kPods{"", "v1", "pods", true, "Pod"};
+const Resource kServices{"", "v1", "services", true, "Service"};
+const Resource kConfigMaps{"", "v1", "configmaps", true, "ConfigMap"};
+const Resource kSecrets{"", "v1", "secrets", true, "Secret"};
+const Resource kEvents{"", "v1", "events", true, "Event"};
+const Resource kNodes{"", "v1", "nodes", false, "Node"};
+const Resource kLeases{"coordination.k8s.io", "v1", "leases", true, "Lease"};
+const Resource kDLJobs{"dljob.io", "v1alpha1", "dljobs", true, "DLJob"};
+}  // namespace resources
+
+std::string ApiError::ToString() const {
+  if (http == 0) return "connection failed: " + message;
+  std::string out = std::to_string(http);
+  if (!reason.empty()) out += " " + reason;
+  return out + ": " + message;
+}
+
+Status ApiError::ToStatus() const {
+  StatusCode code = StatusCode::kInternal;
+  if (IsNotFound()) {
+    code = StatusCode::kNotFound;
+  } else if (IsAlreadyExists()) {
+    code = StatusCode::kAlreadyExists;
+  } else if (IsConflict() || IsGone()) {
+    code = StatusCode::kFailedPrecondition;
+  } else if (IsInvalid() || http == 400) {
+    code = StatusCode::kInvalidArgument;
+  } else if (IsRetryable()) {
+    code = StatusCode::kUnavailable;
+  }
+  return Status(code, ToString());
+}
+
+ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns, ListOptions options) {
+  ApiResult<Json> first = api.List(r, ns, options);
+  if (!first.ok()) return first;
+  Json all = std::move(first).value();
+  if (!all.contains("items") || all["items"].is_null()) all["items"] = Json::array();
+  std::string next = all["metadata"].value("continue", "");
+  while (!next.empty()) {
+    options.continue_token = next;
+    ApiResult<Json> page = api.List(r, ns, options);
+    if (!page.ok()) return page;
+    for (Json& item : page->value("items", Json::array())) all["items"].push_back(std::move(item));
+    next = page.value()["metadata"].value("continue", "");
+  }
+  all["metadata"].erase("continue");
+  return all;
+}
+
+}  // namespace dljob::kube

@@ -1,0 +1,187 @@
+// kube::Api — what dljob needs from a Kubernetes API server, as one small interface.
+//
+// Objects travel as Kubernetes JSON (nlohmann::json), exactly as the server sends and receives
+// them; typed views live with their users (jobs/ decodes DLJobs, controller/ reads pods). Two
+// implementations: HttpApi (operator/kube/http_api.h), which speaks REST over a Transport
+// (cpprestsdk in production), and the test API server's in-process handle (tests/apiserver/).
+//
+// Errors are values: every call returns ApiResult<T>, which holds either the value or an
+// ApiError carrying the HTTP status the server answered (0 for a transport failure: refused,
+// reset, timed out) and its Status reason ("NotFound", "Conflict", "Expired", …). Callers branch on
+// the predicates (IsNotFound, IsConflict, …), never on message text.
+//
+// Thread-safety: implementations are safe to call from many threads at once. A WatchStream or
+// LineStream belongs to one reader thread; Cancel() may be called from any thread and makes a
+// blocked Next() return promptly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace dljob::kube {
+
+using Json = nlohmann::json;
+
+// A resource type as the REST paths name it: /api/v1/namespaces/{ns}/pods or
+// /apis/{group}/{version}/namespaces/{ns}/{plural}.
+struct Resource {
+  std::string group;    // "" for the core group
+  std::string version;  // "v1", "v1alpha1"
+  std::string plural;   // "pods", "dljobs"
+  bool namespaced = true;
+  std::string kind;  // "Pod"; for messages and for objects built without one
+
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+};
+
+// The resources dljob uses (defined in resources.cc).
+namespace resources {
+extern const Resource kPods;
+extern const Resource kServices;
+extern const Resource kConfigMaps;
+extern const Resource kSecrets;
+extern const Resource kEvents;
+extern const Resource kNodes;
+extern const Resource kLeases;  // coordination.k8s.io/v1
+extern const Resource kDLJobs;  // dljob.io/v1alpha1
+}  // namespace resources
+
+// An error answer from the server (a metav1.Status body) or a transport failure (http == 0).
+struct ApiError {
+  int http = 0;
+  std::string reason;  // metav1.Status reason: NotFound, AlreadyExists, Conflict, Expired, …
+  std::string message;
+
+  bool IsNotFound() const { return http == 404; }
+  bool IsAlreadyExists() const { return http == 409 && reason == "AlreadyExists"; }
+  bool IsConflict() const { return http == 409 && reason != "AlreadyExists"; }
+  bool IsGone() const { return http == 410; }  // resourceVersion too old: re-list
+  bool IsInvalid() const { return http == 422; }
+  bool IsTooManyRequests() const { return http == 429; }
+  // Worth retrying after a backoff: transport failures, 429 and 5xx.
+  bool IsRetryable() const { return http == 0 || http == 429 || http >= 500; }
+
+  // "<http> <reason>: <message>", or "connection failed: <message>" for http == 0.
+  std::string ToString() const;
+  Status ToStatus() const;
+};
+
+// A value or an ApiError. REQUIRES: value() only when ok(); error() only when !ok().
+template <typename T>
+class ApiResult {
+ public:
+  ApiResult(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
+  ApiResult(ApiError error) : v_(std::move(error)) {}    // NOLINT(google-explicit-constructor)
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const ApiError& error() const { return std::get<ApiError>(v_); }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, ApiError> v_;
+};
+
+struct ListOptions {
+  std::string label_selector;    // "dljob.io/job-name=x,dljob.io/role in (worker)"
+  std::string field_selector;    // "spec.nodeName=node-1"
+  std::string resource_version;  // list: "" = most recent; watch: start after this version
+  int64_t limit = 0;             // page size; 0 = everything in one answer
+  std::string continue_token;    // from the previous page's metadata.continue
+  int timeout_seconds = 0;       // watch: the server ends the stream after this long (0 = its default)
+  bool allow_bookmarks = true;   // watch: ask for BOOKMARK events
+};
+
+struct DeleteOptions {
+  std::string propagation_policy = "Background";  // Foreground | Background | Orphan
+  std::string precondition_uid;                   // delete only this incarnation of the object
+  std::optional<int64_t> grace_period_seconds;
+};
+
+struct LogOptions {
+  std::string container;
+  bool follow = false;
+  std::optional<int64_t> since_seconds;
+  std::optional<int64_t> tail_lines;
+};
+
+// One event of a watch, as the server sends it: {"type": "...", "object": {...}}.
+struct WatchEvent {
+  enum class Type { kAdded, kModified, kDeleted, kBookmark, kError };
+  Type type = Type::kAdded;
+  Json object;  // for kError: a metav1.Status (code 410 means re-list)
+};
+
+// A watch in progress. Next() blocks until the next event; it returns std::nullopt when the
+// server ended the stream normally (its timeoutSeconds passed: the caller re-watches from the
+// last resourceVersion it saw), and an ApiError when the connection broke.
+class WatchStream {
+ public:
+  virtual ~WatchStream() = default;
+  virtual ApiResult<std::optional<WatchEvent>> Next() = 0;
+  virtual void Cancel() = 0;
+};
+using WatchStreamPtr = std::unique_ptr<WatchStream>;
+
+// A pod's log, line by line (without the trailing newline). With LogOptions::follow, Next()
+// waits for new lines until the container ends; std::nullopt marks the end of the log.
+class LineStream {
+ public:
+  virtual ~LineStream() = default;
+  virtual ApiResult<std::optional<std::string>> Next() = 0;
+  virtual void Cancel() = 0;
+};
+using LineStreamPtr = std::unique_ptr<LineStream>;
+
+class Api {
+ public:
+  virtual ~Api() = default;
+
+  // `ns` is ignored for cluster-scoped resources; "" lists across all namespaces.
+  virtual ApiResult<Json> Get(const Resource& r, const std::string& ns, const std::string& name) = 0;
+  // One page: a List object with metadata.resourceVersion and, when more remain,
+  // metadata.continue. ListAll() below follows the pages.
+  virtual ApiResult<Json> List(const Resource& r, const std::string& ns,
+                               const ListOptions& options) = 0;
+  virtual ApiResult<Json> Create(const Resource& r, const std::string& ns, const Json& object) = 0;
+  // PUT of the whole object; 409 Conflict when metadata.resourceVersion is stale.
+  virtual ApiResult<Json> Replace(const Resource& r, const std::string& ns, const Json& object) = 0;
+  // PUT to the status subresource: only .status changes.
+  virtual ApiResult<Json> ReplaceStatus(const Resource& r, const std::string& ns,
+                                        const Json& object) = 0;
+  // RFC 7386 JSON merge patch, to the object or to a subresource ("status").
+  virtual ApiResult<Json> MergePatch(const Resource& r, const std::string& ns,
+                                     const std::string& name, const Json& patch,
+                                     const std::string& subresource = "") = 0;
+  // Returns the server's answer body (the object, or a Status).
+  virtual ApiResult<Json> Delete(const Resource& r, const std::string& ns, const std::string& name,
+                                 const DeleteOptions& options = {}) = 0;
+  virtual ApiResult<WatchStreamPtr> Watch(const Resource& r, const std::string& ns,
+                                          const ListOptions& options) = 0;
+  // POST pods/{pod}/binding with target {kind: Node, name: node}.
+  virtual ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                               const std::string& node) = 0;
+  virtual ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                        const LogOptions& options) = 0;
+};
+
+// Lists every page (following metadata.continue) into one List whose metadata.resourceVersion
+// is the first page's, the version a watch continues from.
+ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns,
+                        ListOptions options = {});
+
+}  // namespace dljob::kube

@@ -1,0 +1,79 @@
+// Config: where the Kubernetes API server is and how to authenticate to it, loaded from a
+// kubeconfig file (what kubectl uses) or from a pod's service account (in-cluster).
+//
+// Parsing is pure: ParseKubeconfig() turns kubeconfig text into a Config whose file references
+// (certificate-authority, client-certificate, client-key, tokenFile) are absolute paths, resolved
+// against the kubeconfig's own directory, and whose base64 *-data fields are decoded. The Load
+// functions read files and the environment, and finish with ReadReferencedFiles(), which reads
+// the certificate and key files into the *_data fields — so a loaded Config needs no more file
+// access, except the bearer token file (token_file): service-account tokens are rotated, so
+// HttpApi re-reads it periodically (FileTokenSource in token_source.h). Every error names the file
+// and the key that is wrong or missing. Thread-safe (no shared state).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dljob::kube {
+
+struct Config {
+  std::string server;  // "https://10.96.0.1:443", or "http://127.0.0.1:8080" for a test server
+  std::string ca_data;           // PEM bundle trusted for the server; "" = the system's roots
+  std::string client_cert_data;  // PEM client certificate (chain) for mTLS; "" = none
+  std::string client_key_data;   // PEM private key matching client_cert_data
+  std::string ca_file;           // file references not yet read (see ReadReferencedFiles)
+  std::string client_cert_file;
+  std::string client_key_file;
+  bool insecure_skip_tls_verify = false;
+  std::string token;       // bearer token; "" = none
+  std::string token_file;  // bearer token read from this file (re-read periodically); wins over token
+  std::string default_namespace = "default";  // the context's namespace (or the pod's)
+  std::string source;  // where this came from, for messages: "kubeconfig /x (context y)", "in-cluster"
+};
+
+// The path of the service account files mounted into every pod.
+inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// Parses kubeconfig documents. `files` are (path, text) pairs in KUBECONFIG order: entries with the
+// same name are taken from the first file that has them, as kubectl merges. `context` "" means the
+// first current-context set. Referenced files are not read (see ReadReferencedFiles()).
+struct KubeconfigFile {
+  std::string path;
+  std::string text;
+};
+Result<Config> ParseKubeconfig(const std::vector<KubeconfigFile>& files,
+                               const std::string& context = "");
+
+// Reads ca_file, client_cert_file and client_key_file (those set) into the *_data fields and
+// clears them. Checks that each looks like PEM and that a certificate comes with a key.
+Status ReadReferencedFiles(Config& config);
+
+// Reads the kubeconfig at `paths` (a KUBECONFIG-style list, ':'-separated; missing files in a list
+// are skipped as kubectl does, a single missing file is an error) and parses it.
+Result<Config> LoadKubeconfig(const std::string& paths, const std::string& context = "");
+
+// The in-cluster config from KUBERNETES_SERVICE_HOST / _PORT and the service account directory
+// (token, ca.crt, namespace). `host`/`port` are the variables' values; `dir` is overridable for
+// tests.
+Result<Config> InClusterConfig(std::string_view host, std::string_view port,
+                               const std::string& dir = kServiceAccountDir);
+// The same, reading the two variables from the environment.
+Result<Config> LoadInClusterConfig(const std::string& dir = kServiceAccountDir);
+
+// How a program finds its cluster, in controller-runtime's order: an explicit kubeconfig path (--kubeconfig),
+// else $KUBECONFIG, else in-cluster when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+struct ConfigSource {
+  std::string kubeconfig;  // explicit path (or ':'-list); "" = look further
+  std::string context;     // kubeconfig context; "" = current-context
+  std::string service_account_dir = kServiceAccountDir;
+};
+Result<Config> LoadConfig(const ConfigSource& source = {});
+
+// Standard base64 (with or without padding; whitespace ignored). std::nullopt if malformed.
+std::optional<std::string> Base64Decode(std::string_view in);
+
+}  // namespace dljob::kube

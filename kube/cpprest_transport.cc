@@ -1,0 +1,290 @@
+// See cpprest_transport.h.
+#include "kube/cpprest_transport.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+
+#include <boost/algorithm/string/predicate.hpp>
+#include <boost/asio/ssl.hpp>
+#include <cpprest/http_client.h>
+
+namespace dljob::kube {
+namespace {
+
+namespace http = web::http;
+using http::client::http_client;
+
+struct Tls {
+  std::string ca;
+  std::string cert;
+  std::string key;
+};
+
+// Trust only the configured CA (cpprestsdk loads the system roots before calling us), and present
+// the client certificate. Throws boost::system::system_error on bad PEM.
+void ConfigureSsl(const Tls& tls, boost::asio::ssl::context& ctx) {
+  if (!tls.ca.empty()) {
+    SSL_CTX_set_cert_store(ctx.native_handle(), X509_STORE_new());
+    ctx.add_certificate_authority(boost::asio::buffer(tls.ca));
+  }
+  if (!tls.cert.empty()) {
+    ctx.use_certificate_chain(boost::asio::buffer(tls.cert));
+    ctx.use_private_key(boost::asio::buffer(tls.key), boost::asio::ssl::context::pem);
+  }
+}
+
+Status CheckTls(const Tls& tls, const std::string& source) {
+  boost::asio::ssl::context ctx(boost::asio::ssl::context::sslv23);
+  boost::system::error_code ec;
+  auto fail = [&](const char* field) {
+    return Status::InvalidArgument(source + ": " + field + ": " + ec.message());
+  };
+  if (!tls.ca.empty() && ctx.add_certificate_authority(boost::asio::buffer(tls.ca), ec)) {
+    return fail("certificate-authority is not a valid PEM certificate bundle");
+  }
+  if (!tls.cert.empty()) {
+    if (ctx.use_certificate_chain(boost::asio::buffer(tls.cert), ec)) {
+      return fail("client-certificate is not a valid PEM certificate");
+    }
+    if (ctx.use_private_key(boost::asio::buffer(tls.key), boost::asio::ssl::context::pem, ec)) {
+      return fail("client-key is not a valid PEM private key for client-certificate");
+    }
+  }
+  return Status::Ok();
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+// cpprestsdk reports every failure as an exception; its message tells the connect phase apart.
+ApiError Translate(std::exception_ptr error, const std::string& what) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const http::http_exception& e) {
+    std::string message = what + ": " + e.what();
+    if (e.error_code() == std::errc::timed_out) return ApiError{0, kReasonTimeout, message};
+    if (e.error_code() == std::errc::operation_canceled) {
+      return ApiError{0, kReasonCancelled, message};
+    }
+    std::string_view m = e.what();
+    if (StartsWith(m, "Failed to connect") || StartsWith(m, "Error resolving") ||
+        StartsWith(m, "Failed to resolve")) {
+      return ApiError{0, kReasonConnectFailed, message};
+    }
+    return ApiError{0, kReasonTransportError, message};
+  } catch (const pplx::task_canceled&) {
+    return ApiError{0, kReasonCancelled, what + ": cancelled"};
+  } catch (const std::exception& e) {
+    return ApiError{0, kReasonTransportError, what + ": " + e.what()};
+  } catch (...) {
+    return ApiError{0, kReasonTransportError, what + ": unknown error"};
+  }
+}
+
+Headers ToHeaders(const http::http_headers& in) {
+  Headers out;
+  for (const auto& [name, value] : in) out.emplace_back(name, value);
+  return out;
+}
+
+// What a streamed body's pump (on cpprestsdk's threads) and its reader share.
+struct StreamState {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::string> chunks;
+  bool done = false;
+  bool cancelled = false;
+  std::optional<ApiError> error;
+  pplx::cancellation_token_source cts;
+  http::http_response response;  // owns the body buffer the pump reads
+  std::string what;
+
+  void Finish(std::optional<ApiError> e) {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    error = std::move(e);
+    cv.notify_all();
+  }
+};
+
+constexpr size_t kReadSize = 64 * 1024;
+
+// Waits for at least one byte, takes whatever else is already buffered, queues it, repeats.
+void Pump(std::shared_ptr<StreamState> s) {
+  concurrency::streams::streambuf<uint8_t> buf = s->response.body().streambuf();
+  auto chunk = std::make_shared<std::vector<uint8_t>>(kReadSize);
+  buf.getn(chunk->data(), 1).then([s, buf, chunk](pplx::task<size_t> first) mutable {
+    size_t n = 0;
+    try {
+      n = first.get();
+      if (n > 0) {
+        size_t more = std::min<size_t>(buf.in_avail(), kReadSize - 1);
+        if (more > 0) n += buf.getn(chunk->data() + 1, more).get();
+      }
+    } catch (...) {
+      s->Finish(Translate(std::current_exception(), s->what));
+      return;
+    }
+    if (n == 0) {
+      s->Finish(std::nullopt);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      if (s->cancelled) return;
+      s->chunks.emplace_back(reinterpret_cast<const char*>(chunk->data()), n);
+      s->cv.notify_all();
+    }
+    Pump(std::move(s));
+  });
+}
+
+class CpprestBodyStream : public BodyStream {
+ public:
+  explicit CpprestBodyStream(std::shared_ptr<StreamState> state) : s_(std::move(state)) {}
+  ~CpprestBodyStream() override { Cancel(); }
+
+  ApiResult<std::optional<std::string>> Read() override {
+    std::unique_lock<std::mutex> lock(s_->mu);
+    s_->cv.wait(lock, [&] { return s_->cancelled || !s_->chunks.empty() || s_->done; });
+    if (s_->cancelled) return ApiError{0, kReasonCancelled, s_->what + ": cancelled"};
+    if (!s_->chunks.empty()) {
+      std::string out = std::move(s_->chunks.front());
+      s_->chunks.pop_front();
+      return std::optional<std::string>(std::move(out));
+    }
+    if (s_->error) return *s_->error;
+    return std::optional<std::string>();
+  }
+
+  void Cancel() override {
+    bool was_running;
+    {
+      std::lock_guard<std::mutex> lock(s_->mu);
+      was_running = !s_->cancelled && !s_->done;
+      s_->cancelled = true;
+      s_->cv.notify_all();
+    }
+    if (was_running) s_->cts.cancel();  // closes the connection; the pump then ends
+  }
+
+ private:
+  std::shared_ptr<StreamState> s_;
+};
+
+}  // namespace
+
+struct CpprestTransport::Impl {
+  std::string server;
+  bool https = false;
+  bool insecure = false;
+  Tls tls;
+  std::chrono::milliseconds default_timeout{30'000};
+  std::mutex mu;
+  std::map<int64_t, std::shared_ptr<http_client>> clients;  // by timeout in ms
+
+  std::shared_ptr<http_client> Client(std::chrono::milliseconds timeout) {
+    if (timeout <= std::chrono::milliseconds::zero()) timeout = default_timeout;
+    std::lock_guard<std::mutex> lock(mu);
+    std::shared_ptr<http_client>& client = clients[timeout.count()];
+    if (!client) {
+      http::client::http_client_config config;
+      config.set_timeout(timeout);
+      config.set_max_redirects(0);
+      config.set_validate_certificates(!insecure);
+      if (https) {
+        Tls copy = tls;
+        config.set_ssl_context_callback(
+            [copy](boost::asio::ssl::context& ctx) { ConfigureSsl(copy, ctx); });
+      }
+      client = std::make_shared<http_client>(web::uri(server), config);
+    }
+    return client;
+  }
+
+  // Builds the cpprestsdk request; throws web::uri_exception on a malformed path.
+  static http::http_request Build(const Request& r) {
+    http::http_request req(r.method);
+    req.set_request_uri(web::uri(r.path_and_query));
+    std::string content_type = "application/json";
+    for (const auto& [name, value] : r.headers) {
+      if (boost::iequals(name, "Content-Type")) {
+        content_type = value;  // set_body() sets the header
+      } else {
+        req.headers().add(name, value);
+      }
+    }
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+      req.set_body(r.body, content_type);
+    }
+    return req;
+  }
+
+  std::string What(const Request& r) const { return r.method + " " + server + r.path_and_query; }
+};
+
+CpprestTransport::CpprestTransport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpprestTransport::~CpprestTransport() = default;
+
+Result<std::unique_ptr<CpprestTransport>> CpprestTransport::Create(
+    const Config& config, std::chrono::milliseconds default_timeout) {
+  auto impl = std::make_unique<Impl>();
+  impl->server = config.server;
+  while (!impl->server.empty() && impl->server.back() == '/') impl->server.pop_back();
+  impl->https = StartsWith(impl->server, "https://");
+  if (!impl->https && !StartsWith(impl->server, "http://")) {
+    return Status::InvalidArgument(config.source + ": server must start with https:// or "
+                                   "http://, got \"" + config.server + "\"");
+  }
+  try {
+    web::uri check(impl->server);
+    if (check.host().empty()) throw web::uri_exception("no host");
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(config.source + ": server \"" + config.server +
+                                   "\" is not a valid URL: " + e.what());
+  }
+  impl->insecure = config.insecure_skip_tls_verify;
+  impl->tls = {config.ca_data, config.client_cert_data, config.client_key_data};
+  if (Status s = CheckTls(impl->tls, config.source); !s.ok()) return s;
+  impl->default_timeout = default_timeout;
+  return std::unique_ptr<CpprestTransport>(new CpprestTransport(std::move(impl)));
+}
+
+ApiResult<Response> CpprestTransport::Send(const Request& request) {
+  std::string what = impl_->What(request);
+  try {
+    http::http_response resp = impl_->Client(request.timeout)->request(Impl::Build(request)).get();
+    std::vector<unsigned char> body = resp.extract_vector().get();
+    Response out;
+    out.status = resp.status_code();
+    out.headers = ToHeaders(resp.headers());
+    out.body.assign(body.begin(), body.end());
+    return out;
+  } catch (...) {
+    return Translate(std::current_exception(), what);
+  }
+}
+
+ApiResult<StreamResponse> CpprestTransport::Open(const Request& request) {
+  auto state = std::make_shared<StreamState>();
+  state->what = impl_->What(request);
+  try {
+    state->response = impl_->Client(request.timeout)
+                          ->request(Impl::Build(request), state->cts.get_token())
+                          .get();
+  } catch (...) {
+    return Translate(std::current_exception(), state->what);
+  }
+  StreamResponse out;
+  out.status = state->response.status_code();
+  out.headers = ToHeaders(state->response.headers());
+  Pump(state);
+  out.body = std::make_unique<CpprestBodyStream>(std::move(state));
+  return out;
+}
+
+}  // namespace dljob::kube

@@ -1,0 +1,98 @@
+// HttpApi: the Api over HTTP — what the operator uses to talk to a real API server.
+//
+// Each call becomes one Request (paths and queries from rest.h) with Accept: application/json,
+// a User-Agent and, when the TokenSource has one, Authorization: Bearer <token> (asked for on
+// every attempt, so a rotated service-account token is picked up). Every attempt first waits on
+// the RateLimiter (token bucket, qps/burst). Non-2xx answers become ApiErrors (rest::DecodeError).
+// Failed attempts are retried per retry.h: GET, PUT, PATCH, DELETE and the opening of watches and
+// logs are idempotent; POST (Create, Bind) is retried only when it certainly never reached the
+// server (connection refused) or was refused with 429. Waits go through the injected Clock and
+// honour Retry-After. MergePatch sends application/merge-patch+json.
+//
+// Watch() asks the server for timeoutSeconds (the caller's, or ApiOptions::watch_timeout) and
+// gives the transport an inactivity limit watch_timeout_margin longer, so a healthy watch is
+// always ended by the server (Next() → std::nullopt) rather than by a client timeout. Events are
+// decoded however the chunks fall; a 410 — as the answer or as an ERROR event — is an ApiError
+// that IsGone(). Logs() returns a LineStream; a followed log may stay quiet for up to
+// follow_timeout before the stream reports a Timeout error (the caller then re-opens it).
+//
+// Thread-safety: all methods may be called from many threads at once.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "kube/api.h"
+#include "kube/clock.h"
+#include "kube/config.h"
+#include "kube/retry.h"
+#include "kube/token_source.h"
+#include "kube/transport.h"
+
+namespace dljob::kube {
+
+struct ApiOptions {
+  double qps = 50;  // client-go's default (5) is too slow for an operator creating many pods
+  int burst = 100;
+  RetryOptions retry;
+  std::chrono::milliseconds request_timeout{30'000};
+  std::chrono::seconds watch_timeout{300};  // timeoutSeconds asked of the server by default
+  std::chrono::seconds watch_timeout_margin{30};
+  std::chrono::seconds follow_timeout{600};
+  std::string user_agent = "dljob-operator";
+  std::chrono::seconds token_refresh{60};
+  Clock* clock = nullptr;  // RealClock() when null; must outlive the Api
+};
+
+class HttpApi : public Api {
+ public:
+  // `clock` waits out backoffs and paces the rate limiter; it must outlive this object.
+  HttpApi(TransportPtr transport, TokenSourcePtr tokens, const ApiOptions& options, Clock& clock);
+
+  ApiResult<Json> Get(const Resource& r, const std::string& ns, const std::string& name) override;
+  ApiResult<Json> List(const Resource& r, const std::string& ns,
+                       const ListOptions& options) override;
+  ApiResult<Json> Create(const Resource& r, const std::string& ns, const Json& object) override;
+  ApiResult<Json> Replace(const Resource& r, const std::string& ns, const Json& object) override;
+  ApiResult<Json> ReplaceStatus(const Resource& r, const std::string& ns,
+                                const Json& object) override;
+  ApiResult<Json> MergePatch(const Resource& r, const std::string& ns, const std::string& name,
+                             const Json& patch, const std::string& subresource = "") override;
+  ApiResult<Json> Delete(const Resource& r, const std::string& ns, const std::string& name,
+                         const DeleteOptions& options = {}) override;
+  ApiResult<WatchStreamPtr> Watch(const Resource& r, const std::string& ns,
+                                  const ListOptions& options) override;
+  ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                       const std::string& node) override;
+  ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                const LogOptions& options) override;
+
+ private:
+  Request NewRequest(std::string method, std::string path_and_query) const;
+  Request WithBody(std::string method, std::string path, const Json& body,
+                   const char* content_type = "application/json") const;
+  // Sends with rate limiting and retries; decodes a 2xx JSON body or the error.
+  ApiResult<Json> Call(Request request);
+  // Opens a streamed response with rate limiting and retries; non-2xx answers are errors.
+  ApiResult<BodyStreamPtr> OpenStream(Request request);
+  // Decides whether to go on after failed attempt `attempt`; sleeps the backoff if so.
+  bool Backoff(Idempotency idempotency, int attempt, const ApiError& error,
+               std::optional<std::chrono::seconds> retry_after);
+  void Authorize(Request& request);
+  std::string ObjectName(const Json& object) const;
+
+  TransportPtr transport_;
+  TokenSourcePtr tokens_;
+  const ApiOptions options_;
+  Clock& clock_;
+  RateLimiter limiter_;
+  Jitter jitter_;
+};
+
+// An HttpApi over a CpprestTransport for `config`, with its token source (a token file is
+// re-read every options.token_refresh). Errors name the config field that is wrong.
+Result<std::unique_ptr<Api>> MakeApi(const Config& config, ApiOptions options = {});
+
+}  // namespace dljob::kube

@@ -1,0 +1,127 @@
+// HttpApi's watches and logs against the in-memory transport.
+#include <gtest/gtest.h>
+
+#include "kube/http_api.h"
+#include "kube/testing/fake_transport.h"
+
+namespace dljob::kube {
+namespace {
+
+using std::chrono::seconds;
+using testing::HttpApiTest;
+using testing::Stream;
+using testing::StatusAnswer;
+
+const std::string kAdded = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})";
+const std::string kBookmark = R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})";
+
+TEST_F(HttpApiTest, WatchDecodesEventsAcrossChunks) {
+  std::string all = kAdded + "\n" + kBookmark + "\n";
+  state_.answers = {StatusAnswer(503, "ServiceUnavailable"),
+                    Stream({all.substr(0, 10), all.substr(10, 70), all.substr(80)})};
+  ListOptions o;
+  o.resource_version = "1";
+  auto w = api().Watch(resources::kPods, "a", o);
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  EXPECT_EQ(state_.requests.size(), 2u);  // the 503 was retried
+  const Request& r = Sent(1);
+  EXPECT_EQ(r.path_and_query, "/api/v1/namespaces/a/pods?watch=true&resourceVersion=1"
+                              "&timeoutSeconds=300&allowWatchBookmarks=true");
+  EXPECT_EQ(r.timeout, seconds(330));  // longer than the server's timeoutSeconds
+  auto e1 = (*w)->Next();
+  ASSERT_TRUE(e1.ok() && *e1);
+  EXPECT_EQ((*e1)->type, WatchEvent::Type::kAdded);
+  EXPECT_EQ((*e1)->object["metadata"]["name"], "a");
+  auto e2 = (*w)->Next();
+  ASSERT_TRUE(e2.ok() && *e2);
+  EXPECT_EQ((*e2)->type, WatchEvent::Type::kBookmark);
+  auto end = (*w)->Next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(*end);
+}
+
+TEST_F(HttpApiTest, WatchTimeoutFromTheCaller) {
+  state_.answers = {Stream({})};
+  ListOptions o;
+  o.timeout_seconds = 20;
+  o.allow_bookmarks = false;
+  ASSERT_TRUE(api().Watch(resources::kNodes, "", o).ok());
+  EXPECT_EQ(Sent().path_and_query, "/api/v1/nodes?watch=true&timeoutSeconds=20");
+  EXPECT_EQ(Sent().timeout, seconds(50));
+}
+
+TEST_F(HttpApiTest, Watch410EitherWayIsGone) {
+  Json expired = {{"type", "ERROR"},
+                  {"object", {{"kind", "Status"}, {"status", "Failure"}, {"reason", "Expired"},
+                              {"message", "too old resource version: 1 (5)"}, {"code", 410}}}};
+  state_.answers = {Stream({kAdded + "\n", expired.dump() + "\n"}), StatusAnswer(410, "Expired")};
+  HttpApi& a = api();
+  auto w = a.Watch(resources::kPods, "a", {});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Next().ok());
+  auto gone = (*w)->Next();
+  ASSERT_FALSE(gone.ok());
+  EXPECT_TRUE(gone.error().IsGone());
+  EXPECT_EQ(gone.error().reason, "Expired");
+  EXPECT_EQ(gone.error().message, "too old resource version: 1 (5)");
+
+  auto refused = a.Watch(resources::kPods, "a", {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.error().IsGone());
+  EXPECT_EQ(state_.requests.size(), 2u);  // 410 is not retried
+}
+
+TEST_F(HttpApiTest, WatchOtherErrorEventsAndCorruptStreams) {
+  Json internal = {{"type", "ERROR"}, {"object", {{"kind", "Status"}, {"code", 500}}}};
+  state_.answers = {Stream({internal.dump(), "\nnot json"})};
+  auto w = api().Watch(resources::kPods, "a", {});
+  ASSERT_TRUE(w.ok());
+  auto e = (*w)->Next();
+  ASSERT_TRUE(e.ok() && *e);
+  EXPECT_EQ((*e)->type, WatchEvent::Type::kError);
+  auto bad = (*w)->Next();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().reason, "BadWatchEvent");
+  EXPECT_EQ(state_.cancels, 1);
+  (*w)->Cancel();
+  EXPECT_EQ(state_.cancels, 2);
+}
+
+TEST_F(HttpApiTest, WatchCutInsideAnEventIsAnError) {
+  state_.answers = {Stream({kAdded.substr(0, 20)})};
+  auto w = api().Watch(resources::kPods, "a", {});
+  ASSERT_TRUE(w.ok());
+  auto e = (*w)->Next();
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("middle of an event"), std::string::npos);
+}
+
+TEST_F(HttpApiTest, FollowedLogsArriveLineByLine) {
+  state_.answers = {Stream({"step 1\nst", "ep 2\n", "\n", "last"})};
+  LogOptions o;
+  o.container = "launcher";
+  o.follow = true;
+  auto lines = api().Logs("a", "p", o);
+  ASSERT_TRUE(lines.ok()) << lines.error().ToString();
+  EXPECT_EQ(Sent().path_and_query, "/api/v1/namespaces/a/pods/p/log?container=launcher&follow=true");
+  EXPECT_EQ(FindHeader(Sent().headers, "Accept"), "*/*");
+  EXPECT_EQ(Sent().timeout, seconds(600));
+  std::vector<std::string> got;
+  while (true) {
+    auto line = (*lines)->Next();
+    ASSERT_TRUE(line.ok());
+    if (!*line) break;
+    got.push_back(**line);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"step 1", "step 2", "", "last"}));
+}
+
+TEST_F(HttpApiTest, LogsOfAMissingPodIsNotFound) {
+  state_.answers = {StatusAnswer(404, "NotFound")};
+  auto lines = api().Logs("a", "p", {});
+  ASSERT_FALSE(lines.ok());
+  EXPECT_TRUE(lines.error().IsNotFound());
+}
+
+}  // namespace
+}  // namespace dljob::kube

@@ -1,0 +1,194 @@
+#include "kube/http_api.h"
+
+#include <gtest/gtest.h>
+
+#include "kube/testing/fake_transport.h"
+
+namespace dljob::kube {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+using testing::Fail;
+using testing::FakeState;
+using testing::FakeTransport;
+using testing::HttpApiTest;
+using testing::Ok;
+using testing::RotatingTokens;
+using testing::StatusAnswer;
+
+TEST_F(HttpApiTest, GetSendsPathAndHeaders) {
+  state_.answers = {Ok(R"({"kind":"Pod","metadata":{"name":"p"}})")};
+  auto pod = api().Get(resources::kPods, "a", "p");
+  ASSERT_TRUE(pod.ok()) << pod.error().ToString();
+  EXPECT_EQ((*pod)["metadata"]["name"], "p");
+  const Request& r = Sent();
+  EXPECT_EQ(r.method, "GET");
+  EXPECT_EQ(r.path_and_query, "/api/v1/namespaces/a/pods/p");
+  EXPECT_EQ(FindHeader(r.headers, "Accept"), "application/json");
+  EXPECT_EQ(FindHeader(r.headers, "Authorization"), "Bearer tok");
+  EXPECT_EQ(FindHeader(r.headers, "User-Agent"), "dljob-operator");
+  EXPECT_EQ(r.body, "");
+  EXPECT_EQ(r.timeout, milliseconds(30'000));
+}
+
+TEST_F(HttpApiTest, ListSendsQuery) {
+  state_.answers = {Ok(R"({"kind":"PodList","items":[]})")};
+  ListOptions o;
+  o.label_selector = "dljob.io/job-name=x";
+  o.limit = 50;
+  ASSERT_TRUE(api().List(resources::kDLJobs, "", o).ok());
+  EXPECT_EQ(Sent().path_and_query,
+            "/apis/dljob.io/v1alpha1/dljobs?labelSelector=dljob.io%2Fjob-name%3Dx&limit=50");
+}
+
+TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
+  for (int i = 0; i < 6; ++i) state_.answers.push_back(Ok("{}"));
+  HttpApi& a = api();
+  Json pod = {{"metadata", {{"name", "p"}, {"resourceVersion", "5"}}}};
+  ASSERT_TRUE(a.Create(resources::kPods, "a", pod).ok());
+  ASSERT_TRUE(a.Replace(resources::kPods, "a", pod).ok());
+  ASSERT_TRUE(a.ReplaceStatus(resources::kDLJobs, "a", pod).ok());
+  ASSERT_TRUE(a.MergePatch(resources::kDLJobs, "a", "j", {{"status", {{"phase", "Running"}}}},
+                           "status").ok());
+  ASSERT_TRUE(a.Delete(resources::kPods, "a", "p").ok());
+  ASSERT_TRUE(a.Bind("a", "p", "node-1").ok());
+  struct Want {
+    const char* method;
+    const char* path;
+    const char* content_type;
+    Json body;
+  };
+  const Want want[] = {
+      {"POST", "/api/v1/namespaces/a/pods", "application/json", pod},
+      {"PUT", "/api/v1/namespaces/a/pods/p", "application/json", pod},
+      {"PUT", "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/p/status", "application/json", pod},
+      {"PATCH", "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/j/status",
+       "application/merge-patch+json", {{"status", {{"phase", "Running"}}}}},
+      {"DELETE", "/api/v1/namespaces/a/pods/p", "application/json",
+       {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", "Background"}}},
+      {"POST", "/api/v1/namespaces/a/pods/p/binding", "application/json",
+       {{"apiVersion", "v1"}, {"kind", "Binding"},
+        {"metadata", {{"name", "p"}, {"namespace", "a"}}},
+        {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-1"}}}}},
+  };
+  ASSERT_EQ(state_.requests.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    const Request& r = Sent(i);
+    EXPECT_EQ(r.method, want[i].method) << i;
+    EXPECT_EQ(r.path_and_query, want[i].path) << i;
+    EXPECT_EQ(FindHeader(r.headers, "Content-Type"), want[i].content_type) << i;
+    EXPECT_EQ(Json::parse(r.body), want[i].body) << i;
+  }
+}
+
+TEST_F(HttpApiTest, ReplaceWithoutANameIsRefusedLocally) {
+  auto r = api().Replace(resources::kPods, "a", Json{{"metadata", Json::object()}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 400);
+  EXPECT_TRUE(state_.requests.empty());
+}
+
+TEST_F(HttpApiTest, RetriesGetOn503And429WithBackoffAndRetryAfter) {
+  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), Fail(kReasonTimeout),
+                    StatusAnswer(429, "TooManyRequests", {{"Retry-After", "3"}}), Ok(R"({"ok":1})")};
+  auto r = api().Get(resources::kPods, "a", "p");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(state_.requests.size(), 4u);
+  std::vector<Clock::Duration> want = {milliseconds(100), milliseconds(200), seconds(3)};
+  EXPECT_EQ(clock_.sleeps(), want);
+}
+
+TEST_F(HttpApiTest, GivesUpAfterMaxAttempts) {
+  ApiOptions o = Options();
+  o.retry.max_attempts = 3;
+  for (int i = 0; i < 3; ++i) state_.answers.push_back(StatusAnswer(500, "InternalError"));
+  auto r = api(o).List(resources::kPods, "a", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 500);
+  EXPECT_EQ(r.error().message, "m500");
+  EXPECT_EQ(state_.requests.size(), 3u);
+  EXPECT_EQ(clock_.sleeps().size(), 2u);
+}
+
+TEST_F(HttpApiTest, PostIsNotRetriedAfterA500OrAReset) {
+  state_.answers = {StatusAnswer(500, "InternalError")};
+  auto r = api().Create(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 500);
+  EXPECT_EQ(state_.requests.size(), 1u);
+  state_.answers = {Fail(kReasonTransportError)};
+  r = api().Bind("a", "p", "n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().reason, kReasonTransportError);
+  EXPECT_EQ(state_.requests.size(), 2u);
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(HttpApiTest, PostIsRetriedWhenItNeverReachedTheServer) {
+  state_.answers = {Fail(kReasonConnectFailed), StatusAnswer(429, "TooManyRequests"), Ok("{}")};
+  auto r = api().Create(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(state_.requests.size(), 3u);
+  EXPECT_EQ(Sent(2).body, Sent(0).body);
+}
+
+TEST_F(HttpApiTest, ConflictsAndNotFoundSurfaceWithoutRetry) {
+  state_.answers = {StatusAnswer(409, "Conflict"), StatusAnswer(409, "AlreadyExists"), StatusAnswer(404, "NotFound")};
+  HttpApi& a = api();
+  auto conflict = a.Replace(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_TRUE(conflict.error().IsConflict());
+  auto exists = a.Create(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
+  ASSERT_FALSE(exists.ok());
+  EXPECT_TRUE(exists.error().IsAlreadyExists());
+  auto missing = a.Get(resources::kPods, "a", "q");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.error().IsNotFound());
+  EXPECT_EQ(state_.requests.size(), 3u);
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(HttpApiTest, NonJsonAnswerIsAnError) {
+  state_.answers = {Ok("<html>")};
+  auto r = api().Get(resources::kPods, "a", "p");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().reason, "BadResponse");
+  EXPECT_NE(r.error().message.find("<html>"), std::string::npos);
+}
+
+TEST_F(HttpApiTest, AsksForTheTokenOnEveryAttempt) {
+  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), Ok("{}")};
+  api_ = std::make_unique<HttpApi>(std::make_unique<FakeTransport>(state_),
+                                   std::make_unique<RotatingTokens>(), Options(), clock_);
+  ASSERT_TRUE(api_->Get(resources::kNodes, "", "n").ok());
+  EXPECT_EQ(FindHeader(Sent(0).headers, "Authorization"), "Bearer tok1");
+  EXPECT_EQ(FindHeader(Sent(1).headers, "Authorization"), "Bearer tok2");
+  EXPECT_EQ(Sent(1).path_and_query, "/api/v1/nodes/n");
+}
+
+TEST_F(HttpApiTest, RateLimiterPacesCalls) {
+  ApiOptions o = Options();
+  o.qps = 2;
+  o.burst = 1;
+  for (int i = 0; i < 3; ++i) state_.answers.push_back(Ok("{}"));
+  HttpApi& a = api(o);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(a.Get(resources::kPods, "a", "p").ok());
+  std::vector<Clock::Duration> want = {milliseconds(500), milliseconds(500)};
+  EXPECT_EQ(clock_.sleeps(), want);
+}
+
+TEST(MakeApi, ReportsBadConfig) {
+  Config config;
+  config.source = "kubeconfig /k";
+  config.server = "ftp://x";
+  auto api = MakeApi(config);
+  ASSERT_FALSE(api.ok());
+  EXPECT_NE(api.status().message().find("kubeconfig /k"), std::string::npos);
+  config.server = "http://127.0.0.1:1";
+  EXPECT_TRUE(MakeApi(config).ok());
+}
+
+}  // namespace
+}  // namespace dljob::kube

@@ -1,0 +1,414 @@
+#include "kube/testing/fake_api.h"
+
+#include <sstream>
+
+#include "kube/object_key.h"
+
+namespace dljob::kube::testing {
+namespace {
+
+using kube::ApiError;
+using kube::WatchEvent;
+
+ApiError NotFound(const kube::Resource& r, const std::string& name) {
+  return {404, "NotFound", r.plural + " \"" + name + "\" not found"};
+}
+
+ApiError Conflict(const std::string& message) { return {409, "Conflict", message}; }
+
+std::string Label(const Json& labels, const std::string& key, bool& has) {
+  has = labels.is_object() && labels.contains(key) && labels[key].is_string();
+  return has ? labels[key].get<std::string>() : "";
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// What a list or watch asked for, as its query parameters name it.
+Json OptionsBody(const kube::ListOptions& o) {
+  Json body = Json::object();
+  if (!o.label_selector.empty()) body["labelSelector"] = o.label_selector;
+  if (!o.resource_version.empty()) body["resourceVersion"] = o.resource_version;
+  return body;
+}
+
+}  // namespace
+
+std::string Call::ToString() const {
+  std::string key = ns.empty() && name.empty() ? "" : " " + ns + "/" + name;
+  if (ns.empty() && !name.empty()) key = " " + name;
+  return verb + " " + resource + key;
+}
+
+bool MatchesLabelSelector(const Json& labels, const std::string& selector) {
+  std::stringstream in(selector);
+  std::string term;
+  while (std::getline(in, term, ',')) {
+    term = Trim(term);
+    if (term.empty()) continue;
+    bool has = false;
+    if (size_t p = term.find("!="); p != std::string::npos) {
+      std::string v = Label(labels, Trim(term.substr(0, p)), has);
+      if (has && v == Trim(term.substr(p + 2))) return false;
+    } else if (size_t q = term.find('='); q != std::string::npos) {
+      size_t skip = term.compare(q, 2, "==") == 0 ? 2 : 1;
+      std::string v = Label(labels, Trim(term.substr(0, q)), has);
+      if (!has || v != Trim(term.substr(q + skip))) return false;
+    } else if (term[0] == '!') {
+      Label(labels, Trim(term.substr(1)), has);
+      if (has) return false;
+    } else {
+      Label(labels, term, has);
+      if (!has) return false;
+    }
+  }
+  return true;
+}
+
+// A watch over the fake's history: events after `cursor_` for one resource, namespace and
+// selector. Cancel() and the fake's watch controls wake a blocked Next().
+class FakeWatch final : public kube::WatchStream {
+ public:
+  enum class Pending { kNone, kEnd, kBreak };
+
+  FakeWatch(FakeApi& api, std::string plural, std::string ns, kube::ListOptions options,
+            int64_t cursor)
+      : api_(api), plural_(std::move(plural)), ns_(std::move(ns)),
+        options_(std::move(options)), cursor_(cursor) {}
+
+  ~FakeWatch() override {
+    std::lock_guard lock(api_.mu_);
+    api_.watches_.erase(this);
+  }
+
+  kube::ApiResult<std::optional<WatchEvent>> Next() override {
+    std::unique_lock lock(api_.mu_);
+    while (true) {
+      if (cancelled_) return std::optional<WatchEvent>();
+      if (pending_ != Pending::kNone) {
+        Pending p = std::exchange(pending_, Pending::kNone);
+        if (p == Pending::kEnd) return std::optional<WatchEvent>();
+        return ApiError{0, "", "connection reset by peer (FakeApi::BreakWatches)"};
+      }
+      if (cursor_ < api_.compacted_) {
+        cursor_ = api_.rv_;
+        return std::optional<WatchEvent>(WatchEvent{
+            WatchEvent::Type::kError,
+            {{"kind", "Status"}, {"status", "Failure"}, {"code", 410}, {"reason", "Expired"},
+             {"message", "too old resource version"}}});
+      }
+      for (const FakeApi::HistoryEvent& h : api_.history_) {
+        if (h.rv <= cursor_ || !Matches(h)) continue;
+        cursor_ = h.rv;
+        return std::optional<WatchEvent>(h.event);
+      }
+      api_.cv_.wait(lock);
+    }
+  }
+
+  void Cancel() override {
+    std::lock_guard lock(api_.mu_);
+    cancelled_ = true;
+    api_.cv_.notify_all();
+  }
+
+  void SetPendingLocked(Pending p) { pending_ = p; }
+
+ private:
+  bool Matches(const FakeApi::HistoryEvent& h) const {
+    if (h.plural == "*") return options_.allow_bookmarks;
+    if (h.plural != plural_) return false;
+    const Json meta = h.event.object.value("metadata", Json::object());
+    if (!ns_.empty() && meta.value("namespace", "") != ns_) return false;
+    return MatchesLabelSelector(meta.value("labels", Json::object()), options_.label_selector);
+  }
+
+  FakeApi& api_;
+  const std::string plural_;
+  const std::string ns_;
+  const kube::ListOptions options_;
+  int64_t cursor_;                    // GUARDED_BY(api_.mu_)
+  bool cancelled_ = false;            // GUARDED_BY(api_.mu_)
+  Pending pending_ = Pending::kNone;  // GUARDED_BY(api_.mu_)
+};
+
+FakeApi::~FakeApi() = default;
+
+std::optional<ApiError> FakeApi::RecordLocked(Call call) {
+  auto it = failures_.find({call.verb, call.resource});
+  calls_.push_back(std::move(call));
+  if (it == failures_.end() || it->second.empty()) return std::nullopt;
+  ApiError e = it->second.front();
+  it->second.pop_front();
+  return e;
+}
+
+Json FakeApi::StoreLocked(const kube::Resource& r, Json object, WatchEvent::Type type) {
+  Json& meta = object["metadata"];
+  meta["resourceVersion"] = std::to_string(++rv_);
+  if (!meta.contains("uid")) meta["uid"] = "uid-" + std::to_string(++uid_);
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = "2026-01-02T03:04:05Z";
+  if (!object.contains("apiVersion")) object["apiVersion"] = r.ApiVersion();
+  if (!object.contains("kind")) object["kind"] = r.kind;
+  objects_[r.plural][ObjectKey(object)] = object;
+  history_.push_back({rv_, r.plural, WatchEvent{type, object}});
+  cv_.notify_all();
+  return object;
+}
+
+void FakeApi::EraseLocked(const kube::Resource& r, const std::string& key) {
+  auto it = objects_[r.plural].find(key);
+  if (it == objects_[r.plural].end()) return;
+  Json object = std::move(it->second);
+  objects_[r.plural].erase(it);
+  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  history_.push_back({rv_, r.plural, WatchEvent{WatchEvent::Type::kDeleted, object}});
+  cv_.notify_all();
+}
+
+Json* FakeApi::FindLocked(const kube::Resource& r, const std::string& ns, const std::string& name) {
+  auto& objects = objects_[r.plural];
+  auto it = objects.find(ObjectKey(r.namespaced ? ns : "", name));
+  return it == objects.end() ? nullptr : &it->second;
+}
+
+Json FakeApi::Put(const kube::Resource& r, Json object) {
+  std::lock_guard lock(mu_);
+  Json& meta = object["metadata"];
+  if (!r.namespaced) meta.erase("namespace");
+  Json* old = FindLocked(r, meta.value("namespace", ""), meta.value("name", ""));
+  if (old) meta["uid"] = (*old)["metadata"]["uid"];
+  return StoreLocked(r, std::move(object),
+                     old ? WatchEvent::Type::kModified : WatchEvent::Type::kAdded);
+}
+
+void FakeApi::Erase(const kube::Resource& r, const std::string& ns, const std::string& name) {
+  std::lock_guard lock(mu_);
+  EraseLocked(r, ObjectKey(r.namespaced ? ns : "", name));
+}
+
+std::optional<Json> FakeApi::Object(const kube::Resource& r, const std::string& ns,
+                                    const std::string& name) const {
+  std::lock_guard lock(mu_);
+  Json* found = const_cast<FakeApi*>(this)->FindLocked(r, ns, name);
+  if (!found) return std::nullopt;
+  return *found;
+}
+
+std::vector<Json> FakeApi::Objects(const kube::Resource& r) const {
+  std::lock_guard lock(mu_);
+  std::vector<Json> out;
+  auto it = objects_.find(r.plural);
+  if (it == objects_.end()) return out;
+  for (const auto& [key, object] : it->second) out.push_back(object);
+  return out;
+}
+
+std::vector<Call> FakeApi::Calls() const {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+
+std::vector<std::string> FakeApi::CallStrings() const {
+  std::vector<std::string> out;
+  for (const Call& c : Calls()) out.push_back(c.ToString());
+  return out;
+}
+
+void FakeApi::ClearCalls() {
+  std::lock_guard lock(mu_);
+  calls_.clear();
+}
+
+void FakeApi::FailNext(const std::string& verb, const std::string& plural, ApiError error) {
+  std::lock_guard lock(mu_);
+  failures_[{verb, plural}].push_back(std::move(error));
+}
+
+void FakeApi::Compact() {
+  std::lock_guard lock(mu_);
+  compacted_ = rv_;
+  history_.clear();
+  cv_.notify_all();
+}
+
+void FakeApi::EndWatches() {
+  std::lock_guard lock(mu_);
+  for (FakeWatch* w : watches_) w->SetPendingLocked(FakeWatch::Pending::kEnd);
+  cv_.notify_all();
+}
+
+void FakeApi::BreakWatches() {
+  std::lock_guard lock(mu_);
+  for (FakeWatch* w : watches_) w->SetPendingLocked(FakeWatch::Pending::kBreak);
+  cv_.notify_all();
+}
+
+std::string FakeApi::Bookmark() {
+  std::lock_guard lock(mu_);
+  ++rv_;
+  history_.push_back({rv_, "*", WatchEvent{WatchEvent::Type::kBookmark,
+                                           {{"metadata", {{"resourceVersion", std::to_string(rv_)}}}}}});
+  cv_.notify_all();
+  return std::to_string(rv_);
+}
+
+int FakeApi::OpenWatches() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(watches_.size());
+}
+
+kube::ApiResult<Json> FakeApi::Get(const kube::Resource& r, const std::string& ns,
+                                   const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"get", r.plural, ns, name, nullptr})) return *e;
+  Json* found = FindLocked(r, ns, name);
+  if (!found) return NotFound(r, name);
+  return *found;
+}
+
+kube::ApiResult<Json> FakeApi::List(const kube::Resource& r, const std::string& ns,
+                                    const kube::ListOptions& options) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"list", r.plural, ns, "", OptionsBody(options)})) return *e;
+  Json items = Json::array();
+  for (const auto& [key, object] : objects_[r.plural]) {
+    const Json meta = object.value("metadata", Json::object());
+    if (!ns.empty() && r.namespaced && meta.value("namespace", "") != ns) continue;
+    if (!MatchesLabelSelector(meta.value("labels", Json::object()), options.label_selector)) {
+      continue;
+    }
+    items.push_back(object);
+  }
+  return Json{{"kind", r.kind + "List"},
+              {"apiVersion", r.ApiVersion()},
+              {"metadata", {{"resourceVersion", std::to_string(rv_)}}},
+              {"items", std::move(items)}};
+}
+
+kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string& ns,
+                                      const Json& object) {
+  std::lock_guard lock(mu_);
+  std::string name = object["metadata"].value("name", "");
+  if (auto e = RecordLocked({"create", r.plural, ns, name, object})) return *e;
+  if (FindLocked(r, ns, name)) {
+    return ApiError{409, "AlreadyExists", r.plural + " \"" + name + "\" already exists"};
+  }
+  Json stored = object;
+  if (r.namespaced) stored["metadata"]["namespace"] = ns;
+  stored["metadata"].erase("uid");
+  return StoreLocked(r, std::move(stored), WatchEvent::Type::kAdded);
+}
+
+kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::string& ns,
+                                            const Json& object, bool status_only) {
+  std::string name = object["metadata"].value("name", "");
+  Json* found = FindLocked(r, ns, name);
+  if (!found) return NotFound(r, name);
+  std::string rv = ResourceVersionOf(object);
+  if (!rv.empty() && rv != ResourceVersionOf(*found)) {
+    return Conflict("Operation cannot be fulfilled on " + r.plural + " \"" + name +
+                    "\": the object has been modified; please apply your changes to the latest "
+                    "version and try again");
+  }
+  Json updated = *found;
+  if (status_only) {
+    updated["status"] = object.value("status", Json::object());
+  } else {
+    Json status = found->value("status", Json());
+    updated = object;
+    updated["metadata"]["uid"] = (*found)["metadata"]["uid"];
+    updated["metadata"]["namespace"] = (*found)["metadata"].value("namespace", "");
+    if (r.plural == "dljobs") updated["status"] = status;  // the status subresource owns it
+  }
+  return StoreLocked(r, std::move(updated), WatchEvent::Type::kModified);
+}
+
+kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::string& ns,
+                                       const Json& object) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"update", r.plural, ns, object["metadata"].value("name", ""), object})) {
+    return *e;
+  }
+  return UpdateLocked(r, ns, object, false);
+}
+
+kube::ApiResult<Json> FakeApi::ReplaceStatus(const kube::Resource& r, const std::string& ns,
+                                             const Json& object) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked(
+          {"update-status", r.plural, ns, object["metadata"].value("name", ""), object})) {
+    return *e;
+  }
+  return UpdateLocked(r, ns, object, true);
+}
+
+kube::ApiResult<Json> FakeApi::MergePatch(const kube::Resource& r, const std::string& ns,
+                                          const std::string& name, const Json& patch,
+                                          const std::string& subresource) {
+  std::lock_guard lock(mu_);
+  std::string verb = subresource.empty() ? "patch" : "patch-" + subresource;
+  if (auto e = RecordLocked({verb, r.plural, ns, name, patch})) return *e;
+  Json* found = FindLocked(r, ns, name);
+  if (!found) return NotFound(r, name);
+  Json updated = *found;
+  if (subresource == "status") {
+    Json status = updated.value("status", Json::object());
+    status.merge_patch(patch.value("status", Json::object()));
+    updated["status"] = status;
+  } else {
+    updated.merge_patch(patch);
+  }
+  return StoreLocked(r, std::move(updated), WatchEvent::Type::kModified);
+}
+
+kube::ApiResult<Json> FakeApi::Delete(const kube::Resource& r, const std::string& ns,
+                                      const std::string& name, const kube::DeleteOptions& options) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"delete", r.plural, ns, name, nullptr})) return *e;
+  Json* found = FindLocked(r, ns, name);
+  if (!found) return NotFound(r, name);
+  if (!options.precondition_uid.empty() &&
+      (*found)["metadata"].value("uid", "") != options.precondition_uid) {
+    return Conflict("Precondition failed: UID in precondition: " + options.precondition_uid);
+  }
+  Json object = *found;
+  EraseLocked(r, ObjectKey(r.namespaced ? ns : "", name));
+  return object;
+}
+
+kube::ApiResult<kube::WatchStreamPtr> FakeApi::Watch(const kube::Resource& r, const std::string& ns,
+                                                     const kube::ListOptions& options) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"watch", r.plural, ns, "", OptionsBody(options)})) return *e;
+  int64_t from = options.resource_version.empty() ? rv_ : std::stoll(options.resource_version);
+  auto watch = std::make_unique<FakeWatch>(*this, r.plural, r.namespaced ? ns : "", options, from);
+  watches_.insert(watch.get());
+  return kube::WatchStreamPtr(std::move(watch));
+}
+
+kube::ApiResult<Json> FakeApi::Bind(const std::string& ns, const std::string& pod,
+                                    const std::string& node) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"bind", "pods", ns, pod, {{"node", node}}})) return *e;
+  Json* found = FindLocked(kube::resources::kPods, ns, pod);
+  if (!found) return NotFound(kube::resources::kPods, pod);
+  std::string bound = found->value("spec", Json::object()).value("nodeName", "");
+  if (!bound.empty()) return Conflict("pod " + pod + " is already assigned to node " + bound);
+  Json updated = *found;
+  updated["spec"]["nodeName"] = node;
+  StoreLocked(kube::resources::kPods, std::move(updated), WatchEvent::Type::kModified);
+  return Json{{"kind", "Status"}, {"status", "Success"}, {"code", 201}};
+}
+
+kube::ApiResult<kube::LineStreamPtr> FakeApi::Logs(const std::string& ns, const std::string& pod,
+                                                   const kube::LogOptions& options) {
+  std::lock_guard lock(mu_);
+  if (auto e = RecordLocked({"logs", "pods", ns, pod, nullptr})) return *e;
+  return ApiError{404, "NotFound", "FakeApi keeps no logs"};
+}
+
+}  // namespace dljob::kube::testing

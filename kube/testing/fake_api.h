@@ -1,0 +1,127 @@
+// FakeApi: a small in-memory kube::Api for controller unit tests.
+//
+// It holds objects by resource, assigns uids and resourceVersions (one counter, as etcd does),
+// answers get/list/create/replace/status/patch/delete/bind and watch (label selectors "k", "!k",
+// "k=v", "k!=v"; 404, 409 AlreadyExists/Conflict as the server sends them), and records every
+// call a test's code makes — verb, resource, namespace/name and the body sent — so a test can
+// assert the exact sequence ("create pods ns/j-worker-0"). Set-up goes through Put()/Erase(),
+// which are not recorded but do produce watch events, like a kubelet or a user would.
+//
+// Not a server: no defaulting, no admission, no garbage collection, no graceful deletion,
+// pagination ignored. The test API server (tests/apiserver/) is the faithful one.
+// Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/api.h"
+
+namespace dljob::kube::testing {
+
+using Json = nlohmann::json;
+
+struct Call {
+  std::string verb;      // get list create update update-status patch delete watch bind logs
+  std::string resource;  // plural: "pods", "dljobs"
+  std::string ns;
+  std::string name;
+  // What was sent (create/update/patch), {"node": …} for bind, and for list/watch the options
+  // that were set ({"labelSelector": …, "resourceVersion": …}).
+  Json body;
+
+  // "create pods ns/j-worker-0", "list nodes", "list pods ns/".
+  std::string ToString() const;
+};
+
+// Whether labels satisfy a selector like "a=b,c,!d,e!=f". Exposed for tests.
+bool MatchesLabelSelector(const Json& labels, const std::string& selector);
+
+class FakeWatch;
+
+class FakeApi final : public kube::Api {
+ public:
+  FakeApi() = default;
+  ~FakeApi() override;
+
+  // Set-up, not recorded: creates or replaces (keeping the uid), bumps the resourceVersion and
+  // emits a watch event. Returns the stored object.
+  Json Put(const kube::Resource& r, Json object);
+  void Erase(const kube::Resource& r, const std::string& ns, const std::string& name);
+  std::optional<Json> Object(const kube::Resource& r, const std::string& ns,
+                             const std::string& name) const;
+  std::vector<Json> Objects(const kube::Resource& r) const;
+
+  std::vector<Call> Calls() const;
+  std::vector<std::string> CallStrings() const;
+  void ClearCalls();
+  // The next call with this verb on this resource (plural) fails with `error`, once per call.
+  void FailNext(const std::string& verb, const std::string& plural, kube::ApiError error);
+
+  // Watch control.
+  void Compact();       // forget history: a watch from an older version gets ERROR 410
+  void EndWatches();    // every open watch ends normally, as at its timeoutSeconds
+  void BreakWatches();  // every open watch fails with a transport error
+  // Every open watch that asked for them gets a BOOKMARK; returns its resourceVersion.
+  std::string Bookmark();
+  int OpenWatches() const;
+
+  kube::ApiResult<Json> Get(const kube::Resource& r, const std::string& ns,
+                            const std::string& name) override;
+  kube::ApiResult<Json> List(const kube::Resource& r, const std::string& ns,
+                             const kube::ListOptions& options) override;
+  kube::ApiResult<Json> Create(const kube::Resource& r, const std::string& ns,
+                               const Json& object) override;
+  kube::ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns,
+                                const Json& object) override;
+  kube::ApiResult<Json> ReplaceStatus(const kube::Resource& r, const std::string& ns,
+                                      const Json& object) override;
+  kube::ApiResult<Json> MergePatch(const kube::Resource& r, const std::string& ns,
+                                   const std::string& name, const Json& patch,
+                                   const std::string& subresource) override;
+  kube::ApiResult<Json> Delete(const kube::Resource& r, const std::string& ns,
+                               const std::string& name, const kube::DeleteOptions& options) override;
+  kube::ApiResult<kube::WatchStreamPtr> Watch(const kube::Resource& r, const std::string& ns,
+                                              const kube::ListOptions& options) override;
+  kube::ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                             const std::string& node) override;
+  kube::ApiResult<kube::LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                            const kube::LogOptions& options) override;
+
+ private:
+  friend class FakeWatch;
+  struct HistoryEvent {
+    int64_t rv;
+    std::string plural;  // "*" for a bookmark
+    kube::WatchEvent event;
+  };
+  using Objects_ = std::map<std::string, Json>;  // key → object
+
+  // Records the call; returns the injected error for it, if any.
+  std::optional<kube::ApiError> RecordLocked(Call call);
+  Json StoreLocked(const kube::Resource& r, Json object, kube::WatchEvent::Type type);
+  void EraseLocked(const kube::Resource& r, const std::string& key);
+  Json* FindLocked(const kube::Resource& r, const std::string& ns, const std::string& name);
+  kube::ApiResult<Json> UpdateLocked(const kube::Resource& r, const std::string& ns,
+                                     const Json& object, bool status_only);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Objects_> objects_;  // plural → objects
+  std::vector<Call> calls_;
+  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> failures_;
+  std::vector<HistoryEvent> history_;
+  std::set<FakeWatch*> watches_;
+  int64_t rv_ = 100;
+  int64_t compacted_ = 0;  // watches from versions below this get 410
+  int64_t uid_ = 0;
+};
+
+}  // namespace dljob::kube::testing

@@ -1,0 +1,36 @@
+// See token_source.h.
+#include "kube/token_source.h"
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace dljob::kube {
+
+FileTokenSource::FileTokenSource(std::string path, Clock& clock, std::chrono::seconds refresh,
+                                 std::string initial)
+    : path_(std::move(path)), clock_(clock), refresh_(refresh), token_(std::move(initial)) {}
+
+std::string FileTokenSource::Token() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Clock::TimePoint now = clock_.Now();
+  if (read_at_ && now - *read_at_ < refresh_) return token_;
+  read_at_ = now;
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return token_;
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string token = s.str();
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (!token.empty()) token_ = std::move(token);
+  return token_;
+}
+
+TokenSourcePtr MakeTokenSource(const Config& config, Clock& clock, std::chrono::seconds refresh) {
+  if (!config.token_file.empty()) {
+    return std::make_unique<FileTokenSource>(config.token_file, clock, refresh, config.token);
+  }
+  return std::make_unique<StaticTokenSource>(config.token);
+}
+
+}  // namespace dljob::kube

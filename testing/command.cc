@@ -1,0 +1,158 @@
+#include "testing/command.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace dljob::testing {
+namespace {
+
+[[noreturn]] void Exec(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env) {
+  // Never the developer's cluster: no inherited kubeconfig or in-cluster variables, and HOME (for
+  // ~/.kube/config) is the test's state directory, unless the test says otherwise.
+  for (const char* name : {"KUBECONFIG", "KUBERNETES_SERVICE_HOST"}) {
+    if (!env.count(name)) unsetenv(name);
+  }
+  if (!env.count("HOME") && env.count("XDG_STATE_HOME")) {
+    setenv("HOME", env.at("XDG_STATE_HOME").c_str(), 1);
+  }
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  dprintf(2, "exec %s: %s\n", args[0], strerror(errno));
+  _exit(127);
+}
+
+int CodeOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+std::string BinDir() { return DLJOB_BIN_DIR; }
+std::string SourceDir() { return DLJOB_SOURCE_DIR; }
+
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& env) {
+  int out[2], err[2];
+  if (pipe(out) != 0 || pipe(err) != 0) return {};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close(out[0]);
+    close(err[0]);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    Exec(argv, env);
+  }
+  close(out[1]);
+  close(err[1]);
+  CommandResult r;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = CodeOf(status);
+  return r;
+}
+
+Background::Background(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env, const std::string& out_path,
+                       const std::string& err_path) {
+  pid_ = fork();
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    Exec(argv, env);
+  }
+  setpgid(pid_, pid_);
+}
+
+Background::~Background() {
+  if (pid_ > 0 && !reaped_) {
+    kill(-pid_, SIGKILL);
+    Wait(10000);
+  }
+}
+
+void Background::Signal(int sig) {
+  if (!reaped_) kill(pid_, sig);
+}
+
+int Background::Wait(int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!reaped_) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      reaped_ = true;
+      exit_code_ = CodeOf(status);
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return exit_code_;
+}
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/dljob-test-XXXXXX";
+  path_ = mkdtemp(tmpl);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool WaitFor(const std::function<bool()>& predicate, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return predicate();
+}
+
+}  // namespace dljob::testing
