@@ -104,7 +104,9 @@ TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
       found = true;
       EXPECT_EQ(c.reason, "ProcessFailed");
       EXPECT_NE(c.message.find("dataset is missing"), std::string::npos) << c.message;
-      EXPECT_NE(c.message.find("backoffLimit 2 reached"), std::string::npos) << c.message;
+      EXPECT_NE(c.message.find("no restarts left (spec.runPolicy.backoffLimit is 2)"),
+                std::string::npos)
+          << c.message;
     }
   }
   EXPECT_TRUE(found);

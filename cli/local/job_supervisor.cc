@@ -34,9 +34,11 @@ struct JobSupervisor::Attempt {
   std::unique_ptr<ChildProcess> child;
   std::string pending[2];  // partial lines from stdout, stderr
   ProgressAggregator progress;
-  Clock::time_point started;
-  Clock::time_point last_metric;
-  Stop stop = Stop::kNone;
+  WallTime started;                    // for the progress deadline, on PolicyNow()'s clock
+  std::optional<WallTime> last_metric;
+  bool interrupted = false;
+  std::optional<RunDecision> decision;  // the run policy stopped this attempt: what follows
+  bool stopping = false;                // SIGTERM sent
   Clock::time_point stop_sent;
   bool killed = false;
   std::deque<std::string> last_errors;  // recent stderr lines, for the failure message
@@ -65,7 +67,7 @@ void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string
     nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
     a.metrics->Append(record.dump());
     a.progress.Add(*m, now);
-    a.last_metric = Clock::now();
+    a.last_metric = PolicyNow();
     job.status.throughput = a.progress.Current();
     dirty_ = true;
     return;  // metric lines go to the log and the status, not the terminal
@@ -78,24 +80,64 @@ void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string
   observer_.OnOutput(line.rank, line.is_stderr, line.text);
 }
 
-JobSupervisor::Stop JobSupervisor::CheckStop(const DLJob& job, const Attempt& a) const {
-  if (options_.interrupt_requested() != 0) return Stop::kInterrupt;
-  const RunPolicy& policy = job.spec.run_policy;
-  auto now = Clock::now();
-  if (policy.active_deadline_seconds &&
-      now - job_start_ >= std::chrono::seconds(*policy.active_deadline_seconds)) {
-    return Stop::kActiveDeadline;
+WallTime JobSupervisor::PolicyNow() const {
+  return job_start_wall_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                               Clock::now() - job_start_);
+}
+
+RunObservation JobSupervisor::Observed(const DLJob& job, const Attempt& a,
+                                       AttemptState state) const {
+  RunObservation o;
+  o.attempt = state;
+  o.started = job_start_wall_;
+  o.running_since = a.started;
+  o.last_progress = a.last_metric;
+  o.restarts = job.status.restarts.value_or(0);
+  return o;
+}
+
+bool JobSupervisor::CheckStop(const DLJob& job, Attempt& a) const {
+  if (options_.interrupt_requested() != 0) {
+    a.interrupted = true;
+    return true;
   }
-  if (policy.progress_deadline_seconds &&
-      now - a.last_metric >= std::chrono::seconds(*policy.progress_deadline_seconds)) {
-    return Stop::kProgressDeadline;
+  RunDecision d =
+      DecideRun(job.spec.run_policy, Observed(job, a, AttemptState::kRunning), PolicyNow(),
+                ExhaustedReason::kCause);
+  if (d.action == RunAction::kNone) return false;
+  a.decision = std::move(d);
+  return true;
+}
+
+// The run policy's word on an attempt that ended by itself (wait_status is mpirun's).
+RunDecision JobSupervisor::DecideEnded(const DLJob& job, const Attempt& a,
+                                       int wait_status) const {
+  bool ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
+  RunObservation seen = Observed(job, a, ok ? AttemptState::kSucceeded : AttemptState::kFailed);
+  if (ok) {
+    seen.reason = "Completed";
+    seen.message = "all ranks exited 0";
+  } else {
+    seen.reason = "ProcessFailed";
+    seen.message = "mpirun " + DescribeWaitStatus(wait_status);
+    if (!a.last_errors.empty()) {
+      // A line that says "error" explains more than a hint printed after it.
+      auto said_error = std::find_if(a.last_errors.rbegin(), a.last_errors.rend(),
+                                     [](const std::string& l) {
+                                       return l.find("error") != std::string::npos ||
+                                              l.find("Error") != std::string::npos;
+                                     });
+      seen.message += "; last error: " +
+                      (said_error != a.last_errors.rend() ? *said_error : a.last_errors.back());
+    }
   }
-  return Stop::kNone;
+  return DecideRun(job.spec.run_policy, seen, PolicyNow(), ExhaustedReason::kCause);
 }
 
 // Runs mpirun once; returns its wait status. Output is pumped until both pipes close.
 int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
-  a.started = a.last_metric = Clock::now();
+  a.started = PolicyNow();
+  a.last_metric.reset();
   while (a.child->stdout_fd() >= 0 || a.child->stderr_fd() >= 0) {
     pollfd fds[2] = {{a.child->stdout_fd(), POLLIN, 0}, {a.child->stderr_fd(), POLLIN, 0}};
     int r = poll(fds, 2, 200);
@@ -123,9 +165,9 @@ int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
         a.pending[i].clear();
       }
     }
-    if (a.stop == Stop::kNone) {
-      a.stop = CheckStop(job, a);
-      if (a.stop != Stop::kNone) {
+    if (!a.stopping) {
+      a.stopping = CheckStop(job, a);
+      if (a.stopping) {
         a.child->Signal(SIGTERM);  // mpirun forwards it to every rank
         a.stop_sent = Clock::now();
       }
@@ -143,6 +185,7 @@ int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
 DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
   const std::string& name = job.metadata.name;
   job_start_ = Clock::now();
+  job_start_wall_ = std::chrono::system_clock::now();
   if (Status s = store_.WriteSupervisor(name, SelfProcessId()); !s.ok()) {
     observer_.OnNotice("warning: " + s.message());
   }
@@ -179,15 +222,15 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
     job.status.workers->ready = 1;
     Save(job, true);
 
-    a.stop = Stop::kNone;
-    a.killed = false;
+    a.interrupted = a.stopping = a.killed = false;
+    a.decision.reset();
     a.progress = ProgressAggregator();
     a.last_errors.clear();
     int wait_status = RunAttempt(job, a);
     a.child.reset();
     job.status.workers->ready = 0;
 
-    if (a.stop == Stop::kInterrupt) {
+    if (a.interrupted) {
       int sig = options_.interrupt_requested();
       TransitionTo(job.status, JobPhase::kInterrupted, "Interrupted",
                    std::string("stopped by ") + (sig ? strsignal(sig) : "request") +
@@ -195,44 +238,21 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
                    Now());
       break;
     }
-    if (a.stop == Stop::kNone && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
-      TransitionTo(job.status, JobPhase::kSucceeded, "Completed", "all ranks exited 0", Now());
+    // Stopped by the run policy, its decision stands; otherwise the exit status is judged.
+    RunDecision d = a.decision ? *a.decision : DecideEnded(job, a, wait_status);
+    if (d.action == RunAction::kSucceed) {
+      TransitionTo(job.status, JobPhase::kSucceeded, d.reason, d.message, Now());
       break;
-    }
-    std::string reason = "ProcessFailed";
-    std::string message = "mpirun " + DescribeWaitStatus(wait_status);
-    if (a.stop == Stop::kActiveDeadline) {
-      reason = "DeadlineExceeded";
-      message = "ran longer than runPolicy.activeDeadlineSeconds=" +
-                std::to_string(*job.spec.run_policy.active_deadline_seconds);
-    } else if (a.stop == Stop::kProgressDeadline) {
-      reason = "ProgressDeadlineExceeded";
-      message = "no metric line for runPolicy.progressDeadlineSeconds=" +
-                std::to_string(*job.spec.run_policy.progress_deadline_seconds);
-    } else if (!a.last_errors.empty()) {
-      // A line that says "error" explains more than a hint printed after it.
-      auto said_error = std::find_if(a.last_errors.rbegin(), a.last_errors.rend(),
-                                     [](const std::string& l) {
-                                       return l.find("error") != std::string::npos ||
-                                              l.find("Error") != std::string::npos;
-                                     });
-      message += "; last error: " +
-                 (said_error != a.last_errors.rend() ? *said_error : a.last_errors.back());
     }
     job.status.workers->failed += 1;
-    int64_t limit = job.spec.run_policy.backoff_limit.value_or(0);
-    if (a.stop == Stop::kActiveDeadline || *job.status.restarts >= limit) {
-      if (a.stop != Stop::kActiveDeadline && limit > 0) {
-        message += " (backoffLimit " + std::to_string(limit) + " reached)";
-      }
-      TransitionTo(job.status, JobPhase::kFailed, reason, message + "; see: dljob logs " + name,
-                   Now());
+    job.status.restarts = d.restarts;
+    if (d.action != RunAction::kRestart) {  // kFail, kFailAndStop: an ended attempt never waits
+      TransitionTo(job.status, JobPhase::kFailed, d.reason,
+                   d.message + "; see: dljob logs " + name, Now());
       break;
     }
-    *job.status.restarts += 1;
-    TransitionTo(job.status, JobPhase::kRestarting, reason, message, Now());
-    observer_.OnNotice("attempt failed (" + message + "); restarting the whole job (" +
-                       std::to_string(*job.status.restarts) + "/" + std::to_string(limit) + ")");
+    TransitionTo(job.status, JobPhase::kRestarting, d.reason, d.message, Now());
+    observer_.OnNotice("attempt failed: " + d.message);
     Save(job, true);
   }
   a.log->Append(FormatLogLine(-1, std::string("job ") + PhaseName(job.status.phase)));

@@ -3,10 +3,11 @@
 // It executes a LocalPlan (local_plan.h) as an mpirun child, attributes every output line to its
 // rank, appends it to the job log, folds metric lines into status.throughput, and saves the
 // record whenever it changes (at most once per update interval, and at every transition). It
-// applies the run policy locally: a failed attempt restarts the whole job until backoffLimit;
-// activeDeadlineSeconds and progressDeadlineSeconds stop it. An interrupt (Ctrl-C, SIGTERM,
-// `dljob delete`) stops mpirun gracefully (SIGTERM, then SIGKILL to its process group after a
-// grace period) and ends the job Interrupted, with its logs kept.
+// carries out the run policy (jobs/run_policy.h, the rules the operator follows too): a failed
+// attempt restarts the whole job until backoffLimit; activeDeadlineSeconds and
+// progressDeadlineSeconds stop it (suspend is not honoured locally). An interrupt (Ctrl-C,
+// SIGTERM, `dljob delete`) stops mpirun gracefully (SIGTERM, then SIGKILL to its process group
+// after a grace period) and ends the job Interrupted, with its logs kept.
 //
 // Not thread-safe; Run() blocks. The store and observer must outlive the supervisor.
 #pragma once
@@ -14,10 +15,12 @@
 #include <chrono>
 #include <functional>
 
+#include "base/time_format.h"
 #include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
 #include "cli/local/local_plan.h"
 #include "jobs/dljob_types.h"
+#include "jobs/run_policy.h"
 
 namespace dljob {
 
@@ -38,11 +41,14 @@ class JobSupervisor {
 
  private:
   struct Attempt;
-  enum class Stop { kNone, kInterrupt, kActiveDeadline, kProgressDeadline };
 
   int RunAttempt(DLJob& job, Attempt& attempt);
   void HandleLine(DLJob& job, Attempt& attempt, int fd_index, std::string_view raw);
-  Stop CheckStop(const DLJob& job, const Attempt& attempt) const;
+  bool CheckStop(const DLJob& job, Attempt& attempt) const;  // true: stop the attempt
+  RunObservation Observed(const DLJob& job, const Attempt& attempt, AttemptState state) const;
+  RunDecision DecideEnded(const DLJob& job, const Attempt& attempt, int wait_status) const;
+  // Wall time that never jumps: the deadlines follow the steady clock from the job's start.
+  WallTime PolicyNow() const;
   void Save(DLJob& job, bool force);
 
   JobStore& store_;
@@ -50,6 +56,7 @@ class JobSupervisor {
   SupervisorOptions options_;
   std::chrono::steady_clock::time_point last_save_{};
   std::chrono::steady_clock::time_point job_start_{};
+  WallTime job_start_wall_{};
   bool dirty_ = false;
 };
 

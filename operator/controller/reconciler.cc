@@ -4,6 +4,7 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/run_policy.h"
 #include "jobs/validation.h"
 #include "operator/controller/children.h"
 #include "operator/controller/gang_binding.h"
@@ -11,9 +12,6 @@
 #include "operator/controller/reconcile_pass.h"
 
 namespace dljob::controller {
-
-using std::chrono::seconds;
-
 
 namespace {
 
@@ -53,29 +51,12 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   for (Json& pod : caches_.pods.ByIndex(key)) {
     (IncarnationOf(pod) == p.incarnation() ? p.pods : p.stale).push_back(std::move(pod));
   }
-  if (policy.suspend.value_or(false)) {
-    p.Set(JobPhase::kSuspended, "Suspended",
-          "spec.runPolicy.suspend is true: the job's pods are deleted; set it to false to resume",
-          false);
-    p.job.status.start_time.clear();  // the active deadline counts again from the resume
-    p.job.status.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
-    p.job.status.placement.clear();
-    p.delete_all = true;
+  Observation seen = Observe(p.job, p.pods);
+  RunDecision decision = DecideRun(policy, Observed(p, seen, last_progress), p.now);
+  if (decision.recheck_at) p.RequeueIn(Until(*decision.recheck_at, p.now));
+  if (decision.action != RunAction::kNone) {
+    Apply(p, decision, seen);
     return Finish(p);
-  }
-  if (policy.active_deadline_seconds && !p.job.status.start_time.empty()) {
-    if (std::optional<WallTime> start = ParseRfc3339(p.job.status.start_time)) {
-      WallTime due = *start + seconds(*policy.active_deadline_seconds);
-      if (p.now >= due) {
-        p.Set(JobPhase::kFailed, "DeadlineExceeded",
-              "the job ran longer than spec.runPolicy.activeDeadlineSeconds (" +
-                  std::to_string(*policy.active_deadline_seconds) + "s); its pods were stopped",
-              true);
-        p.delete_live = true;
-        return Finish(p);
-      }
-      p.RequeueIn(Until(due, p.now));
-    }
   }
   Result<bool> config = EnsureConfig(p);
   if (!config.ok()) return config.status();
@@ -89,31 +70,6 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
       if (!r.ok() && !r.error().IsNotFound()) return r.error().ToStatus().WithContext("deleting pod " + name);
     }
     return Finish(p);
-  }
-  Observation seen = Observe(p.job, p.pods);
-  if (seen.state == JobState::kFailed) {
-    RestartOrFail(p, seen.reason, seen.message);
-    return Finish(p);
-  }
-  if (seen.state == JobState::kSucceeded) {
-    p.Set(JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", false);
-    p.job.status.workers = seen.workers;
-    return Finish(p);
-  }
-  if (seen.state == JobState::kRunning && policy.progress_deadline_seconds &&
-      p.old.phase == JobPhase::kRunning) {
-    const Condition* running = FindCondition(p.old, PhaseName(JobPhase::kRunning));
-    WallTime since = p.now;
-    if (running) since = ParseRfc3339(running->last_transition_time).value_or(p.now);
-    if (last_progress) since = std::max(since, *last_progress);
-    WallTime due = since + seconds(*policy.progress_deadline_seconds);
-    if (p.now >= due) {
-      RestartOrFail(p, "ProgressDeadlineExceeded",
-                    "no progress (no new metric line) for spec.runPolicy.progressDeadlineSeconds (" +
-                        std::to_string(*policy.progress_deadline_seconds) + "s)");
-      return Finish(p);
-    }
-    p.RequeueIn(Until(due, p.now));
   }
   Result<bool> pods = EnsurePods(p);
   if (!pods.ok()) return pods.status();
@@ -143,22 +99,67 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   return Finish(p);
 }
 
-void Reconciler::RestartOrFail(Pass& p, const std::string& reason, const std::string& message) {
-  int64_t done = p.job.status.restarts.value_or(0);
-  int64_t limit = p.job.spec.run_policy.backoff_limit.value_or(kDefaultBackoffLimit);
-  if (done < limit) {
-    p.job.status.restarts = done + 1;
-    p.Set(JobPhase::kRestarting, reason,
-          message + "; restarting the whole job (restart " + std::to_string(done + 1) + " of " +
-              std::to_string(limit) + ")",
-          true);
-    p.delete_all = true;
-    return;
+// What the run policy gets to judge. While old pods are still going away (a restart under
+// way) there is no attempt; the progress deadline counts from when the job was last marked
+// Running, and only while it still is.
+RunObservation Reconciler::Observed(const Pass& p, const Observation& seen,
+                                    std::optional<WallTime> last_progress) {
+  RunObservation o;
+  o.suspended = p.job.spec.run_policy.suspend.value_or(false);
+  o.restarts = p.incarnation();
+  o.started = ParseRfc3339(p.job.status.start_time);
+  o.last_progress = last_progress;
+  if (!p.stale.empty()) return o;
+  switch (seen.state) {
+    case JobState::kSucceeded:
+      o.attempt = AttemptState::kSucceeded;
+      o.reason = "Succeeded";
+      o.message = "the launcher's mpirun exited 0";
+      break;
+    case JobState::kFailed:
+      o.attempt = AttemptState::kFailed;
+      o.reason = seen.reason;
+      o.message = seen.message;
+      break;
+    case JobState::kRunning:
+      o.attempt = AttemptState::kRunning;
+      if (p.old.phase == JobPhase::kRunning) {
+        const Condition* running = FindCondition(p.old, PhaseName(JobPhase::kRunning));
+        o.running_since =
+            running ? ParseRfc3339(running->last_transition_time).value_or(p.now) : p.now;
+      }
+      break;
+    default:
+      break;
   }
-  p.Set(JobPhase::kFailed, "BackoffLimitExceeded",
-        message + "; no restarts left (spec.runPolicy.backoffLimit is " + std::to_string(limit) +
-            ")",
-        true);
+  return o;
+}
+
+// Carries out a run-policy decision: the status now, the pod deletions after it is written.
+void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
+  bool warn = d.action != RunAction::kSuspend && d.action != RunAction::kSucceed;
+  p.job.status.restarts = d.restarts;
+  p.Set(*d.phase, d.reason, d.message, warn);
+  switch (d.action) {
+    case RunAction::kSuspend:
+      p.job.status.start_time.clear();  // the active deadline counts again from the resume
+      p.job.status.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
+      p.job.status.placement.clear();
+      p.delete_all = true;
+      break;
+    case RunAction::kRestart:
+      p.delete_all = true;
+      break;
+    case RunAction::kFailAndStop:
+      p.delete_live = true;
+      break;
+    case RunAction::kSucceed:
+      p.job.status.workers = seen.workers;
+      break;
+    case RunAction::kFail:
+    case RunAction::kNone:
+      break;
+  }
 }
 
 }  // namespace dljob::controller

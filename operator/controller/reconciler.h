@@ -2,8 +2,9 @@
 //
 // Reconcile(key) is the linear, idempotent function of mpi-operator's controller: read the job
 // from the informer cache → copy → default → validate (invalid: Failed/InvalidSpec, nothing
-// created) → apply the run policy (suspend, activeDeadlineSeconds, progressDeadlineSeconds,
-// restarts up to backoffLimit, cleanPodPolicy, ttlSecondsAfterFinished) → ensure the children
+// created) → apply the run policy (jobs/run_policy.h decides suspend, activeDeadlineSeconds,
+// progressDeadlineSeconds and restarts up to backoffLimit; here they become status and pod
+// deletions; then cleanPodPolicy, ttlSecondsAfterFinished) → ensure the children
 // (headless Service, hostfile ConfigMap, per-job SSH Secret, worker Pods bound all-or-nothing to
 // nodes with free GPUs, and the launcher Pod once every worker is Ready) → status derived from
 // the observed pods, written with ReplaceStatus only when it changed, plus an Event for every
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "jobs/run_policy.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/clock.h"
 #include "operator/controller/events.h"
@@ -58,6 +60,8 @@ struct ReconcileResult {
   std::optional<Duration> requeue_after;
 };
 
+struct Observation;  // observation.h
+
 class Reconciler {
  public:
   Reconciler(kube::Api& api, const Clock& clock, Caches caches, ReconcilerOptions options = {},
@@ -78,7 +82,9 @@ class Reconciler {
   Status CleanUp(Pass& p);
   Result<bool> EnsureConfig(Pass& p);  // false: a stranger holds a name (reported)
   Result<bool> EnsurePods(Pass& p);    // false: waiting (old pods, stranger, no room)
-  void RestartOrFail(Pass& p, const std::string& reason, const std::string& message);
+  static RunObservation Observed(const Pass& p, const Observation& seen,
+                                 std::optional<WallTime> last_progress);
+  static void Apply(Pass& p, const RunDecision& d, const Observation& seen);
 
   kube::Api& api_;
   const Clock& clock_;
