@@ -1,0 +1,116 @@
+#include "base/env.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace dljob {
+namespace {
+namespace fs = std::filesystem;
+
+Status OsError(const std::string& what, const std::string& path, int err = errno) {
+  std::string message = what + " \"" + path + "\": " + std::strerror(err);
+  if (err == ENOENT) return Status::NotFound(message);
+  if (err == EEXIST) return Status::AlreadyExists(message);
+  return Status::Unavailable(message);
+}
+
+Status WriteFully(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return OsError("cannot write", path);
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+class PosixEnv final : public Env {
+ public:
+  Result<std::string> ReadFile(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return OsError("cannot open", path);
+    std::string content;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        Status s = OsError("cannot read", path);
+        close(fd);
+        return s;
+      }
+      if (n == 0) break;
+      content.append(buf, static_cast<size_t>(n));
+    }
+    close(fd);
+    return content;
+  }
+
+  Status WriteFileAtomically(const std::string& path, std::string_view data) override {
+    // Unique per process and call, so concurrent writers of one path never share a temp file.
+    std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
+                      std::to_string(counter_.fetch_add(1, std::memory_order_relaxed));
+    int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return OsError("cannot create", tmp);
+    Status s = WriteFully(fd, data, tmp);
+    if (s.ok() && fsync(fd) != 0) s = OsError("cannot sync", tmp);
+    close(fd);
+    if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) s = OsError("cannot replace", path);
+    if (!s.ok()) unlink(tmp.c_str());
+    return s;
+  }
+
+  Status CreateDir(const std::string& path) override {
+    if (mkdir(path.c_str(), 0755) != 0) return OsError("cannot create", path);
+    return Status::Ok();
+  }
+
+  Status CreateDirs(const std::string& path) override {
+    std::error_code ec;
+    fs::create_directories(path, ec);
+    if (ec) return OsError("cannot create", path, ec.value());
+    return Status::Ok();
+  }
+
+  bool FileExists(const std::string& path) override {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& dir) override {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) return OsError("cannot list", dir, ec.value());
+    std::vector<std::string> names;
+    for (const fs::directory_entry& entry : it) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  Status RemoveAll(const std::string& path) override {
+    std::error_code ec;
+    std::uintmax_t removed = fs::remove_all(path, ec);
+    if (ec) return OsError("cannot remove", path, ec.value());
+    if (removed == 0) return OsError("cannot remove", path, ENOENT);
+    return Status::Ok();
+  }
+
+ private:
+  std::atomic<uint64_t> counter_{0};
+};
+
+}  // namespace
+
+Env& DefaultEnv() {
+  static PosixEnv* env = new PosixEnv();  // never destroyed: usable until the process ends
+  return *env;
+}
+
+}  // namespace dljob

@@ -1,0 +1,52 @@
+// Env: the filesystem seam, after LevelDB's Env.
+//
+// Components that keep state in files (the local job store, caches) do their file I/O through an
+// Env passed to them by reference, so tests can run them on an in-memory filesystem
+// (base/testing/mem_env.h) and inject failures, and production runs them on the real one
+// (DefaultEnv()). Paths are plain strings, '/'-separated; an Env does not interpret them beyond
+// that. Every call returns a Status naming the path and what failed; none throws.
+//
+// Implementations are thread-safe. Operations on different paths are independent; the atomicity
+// each method promises is stated on the method.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dljob {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The whole content of a file. kNotFound when it does not exist.
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+
+  // Replaces (or creates) `path` with `data` atomically: a reader, or a crash at any point, sees
+  // the old content or the new, never a mix. The directory must exist.
+  virtual Status WriteFileAtomically(const std::string& path, std::string_view data) = 0;
+
+  // Creates one directory; its parent must exist. kAlreadyExists when something is there
+  // already, so two callers racing to create it cannot both win.
+  virtual Status CreateDir(const std::string& path) = 0;
+
+  // Creates a directory and any missing parents; OK when it already exists.
+  virtual Status CreateDirs(const std::string& path) = 0;
+
+  virtual bool FileExists(const std::string& path) = 0;
+
+  // The names (not paths) of the entries directly under `dir`, sorted. kNotFound when `dir`
+  // does not exist.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;
+
+  // Removes a file, or a directory with everything under it. kNotFound when nothing is there.
+  virtual Status RemoveAll(const std::string& path) = 0;
+};
+
+// The process's real filesystem (POSIX). Lives for the whole process.
+Env& DefaultEnv();
+
+}  // namespace dljob

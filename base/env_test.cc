@@ -1,0 +1,110 @@
+// The Env contract, checked on both implementations: the real filesystem (in a temporary
+// directory) and MemEnv. A component tested on MemEnv can then trust it behaves as on disk.
+#include "base/env.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "base/testing/mem_env.h"
+
+namespace dljob {
+namespace {
+
+struct EnvCase {
+  const char* name;
+  bool in_memory;
+};
+
+class EnvContractTest : public ::testing::TestWithParam<EnvCase> {
+ protected:
+  void SetUp() override {
+    if (GetParam().in_memory) {
+      mem_ = std::make_unique<testing::MemEnv>();
+      env_ = mem_.get();
+      root_ = "/root";
+    } else {
+      env_ = &DefaultEnv();
+      char tmpl[] = "/tmp/dljob-env-test-XXXXXX";
+      ASSERT_NE(mkdtemp(tmpl), nullptr);
+      root_ = std::string(tmpl) + "/root";
+      owned_dir_ = tmpl;
+    }
+    ASSERT_TRUE(env_->CreateDirs(root_).ok());
+  }
+  void TearDown() override {
+    if (!owned_dir_.empty()) std::filesystem::remove_all(owned_dir_);
+  }
+  std::string P(const std::string& rel) const { return root_ + "/" + rel; }
+
+  std::unique_ptr<testing::MemEnv> mem_;
+  Env* env_ = nullptr;
+  std::string root_, owned_dir_;
+};
+
+TEST_P(EnvContractTest, WrittenFilesReadBackAndAreReplacedWhole) {
+  ASSERT_TRUE(env_->WriteFileAtomically(P("a.json"), "first").ok());
+  EXPECT_EQ(*env_->ReadFile(P("a.json")), "first");
+  ASSERT_TRUE(env_->WriteFileAtomically(P("a.json"), "2nd").ok());
+  EXPECT_EQ(*env_->ReadFile(P("a.json")), "2nd");
+  EXPECT_TRUE(env_->FileExists(P("a.json")));
+  // No temporary file is left beside it.
+  EXPECT_EQ(*env_->ListDir(root_), std::vector<std::string>{"a.json"});
+}
+
+TEST_P(EnvContractTest, MissingThingsAreNotFound) {
+  EXPECT_EQ(env_->ReadFile(P("nope")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->ListDir(P("nope")).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->RemoveAll(P("nope")).code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->WriteFileAtomically(P("no/dir/file"), "x").code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->CreateDir(P("no/parent")).code(), StatusCode::kNotFound);
+  EXPECT_FALSE(env_->FileExists(P("nope")));
+}
+
+TEST_P(EnvContractTest, CreateDirIsExclusiveAndCreateDirsIsNot) {
+  ASSERT_TRUE(env_->CreateDir(P("job")).ok());
+  EXPECT_EQ(env_->CreateDir(P("job")).code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(env_->CreateDirs(P("job")).ok());
+  EXPECT_TRUE(env_->CreateDirs(P("x/y/z")).ok());
+  EXPECT_TRUE(env_->FileExists(P("x/y")));
+}
+
+TEST_P(EnvContractTest, ListDirNamesDirectEntriesSorted) {
+  ASSERT_TRUE(env_->CreateDirs(P("d/sub/deeper")).ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("d/b"), "").ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("d/a"), "").ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("d/sub/c"), "").ok());
+  EXPECT_EQ(*env_->ListDir(P("d")), (std::vector<std::string>{"a", "b", "sub"}));
+}
+
+TEST_P(EnvContractTest, RemoveAllTakesEverythingBelow) {
+  ASSERT_TRUE(env_->CreateDirs(P("d/sub")).ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("d/sub/f"), "x").ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("dd"), "sibling with a common prefix").ok());
+  ASSERT_TRUE(env_->RemoveAll(P("d")).ok());
+  EXPECT_FALSE(env_->FileExists(P("d/sub/f")));
+  EXPECT_FALSE(env_->FileExists(P("d")));
+  EXPECT_TRUE(env_->FileExists(P("dd")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, EnvContractTest,
+                         ::testing::Values(EnvCase{"Posix", false}, EnvCase{"Memory", true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(MemEnvTest, InjectedWriteFailuresChangeNothing) {
+  testing::MemEnv env;
+  ASSERT_TRUE(env.CreateDirs("/s").ok());
+  ASSERT_TRUE(env.WriteFileAtomically("/s/job.json", "old").ok());
+  env.FailWrites(2, Status::Unavailable("disk full"));
+  EXPECT_EQ(env.WriteFileAtomically("/s/job.json", "new").message(), "disk full");
+  EXPECT_EQ(env.CreateDir("/s/other").code(), StatusCode::kUnavailable);
+  EXPECT_EQ(*env.ReadFile("/s/job.json"), "old");
+  EXPECT_FALSE(env.FileExists("/s/other"));
+  EXPECT_TRUE(env.WriteFileAtomically("/s/job.json", "new").ok());  // the third write succeeds
+  EXPECT_EQ(*env.ReadFile("/s/job.json"), "new");
+}
+
+}  // namespace
+}  // namespace dljob

@@ -1,0 +1,44 @@
+// MemEnv: an Env (base/env.h) that keeps a filesystem in memory, for tests.
+//
+// Behaves as DefaultEnv() does for every Env method, including the error codes (kNotFound,
+// kAlreadyExists), so a component tested on it behaves the same on disk. It also injects
+// failures: FailWrites(n, status) makes the next n writes (WriteFileAtomically, CreateDir,
+// CreateDirs) fail with `status` and change nothing, which shows that a failed write leaves the
+// old state whole. The root "/" always exists. Thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "base/env.h"
+
+namespace dljob::testing {
+
+class MemEnv final : public Env {
+ public:
+  Result<std::string> ReadFile(const std::string& path) override;
+  Status WriteFileAtomically(const std::string& path, std::string_view data) override;
+  Status CreateDir(const std::string& path) override;
+  Status CreateDirs(const std::string& path) override;
+  bool FileExists(const std::string& path) override;
+  Result<std::vector<std::string>> ListDir(const std::string& dir) override;
+  Status RemoveAll(const std::string& path) override;
+
+  // The next `count` writes fail with `status` (non-OK) and change nothing.
+  void FailWrites(int count, Status status);
+
+ private:
+  Status InjectedFailureLocked();
+  bool IsDirLocked(const std::string& path) const;
+  bool ExistsLocked(const std::string& path) const;
+
+  std::mutex mu_;
+  std::map<std::string, std::string> files_;  // guarded by mu_
+  std::set<std::string> dirs_{"/"};           // guarded by mu_
+  int failures_left_ = 0;                     // guarded by mu_
+  Status failure_;                            // guarded by mu_
+};
+
+}  // namespace dljob::testing
