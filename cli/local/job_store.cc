@@ -6,14 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "jobs/codec.h"
 
 namespace dljob {
-namespace fs = std::filesystem;
 namespace {
 
 Status OsError(const std::string& what, const std::string& path) {
@@ -28,18 +25,6 @@ Status WriteFully(int fd, std::string_view data, const std::string& path) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
-}
-
-Status WriteFileAtomically(const std::string& path, std::string_view content) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return OsError("cannot create", tmp);
-  Status s = WriteFully(fd, content, tmp);
-  if (s.ok() && fsync(fd) != 0) s = OsError("cannot sync", tmp);
-  close(fd);
-  if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) s = OsError("cannot replace", path);
-  if (!s.ok()) unlink(tmp.c_str());
-  return s;
 }
 
 }  // namespace
@@ -61,33 +46,27 @@ std::string JobStore::MetricsPath(const std::string& name) const {
 }
 
 Status JobStore::Create(const DLJob& job) {
-  std::error_code ec;
-  fs::create_directories(root_ + "/jobs", ec);
-  if (ec) return Status::Unavailable("cannot create \"" + root_ + "/jobs\": " + ec.message());
-  std::string dir = JobDir(job.metadata.name);
-  if (mkdir(dir.c_str(), 0755) != 0) {
-    if (errno == EEXIST) {
-      return Status::AlreadyExists("job \"" + job.metadata.name + "\" already exists");
-    }
-    return OsError("cannot create", dir);
+  if (Status s = env_->CreateDirs(root_ + "/jobs"); !s.ok()) return s;
+  Status made = env_->CreateDir(JobDir(job.metadata.name));
+  if (made.code() == StatusCode::kAlreadyExists) {
+    return Status::AlreadyExists("job \"" + job.metadata.name + "\" already exists");
   }
+  if (!made.ok()) return made;
   return Save(job);
 }
 
 Status JobStore::Save(const DLJob& job) {
-  return WriteFileAtomically(JobDir(job.metadata.name) + "/job.json", EncodeJson(job) + "\n");
+  return env_->WriteFileAtomically(JobDir(job.metadata.name) + "/job.json", EncodeJson(job) + "\n");
 }
 
 Result<DLJob> JobStore::Load(const std::string& name) const {
   std::string path = JobDir(name) + "/job.json";
-  std::ifstream in(path);
-  if (!in) {
-    if (!fs::exists(JobDir(name))) return Status::NotFound("job \"" + name + "\" not found");
-    return Status::Unavailable("cannot read \"" + path + "\"");
+  Result<std::string> text = env_->ReadFile(path);
+  if (!text.ok()) {
+    if (!env_->FileExists(JobDir(name))) return Status::NotFound("job \"" + name + "\" not found");
+    return text.status();
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  DecodeResult decoded = DecodeJson(text.str());
+  DecodeResult decoded = DecodeJson(*text);
   if (!decoded.ok()) {
     return Status::Internal("record \"" + path + "\" is damaged: " + decoded.errors[0].ToString());
   }
@@ -95,37 +74,34 @@ Result<DLJob> JobStore::Load(const std::string& name) const {
 }
 
 Result<std::vector<std::string>> JobStore::Names() const {
-  std::vector<std::string> names;
-  std::error_code ec;
-  fs::directory_iterator it(root_ + "/jobs", ec);
-  if (ec) {
-    if (ec == std::errc::no_such_file_or_directory) return names;
-    return Status::Unavailable("cannot list \"" + root_ + "/jobs\": " + ec.message());
+  Result<std::vector<std::string>> entries = env_->ListDir(root_ + "/jobs");
+  if (!entries.ok()) {
+    if (entries.status().code() == StatusCode::kNotFound) return std::vector<std::string>{};
+    return entries.status();
   }
-  for (const fs::directory_entry& entry : it) {
-    if (entry.is_directory() && fs::exists(entry.path() / "job.json")) {
-      names.push_back(entry.path().filename().string());
-    }
+  std::vector<std::string> names;
+  for (const std::string& entry : *entries) {
+    if (env_->FileExists(JobDir(entry) + "/job.json")) names.push_back(entry);
   }
   return names;
 }
 
 Status JobStore::Remove(const std::string& name) {
-  std::error_code ec;
-  if (fs::remove_all(JobDir(name), ec) == 0 && !ec) {
-    return Status::NotFound("job \"" + name + "\" not found");
-  }
-  if (ec) return Status::Unavailable("cannot remove \"" + JobDir(name) + "\": " + ec.message());
-  return Status::Ok();
+  Status s = env_->RemoveAll(JobDir(name));
+  if (s.code() == StatusCode::kNotFound) return Status::NotFound("job \"" + name + "\" not found");
+  return s;
 }
 
 Status JobStore::WriteSupervisor(const std::string& name, const ProcessId& id) {
-  return WriteFileAtomically(JobDir(name) + "/supervisor",
-                             std::to_string(id.pid) + " " + std::to_string(id.start_ticks) + "\n");
+  return env_->WriteFileAtomically(
+      JobDir(name) + "/supervisor",
+      std::to_string(id.pid) + " " + std::to_string(id.start_ticks) + "\n");
 }
 
 std::optional<ProcessId> JobStore::ReadSupervisor(const std::string& name) const {
-  std::ifstream in(JobDir(name) + "/supervisor");
+  Result<std::string> text = env_->ReadFile(JobDir(name) + "/supervisor");
+  if (!text.ok()) return std::nullopt;
+  std::istringstream in(*text);
   ProcessId id;
   if (!(in >> id.pid >> id.start_ticks)) return std::nullopt;
   return id;

@@ -9,8 +9,9 @@
 //   jobs/<name>/supervisor     "<pid> <start ticks>" of the dljob process running the job
 // Creating a job is an atomic mkdir, so two submits of one name cannot both win.
 //
-// Methods are safe to call from several processes at once (the filesystem arbitrates); a
-// JobStore object itself is not thread-safe.
+// Files are read and written through an Env (base/env.h): the real filesystem by default, an
+// in-memory one in tests. Methods are safe to call from several processes at once (the
+// filesystem arbitrates); a JobStore object itself is not thread-safe.
 #pragma once
 
 #include <map>
@@ -22,13 +23,16 @@
 
 #include "cli/local/process.h"
 #include "jobs/dljob_types.h"
+#include "base/env.h"
 #include "base/status.h"
 
 namespace dljob {
 
 class JobStore {
  public:
-  explicit JobStore(std::string root) : root_(std::move(root)) {}
+  // `env` must outlive the store.
+  explicit JobStore(std::string root, Env& env = DefaultEnv())
+      : root_(std::move(root)), env_(&env) {}
 
   // ${XDG_STATE_HOME}/dljob, else ${HOME}/.local/state/dljob, from the given environment.
   static std::string DefaultRoot(const std::map<std::string, std::string>& env);
@@ -50,6 +54,7 @@ class JobStore {
 
  private:
   std::string root_;
+  Env* env_;
 };
 
 // An append-only file written one whole line per write(2), so concurrent readers (dljob logs -f)

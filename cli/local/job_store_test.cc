@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/testing/mem_env.h"
+
 namespace dljob {
 namespace {
 namespace fs = std::filesystem;
@@ -102,6 +104,42 @@ TEST(LineAppenderTest, AppendsWholeLines) {
   std::string all((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(all, "one\ntwo\n");
   fs::remove_all(dir);
+}
+
+// The same store on an in-memory filesystem: what a failed write leaves behind.
+TEST(JobStoreOnMemEnvTest, AFailedSaveKeepsTheLastRecordWhole) {
+  testing::MemEnv env;
+  JobStore store("/state/dljob", env);
+  DLJob job;
+  job.metadata.name = "a";
+  job.spec.image = "img";
+  job.spec.gpus = 2;
+  job.spec.command = {"true"};
+  job.status.phase = JobPhase::kRunning;
+  ASSERT_TRUE(store.Create(job).ok());
+  EXPECT_EQ(store.Create(job).code(), StatusCode::kAlreadyExists);
+
+  env.FailWrites(1, Status::Unavailable("cannot write \"/state/dljob/jobs/a/job.json\": disk full"));
+  DLJob done = job;
+  done.status.phase = JobPhase::kSucceeded;
+  Status failed = store.Save(done);
+  EXPECT_EQ(failed.code(), StatusCode::kUnavailable);
+  EXPECT_NE(failed.message().find("disk full"), std::string::npos);
+  EXPECT_EQ(store.Load("a")->status.phase, JobPhase::kRunning);
+
+  ASSERT_TRUE(store.Save(done).ok());
+  EXPECT_EQ(store.Load("a")->status.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(*store.Names(), std::vector<std::string>{"a"});
+  ASSERT_TRUE(store.Remove("a").ok());
+  EXPECT_EQ(store.Load("a").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.Remove("a").code(), StatusCode::kNotFound);
+}
+
+TEST(JobStoreOnMemEnvTest, AStoreThatWasNeverWrittenListsNoJobs) {
+  testing::MemEnv env;
+  JobStore store("/nowhere/dljob", env);
+  EXPECT_TRUE(store.Names()->empty());
+  EXPECT_EQ(store.Load("x").status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace
