@@ -15,8 +15,7 @@ RunDecision Decision(RunAction action, JobPhase phase, std::string reason, std::
 
 // A failed attempt (or a stuck one): restart the whole job while backoffLimit allows.
 RunDecision RestartOrFail(const RunPolicy& policy, const RunObservation& seen,
-                          const std::string& reason, const std::string& message,
-                          ExhaustedReason exhausted) {
+                          const std::string& reason, const std::string& message) {
   int64_t limit = policy.backoff_limit.value_or(kDefaultBackoffLimit);
   if (seen.restarts < limit) {
     int64_t next = seen.restarts + 1;
@@ -26,8 +25,7 @@ RunDecision RestartOrFail(const RunPolicy& policy, const RunObservation& seen,
                     next);
   }
   return Decision(
-      RunAction::kFail, JobPhase::kFailed,
-      exhausted == ExhaustedReason::kBackoffLimitExceeded ? kReasonBackoffLimitExceeded : reason,
+      RunAction::kFail, JobPhase::kFailed, kReasonBackoffLimitExceeded,
       message + "; no restarts left (spec.runPolicy.backoffLimit is " + std::to_string(limit) + ")",
       seen.restarts);
 }
@@ -38,8 +36,7 @@ void RecheckAt(RunDecision& d, WallTime due) {
 
 }  // namespace
 
-RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallTime now,
-                      ExhaustedReason exhausted) {
+RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallTime now) {
   using std::chrono::seconds;
   if (seen.suspended) {
     return Decision(
@@ -63,7 +60,7 @@ RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallT
   }
   RunDecision d;
   if (seen.attempt == AttemptState::kFailed) {
-    d = RestartOrFail(policy, seen, seen.reason, seen.message, exhausted);
+    d = RestartOrFail(policy, seen, seen.reason, seen.message);
   } else if (seen.attempt == AttemptState::kRunning && policy.progress_deadline_seconds &&
              seen.running_since) {
     WallTime since =
@@ -73,8 +70,7 @@ RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallT
       d = RestartOrFail(policy, seen, kReasonProgressDeadlineExceeded,
                         "no progress (no new metric line) for "
                         "spec.runPolicy.progressDeadlineSeconds (" +
-                            std::to_string(*policy.progress_deadline_seconds) + "s)",
-                        exhausted);
+                            std::to_string(*policy.progress_deadline_seconds) + "s)");
     } else {
       d.restarts = seen.restarts;
       RecheckAt(d, due);

@@ -15,7 +15,8 @@
 //   6. otherwise                                   → kNone, recheck_at = the earliest deadline
 // Restart or fail: while restarts < backoffLimit (unset: kDefaultBackoffLimit), kRestart
 // (Restarting, restarts + 1, "…; restarting the whole job (restart N of L)"); then kFail
-// (Failed, "…; no restarts left (spec.runPolicy.backoffLimit is L)").
+// (Failed/"BackoffLimitExceeded" as a Kubernetes Job says it, the cause first in the message:
+// "…; no restarts left (spec.runPolicy.backoffLimit is L)"), on both backends alike.
 // Every boundary is inclusive: a deadline is missed at exactly `due`.
 //
 // Pure: the caller measures the attempt and passes `now`, so tests need no clock. Thread-safe.
@@ -75,18 +76,11 @@ struct RunDecision {
   std::optional<WallTime> recheck_at;
 };
 
-// How a job that used up its restarts names its failure. The operator follows the Kubernetes
-// Job ("BackoffLimitExceeded", the cause in the message); the local CLI prints the reason as the
-// headline of the failure ("reason: ProcessFailed: mpirun exited with code 2; …") and keeps the
-// cause (ProcessFailed, ProgressDeadlineExceeded). The rule itself is the same.
-enum class ExhaustedReason { kBackoffLimitExceeded, kCause };
-
 inline constexpr char kReasonSuspended[] = "Suspended";
 inline constexpr char kReasonDeadlineExceeded[] = "DeadlineExceeded";
 inline constexpr char kReasonProgressDeadlineExceeded[] = "ProgressDeadlineExceeded";
 inline constexpr char kReasonBackoffLimitExceeded[] = "BackoffLimitExceeded";
 
-RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallTime now,
-                      ExhaustedReason exhausted = ExhaustedReason::kBackoffLimitExceeded);
+RunDecision DecideRun(const RunPolicy& policy, const RunObservation& seen, WallTime now);
 
 }  // namespace dljob

@@ -63,7 +63,6 @@ struct Row {
   RunPolicy policy;
   RunObservation seen;
   int64_t now;  // seconds after T(0)
-  ExhaustedReason exhausted;
   // expected
   RunAction action;
   std::optional<JobPhase> phase;
@@ -73,8 +72,6 @@ struct Row {
   std::optional<int64_t> recheck_at;  // seconds after T(0)
 };
 
-constexpr ExhaustedReason kK8s = ExhaustedReason::kBackoffLimitExceeded;
-constexpr ExhaustedReason kCauseReason = ExhaustedReason::kCause;
 const std::string kSuspendMessage =
     "spec.runPolicy.suspend is true: the job's pods are deleted; set it to false to resume";
 const std::string kDeadline100 =
@@ -87,109 +84,101 @@ std::vector<Row> Rows() {
   auto progress_at = [](int64_t s) { return [s](RunObservation& o) { o.last_progress = T(s); }; };
   return {
       // Nothing to judge.
-      {"NoAttemptNoPolicy", Policy(3), RunObservation{}, 0, kK8s, RunAction::kNone, std::nullopt,
+      {"NoAttemptNoPolicy", Policy(3), RunObservation{}, 0, RunAction::kNone, std::nullopt,
        "", "", 0, std::nullopt},
-      {"RunningWithoutDeadlines", Policy(3), Running(2), 1000, kK8s, RunAction::kNone, std::nullopt,
+      {"RunningWithoutDeadlines", Policy(3), Running(2), 1000, RunAction::kNone, std::nullopt,
        "", "", 2, std::nullopt},
       // Suspend comes first, whatever the attempt and the deadlines say.
-      {"Suspended", Policy(3), With(Running(1), suspended), 5, kK8s, RunAction::kSuspend,
+      {"Suspended", Policy(3), With(Running(1), suspended), 5, RunAction::kSuspend,
        JobPhase::kSuspended, "Suspended", kSuspendMessage, 1, std::nullopt},
-      {"SuspendedBeatsSucceeded", Policy(3), With(Succeeded(), suspended), 5, kK8s,
+      {"SuspendedBeatsSucceeded", Policy(3), With(Succeeded(), suspended), 5,
        RunAction::kSuspend, JobPhase::kSuspended, "Suspended", kSuspendMessage, 0, std::nullopt},
-      {"SuspendedBeatsAMissedDeadline", Policy(3, 100), With(Failed(), suspended), 500, kK8s,
+      {"SuspendedBeatsAMissedDeadline", Policy(3, 100), With(Failed(), suspended), 500,
        RunAction::kSuspend, JobPhase::kSuspended, "Suspended", kSuspendMessage, 0, std::nullopt},
       // Success is the attempt's own words, and beats the deadlines.
-      {"Succeeded", Policy(3), Succeeded(), 5, kK8s, RunAction::kSucceed, JobPhase::kSucceeded,
+      {"Succeeded", Policy(3), Succeeded(), 5, RunAction::kSucceed, JobPhase::kSucceeded,
        "Succeeded", "the launcher's mpirun exited 0", 0, std::nullopt},
-      {"SucceededBeatsTheActiveDeadline", Policy(3, 100), Succeeded(), 100, kK8s,
+      {"SucceededBeatsTheActiveDeadline", Policy(3, 100), Succeeded(), 100,
        RunAction::kSucceed, JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", 0,
        std::nullopt},
-      {"SucceededBeatsTheProgressDeadline", Policy(3, std::nullopt, 60), Succeeded(), 600, kK8s,
+      {"SucceededBeatsTheProgressDeadline", Policy(3, std::nullopt, 60), Succeeded(), 600,
        RunAction::kSucceed, JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", 0,
        std::nullopt},
       // activeDeadlineSeconds: from `started`, inclusive, never restarted.
-      {"ActiveDeadlineAhead", Policy(3, 100), Running(), 99, kK8s, RunAction::kNone, std::nullopt,
+      {"ActiveDeadlineAhead", Policy(3, 100), Running(), 99, RunAction::kNone, std::nullopt,
        "", "", 0, 100},
-      {"ActiveDeadlineExactlyDue", Policy(3, 100), Running(), 100, kK8s, RunAction::kFailAndStop,
+      {"ActiveDeadlineExactlyDue", Policy(3, 100), Running(), 100, RunAction::kFailAndStop,
        JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0, std::nullopt},
-      {"ActiveDeadlinePassedBeatsAFailedAttempt", Policy(3, 100), Failed(1), 150, kK8s,
+      {"ActiveDeadlinePassedBeatsAFailedAttempt", Policy(3, 100), Failed(1), 150,
        RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 1,
        std::nullopt},
       {"ActiveDeadlineAppliesWithoutAnAttempt", Policy(3, 100),
-       With(RunObservation{}, [](RunObservation& o) { o.started = T(0); }), 100, kK8s,
+       With(RunObservation{}, [](RunObservation& o) { o.started = T(0); }), 100,
        RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0,
        std::nullopt},
       {"ActiveDeadlineNotStartedIsNotChecked", Policy(3, 100),
-       With(Running(), [](RunObservation& o) { o.started.reset(); }), 10'000, kK8s,
+       With(Running(), [](RunObservation& o) { o.started.reset(); }), 10'000,
        RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
-      {"ActiveDeadlineKeepsItsNameWhenRestartsAreUsedUp", Policy(0, 100), Failed(), 100,
-       kCauseReason, RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100,
+      {"ActiveDeadlineKeepsItsNameWhenRestartsAreUsedUp", Policy(0, 100), Failed(), 100, RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100,
        0, std::nullopt},
       // backoffLimit: restarts while restarts < limit.
-      {"FailedFirstRestart", Policy(3), Failed(0), 5, kK8s, RunAction::kRestart,
+      {"FailedFirstRestart", Policy(3), Failed(0), 5, RunAction::kRestart,
        JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 1 of 3)", 1, std::nullopt},
-      {"FailedLastRestart", Policy(3), Failed(2), 5, kK8s, RunAction::kRestart,
+      {"FailedLastRestart", Policy(3), Failed(2), 5, RunAction::kRestart,
        JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 3 of 3)", 3, std::nullopt},
-      {"FailedLimitReached", Policy(3), Failed(3), 5, kK8s, RunAction::kFail, JobPhase::kFailed,
+      {"FailedLimitReached", Policy(3), Failed(3), 5, RunAction::kFail, JobPhase::kFailed,
        "BackoffLimitExceeded",
        std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 3)", 3,
        std::nullopt},
-      {"FailedLimitReachedKeepsTheCauseLocally", Policy(3), Failed(3), 5, kCauseReason,
-       RunAction::kFail, JobPhase::kFailed, "WorkerFailed",
-       std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 3)", 3,
-       std::nullopt},
-      {"FailedLimitZeroFailsAtOnce", Policy(0), Failed(0), 5, kK8s, RunAction::kFail,
+      {"FailedLimitZeroFailsAtOnce", Policy(0), Failed(0), 5, RunAction::kFail,
        JobPhase::kFailed, "BackoffLimitExceeded",
        std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 0)", 0,
        std::nullopt},
-      {"FailedLimitUnsetIsTheDefaultThree", Policy(std::nullopt), Failed(2), 5, kK8s,
+      {"FailedLimitUnsetIsTheDefaultThree", Policy(std::nullopt), Failed(2), 5,
        RunAction::kRestart, JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 3 of 3)", 3, std::nullopt},
-      {"FailedLimitUnsetReached", Policy(std::nullopt), Failed(3), 5, kK8s, RunAction::kFail,
+      {"FailedLimitUnsetReached", Policy(std::nullopt), Failed(3), 5, RunAction::kFail,
        JobPhase::kFailed, "BackoffLimitExceeded",
        std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 3)", 3,
        std::nullopt},
-      {"RestartStillLooksAgainAtTheActiveDeadline", Policy(3, 100), Failed(0), 40, kK8s,
+      {"RestartStillLooksAgainAtTheActiveDeadline", Policy(3, 100), Failed(0), 40,
        RunAction::kRestart, JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 1 of 3)", 1, 100},
-      {"FailedIgnoresTheProgressDeadline", Policy(3, std::nullopt, 60), Failed(0), 600, kK8s,
+      {"FailedIgnoresTheProgressDeadline", Policy(3, std::nullopt, 60), Failed(0), 600,
        RunAction::kRestart, JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 1 of 3)", 1, std::nullopt},
       // progressDeadlineSeconds: from the later of running_since and last_progress, inclusive.
-      {"ProgressDeadlineAhead", Policy(3, std::nullopt, 60), Running(), 59, kK8s, RunAction::kNone,
+      {"ProgressDeadlineAhead", Policy(3, std::nullopt, 60), Running(), 59, RunAction::kNone,
        std::nullopt, "", "", 0, 60},
-      {"ProgressDeadlineExactlyDue", Policy(3, std::nullopt, 60), Running(), 60, kK8s,
+      {"ProgressDeadlineExactlyDue", Policy(3, std::nullopt, 60), Running(), 60,
        RunAction::kRestart, JobPhase::kRestarting, "ProgressDeadlineExceeded",
        kStuck60 + "; restarting the whole job (restart 1 of 3)", 1, std::nullopt},
       {"ProgressMovesTheDeadline", Policy(3, std::nullopt, 60), With(Running(), progress_at(50)),
-       80, kK8s, RunAction::kNone, std::nullopt, "", "", 0, 110},
+       80, RunAction::kNone, std::nullopt, "", "", 0, 110},
       {"ProgressDeadlineDueAfterTheLastMetric", Policy(3, std::nullopt, 60),
-       With(Running(), progress_at(50)), 110, kK8s, RunAction::kRestart, JobPhase::kRestarting,
+       With(Running(), progress_at(50)), 110, RunAction::kRestart, JobPhase::kRestarting,
        "ProgressDeadlineExceeded", kStuck60 + "; restarting the whole job (restart 1 of 3)", 1,
        std::nullopt},
       {"ProgressFromAnEarlierAttemptDoesNotCount", Policy(3, std::nullopt, 60),
        With(With(Running(1), progress_at(-30)), [](RunObservation& o) { o.running_since = T(10); }),
-       69, kK8s, RunAction::kNone, std::nullopt, "", "", 1, 70},
-      {"ProgressDeadlineLimitReached", Policy(2, std::nullopt, 60), Running(2), 60, kK8s,
+       69, RunAction::kNone, std::nullopt, "", "", 1, 70},
+      {"ProgressDeadlineLimitReached", Policy(2, std::nullopt, 60), Running(2), 60,
        RunAction::kFail, JobPhase::kFailed, "BackoffLimitExceeded",
        kStuck60 + "; no restarts left (spec.runPolicy.backoffLimit is 2)", 2, std::nullopt},
-      {"ProgressDeadlineLimitReachedKeepsTheCauseLocally", Policy(2, std::nullopt, 60), Running(2),
-       60, kCauseReason, RunAction::kFail, JobPhase::kFailed, "ProgressDeadlineExceeded",
-       kStuck60 + "; no restarts left (spec.runPolicy.backoffLimit is 2)", 2, std::nullopt},
       {"ProgressNotCheckedWithoutRunningSince", Policy(3, std::nullopt, 60),
-       With(Running(), [](RunObservation& o) { o.running_since.reset(); }), 600, kK8s,
+       With(Running(), [](RunObservation& o) { o.running_since.reset(); }), 600,
        RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
       {"ProgressNotCheckedWithoutAnAttempt", Policy(3, std::nullopt, 60),
-       With(Running(), [](RunObservation& o) { o.attempt = AttemptState::kNone; }), 600, kK8s,
+       With(Running(), [](RunObservation& o) { o.attempt = AttemptState::kNone; }), 600,
        RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
       // Both deadlines: the active one wins when both are due; the earlier one is looked at.
-      {"BothDueActiveWins", Policy(3, 100, 60), Running(), 100, kK8s, RunAction::kFailAndStop,
+      {"BothDueActiveWins", Policy(3, 100, 60), Running(), 100, RunAction::kFailAndStop,
        JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0, std::nullopt},
-      {"BothAheadProgressFirst", Policy(3, 100, 60), Running(), 30, kK8s, RunAction::kNone,
+      {"BothAheadProgressFirst", Policy(3, 100, 60), Running(), 30, RunAction::kNone,
        std::nullopt, "", "", 0, 60},
-      {"BothAheadActiveFirst", Policy(3, 100, 60), With(Running(), progress_at(70)), 90, kK8s,
+      {"BothAheadActiveFirst", Policy(3, 100, 60), With(Running(), progress_at(70)), 90,
        RunAction::kNone, std::nullopt, "", "", 0, 100},
   };
 }
@@ -198,7 +187,7 @@ class RunPolicyTest : public ::testing::TestWithParam<Row> {};
 
 TEST_P(RunPolicyTest, Decides) {
   const Row& row = GetParam();
-  RunDecision d = DecideRun(row.policy, row.seen, T(row.now), row.exhausted);
+  RunDecision d = DecideRun(row.policy, row.seen, T(row.now));
   EXPECT_EQ(d.action, row.action);
   EXPECT_EQ(d.phase, row.phase);
   EXPECT_EQ(d.reason, row.reason);

@@ -102,8 +102,7 @@ bool JobSupervisor::CheckStop(const DLJob& job, Attempt& a) const {
     return true;
   }
   RunDecision d =
-      DecideRun(job.spec.run_policy, Observed(job, a, AttemptState::kRunning), PolicyNow(),
-                ExhaustedReason::kCause);
+      DecideRun(job.spec.run_policy, Observed(job, a, AttemptState::kRunning), PolicyNow());
   if (d.action == RunAction::kNone) return false;
   a.decision = std::move(d);
   return true;
@@ -131,7 +130,7 @@ RunDecision JobSupervisor::DecideEnded(const DLJob& job, const Attempt& a,
                       (said_error != a.last_errors.rend() ? *said_error : a.last_errors.back());
     }
   }
-  return DecideRun(job.spec.run_policy, seen, PolicyNow(), ExhaustedReason::kCause);
+  return DecideRun(job.spec.run_policy, seen, PolicyNow());
 }
 
 // Runs mpirun once; returns its wait status. Output is pumped until both pipes close.
