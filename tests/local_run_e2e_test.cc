@@ -102,7 +102,7 @@ TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
   for (const Condition& c : job.status.conditions) {
     if (c.type == "Failed" && c.status == "True") {
       found = true;
-      EXPECT_EQ(c.reason, "ProcessFailed");
+      EXPECT_EQ(c.reason, "BackoffLimitExceeded");
       EXPECT_NE(c.message.find("dataset is missing"), std::string::npos) << c.message;
       EXPECT_NE(c.message.find("no restarts left (spec.runPolicy.backoffLimit is 2)"),
                 std::string::npos)
@@ -110,7 +110,8 @@ TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
     }
   }
   EXPECT_TRUE(found);
-  EXPECT_NE(r.err.find("reason: ProcessFailed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 3"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(LocalRunTest, ANameIsTakenOnceAndDeleteFreesIt) {
@@ -231,8 +232,8 @@ TEST_F(LocalRunTest, AnEmptyDatasetDirectoryFailsWithTheTrainersOwnCause) {
                            "--backoff-limit", "0", "--data", "hostPath:" + work_.path() + ":/data",
                            "--", "dljob-train", "--data_dir=/data"});
   EXPECT_EQ(r.exit_code, 1);
-  // The reason names the cause (not the hint printed after it), with the local path.
-  EXPECT_NE(r.err.find("reason: ProcessFailed: mpirun exited with code 2; last error: [rank 0] "
+  // The message names the cause first (not the hint printed after it), with the local path.
+  EXPECT_NE(r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 2; last error: [rank 0] "
                        "dljob-train: error: cannot read Fashion-MNIST from \"" + work_.path()),
             std::string::npos)
       << r.err;
