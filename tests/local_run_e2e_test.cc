@@ -142,6 +142,16 @@ TEST_F(LocalRunTest, CtrlCInterruptsTheJobAndKeepsItsLogs) {
     std::string p = ReadFile(pids);
     return std::count(p.begin(), p.end(), '\n') == 2;
   }, 30000)) << ReadFile(work_.path() + "/err");
+  // A rank writes its pid before it says "started", and the line reaches the job's log later
+  // still: interrupt only once both are in the log (what the test then expects kept).
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::string log = Dljob({"logs", "long"}).out;
+        return log.find("[rank 0] started") != std::string::npos &&
+               log.find("[rank 1] started") != std::string::npos;
+      },
+      30000))
+      << Dljob({"logs", "long"}).out;
   EXPECT_EQ(Get("long").status.phase, JobPhase::kRunning);
 
   submit.Signal(SIGINT);

@@ -49,6 +49,13 @@ std::string ConditionStatus(const Json& job, const std::string& type) {
   return "";
 }
 
+std::string ConditionMessage(const Json& job, const std::string& type) {
+  for (const Json& c : job.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == type) return c.value("message", "");
+  }
+  return "";
+}
+
 TEST_F(OperatorE2eTest, JobGoesQueuedThenRunningThenSucceededWithThroughputAndArchivedLog) {
   StartCluster({.nodes = 0});  // no GPUs yet: the job must wait
   OperatorProcess& op = StartOperator();
@@ -72,8 +79,15 @@ TEST_F(OperatorE2eTest, JobGoesQueuedThenRunningThenSucceededWithThroughputAndAr
   EXPECT_TRUE(WithRole(PodsNow(api(), "mnist"), "launcher").empty());
 
   ASSERT_TRUE(MarkRunning(control(), *workers));
-  std::optional<std::vector<Json>> launcher = WaitForPods(api(), "mnist", "launcher", 1);
-  ASSERT_TRUE(launcher) << Describe(api(), "mnist");
+  // The launcher pod is created first and bound after: wait for the binding before reading it.
+  std::optional<std::vector<Json>> launcher;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        launcher = WaitForPods(api(), "mnist", "launcher", 1);
+        return launcher && !NodeOf((*launcher)[0]).empty();
+      },
+      kWait))
+      << Describe(api(), "mnist");
   EXPECT_EQ(NodeOf((*launcher)[0]), "gpu-node-a");
   ASSERT_TRUE(MarkRunning(control(), *launcher));
   ASSERT_TRUE(WaitForPhase(api(), "mnist", "Running")) << Describe(api(), "mnist");
@@ -228,8 +242,17 @@ TEST_F(OperatorE2eTest, JobThatDoesNotFitStaysQueuedWithAReasonWhileOthersRun) {
   // A job that fits, submitted after, runs: the operator has looked at the cluster since.
   ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("small", 8, 8)).ok());
   ASSERT_TRUE(WaitForPhase(api(), "small", "Running")) << Describe(api(), "small");
-  control().AddNode("gpu-node-extra", 8);  // still 24 GPUs: makes the operator look again
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "small") == "Running"; }, kWait));
+  // Still too few GPUs (24), but the operator looks again: wait until it has (its reason then
+  // counts the new node) before reading the verdict.
+  ASSERT_TRUE(control().AddNode("gpu-node-extra", 8).ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "huge");
+        return job && ConditionMessage(*job, "Queued").find(" of 3 nodes") != std::string::npos;
+      },
+      kWait))
+      << Describe(api(), "huge");
+  EXPECT_EQ(Phase(api(), "small"), "Running");
 
   Json huge = *GetJob(api(), "huge");
   EXPECT_EQ(huge["status"].value("phase", ""), "Queued") << huge["status"].dump();
