@@ -62,11 +62,6 @@ Status ControlClient::Compact() const {
   return Send("POST", "/_test/compact", "{}", "application/json").status();
 }
 
-Status ControlClient::SetKubelet(bool enabled, int delay_ms) const {
-  json body = {{"enabled", enabled}, {"delayMilliseconds", delay_ms}};
-  return Send("POST", "/_test/kubelet", body.dump(), "application/json").status();
-}
-
 Result<json> ControlClient::Info() const {
   Result<std::string> body = Send("GET", "/_test/info", "", "");
   if (!body.ok()) return body.status();

@@ -44,7 +44,6 @@ class ControlClient {
   Status ClearFaults() const;  // also clears injected latency
   Status DropWatches() const;  // ends every open watch and followed log now
   Status Compact() const;      // older resourceVersions answer 410 Gone from now on
-  Status SetKubelet(bool enabled, int delay_ms = 0) const;
   Result<nlohmann::json> Info() const;
 
  private:

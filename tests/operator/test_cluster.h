@@ -43,7 +43,6 @@ class OperatorProcess {
   // The /metrics port, once the operator wrote its port file (waits up to timeout_ms); -1 if not.
   int MetricsPort(int timeout_ms = 20000);
   void Kill() { process_.Signal(SIGKILL); }
-  void Terminate() { process_.Signal(SIGTERM); }
   // The exit code (128 + signal when killed), or -1 when still running after timeout_ms.
   int Wait(int timeout_ms) { return process_.Wait(timeout_ms); }
   std::string Log() const;
