@@ -4,7 +4,7 @@
 # No container registry is reachable from these machines, so the debian:bookworm base image is
 # made here: a `debootstrap --variant=minbase bookworm` root filesystem (from the Debian archive,
 # cached as a tarball under $DLJOB_IMAGE_CACHE) imported into podman. The rest is an ordinary
-# multi-stage `podman build` of images/cpu/Containerfile.
+# multi-stage `podman build` of images/cpu/Containerfile (set-up shared with CUDA: images/common/).
 #
 # Usage: scripts/build-image.sh [--tag NAME] [--no-install]
 #   --tag NAME     image name to build (default dljob/trainer:cpu)
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --tag) TAG="$2"; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-image: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -27,7 +27,7 @@ BURNERS=2
 JOBS="$(nproc)"
 BUILD_DIR="$ROOT/build"
 FILTER=()
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 bad() { echo "stress-test: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Entrypoint of the dljob trainer images (images/cpu, images/cuda).
+# Entrypoint of the dljob trainer images (images/cpu, images/cuda), installed by
+# setup-runtime.sh as /usr/local/bin/dljob-entrypoint.
 #   worker [SSHD_ARGS...]   run sshd in the foreground on $DLJOB_SSH_PORT (default 2222)
 #   launcher [MPIRUN_ARGS...]
 #                           wait until every host in $DLJOB_HOSTFILE (default /etc/dljob/hostfile)
