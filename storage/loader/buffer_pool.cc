@@ -5,7 +5,7 @@ namespace dljob::storage::loader {
 std::vector<float> FloatBufferPool::Take(size_t n) {
   std::vector<float> buffer;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     // Prefer one large enough, so that resizing does not reallocate.
     for (size_t i = spare_.size(); i-- > 0;) {
       if (spare_[i].capacity() >= n) {
@@ -22,7 +22,7 @@ std::vector<float> FloatBufferPool::Take(size_t n) {
 void FloatBufferPool::Give(std::vector<float>&& buffer) {
   if (buffer.capacity() == 0) return;
   std::vector<float> dropped;  // freed outside the lock
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (spare_.size() < max_spare_) {
     spare_.push_back(std::move(buffer));
   } else {
@@ -31,7 +31,7 @@ void FloatBufferPool::Give(std::vector<float>&& buffer) {
 }
 
 size_t FloatBufferPool::spare() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return spare_.size();
 }
 

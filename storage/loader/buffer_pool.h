@@ -11,8 +11,9 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace dljob::storage::loader {
 
@@ -30,8 +31,8 @@ class FloatBufferPool {
 
  private:
   const size_t max_spare_;
-  mutable std::mutex mu_;
-  std::vector<std::vector<float>> spare_;  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<std::vector<float>> spare_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::storage::loader

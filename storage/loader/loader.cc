@@ -74,7 +74,7 @@ Loader::Loader(ShardSet shards, LoaderOptions options)
 
 Loader::~Loader() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   work_cv_.notify_all();
@@ -99,7 +99,7 @@ Result<Batch> Loader::BuildBatch(BatchBuilder& builder, int64_t sequence) {
   batch.last_in_epoch = batch.step == steps_per_epoch_ - 1;
   std::shared_ptr<const std::vector<uint64_t>> order;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     order = OrderFor(batch.epoch);
   }
   const int64_t first = batch.step * options_.batch_size;
@@ -116,17 +116,19 @@ Result<Batch> Loader::BuildBatch(BatchBuilder& builder, int64_t sequence) {
 
 void Loader::Work() {
   BatchBuilder builder(shards_, sampler_, options_.transform, options_.read);
-  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] {
-      return stop_ || ((total_batches_ < 0 || next_claim_ < total_batches_) &&
-                       next_claim_ < next_out_ + in_flight_);
-    });
-    if (stop_) return;
-    const int64_t sequence = next_claim_++;
-    lock.unlock();
+    int64_t sequence = 0;
+    {
+      MutexLock lock(mu_);
+      work_cv_.wait(mu_, [&]() REQUIRES(mu_) {
+        return stop_ || ((total_batches_ < 0 || next_claim_ < total_batches_) &&
+                         next_claim_ < next_out_ + in_flight_);
+      });
+      if (stop_) return;
+      sequence = next_claim_++;
+    }
     Result<Batch> batch = BuildBatch(builder, sequence);
-    lock.lock();
+    MutexLock lock(mu_);
     // After a failure no later batch is claimed: the consumer will stop at this one.
     if (!batch.ok()) {
       stop_ = true;
@@ -140,12 +142,14 @@ void Loader::Work() {
 
 Result<std::optional<Batch>> Loader::Next() {
   if (error_) return *error_;
-  std::unique_lock<std::mutex> lock(mu_);
-  if (total_batches_ >= 0 && next_out_ >= total_batches_) return std::optional<Batch>();
-  ready_cv_.wait(lock, [&] { return ready_.count(next_out_) > 0; });
-  auto node = ready_.extract(next_out_);
-  ++next_out_;
-  lock.unlock();
+  std::map<int64_t, Result<Batch>>::node_type node;
+  {
+    MutexLock lock(mu_);
+    if (total_batches_ >= 0 && next_out_ >= total_batches_) return std::optional<Batch>();
+    ready_cv_.wait(mu_, [&]() REQUIRES(mu_) { return ready_.count(next_out_) > 0; });
+    node = ready_.extract(next_out_);
+    ++next_out_;
+  }
   work_cv_.notify_all();
   Result<Batch>& batch = node.mapped();
   if (!batch.ok()) {

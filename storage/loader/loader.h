@@ -28,11 +28,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "storage/loader/batch_builder.h"
 #include "storage/loader/buffer_pool.h"
@@ -129,8 +129,8 @@ class Loader {
  private:
   Loader(ShardSet shards, LoaderOptions options);
   void Work();
-  // This rank's order for `epoch`, computed once. REQUIRES: mu_ held.
-  std::shared_ptr<const std::vector<uint64_t>> OrderFor(int64_t epoch);
+  // This rank's order for `epoch`, computed once.
+  std::shared_ptr<const std::vector<uint64_t>> OrderFor(int64_t epoch) REQUIRES(mu_);
   Result<Batch> BuildBatch(BatchBuilder& builder, int64_t sequence);
 
   const ShardSet shards_;
@@ -140,14 +140,14 @@ class Loader {
   int64_t total_batches_ = -1;  // -1: no end
   int in_flight_ = 0;
 
-  std::mutex mu_;
-  std::condition_variable work_cv_;   // a worker may claim a batch, or stop
-  std::condition_variable ready_cv_;  // a batch is ready
-  int64_t next_claim_ = 0;            // GUARDED_BY(mu_): sequence numbers from 0
-  int64_t next_out_ = 0;              // GUARDED_BY(mu_)
-  bool stop_ = false;                 // GUARDED_BY(mu_)
-  std::map<int64_t, Result<Batch>> ready_;  // GUARDED_BY(mu_)
-  std::map<int64_t, std::shared_ptr<const std::vector<uint64_t>>> orders_;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::condition_variable_any work_cv_;     // a worker may claim a batch, or stop
+  std::condition_variable_any ready_cv_;    // a batch is ready
+  int64_t next_claim_ GUARDED_BY(mu_) = 0;  // sequence numbers from 0
+  int64_t next_out_ GUARDED_BY(mu_) = 0;
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::map<int64_t, Result<Batch>> ready_ GUARDED_BY(mu_);
+  std::map<int64_t, std::shared_ptr<const std::vector<uint64_t>>> orders_ GUARDED_BY(mu_);
   std::optional<Status> error_;  // the consumer's sticky error
   // Shared with the Batches handed out, which may outlive the Loader.
   std::shared_ptr<FloatBufferPool> pool_;

@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
+#include "base/mutex.h"
 #include "storage/shard_reader.h"
 
 namespace dljob::storage {
@@ -108,15 +108,15 @@ class Run {
   const std::string dir_;
   const WarmCacheOptions& options_;
   std::atomic<bool> failed_{false};
-  std::mutex mu_;  // guards everything below, the journal file and progress calls
-  WarmCacheProgress progress_;
-  Status first_error_;
-  uint64_t downloaded_ = 0;
-  uint64_t copied_ = 0;
+  Mutex mu_;  // guards everything below, the journal file and progress calls
+  WarmCacheProgress progress_ GUARDED_BY(mu_);
+  Status first_error_ GUARDED_BY(mu_);
+  uint64_t downloaded_ GUARDED_BY(mu_) = 0;
+  uint64_t copied_ GUARDED_BY(mu_) = 0;
 };
 
 void Run::Advance(uint64_t bytes, uint64_t objects) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   progress_.bytes_done += bytes;
   progress_.objects_done += objects;
   if (options_.progress) options_.progress(progress_);
@@ -159,7 +159,7 @@ Status Run::Download(const Entry& e, const std::string& part) {
     }
     have += bytes->size();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       downloaded_ += bytes->size();
     }
     Advance(bytes->size(), 0);
@@ -219,13 +219,13 @@ Status Run::CopyOne(const Entry& e) {
     if (resumed == 0 || attempt > 0) return checked;
     // The resumed bytes may be from an older version of the object: start over once.
     resumed = 0;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     progress_.bytes_done -= e.info.size;
   }
   if (::rename(part.c_str(), final_path.c_str()) != 0) {
     return Status::Unavailable(Errno(final_path + ": rename"));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::ofstream journal(dir_ + "/" + kCacheMetaDir + "/objects", std::ios::app);
   journal << e.info.etag << '\t' << e.info.size << '\t' << e.rel << '\n';
   journal.flush();
@@ -238,14 +238,17 @@ Status Run::CopyOne(const Entry& e) {
 
 Status Run::CopyAll(const std::vector<Entry>& todo, WarmCacheProgress start,
                     WarmCacheResult& result) {
-  progress_ = start;
-  if (options_.progress) options_.progress(progress_);
+  {
+    MutexLock lock(mu_);
+    progress_ = start;
+    if (options_.progress) options_.progress(progress_);
+  }
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; !Stopping() && (i = next++) < todo.size();) {
       Status s = CopyOne(todo[i]);
       if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         if (first_error_.ok()) first_error_ = s;
         if (s.message().find(": interrupted") == std::string::npos) failed_ = true;
       }
@@ -256,6 +259,7 @@ Status Run::CopyAll(const std::vector<Entry>& todo, WarmCacheProgress start,
   for (int t = 1; t < n; ++t) threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+  MutexLock lock(mu_);
   result.objects_copied = copied_;
   result.bytes_downloaded = downloaded_;
   if (options_.cancel != nullptr && options_.cancel->load() && copied_ < todo.size() &&

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <optional>
 #include <thread>
 
+#include "base/mutex.h"
 #include "storage/objstore/s3_store.h"
 #include "storage/objstore/s3_xml.h"
 
@@ -46,8 +46,10 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
   std::vector<UploadedPart> uploaded(plan.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex mu;
-  std::optional<Status> error;  // GUARDED_BY(mu): the first part's failure
+  struct {
+    Mutex mu;
+    std::optional<Status> status GUARDED_BY(mu);  // the first part's failure
+  } first_error;
   auto upload = [&] {
     for (size_t i; !failed && (i = next++) < plan.size();) {
       const PartRange& part = plan[i];
@@ -63,8 +65,8 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
         }
       }
       if (!s.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = s;
+        MutexLock lock(first_error.mu);
+        if (!first_error.status) first_error.status = s;
         failed = true;
       }
     }
@@ -74,6 +76,11 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
   for (int t = 1; t < workers; ++t) threads.emplace_back(upload);
   upload();
   for (std::thread& t : threads) t.join();
+  std::optional<Status> error;
+  {
+    MutexLock lock(first_error.mu);
+    error = first_error.status;
+  }
 
   Status result = error ? *error
                         : CompleteMultipart(key, *upload_id, CompleteMultipartUploadXml(uploaded),

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <thread>
 
+#include "base/mutex.h"
 #include "storage/objstore/s3_multipart.h"
 #include "storage/objstore/testing/s3rver_process.h"
 
@@ -222,7 +222,7 @@ class RecordingHttpClient : public HttpClient {
     const std::string line = request.method + " " + request.target;
     bool fail = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       log_.push_back(line);
       if (!match_.empty() && line.find(match_) != std::string::npos && failures_ != 0) {
         fail = true;
@@ -236,29 +236,30 @@ class RecordingHttpClient : public HttpClient {
       return r;
     }
     Result<HttpResponse> r = real_->Send(request);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     answers_.push_back(line + " -> " + (r.ok() ? std::to_string(r->status) : "no answer"));
     return r;
   }
   // Requests whose "METHOD target" contains all of `parts`.
   int Count(std::initializer_list<std::string> parts) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return int(std::count_if(log_.begin(), log_.end(), [&](const std::string& line) {
       return std::all_of(parts.begin(), parts.end(),
                          [&](const std::string& p) { return line.find(p) != std::string::npos; });
     }));
   }
   std::vector<std::string> answers() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return answers_;
   }
 
  private:
   HttpClientPtr real_;
   std::string match_;
-  std::mutex mu_;
-  std::vector<std::string> log_, answers_;  // GUARDED_BY(mu_)
-  int failures_;                            // GUARDED_BY(mu_)
+  Mutex mu_;
+  std::vector<std::string> log_ GUARDED_BY(mu_);
+  std::vector<std::string> answers_ GUARDED_BY(mu_);
+  int failures_ GUARDED_BY(mu_);
   int status_;
 };
 
