@@ -29,12 +29,12 @@ Connection::Connection(int fd, std::string remote, const Handler& handler, const
 Connection::~Connection() { Close(); }
 
 void Connection::Shutdown() {
-  std::lock_guard<std::mutex> lock(fd_mutex_);
+  MutexLock lock(fd_mutex_);
   if (!closed_) ::shutdown(fd_, SHUT_RDWR);
 }
 
 void Connection::Close() {
-  std::lock_guard<std::mutex> lock(fd_mutex_);
+  MutexLock lock(fd_mutex_);
   if (!closed_) ::close(fd_);
   closed_ = true;
 }

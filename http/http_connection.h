@@ -12,9 +12,9 @@
 
 #include <atomic>
 #include <cstddef>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "http/http.h"
 #include "http/http_util.h"
 
@@ -64,8 +64,8 @@ class Connection : public ResponseWriter {
   void Close();
 
   const int fd_;
-  std::mutex fd_mutex_;  // Shutdown() from another thread must not race the close
-  bool closed_ = false;  // GUARDED_BY(fd_mutex_)
+  Mutex fd_mutex_;  // Shutdown() from another thread must not race the close
+  bool closed_ GUARDED_BY(fd_mutex_) = false;
   const std::string remote_;
   const Handler& handler_;
   const HttpLimits& limits_;

@@ -103,13 +103,13 @@ void HttpServer::AcceptLoop() {
     if (fd < 0) continue;  // the client gave up already, or out of descriptors for a moment
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     Slot& slot = slots_.emplace_back();
     slot.connection =
         std::make_unique<Connection>(fd, FormatAddress(peer), handler_, options_.limits, stop_);
     slot.thread = std::thread([this, &slot] {
       slot.connection->Serve();
-      std::lock_guard<std::mutex> done_lock(mutex_);
+      MutexLock done_lock(mutex_);
       slot.done = true;
     });
   }
@@ -118,7 +118,7 @@ void HttpServer::AcceptLoop() {
 void HttpServer::ReapFinished() {
   std::list<Slot> finished;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     for (auto it = slots_.begin(); it != slots_.end();) {
       auto next = std::next(it);
       if (it->done) finished.splice(finished.end(), slots_, it);
@@ -129,7 +129,7 @@ void HttpServer::ReapFinished() {
 }
 
 void HttpServer::Stop() {
-  std::lock_guard<std::mutex> stop_lock(stop_mutex_);
+  MutexLock stop_lock(stop_mutex_);
   if (stop_.stopped.exchange(true)) return;
   if (wake_write_fd_ >= 0) {
     char byte = 1;
@@ -143,7 +143,7 @@ void HttpServer::Stop() {
   }
   std::list<Slot> all;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     for (Slot& slot : slots_) slot.connection->Shutdown();
     all.splice(all.end(), slots_);
   }

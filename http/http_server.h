@@ -21,10 +21,10 @@
 #include <cstddef>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "http/http.h"
 #include "http/http_connection.h"
@@ -56,7 +56,9 @@ class HttpServer {
   struct Slot {
     std::unique_ptr<Connection> connection;
     std::thread thread;
-    bool done = false;  // GUARDED_BY(mutex_): Serve() has returned, the thread can be joined
+    // Serve() has returned, the thread can be joined. Guarded by the server's mutex_ (which an
+    // annotation here would take for a Slot's own).
+    bool done = false;
   };
 
   void AcceptLoop();
@@ -69,9 +71,9 @@ class HttpServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::thread accept_thread_;
-  std::mutex stop_mutex_;  // serialises Stop()
-  std::mutex mutex_;
-  std::list<Slot> slots_;  // GUARDED_BY(mutex_)
+  Mutex stop_mutex_;  // serialises Stop()
+  Mutex mutex_;
+  std::list<Slot> slots_ GUARDED_BY(mutex_);
 };
 
 }  // namespace dljob::http
