@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 
 #include "jobs/log_lines.h"
 
@@ -34,7 +35,7 @@ Result<File> OpenArchive(const std::string& path) {
 
 // Sleeps `d` unless stopped first; returns whether it was stopped.
 bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
-  std::mutex mu;
+  std::mutex mu;  // guards nothing: wait_for needs a lock to release
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
   cv.wait_for(lock, stop, d, [] { return false; });
@@ -57,7 +58,7 @@ LogCollector::LogCollector(std::string ns, std::string job, std::string pod, Log
       options_(std::move(options)) {}
 
 std::optional<WallTime> LogCollector::LastProgress() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return last_progress_;
 }
 
@@ -123,7 +124,7 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
     if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
     const WallTime now = options_.now();
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       aggregator_.Add(*sample, FormatRfc3339(now));
       dirty_ = true;
       last_progress_ = now;
@@ -137,10 +138,10 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
 void LogCollector::Flush() { MaybePublish(false, options_.now()); }
 
 void LogCollector::MaybePublish(bool force, WallTime now) {
-  std::lock_guard publishing(publish_mu_);
+  MutexLock publishing(publish_mu_);
   Throughput current;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!dirty_) return;
     if (!force && published_at_ && now - *published_at_ < options_.publish_interval) return;
     current = aggregator_.Current();
@@ -148,11 +149,11 @@ void LogCollector::MaybePublish(bool force, WallTime now) {
   }
   // A failed publish is retried at the next line, Flush() or the end; the log goes on.
   if (!sink_.Publish(ns_, job_, current).ok()) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     dirty_ = true;
     return;
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   published_at_ = now;
 }
 

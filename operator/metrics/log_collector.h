@@ -20,13 +20,13 @@
 #include <cstdio>
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
 
 #include "jobs/dljob_types.h"
 #include "jobs/metric_line.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "base/time_format.h"
 #include "kube/api.h"
@@ -82,12 +82,12 @@ class LogCollector {
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
   std::atomic<int64_t> lines_{0}, metric_lines_{0};
-  std::mutex publish_mu_;  // serialises publishes, so they reach the sink in order
-  mutable std::mutex mu_;
-  ProgressAggregator aggregator_;          // GUARDED_BY(mu_)
-  bool dirty_ = false;                     // GUARDED_BY(mu_): aggregated, not yet published
-  std::optional<WallTime> published_at_;   // GUARDED_BY(mu_)
-  std::optional<WallTime> last_progress_;  // GUARDED_BY(mu_)
+  Mutex publish_mu_ ACQUIRED_BEFORE(mu_);  // serialises publishes, so they reach the sink in order
+  mutable Mutex mu_;
+  ProgressAggregator aggregator_ GUARDED_BY(mu_);
+  bool dirty_ GUARDED_BY(mu_) = false;  // aggregated, not yet published
+  std::optional<WallTime> published_at_ GUARDED_BY(mu_);
+  std::optional<WallTime> last_progress_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::metrics

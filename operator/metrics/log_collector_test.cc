@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
+
 namespace dljob::metrics {
 namespace {
 
@@ -26,14 +28,14 @@ class FakeLines : public kube::LineStream {
     }
     if (next_ < lines_.size()) return std::optional<std::string>(lines_[next_++]);
     if (block_at_end_) {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return cancelled_; });
+      MutexLock lock(mu_);
+      while (!cancelled_) cv_.wait(mu_);
       return kube::ApiError{0, "Cancelled", "cancelled"};
     }
     return std::optional<std::string>();
   }
   void Cancel() override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     cancelled_ = true;
     cv_.notify_all();
   }
@@ -43,20 +45,25 @@ class FakeLines : public kube::LineStream {
   size_t next_ = 0;
   int break_after_;
   bool block_at_end_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool cancelled_ = false;
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  bool cancelled_ GUARDED_BY(mu_) = false;
 };
 
 class RecordingSink : public ThroughputSink {
  public:
   Status Publish(const std::string& ns, const std::string& job, const Throughput& t) override {
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     published.push_back({ns + "/" + job, t});
     return Status::Ok();
   }
-  std::mutex mu;
-  std::vector<std::pair<std::string, Throughput>> published;
+  // A copy, for reading once the collector is done or idle.
+  std::vector<std::pair<std::string, Throughput>> Published() {
+    MutexLock lock(mu);
+    return published;
+  }
+  Mutex mu;
+  std::vector<std::pair<std::string, Throughput>> published GUARDED_BY(mu);
 };
 
 std::string Metric(int rank, int step, double ips) {
@@ -120,10 +127,11 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
   EXPECT_EQ(c.LastProgress(), now_);
 
   // The clock never moved: one publish at the first metric line, one at the end.
-  ASSERT_EQ(sink_.published.size(), 2u);
-  EXPECT_EQ(sink_.published[0].first, "ns/job");
-  EXPECT_EQ(sink_.published[0].second.step, 10);
-  const Throughput& last = sink_.published[1].second;
+  const auto published = sink_.Published();
+  ASSERT_EQ(published.size(), 2u);
+  EXPECT_EQ(published[0].first, "ns/job");
+  EXPECT_EQ(published[0].second.step, 10);
+  const Throughput& last = published[1].second;
   EXPECT_EQ(last.step, 20);
   EXPECT_DOUBLE_EQ(*last.images_per_sec, 120 + 110);  // each rank's latest
 }
@@ -139,7 +147,7 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
                  sink_, o);
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   std::vector<int64_t> steps;
-  for (auto& [key, t] : sink_.published) steps.push_back(*t.step);
+  for (auto& [key, t] : sink_.Published()) steps.push_back(*t.step);
   // Step 1 published; step 2 is 3 s later (< 5 s); step 3 is 6 s after step 1; nothing new at the end.
   EXPECT_EQ(steps, (std::vector<int64_t>{1, 3}));
 }
@@ -157,19 +165,19 @@ TEST_F(LogCollectorTest, FlushPublishesAQuietJobsLatestThroughputAfterTheInterva
   while (c.metric_lines() < 2) std::this_thread::yield();
   c.Flush();  // within the interval: nothing new goes out
   {
-    std::lock_guard lock(sink_.mu);
+    MutexLock lock(sink_.mu);
     ASSERT_EQ(sink_.published.size(), 1u);
     EXPECT_EQ(sink_.published[0].second.step, 1);
   }
   now_ += std::chrono::seconds(5);
   c.Flush();
   {
-    std::lock_guard lock(sink_.mu);
+    MutexLock lock(sink_.mu);
     ASSERT_EQ(sink_.published.size(), 2u);
     EXPECT_EQ(sink_.published[1].second.step, 2);
   }
   c.Flush();  // nothing new since
-  EXPECT_EQ(sink_.published.size(), 2u);
+  EXPECT_EQ(sink_.Published().size(), 2u);
   runner.request_stop();
 }
 
@@ -217,8 +225,9 @@ TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
   runner.request_stop();
   runner.join();
   // What was aggregated is published on the way out.
-  ASSERT_FALSE(sink_.published.empty());
-  EXPECT_EQ(sink_.published.back().second.step, 5);
+  const auto published = sink_.Published();
+  ASSERT_FALSE(published.empty());
+  EXPECT_EQ(published.back().second.step, 5);
 }
 
 TEST_F(LogCollectorTest, AnUnwritableArchiveIsAnErrorNamingThePath) {

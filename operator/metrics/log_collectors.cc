@@ -50,7 +50,7 @@ void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
   // call. The entries stay: only Sync() and StopAll() remove them, on this same thread.
   std::vector<LogCollector*> active;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto& [uid, e] : by_uid_) {
       if (!e.done->load()) active.push_back(e.collector.get());
     }
@@ -60,7 +60,7 @@ void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
 
 void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
   std::set<std::string> present;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const Json& pod : launcher_pods) {
     const std::string uid = Field(pod, "metadata", "uid");
     const std::string ns = Field(pod, "metadata", "namespace");
@@ -104,7 +104,7 @@ void LogCollectors::FoldLocked(const Entry& entry) {
 }
 
 std::optional<WallTime> LogCollectors::LastProgress(const std::string& job_key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::optional<WallTime> last;
   if (auto it = folded_progress_.find(job_key); it != folded_progress_.end()) last = it->second;
   for (const auto& [uid, e] : by_uid_) {
@@ -116,7 +116,7 @@ std::optional<WallTime> LogCollectors::LastProgress(const std::string& job_key) 
 }
 
 std::map<std::string, LogCounts> LogCollectors::Counts() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::map<std::string, LogCounts> out = folded_;
   for (const auto& [uid, e] : by_uid_) {
     LogCounts& c = out[e.job_key];
@@ -127,14 +127,14 @@ std::map<std::string, LogCounts> LogCollectors::Counts() const {
 }
 
 size_t LogCollectors::Following() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   size_t n = 0;
   for (const auto& [uid, e] : by_uid_) n += e.done->load() ? 0 : 1;
   return n;
 }
 
 void LogCollectors::StopAll() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (auto& [uid, e] : by_uid_) e.thread.request_stop();
   for (auto& [uid, e] : by_uid_) {
     if (e.thread.joinable()) e.thread.join();

@@ -15,7 +15,6 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -23,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/mutex.h"
 #include "kube/api.h"
 #include "operator/metrics/job_metrics.h"
 #include "operator/metrics/log_collector.h"
@@ -62,15 +62,16 @@ class LogCollectors {
     std::shared_ptr<std::atomic<bool>> done;
   };
   void SyncEntries(const std::vector<nlohmann::json>& launcher_pods);
-  void FoldLocked(const Entry& entry);  // adds a finished entry's counts to the job's totals
+  // Adds a finished entry's counts to the job's totals.
+  void FoldLocked(const Entry& entry) REQUIRES(mu_);
 
   LogOpener open_;
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
-  mutable std::mutex mu_;
-  std::map<std::string, Entry> by_uid_;                 // GUARDED_BY(mu_)
-  std::map<std::string, LogCounts> folded_;             // GUARDED_BY(mu_)
-  std::map<std::string, WallTime> folded_progress_;     // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<std::string, Entry> by_uid_ GUARDED_BY(mu_);
+  std::map<std::string, LogCounts> folded_ GUARDED_BY(mu_);
+  std::map<std::string, WallTime> folded_progress_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::metrics

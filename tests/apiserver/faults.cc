@@ -17,18 +17,18 @@ bool SameMethod(const std::string& rule, const std::string& method) {
 }  // namespace
 
 void Faults::Add(FaultRule rule) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (rule.count > 0) rules_.push_back(std::move(rule));
 }
 
 void Faults::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   rules_.clear();
   latency_ = std::chrono::milliseconds(0);
 }
 
 std::optional<ApiError> Faults::Take(const std::string& method, const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (auto it = rules_.begin(); it != rules_.end(); ++it) {
     if (!SameMethod(it->method, method) || path.rfind(it->path_prefix, 0) != 0) continue;
     ApiError error = ErrorForCode(
@@ -41,17 +41,17 @@ std::optional<ApiError> Faults::Take(const std::string& method, const std::strin
 }
 
 size_t Faults::pending() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return rules_.size();
 }
 
 void Faults::set_latency(std::chrono::milliseconds latency) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   latency_ = latency;
 }
 
 std::chrono::milliseconds Faults::latency() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return latency_;
 }
 

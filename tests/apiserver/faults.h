@@ -5,11 +5,11 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "tests/apiserver/api_errors.h"
 
 namespace dljob::apiserver {
@@ -35,9 +35,9 @@ class Faults {
   std::chrono::milliseconds latency() const;
 
  private:
-  mutable std::mutex mu_;
-  std::vector<FaultRule> rules_;                  // GUARDED_BY(mu_)
-  std::chrono::milliseconds latency_{0};          // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<FaultRule> rules_ GUARDED_BY(mu_);
+  std::chrono::milliseconds latency_ GUARDED_BY(mu_){0};
 };
 
 }  // namespace dljob::apiserver

@@ -130,7 +130,7 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
                                     Json object) {
   if (!object.is_object()) return BadRequestError("the body of a create must be a JSON object");
   Json& meta = Metadata(object);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (type.namespaced) {
     std::string body_ns = meta.value("namespace", "");
     if (!body_ns.empty() && body_ns != ns) {
@@ -181,7 +181,7 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
 
 ApiResult<Json> ObjectStore::Get(const ResourceType& type, const std::string& ns,
                                  const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ObjectPtr found = FindLocked(type, ns, name);
   if (!found) return NotFoundError(type.Key(), name);
   return *found;
@@ -195,7 +195,7 @@ ApiResult<Json> ObjectStore::List(const ResourceType& type, const std::string& n
     if (!parsed) return BadRequestError("invalid continue token \"" + query.continue_token + "\"");
     token = *parsed;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   Json items = Json::array();
   std::string last_key;
   int64_t remaining = 0;
@@ -284,7 +284,7 @@ ApiResult<Json> ObjectStore::Update(const ResourceType& type, const std::string&
     return BadRequestError("the name of the object (" + body_name +
                            ") does not match the name on the URL (" + name + ")");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ObjectPtr old = FindLocked(type, ns, name);
   if (!old) return NotFoundError(type.Key(), name);
   std::string rv = ResourceVersionOf(object);
@@ -300,7 +300,7 @@ ApiResult<Json> ObjectStore::Update(const ResourceType& type, const std::string&
 ApiResult<Json> ObjectStore::MergePatch(const ResourceType& type, const std::string& ns,
                                         const std::string& name, const Json& patch, Part part) {
   if (!patch.is_object()) return BadRequestError("a merge patch must be a JSON object");
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ObjectPtr old = FindLocked(type, ns, name);
   if (!old) return NotFoundError(type.Key(), name);
   if (patch.contains("metadata") && patch["metadata"].is_object()) {
@@ -314,7 +314,7 @@ ApiResult<Json> ObjectStore::MergePatch(const ResourceType& type, const std::str
 
 ApiResult<Json> ObjectStore::Mutate(const ResourceType& type, const std::string& ns,
                                     const std::string& name, const Mutation& mutation) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ObjectPtr old = FindLocked(type, ns, name);
   if (!old) return NotFoundError(type.Key(), name);
   Json updated = *old;
@@ -323,7 +323,7 @@ ApiResult<Json> ObjectStore::Mutate(const ResourceType& type, const std::string&
 }
 
 std::vector<Json> ObjectStore::Objects(const std::string& key, const std::string& ns) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Json> out;
   auto t = objects_.find(key);
   if (t == objects_.end()) return out;

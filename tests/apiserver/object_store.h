@@ -22,7 +22,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -30,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/mutex.h"
 #include "tests/apiserver/api_errors.h"
 #include "tests/apiserver/resource_types.h"
 #include "tests/apiserver/selectors.h"
@@ -125,30 +125,31 @@ class ObjectStore {
   static std::string ObjectKey(const ResourceType& type, const std::string& ns,
                                const std::string& name);
   ObjectPtr FindLocked(const ResourceType& type, const std::string& ns,
-                       const std::string& name) const;
-  ApiResult<Json> CommitLocked(const ResourceType& type, const ObjectPtr& old, Json updated);
+                       const std::string& name) const REQUIRES(mu_);
+  ApiResult<Json> CommitLocked(const ResourceType& type, const ObjectPtr& old, Json updated)
+      REQUIRES(mu_);
   ApiResult<Json> UpdateLocked(const ResourceType& type, const ObjectPtr& old, Json object,
-                               Part part);
+                               Part part) REQUIRES(mu_);
   Json DeleteLocked(const std::string& key, const std::string& object_key,
-                    const std::string& policy);
-  void CollectGarbageLocked(const std::string& owner_uid, const std::string& policy);
-  void DeleteNamespaceContentsLocked(const std::string& ns);
-  void RecordLocked(StoredEvent event);
-  std::string NextUidLocked();
-  std::string NameSuffixLocked();
+                    const std::string& policy) REQUIRES(mu_);
+  void CollectGarbageLocked(const std::string& owner_uid, const std::string& policy) REQUIRES(mu_);
+  void DeleteNamespaceContentsLocked(const std::string& ns) REQUIRES(mu_);
+  void RecordLocked(StoredEvent event) REQUIRES(mu_);
+  std::string NextUidLocked() REQUIRES(mu_);
+  std::string NameSuffixLocked() REQUIRES(mu_);
   std::string NowText() const;
 
   const StoreOptions options_;
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  std::map<std::string, TypeObjects> objects_;                 // GUARDED_BY(mu_), by type key
-  std::unordered_map<std::string, std::string> uid_to_type_;   // GUARDED_BY(mu_), live uids
-  std::deque<StoredEvent> history_;                            // GUARDED_BY(mu_)
-  uint64_t version_ = 0;                                       // GUARDED_BY(mu_)
-  uint64_t compacted_ = 0;                                     // GUARDED_BY(mu_)
-  uint64_t interrupts_ = 0;                                    // GUARDED_BY(mu_)
-  uint64_t uids_ = 0;                                          // GUARDED_BY(mu_)
-  std::mt19937 names_{20240611};                               // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  mutable std::condition_variable_any changed_;
+  std::map<std::string, TypeObjects> objects_ GUARDED_BY(mu_);                // by type key
+  std::unordered_map<std::string, std::string> uid_to_type_ GUARDED_BY(mu_);  // live uids
+  std::deque<StoredEvent> history_ GUARDED_BY(mu_);
+  uint64_t version_ GUARDED_BY(mu_) = 0;
+  uint64_t compacted_ GUARDED_BY(mu_) = 0;
+  uint64_t interrupts_ GUARDED_BY(mu_) = 0;
+  uint64_t uids_ GUARDED_BY(mu_) = 0;
+  std::mt19937 names_ GUARDED_BY(mu_){20240611};
 };
 
 // Object helpers shared by the server's parts.

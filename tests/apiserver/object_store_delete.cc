@@ -20,7 +20,7 @@ bool OwnedBy(const Json& object, const std::string& owner_uid) {
 
 ApiResult<Json> ObjectStore::Delete(const ResourceType& type, const std::string& ns,
                                     const std::string& name, const DeleteRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ObjectPtr old = FindLocked(type, ns, name);
   if (!old) return NotFoundError(type.Key(), name);
   if (!request.precondition_uid.empty() && request.precondition_uid != UidOf(*old)) {
@@ -111,7 +111,7 @@ void ObjectStore::CollectGarbageLocked(const std::string& owner_uid, const std::
 }
 
 void ObjectStore::DeleteAll(const ResourceType& type) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<std::string> keys;
   for (const auto& [object_key, obj] : objects_[type.Key()]) keys.push_back(object_key);
   for (const std::string& k : keys) {

@@ -6,18 +6,18 @@
 namespace dljob::apiserver {
 
 uint64_t ObjectStore::resource_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return version_;
 }
 
 uint64_t ObjectStore::compacted_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return compacted_;
 }
 
 std::pair<std::vector<ObjectPtr>, uint64_t> ObjectStore::Snapshot(const std::string& key,
                                                                   const std::string& ns) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::vector<ObjectPtr> out;
   auto t = objects_.find(key);
   if (t != objects_.end()) {
@@ -30,7 +30,7 @@ std::pair<std::vector<ObjectPtr>, uint64_t> ObjectStore::Snapshot(const std::str
 
 bool ObjectStore::EventsAfter(uint64_t after, std::vector<StoredEvent>* out,
                               uint64_t* now_at) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   *now_at = version_;
   if (after < compacted_) return false;
   auto first = std::upper_bound(
@@ -41,21 +41,21 @@ bool ObjectStore::EventsAfter(uint64_t after, std::vector<StoredEvent>* out,
 }
 
 bool ObjectStore::WaitPast(uint64_t after, std::chrono::steady_clock::time_point deadline) const {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   const uint64_t interrupts = interrupts_;
-  changed_.wait_until(lock, deadline,
-                      [&] { return version_ > after || interrupts_ != interrupts; });
+  changed_.wait_until(
+      mu_, deadline, [&]() REQUIRES(mu_) { return version_ > after || interrupts_ != interrupts; });
   return version_ > after;
 }
 
 void ObjectStore::Interrupt() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ++interrupts_;
   changed_.notify_all();
 }
 
 void ObjectStore::CompactHistory() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   history_.clear();
   compacted_ = version_;
   changed_.notify_all();

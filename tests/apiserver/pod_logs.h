@@ -8,9 +8,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
+
+#include "base/mutex.h"
 
 namespace dljob::apiserver {
 
@@ -26,10 +27,10 @@ class PodLogs {
   void Wake();
 
  private:
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  std::map<std::string, std::string> logs_;  // GUARDED_BY(mu_)
-  uint64_t wakes_ = 0;                        // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  mutable std::condition_variable_any changed_;
+  std::map<std::string, std::string> logs_ GUARDED_BY(mu_);
+  uint64_t wakes_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace dljob::apiserver

@@ -138,7 +138,7 @@ Result<ResourceType> TypeFromCrd(const Json& crd) {
 ResourceRegistry::ResourceRegistry() : types_(BuiltinTypes()) {}
 
 void ResourceRegistry::Add(ResourceType type) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (ResourceType& t : types_) {
     if (t.group == type.group && t.version == type.version && t.plural == type.plural) {
       t = std::move(type);
@@ -149,7 +149,7 @@ void ResourceRegistry::Add(ResourceType type) {
 }
 
 void ResourceRegistry::Remove(const std::string& group, const std::string& plural) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::erase_if(types_, [&](const ResourceType& t) {
     return t.custom && t.group == group && t.plural == plural;
   });
@@ -158,7 +158,7 @@ void ResourceRegistry::Remove(const std::string& group, const std::string& plura
 std::optional<ResourceType> ResourceRegistry::Find(const std::string& group,
                                                    const std::string& version,
                                                    const std::string& plural) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   for (const ResourceType& t : types_) {
     if (t.group == group && t.version == version && t.plural == plural) return t;
   }
@@ -166,7 +166,7 @@ std::optional<ResourceType> ResourceRegistry::Find(const std::string& group,
 }
 
 std::optional<ResourceType> ResourceRegistry::FindByKey(const std::string& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::optional<ResourceType> by_plural;
   int plural_matches = 0;
   for (const ResourceType& t : types_) {
@@ -181,7 +181,7 @@ std::optional<ResourceType> ResourceRegistry::FindByKey(const std::string& key) 
 }
 
 std::vector<ResourceType> ResourceRegistry::All() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return types_;
 }
 

@@ -10,13 +10,13 @@
 // lookups return copies, so a type stays valid while a CRD is added or removed concurrently.
 #pragma once
 
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace dljob::apiserver {
@@ -88,8 +88,8 @@ class ResourceRegistry {
   std::vector<ResourceType> All() const;
 
  private:
-  mutable std::mutex mu_;
-  std::vector<ResourceType> types_;  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<ResourceType> types_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::apiserver

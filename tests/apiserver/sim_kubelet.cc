@@ -27,7 +27,7 @@ SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std:
 SimKubelet::~SimKubelet() { Disable(); }
 
 void SimKubelet::Enable(std::chrono::milliseconds delay) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   delay_ = delay;
   if (thread_.joinable()) return;
   stop_ = false;
@@ -37,7 +37,7 @@ void SimKubelet::Enable(std::chrono::milliseconds delay) {
 void SimKubelet::Disable() {
   std::thread thread;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
     thread = std::move(thread_);
   }
@@ -48,7 +48,7 @@ void SimKubelet::Disable() {
 bool SimKubelet::enabled() const { return !stop_; }
 
 std::chrono::milliseconds SimKubelet::delay() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return delay_;
 }
 

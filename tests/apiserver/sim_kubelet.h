@@ -10,10 +10,10 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "tests/apiserver/object_store.h"
 
 namespace dljob::apiserver {
@@ -35,9 +35,9 @@ class SimKubelet {
   ObjectStore& store_;
   const ResourceType pods_;
   const std::function<std::string()> now_;
-  mutable std::mutex mu_;
-  std::thread thread_;                    // GUARDED_BY(mu_)
-  std::chrono::milliseconds delay_{0};    // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::thread thread_ GUARDED_BY(mu_);
+  std::chrono::milliseconds delay_ GUARDED_BY(mu_){0};
   std::atomic<bool> stop_{true};
 };
 

@@ -27,14 +27,14 @@ void Timeline::Record(const char* name, const char* category, Clock::time_point 
                    thread,
                    step,
                    bucket};
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   ring_[next_] = event;
   next_ = (next_ + 1) % ring_.size();
   ++recorded_;
 }
 
 std::vector<TraceEvent> Timeline::Events() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<TraceEvent> events;
   const size_t kept = std::min<size_t>(static_cast<size_t>(recorded_), ring_.size());
   events.reserve(kept);
@@ -45,7 +45,7 @@ std::vector<TraceEvent> Timeline::Events() const {
 }
 
 int64_t Timeline::dropped() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return recorded_ - static_cast<int64_t>(std::min<size_t>(recorded_, ring_.size()));
 }
 

@@ -24,10 +24,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace dljob::trainer {
@@ -65,10 +65,10 @@ class Timeline {
 
  private:
   const Clock::time_point origin_;
-  mutable std::mutex mutex_;
-  std::vector<TraceEvent> ring_;  // guarded by mutex_; capacity fixed at construction
-  size_t next_ = 0;               // guarded by mutex_; slot of the next event
-  int64_t recorded_ = 0;          // guarded by mutex_; all events ever recorded
+  mutable Mutex mutex_;
+  std::vector<TraceEvent> ring_ GUARDED_BY(mutex_);  // capacity fixed at construction
+  size_t next_ GUARDED_BY(mutex_) = 0;               // slot of the next event
+  int64_t recorded_ GUARDED_BY(mutex_) = 0;          // all events ever recorded
 };
 
 // Records a span from construction to destruction when `timeline` is not null.
