@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs every Debian package dljob needs to build, test and run its local demo.
-# Safe to run any number of times. Run as root (or with sudo available).
+# Installs every Debian package dljob needs to build, test and run its local demo, and s3rver
+# (the S3 server the object-store tests run against). Safe to run any number of times. Run as
+# root (or with sudo available). Fails, saying what is missing and what to do, when anything the
+# tests need cannot be installed: a suite that skips what it could not set up has not passed.
 set -euo pipefail
+
+fail() {
+  echo "setup: FAILED: $*" >&2
+  exit 1
+}
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
@@ -11,7 +18,8 @@ PACKAGES=(
   libtorch-dev
   dataset-fashion-mnist
   googletest libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy  # scripts/check-*.sh, scripts/fuzz.sh
+  python3  # scripts/check-tidy.sh reads build/compile_commands.json
   libcpprest-dev libssl-dev openssl curl
   podman runc debootstrap  # scripts/build-image.sh and tests/image: the CPU image
 )
@@ -35,18 +43,25 @@ if [ ${#missing[@]} -eq 0 ]; then
 else
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  $SUDO apt-get update -q ||
+    fail "apt-get update did not work; check the network and the apt sources, then run scripts/setup.sh again"
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+    fail "apt-get could not install: ${missing[*]} (see apt's message above); fix that and run scripts/setup.sh again"
 fi
 
 # s3rver, the S3-compatible server storage/objstore's tests run against, goes into the
-# git-ignored .deps/ of the checkout (its tests skip when it is absent).
+# git-ignored .deps/ of the checkout. Without it those tests fail (they do not skip), so a failed
+# install stops here.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -f "$ROOT/.deps/s3rver/node_modules/s3rver/bin/s3rver.js" ]; then
+S3RVER="$ROOT/.deps/s3rver/node_modules/s3rver/bin/s3rver.js"
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
+  fail "node and npm are needed to install s3rver (Debian packages nodejs and npm) but are not on PATH"
+if [ -f "$S3RVER" ]; then
   echo "setup: s3rver already installed"
-elif command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+else
   echo "setup: installing s3rver into .deps/s3rver"
-  npm install --prefix "$ROOT/.deps/s3rver" --no-audit --no-fund s3rver@3 \
-    || echo "setup: s3rver could not be installed; the object-store tests against it will skip"
+  npm install --prefix "$ROOT/.deps/s3rver" --no-audit --no-fund s3rver@3 ||
+    fail "npm could not install s3rver@3 into .deps/s3rver (see npm's message above); the object-store tests need it. Fix that (network, npm registry) and run scripts/setup.sh again"
+  [ -f "$S3RVER" ] || fail "npm finished but $S3RVER is missing; remove .deps/s3rver and run scripts/setup.sh again"
 fi
 echo "setup: done"

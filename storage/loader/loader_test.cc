@@ -369,11 +369,9 @@ TEST_F(LoaderTest, ObjectStoreThroughLocalDirStoreGivesTheSameBatches) {
 }
 
 TEST_F(LoaderTest, ObjectStoreFromS3rverGivesTheSameBatches) {
-  if (!storage::testing::S3rverProcess::Available()) {
-    GTEST_SKIP() << storage::testing::S3rverProcess::SkipMessage();
-  }
   storage::testing::S3rverProcess server;
-  ASSERT_TRUE(server.Start().ok());
+  Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.message();
   Result<std::unique_ptr<S3Store>> s3 = S3Store::Open(server.Url(), server.Config());
   ASSERT_TRUE(s3.ok()) << s3.status().message();
   std::shared_ptr<ObjectStore> store = std::move(s3).value();

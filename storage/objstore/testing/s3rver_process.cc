@@ -18,9 +18,10 @@ std::string S3rverProcess::ScriptPath() {
   return script;
 }
 
-std::string S3rverProcess::SkipMessage() {
-  return "s3rver is not installed (.deps/s3rver); run scripts/setup.sh, which installs it with "
-         "npm when node and npm are present";
+std::string S3rverProcess::InstallHint() {
+  return "s3rver (a test dependency) is not installed: " + dljob::testing::SourceDir() +
+         "/.deps/s3rver/node_modules/s3rver/bin/s3rver.js or node is missing; run "
+         "scripts/setup.sh, which installs node, npm and s3rver and fails if it cannot";
 }
 
 S3rverProcess::~S3rverProcess() {
@@ -30,7 +31,7 @@ S3rverProcess::~S3rverProcess() {
 
 Status S3rverProcess::Start() {
   const std::string script = ScriptPath();
-  if (script.empty()) return Status::FailedPrecondition(SkipMessage());
+  if (script.empty()) return Status::FailedPrecondition(InstallHint());
   dir_ = std::make_unique<dljob::testing::TempDir>();
   const std::string data = dir_->path() + "/data";
   std::filesystem::create_directories(data);

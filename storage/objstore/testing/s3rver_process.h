@@ -9,8 +9,12 @@
 // values). Multipart uploads (s3rver 3.7): Create, UploadPart and Complete work; there is no
 // AbortMultipartUpload (DELETE ?uploadId answers 405 MethodNotAllowed), and Complete checks
 // neither the parts' ETags nor S3's 5 MiB minimum part size (so tests may use small parts), and
-// gives the object a plain MD5 ETag rather than S3's "md5-N". Tests call Available() first and
-// GTEST_SKIP when it is false. Not thread-safe; one owner.
+// gives the object a plain MD5 ETag rather than S3's "md5-N".
+//
+// s3rver is a test dependency like any package: when it is missing, Start() fails with a message
+// that says to run scripts/setup.sh (which fails loudly if it cannot install it), and the test
+// fails. Tests must not skip for it: a suite that skips its object-store tests has not passed.
+// Not thread-safe; one owner.
 #pragma once
 
 #include <memory>
@@ -26,12 +30,17 @@ class S3rverProcess {
  public:
   // The s3rver entry script, or "" when it (or node) is not installed.
   static std::string ScriptPath();
+  // What is missing and what to do about it (run scripts/setup.sh).
+  static std::string InstallHint();
+  // For programs that are not tests (bench/), which may print InstallHint() and stop. Tests call
+  // Start() and fail on its error instead of skipping.
   static bool Available() { return !ScriptPath().empty(); }
-  static std::string SkipMessage();
+  static std::string SkipMessage() { return InstallHint(); }  // old name of InstallHint
 
   explicit S3rverProcess(std::string bucket = "dljob-test") : bucket_(std::move(bucket)) {}
   ~S3rverProcess();
 
+  // Launches s3rver. kFailedPrecondition naming scripts/setup.sh when it is not installed.
   Status Start();
   const std::string& bucket() const { return bucket_; }
   int port() const { return port_; }
