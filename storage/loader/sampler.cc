@@ -8,22 +8,23 @@
 namespace dljob::storage::loader {
 namespace {
 
-template <typename It>
-void Shuffle(It first, It last, std::mt19937_64& rng) {
-  const uint64_t n = static_cast<uint64_t>(last - first);
-  for (uint64_t i = n; i > 1; --i) std::swap(first[i - 1], first[UniformBelow(rng, i)]);
+uint64_t EpochSeed(const SamplerOptions& o, int64_t epoch) {
+  const auto e = static_cast<uint64_t>(epoch);
+  return o.seeding == EpochSeeding::kMixSeed ? MixSeed(o.seed, e)
+                                             : SplitMix64(o.seed ^ SplitMix64(e));
 }
 
 }  // namespace
 
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b) {
-  auto step = [](uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
-  return step(step(step(seed) ^ a) ^ b);
+  return SplitMix64(SplitMix64(SplitMix64(seed) ^ a) ^ b);
 }
 
 Status ValidateSamplerOptions(const SamplerOptions& o) {
@@ -57,7 +58,7 @@ std::vector<uint64_t> Sampler::GlobalOrder(int64_t epoch) const {
   const uint64_t n = num_samples();
   std::vector<uint64_t> order;
   order.reserve(std::max<uint64_t>(n, per_rank_ * options_.world_size));
-  std::mt19937_64 rng(MixSeed(options_.seed, static_cast<uint64_t>(epoch)));
+  std::mt19937_64 rng(EpochSeed(options_, epoch));
   if (!options_.shuffle) {
     for (uint64_t i = 0; i < n; ++i) order.push_back(i);
   } else if (options_.order == Order::kGlobalShuffle) {
@@ -85,6 +86,13 @@ std::vector<uint64_t> Sampler::GlobalOrder(int64_t epoch) const {
 
 std::vector<uint64_t> Sampler::RankOrder(int64_t epoch) const {
   std::vector<uint64_t> order = GlobalOrder(epoch);
+  if (options_.partition == Partition::kStrided) {
+    std::vector<uint64_t> mine;
+    mine.reserve(per_rank_);
+    const auto world = static_cast<uint64_t>(options_.world_size);
+    for (uint64_t k = 0; k < per_rank_; ++k) mine.push_back(order[options_.rank + k * world]);
+    return mine;
+  }
   const auto first = order.begin() + static_cast<int64_t>(per_rank_) * options_.rank;
   return {first, first + static_cast<int64_t>(per_rank_)};
 }

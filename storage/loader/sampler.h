@@ -1,21 +1,36 @@
-// Sampler: which records each rank reads in each epoch, and in what order. Pure.
+// Sampler: which samples each rank reads in each epoch, and in what order; and the random-number
+// kit (SplitMix64, MixSeed, UniformBelow, Shuffle) every seeded stream of the loader and of
+// dljob-train draws from. The one sampler of the project: storage/loader reads record shards
+// through it, and dljob-train's in-memory data sources split their datasets with it. Pure.
 //
 // The records of a split are numbered globally: record r of shard s is sample offset(s) + r, with
-// the shards in index order. For each epoch the sampler builds one global order of all N samples,
-// the same on every rank because it depends only on (seed, epoch):
-//   * kGlobalShuffle: a uniform permutation of [0, N).
+// the shards in index order (an in-memory dataset is one shard). For each epoch the sampler
+// builds one global order of all N samples, the same on every rank because it depends only on
+// (seed, epoch):
+//   * kGlobalShuffle: a uniform permutation of [0, N) (Fisher-Yates).
 //   * kShardWindows (sequential-friendly): the shards in a shuffled order, each shard's records
 //     in file order, and then every run of `window` consecutive entries shuffled in place. Reads
 //     stay within a few shards at a time and mostly move forward, which is what object stores
 //     and spinning disks like; randomness is coarser than kGlobalShuffle.
 //   * shuffle = false: [0, N) in order (evaluation).
-// Rank r then takes the contiguous block [r*M, (r+1)*M) of that order, M = per_rank(). When N is
-// not a multiple of W (the world size):
+// The epoch's random stream is seeded by `seeding`:
+//   * EpochSeeding::kMixSeed (default): MixSeed(seed, epoch).
+//   * EpochSeeding::kSeedXorEpoch: SplitMix64(seed ^ SplitMix64(epoch)), the stream dljob-train's
+//     in-memory sources (Fashion-MNIST) have always shuffled with; kept so that a --seed gives
+//     the same run as before the two samplers became one.
+// When N is not a multiple of W (the world size) the order is cut or extended to W*M entries:
 //   * Remainder::kDrop (default) — M = floor(N / W); the N mod W samples at the end of the order
 //     are skipped this epoch (a different few each epoch when shuffling). Every sample is used at
 //     most once per epoch, and exactly once when W divides N.
 //   * Remainder::kPad — M = ceil(N / W); the order is extended with its own first entries, so
 //     every sample is used at least once and W*M - N of them twice.
+// Rank r then takes its M = per_rank() entries of that order by `partition`:
+//   * Partition::kBlocks (default): the contiguous block [r*M, (r+1)*M).
+//   * Partition::kStrided: entries r, r+W, r+2W, ... (dljob-train's in-memory sources). Cut into
+//     batches of B, rank r's batch s is then entries r + k*W for k in [s*B, (s+1)*B), so the W
+//     ranks' step-s batches together are exactly order[s*W*B, (s+1)*W*B): the batch one rank with
+//     batch W*B takes at step s. W ranks x batch B compute the same gradients as 1 rank x batch
+//     W*B, up to float rounding (tests/ rely on it).
 // Either way every rank gets the same M, which keeps ranks in lock step.
 //
 // The permutations use std::mt19937_64 (output fixed by the standard) and an own bounded draw, so
@@ -23,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -31,6 +47,8 @@ namespace dljob::storage::loader {
 
 enum class Order { kGlobalShuffle, kShardWindows };
 enum class Remainder { kDrop, kPad };
+enum class Partition { kBlocks, kStrided };
+enum class EpochSeeding { kMixSeed, kSeedXorEpoch };
 
 struct SamplerOptions {
   int world_size = 1;
@@ -40,6 +58,8 @@ struct SamplerOptions {
   Order order = Order::kGlobalShuffle;
   uint64_t window = 1024;  // kShardWindows: entries shuffled together
   Remainder remainder = Remainder::kDrop;
+  Partition partition = Partition::kBlocks;
+  EpochSeeding seeding = EpochSeeding::kMixSeed;
 };
 
 // kInvalidArgument naming the field ("sampler.rank: ...") for a world size below 1, a rank
@@ -75,8 +95,13 @@ class Sampler {
   uint64_t per_rank_ = 0;
 };
 
-// Mixes (seed, a, b) into one well-spread 64-bit value (splitmix64 steps); the seed of every
-// per-epoch and per-sample random stream in the loader.
+// The random-number kit. Every seeded stream is a std::mt19937_64 seeded through these.
+
+// One step of splitmix64's finaliser: spreads nearby inputs (seed, seed + 1) far apart.
+uint64_t SplitMix64(uint64_t x);
+
+// Mixes (seed, a, b) into one well-spread 64-bit value (three SplitMix64 steps); the seed of
+// every per-epoch and per-sample random stream in the loader.
 uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b = 0);
 
 // Uniform in [0, n) from a 64-bit generator, by rejection (no modulo bias). REQUIRES: n > 0.
@@ -87,6 +112,14 @@ uint64_t UniformBelow(Rng& rng, uint64_t n) {
   do v = rng();
   while (v >= limit);
   return v % n;
+}
+
+// Fisher-Yates: a uniform permutation of [first, last) drawn from `rng` (UniformBelow per swap,
+// from the back), identical on every platform.
+template <typename It, typename Rng>
+void Shuffle(It first, It last, Rng& rng) {
+  const auto n = static_cast<uint64_t>(last - first);
+  for (uint64_t i = n; i > 1; --i) std::swap(first[i - 1], first[UniformBelow(rng, i)]);
 }
 
 }  // namespace dljob::storage::loader

@@ -122,6 +122,96 @@ TEST(Sampler, LocateSkipsEmptyShards) {
   EXPECT_EQ(s.Locate(4).record, 2u);
 }
 
+// Changing the shuffle or the seeding would silently change every training run (dljob-train's
+// accuracy figures in tests/ depend on its order); pin both modes' orders and the kit's values.
+TEST(Sampler, FixedValuesPinTheAlgorithms) {
+  EXPECT_EQ(SplitMix64(0), 0xe220a8397b1dcdafull);  // splitmix64's published first output
+  EXPECT_EQ(MixSeed(42, 0), 0x6310bf04d8207f46ull);
+  EXPECT_EQ(MixSeed(1, 2, 3), 0xd0734750fde362b3ull);
+  struct Case {
+    EpochSeeding seeding;
+    std::vector<uint64_t> order;  // GlobalOrder(0) of 10 samples, seed 42
+  };
+  for (const Case& c : std::vector<Case>{
+           {EpochSeeding::kMixSeed, {9, 2, 4, 8, 5, 7, 1, 0, 6, 3}},
+           {EpochSeeding::kSeedXorEpoch, {9, 6, 2, 0, 1, 4, 3, 8, 5, 7}}}) {
+    SamplerOptions o = Opts(1, 0);
+    o.seeding = c.seeding;
+    EXPECT_EQ(Sampler({10}, o).GlobalOrder(0), c.order) << static_cast<int>(c.seeding);
+  }
+}
+
+// dljob-train's in-memory sources: one shard, strided ranks, batches of B cut from RankOrder.
+SamplerOptions Strided(int world, int rank) {
+  SamplerOptions o = Opts(world, rank);
+  o.seed = 1234;
+  o.partition = Partition::kStrided;
+  o.seeding = EpochSeeding::kSeedXorEpoch;
+  return o;
+}
+
+std::vector<uint64_t> Batch(const std::vector<uint64_t>& rank_order, uint64_t step,
+                            uint64_t batch) {
+  return {rank_order.begin() + static_cast<int64_t>(step * batch),
+          rank_order.begin() + static_cast<int64_t>((step + 1) * batch)};
+}
+
+TEST(Sampler, StridedEverySampleAtMostOncePerEpochAndSameStepsPerRank) {
+  const uint64_t n = 1003, batch = 7;
+  for (int world : {1, 2, 3, 4}) {
+    const uint64_t steps = n / (world * batch);
+    std::set<uint64_t> seen;
+    for (int r = 0; r < world; ++r) {
+      Sampler s({n}, Strided(world, r));
+      ASSERT_EQ(s.per_rank() / batch, steps);
+      const std::vector<uint64_t> order = s.RankOrder(0);
+      for (uint64_t step = 0; step < steps; ++step) {
+        for (uint64_t i : Batch(order, step, batch)) {
+          ASSERT_LT(i, n);
+          ASSERT_TRUE(seen.insert(i).second) << "sample " << i << " used twice";
+        }
+      }
+    }
+    EXPECT_EQ(seen.size(), steps * world * batch);
+    EXPECT_GT(seen.size(), n - world * batch);  // at most one global batch dropped
+  }
+}
+
+TEST(Sampler, StridedUnionOfRanksEqualsOneRankWithTheGlobalBatch) {
+  const uint64_t n = 500, batch = 4;
+  const int world = 3;
+  Sampler single({n}, Strided(1, 0));
+  const uint64_t steps = single.per_rank() / (batch * world);
+  ASSERT_EQ(steps, Sampler({n}, Strided(world, 0)).per_rank() / batch);
+  for (int64_t epoch : {0, 1}) {
+    std::vector<std::vector<uint64_t>> orders;
+    for (int r = 0; r < world; ++r) {
+      orders.push_back(Sampler({n}, Strided(world, r)).RankOrder(epoch));
+    }
+    const std::vector<uint64_t> one = single.RankOrder(epoch);
+    for (uint64_t step = 0; step < steps; ++step) {
+      std::multiset<uint64_t> together;
+      for (const auto& order : orders) {
+        for (uint64_t i : Batch(order, step, batch)) together.insert(i);
+      }
+      const std::vector<uint64_t> global = Batch(one, step, batch * world);
+      ASSERT_EQ(together, std::multiset<uint64_t>(global.begin(), global.end()))
+          << "epoch " << epoch << " step " << step;
+    }
+  }
+}
+
+TEST(Sampler, StridedTakesEveryWorldthEntryAndReshufflesEachEpoch) {
+  Sampler s({100}, Strided(2, 1));
+  const std::vector<uint64_t> global = s.GlobalOrder(3);
+  const std::vector<uint64_t> mine = s.RankOrder(3);
+  ASSERT_EQ(mine.size(), 50u);
+  for (size_t k = 0; k < mine.size(); ++k) EXPECT_EQ(mine[k], global[1 + 2 * k]);
+  EXPECT_EQ(mine, Sampler({100}, Strided(2, 1)).RankOrder(3));
+  EXPECT_NE(Batch(s.RankOrder(0), 0, 5), Batch(s.RankOrder(1), 0, 5));
+  EXPECT_EQ(Sampler({10}, Strided(2, 0)).per_rank() / 6, 0u);  // a batch larger than the data
+}
+
 TEST(Sampler, OptionsAreValidatedWithTheField) {
   EXPECT_NE(ValidateSamplerOptions(Opts(0, 0)).message().find("sampler.world_size"),
             std::string::npos);
