@@ -2,9 +2,9 @@
 //
 // A checkpoint is a set of named tensors (parameters, buffers, optimizer momentum; the Trainer
 // decides which, see training_state.h) plus CheckpointMeta: the steps completed, the position of
-// the next batch in the data (epoch and step within it: the DistributedSampler is a pure function
-// of these, so a resumed run sees exactly the batches the uninterrupted run would have), and the
-// settings the position depends on (world size, batch size, seed, model).
+// the next batch in the data (epoch and step within it: the sampler, storage/loader/sampler.h,
+// is a pure function of these, so a resumed run sees exactly the batches the uninterrupted run
+// would have), and the settings the position depends on (world size, batch size, seed, model).
 //
 // On disk, in one directory, checkpoint of step S is two files:
 //   ckpt-<S, 9 digits>.pt        the tensors (LibTorch archive, keys t0, t1, ... in order)

@@ -11,6 +11,24 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
+// An option whose value is one of the names in choices.h, parsed straight into the enum. A bad
+// value is an error naming the flag and listing the valid names, as CLI::IsMember words it.
+template <Choice E>
+CLI::Option* AddChoice(CLI::App& app, const std::string& flag, E* value,
+                       const std::string& description) {
+  CLI::Option* option = app.add_option_function<std::string>(
+      flag,
+      [flag, value](const std::string& text) {
+        Result<E> parsed = ParseChoice<E>(flag, text);
+        if (!parsed.ok()) throw CLI::ValidationError(parsed.status().message());
+        *value = *parsed;
+      },
+      description);
+  option->type_name("TEXT:" + KnownNames<E>());
+  option->default_str(std::string(Name(*value)));
+  return option;
+}
+
 void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainConfig* c) {
   app.add_option("--model", c->model, "Model to train (" + Join(model_names) + ")")
       ->capture_default_str();
@@ -27,10 +45,9 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--momentum", c->momentum, "SGD momentum")
       ->check(CLI::Range(0.0, 0.9999))->capture_default_str();
-  app.add_option("--data_name", c->data_name,
-                 "fashion-mnist, synthetic (no I/O), or imagenet (record shards packed by "
-                 "`dljob data pack` from a JPEG tree)")
-      ->check(CLI::IsMember({"fashion-mnist", "synthetic", "imagenet"}))->capture_default_str();
+  AddChoice(app, "--data_name", &c->data_name,
+            "fashion-mnist, synthetic (no I/O), or imagenet (record shards packed by "
+            "`dljob data pack` from a JPEG tree)");
   app.add_option("--data_dir", c->data_dir,
                  "fashion-mnist: a directory with the IDX files, or a directory or "
                  "oss://bucket/prefix with the shards `dljob data pack` made of them; imagenet: "
@@ -39,9 +56,8 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_option("--loader_threads", c->loader_threads,
                  "imagenet: threads per rank decoding and augmenting JPEGs")
       ->check(CLI::Range(1, 256))->capture_default_str();
-  app.add_option("--data_format", c->data_format,
-                 "NCHW, or NHWC (channels-last memory format for the model and its inputs)")
-      ->check(CLI::IsMember({"NCHW", "NHWC"}))->capture_default_str();
+  AddChoice(app, "--data_format", &c->data_format,
+            "NCHW, or NHWC (channels-last memory format for the model and its inputs)");
   app.add_flag("--use_fp16", c->use_fp16,
                "Mixed precision: float16 autocast for the forward pass (CUDA devices only)");
   app.add_option("--display_every", c->display_every, "Print progress every N steps")
@@ -69,18 +85,15 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "Seconds a rank may wait in a collective for the others before the job exits "
                  "naming the missing ranks (0: wait forever)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--collective", c->collective,
-                 "Communication backend: mpi (CPU), nccl (needs a CUDA device per rank), or "
-                 "auto (nccl when built in and a CUDA device is present, else mpi)")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->capture_default_str();
-  app.add_option("--variable_update", c->variable_update,
-                 "allreduce (every rank averages the gradients and steps) or parameter_server "
-                 "(gradients summed onto rank 0, which steps and broadcasts the parameters)")
-      ->check(CLI::IsMember({"allreduce", "parameter_server"}))->capture_default_str();
-  app.add_option("--allreduce_alg", c->allreduce_alg,
-                 "ring (the backend's allreduce over all ranks) or hierarchical (reduce-scatter "
-                 "within each node, allreduce across nodes, allgather within the node; MPI only)")
-      ->check(CLI::IsMember({"ring", "hierarchical"}))->capture_default_str();
+  AddChoice(app, "--collective", &c->collective,
+            "Communication backend: mpi (CPU), nccl (needs a CUDA device per rank), or "
+            "auto (nccl when built in and a CUDA device is present, else mpi)");
+  AddChoice(app, "--variable_update", &c->variable_update,
+            "allreduce (every rank averages the gradients and steps) or parameter_server "
+            "(gradients summed onto rank 0, which steps and broadcasts the parameters)");
+  AddChoice(app, "--allreduce_alg", &c->allreduce_alg,
+            "ring (the backend's allreduce over all ranks) or hierarchical (reduce-scatter "
+            "within each node, allreduce across nodes, allgather within the node; MPI only)");
   app.add_option("--hierarchical_local_size", c->hierarchical_local_size,
                  "hierarchical: ranks per node (0: the real nodes; N: consecutive groups of N "
                  "ranks act as nodes, to try it on one machine)")
@@ -125,8 +138,9 @@ std::optional<int> ParseFlags(int argc, const char* const* argv,
 }
 
 Status CheckFlagCombinations(const TrainConfig& c) {
-  const bool ps = c.variable_update == "parameter_server";
-  const bool hierarchical = c.allreduce_alg == "hierarchical";
+  const bool ps = c.variable_update == VariableUpdate::kParameterServer;
+  const bool hierarchical = c.allreduce_alg == AllreduceAlg::kHierarchical;
+  const bool nccl = c.collective == CollectiveChoice::kNccl;
   if (ps && hierarchical) {
     return Status::InvalidArgument(
         "--allreduce_alg=hierarchical chooses how gradients are allreduced, and "
@@ -139,12 +153,12 @@ Status CheckFlagCombinations(const TrainConfig& c) {
         "--variable_update=parameter_server reduces float32 gradients onto rank 0; drop one of "
         "the two");
   }
-  if (ps && c.collective == "nccl") {
+  if (ps && nccl) {
     return Status::InvalidArgument(
         "--variable_update=parameter_server updates the parameters on rank 0's CPU over MPI; "
         "pass --collective=mpi (or auto) with it, or use --variable_update=allreduce on NCCL");
   }
-  if (hierarchical && c.collective == "nccl") {
+  if (hierarchical && nccl) {
     return Status::InvalidArgument(
         "--allreduce_alg=hierarchical is built on MPI communicators; pass --collective=mpi (or "
         "auto) with it, or --allreduce_alg=ring on NCCL");
@@ -155,6 +169,19 @@ Status CheckFlagCombinations(const TrainConfig& c) {
         " applies to --allreduce_alg=hierarchical only; add that flag or drop this one");
   }
   return Status::Ok();
+}
+
+CollectiveChoice RequestedCollective(const TrainConfig& c) {
+  const bool mpi_only = c.variable_update == VariableUpdate::kParameterServer ||
+                        c.allreduce_alg == AllreduceAlg::kHierarchical;
+  return mpi_only ? CollectiveChoice::kMpi : c.collective;
+}
+
+bool NeedsMpiThreadMultiple(const TrainConfig& c) {
+  // MPI_THREAD_SERIALIZED would do for the overlap (its thread takes turns with the main one);
+  // MULTIPLE is what the environment asks for beyond FUNNELED.
+  const bool overlap = c.overlap_backward && c.variable_update == VariableUpdate::kAllreduce;
+  return c.stall_timeout > 0 || overlap;
 }
 
 }  // namespace dljob::trainer

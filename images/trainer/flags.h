@@ -1,8 +1,9 @@
 // dljob-train's command line: flags (tf_cnn_benchmarks names where they exist) -> TrainConfig.
 //
 // Both `--flag=value` and `--flag value` work; `--help` prints every flag with its default.
-// ParseFlags only checks what it can check alone (types, ranges, known --data_name values); the
-// model name is checked against the registry by the caller, which can list the known ones.
+// ParseFlags only checks what it can check alone (types, ranges, combinations); the options with
+// named values are parsed once into the enums of choices.h. The model name is checked against the
+// registry by the caller, which can list the known ones.
 // Pure apart from writing to the given streams; thread-compatible.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "images/trainer/choices.h"
 
 namespace dljob::trainer {
 
@@ -24,10 +26,10 @@ struct TrainConfig {
   int64_t num_warmup_batches = 5;
   double learning_rate = 0.05;
   double momentum = 0.9;
-  std::string data_name = "fashion-mnist";  // or "synthetic", "imagenet"
+  DataName data_name = DataName::kFashionMnist;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   int loader_threads = 4;              // imagenet: JPEG decode threads per rank
-  std::string data_format = "NCHW";  // or "NHWC": channels-last model and inputs
+  DataFormat data_format = DataFormat::kNchw;  // kNhwc: channels-last model and inputs
   bool use_fp16 = false;              // float16 autocast (CUDA only)
   int64_t display_every = 100;
   uint64_t seed = 42;
@@ -39,9 +41,9 @@ struct TrainConfig {
   int64_t checkpoint_every = 500;    // steps between checkpoints (0: only after the last step)
   int checkpoint_keep = 3;           // newest checkpoints kept
   double stall_timeout = 60;         // seconds a rank may wait in a collective; 0: no detector
-  std::string collective = "auto";   // "auto", "mpi" or "nccl" (comm/nccl_selection.h)
-  std::string variable_update = "allreduce";  // or "parameter_server"
-  std::string allreduce_alg = "ring";         // or "hierarchical"
+  CollectiveChoice collective = CollectiveChoice::kAuto;  // comm/collective_backend.h
+  VariableUpdate variable_update = VariableUpdate::kAllreduce;
+  AllreduceAlg allreduce_alg = AllreduceAlg::kRing;
   int hierarchical_local_size = 0;            // hierarchical: ranks per node; 0: real nodes
   bool fp16_allreduce = false;                // gradients travel as IEEE half
   bool overlap_backward = true;               // allreduce buckets during backward
@@ -53,6 +55,15 @@ struct TrainConfig {
 // --hierarchical_local_size without hierarchical. InvalidArgument naming the flags; pure.
 // (ParseFlags runs it and reports its error like any bad flag.)
 Status CheckFlagCombinations(const TrainConfig& config);
+
+// The backend to ask the registry for: parameter_server and the hierarchical allreduce are MPI
+// algorithms, so for them auto means mpi (an explicit nccl with them fails
+// CheckFlagCombinations); otherwise --collective as given. Pure.
+CollectiveChoice RequestedCollective(const TrainConfig& config);
+
+// Whether a second thread talks MPI: the stall watchdog (--stall_timeout > 0) and the gradient
+// overlap's communication thread (allreduce with --overlap_backward). Pure.
+bool NeedsMpiThreadMultiple(const TrainConfig& config);
 
 inline constexpr int kUsageExitCode = 2;
 

@@ -31,6 +31,8 @@ TEST(FlagsTest, Defaults) {
   EXPECT_EQ(p.config.batch_size, 32);
   EXPECT_EQ(p.config.num_warmup_batches, 5);
   EXPECT_DOUBLE_EQ(p.config.momentum, 0.9);
+  EXPECT_EQ(p.config.data_name, DataName::kFashionMnist);
+  EXPECT_EQ(p.config.collective, CollectiveChoice::kAuto);
   EXPECT_EQ(p.config.data_dir, "/usr/share/datasets/fashion-mnist");
   EXPECT_TRUE(p.config.eval);
 }
@@ -44,7 +46,7 @@ TEST(FlagsTest, EqualsAndSpaceFormsBothWork) {
   EXPECT_EQ(p.config.batch_size, 16);
   EXPECT_EQ(p.config.num_batches, 20);
   EXPECT_DOUBLE_EQ(p.config.learning_rate, 0.1);
-  EXPECT_EQ(p.config.data_name, "synthetic");
+  EXPECT_EQ(p.config.data_name, DataName::kSynthetic);
   EXPECT_FALSE(p.config.eval);
   EXPECT_EQ(p.config.seed, 7u);
   EXPECT_EQ(p.config.dump_params, "/tmp/p");
@@ -61,11 +63,11 @@ TEST(FlagsTest, HelpListsFlagsAndModelsAndExitsZero) {
 
 TEST(FlagsTest, DataFormatAndMixedPrecision) {
   Parsed defaults = Parse({});
-  EXPECT_EQ(defaults.config.data_format, "NCHW");
+  EXPECT_EQ(defaults.config.data_format, DataFormat::kNchw);
   EXPECT_FALSE(defaults.config.use_fp16);
   Parsed p = Parse({"--data_format=NHWC", "--use_fp16"});
   ASSERT_FALSE(p.exit.has_value()) << p.err;
-  EXPECT_EQ(p.config.data_format, "NHWC");
+  EXPECT_EQ(p.config.data_format, DataFormat::kNhwc);
   EXPECT_TRUE(p.config.use_fp16);
   EXPECT_EQ(Parse({"--data_format", "NCWH"}).exit, kUsageExitCode);
 }
@@ -83,8 +85,8 @@ TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
 
 TEST(FlagsTest, VariableUpdateAndCommunicationFlags) {
   Parsed defaults = Parse({});
-  EXPECT_EQ(defaults.config.variable_update, "allreduce");
-  EXPECT_EQ(defaults.config.allreduce_alg, "ring");
+  EXPECT_EQ(defaults.config.variable_update, VariableUpdate::kAllreduce);
+  EXPECT_EQ(defaults.config.allreduce_alg, AllreduceAlg::kRing);
   EXPECT_EQ(defaults.config.hierarchical_local_size, 0);
   EXPECT_FALSE(defaults.config.fp16_allreduce);
   EXPECT_TRUE(defaults.config.overlap_backward);
@@ -92,14 +94,14 @@ TEST(FlagsTest, VariableUpdateAndCommunicationFlags) {
   Parsed p = Parse({"--allreduce_alg=hierarchical", "--hierarchical_local_size", "2",
                     "--fp16_allreduce", "--overlap_backward=false", "--timeline=/tmp/t.json"});
   ASSERT_FALSE(p.exit.has_value()) << p.err;
-  EXPECT_EQ(p.config.allreduce_alg, "hierarchical");
+  EXPECT_EQ(p.config.allreduce_alg, AllreduceAlg::kHierarchical);
   EXPECT_EQ(p.config.hierarchical_local_size, 2);
   EXPECT_TRUE(p.config.fp16_allreduce);
   EXPECT_FALSE(p.config.overlap_backward);
   EXPECT_EQ(p.config.timeline, "/tmp/t.json");
   Parsed ps = Parse({"--variable_update", "parameter_server"});
   ASSERT_FALSE(ps.exit.has_value()) << ps.err;
-  EXPECT_EQ(ps.config.variable_update, "parameter_server");
+  EXPECT_EQ(ps.config.variable_update, VariableUpdate::kParameterServer);
   EXPECT_EQ(Parse({"--variable_update=replicated"}).exit, kUsageExitCode);
   EXPECT_EQ(Parse({"--allreduce_alg=tree"}).exit, kUsageExitCode);
 }
@@ -128,6 +130,72 @@ TEST(FlagsTest, ConflictingCombinationsNameBothFlags) {
   // parameter_server on MPI, hierarchical with simulated nodes: fine.
   EXPECT_FALSE(Parse({"--variable_update=parameter_server", "--collective=mpi"}).exit);
   EXPECT_FALSE(Parse({"--allreduce_alg=hierarchical", "--hierarchical_local_size=2"}).exit);
+}
+
+// Every value of every choice: its name parses back to it, through the command line too.
+template <Choice E>
+void ExpectEveryNameRoundTrips(const char* flag, E TrainConfig::*field) {
+  for (const ChoiceName<E>& c : Choices(E{})) {
+    EXPECT_EQ(Name(c.value), c.name);
+    Result<E> parsed = ParseChoice<E>(flag, c.name);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(*parsed, c.value);
+    const std::string arg = std::string(flag) + "=" + std::string(c.name);
+    Parsed p = Parse({arg.c_str()});
+    ASSERT_FALSE(p.exit.has_value()) << p.err;
+    EXPECT_EQ(p.config.*field, c.value) << arg;
+  }
+}
+
+TEST(FlagsTest, EveryChoiceNameRoundTrips) {
+  ExpectEveryNameRoundTrips("--data_name", &TrainConfig::data_name);
+  ExpectEveryNameRoundTrips("--data_format", &TrainConfig::data_format);
+  ExpectEveryNameRoundTrips("--collective", &TrainConfig::collective);
+  ExpectEveryNameRoundTrips("--variable_update", &TrainConfig::variable_update);
+  ExpectEveryNameRoundTrips("--allreduce_alg", &TrainConfig::allreduce_alg);
+}
+
+TEST(FlagsTest, UnknownChoiceListsTheValidValues) {
+  // The words CLI::IsMember used before the options became enums; users and scripts saw these.
+  struct Case {
+    const char* arg;
+    const char* error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--data_name=cifar10",
+            "--data_name: cifar10 not in {fashion-mnist,synthetic,imagenet}"},
+           {"--data_format=NCWH", "--data_format: NCWH not in {NCHW,NHWC}"},
+           {"--collective=gloo", "--collective: gloo not in {auto,mpi,nccl}"},
+           {"--variable_update=replicated",
+            "--variable_update: replicated not in {allreduce,parameter_server}"},
+           {"--allreduce_alg=tree", "--allreduce_alg: tree not in {ring,hierarchical}"}}) {
+    Parsed p = Parse({c.arg});
+    EXPECT_EQ(p.exit, kUsageExitCode) << c.arg;
+    EXPECT_EQ(p.err, std::string("dljob-train: error: ") + c.error +
+                         "\nhint: run dljob-train --help for the flags and their defaults\n");
+  }
+  Parsed help = Parse({"--help"});
+  EXPECT_NE(help.out.find("--collective TEXT:{auto,mpi,nccl}=auto"), std::string::npos)
+      << help.out;
+}
+
+TEST(FlagsTest, RequestedCollectiveIsMpiForTheMpiAlgorithms) {
+  EXPECT_EQ(RequestedCollective(Parse({}).config), CollectiveChoice::kAuto);
+  EXPECT_EQ(RequestedCollective(Parse({"--collective=nccl"}).config), CollectiveChoice::kNccl);
+  EXPECT_EQ(RequestedCollective(Parse({"--variable_update=parameter_server"}).config),
+            CollectiveChoice::kMpi);
+  EXPECT_EQ(RequestedCollective(Parse({"--allreduce_alg=hierarchical"}).config),
+            CollectiveChoice::kMpi);
+}
+
+TEST(FlagsTest, MpiThreadMultipleOnlyForASecondMpiThread) {
+  EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({}).config));  // watchdog and overlap by default
+  EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({"--stall_timeout=0"}).config));  // overlap
+  EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({"--overlap_backward=false"}).config));  // watchdog
+  EXPECT_FALSE(
+      NeedsMpiThreadMultiple(Parse({"--stall_timeout=0", "--overlap_backward=false"}).config));
+  EXPECT_FALSE(NeedsMpiThreadMultiple(
+      Parse({"--stall_timeout=0", "--variable_update=parameter_server"}).config));
 }
 
 }  // namespace

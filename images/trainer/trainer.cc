@@ -20,12 +20,6 @@ double SecondsSince(Clock::time_point start) {
 
 }  // namespace
 
-int64_t CountParameters(Model& model) {
-  int64_t n = 0;
-  for (const torch::Tensor& p : model.parameters()) n += p.numel();
-  return n;
-}
-
 Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collective,
                  DataSource& train, const Dataset* test, Reporter& reporter)
     : options_(options),

@@ -118,7 +118,4 @@ class Trainer {
   std::vector<double> step_seconds_;              // timed steps only
 };
 
-// Total parameter count, for logs.
-int64_t CountParameters(Model& model);
-
 }  // namespace dljob::trainer

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "storage/loader/sampler.h"
+
 namespace dljob::trainer {
 namespace {
 
@@ -126,11 +128,9 @@ Result<int64_t> BroadcastStep(Collective& collective, int64_t step) {
 }
 
 uint64_t StepSeed(uint64_t seed, int rank, int64_t step) {
-  uint64_t x = seed ^ (static_cast<uint64_t>(rank) << 40) ^ static_cast<uint64_t>(step);
-  x += 0x9e3779b97f4a7c15ULL;  // SplitMix64's finaliser spreads nearby inputs apart
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  // SplitMix64 spreads nearby inputs (consecutive steps, neighbouring ranks) apart.
+  return storage::loader::SplitMix64(seed ^ (static_cast<uint64_t>(rank) << 40) ^
+                                     static_cast<uint64_t>(step));
 }
 
 }  // namespace dljob::trainer

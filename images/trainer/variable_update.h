@@ -39,6 +39,7 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "images/trainer/choices.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
@@ -46,8 +47,6 @@
 #include "base/status.h"
 
 namespace dljob::trainer {
-
-enum class VariableUpdate { kAllreduce, kParameterServer };
 
 struct VariableUpdateOptions {
   VariableUpdate kind = VariableUpdate::kAllreduce;

@@ -33,16 +33,19 @@ Result<std::unique_ptr<MpiEnvironment>> MpiEnvironment::Create(int* argc, char**
   }
   std::unique_ptr<MpiEnvironment> env(new MpiEnvironment());
   if (provided < wanted) {
-    return Status::Unavailable(std::string("MPI does not provide ") +
-                               (thread_multiple ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED") +
-                               " (got level " + std::to_string(provided) + ")" +
-                               (thread_multiple
-                                    ? "; run with --stall_timeout=0 --overlap_backward=false"
-                                    : ""));
+    // Appended piece by piece: GCC 12 inlines a long chain of `std::string&& + const char*` into
+    // memcpy calls whose bounds it misjudges (-Warray-bounds / -Wstringop-overflow at -O2).
+    std::string message = "MPI does not provide ";
+    message += thread_multiple ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED";
+    message += " (got level " + std::to_string(provided) + ")";
+    if (thread_multiple) message += "; run with --stall_timeout=0 --overlap_backward=false";
+    return Status::Unavailable(std::move(message));
   }
   // Errors on the world communicator come back as codes (turned into Status) rather than
   // aborting the job from inside MPI.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &env->world_rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &env->world_size_);
   return env;
 }
 

@@ -25,8 +25,15 @@ class MpiEnvironment {
   MpiEnvironment(const MpiEnvironment&) = delete;
   MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 
+  // This process's rank in MPI_COMM_WORLD, and the number of ranks.
+  int world_rank() const { return world_rank_; }
+  int world_size() const { return world_size_; }
+
  private:
   MpiEnvironment() = default;
+
+  int world_rank_ = 0;
+  int world_size_ = 1;
 };
 
 // Ends every rank of the job (MPI_Abort on the world communicator) with `exit_code`. For

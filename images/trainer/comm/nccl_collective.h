@@ -1,7 +1,7 @@
 // NcclCollective: a Collective over an NCCL communicator, one CUDA device per rank.
 //
-// Compiled only when CMake finds the CUDA toolkit and NCCL (DLJOB_HAVE_NCCL); chosen at run time
-// through comm/nccl_selection.h. Create bootstraps the communicator over MPI: rank 0 makes the
+// Compiled only when CMake finds the CUDA toolkit and NCCL; chosen at run time through the NCCL
+// backend of comm/builtin_backends.h. Create bootstraps the communicator over MPI: rank 0 makes the
 // NCCL unique id and MPI_Bcast hands it to every rank, then all ranks call ncclCommInitRank.
 // REQUIRES: an MpiEnvironment outlives it, and each rank on a node gets its own device.
 //

@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include "images/trainer/comm/builtin_backends.h"
 #include "images/trainer/comm/half.h"
 #include "images/trainer/comm/mpi_environment.h"
-#include "images/trainer/comm/nccl_selection.h"
 
 namespace dljob::trainer {
 

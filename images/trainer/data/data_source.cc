@@ -1,6 +1,7 @@
 #include "images/trainer/data/data_source.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -8,12 +9,37 @@
 
 namespace dljob::trainer {
 
+namespace {
+
+storage::loader::SamplerOptions StridedSamplerOptions(int world, int rank, uint64_t seed) {
+  storage::loader::SamplerOptions o;
+  o.world_size = world;
+  o.rank = rank;
+  o.seed = seed;
+  o.partition = storage::loader::Partition::kStrided;
+  o.seeding = storage::loader::EpochSeeding::kSeedXorEpoch;
+  return o;
+}
+
+}  // namespace
+
 ShardedDataSource::ShardedDataSource(Dataset dataset, int world, int rank, int64_t batch_size,
                                      uint64_t seed)
-    : dataset_(std::move(dataset)), sampler_(dataset_.size(), world, rank, batch_size, seed) {}
+    : dataset_(std::move(dataset)),
+      sampler_({static_cast<uint64_t>(dataset_.size())}, StridedSamplerOptions(world, rank, seed)),
+      batch_size_(batch_size),
+      steps_per_epoch_(static_cast<int64_t>(sampler_.per_rank()) / batch_size) {
+  assert(batch_size >= 1);
+}
 
 Batch ShardedDataSource::Get(int64_t epoch, int64_t step) {
-  std::vector<int64_t> indices = sampler_.BatchIndices(epoch, step);
+  assert(step >= 0 && step < steps_per_epoch_);
+  if (epoch != cached_epoch_) {
+    order_ = sampler_.RankOrder(epoch);
+    cached_epoch_ = epoch;
+  }
+  const auto first = order_.begin() + step * batch_size_;
+  const std::vector<int64_t> indices(first, first + batch_size_);
   torch::Tensor index = torch::tensor(indices, torch::kInt64);
   return Batch{dataset_.images.index_select(0, index), dataset_.labels.index_select(0, index)};
 }

@@ -65,7 +65,7 @@ TEST_F(FashionMnistShardsTest, ShardsLoadIntoTheDatasetTheIdxFilesGive) {
 TEST_F(FashionMnistShardsTest, TrainingDataFromShardsGivesTheSameBatchesAsFromIdx) {
   auto make = [](const std::string& dir) {
     TrainingDataOptions o;
-    o.data_name = "fashion-mnist";
+    o.data_name = DataName::kFashionMnist;
     o.data_dir = dir;
     o.input_shape = {1, 28, 28};
     o.num_classes = 10;
@@ -114,7 +114,7 @@ TEST_F(FashionMnistShardsTest, ACorruptRecordFailsNamingTheShardAndByte) {
   EXPECT_TRUE(LoadFashionMnistShards(shards(), Split::kTest).ok());
 
   TrainingDataOptions o;
-  o.data_name = "fashion-mnist";
+  o.data_name = DataName::kFashionMnist;
   o.data_dir = shards();
   o.input_shape = {1, 28, 28};
   o.num_classes = 10;
@@ -156,7 +156,7 @@ TEST_F(FashionMnistShardsTest, ShardsOfAnotherDatasetAreRefusedNamingTheRecord) 
 
 TEST_F(FashionMnistShardsTest, ADirectoryWithNeitherIdxNorShardsSaysBoth) {
   TrainingDataOptions o;
-  o.data_name = "fashion-mnist";
+  o.data_name = DataName::kFashionMnist;
   o.data_dir = dir_.path();  // holds only the idx/ and shards/ folders
   o.input_shape = {1, 28, 28};
   o.num_classes = 10;

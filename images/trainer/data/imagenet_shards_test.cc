@@ -148,7 +148,7 @@ TEST_F(ImagenetShardsTest, ErrorsNameDataDirAndTheProblem) {
 
 TEST_F(ImagenetShardsTest, TrainsTwoStepsThroughMakeTrainingData) {
   TrainingDataOptions o;
-  o.data_name = "imagenet";
+  o.data_name = DataName::kImagenet;
   o.data_dir = data();
   o.input_shape = {1, 28, 28};  // mnist_mlp: grey 28x28, 10 classes
   o.num_classes = 10;

@@ -62,14 +62,7 @@ Result<TrainingData> MakeImagenet(const TrainingDataOptions& o) {
   return data;
 }
 
-}  // namespace
-
-Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
-  if (o.data_name == "fashion-mnist") return MakeFashionMnist(o);
-  if (o.data_name == "imagenet") return MakeImagenet(o);
-  if (o.data_name != "synthetic") {
-    return Status::InvalidArgument("unknown --data_name \"" + o.data_name + "\"");
-  }
+Result<TrainingData> MakeSynthetic(const TrainingDataOptions& o) {
   TrainingData data;
   // Each rank gets a different fixed batch, as real data would give.
   data.train = std::make_unique<SyntheticDataSource>(o.input_shape, o.num_classes, o.world,
@@ -77,6 +70,20 @@ Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
   data.train_examples = kSyntheticExamplesPerEpoch;
   data.description = "synthetic (a fixed random batch per rank, no I/O)";
   return data;
+}
+
+}  // namespace
+
+Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
+  switch (o.data_name) {
+    case DataName::kFashionMnist:
+      return MakeFashionMnist(o);
+    case DataName::kImagenet:
+      return MakeImagenet(o);
+    case DataName::kSynthetic:
+      return MakeSynthetic(o);
+  }
+  return Status::InvalidArgument("unknown --data_name");  // not reached: the enum is checked
 }
 
 }  // namespace dljob::trainer

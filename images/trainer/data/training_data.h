@@ -1,11 +1,11 @@
 // Building a rank's training data from the --data_name / --data_dir choice.
 //
-// "fashion-mnist" loads both splits — from the IDX files in a directory, or from the record shards
+// kFashionMnist loads both splits — from the IDX files in a directory, or from the record shards
 // `dljob data pack` made of them (a directory holding train-*.shard, or an oss:// / s3:// URL;
 // fashion_mnist_shards.h), which give the identical Dataset — and shards the training split
 // across ranks (ShardedDataSource); the test split is kept whole for sharded evaluation.
-// "synthetic" makes a fixed random batch of the model's input shape and has no test split.
-// "imagenet" reads record shards of a packed JPEG tree from a directory or oss:// URL
+// kSynthetic makes a fixed random batch of the model's input shape and has no test split.
+// kImagenet reads record shards of a packed JPEG tree from a directory or oss:// URL
 // (imagenet_shards.h), with no test split (no evaluation yet). Each rank builds its own.
 #pragma once
 
@@ -15,13 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "images/trainer/choices.h"
 #include "images/trainer/data/data_source.h"
 #include "base/status.h"
 
 namespace dljob::trainer {
 
 struct TrainingDataOptions {
-  std::string data_name;  // "fashion-mnist", "synthetic" or "imagenet"
+  DataName data_name = DataName::kFashionMnist;
   std::string data_dir;
   std::vector<int64_t> input_shape;  // the model's [C, H, W]
   int64_t num_classes = 0;
