@@ -103,7 +103,7 @@ TEST(CodecEncode, StringsThatLookLikeOtherTypesAreQuoted) {
 TEST(CodecEncode, SetOptionalsSurviveEvenWhenEmpty) {
   DLJob j;
   j.spec.mpi.implementation = "";
-  j.spec.data.push_back(DataVolume{"d", "", "", false, CacheSpec{}});
+  j.spec.data.push_back(DataVolume{"d", "", "", false, CacheSpec{}, std::nullopt});
   j.status.workers = WorkerCounts{};
   j.status.throughput = Throughput{};
   j.metadata.other["finalizers"] = {"x"};

@@ -1,90 +1,94 @@
+// The DLJob CRD (crd.h): the schema walks the field tables of dljob_fields.h.
 #include "jobs/crd.h"
 
-#include <map>
 #include <string>
 
-#include "jobs/codec_internal.h"
+#include "jobs/dljob_fields.h"
 
 namespace dljob {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// What the exemplar's JSON types cannot tell, by field path ("spec.gpus", lists as "[]").
-struct Annotation {
-  const char* description = nullptr;
-  std::vector<const char*> enum_values;
-  std::optional<int64_t> minimum;
-  bool string_map = false;  // an object whose keys are free-form (labels, nodeSelector)
-};
-
-const std::map<std::string, Annotation>& Annotations() {
-  static const auto* table = new std::map<std::string, Annotation>{
-      {"spec", {"What to run and how."}},
-      {"spec.image", {"Container image of the launcher and workers."}},
-      {"spec.command", {"The training command; mpirun runs it once per rank."}},
-      {"spec.gpus", {"Total GPUs, one MPI rank each.", {}, 1}},
-      {"spec.gpusPerWorker", {"GPUs per worker pod (default: a whole 8-GPU node).", {}, 1}},
-      {"spec.data[].source",
-       {"nas://server/export/path, oss://bucket/prefix, pvc:claim[/subpath] or hostPath:/path."}},
-      {"spec.data[].secretName",
-       {"oss:// only: Secret with endpoint, akId and akSecret (default: the operator's)."}},
-      {"spec.data[].cache.medium", {"Where the node-local copy lives.", {"LocalSSD"}}},
-      {"spec.mpi.implementation", {nullptr, {"OpenMPI"}}},
-      {"spec.mpi.slotsPerWorker", {"MPI ranks per worker.", {}, 1}},
-      {"spec.mpi.sshPort", {"sshd port of worker pods.", {}, 1}},
-      {"spec.runPolicy.backoffLimit", {"Whole-job restarts before the job fails.", {}, 0}},
-      {"spec.runPolicy.activeDeadlineSeconds", {nullptr, {}, 1}},
-      {"spec.runPolicy.progressDeadlineSeconds",
-       {"Seconds without a new metric line before the job counts as stuck.", {}, 1}},
-      {"spec.runPolicy.ttlSecondsAfterFinished", {nullptr, {}, 0}},
-      {"spec.runPolicy.cleanPodPolicy", {nullptr, {"All", "Running", "None"}}},
-      {"spec.scheduling.topology", {nullptr, {"Pack", "Spread"}}},
-      {"spec.scheduling.nodeSelector", {nullptr, {}, std::nullopt, true}},
-      {"spec.scheduling.tolerations[].operator", {nullptr, {"Exists", "Equal"}}},
-      {"spec.scheduling.tolerations[].effect",
-       {nullptr, {"", "NoSchedule", "PreferNoSchedule", "NoExecute"}}},
-      {"status.phase",
-       {nullptr,
-        {"Queued", "Scheduled", "Running", "Restarting", "Succeeded", "Failed", "Suspended",
-         "Interrupted"}}},
-      {"status.conditions[].status", {nullptr, {"True", "False", "Unknown"}}},
-      {"status.throughput", {"Latest progress, aggregated over ranks from metric lines."}},
-  };
-  return *table;
+ojson TypeOnly(const char* type) {
+  ojson s = ojson::object();
+  s["type"] = type;
+  return s;
 }
 
-ojson SchemaOf(const ojson& value, const std::string& path) {
-  const auto& notes = Annotations();
-  auto note = notes.find(path);
-  ojson s = ojson::object();
-  if (note != notes.end() && note->second.string_map) {
-    s["type"] = "object";
-    s["additionalProperties"] = {{"type", "string"}};
-  } else if (value.is_object()) {
-    s["type"] = "object";
-    s["properties"] = ojson::object();
-    for (const auto& [key, child] : value.items()) {
-      s["properties"][key] = SchemaOf(child, path.empty() ? key : path + "." + key);
-    }
-  } else if (value.is_array()) {
-    s["type"] = "array";
-    s["items"] = SchemaOf(value.empty() ? ojson("") : value[0], path + "[]");
-  } else if (value.is_boolean()) {
-    s["type"] = "boolean";
-  } else if (value.is_number_integer()) {
-    s["type"] = "integer";
-    s["format"] = "int64";
-  } else if (value.is_number()) {
-    s["type"] = "number";
-  } else {
-    s["type"] = "string";
+template <typename M>
+ojson TypeSchema();
+
+template <typename S, typename M>
+ojson FieldSchema(const Field<S, M>& f);
+
+template <ApiStruct S>
+ojson StructSchema() {
+  ojson s = TypeOnly("object");
+  if constexpr (!KeepsUnknownKeys<S>) {
+    ojson properties = ojson::object();
+    ForEachField<S>([&](const auto& f) { properties[std::string(f.name)] = FieldSchema(f); });
+    s["properties"] = std::move(properties);
   }
-  if (note != notes.end()) {
-    const Annotation& a = note->second;
-    if (a.description) s["description"] = a.description;
-    if (!a.enum_values.empty()) s["enum"] = a.enum_values;
-    if (a.minimum) s["minimum"] = *a.minimum;
+  return s;
+}
+
+// The schema of a value of C++ type M.
+template <typename M>
+ojson TypeSchema() {
+  if constexpr (ApiStruct<M>) {
+    return StructSchema<M>();
+  } else if constexpr (kIsOptional<M>) {
+    return TypeSchema<typename M::value_type>();
+  } else if constexpr (kIsVector<M>) {
+    ojson s = TypeOnly("array");
+    s["items"] = TypeSchema<typename M::value_type>();
+    return s;
+  } else if constexpr (kIsStringMap<M>) {
+    ojson s = TypeOnly("object");
+    s["additionalProperties"] = TypeOnly("string");
+    return s;
+  } else if constexpr (std::is_same_v<M, std::string>) {
+    return TypeOnly("string");
+  } else if constexpr (std::is_same_v<M, int64_t>) {
+    ojson s = TypeOnly("integer");
+    s["format"] = "int64";
+    return s;
+  } else if constexpr (std::is_same_v<M, double>) {
+    return TypeOnly("number");
+  } else if constexpr (std::is_same_v<M, bool>) {
+    return TypeOnly("boolean");
+  } else if constexpr (std::is_same_v<M, JobPhase>) {
+    ojson s = TypeOnly("string");
+    for (std::string_view name : AllPhaseNames()) s["enum"].push_back(std::string(name));
+    return s;
+  } else {
+    static_assert(kUnsupportedFieldType<M>, "add the type to TypeSchema");
+  }
+}
+
+template <typename M>
+struct StructOf {
+  using type = M;
+};
+template <typename M>
+struct StructOf<std::optional<M>> {
+  using type = M;
+};
+
+// The type's schema, then what the row adds: description, enum, minimum, and for a struct the
+// names of its required fields.
+template <typename S, typename M>
+ojson FieldSchema(const Field<S, M>& f) {
+  ojson s = TypeSchema<M>();
+  if (f.info.description) s["description"] = f.info.description;
+  for (std::string_view value : f.info.allowed) s["enum"].push_back(std::string(value));
+  if (f.info.minimum) s["minimum"] = *f.info.minimum;
+  using Inner = typename StructOf<M>::type;
+  if constexpr (ApiStruct<Inner>) {
+    ForEachField<Inner>([&](const auto& field) {
+      if (field.info.required) s["required"].push_back(std::string(field.name));
+    });
   }
   return s;
 }
@@ -95,44 +99,10 @@ ojson PrinterColumn(const char* name, const char* type, const char* path) {
 
 }  // namespace
 
-DLJob SchemaExemplar() {
-  DLJob j;
-  j.metadata.name = "x";
-  DLJobSpec& s = j.spec;
-  s.image = "i";
-  s.command = {"c"};
-  s.env = {{"N", "v"}};
-  s.working_dir = "/w";
-  s.gpus = 1;
-  s.gpus_per_worker = 1;
-  s.resources = {"1", "1Gi"};
-  s.data = {{"d", "hostPath:/d", "/d", true, CacheSpec{"LocalSSD", "/c"}, "s"}};
-  s.mpi = {"OpenMPI", 1, 2222};
-  s.run_policy = {1, 1, 1, 1, "Running", false};
-  s.scheduling = {"q", 0, "Pack", {{"k", "v"}}, {{"k", "Equal", "v", "NoExecute", 1}}};
-  DLJobStatus& st = j.status;
-  st.phase = JobPhase::kRunning;
-  st.conditions = {{"Running", "True", "R", "m", "t"}};
-  st.workers = WorkerCounts{1, 1, 0};
-  st.placement = {{"n", 1}};
-  st.restarts = 0;
-  st.throughput = Throughput{1.5, 1.5, 1, 1, 1, 1.5, 0.5, "t"};
-  st.start_time = "t";
-  st.completion_time = "t";
-  return j;
-}
-
 nlohmann::ordered_json DLJobCrd() {
-  ojson tree = EncodeOrdered(SchemaExemplar());
-  ojson schema = {{"type", "object"},
-                  {"description", "A distributed deep-learning training job (dljob.io)."},
-                  {"properties",
-                   {{"apiVersion", {{"type", "string"}}},
-                    {"kind", {{"type", "string"}}},
-                    {"metadata", {{"type", "object"}}},
-                    {"spec", SchemaOf(tree["spec"], "spec")},
-                    {"status", SchemaOf(tree["status"], "status")}}}};
-  schema["properties"]["spec"]["required"] = {"image", "command", "gpus"};
+  ojson schema = TypeOnly("object");
+  schema["description"] = "A distributed deep-learning training job (dljob.io).";
+  schema["properties"] = StructSchema<DLJob>()["properties"];
   ojson columns = ojson::array(
       {PrinterColumn("Status", "string", ".status.phase"),
        PrinterColumn("GPUs", "integer", ".spec.gpus"),

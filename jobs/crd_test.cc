@@ -68,7 +68,8 @@ TEST(Crd, IsAStructuralSchemaWithStatusSubresourceAndColumns) {
             "number");
 }
 
-TEST(Crd, CoversEveryFieldOfTheExamplesAndTheExemplar) {
+// Every field of the API is in the schema: field_table_test.cc walks the tables against it.
+TEST(Crd, CoversEveryFieldOfTheExamples) {
   ojson crd = DLJobCrd();
   for (const char* file : {"examples/mnist-job.yaml", "examples/resnet-job.yaml"}) {
     DecodeResult d = ReadJobFile(file);
@@ -77,8 +78,6 @@ TEST(Crd, CoversEveryFieldOfTheExamplesAndTheExemplar) {
     nlohmann::json tree = EncodeTree(d.job);
     ExpectCovered(tree["spec"], Schema(crd)["properties"]["spec"], "spec");
   }
-  nlohmann::json exemplar = EncodeTree(SchemaExemplar());
-  ExpectCovered(exemplar["status"], Schema(crd)["properties"]["status"], "status");
 }
 
 TEST(Crd, TheChartsCopyIsUpToDate) {

@@ -10,7 +10,7 @@ namespace {
 TEST(Defaults, FillsEveryUnsetField) {
   DLJob j;
   j.spec.gpus = 16;
-  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", std::nullopt, std::nullopt});
+  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", std::nullopt, std::nullopt, std::nullopt});
   ApplyDefaults(j);
   EXPECT_EQ(j.metadata.namespace_, "default");
   EXPECT_EQ(j.spec.gpus_per_worker, 8);
@@ -42,7 +42,7 @@ TEST(Defaults, KeepsWhatTheUserWrote) {
   j.spec.gpus_per_worker = 4;
   j.spec.mpi.slots_per_worker = 2;
   j.spec.run_policy.backoff_limit = 0;
-  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", false, std::nullopt});
+  j.spec.data.push_back(DataVolume{"d", "pvc:c", "/d", false, std::nullopt, std::nullopt});
   ApplyDefaults(j);
   EXPECT_EQ(j.metadata.namespace_, "team-a");
   EXPECT_EQ(j.spec.gpus_per_worker, 4);

@@ -26,6 +26,12 @@ const char* PhaseName(JobPhase phase) {
   return "";
 }
 
+std::vector<std::string_view> AllPhaseNames() {
+  std::vector<std::string_view> names;
+  for (const auto& [p, name] : kPhaseNames) names.push_back(name);
+  return names;
+}
+
 std::optional<JobPhase> ParsePhase(const std::string& name) {
   if (name.empty()) return JobPhase::kUnset;
   for (const auto& [p, n] : kPhaseNames) {

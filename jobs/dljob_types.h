@@ -1,16 +1,19 @@
 // The DLJob API (dljob.io/v1alpha1, kind DLJob): plain C++ value types.
 //
 // These structs are the truth for the API: the YAML/JSON codec (codec.h), defaulting
-// (defaults.h), validation (validation.h), the CLI and the operator all work on them, and the CRD
-// schema is generated from them. Fields that defaulting fills are std::optional so that a job
-// written back before defaulting looks like what the user wrote, and one written after shows
-// every effective value. Plain values: no behaviour, no invariants beyond what validation checks.
+// (defaults.h), validation (validation.h), the CLI and the operator all work on them. Each
+// struct's JSON names live in one field table (dljob_fields.h), from which the codec and the CRD
+// schema are generated: a new field is a member here plus one row there. Fields that defaulting
+// fills are std::optional so that a job written back before defaulting looks like what the user
+// wrote, and one written after shows every effective value. Plain values: no behaviour, no
+// invariants beyond what validation checks.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -136,6 +139,8 @@ enum class JobPhase {
 
 // "Queued", "Running", …; "" for kUnset.
 const char* PhaseName(JobPhase phase);
+// Every phase's name but kUnset's, in declaration order ("Queued", ..., "Interrupted").
+std::vector<std::string_view> AllPhaseNames();
 // Inverse of PhaseName; nullopt for an unknown name.
 std::optional<JobPhase> ParsePhase(const std::string& name);
 bool IsFinished(JobPhase phase);  // Succeeded, Failed or Interrupted

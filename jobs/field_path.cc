@@ -33,6 +33,15 @@ std::string JoinField(const std::string& parent, std::string_view name) {
   return out;
 }
 
+std::string JoinOr(std::span<const std::string_view> items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " or " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
 std::string JoinIndex(const std::string& parent, size_t index) {
   return parent + "[" + std::to_string(index) + "]";
 }

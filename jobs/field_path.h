@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ std::string JoinKey(const std::string& parent, std::string_view key);
 // control or non-ASCII byte escaped (\n, \t, \xNN), never raw; cut to about max_len characters
 // with "..." so a huge value cannot flood a terminal.
 std::string Quote(std::string_view value, size_t max_len = 80);
+
+// "a", "a or b", "a, b or c": the alternatives a message offers.
+std::string JoinOr(std::span<const std::string_view> items);
 
 // Edit distance (Levenshtein, with adjacent transpositions counting one edit), for "did you mean" suggestions.
 size_t EditDistance(std::string_view a, std::string_view b);

@@ -11,6 +11,16 @@ namespace dljob {
 namespace {
 
 // A valid, defaulted job that each case breaks in one way.
+// A read-only volume of claim "c".
+DataVolume PvcVolume(const std::string& name, const std::string& mount_path) {
+  DataVolume d;
+  d.name = name;
+  d.source = "pvc:c";
+  d.mount_path = mount_path;
+  d.read_only = true;
+  return d;
+}
+
 DLJob ValidJob() {
   DLJob j;
   j.metadata.name = "resnet50";
@@ -18,8 +28,12 @@ DLJob ValidJob() {
   j.spec.command = {"dljob-train", "--model=resnet50"};
   j.spec.gpus = 16;
   j.spec.gpus_per_worker = 8;
-  j.spec.data.push_back(DataVolume{"imagenet", "oss://datasets/imagenet", "/data/imagenet", true,
-                                   CacheSpec{"LocalSSD", "/mnt/nvme/cache"}});
+  j.spec.data.push_back(DataVolume{.name = "imagenet",
+                                   .source = "oss://datasets/imagenet",
+                                   .mount_path = "/data/imagenet",
+                                   .read_only = true,
+                                   .cache = CacheSpec{"LocalSSD", "/mnt/nvme/cache"},
+                                   .secret_name = std::nullopt});
   ApplyDefaults(j);
   return j;
 }
@@ -85,7 +99,7 @@ const Case kCases[] = {
     {"DataName", [](DLJob& j) { j.spec.data[0].name = "Image_Net"; }, "spec.data[0].name",
      "DNS label"},
     {"DataNameDuplicate",
-     [](DLJob& j) { j.spec.data.push_back({"imagenet", "pvc:c", "/other", true, {}}); },
+     [](DLJob& j) { j.spec.data.push_back(PvcVolume("imagenet", "/other")); },
      "spec.data[1].name", "duplicate"},
     {"DataSource", [](DLJob& j) { j.spec.data[0].source = "s4://b/x"; }, "spec.data[0].source",
      "unknown scheme \"s4\" (expected nas://, oss://, pvc:, hostPath:)"},
@@ -94,10 +108,10 @@ const Case kCases[] = {
     {"MountRoot", [](DLJob& j) { j.spec.data[0].mount_path = "/"; }, "spec.data[0].mountPath",
      "must not be \"/\""},
     {"MountDuplicate",
-     [](DLJob& j) { j.spec.data.push_back({"b", "pvc:c", "/data/imagenet", true, {}}); },
+     [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet")); },
      "spec.data[1].mountPath", "duplicate mountPath"},
     {"MountNested",
-     [](DLJob& j) { j.spec.data.push_back({"b", "pvc:c", "/data/imagenet/val", true, {}}); },
+     [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet/val")); },
      "spec.data[1].mountPath", "nested"},
     {"SecretOnNas",
      [](DLJob& j) {
@@ -162,7 +176,7 @@ TEST(Validation, CollectsEveryProblem) {
   DLJob j;
   j.api_version = "";
   j.spec.gpus = -2;
-  j.spec.data.push_back({"", "", "", {}, {}});
+  j.spec.data.push_back(DataVolume{});
   FieldErrors errors = Validate(j);
   std::vector<std::string> paths;
   for (const FieldError& e : errors) paths.push_back(e.path);

@@ -1,0 +1,231 @@
+// The DLJob API's field tables (field_table.h): for every struct of dljob_types.h, each field's
+// JSON name and what the CRD says about it. The codec (decode, encode, unknown-field check) and
+// the CRD schema are generated from these rows, in this order; validation names its paths and
+// allowed values from here too.
+//
+// To add a field: add the member to dljob_types.h and one row here (the build fails until the
+// row exists), then a value for it in field_table_test.cc's every-field job.
+//
+// Constant tables; thread-safe.
+#pragma once
+
+#include <string_view>
+#include <tuple>
+
+#include "jobs/dljob_types.h"
+#include "jobs/field_table.h"
+
+namespace dljob {
+
+// Allowed values of the string fields that take one of a fixed set (CRD enums).
+inline constexpr std::string_view kCacheMedia[] = {"LocalSSD"};
+inline constexpr std::string_view kMpiImplementations[] = {"OpenMPI"};
+inline constexpr std::string_view kCleanPodPolicies[] = {"All", "Running", "None"};
+inline constexpr std::string_view kTopologies[] = {"Pack", "Spread"};
+inline constexpr std::string_view kTolerationOperators[] = {"Exists", "Equal"};
+inline constexpr std::string_view kTaintEffects[] = {"", "NoSchedule", "PreferNoSchedule",
+                                                     "NoExecute"};
+inline constexpr std::string_view kConditionStatuses[] = {"True", "False", "Unknown"};
+
+template <>
+struct FieldTable<ObjectMeta> {
+  using T = ObjectMeta;
+  static constexpr std::tuple kFields{
+      Field("name", &T::name),
+      Field("namespace", &T::namespace_),
+      Field("labels", &T::labels),
+      Field("annotations", &T::annotations),
+      Field("uid", &T::uid),
+      Field("resourceVersion", &T::resource_version),
+      Field("generation", &T::generation),
+      Field("creationTimestamp", &T::creation_timestamp),
+  };
+  static constexpr auto kRest = &T::other;
+};
+
+template <>
+struct FieldTable<EnvVar> {
+  using T = EnvVar;
+  static constexpr std::tuple kFields{Field("name", &T::name), Field("value", &T::value)};
+};
+
+template <>
+struct FieldTable<ResourcesSpec> {
+  using T = ResourcesSpec;
+  static constexpr std::tuple kFields{
+      Field("cpuPerGpu", &T::cpu_per_gpu, Info().Quantity()),
+      Field("memoryPerGpu", &T::memory_per_gpu, Info().Quantity()),
+  };
+};
+
+template <>
+struct FieldTable<CacheSpec> {
+  using T = CacheSpec;
+  static constexpr std::tuple kFields{
+      Field("medium", &T::medium,
+            Info().Describe("Where the node-local copy lives.").OneOf(kCacheMedia)),
+      Field("path", &T::path),
+  };
+};
+
+template <>
+struct FieldTable<DataVolume> {
+  using T = DataVolume;
+  static constexpr std::tuple kFields{
+      Field("name", &T::name),
+      Field("source", &T::source,
+            Info().Describe("nas://server/export/path, oss://bucket/prefix, pvc:claim[/subpath] or "
+                            "hostPath:/path.")),
+      Field("mountPath", &T::mount_path),
+      Field("readOnly", &T::read_only),
+      Field("cache", &T::cache),
+      Field("secretName", &T::secret_name,
+            Info().Describe(
+                "oss:// only: Secret with endpoint, akId and akSecret (default: the operator's).")),
+  };
+};
+
+template <>
+struct FieldTable<MpiSpec> {
+  using T = MpiSpec;
+  static constexpr std::tuple kFields{
+      Field("implementation", &T::implementation, Info().OneOf(kMpiImplementations)),
+      Field("slotsPerWorker", &T::slots_per_worker,
+            Info().Describe("MPI ranks per worker.").Minimum(1)),
+      Field("sshPort", &T::ssh_port, Info().Describe("sshd port of worker pods.").Minimum(1)),
+  };
+};
+
+template <>
+struct FieldTable<RunPolicy> {
+  using T = RunPolicy;
+  static constexpr std::tuple kFields{
+      Field("backoffLimit", &T::backoff_limit,
+            Info().Describe("Whole-job restarts before the job fails.").Minimum(0)),
+      Field("activeDeadlineSeconds", &T::active_deadline_seconds, Info().Minimum(1)),
+      Field("progressDeadlineSeconds", &T::progress_deadline_seconds,
+            Info()
+                .Describe("Seconds without a new metric line before the job counts as stuck.")
+                .Minimum(1)),
+      Field("ttlSecondsAfterFinished", &T::ttl_seconds_after_finished, Info().Minimum(0)),
+      Field("cleanPodPolicy", &T::clean_pod_policy, Info().OneOf(kCleanPodPolicies)),
+      Field("suspend", &T::suspend),
+  };
+};
+
+template <>
+struct FieldTable<Toleration> {
+  using T = Toleration;
+  static constexpr std::tuple kFields{
+      Field("key", &T::key),
+      Field("operator", &T::operator_, Info().OneOf(kTolerationOperators)),
+      Field("value", &T::value),
+      Field("effect", &T::effect, Info().OneOf(kTaintEffects)),
+      Field("tolerationSeconds", &T::toleration_seconds),
+  };
+};
+
+template <>
+struct FieldTable<SchedulingSpec> {
+  using T = SchedulingSpec;
+  static constexpr std::tuple kFields{
+      Field("queue", &T::queue),
+      Field("priority", &T::priority),
+      Field("topology", &T::topology, Info().OneOf(kTopologies)),
+      Field("nodeSelector", &T::node_selector),
+      Field("tolerations", &T::tolerations),
+  };
+};
+
+template <>
+struct FieldTable<DLJobSpec> {
+  using T = DLJobSpec;
+  static constexpr std::tuple kFields{
+      Field("image", &T::image,
+            Info().Describe("Container image of the launcher and workers.").Required()),
+      Field("command", &T::command,
+            Info().Describe("The training command; mpirun runs it once per rank.").Required()),
+      Field("env", &T::env),
+      Field("workingDir", &T::working_dir),
+      Field("gpus", &T::gpus,
+            Info().Describe("Total GPUs, one MPI rank each.").Minimum(1).Required()),
+      Field("gpusPerWorker", &T::gpus_per_worker,
+            Info().Describe("GPUs per worker pod (default: a whole 8-GPU node).").Minimum(1)),
+      Field("resources", &T::resources),
+      Field("data", &T::data),
+      Field("mpi", &T::mpi),
+      Field("runPolicy", &T::run_policy),
+      Field("scheduling", &T::scheduling),
+  };
+};
+
+template <>
+struct FieldTable<Condition> {
+  using T = Condition;
+  static constexpr std::tuple kFields{
+      Field("type", &T::type),
+      Field("status", &T::status, Info().OneOf(kConditionStatuses)),
+      Field("reason", &T::reason),
+      Field("message", &T::message),
+      Field("lastTransitionTime", &T::last_transition_time),
+  };
+};
+
+template <>
+struct FieldTable<WorkerCounts> {
+  using T = WorkerCounts;
+  static constexpr std::tuple kFields{Field("desired", &T::desired), Field("ready", &T::ready),
+                                      Field("failed", &T::failed)};
+};
+
+template <>
+struct FieldTable<PlacementEntry> {
+  using T = PlacementEntry;
+  static constexpr std::tuple kFields{Field("node", &T::node), Field("gpus", &T::gpus)};
+};
+
+template <>
+struct FieldTable<Throughput> {
+  using T = Throughput;
+  static constexpr std::tuple kFields{
+      Field("imagesPerSec", &T::images_per_sec),
+      Field("perGpuImagesPerSec", &T::per_gpu_images_per_sec),
+      Field("step", &T::step),
+      Field("totalSteps", &T::total_steps),
+      Field("epoch", &T::epoch),
+      Field("loss", &T::loss),
+      Field("accuracy", &T::accuracy),
+      Field("updatedAt", &T::updated_at),
+  };
+};
+
+// status.phase is a JobPhase: written as PhaseName, and its CRD enum is every phase's name.
+template <>
+struct FieldTable<DLJobStatus> {
+  using T = DLJobStatus;
+  static constexpr std::tuple kFields{
+      Field("phase", &T::phase),
+      Field("conditions", &T::conditions),
+      Field("workers", &T::workers),
+      Field("placement", &T::placement),
+      Field("restarts", &T::restarts),
+      Field("throughput", &T::throughput,
+            Info().Describe("Latest progress, aggregated over ranks from metric lines.")),
+      Field("startTime", &T::start_time),
+      Field("completionTime", &T::completion_time),
+  };
+};
+
+template <>
+struct FieldTable<DLJob> {
+  using T = DLJob;
+  static constexpr std::tuple kFields{
+      Field("apiVersion", &T::api_version),
+      Field("kind", &T::kind),
+      Field("metadata", &T::metadata),
+      Field("spec", &T::spec, Info().Describe("What to run and how.")),
+      Field("status", &T::status),
+  };
+};
+
+}  // namespace dljob

@@ -1,0 +1,360 @@
+// The field tables (dljob_fields.h) against a DLJob with every field set: the job sets every
+// row (checked by walking the tables), round-trips through YAML, JSON and the tree, encodes to a
+// fixed document, rejects an unknown key in every object, and every row is in the CRD.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jobs/codec.h"
+#include "jobs/crd.h"
+#include "jobs/dljob_fields.h"
+#include "jobs/field_path.h"
+
+namespace dljob {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+// When a field is added, set it here and in kEveryFieldYaml.
+DLJob EveryFieldJob() {
+  DLJob j;
+  ObjectMeta& m = j.metadata;
+  m.name = "resnet50";
+  m.namespace_ = "team-a";
+  m.labels = {{"team", "vision"}};
+  m.annotations = {{"dljob.io/note", "nightly"}};
+  m.uid = "0b6c";
+  m.resource_version = "42";
+  m.generation = 3;
+  m.creation_timestamp = "2024-05-01T10:00:00Z";
+  m.other = {{"finalizers", {"dljob.io/cleanup"}}};
+  DLJobSpec& s = j.spec;
+  s.image = "trainer:cuda";
+  s.command = {"dljob-train", "--model=resnet50"};
+  s.env = {EnvVar{.name = "NCCL_DEBUG", .value = "WARN"}};
+  s.working_dir = "/work";
+  s.gpus = 16;
+  s.gpus_per_worker = 8;
+  s.resources = {.cpu_per_gpu = "8", .memory_per_gpu = "60Gi"};
+  s.data = {DataVolume{.name = "imagenet",
+                       .source = "oss://datasets/imagenet",
+                       .mount_path = "/data",
+                       .read_only = true,
+                       .cache = CacheSpec{.medium = "LocalSSD", .path = "/mnt/cache"},
+                       .secret_name = "oss-keys"}};
+  s.mpi = {.implementation = "OpenMPI", .slots_per_worker = 8, .ssh_port = 2222};
+  s.run_policy = {.backoff_limit = 2,
+                  .active_deadline_seconds = 86400,
+                  .progress_deadline_seconds = 600,
+                  .ttl_seconds_after_finished = 3600,
+                  .clean_pod_policy = "Running",
+                  .suspend = false};
+  s.scheduling = {.queue = "research",
+                  .priority = 5,
+                  .topology = "Pack",
+                  .node_selector = {{"gpu", "a100"}},
+                  .tolerations = {Toleration{.key = "gpu",
+                                             .operator_ = "Equal",
+                                             .value = "yes",
+                                             .effect = "NoExecute",
+                                             .toleration_seconds = 30}}};
+  DLJobStatus& st = j.status;
+  st.phase = JobPhase::kRunning;
+  st.conditions = {Condition{.type = "Running",
+                             .status = "True",
+                             .reason = "AllWorkersReady",
+                             .message = "2 of 2 workers ready",
+                             .last_transition_time = "2024-05-01T10:01:00Z"}};
+  st.workers = WorkerCounts{.desired = 2, .ready = 2, .failed = 1};
+  st.placement = {PlacementEntry{.node = "node-a", .gpus = 8}};
+  st.restarts = 1;
+  st.throughput = Throughput{.images_per_sec = 2950.5,
+                             .per_gpu_images_per_sec = 184.25,
+                             .step = 100,
+                             .total_steps = 1000,
+                             .epoch = 1,
+                             .loss = 2.5,
+                             .accuracy = 0.75,
+                             .updated_at = "2024-05-01T10:02:00Z"};
+  st.start_time = "2024-05-01T10:00:30Z";
+  st.completion_time = "2024-05-01T12:00:00Z";
+  return j;
+}
+
+// EveryFieldJob() as EncodeYaml writes it: every key in table order.
+constexpr char kEveryFieldYaml[] = R"(apiVersion: dljob.io/v1alpha1
+kind: DLJob
+metadata:
+  name: resnet50
+  namespace: team-a
+  labels:
+    team: vision
+  annotations:
+    dljob.io/note: nightly
+  uid: 0b6c
+  resourceVersion: "42"
+  generation: 3
+  creationTimestamp: 2024-05-01T10:00:00Z
+  finalizers:
+    - dljob.io/cleanup
+spec:
+  image: trainer:cuda
+  command:
+    - dljob-train
+    - --model=resnet50
+  env:
+    - name: NCCL_DEBUG
+      value: WARN
+  workingDir: /work
+  gpus: 16
+  gpusPerWorker: 8
+  resources:
+    cpuPerGpu: "8"
+    memoryPerGpu: 60Gi
+  data:
+    - name: imagenet
+      source: oss://datasets/imagenet
+      mountPath: /data
+      readOnly: true
+      cache:
+        medium: LocalSSD
+        path: /mnt/cache
+      secretName: oss-keys
+  mpi:
+    implementation: OpenMPI
+    slotsPerWorker: 8
+    sshPort: 2222
+  runPolicy:
+    backoffLimit: 2
+    activeDeadlineSeconds: 86400
+    progressDeadlineSeconds: 600
+    ttlSecondsAfterFinished: 3600
+    cleanPodPolicy: Running
+    suspend: false
+  scheduling:
+    queue: research
+    priority: 5
+    topology: Pack
+    nodeSelector:
+      gpu: a100
+    tolerations:
+      - key: gpu
+        operator: Equal
+        value: yes
+        effect: NoExecute
+        tolerationSeconds: 30
+status:
+  phase: Running
+  conditions:
+    - type: Running
+      status: "True"
+      reason: AllWorkersReady
+      message: "2 of 2 workers ready"
+      lastTransitionTime: 2024-05-01T10:01:00Z
+  workers:
+    desired: 2
+    ready: 2
+    failed: 1
+  placement:
+    - node: node-a
+      gpus: 8
+  restarts: 1
+  throughput:
+    imagesPerSec: 2950.5
+    perGpuImagesPerSec: 184.25
+    step: 100
+    totalSteps: 1000
+    epoch: 1
+    loss: 2.5
+    accuracy: 0.75
+    updatedAt: 2024-05-01T10:02:00Z
+  startTime: 2024-05-01T10:00:30Z
+  completionTime: 2024-05-01T12:00:00Z
+)";
+
+// --- Walks over the tables --------------------------------------------------------------------
+
+template <ApiStruct S>
+void ExpectEverySet(const S& s, const std::string& path);
+
+// A value counts as set when the encoder writes it and it differs from the type's default.
+template <typename M>
+void ExpectSet(const M& v, const std::string& path) {
+  if constexpr (ApiStruct<M>) {
+    ExpectEverySet(v, path);
+  } else if constexpr (kIsOptional<M>) {
+    ASSERT_TRUE(v.has_value()) << path << " is not set in EveryFieldJob()";
+    if constexpr (ApiStruct<typename M::value_type>) ExpectEverySet(*v, path);
+  } else if constexpr (kIsVector<M>) {
+    ASSERT_FALSE(v.empty()) << path << " is empty in EveryFieldJob()";
+    for (size_t i = 0; i < v.size(); ++i) ExpectSet(v[i], JoinIndex(path, i));
+  } else if constexpr (std::is_same_v<M, JobPhase>) {
+    EXPECT_NE(v, JobPhase::kUnset) << path;
+  } else if constexpr (std::is_same_v<M, int64_t>) {
+    EXPECT_NE(v, 0) << path << " is zero in EveryFieldJob()";
+  } else {
+    EXPECT_FALSE(v.empty()) << path << " is empty in EveryFieldJob()";  // strings, maps
+  }
+}
+
+template <ApiStruct S>
+void ExpectEverySet(const S& s, const std::string& path) {
+  ForEachField<S>([&](const auto& f) { ExpectSet(s.*f.member, JoinField(path, f.name)); });
+  if constexpr (KeepsUnknownKeys<S>) {
+    EXPECT_FALSE((s.*FieldTable<S>::kRest).empty()) << path << ": no unknown key kept";
+  }
+}
+
+// Every object of `tree` that is an API struct: its JSON pointer, field path and type's policy.
+struct StructObject {
+  json::json_pointer at;
+  std::string path;
+  bool keeps_unknown_keys;
+};
+
+template <ApiStruct S>
+void CollectStructs(const json& tree, const json::json_pointer& at, const std::string& path,
+                    std::vector<StructObject>& out);
+
+template <typename M>
+void CollectValue(const json& tree, const json::json_pointer& at, const std::string& path,
+                  std::vector<StructObject>& out) {
+  if constexpr (ApiStruct<M>) {
+    CollectStructs<M>(tree, at, path, out);
+  } else if constexpr (kIsOptional<M> || kIsVector<M>) {
+    using Inner = typename M::value_type;
+    if constexpr (ApiStruct<Inner> && kIsVector<M>) {
+      for (size_t i = 0; i < tree[at].size(); ++i) {
+        CollectStructs<Inner>(tree, at / i, JoinIndex(path, i), out);
+      }
+    } else if constexpr (ApiStruct<Inner>) {
+      CollectStructs<Inner>(tree, at, path, out);
+    }
+  }
+}
+
+template <ApiStruct S>
+void CollectStructs(const json& tree, const json::json_pointer& at, const std::string& path,
+                    std::vector<StructObject>& out) {
+  out.push_back({at, path, KeepsUnknownKeys<S>});
+  ForEachField<S>([&](const auto& f) {
+    using M = typename std::decay_t<decltype(f)>::Member;
+    std::string name(f.name);
+    if (tree[at].contains(name)) CollectValue<M>(tree, at / name, JoinField(path, name), out);
+  });
+}
+
+template <ApiStruct S>
+void ExpectStructInCrd(const ojson& schema, const std::string& path);
+
+template <typename M>
+void ExpectTypeInCrd(const ojson& node, const std::string& path) {
+  if constexpr (ApiStruct<M>) {
+    ExpectStructInCrd<M>(node, path);
+  } else if constexpr (kIsOptional<M>) {
+    ExpectTypeInCrd<typename M::value_type>(node, path);
+  } else if constexpr (kIsVector<M>) {
+    ASSERT_EQ(node["type"], "array") << path;
+    ExpectTypeInCrd<typename M::value_type>(node["items"], path + "[]");
+  } else if constexpr (kIsStringMap<M>) {
+    EXPECT_EQ(node["type"], "object") << path;
+    EXPECT_EQ(node["additionalProperties"], ojson({{"type", "string"}})) << path;
+  } else if constexpr (std::is_same_v<M, int64_t>) {
+    EXPECT_EQ(node["type"], "integer") << path;
+  } else if constexpr (std::is_same_v<M, double>) {
+    EXPECT_EQ(node["type"], "number") << path;
+  } else if constexpr (std::is_same_v<M, bool>) {
+    EXPECT_EQ(node["type"], "boolean") << path;
+  } else {
+    EXPECT_EQ(node["type"], "string") << path;  // strings and the phase
+  }
+}
+
+// The schema's properties are exactly S's rows, in table order, each with its type.
+template <ApiStruct S>
+void ExpectStructInCrd(const ojson& schema, const std::string& path) {
+  ASSERT_EQ(schema["type"], "object") << path;
+  if constexpr (KeepsUnknownKeys<S>) {
+    EXPECT_FALSE(schema.contains("properties")) << path << " is left to the API server";
+  } else {
+    std::vector<std::string> in_crd, in_table;
+    for (const auto& [key, child] : schema["properties"].items()) in_crd.push_back(key);
+    for (std::string_view name : FieldNames<S>()) in_table.emplace_back(name);
+    EXPECT_EQ(in_crd, in_table) << path;
+    ForEachField<S>([&](const auto& f) {
+      using M = typename std::decay_t<decltype(f)>::Member;
+      std::string name(f.name);
+      if (schema["properties"].contains(name)) {
+        ExpectTypeInCrd<M>(schema["properties"][name], JoinField(path, name));
+      }
+    });
+  }
+}
+
+// --- Tests ------------------------------------------------------------------------------------
+
+TEST(FieldTable, EveryFieldJobSetsEveryRow) { ExpectEverySet(EveryFieldJob(), ""); }
+
+TEST(FieldTable, EveryFieldRoundTripsThroughYamlJsonAndTheTree) {
+  const DLJob job = EveryFieldJob();
+  DecodeResult yaml = DecodeYaml(EncodeYaml(job));
+  ASSERT_TRUE(yaml.ok()) << JoinFieldErrors(yaml.errors);
+  EXPECT_EQ(yaml.job, job);
+  DecodeResult from_json = DecodeJson(EncodeJson(job));
+  ASSERT_TRUE(from_json.ok()) << JoinFieldErrors(from_json.errors);
+  EXPECT_EQ(from_json.job, job);
+  DecodeResult tree = DecodeTree(EncodeTree(job));
+  ASSERT_TRUE(tree.ok()) << JoinFieldErrors(tree.errors);
+  EXPECT_EQ(tree.job, job);
+}
+
+TEST(FieldTable, EveryFieldDocumentDecodesAndEncodesBackUnchanged) {
+  EXPECT_EQ(EncodeYaml(EveryFieldJob()), kEveryFieldYaml);
+  DecodeResult decoded = DecodeYaml(kEveryFieldYaml);
+  ASSERT_TRUE(decoded.ok()) << JoinFieldErrors(decoded.errors);
+  EXPECT_EQ(decoded.job, EveryFieldJob());
+  EXPECT_EQ(EncodeYaml(decoded.job), kEveryFieldYaml);
+  std::string json_text = EncodeJson(decoded.job);
+  EXPECT_EQ(EncodeJson(DecodeJson(json_text).job), json_text);
+}
+
+TEST(FieldTable, EveryObjectReportsAnUnknownKeyAtItsPath) {
+  const json tree = EncodeTree(EveryFieldJob());
+  std::vector<StructObject> objects;
+  CollectStructs<DLJob>(tree, json::json_pointer(), "", objects);
+  ASSERT_EQ(objects.size(), 16u);  // the job, metadata, spec and status, and 12 nested
+  for (const StructObject& o : objects) {
+    SCOPED_TRACE(o.path);
+    json bad = tree;
+    bad[o.at]["zzzUnknown"] = 1;
+    DecodeResult r = DecodeTree(bad);
+    if (o.keeps_unknown_keys) {
+      EXPECT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
+      EXPECT_EQ(r.job.metadata.other["zzzUnknown"], 1);
+    } else {
+      ASSERT_EQ(r.errors.size(), 1u) << JoinFieldErrors(r.errors);
+      EXPECT_EQ(r.errors[0].path, JoinField(o.path, "zzzUnknown"));
+      EXPECT_EQ(r.errors[0].reason, "unknown field");
+    }
+  }
+}
+
+TEST(FieldTable, EveryRowIsInTheCrdWithItsType) {
+  ojson crd = DLJobCrd();
+  ExpectStructInCrd<DLJob>(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"], "");
+}
+
+TEST(FieldTable, FieldNamesComeFromTheRows) {
+  static_assert(FieldName(&RunPolicy::backoff_limit) == "backoffLimit");
+  static_assert(FieldName(&Toleration::operator_) == "operator");
+  EXPECT_EQ(FieldNames<MpiSpec>(),
+            (std::vector<std::string_view>{"implementation", "slotsPerWorker", "sshPort"}));
+  EXPECT_TRUE(IsFieldName<ObjectMeta>("resourceVersion"));
+  EXPECT_FALSE(IsFieldName<ObjectMeta>("other"));
+}
+
+}  // namespace
+}  // namespace dljob
