@@ -152,10 +152,4 @@ std::string DescribeWaitStatus(int s) {
   return "ended with wait status " + std::to_string(s);
 }
 
-int ExitCodeOf(int s) {
-  if (WIFEXITED(s)) return WEXITSTATUS(s);
-  if (WIFSIGNALED(s)) return 128 + WTERMSIG(s);
-  return 1;
-}
-
 }  // namespace dljob

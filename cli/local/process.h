@@ -70,7 +70,5 @@ class ChildProcess {
 
 // Human description of a wait status: "exited with code 1", "killed by signal 9 (Killed)".
 std::string DescribeWaitStatus(int wait_status);
-// Exit code a shell would report: the exit code, or 128 + signal.
-int ExitCodeOf(int wait_status);
 
 }  // namespace dljob
