@@ -60,7 +60,11 @@ Status ApplySubmitFlags(const SubmitFlags& f, DLJob& job) {
     for (const DataVolume& v : job.spec.data) {
       if (v.name == name) name += "-" + std::to_string(job.spec.data.size());
     }
-    job.spec.data.push_back({name, parts->first, parts->second, std::nullopt, std::nullopt});
+    DataVolume volume;
+    volume.name = name;
+    volume.source = parts->first;
+    volume.mount_path = parts->second;
+    job.spec.data.push_back(std::move(volume));
   }
   if (!f.command.empty()) job.spec.command = f.command;
   return Status::Ok();

@@ -20,67 +20,74 @@ std::string Since(const std::string& from, const std::string& to_or_empty,
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(*end - *start));
 }
 
-std::string Number(const std::optional<double>& v, const char* fmt) {
-  if (!v) return "-";
+// printf of a metric, "-" when the job has not reported it. Takes the value, not the optional:
+// GCC 12 at -O2 loses track of an optional's engaged flag through the copies in the row builders
+// below and warns (-Wmaybe-uninitialized) that the value may be read unset.
+std::string Number(double v, const char* fmt) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, fmt, *v);
+  std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
 }
+std::string Number(const std::optional<double>& v, const char* fmt) {
+  return v.has_value() ? Number(v.value(), fmt) : "-";
+}
 
+template <typename T>
+std::string Integer(const std::optional<T>& v) {
+  return v.has_value() ? std::to_string(v.value()) : "-";
+}
+
+// Each row is built left to right, in the order of its table's header.
 std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point now) {
   const DLJobStatus& st = job.status;
-  std::optional<Throughput> t = st.throughput;
-  std::string phase = st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase);
-  std::vector<std::string> row = {
-      job.metadata.name,
-      phase,
-      job.spec.gpus ? std::to_string(*job.spec.gpus) : "-",
-      Number(t ? t->images_per_sec : std::nullopt, "%.1f"),
-      st.start_time.empty() ? "-" : Since(st.start_time, st.completion_time, now),
-      Since(job.metadata.creation_timestamp, "", now),
-  };
+  const Throughput t = st.throughput.value_or(Throughput{});
+  std::vector<std::string> row;
+  row.push_back(job.metadata.name);
+  row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
+  row.push_back(Integer(job.spec.gpus));
+  row.push_back(Number(t.images_per_sec, "%.1f"));
   if (wide) {
-    std::string step = t && t->step ? std::to_string(*t->step) : "-";
-    if (t && t->step && t->total_steps) step += "/" + std::to_string(*t->total_steps);
-    std::optional<double> acc;
-    if (t && t->accuracy) acc = *t->accuracy * 100;
-    row.insert(row.begin() + 4,
-               {step, Number(t ? t->loss : std::nullopt, "%.4g"), acc ? Number(acc, "%.2f%%") : "-",
-                std::to_string(st.restarts.value_or(0))});
-    row.push_back(job.spec.image);
+    std::string step = Integer(t.step);
+    if (t.step && t.total_steps) step += "/" + std::to_string(*t.total_steps);
+    row.push_back(step);
+    row.push_back(Number(t.loss, "%.4g"));
+    row.push_back(t.accuracy ? Number(*t.accuracy * 100, "%.2f%%") : "-");
+    row.push_back(std::to_string(st.restarts.value_or(0)));
   }
+  row.push_back(st.start_time.empty() ? "-" : Since(st.start_time, st.completion_time, now));
+  row.push_back(Since(job.metadata.creation_timestamp, "", now));
+  if (wide) row.push_back(job.spec.image);
   return row;
 }
 
 std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_point now) {
   const DLJobStatus& st = job.status;
-  std::optional<Throughput> t = st.throughput;
-  std::optional<double> rate = t ? t->images_per_sec : std::nullopt;
-  std::optional<double> per_gpu = t ? t->per_gpu_images_per_sec : std::nullopt;
-  if (!per_gpu && rate && job.spec.gpus.value_or(0) > 0) per_gpu = *rate / *job.spec.gpus;
+  const Throughput t = st.throughput.value_or(Throughput{});
+  std::optional<double> per_gpu = t.per_gpu_images_per_sec;
+  if (!per_gpu && t.images_per_sec && job.spec.gpus.value_or(0) > 0) {
+    per_gpu = *t.images_per_sec / *job.spec.gpus;
+  }
   std::string workers = "-";
   if (st.workers) {
     workers = std::to_string(st.workers->ready) + "/" + std::to_string(st.workers->desired);
   }
-  std::vector<std::string> row = {
-      job.metadata.name,
-      st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase),
-      job.spec.gpus ? std::to_string(*job.spec.gpus) : "-",
-      workers,
-      Number(rate, "%.1f"),
-      Number(per_gpu, "%.1f"),
-      t && t->step ? std::to_string(*t->step) : "-",
-      Number(t ? t->loss : std::nullopt, "%.4g"),
-      t ? Since(t->updated_at, "", now) : "-",
-  };
+  std::vector<std::string> row;
+  row.push_back(job.metadata.name);
+  row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
+  row.push_back(Integer(job.spec.gpus));
+  row.push_back(workers);
+  row.push_back(Number(t.images_per_sec, "%.1f"));
+  row.push_back(Number(per_gpu, "%.1f"));
+  row.push_back(Integer(t.step));
+  row.push_back(Number(t.loss, "%.4g"));
+  row.push_back(Since(t.updated_at, "", now));  // "-" before the first report
   if (wide) {
-    std::optional<double> acc;
-    if (t && t->accuracy) acc = *t->accuracy * 100;
     std::string nodes;
     for (const PlacementEntry& p : st.placement) nodes += (nodes.empty() ? "" : ",") + p.node;
-    row.insert(row.end(),
-               {t && t->epoch ? std::to_string(*t->epoch) : "-", acc ? Number(acc, "%.2f%%") : "-",
-                std::to_string(st.restarts.value_or(0)), nodes.empty() ? "-" : nodes});
+    row.push_back(Integer(t.epoch));
+    row.push_back(t.accuracy ? Number(*t.accuracy * 100, "%.2f%%") : "-");
+    row.push_back(std::to_string(st.restarts.value_or(0)));
+    row.push_back(nodes.empty() ? "-" : nodes);
   }
   return row;
 }
@@ -137,11 +144,11 @@ std::string FormatJobs(const std::vector<DLJob>& jobs, OutputFormat format,
     return FormatList(jobs, format);
   bool wide = format == OutputFormat::kWide;
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION", "AGE"});
-  if (wide) {
-    rows[0].insert(rows[0].begin() + 4, {"STEP", "LOSS", "ACCURACY", "RESTARTS"});
-    rows[0].push_back("IMAGE");
-  }
+  rows.push_back(wide ? std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "STEP",
+                                                  "LOSS", "ACCURACY", "RESTARTS", "DURATION",
+                                                  "AGE", "IMAGE"}
+                      : std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION",
+                                                  "AGE"});
   for (const DLJob& job : jobs) rows.push_back(Row(job, wide, now));
   if (namespace_column) AddNamespaceColumn(jobs, rows);
   return RenderTable(rows);
@@ -155,7 +162,9 @@ std::string FormatTop(const std::vector<DLJob>& jobs, OutputFormat format, SysCl
   std::vector<std::vector<std::string>> rows;
   rows.push_back(
       {"NAME", "STATUS", "GPUS", "WORKERS", "IMG/SEC", "IMG/SEC/GPU", "STEP", "LOSS", "UPDATED"});
-  if (wide) rows[0].insert(rows[0].end(), {"EPOCH", "ACCURACY", "RESTARTS", "NODES"});
+  if (wide) {
+    for (const char* column : {"EPOCH", "ACCURACY", "RESTARTS", "NODES"}) rows[0].push_back(column);
+  }
   int64_t total_gpus = 0;
   double total_rate = 0;
   for (const DLJob& job : jobs) {
