@@ -1,14 +1,30 @@
-// Validate: every rule of validation.h over a whole DLJob.
+// Validate: every rule of validation.h over a whole DLJob. Paths are built from the field
+// tables' JSON names (dljob_fields.h), the names the decoder reads, and the allowed values of
+// enum-like fields are the tables' lists.
 #include "jobs/validation.h"
 
 #include <cstdint>
 #include <set>
 
+#include "jobs/dljob_fields.h"
 #include "jobs/field_path.h"
 #include "jobs/volume_source.h"
 
 namespace dljob {
 namespace {
+
+// The path of `member` of the struct at `parent`: At("spec", &DLJobSpec::gpus) == "spec.gpus".
+template <typename S, typename M>
+std::string At(const std::string& parent, M S::*member) {
+  return JoinField(parent, FieldName(member));
+}
+
+bool IsOneOf(std::string_view value, std::span<const std::string_view> allowed) {
+  for (std::string_view a : allowed) {
+    if (value == a) return true;
+  }
+  return false;
+}
 
 class Checker {
  public:
@@ -22,14 +38,12 @@ class Checker {
              const std::string& what) {
     if (v && (*v < min || *v > max)) Check(path, "must be " + what + ", got " + std::to_string(*v));
   }
-  template <typename T>
+  // For an optional string that must be one of `allowed` when set.
   void OneOf(const std::string& path, const std::optional<std::string>& v,
-             std::initializer_list<T> allowed, const std::string& list) {
-    if (!v) return;
-    for (const T& a : allowed) {
-      if (*v == a) return;
+             std::span<const std::string_view> allowed) {
+    if (v && !IsOneOf(*v, allowed)) {
+      Check(path, "must be " + JoinOr(allowed) + ", got " + Quote(*v));
     }
-    Check(path, "must be " + list + ", got " + Quote(*v));
   }
 
  private:
@@ -45,11 +59,13 @@ void CheckStringMap(Checker& c, const std::string& path,
   }
 }
 
-void CheckMetadata(Checker& c, const ObjectMeta& m) {
-  c.Check("metadata.name", CheckName(m.name));
-  if (!m.namespace_.empty()) c.Check("metadata.namespace", CheckDnsLabel(m.namespace_));
-  CheckStringMap(c, "metadata.labels", m.labels, /*values_are_labels=*/true);
-  CheckStringMap(c, "metadata.annotations", m.annotations, /*values_are_labels=*/false);
+void CheckMetadata(Checker& c, const std::string& path, const ObjectMeta& m) {
+  c.Check(At(path, &ObjectMeta::name), CheckName(m.name));
+  if (!m.namespace_.empty()) {
+    c.Check(At(path, &ObjectMeta::namespace_), CheckDnsLabel(m.namespace_));
+  }
+  CheckStringMap(c, At(path, &ObjectMeta::labels), m.labels, /*values_are_labels=*/true);
+  CheckStringMap(c, At(path, &ObjectMeta::annotations), m.annotations, /*values_are_labels=*/false);
 }
 
 bool HasSpaceOrControl(const std::string& s) {
@@ -59,26 +75,29 @@ bool HasSpaceOrControl(const std::string& s) {
   return false;
 }
 
-void CheckContainer(Checker& c, const DLJobSpec& s) {
+void CheckContainer(Checker& c, const std::string& spec, const DLJobSpec& s) {
+  std::string image = At(spec, &DLJobSpec::image), command = At(spec, &DLJobSpec::command);
   if (s.image.empty()) {
-    c.Check("spec.image", "required: the container image every rank runs");
+    c.Check(image, "required: the container image every rank runs");
   } else if (HasSpaceOrControl(s.image)) {
-    c.Check("spec.image", "must not contain whitespace or control characters, got " + Quote(s.image));
+    c.Check(image, "must not contain whitespace or control characters, got " + Quote(s.image));
   }
   if (s.command.empty()) {
-    c.Check("spec.command", "required: the program each rank runs, e.g. [dljob-train, ...]");
+    c.Check(command, "required: the program each rank runs, e.g. [dljob-train, ...]");
   } else if (s.command[0].empty()) {
-    c.Check("spec.command[0]", "must name a program, got an empty string");
+    c.Check(JoinIndex(command, 0), "must name a program, got an empty string");
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < s.env.size(); ++i) {
-    std::string path = JoinIndex("spec.env", i) + ".name";
+    std::string path = At(JoinIndex(At(spec, &DLJobSpec::env), i), &EnvVar::name);
     c.Check(path, CheckEnvVarName(s.env[i].name));
     if (!s.env[i].name.empty() && !seen.insert(s.env[i].name).second) {
       c.Check(path, "duplicate environment variable " + Quote(s.env[i].name));
     }
   }
-  if (!s.working_dir.empty()) c.Check("spec.workingDir", CheckAbsolutePath(s.working_dir));
+  if (!s.working_dir.empty()) {
+    c.Check(At(spec, &DLJobSpec::working_dir), CheckAbsolutePath(s.working_dir));
+  }
 }
 
 // "try 4 or 8": the divisors of gpus nearest below and above `per_worker`.
@@ -91,31 +110,32 @@ std::string SuggestDivisors(int64_t gpus, int64_t per_worker) {
   return out;
 }
 
-void CheckGpus(Checker& c, const DLJobSpec& s) {
+void CheckGpus(Checker& c, const std::string& spec, const DLJobSpec& s) {
+  std::string total = At(spec, &DLJobSpec::gpus), per_path = At(spec, &DLJobSpec::gpus_per_worker);
   if (!s.gpus) {
-    c.Check("spec.gpus", "required: the total number of GPUs (one MPI rank each)");
+    c.Check(total, "required: the total number of GPUs (one MPI rank each)");
   } else if (*s.gpus < 1) {
-    c.Check("spec.gpus", "must be a positive integer, got " + std::to_string(*s.gpus));
+    c.Check(total, "must be a positive integer, got " + std::to_string(*s.gpus));
   } else if (*s.gpus > kMaxGpus) {
-    c.Check("spec.gpus", "must be at most " + std::to_string(kMaxGpus) + ", got " +
-                             std::to_string(*s.gpus));
+    c.Check(total,
+            "must be at most " + std::to_string(kMaxGpus) + ", got " + std::to_string(*s.gpus));
   }
   if (!s.gpus_per_worker) return;
   int64_t per = *s.gpus_per_worker;
   if (per < 1) {
-    c.Check("spec.gpusPerWorker", "must be a positive integer, got " + std::to_string(per));
+    c.Check(per_path, "must be a positive integer, got " + std::to_string(per));
     return;
   }
   if (!s.gpus || *s.gpus < 1 || *s.gpus > kMaxGpus) return;
   int64_t gpus = *s.gpus;
   if (per > gpus) {
-    c.Check("spec.gpusPerWorker", "must not exceed spec.gpus (" + std::to_string(gpus) +
-                                      "), got " + std::to_string(per));
+    c.Check(per_path, "must not exceed " + total + " (" + std::to_string(gpus) + "), got " +
+                          std::to_string(per));
   } else if (gpus % per != 0) {
-    c.Check("spec.gpusPerWorker",
-            "must divide spec.gpus (" + std::to_string(gpus) + ") into whole workers, got " +
-                std::to_string(per) + " (" + std::to_string(gpus) + "/" + std::to_string(per) +
-                " is not a whole number of workers); " + SuggestDivisors(gpus, per));
+    c.Check(per_path, "must divide " + total + " (" + std::to_string(gpus) +
+                          ") into whole workers, got " + std::to_string(per) + " (" +
+                          std::to_string(gpus) + "/" + std::to_string(per) +
+                          " is not a whole number of workers); " + SuggestDivisors(gpus, per));
   }
 }
 
@@ -129,24 +149,24 @@ bool IsPositiveQuantity(const std::string& q) {
   return false;
 }
 
-void CheckResources(Checker& c, const ResourcesSpec& r) {
-  for (const auto& [path, q] : {std::pair{"spec.resources.cpuPerGpu", &r.cpu_per_gpu},
-                                std::pair{"spec.resources.memoryPerGpu", &r.memory_per_gpu}}) {
-    if (!*q) continue;
-    std::string reason = CheckQuantity(**q);
-    if (reason.empty() && !IsPositiveQuantity(**q)) {
-      reason = "must be a positive quantity, got " + Quote(**q);
+void CheckResources(Checker& c, const std::string& path, const ResourcesSpec& r) {
+  for (auto member : {&ResourcesSpec::cpu_per_gpu, &ResourcesSpec::memory_per_gpu}) {
+    const std::optional<std::string>& q = r.*member;
+    if (!q) continue;
+    std::string reason = CheckQuantity(*q);
+    if (reason.empty() && !IsPositiveQuantity(*q)) {
+      reason = "must be a positive quantity, got " + Quote(*q);
     }
-    c.Check(path, reason);
+    c.Check(At(path, member), reason);
   }
 }
 
 void CheckCache(Checker& c, const std::string& path, const CacheSpec& cache) {
-  if (cache.medium != "LocalSSD") {
-    c.Check(path + ".medium",
+  if (!IsOneOf(cache.medium, kCacheMedia)) {
+    c.Check(At(path, &CacheSpec::medium),
             "must be LocalSSD (the only supported cache medium), got " + Quote(cache.medium));
   }
-  c.Check(path + ".path", CheckAbsolutePath(cache.path));
+  c.Check(At(path, &CacheSpec::path), CheckAbsolutePath(cache.path));
 }
 
 bool IsNested(const std::string& outer, const std::string& inner) {
@@ -154,9 +174,9 @@ bool IsNested(const std::string& outer, const std::string& inner) {
   return inner.size() > prefix.size() && inner.compare(0, prefix.size(), prefix) == 0;
 }
 
-void CheckMountPaths(Checker& c, const std::vector<DataVolume>& data) {
+void CheckMountPaths(Checker& c, const std::string& list, const std::vector<DataVolume>& data) {
   for (size_t i = 0; i < data.size(); ++i) {
-    std::string path = JoinIndex("spec.data", i) + ".mountPath";
+    std::string path = At(JoinIndex(list, i), &DataVolume::mount_path);
     const std::string& mount = data[i].mount_path;
     std::string reason = CheckAbsolutePath(mount);
     if (reason.empty() && mount.find_first_not_of('/') == std::string::npos) {
@@ -170,106 +190,112 @@ void CheckMountPaths(Checker& c, const std::vector<DataVolume>& data) {
       const std::string& other = data[j].mount_path;
       if (other.empty()) continue;
       if (other == mount) {
-        c.Check(path, "duplicate mountPath " + Quote(mount) + " (also spec.data[" +
-                          std::to_string(j) + "])");
+        c.Check(path, "duplicate mountPath " + Quote(mount) + " (also " + JoinIndex(list, j) + ")");
       } else if (IsNested(other, mount) || IsNested(mount, other)) {
-        c.Check(path, "mountPath " + Quote(mount) + " overlaps spec.data[" + std::to_string(j) +
-                          "].mountPath " + Quote(other) + "; mounts must not be nested");
+        c.Check(path, "mountPath " + Quote(mount) + " overlaps " +
+                          At(JoinIndex(list, j), &DataVolume::mount_path) + " " + Quote(other) +
+                          "; mounts must not be nested");
       }
     }
   }
 }
 
-void CheckData(Checker& c, const std::vector<DataVolume>& data) {
+void CheckData(Checker& c, const std::string& list, const std::vector<DataVolume>& data) {
   std::set<std::string> names;
   for (size_t i = 0; i < data.size(); ++i) {
     const DataVolume& d = data[i];
-    std::string path = JoinIndex("spec.data", i);
+    std::string path = JoinIndex(list, i), name = At(path, &DataVolume::name);
     if (d.name.empty()) {
-      c.Check(path + ".name", "required");
+      c.Check(name, "required");
     } else {
-      c.Check(path + ".name", CheckDnsLabel(d.name));
-      if (!names.insert(d.name).second) c.Check(path + ".name", "duplicate name " + Quote(d.name));
+      c.Check(name, CheckDnsLabel(d.name));
+      if (!names.insert(d.name).second) c.Check(name, "duplicate name " + Quote(d.name));
     }
     Result<VolumeSource> source = ParseVolumeSource(d.source);
-    if (!source.ok()) c.Check(path + ".source", source.status().message());
+    if (!source.ok()) c.Check(At(path, &DataVolume::source), source.status().message());
     if (d.secret_name) {
       if (source.ok() && source->kind != VolumeSource::Kind::kOss) {
-        c.Check(path + ".secretName",
+        c.Check(At(path, &DataVolume::secret_name),
                 "only oss:// sources take a Secret; remove it or use an oss:// source");
       } else {
-        c.Check(path + ".secretName", CheckDnsSubdomain(*d.secret_name));
+        c.Check(At(path, &DataVolume::secret_name), CheckDnsSubdomain(*d.secret_name));
       }
     }
-    if (d.cache) CheckCache(c, path + ".cache", *d.cache);
+    if (d.cache) CheckCache(c, At(path, &DataVolume::cache), *d.cache);
   }
-  CheckMountPaths(c, data);
+  CheckMountPaths(c, list, data);
 }
 
-void CheckMpi(Checker& c, const DLJobSpec& s) {
+void CheckMpi(Checker& c, const std::string& spec, const DLJobSpec& s) {
   const MpiSpec& mpi = s.mpi;
-  if (mpi.implementation && *mpi.implementation != "OpenMPI") {
+  std::string path = At(spec, &DLJobSpec::mpi);
+  if (mpi.implementation && !IsOneOf(*mpi.implementation, kMpiImplementations)) {
     const std::string& name = *mpi.implementation;
     bool known = name == "MPICH" || name == "IntelMPI" || name == "MVAPICH2" || name == "MVAPICH";
-    c.Check("spec.mpi.implementation",
-            known ? name + " is not supported (supported: OpenMPI)"
-                  : "unknown MPI implementation " + Quote(name) + " (supported: OpenMPI)");
+    std::string supported = " (supported: " + JoinOr(kMpiImplementations) + ")";
+    c.Check(At(path, &MpiSpec::implementation),
+            known ? name + " is not supported" + supported
+                  : "unknown MPI implementation " + Quote(name) + supported);
   }
   if (mpi.slots_per_worker) {
     int64_t slots = *mpi.slots_per_worker;
+    std::string slots_path = At(path, &MpiSpec::slots_per_worker);
     if (slots < 1) {
-      c.Check("spec.mpi.slotsPerWorker", "must be a positive integer, got " + std::to_string(slots));
+      c.Check(slots_path, "must be a positive integer, got " + std::to_string(slots));
     } else if (s.gpus_per_worker && *s.gpus_per_worker >= 1 && slots > *s.gpus_per_worker) {
-      c.Check("spec.mpi.slotsPerWorker", "must not exceed spec.gpusPerWorker (" +
-                                             std::to_string(*s.gpus_per_worker) + "), got " +
-                                             std::to_string(slots));
+      c.Check(slots_path, "must not exceed " + At(spec, &DLJobSpec::gpus_per_worker) + " (" +
+                              std::to_string(*s.gpus_per_worker) + "), got " +
+                              std::to_string(slots));
     }
   }
-  c.Range("spec.mpi.sshPort", mpi.ssh_port, 1, 65535, "a port number from 1 to 65535");
+  c.Range(At(path, &MpiSpec::ssh_port), mpi.ssh_port, 1, 65535, "a port number from 1 to 65535");
 }
 
-void CheckRunPolicy(Checker& c, const RunPolicy& p) {
+void CheckRunPolicy(Checker& c, const std::string& path, const RunPolicy& p) {
   constexpr int64_t kMax = INT64_MAX;
-  c.Range("spec.runPolicy.backoffLimit", p.backoff_limit, 0, kMax, "zero or more");
-  c.Range("spec.runPolicy.activeDeadlineSeconds", p.active_deadline_seconds, 1, kMax,
+  using R = RunPolicy;
+  c.Range(At(path, &R::backoff_limit), p.backoff_limit, 0, kMax, "zero or more");
+  c.Range(At(path, &R::active_deadline_seconds), p.active_deadline_seconds, 1, kMax,
           "a positive number of seconds");
-  c.Range("spec.runPolicy.progressDeadlineSeconds", p.progress_deadline_seconds, 1, kMax,
+  c.Range(At(path, &R::progress_deadline_seconds), p.progress_deadline_seconds, 1, kMax,
           "a positive number of seconds");
-  c.Range("spec.runPolicy.ttlSecondsAfterFinished", p.ttl_seconds_after_finished, 0, kMax,
+  c.Range(At(path, &R::ttl_seconds_after_finished), p.ttl_seconds_after_finished, 0, kMax,
           "zero or more seconds");
-  c.OneOf("spec.runPolicy.cleanPodPolicy", p.clean_pod_policy, {"All", "Running", "None"},
-          "All, Running or None");
+  c.OneOf(At(path, &R::clean_pod_policy), p.clean_pod_policy, kCleanPodPolicies);
 }
 
 void CheckToleration(Checker& c, const std::string& path, const Toleration& t) {
-  if (!t.key.empty()) c.Check(path + ".key", CheckLabelKey(t.key));
+  std::string key = At(path, &Toleration::key), value = At(path, &Toleration::value);
+  if (!t.key.empty()) c.Check(key, CheckLabelKey(t.key));
   if (t.operator_ == "Exists") {
     if (!t.value.empty()) {
-      c.Check(path + ".value", "must be empty when operator is Exists, got " + Quote(t.value));
+      c.Check(value, "must be empty when operator is Exists, got " + Quote(t.value));
     }
   } else if (t.operator_ == "Equal" || t.operator_.empty()) {
-    if (t.key.empty()) c.Check(path + ".key", "required when operator is Equal (or use Exists)");
-    c.Check(path + ".value", CheckLabelValue(t.value));
+    if (t.key.empty()) c.Check(key, "required when operator is Equal (or use Exists)");
+    c.Check(value, CheckLabelValue(t.value));
   } else {
-    c.Check(path + ".operator", "must be Exists or Equal, got " + Quote(t.operator_));
+    c.Check(At(path, &Toleration::operator_),
+            "must be " + JoinOr(kTolerationOperators) + ", got " + Quote(t.operator_));
   }
   const std::string& e = t.effect;
-  if (!e.empty() && e != "NoSchedule" && e != "PreferNoSchedule" && e != "NoExecute") {
-    c.Check(path + ".effect",
+  if (!IsOneOf(e, kTaintEffects)) {
+    c.Check(At(path, &Toleration::effect),
             "must be NoSchedule, PreferNoSchedule, NoExecute or empty (all), got " + Quote(e));
   }
   if (t.toleration_seconds && e != "NoExecute") {
-    c.Check(path + ".tolerationSeconds", "only applies when effect is NoExecute");
+    c.Check(At(path, &Toleration::toleration_seconds), "only applies when effect is NoExecute");
   }
 }
 
-void CheckScheduling(Checker& c, const SchedulingSpec& s) {
-  if (s.queue) c.Check("spec.scheduling.queue", CheckDnsLabel(*s.queue));
-  c.Range("spec.scheduling.priority", s.priority, INT32_MIN, INT32_MAX, "a 32-bit integer");
-  c.OneOf("spec.scheduling.topology", s.topology, {"Pack", "Spread"}, "Pack or Spread");
-  CheckStringMap(c, "spec.scheduling.nodeSelector", s.node_selector, /*values_are_labels=*/true);
+void CheckScheduling(Checker& c, const std::string& path, const SchedulingSpec& s) {
+  using S = SchedulingSpec;
+  if (s.queue) c.Check(At(path, &S::queue), CheckDnsLabel(*s.queue));
+  c.Range(At(path, &S::priority), s.priority, INT32_MIN, INT32_MAX, "a 32-bit integer");
+  c.OneOf(At(path, &S::topology), s.topology, kTopologies);
+  CheckStringMap(c, At(path, &S::node_selector), s.node_selector, /*values_are_labels=*/true);
   for (size_t i = 0; i < s.tolerations.size(); ++i) {
-    CheckToleration(c, JoinIndex("spec.scheduling.tolerations", i), s.tolerations[i]);
+    CheckToleration(c, JoinIndex(At(path, &S::tolerations), i), s.tolerations[i]);
   }
 }
 
@@ -279,17 +305,20 @@ FieldErrors Validate(const DLJob& job) {
   FieldErrors errors;
   Checker c(errors);
   if (job.api_version != kApiVersion) {
-    c.Check("apiVersion", "must be " + std::string(kApiVersion) + ", got " + Quote(job.api_version));
+    c.Check(At("", &DLJob::api_version),
+            "must be " + std::string(kApiVersion) + ", got " + Quote(job.api_version));
   }
-  if (job.kind != kKind) c.Check("kind", "must be DLJob, got " + Quote(job.kind));
-  CheckMetadata(c, job.metadata);
-  CheckContainer(c, job.spec);
-  CheckGpus(c, job.spec);
-  CheckResources(c, job.spec.resources);
-  CheckData(c, job.spec.data);
-  CheckMpi(c, job.spec);
-  CheckRunPolicy(c, job.spec.run_policy);
-  CheckScheduling(c, job.spec.scheduling);
+  if (job.kind != kKind) c.Check(At("", &DLJob::kind), "must be DLJob, got " + Quote(job.kind));
+  CheckMetadata(c, At("", &DLJob::metadata), job.metadata);
+  const DLJobSpec& s = job.spec;
+  std::string spec = At("", &DLJob::spec);
+  CheckContainer(c, spec, s);
+  CheckGpus(c, spec, s);
+  CheckResources(c, At(spec, &DLJobSpec::resources), s.resources);
+  CheckData(c, At(spec, &DLJobSpec::data), s.data);
+  CheckMpi(c, spec, s);
+  CheckRunPolicy(c, At(spec, &DLJobSpec::run_policy), s.run_policy);
+  CheckScheduling(c, At(spec, &DLJobSpec::scheduling), s.scheduling);
   return errors;
 }
 
