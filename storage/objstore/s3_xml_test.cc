@@ -95,6 +95,7 @@ TEST(ParseInitiateMultipartUpload, ReadsTheUploadId) {
 
 TEST(ParseInitiateMultipartUpload, RefusesOtherBodiesNamingTheObject) {
   for (const char* xml : {"", "<Error><Code>AccessDenied</Code></Error>",
+                          // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one body, 2 lines
                           "<InitiateMultipartUploadResult><UploadId></UploadId>"
                           "</InitiateMultipartUploadResult>",
                           "<InitiateMultipartUploadResult><Bucket>b</Bucket>",
