@@ -63,11 +63,12 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  mkdir -p "$BUILD_DIR"
   cmake -S . -B "$BUILD_DIR" "${generator[@]}" "${launcher[@]}" -DCMAKE_CXX_COMPILER="$CXX" \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DDLJOB_BUILD_TRAINER=OFF -DDLJOB_BUILD_BENCH=OFF >"$BUILD_DIR.configure.log" 2>&1 || {
-    cat "$BUILD_DIR.configure.log" >&2
+    -DDLJOB_BUILD_TRAINER=OFF -DDLJOB_BUILD_BENCH=OFF >"$BUILD_DIR/configure.log" 2>&1 || {
+    cat "$BUILD_DIR/configure.log" >&2
     echo "check-sanitizers: configuring $BUILD_DIR failed (above)" >&2
     exit 1
   }
