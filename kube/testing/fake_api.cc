@@ -1,7 +1,8 @@
 #include "kube/testing/fake_api.h"
 
-#include <sstream>
+#include <utility>
 
+#include "kube/label_selector.h"
 #include "kube/object_key.h"
 
 namespace dljob::kube::testing {
@@ -16,15 +17,11 @@ ApiError NotFound(const kube::Resource& r, const std::string& name) {
 
 ApiError Conflict(const std::string& message) { return {409, "Conflict", message}; }
 
-std::string Label(const Json& labels, const std::string& key, bool& has) {
-  has = labels.is_object() && labels.contains(key) && labels[key].is_string();
-  return has ? labels[key].get<std::string>() : "";
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+// The selector of a list or watch; a malformed one is a 400, as the API server answers it.
+kube::ApiResult<kube::LabelSelector> ParseSelector(const std::string& text) {
+  Result<kube::LabelSelector> selector = kube::LabelSelector::Parse(text);
+  if (!selector.ok()) return ApiError{400, "BadRequest", selector.status().message()};
+  return std::move(selector).value();
 }
 
 // What a list or watch asked for, as its query parameters name it.
@@ -43,31 +40,6 @@ std::string Call::ToString() const {
   return verb + " " + resource + key;
 }
 
-bool MatchesLabelSelector(const Json& labels, const std::string& selector) {
-  std::stringstream in(selector);
-  std::string term;
-  while (std::getline(in, term, ',')) {
-    term = Trim(term);
-    if (term.empty()) continue;
-    bool has = false;
-    if (size_t p = term.find("!="); p != std::string::npos) {
-      std::string v = Label(labels, Trim(term.substr(0, p)), has);
-      if (has && v == Trim(term.substr(p + 2))) return false;
-    } else if (size_t q = term.find('='); q != std::string::npos) {
-      size_t skip = term.compare(q, 2, "==") == 0 ? 2 : 1;
-      std::string v = Label(labels, Trim(term.substr(0, q)), has);
-      if (!has || v != Trim(term.substr(q + skip))) return false;
-    } else if (term[0] == '!') {
-      Label(labels, Trim(term.substr(1)), has);
-      if (has) return false;
-    } else {
-      Label(labels, term, has);
-      if (!has) return false;
-    }
-  }
-  return true;
-}
-
 // A watch over the fake's history: events after `cursor_` for one resource, namespace and
 // selector. Cancel() and the fake's watch controls wake a blocked Next().
 class FakeWatch final : public kube::WatchStream {
@@ -75,9 +47,13 @@ class FakeWatch final : public kube::WatchStream {
   enum class Pending { kNone, kEnd, kBreak };
 
   FakeWatch(FakeApi& api, std::string plural, std::string ns, kube::ListOptions options,
-            int64_t cursor)
-      : api_(api), plural_(std::move(plural)), ns_(std::move(ns)),
-        options_(std::move(options)), cursor_(cursor) {}
+            kube::LabelSelector selector, int64_t cursor)
+      : api_(api),
+        plural_(std::move(plural)),
+        ns_(std::move(ns)),
+        options_(std::move(options)),
+        selector_(std::move(selector)),
+        cursor_(cursor) {}
 
   ~FakeWatch() override {
     std::lock_guard lock(api_.mu_);
@@ -123,13 +99,14 @@ class FakeWatch final : public kube::WatchStream {
     if (h.plural != plural_) return false;
     const Json meta = h.event.object.value("metadata", Json::object());
     if (!ns_.empty() && meta.value("namespace", "") != ns_) return false;
-    return MatchesLabelSelector(meta.value("labels", Json::object()), options_.label_selector);
+    return selector_.Matches(meta.value("labels", Json::object()));
   }
 
   FakeApi& api_;
   const std::string plural_;
   const std::string ns_;
   const kube::ListOptions options_;
+  const kube::LabelSelector selector_;
   int64_t cursor_;                    // GUARDED_BY(api_.mu_)
   bool cancelled_ = false;            // GUARDED_BY(api_.mu_)
   Pending pending_ = Pending::kNone;  // GUARDED_BY(api_.mu_)
@@ -274,13 +251,13 @@ kube::ApiResult<Json> FakeApi::List(const kube::Resource& r, const std::string& 
                                     const kube::ListOptions& options) {
   std::lock_guard lock(mu_);
   if (auto e = RecordLocked({"list", r.plural, ns, "", OptionsBody(options)})) return *e;
+  kube::ApiResult<kube::LabelSelector> selector = ParseSelector(options.label_selector);
+  if (!selector.ok()) return selector.error();
   Json items = Json::array();
   for (const auto& [key, object] : objects_[r.plural]) {
     const Json meta = object.value("metadata", Json::object());
     if (!ns.empty() && r.namespaced && meta.value("namespace", "") != ns) continue;
-    if (!MatchesLabelSelector(meta.value("labels", Json::object()), options.label_selector)) {
-      continue;
-    }
+    if (!selector->Matches(meta.value("labels", Json::object()))) continue;
     items.push_back(object);
   }
   return Json{{"kind", r.kind + "List"},
@@ -384,8 +361,11 @@ kube::ApiResult<kube::WatchStreamPtr> FakeApi::Watch(const kube::Resource& r, co
                                                      const kube::ListOptions& options) {
   std::lock_guard lock(mu_);
   if (auto e = RecordLocked({"watch", r.plural, ns, "", OptionsBody(options)})) return *e;
+  kube::ApiResult<kube::LabelSelector> selector = ParseSelector(options.label_selector);
+  if (!selector.ok()) return selector.error();
   int64_t from = options.resource_version.empty() ? rv_ : std::stoll(options.resource_version);
-  auto watch = std::make_unique<FakeWatch>(*this, r.plural, r.namespaced ? ns : "", options, from);
+  auto watch = std::make_unique<FakeWatch>(*this, r.plural, r.namespaced ? ns : "", options,
+                                           std::move(selector).value(), from);
   watches_.insert(watch.get());
   return kube::WatchStreamPtr(std::move(watch));
 }

@@ -1,11 +1,12 @@
 // FakeApi: a small in-memory kube::Api for controller unit tests.
 //
 // It holds objects by resource, assigns uids and resourceVersions (one counter, as etcd does),
-// answers get/list/create/replace/status/patch/delete/bind and watch (label selectors "k", "!k",
-// "k=v", "k!=v"; 404, 409 AlreadyExists/Conflict as the server sends them), and records every
-// call a test's code makes — verb, resource, namespace/name and the body sent — so a test can
-// assert the exact sequence ("create pods ns/j-worker-0"). Set-up goes through Put()/Erase(),
-// which are not recorded but do produce watch events, like a kubelet or a user would.
+// answers get/list/create/replace/status/patch/delete/bind and watch (label selectors of every
+// form, kube/label_selector.h, a malformed one a 400; 404, 409 AlreadyExists/Conflict as the
+// server sends them), and records every call a test's code makes — verb, resource,
+// namespace/name and the body sent — so a test can assert the exact sequence ("create pods
+// ns/j-worker-0"). Set-up goes through Put()/Erase(), which are not recorded but do produce watch
+// events, like a kubelet or a user would.
 //
 // Not a server: no defaulting, no admission, no garbage collection, no graceful deletion,
 // pagination ignored. The test API server (tests/apiserver/) is the faithful one.
@@ -40,9 +41,6 @@ struct Call {
   // "create pods ns/j-worker-0", "list nodes", "list pods ns/".
   std::string ToString() const;
 };
-
-// Whether labels satisfy a selector like "a=b,c,!d,e!=f". Exposed for tests.
-bool MatchesLabelSelector(const Json& labels, const std::string& selector);
 
 class FakeWatch;
 

@@ -1,44 +1,26 @@
-// Label and field selectors, as the labelSelector and fieldSelector query parameters spell them.
+// Field selectors, as the fieldSelector query parameter spells them (label selectors are
+// kube::LabelSelector, kube/label_selector.h).
 //
-// Label selectors: comma-separated requirements `k=v`, `k==v`, `k!=v`, `k in (a,b)`,
-// `k notin (a,b)`, `k` (exists) and `!k` (does not exist); all must hold. Field selectors:
-// `path=v`, `path==v`, `path!=v` over a dotted path into the object (metadata.name,
-// metadata.namespace, spec.nodeName, status.phase, …); a missing field reads as "". The empty
-// selector matches everything.
+// Comma-separated requirements, all of which must hold: `path=v`, `path==v`, `path!=v` over a
+// dotted path into the object (metadata.name, metadata.namespace, spec.nodeName, status.phase,
+// …); a missing field reads as "". The empty selector matches everything.
 //
 // Pure values: parse once, match from any thread.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/status.h"
+#include "kube/label_selector.h"
 
 namespace dljob::apiserver {
 
-class LabelSelector {
- public:
-  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kNotExists };
-  struct Requirement {
-    std::string key;
-    Op op = Op::kExists;
-    std::vector<std::string> values;
-  };
-
-  // Errors (400 BadRequest at the REST layer) quote the requirement that did not parse.
-  static Result<LabelSelector> Parse(std::string_view text);
-
-  // `labels` is metadata.labels (an object, or null/absent).
-  bool Matches(const nlohmann::json& labels) const;
-  bool empty() const { return requirements_.empty(); }
-  const std::vector<Requirement>& requirements() const { return requirements_; }
-
- private:
-  std::vector<Requirement> requirements_;
-};
+// Label selectors are kube's, the one parser and matcher of the project (kube/label_selector.h);
+// the store, watch cursors and REST layer name it here as the field selector's sibling.
+using kube::LabelSelector;
 
 class FieldSelector {
  public:
