@@ -2,8 +2,9 @@
 //
 // Objects travel as Kubernetes JSON (nlohmann::json), exactly as the server sends and receives
 // them; typed views live with their users (jobs/ decodes DLJobs, controller/ reads pods). Two
-// implementations: HttpApi (operator/kube/http_api.h), which speaks REST over a Transport
-// (cpprestsdk in production), and the test API server's in-process handle (tests/apiserver/).
+// implementations: HttpApi (kube/http_api.h), which speaks REST over an HTTP client
+// (http/client.h; cpprestsdk in production), and the test API server's in-process handle
+// (tests/apiserver/).
 //
 // Errors are values: every call returns ApiResult<T>, which holds either the value or an
 // ApiError carrying the HTTP status the server answered (0 for a transport failure: refused,
@@ -66,7 +67,6 @@ struct ApiError {
   bool IsConflict() const { return http == 409 && reason != "AlreadyExists"; }
   bool IsGone() const { return http == 410; }  // resourceVersion too old: re-list
   bool IsInvalid() const { return http == 422; }
-  bool IsTooManyRequests() const { return http == 429; }
   // Worth retrying after a backoff: transport failures, 429 and 5xx.
   bool IsRetryable() const { return http == 0 || http == 429 || http >= 500; }
 
@@ -74,6 +74,12 @@ struct ApiError {
   std::string ToString() const;
   Status ToStatus() const;
 };
+
+// The reasons of transport failures (ApiError with http == 0): why no HTTP answer arrived.
+inline constexpr const char* kReasonConnectFailed = "ConnectFailed";  // request never sent
+inline constexpr const char* kReasonTimeout = "Timeout";
+inline constexpr const char* kReasonCancelled = "Cancelled";
+inline constexpr const char* kReasonTransportError = "TransportError";  // reset, TLS, protocol
 
 // A value or an ApiError. REQUIRES: value() only when ok(); error() only when !ok().
 template <typename T>

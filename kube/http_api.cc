@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "kube/cpprest_transport.h"
+#include "http/cpprest_client.h"
 #include "kube/http_streams.h"
 #include "kube/rest.h"
 
@@ -17,33 +17,33 @@ bool Is2xx(int status) { return status >= 200 && status < 300; }
 
 }  // namespace
 
-HttpApi::HttpApi(TransportPtr transport, TokenSourcePtr tokens, const ApiOptions& options,
+HttpApi::HttpApi(http::ClientPtr client, TokenSourcePtr tokens, const ApiOptions& options,
                  Clock& clock)
-    : transport_(std::move(transport)),
+    : client_(std::move(client)),
       tokens_(std::move(tokens)),
       options_(options),
       clock_(clock),
       limiter_(options.qps, options.burst, clock),
       jitter_(options.retry.seed) {}
 
-Request HttpApi::NewRequest(std::string method, std::string path_and_query) const {
-  Request req;
+http::ClientRequest HttpApi::NewRequest(std::string method, std::string target) const {
+  http::ClientRequest req;
   req.method = std::move(method);
-  req.path_and_query = std::move(path_and_query);
+  req.target = std::move(target);
   req.headers = {{"Accept", "application/json"}, {"User-Agent", options_.user_agent}};
   req.timeout = options_.request_timeout;
   return req;
 }
 
-Request HttpApi::WithBody(std::string method, std::string path, const Json& body,
-                          const char* content_type) const {
-  Request req = NewRequest(std::move(method), std::move(path));
+http::ClientRequest HttpApi::WithBody(std::string method, std::string path, const Json& body,
+                                      const char* content_type) const {
+  http::ClientRequest req = NewRequest(std::move(method), std::move(path));
   req.headers.emplace_back("Content-Type", content_type);
   req.body = body.dump();
   return req;
 }
 
-void HttpApi::Authorize(Request& request) {
+void HttpApi::Authorize(http::ClientRequest& request) {
   auto& h = request.headers;
   h.erase(std::remove_if(h.begin(), h.end(),
                          [](const auto& kv) { return kv.first == "Authorization"; }),
@@ -60,13 +60,13 @@ bool HttpApi::Backoff(Idempotency idempotency, int attempt, const ApiError& erro
   return true;
 }
 
-ApiResult<Json> HttpApi::Call(Request request) {
+ApiResult<Json> HttpApi::Call(http::ClientRequest request) {
   Idempotency idempotency =
       request.method == "POST" ? Idempotency::kNonIdempotent : Idempotency::kIdempotent;
   for (int attempt = 1;; ++attempt) {
     limiter_.Wait();
     Authorize(request);
-    ApiResult<Response> r = transport_->Send(request);
+    http::ClientResult<http::ClientResponse> r = client_->Send(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;
     if (r.ok() && Is2xx(r->status)) {
@@ -74,36 +74,36 @@ ApiResult<Json> HttpApi::Call(Request request) {
       Json json = Json::parse(r->body, nullptr, /*allow_exceptions=*/false);
       if (json.is_discarded()) {
         return ApiError{r->status, "BadResponse",
-                        request.method + " " + request.path_and_query +
+                        request.method + " " + request.target +
                             ": the answer is not JSON: " + r->body.substr(0, 200)};
       }
       return json;
     }
     if (r.ok()) {
       error = rest::DecodeError(r->status, r->body);
-      retry_after = rest::RetryAfter(FindHeader(r->headers, "Retry-After"), r->body);
+      retry_after = rest::RetryAfter(http::HeaderValue(r->headers, "Retry-After"), r->body);
     } else {
-      error = r.error();
+      error = FromClientError(r.error());
     }
     if (!Backoff(idempotency, attempt, error, retry_after)) return error;
   }
 }
 
-ApiResult<BodyStreamPtr> HttpApi::OpenStream(Request request) {
+ApiResult<http::BodyStreamPtr> HttpApi::OpenStream(http::ClientRequest request) {
   for (int attempt = 1;; ++attempt) {
     limiter_.Wait();
     Authorize(request);
-    ApiResult<StreamResponse> r = transport_->Open(request);
+    http::ClientResult<http::StreamedResponse> r = client_->Open(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;
     if (r.ok() && Is2xx(r->status)) return std::move(r->body);
     if (r.ok()) {
-      ApiResult<std::string> body = ReadAll(*r->body, kMaxErrorBody);
+      http::ClientResult<std::string> body = http::ReadAll(*r->body, kMaxErrorBody);
       std::string text = body.ok() ? std::move(body).value() : "";
       error = rest::DecodeError(r->status, text);
-      retry_after = rest::RetryAfter(FindHeader(r->headers, "Retry-After"), text);
+      retry_after = rest::RetryAfter(http::HeaderValue(r->headers, "Retry-After"), text);
     } else {
-      error = r.error();
+      error = FromClientError(r.error());
     }
     if (!Backoff(Idempotency::kIdempotent, attempt, error, retry_after)) return error;
   }
@@ -167,33 +167,48 @@ ApiResult<WatchStreamPtr> HttpApi::Watch(const Resource& r, const std::string& n
   int server_timeout = options.timeout_seconds > 0
                            ? options.timeout_seconds
                            : static_cast<int>(options_.watch_timeout.count());
-  Request req = NewRequest("GET", rest::CollectionPath(r, ns) + rest::WatchQuery(options, server_timeout));
+  http::ClientRequest req =
+      NewRequest("GET", rest::CollectionPath(r, ns) + rest::WatchQuery(options, server_timeout));
   req.timeout = std::chrono::seconds(server_timeout) + options_.watch_timeout_margin;
-  ApiResult<BodyStreamPtr> body = OpenStream(std::move(req));
+  ApiResult<http::BodyStreamPtr> body = OpenStream(std::move(req));
   if (!body.ok()) return body.error();
   return WatchStreamPtr(std::make_unique<HttpWatchStream>(std::move(body).value()));
 }
 
 ApiResult<LineStreamPtr> HttpApi::Logs(const std::string& ns, const std::string& pod,
                                        const LogOptions& options) {
-  Request req =
-      NewRequest("GET", rest::ObjectPath(resources::kPods, ns, pod, "log") + rest::LogQuery(options));
+  http::ClientRequest req = NewRequest(
+      "GET", rest::ObjectPath(resources::kPods, ns, pod, "log") + rest::LogQuery(options));
   req.headers[0].second = "*/*";  // the log is text/plain
   if (options.follow) req.timeout = options_.follow_timeout;
-  ApiResult<BodyStreamPtr> body = OpenStream(std::move(req));
+  ApiResult<http::BodyStreamPtr> body = OpenStream(std::move(req));
   if (!body.ok()) return body.error();
   return LineStreamPtr(std::make_unique<HttpLineStream>(std::move(body).value()));
+}
+
+Result<http::ClientPtr> MakeHttpClient(const Config& config,
+                                       std::chrono::milliseconds default_timeout) {
+  http::CpprestClientOptions o;
+  o.base_url = config.server;
+  o.default_timeout = default_timeout;
+  o.ca_pem = config.ca_data;
+  o.client_cert_pem = config.client_cert_data;
+  o.client_key_pem = config.client_key_data;
+  o.insecure_skip_tls_verify = config.insecure_skip_tls_verify;
+  Result<std::unique_ptr<http::CpprestClient>> client = http::CpprestClient::Create(o);
+  if (!client.ok()) return client.status().WithContext(config.source);
+  return http::ClientPtr(std::move(client).value());
 }
 
 Result<std::unique_ptr<Api>> MakeApi(const Config& config, ApiOptions options) {
   Clock& clock = options.clock ? *options.clock : RealClock();
   Config loaded = config;
   if (Status s = ReadReferencedFiles(loaded); !s.ok()) return s;
-  auto transport = CpprestTransport::Create(loaded, options.request_timeout);
-  if (!transport.ok()) return transport.status();
+  Result<http::ClientPtr> client = MakeHttpClient(loaded, options.request_timeout);
+  if (!client.ok()) return client.status();
   TokenSourcePtr tokens = MakeTokenSource(loaded, clock, options.token_refresh);
   return std::unique_ptr<Api>(
-      std::make_unique<HttpApi>(std::move(transport).value(), std::move(tokens), options, clock));
+      std::make_unique<HttpApi>(std::move(client).value(), std::move(tokens), options, clock));
 }
 
 }  // namespace dljob::kube

@@ -1,13 +1,13 @@
 // HttpApi: the Api over HTTP — what the operator uses to talk to a real API server.
 //
-// Each call becomes one Request (paths and queries from rest.h) with Accept: application/json,
-// a User-Agent and, when the TokenSource has one, Authorization: Bearer <token> (asked for on
-// every attempt, so a rotated service-account token is picked up). Every attempt first waits on
-// the RateLimiter (token bucket, qps/burst). Non-2xx answers become ApiErrors (rest::DecodeError).
-// Failed attempts are retried per retry.h: GET, PUT, PATCH, DELETE and the opening of watches and
-// logs are idempotent; POST (Create, Bind) is retried only when it certainly never reached the
-// server (connection refused) or was refused with 429. Waits go through the injected Clock and
-// honour Retry-After. MergePatch sends application/merge-patch+json.
+// Each call becomes one http::ClientRequest (http/client.h; paths and queries from rest.h) with
+// Accept: application/json, a User-Agent and, when the TokenSource has one, Authorization: Bearer
+// <token> (asked for on every attempt, so a rotated service-account token is picked up). Every
+// attempt first waits on the RateLimiter (token bucket, qps/burst). Non-2xx answers become
+// ApiErrors (rest::DecodeError). Failed attempts are retried per retry.h: GET, PUT, PATCH, DELETE
+// and the opening of watches and logs are idempotent; POST (Create, Bind) is retried only when it
+// certainly never reached the server (connection refused) or was refused with 429. Waits go through
+// the injected Clock and honour Retry-After. MergePatch sends application/merge-patch+json.
 //
 // Watch() asks the server for timeoutSeconds (the caller's, or ApiOptions::watch_timeout) and
 // gives the transport an inactivity limit watch_timeout_margin longer, so a healthy watch is
@@ -23,13 +23,13 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "base/status.h"
+#include "http/client.h"
 #include "kube/api.h"
-#include "kube/clock.h"
 #include "kube/config.h"
 #include "kube/retry.h"
 #include "kube/token_source.h"
-#include "kube/transport.h"
 
 namespace dljob::kube {
 
@@ -49,7 +49,7 @@ struct ApiOptions {
 class HttpApi : public Api {
  public:
   // `clock` waits out backoffs and paces the rate limiter; it must outlive this object.
-  HttpApi(TransportPtr transport, TokenSourcePtr tokens, const ApiOptions& options, Clock& clock);
+  HttpApi(http::ClientPtr client, TokenSourcePtr tokens, const ApiOptions& options, Clock& clock);
 
   ApiResult<Json> Get(const Resource& r, const std::string& ns, const std::string& name) override;
   ApiResult<Json> List(const Resource& r, const std::string& ns,
@@ -70,20 +70,20 @@ class HttpApi : public Api {
                                 const LogOptions& options) override;
 
  private:
-  Request NewRequest(std::string method, std::string path_and_query) const;
-  Request WithBody(std::string method, std::string path, const Json& body,
-                   const char* content_type = "application/json") const;
+  http::ClientRequest NewRequest(std::string method, std::string target) const;
+  http::ClientRequest WithBody(std::string method, std::string path, const Json& body,
+                               const char* content_type = "application/json") const;
   // Sends with rate limiting and retries; decodes a 2xx JSON body or the error.
-  ApiResult<Json> Call(Request request);
+  ApiResult<Json> Call(http::ClientRequest request);
   // Opens a streamed response with rate limiting and retries; non-2xx answers are errors.
-  ApiResult<BodyStreamPtr> OpenStream(Request request);
+  ApiResult<http::BodyStreamPtr> OpenStream(http::ClientRequest request);
   // Decides whether to go on after failed attempt `attempt`; sleeps the backoff if so.
   bool Backoff(Idempotency idempotency, int attempt, const ApiError& error,
                std::optional<std::chrono::seconds> retry_after);
-  void Authorize(Request& request);
+  void Authorize(http::ClientRequest& request);
   std::string ObjectName(const Json& object) const;
 
-  TransportPtr transport_;
+  http::ClientPtr client_;
   TokenSourcePtr tokens_;
   const ApiOptions options_;
   Clock& clock_;
@@ -91,8 +91,14 @@ class HttpApi : public Api {
   Jitter jitter_;
 };
 
-// An HttpApi over a CpprestTransport for `config`, with its token source (a token file is
-// re-read every options.token_refresh). Errors name the config field that is wrong.
+// The HTTP client (http/cpprest_client.h) for `config`'s server: its CA bundle, client certificate
+// and key, insecure-skip-tls-verify. Referenced files must have been read (ReadReferencedFiles).
+// Errors name the config (config.source) and what in it is wrong.
+Result<http::ClientPtr> MakeHttpClient(
+    const Config& config, std::chrono::milliseconds default_timeout = std::chrono::seconds(30));
+
+// An HttpApi over MakeHttpClient(config), with its token source (a token file is re-read every
+// options.token_refresh). Errors name the config field that is wrong.
 Result<std::unique_ptr<Api>> MakeApi(const Config& config, ApiOptions options = {});
 
 }  // namespace dljob::kube

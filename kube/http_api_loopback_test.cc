@@ -1,15 +1,15 @@
-// HttpApi over the real CpprestTransport (MakeApi) against the loopback HTTP server: the wire
-// format end to end — request line, headers, chunked watch framing.
+// HttpApi over the real HTTP client (MakeApi: http/cpprest_client.h) against the loopback HTTP
+// server: the wire format end to end — request line, headers, chunked watch framing.
 #include <gtest/gtest.h>
 
+#include "http/testing/loopback_http_server.h"
 #include "kube/http_api.h"
-#include "kube/testing/loopback_http_server.h"
 
 namespace dljob::kube {
 namespace {
 
-using testing::LoopbackHttpServer;
-using testing::ReceivedRequest;
+using http::testing::LoopbackHttpServer;
+using http::testing::ReceivedRequest;
 
 TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
   LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
@@ -48,8 +48,8 @@ TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
   EXPECT_EQ(got.method, "GET");
   EXPECT_EQ(got.target, "/api/v1/namespaces/team-a/pods?watch=true&labelSelector=dljob.io%2Fjob-"
                         "name%3Dj&resourceVersion=7&timeoutSeconds=300&allowWatchBookmarks=true");
-  EXPECT_EQ(FindHeader(got.headers, "Authorization"), "Bearer s3cret");
-  EXPECT_EQ(FindHeader(got.headers, "Accept"), "application/json");
+  EXPECT_EQ(http::HeaderValue(got.headers, "Authorization"), "Bearer s3cret");
+  EXPECT_EQ(http::HeaderValue(got.headers, "Accept"), "application/json");
 }
 
 TEST(HttpApiOverCpprest, CreateConflictSurfacesFromAStatusBody) {
@@ -71,7 +71,34 @@ TEST(HttpApiOverCpprest, CreateConflictSurfacesFromAStatusBody) {
   ASSERT_EQ(server.requests().size(), 1u);
   EXPECT_EQ(server.requests()[0].method, "POST");
   EXPECT_EQ(Json::parse(server.requests()[0].body), Json({{"metadata", {{"name", "p"}}}}));
-  EXPECT_EQ(FindHeader(server.requests()[0].headers, "Authorization"), "");  // no token
+  EXPECT_EQ(http::HeaderValue(server.requests()[0].headers, "Content-Type"), "application/json");
+  EXPECT_EQ(http::HeaderValue(server.requests()[0].headers, "Authorization"), "");  // no token
+}
+
+TEST(MakeHttpClient, NamesTheKubeconfigAndWhatInItIsWrong) {
+  Config config;
+  config.source = "kubeconfig /k";
+  config.server = "ftp://x";
+  auto c = MakeHttpClient(config);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message().rfind("kubeconfig /k: ", 0), 0u) << c.status().message();
+  EXPECT_NE(c.status().message().find("must start with https://"), std::string::npos);
+  config.server = "https://";
+  EXPECT_FALSE(MakeHttpClient(config).ok());
+  config.server = "https://10.0.0.1:6443";
+  config.ca_data = "-----BEGIN CERTIFICATE-----\nnot base64 !!\n-----END CERTIFICATE-----\n";
+  c = MakeHttpClient(config);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("kubeconfig /k: certificate-authority"), std::string::npos)
+      << c.status().message();
+  config.ca_data = "";
+  config.client_cert_data = "garbage";
+  config.client_key_data = "garbage";
+  c = MakeHttpClient(config);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("kubeconfig /k: client-certificate"), std::string::npos);
+  config.client_cert_data = config.client_key_data = "";
+  EXPECT_TRUE(MakeHttpClient(config).ok());
 }
 
 }  // namespace

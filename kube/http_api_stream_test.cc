@@ -1,15 +1,15 @@
-// HttpApi's watches and logs against the in-memory transport.
+// HttpApi's watches and logs against the scripted HTTP client.
 #include <gtest/gtest.h>
 
 #include "kube/http_api.h"
-#include "kube/testing/fake_transport.h"
+#include "kube/testing/http_api_fixture.h"
 
 namespace dljob::kube {
 namespace {
 
 using std::chrono::seconds;
+using testing::ChunkedAnswer;
 using testing::HttpApiTest;
-using testing::Stream;
 using testing::StatusAnswer;
 
 const std::string kAdded = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})";
@@ -18,15 +18,16 @@ const std::string kBookmark = R"({"type":"BOOKMARK","object":{"metadata":{"resou
 TEST_F(HttpApiTest, WatchDecodesEventsAcrossChunks) {
   std::string all = kAdded + "\n" + kBookmark + "\n";
   state_.answers = {StatusAnswer(503, "ServiceUnavailable"),
-                    Stream({all.substr(0, 10), all.substr(10, 70), all.substr(80)})};
+                    ChunkedAnswer({all.substr(0, 10), all.substr(10, 70), all.substr(80)})};
   ListOptions o;
   o.resource_version = "1";
   auto w = api().Watch(resources::kPods, "a", o);
   ASSERT_TRUE(w.ok()) << w.error().ToString();
   EXPECT_EQ(state_.requests.size(), 2u);  // the 503 was retried
-  const Request& r = Sent(1);
-  EXPECT_EQ(r.path_and_query, "/api/v1/namespaces/a/pods?watch=true&resourceVersion=1"
-                              "&timeoutSeconds=300&allowWatchBookmarks=true");
+  const http::ClientRequest& r = Sent(1);
+  EXPECT_EQ(r.target,
+            "/api/v1/namespaces/a/pods?watch=true&resourceVersion=1"
+            "&timeoutSeconds=300&allowWatchBookmarks=true");
   EXPECT_EQ(r.timeout, seconds(330));  // longer than the server's timeoutSeconds
   auto e1 = (*w)->Next();
   ASSERT_TRUE(e1.ok() && *e1);
@@ -41,12 +42,12 @@ TEST_F(HttpApiTest, WatchDecodesEventsAcrossChunks) {
 }
 
 TEST_F(HttpApiTest, WatchTimeoutFromTheCaller) {
-  state_.answers = {Stream({})};
+  state_.answers = {ChunkedAnswer({})};
   ListOptions o;
   o.timeout_seconds = 20;
   o.allow_bookmarks = false;
   ASSERT_TRUE(api().Watch(resources::kNodes, "", o).ok());
-  EXPECT_EQ(Sent().path_and_query, "/api/v1/nodes?watch=true&timeoutSeconds=20");
+  EXPECT_EQ(Sent().target, "/api/v1/nodes?watch=true&timeoutSeconds=20");
   EXPECT_EQ(Sent().timeout, seconds(50));
 }
 
@@ -54,7 +55,8 @@ TEST_F(HttpApiTest, Watch410EitherWayIsGone) {
   Json expired = {{"type", "ERROR"},
                   {"object", {{"kind", "Status"}, {"status", "Failure"}, {"reason", "Expired"},
                               {"message", "too old resource version: 1 (5)"}, {"code", 410}}}};
-  state_.answers = {Stream({kAdded + "\n", expired.dump() + "\n"}), StatusAnswer(410, "Expired")};
+  state_.answers = {ChunkedAnswer({kAdded + "\n", expired.dump() + "\n"}),
+                    StatusAnswer(410, "Expired")};
   HttpApi& a = api();
   auto w = a.Watch(resources::kPods, "a", {});
   ASSERT_TRUE(w.ok());
@@ -73,7 +75,7 @@ TEST_F(HttpApiTest, Watch410EitherWayIsGone) {
 
 TEST_F(HttpApiTest, WatchOtherErrorEventsAndCorruptStreams) {
   Json internal = {{"type", "ERROR"}, {"object", {{"kind", "Status"}, {"code", 500}}}};
-  state_.answers = {Stream({internal.dump(), "\nnot json"})};
+  state_.answers = {ChunkedAnswer({internal.dump(), "\nnot json"})};
   auto w = api().Watch(resources::kPods, "a", {});
   ASSERT_TRUE(w.ok());
   auto e = (*w)->Next();
@@ -88,7 +90,7 @@ TEST_F(HttpApiTest, WatchOtherErrorEventsAndCorruptStreams) {
 }
 
 TEST_F(HttpApiTest, WatchCutInsideAnEventIsAnError) {
-  state_.answers = {Stream({kAdded.substr(0, 20)})};
+  state_.answers = {ChunkedAnswer({kAdded.substr(0, 20)})};
   auto w = api().Watch(resources::kPods, "a", {});
   ASSERT_TRUE(w.ok());
   auto e = (*w)->Next();
@@ -97,14 +99,14 @@ TEST_F(HttpApiTest, WatchCutInsideAnEventIsAnError) {
 }
 
 TEST_F(HttpApiTest, FollowedLogsArriveLineByLine) {
-  state_.answers = {Stream({"step 1\nst", "ep 2\n", "\n", "last"})};
+  state_.answers = {ChunkedAnswer({"step 1\nst", "ep 2\n", "\n", "last"})};
   LogOptions o;
   o.container = "launcher";
   o.follow = true;
   auto lines = api().Logs("a", "p", o);
   ASSERT_TRUE(lines.ok()) << lines.error().ToString();
-  EXPECT_EQ(Sent().path_and_query, "/api/v1/namespaces/a/pods/p/log?container=launcher&follow=true");
-  EXPECT_EQ(FindHeader(Sent().headers, "Accept"), "*/*");
+  EXPECT_EQ(Sent().target, "/api/v1/namespaces/a/pods/p/log?container=launcher&follow=true");
+  EXPECT_EQ(http::HeaderValue(Sent().headers, "Accept"), "*/*");
   EXPECT_EQ(Sent().timeout, seconds(600));
   std::vector<std::string> got;
   while (true) {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/testing/fake_transport.h"
+#include "kube/testing/http_api_fixture.h"
 
 namespace dljob::kube {
 namespace {
@@ -10,41 +10,40 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-using testing::Fail;
-using testing::FakeState;
-using testing::FakeTransport;
+using testing::ChunkedAnswer;
+using testing::FailedAnswer;
 using testing::HttpApiTest;
-using testing::Ok;
+using testing::OkAnswer;
 using testing::RotatingTokens;
 using testing::StatusAnswer;
 
 TEST_F(HttpApiTest, GetSendsPathAndHeaders) {
-  state_.answers = {Ok(R"({"kind":"Pod","metadata":{"name":"p"}})")};
+  state_.answers = {OkAnswer(R"({"kind":"Pod","metadata":{"name":"p"}})")};
   auto pod = api().Get(resources::kPods, "a", "p");
   ASSERT_TRUE(pod.ok()) << pod.error().ToString();
   EXPECT_EQ((*pod)["metadata"]["name"], "p");
-  const Request& r = Sent();
+  const http::ClientRequest& r = Sent();
   EXPECT_EQ(r.method, "GET");
-  EXPECT_EQ(r.path_and_query, "/api/v1/namespaces/a/pods/p");
-  EXPECT_EQ(FindHeader(r.headers, "Accept"), "application/json");
-  EXPECT_EQ(FindHeader(r.headers, "Authorization"), "Bearer tok");
-  EXPECT_EQ(FindHeader(r.headers, "User-Agent"), "dljob-operator");
+  EXPECT_EQ(r.target, "/api/v1/namespaces/a/pods/p");
+  EXPECT_EQ(http::HeaderValue(r.headers, "Accept"), "application/json");
+  EXPECT_EQ(http::HeaderValue(r.headers, "Authorization"), "Bearer tok");
+  EXPECT_EQ(http::HeaderValue(r.headers, "User-Agent"), "dljob-operator");
   EXPECT_EQ(r.body, "");
   EXPECT_EQ(r.timeout, milliseconds(30'000));
 }
 
 TEST_F(HttpApiTest, ListSendsQuery) {
-  state_.answers = {Ok(R"({"kind":"PodList","items":[]})")};
+  state_.answers = {OkAnswer(R"({"kind":"PodList","items":[]})")};
   ListOptions o;
   o.label_selector = "dljob.io/job-name=x";
   o.limit = 50;
   ASSERT_TRUE(api().List(resources::kDLJobs, "", o).ok());
-  EXPECT_EQ(Sent().path_and_query,
+  EXPECT_EQ(Sent().target,
             "/apis/dljob.io/v1alpha1/dljobs?labelSelector=dljob.io%2Fjob-name%3Dx&limit=50");
 }
 
 TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
-  for (int i = 0; i < 6; ++i) state_.answers.push_back(Ok("{}"));
+  for (int i = 0; i < 6; ++i) state_.answers.push_back(OkAnswer("{}"));
   HttpApi& a = api();
   Json pod = {{"metadata", {{"name", "p"}, {"resourceVersion", "5"}}}};
   ASSERT_TRUE(a.Create(resources::kPods, "a", pod).ok());
@@ -75,10 +74,10 @@ TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
   };
   ASSERT_EQ(state_.requests.size(), 6u);
   for (size_t i = 0; i < 6; ++i) {
-    const Request& r = Sent(i);
+    const http::ClientRequest& r = Sent(i);
     EXPECT_EQ(r.method, want[i].method) << i;
-    EXPECT_EQ(r.path_and_query, want[i].path) << i;
-    EXPECT_EQ(FindHeader(r.headers, "Content-Type"), want[i].content_type) << i;
+    EXPECT_EQ(r.target, want[i].path) << i;
+    EXPECT_EQ(http::HeaderValue(r.headers, "Content-Type"), want[i].content_type) << i;
     EXPECT_EQ(Json::parse(r.body), want[i].body) << i;
   }
 }
@@ -91,8 +90,9 @@ TEST_F(HttpApiTest, ReplaceWithoutANameIsRefusedLocally) {
 }
 
 TEST_F(HttpApiTest, RetriesGetOn503And429WithBackoffAndRetryAfter) {
-  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), Fail(kReasonTimeout),
-                    StatusAnswer(429, "TooManyRequests", {{"Retry-After", "3"}}), Ok(R"({"ok":1})")};
+  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), FailedAnswer(http::Failure::kTimeout),
+                    StatusAnswer(429, "TooManyRequests", {{"Retry-After", "3"}}),
+                    OkAnswer(R"({"ok":1})")};
   auto r = api().Get(resources::kPods, "a", "p");
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(state_.requests.size(), 4u);
@@ -118,7 +118,7 @@ TEST_F(HttpApiTest, PostIsNotRetriedAfterA500OrAReset) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().http, 500);
   EXPECT_EQ(state_.requests.size(), 1u);
-  state_.answers = {Fail(kReasonTransportError)};
+  state_.answers = {FailedAnswer(http::Failure::kTransportError)};
   r = api().Bind("a", "p", "n");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().reason, kReasonTransportError);
@@ -127,7 +127,8 @@ TEST_F(HttpApiTest, PostIsNotRetriedAfterA500OrAReset) {
 }
 
 TEST_F(HttpApiTest, PostIsRetriedWhenItNeverReachedTheServer) {
-  state_.answers = {Fail(kReasonConnectFailed), StatusAnswer(429, "TooManyRequests"), Ok("{}")};
+  state_.answers = {FailedAnswer(http::Failure::kConnectFailed),
+                    StatusAnswer(429, "TooManyRequests"), OkAnswer("{}")};
   auto r = api().Create(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(state_.requests.size(), 3u);
@@ -151,7 +152,7 @@ TEST_F(HttpApiTest, ConflictsAndNotFoundSurfaceWithoutRetry) {
 }
 
 TEST_F(HttpApiTest, NonJsonAnswerIsAnError) {
-  state_.answers = {Ok("<html>")};
+  state_.answers = {OkAnswer("<html>")};
   auto r = api().Get(resources::kPods, "a", "p");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().reason, "BadResponse");
@@ -159,20 +160,20 @@ TEST_F(HttpApiTest, NonJsonAnswerIsAnError) {
 }
 
 TEST_F(HttpApiTest, AsksForTheTokenOnEveryAttempt) {
-  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), Ok("{}")};
-  api_ = std::make_unique<HttpApi>(std::make_unique<FakeTransport>(state_),
+  state_.answers = {StatusAnswer(503, "ServiceUnavailable"), OkAnswer("{}")};
+  api_ = std::make_unique<HttpApi>(std::make_unique<http::testing::FakeClient>(state_),
                                    std::make_unique<RotatingTokens>(), Options(), clock_);
   ASSERT_TRUE(api_->Get(resources::kNodes, "", "n").ok());
-  EXPECT_EQ(FindHeader(Sent(0).headers, "Authorization"), "Bearer tok1");
-  EXPECT_EQ(FindHeader(Sent(1).headers, "Authorization"), "Bearer tok2");
-  EXPECT_EQ(Sent(1).path_and_query, "/api/v1/nodes/n");
+  EXPECT_EQ(http::HeaderValue(Sent(0).headers, "Authorization"), "Bearer tok1");
+  EXPECT_EQ(http::HeaderValue(Sent(1).headers, "Authorization"), "Bearer tok2");
+  EXPECT_EQ(Sent(1).target, "/api/v1/nodes/n");
 }
 
 TEST_F(HttpApiTest, RateLimiterPacesCalls) {
   ApiOptions o = Options();
   o.qps = 2;
   o.burst = 1;
-  for (int i = 0; i < 3; ++i) state_.answers.push_back(Ok("{}"));
+  for (int i = 0; i < 3; ++i) state_.answers.push_back(OkAnswer("{}"));
   HttpApi& a = api(o);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(a.Get(resources::kPods, "a", "p").ok());
   std::vector<Clock::Duration> want = {milliseconds(500), milliseconds(500)};

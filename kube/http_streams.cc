@@ -5,6 +5,20 @@
 
 namespace dljob::kube {
 
+ApiError FromClientError(const http::ClientError& error) {
+  switch (error.failure) {
+    case http::Failure::kConnectFailed:
+      return ApiError{0, kReasonConnectFailed, error.message};
+    case http::Failure::kTimeout:
+      return ApiError{0, kReasonTimeout, error.message};
+    case http::Failure::kCancelled:
+      return ApiError{0, kReasonCancelled, error.message};
+    case http::Failure::kTransportError:
+      break;
+  }
+  return ApiError{0, kReasonTransportError, error.message};
+}
+
 ApiError ErrorFromStatus(const Json& status) {
   ApiError e;
   e.http = 500;
@@ -28,8 +42,8 @@ ApiError ErrorFromStatus(const Json& status) {
 ApiResult<std::optional<WatchEvent>> HttpWatchStream::Next() {
   while (pending_.empty()) {
     if (ended_) return std::optional<WatchEvent>();
-    ApiResult<std::optional<std::string>> piece = body_->Read();
-    if (!piece.ok()) return piece.error();
+    http::ClientResult<std::optional<std::string>> piece = body_->Read();
+    if (!piece.ok()) return FromClientError(piece.error());
     if (!*piece) {
       ended_ = true;
       if (ApiResult<bool> end = decoder_.Finish(); !end.ok()) return end.error();
@@ -68,8 +82,8 @@ ApiResult<std::optional<std::string>> HttpLineStream::Next() {
       scanned_ = 0;
       return std::optional<std::string>(std::move(last));
     }
-    ApiResult<std::optional<std::string>> piece = body_->Read();
-    if (!piece.ok()) return piece.error();
+    http::ClientResult<std::optional<std::string>> piece = body_->Read();
+    if (!piece.ok()) return FromClientError(piece.error());
     if (!*piece) {
       ended_ = true;
     } else {

@@ -1,4 +1,5 @@
-// The WatchStream and LineStream HttpApi hands out: decoders over a Transport's BodyStream.
+// The WatchStream and LineStream HttpApi hands out: decoders over an HTTP client's BodyStream
+// (http/client.h); and the ApiError a transport failure of that client stands for.
 //
 // HttpWatchStream feeds the body's chunks to a WatchDecoder and returns its events one by one.
 // An ERROR event whose Status has code 410 (the resourceVersion is too old) becomes an ApiError
@@ -14,20 +15,20 @@
 #include <deque>
 #include <string>
 
+#include "http/client.h"
 #include "kube/api.h"
-#include "kube/transport.h"
 #include "kube/watch_decoder.h"
 
 namespace dljob::kube {
 
 class HttpWatchStream : public WatchStream {
  public:
-  explicit HttpWatchStream(BodyStreamPtr body) : body_(std::move(body)) {}
+  explicit HttpWatchStream(http::BodyStreamPtr body) : body_(std::move(body)) {}
   ApiResult<std::optional<WatchEvent>> Next() override;
   void Cancel() override { body_->Cancel(); }
 
  private:
-  BodyStreamPtr body_;
+  http::BodyStreamPtr body_;
   WatchDecoder decoder_;
   std::deque<WatchEvent> pending_;
   bool ended_ = false;
@@ -35,16 +36,19 @@ class HttpWatchStream : public WatchStream {
 
 class HttpLineStream : public LineStream {
  public:
-  explicit HttpLineStream(BodyStreamPtr body) : body_(std::move(body)) {}
+  explicit HttpLineStream(http::BodyStreamPtr body) : body_(std::move(body)) {}
   ApiResult<std::optional<std::string>> Next() override;
   void Cancel() override { body_->Cancel(); }
 
  private:
-  BodyStreamPtr body_;
+  http::BodyStreamPtr body_;
   std::string buf_;
   size_t scanned_ = 0;  // bytes of buf_ known to hold no '\n'
   bool ended_ = false;
 };
+
+// The ApiError (http 0, reason kReason*) for a request of the HTTP client that got no answer.
+ApiError FromClientError(const http::ClientError& error);
 
 // The ApiError an ERROR watch event's Status stands for (code 0 or missing: 500).
 ApiError ErrorFromStatus(const Json& status);

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kube/transport.h"
-
 namespace dljob::kube {
 
 bool ShouldRetry(Idempotency idempotency, const ApiError& error) {
@@ -35,12 +33,16 @@ double Jitter::Next() {
 }
 
 RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
-    : qps_(qps), burst_(std::max(burst, 1)), clock_(clock), tokens_(burst_), last_(clock.Now()) {}
+    : qps_(qps),
+      burst_(std::max(burst, 1)),
+      clock_(clock),
+      tokens_(burst_),
+      last_(clock.MonotonicNow()) {}
 
 Clock::Duration RateLimiter::Reserve() {
   if (qps_ <= 0) return Clock::Duration::zero();
   std::lock_guard<std::mutex> lock(mu_);
-  Clock::TimePoint now = clock_.Now();
+  Clock::MonotonicTime now = clock_.MonotonicNow();
   if (now > last_) {
     double elapsed = std::chrono::duration<double>(now - last_).count();
     tokens_ = std::min(burst_, tokens_ + elapsed * qps_);

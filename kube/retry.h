@@ -26,8 +26,8 @@
 #include <random>
 #include <utility>
 
+#include "base/clock.h"
 #include "kube/api.h"
-#include "kube/clock.h"
 
 namespace dljob::kube {
 
@@ -76,7 +76,7 @@ class RateLimiter {
   Clock& clock_;
   std::mutex mu_;
   double tokens_;                // may go negative: tokens promised to waiting callers
-  Clock::TimePoint last_;        // when tokens_ was last brought up to date
+  Clock::MonotonicTime last_;    // when tokens_ was last brought up to date
 };
 
 // Calls fn() until it returns something other than a 409 Conflict, at most `attempts` times.

@@ -2,11 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/transport.h"
+#include "base/testing/fake_clock.h"
 
 namespace dljob::kube {
 namespace {
 
+using dljob::testing::FakeClock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 

@@ -13,7 +13,7 @@ FileTokenSource::FileTokenSource(std::string path, Clock& clock, std::chrono::se
 
 std::string FileTokenSource::Token() {
   std::lock_guard<std::mutex> lock(mu_);
-  Clock::TimePoint now = clock_.Now();
+  Clock::MonotonicTime now = clock_.MonotonicNow();
   if (read_at_ && now - *read_at_ < refresh_) return token_;
   read_at_ = now;
   std::ifstream in(path_, std::ios::binary);

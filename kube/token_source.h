@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "kube/clock.h"
+#include "base/clock.h"
 #include "kube/config.h"
 
 namespace dljob::kube {
@@ -47,7 +47,7 @@ class FileTokenSource : public TokenSource {
   const std::chrono::seconds refresh_;
   std::mutex mu_;
   std::string token_;
-  std::optional<Clock::TimePoint> read_at_;  // last read attempt
+  std::optional<Clock::MonotonicTime> read_at_;  // last read attempt
 };
 
 // token_file → FileTokenSource, else token → StaticTokenSource (possibly empty).

@@ -1,16 +1,18 @@
 #include "kube/token_source.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
+#include "base/testing/fake_clock.h"
 
 namespace dljob::kube {
 namespace {
 
 namespace fs = std::filesystem;
+using dljob::testing::FakeClock;
 using std::chrono::seconds;
 
 class TokenSourceTest : public ::testing::Test {

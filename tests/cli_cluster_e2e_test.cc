@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "kube/config.h"
-#include "kube/cpprest_transport.h"
 #include "kube/http_api.h"
 #include "testing/command.h"
 
@@ -52,10 +51,9 @@ class CliClusterE2eTest : public ::testing::Test {
     Result<std::unique_ptr<kube::Api>> api = kube::MakeApi(*config);
     ASSERT_TRUE(api.ok()) << api.status().message();
     api_ = std::move(api).value();
-    Result<std::unique_ptr<kube::CpprestTransport>> transport =
-        kube::CpprestTransport::Create(*config);
-    ASSERT_TRUE(transport.ok()) << transport.status().message();
-    control_ = std::move(transport).value();
+    Result<http::ClientPtr> client = kube::MakeHttpClient(*config);
+    ASSERT_TRUE(client.ok()) << client.status().message();
+    control_ = std::move(client).value();
   }
 
   void TearDown() override {
@@ -83,12 +81,12 @@ class CliClusterE2eTest : public ::testing::Test {
 
   // POSTs to the server's /_test control API; returns the HTTP status.
   int Control(const std::string& path, const std::string& body) {
-    kube::Request request;
+    http::ClientRequest request;
     request.method = "POST";
-    request.path_and_query = path;
+    request.target = path;
     request.headers = {{"Content-Type", "application/json"}};
     request.body = body;
-    kube::ApiResult<kube::Response> answer = control_->Send(request);
+    http::ClientResult<http::ClientResponse> answer = control_->Send(request);
     return answer.ok() ? answer->status : 0;
   }
 
@@ -120,7 +118,7 @@ class CliClusterE2eTest : public ::testing::Test {
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<Background> server_;
   std::unique_ptr<kube::Api> api_;
-  std::unique_ptr<kube::CpprestTransport> control_;
+  http::ClientPtr control_;
 };
 
 TEST_F(CliClusterE2eTest, SubmitListGetAndDeleteAJobBuiltFromFlags) {

@@ -74,8 +74,7 @@ int Main(int argc, char** argv) {
   std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),
                config->source.c_str());
 
-  controller::SystemClock clock;
-  OperatorApp app(options, **api, clock);
+  OperatorApp app(options, **api, RealClock());
   std::unique_ptr<http::HttpServer> server;
   if (options.metrics_port >= 0) {
     http::HttpServerOptions so;

@@ -41,7 +41,7 @@ std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods
   return out;
 }
 
-OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, const controller::Clock& clock)
+OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock)
     : options_(std::move(options)), api_(api), clock_(clock) {}
 
 int OperatorApp::Run(std::stop_token stop) {
@@ -57,7 +57,7 @@ int OperatorApp::Run(std::stop_token stop) {
   le.lease_duration = options_.lease_duration;
   le.renew_deadline = options_.renew_deadline;
   le.retry_period = options_.retry_period;
-  controller::LeaderElector elector(api_, le);
+  controller::LeaderElector elector(api_, le, clock_);
 
   std::stop_source lead_stop;
   std::jthread leader;
@@ -91,6 +91,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   metrics::ApiThroughputSink sink(api_);
   metrics::LogCollectorOptions lo;
   lo.archive_dir = options_.log_archive_dir;
+  lo.clock = &clock_;
   kube::Api& api = api_;
   metrics::LogCollectors collectors(
       [&api](const std::string& ns, const std::string& pod) {

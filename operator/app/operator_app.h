@@ -16,18 +16,18 @@
 #include <mutex>
 #include <stop_token>
 
+#include "base/clock.h"
+#include "kube/api.h"
 #include "operator/app/endpoints.h"
 #include "operator/app/options.h"
-#include "operator/controller/clock.h"
 #include "operator/controller/controller.h"
-#include "kube/api.h"
 #include "operator/metrics/log_collectors.h"
 
 namespace dljob::op {
 
 class OperatorApp {
  public:
-  OperatorApp(OperatorOptions options, kube::Api& api, const controller::Clock& clock);
+  OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock);
 
   // 0 after `stop` was requested; 1 when leadership was lost.
   int Run(std::stop_token stop);
@@ -38,7 +38,7 @@ class OperatorApp {
 
   const OperatorOptions options_;
   kube::Api& api_;
-  const controller::Clock& clock_;
+  Clock& clock_;
   std::atomic<bool> leading_{false};
   mutable std::mutex mu_;
   controller::Controller* controller_ = nullptr;  // GUARDED_BY(mu_), while leading

@@ -53,7 +53,7 @@ void Kubelet(FakeApi& api, const std::string& fail_once, bool& failed) {
 
 TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   FakeApi api;
-  SystemClock clock;
+  Clock& clock = RealClock();
   api.Put(kNodes, GpuNode("n1", 8));
   api.Put(kNodes, GpuNode("n2", 8));
   for (std::string name : {"a", "b"}) {

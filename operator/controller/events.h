@@ -8,8 +8,8 @@
 #include <atomic>
 #include <string>
 
+#include "base/clock.h"
 #include "jobs/dljob_types.h"
-#include "operator/controller/clock.h"
 #include "kube/api.h"
 
 namespace dljob::controller {

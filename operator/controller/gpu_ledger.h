@@ -27,9 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "jobs/dljob_types.h"
+#include "base/clock.h"
 #include "base/status.h"
-#include "operator/controller/clock.h"
+#include "jobs/dljob_types.h"
+#include "operator/controller/duration.h"
 #include "operator/scheduler/first_fit.h"
 
 namespace dljob::controller {

@@ -5,13 +5,13 @@
 #include <atomic>
 #include <thread>
 
-#include "operator/controller/testing/fake_clock.h"
+#include "base/testing/fake_clock.h"
 
 namespace dljob::controller {
 namespace {
 
 using Json = nlohmann::json;
-using testing::FakeClock;
+using dljob::testing::FakeClock;
 
 Json Node(const std::string& name, int gpus, bool ready = true) {
   return {

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "operator/controller/clock.h"
-#include "operator/controller/store.h"
 #include "kube/api.h"
+#include "operator/controller/duration.h"
+#include "operator/controller/store.h"
 
 namespace dljob::controller {
 

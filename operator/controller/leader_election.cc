@@ -1,7 +1,8 @@
 // See leader_election.h.
 #include "operator/controller/leader_election.h"
 
-#include <thread>
+#include <algorithm>
+#include <cstdio>
 
 #include "base/time_format.h"
 
@@ -76,8 +77,7 @@ kube::Json LeaseSpec(const LeaseRecord& r) {
 namespace {
 
 // MicroTime: RFC 3339 with six fractional digits, as the API server stores Lease times.
-std::string MicroTimeNow() {
-  auto now = std::chrono::system_clock::now();
+std::string MicroTime(WallTime now) {
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()) %
                 std::chrono::seconds(1);
   std::string base = FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(now));
@@ -88,10 +88,8 @@ std::string MicroTimeNow() {
 
 }  // namespace
 
-LeaderElector::LeaderElector(kube::Api& api, LeaderElectionOptions options, Now now)
-    : api_(api), options_(std::move(options)), now_(now ? std::move(now) : [] {
-        return std::chrono::steady_clock::now();
-      }) {}
+LeaderElector::LeaderElector(kube::Api& api, LeaderElectionOptions options, Clock& clock)
+    : api_(api), options_(std::move(options)), clock_(clock) {}
 
 bool LeaderElector::TryAcquireOrRenew() {
   const kube::Resource& leases = kube::resources::kLeases;
@@ -104,8 +102,8 @@ bool LeaderElector::TryAcquireOrRenew() {
   } else if (!got.error().IsNotFound()) {
     return false;
   }
-  SteadyTime now = now_();
-  LeaseDecision d = DecideLease(current, observed_, options_.identity, now, MicroTimeNow(),
+  SteadyTime now = clock_.MonotonicNow();
+  LeaseDecision d = DecideLease(current, observed_, options_.identity, now, MicroTime(clock_.Now()),
                                 options_.lease_duration);
   bool changed = !observed_ || !current || observed_->record.holder != current->holder ||
                  observed_->record.renew_time != current->renew_time ||
@@ -141,10 +139,12 @@ void LeaderElector::Release() {
 }
 
 void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) {
+  // Waits in steps of at most 20 ms, so a stop request ends the wait promptly.
   auto sleep = [&](std::chrono::milliseconds d) {
-    SteadyTime until = std::chrono::steady_clock::now() + d;
-    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const SteadyTime until = clock_.MonotonicNow() + d;
+    for (SteadyTime now = clock_.MonotonicNow(); !stop.stop_requested() && now < until;
+         now = clock_.MonotonicNow()) {
+      clock_.SleepFor(std::min<Clock::Duration>(std::chrono::milliseconds(20), until - now));
     }
   };
   std::string last_holder;
@@ -160,19 +160,17 @@ void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) 
   }
   if (stop.stop_requested()) return;
   note_holder();
-  leading_ = true;
   if (callbacks.on_started_leading) callbacks.on_started_leading();
-  SteadyTime last_renew = now_();
+  SteadyTime last_renew = clock_.MonotonicNow();
   while (!stop.stop_requested()) {
     sleep(options_.retry_period);
     if (stop.stop_requested()) break;
     if (TryAcquireOrRenew()) {
-      last_renew = now_();
-    } else if (now_() - last_renew > options_.renew_deadline) {
+      last_renew = clock_.MonotonicNow();
+    } else if (clock_.MonotonicNow() - last_renew > options_.renew_deadline) {
       break;  // could not renew in time: step down before others see the lease expire
     }
   }
-  leading_ = false;
   if (stop.stop_requested()) Release();
   if (callbacks.on_stopped_leading) callbacks.on_stopped_leading();
 }

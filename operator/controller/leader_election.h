@@ -12,21 +12,22 @@
 // its lease can expire in others' eyes; the operator then exits and is restarted fresh.
 //
 // The decision is a pure function (DecideLease) tested on its own; LeaderElector adds the API
-// calls and the loop. Thread-safety: Run() on one thread; IsLeader() from any thread.
+// calls and the loop; it reads the time from, and waits on, the injected Clock. Thread-safety:
+// one thread at a time.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
 
+#include "base/clock.h"
 #include "kube/api.h"
 
 namespace dljob::controller {
 
-using SteadyTime = std::chrono::steady_clock::time_point;
+using SteadyTime = Clock::MonotonicTime;
 
 struct LeaseRecord {
   std::string holder;
@@ -76,9 +77,8 @@ struct LeaderCallbacks {
 
 class LeaderElector {
  public:
-  using Now = std::function<SteadyTime()>;
-  // `api` must outlive the elector. `now` defaults to std::chrono::steady_clock::now.
-  LeaderElector(kube::Api& api, LeaderElectionOptions options, Now now = nullptr);
+  // `api` and `clock` must outlive the elector.
+  LeaderElector(kube::Api& api, LeaderElectionOptions options, Clock& clock);
 
   // One attempt: read the Lease, decide, write. Returns true when this candidate holds the lease
   // afterwards. Never throws; API errors count as "not renewed".
@@ -89,17 +89,14 @@ class LeaderElector {
   // cleared) so a standby takes over at once.
   void Run(std::stop_token stop, const LeaderCallbacks& callbacks);
 
-  bool IsLeader() const { return leading_.load(); }
-
  private:
   void Release();
 
   kube::Api& api_;
   LeaderElectionOptions options_;
-  Now now_;
+  Clock& clock_;
   std::optional<LeaseObservation> observed_;
   std::string resource_version_;
-  std::atomic<bool> leading_{false};
 };
 
 }  // namespace dljob::controller

@@ -24,10 +24,11 @@
 #include <optional>
 #include <string>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "jobs/run_policy.h"
 #include "operator/controller/builders.h"
-#include "operator/controller/clock.h"
+#include "operator/controller/duration.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/ssh_keys.h"

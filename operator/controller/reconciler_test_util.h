@@ -7,15 +7,16 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/fake_clock.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
 #include "kube/testing/fake_api.h"
-#include "operator/controller/testing/fake_clock.h"
 
 namespace dljob::controller::testing {
 
+using dljob::testing::FakeClock;
 using kube::testing::Call;
 using kube::testing::FakeApi;
 

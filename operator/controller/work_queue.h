@@ -25,7 +25,8 @@
 #include <set>
 #include <string>
 
-#include "operator/controller/clock.h"
+#include "base/clock.h"
+#include "operator/controller/duration.h"
 
 namespace dljob::controller {
 

@@ -1,13 +1,13 @@
 #include "operator/controller/work_queue.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <map>
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "operator/controller/testing/fake_clock.h"
+#include "base/testing/fake_clock.h"
 
 namespace dljob::controller {
 namespace {
@@ -17,7 +17,7 @@ using std::chrono::seconds;
 
 class WorkQueueTest : public ::testing::Test {
  protected:
-  testing::FakeClock clock_;
+  dljob::testing::FakeClock clock_;
   WorkQueue queue_{clock_, WorkQueueOptions{milliseconds(5), seconds(1), milliseconds(200)}};
 };
 
@@ -136,8 +136,7 @@ TEST_F(WorkQueueTest, ShutDownWakesBlockedWorkers) {
 }
 
 TEST(WorkQueue, ManyWorkersNeverProcessOneKeyConcurrently) {
-  SystemClock clock;
-  WorkQueue queue(clock);
+  WorkQueue queue(RealClock());
   constexpr int kKeys = 8;
   constexpr int kAddsPerKey = 200;
   std::mutex mu;

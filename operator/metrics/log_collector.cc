@@ -55,7 +55,8 @@ LogCollector::LogCollector(std::string ns, std::string job, std::string pod, Log
       pod_(std::move(pod)),
       open_(std::move(open)),
       sink_(sink),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock()) {}
 
 std::optional<WallTime> LogCollector::LastProgress() const {
   MutexLock lock(mu_);
@@ -77,7 +78,7 @@ Status LogCollector::Run(std::stop_token stop) {
     auto stream = open_(ns_, pod_);
     if (!stream.ok()) {
       if (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens) {
-        MaybePublish(true, options_.now());
+        MaybePublish(true, clock_.Now());
         return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_ + ": " +
                                    stream.error().ToString());
       }
@@ -103,7 +104,7 @@ Status LogCollector::Run(std::stop_token stop) {
     if (archive) std::fflush(archive.get());
     if (ended) break;
   }
-  MaybePublish(true, options_.now());
+  MaybePublish(true, clock_.Now());
   return Status::Ok();
 }
 
@@ -122,7 +123,7 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
   }
   if (auto sample = ParseMetricLine(tagged.text)) {
     if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
-    const WallTime now = options_.now();
+    const WallTime now = clock_.Now();
     {
       MutexLock lock(mu_);
       aggregator_.Add(*sample, FormatRfc3339(now));
@@ -135,7 +136,7 @@ Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
   return Status::Ok();
 }
 
-void LogCollector::Flush() { MaybePublish(false, options_.now()); }
+void LogCollector::Flush() { MaybePublish(false, clock_.Now()); }
 
 void LogCollector::MaybePublish(bool force, WallTime now) {
   MutexLock publishing(publish_mu_);

@@ -17,18 +17,19 @@
 #pragma once
 
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
 
-#include "jobs/dljob_types.h"
-#include "jobs/metric_line.h"
+#include "base/clock.h"
 #include "base/mutex.h"
 #include "base/status.h"
 #include "base/time_format.h"
+#include "jobs/dljob_types.h"
+#include "jobs/metric_line.h"
 #include "kube/api.h"
 
 namespace dljob::metrics {
@@ -53,7 +54,7 @@ struct LogCollectorOptions {
   std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
   int max_reopens = 60;  // consecutive failed opens before giving up
-  std::function<WallTime()> now = [] { return std::chrono::system_clock::now(); };
+  const Clock* clock = nullptr;  // where "now" comes from; RealClock() when null; must outlive
 };
 
 class LogCollector {
@@ -81,6 +82,7 @@ class LogCollector {
   LogOpener open_;
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
+  const Clock& clock_;
   std::atomic<int64_t> lines_{0}, metric_lines_{0};
   Mutex publish_mu_ ACQUIRED_BEFORE(mu_);  // serialises publishes, so they reach the sink in order
   mutable Mutex mu_;

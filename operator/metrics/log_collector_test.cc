@@ -1,5 +1,7 @@
 #include "operator/metrics/log_collector.h"
 
+#include <gtest/gtest.h>
+
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -7,9 +9,8 @@
 #include <sstream>
 #include <thread>
 
-#include <gtest/gtest.h>
-
 #include "base/mutex.h"
+#include "base/testing/fake_clock.h"
 
 namespace dljob::metrics {
 namespace {
@@ -80,6 +81,24 @@ std::vector<std::string> ReadLines(const std::string& path) {
   return out;
 }
 
+// A clock whose wall time moves `step` further at every reading.
+class SteppingClock final : public Clock {
+ public:
+  explicit SteppingClock(Duration step) : step_(step) {}
+  WallTime Now() const override {
+    MutexLock lock(mu_);
+    now_ += std::chrono::duration_cast<WallTime::duration>(step_);
+    return now_;
+  }
+  MonotonicTime MonotonicNow() const override { return MonotonicTime(Now().time_since_epoch()); }
+  void SleepFor(Duration d) override {}
+
+ private:
+  const Duration step_;
+  mutable Mutex mu_;
+  mutable WallTime now_ GUARDED_BY(mu_) = WallTime(std::chrono::seconds(1'800'000'000));
+};
+
 class LogCollectorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -94,12 +113,12 @@ class LogCollectorTest : public ::testing::Test {
     LogCollectorOptions o;
     o.archive_dir = dir_.string();
     o.reopen_backoff = std::chrono::milliseconds(1);
-    o.now = [this] { return now_; };
+    o.clock = &clock_;
     return o;
   }
 
   fs::path dir_;
-  WallTime now_ = WallTime(std::chrono::seconds(1'800'000'000));
+  dljob::testing::FakeClock clock_;
   RecordingSink sink_;
 };
 
@@ -124,7 +143,7 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
   EXPECT_EQ(archived[5], "[rank 1] oops");
   EXPECT_EQ(c.lines(), 6);
   EXPECT_EQ(c.metric_lines(), 3);
-  EXPECT_EQ(c.LastProgress(), now_);
+  EXPECT_EQ(c.LastProgress(), clock_.Now());
 
   // The clock never moved: one publish at the first metric line, one at the end.
   const auto published = sink_.Published();
@@ -139,7 +158,8 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
 TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   std::vector<std::string> log = {Metric(0, 1, 10), Metric(0, 2, 10), Metric(0, 3, 10)};
   LogCollectorOptions o = Options();
-  o.now = [this] { return now_ += std::chrono::seconds(3); };  // 3 s per reading
+  SteppingClock clock(std::chrono::seconds(3));  // 3 s per reading
+  o.clock = &clock;
   LogCollector c("ns", "job", "p",
                  [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
                    return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
@@ -169,7 +189,7 @@ TEST_F(LogCollectorTest, FlushPublishesAQuietJobsLatestThroughputAfterTheInterva
     ASSERT_EQ(sink_.published.size(), 1u);
     EXPECT_EQ(sink_.published[0].second.step, 1);
   }
-  now_ += std::chrono::seconds(5);
+  clock_.Advance(std::chrono::seconds(5));
   c.Flush();
   {
     MutexLock lock(sink_.mu);

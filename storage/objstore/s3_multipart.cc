@@ -36,7 +36,7 @@ std::vector<PartRange> PlanParts(uint64_t size, uint64_t part_size) {
 
 Status S3Store::PutMultipart(const std::string& key, std::string_view data,
                              const std::string& url) {
-  Result<HttpResponse> init = Call("POST", key, {{"uploads", ""}}, {}, {}, url, {200});
+  Result<Response> init = Call("POST", key, {{"uploads", ""}}, {}, {}, url, {200});
   if (!init.ok()) return InPhase(init.status(), url, "starting a multipart upload");
   Result<std::string> upload_id = ParseInitiateMultipartUpload(init->body, url);
   if (!upload_id.ok()) return upload_id.status();
@@ -54,12 +54,12 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
     for (size_t i; !failed && (i = next++) < plan.size();) {
       const PartRange& part = plan[i];
       const std::string phase = "part " + std::to_string(part.number) + of;
-      Result<HttpResponse> r =
+      Result<Response> r =
           Call("PUT", key, {{"partNumber", std::to_string(part.number)}, {"uploadId", *upload_id}},
                {}, data.substr(part.offset, part.size), url, {200});
       Status s = r.ok() ? Status::Ok() : InPhase(r.status(), url, phase);
       if (r.ok()) {
-        uploaded[i] = {part.number, r->Header("ETag")};
+        uploaded[i] = {part.number, http::HeaderValue(r->headers, "ETag")};
         if (uploaded[i].etag.empty()) {
           s = Status::Unavailable(url + ": " + phase + ": the server answered without an ETag");
         }
@@ -87,7 +87,7 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
                                             url);
   if (result.ok()) return result;
   // Nothing half-written may stay: drop the parts. The object itself never appeared.
-  Result<HttpResponse> abort =
+  Result<Response> abort =
       Call("DELETE", key, {{"uploadId", *upload_id}}, {}, {}, url, {200, 204, 404});
   if (abort.ok()) {
     return Status(result.code(), result.message() + "; the upload was aborted");
@@ -104,7 +104,7 @@ Status S3Store::CompleteMultipart(const std::string& key, const std::string& upl
                                   const std::string& body, const std::string& url) {
   std::chrono::milliseconds backoff = options_.initial_backoff;
   for (int attempt = 1;; ++attempt) {
-    Result<HttpResponse> r = Call("POST", key, {{"uploadId", upload_id}}, {}, body, url, {200});
+    Result<Response> r = Call("POST", key, {{"uploadId", upload_id}}, {}, body, url, {200});
     if (!r.ok()) return InPhase(r.status(), url, "completing the multipart upload");
     Result<CompleteMultipartResult> done = ParseCompleteMultipartUpload(r->body, url);
     if (!done.ok()) return done.status();

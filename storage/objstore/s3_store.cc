@@ -5,6 +5,7 @@
 #include <charconv>
 #include <thread>
 
+#include "http/cpprest_client.h"
 #include "storage/objstore/s3_xml.h"
 
 namespace dljob::storage {
@@ -12,8 +13,8 @@ namespace {
 
 bool Retryable(int status) { return status >= 500 || status == 429; }
 
-std::chrono::milliseconds RetryAfter(const HttpResponse& r) {
-  const std::string v = r.Header("Retry-After");
+std::chrono::milliseconds RetryAfter(const http::ClientResponse& r) {
+  const std::string v = http::HeaderValue(r.headers, "Retry-After");
   int secs = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), secs);
   if (v.empty() || ec != std::errc() || secs < 0) return std::chrono::milliseconds(0);
@@ -22,7 +23,7 @@ std::chrono::milliseconds RetryAfter(const HttpResponse& r) {
 
 }  // namespace
 
-S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, HttpClientPtr http,
+S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, http::ClientPtr http,
                  S3StoreOptions options)
     : scheme_(std::move(scheme)),
       bucket_(std::move(bucket)),
@@ -48,7 +49,10 @@ S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, HttpCl
 
 Result<std::unique_ptr<S3Store>> S3Store::Open(const ObjectUrl& url, const S3Config& config,
                                                S3StoreOptions options) {
-  Result<HttpClientPtr> http = MakeCpprestHttpClient(config.endpoint, options.timeout);
+  http::CpprestClientOptions client;
+  client.base_url = config.endpoint;
+  client.default_timeout = options.timeout;
+  Result<std::unique_ptr<http::CpprestClient>> http = http::CpprestClient::Create(client);
   if (!http.ok()) return http.status().WithContext(url.ToString() + ": endpoint");
   return std::make_unique<S3Store>(url.scheme, url.bucket, config, std::move(*http),
                                    std::move(options));
@@ -58,25 +62,26 @@ std::string S3Store::Url(std::string_view key) const {
   return scheme_ + "://" + bucket_ + "/" + std::string(key);
 }
 
-Result<HttpResponse> S3Store::Call(const std::string& method, const std::string& key,
-                                   KeyValues query, KeyValues headers, std::string_view body,
-                                   const std::string& url, std::initializer_list<int> ok) {
+Result<S3Store::Response> S3Store::Call(const std::string& method, const std::string& key,
+                                        KeyValues query, KeyValues headers, std::string_view body,
+                                        const std::string& url, std::initializer_list<int> ok) {
   const std::string path = "/" + bucket_ + (key.empty() ? "" : "/" + key);
   const std::string payload_hash = Sha256Hex(body);
   const SigV4Credentials creds{config_.access_key_id, config_.secret_access_key,
                                config_.session_token};
   std::chrono::milliseconds backoff = options_.initial_backoff;
-  Result<HttpResponse> last = Status::Unavailable(url + ": no attempt made");
+  Result<Response> last = Status::Unavailable(url + ": no attempt made");
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     SigV4Request sig{method, path, query, headers, payload_hash};
     SignS3Request(sig, creds, config_.region, host_, options_.now());
-    HttpRequest request;
+    http::ClientRequest request;
     request.method = method;
     request.target = UriEncode(path, false);
     if (!query.empty()) request.target += "?" + CanonicalQuery(query);
     request.headers = std::move(sig.headers);
     request.body = std::string(body);
-    last = http_->Send(request);
+    http::ClientResult<http::ClientResponse> sent = http_->Send(request);
+    last = sent.ok() ? Result<Response>(std::move(sent).value()) : sent.status();
     if (last.ok()) {
       if (std::find(ok.begin(), ok.end(), last->status) != ok.end()) return last;
       if (!Retryable(last->status)) return ErrorFor(*last, url);
@@ -95,7 +100,7 @@ Result<HttpResponse> S3Store::Call(const std::string& method, const std::string&
   return Status(ErrorFor(*last, url).code(), ErrorFor(*last, url).message() + tries);
 }
 
-Status S3Store::ErrorFor(const HttpResponse& r, const std::string& url) const {
+Status S3Store::ErrorFor(const Response& r, const std::string& url) const {
   const S3ErrorBody e = ParseS3Error(r.body);
   const std::string detail = e.code.empty() ? "HTTP " + std::to_string(r.status)
                                             : e.code + (e.message.empty() ? "" : ": " + e.message);
@@ -122,7 +127,7 @@ Status S3Store::ErrorFor(const HttpResponse& r, const std::string& url) const {
 Result<std::string> S3Store::Get(std::string_view key) {
   const std::string url = Url(key);
   if (Status s = ValidateKey(key, url); !s.ok()) return s;
-  Result<HttpResponse> r = Call("GET", std::string(key), {}, {}, {}, url, {200});
+  Result<Response> r = Call("GET", std::string(key), {}, {}, {}, url, {200});
   if (!r.ok()) return r.status();
   return std::move(r->body);
 }
@@ -133,8 +138,7 @@ Result<std::string> S3Store::GetRange(std::string_view key, uint64_t offset, uin
   if (length == 0) return std::string();
   const std::string range =
       "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
-  Result<HttpResponse> r =
-      Call("GET", std::string(key), {}, {{"Range", range}}, {}, url, {200, 206});
+  Result<Response> r = Call("GET", std::string(key), {}, {{"Range", range}}, {}, url, {200, 206});
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kInvalidArgument &&
         r.status().message().find("range not satisfiable") != std::string::npos) {
@@ -168,7 +172,7 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
   if (!options.continuation_token.empty()) {
     query.emplace_back("continuation-token", options.continuation_token);
   }
-  Result<HttpResponse> r = Call("GET", "", std::move(query), {}, {}, url, {200});
+  Result<Response> r = Call("GET", "", std::move(query), {}, {}, url, {200});
   if (!r.ok()) return r.status();
   return ParseListObjectsV2(r->body, url);
 }
@@ -176,23 +180,23 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
 Result<ObjectInfo> S3Store::Head(std::string_view key) {
   const std::string url = Url(key);
   if (Status s = ValidateKey(key, url); !s.ok()) return s;
-  Result<HttpResponse> r = Call("HEAD", std::string(key), {}, {}, {}, url, {200});
+  Result<Response> r = Call("HEAD", std::string(key), {}, {}, {}, url, {200});
   if (!r.ok()) return r.status();
   ObjectInfo info;
   info.key = std::string(key);
-  const std::string length = r->Header("Content-Length");
+  const std::string length = http::HeaderValue(r->headers, "Content-Length");
   auto [p, ec] = std::from_chars(length.data(), length.data() + length.size(), info.size);
   if (length.empty() || ec != std::errc()) {
     return Status::Unavailable(url + ": HEAD answered without a valid Content-Length");
   }
-  info.etag = Unquote(r->Header("ETag"));
+  info.etag = Unquote(http::HeaderValue(r->headers, "ETag"));
   return info;
 }
 
 Status S3Store::Delete(std::string_view key) {
   const std::string url = Url(key);
   if (Status s = ValidateKey(key, url); !s.ok()) return s;
-  Result<HttpResponse> r = Call("DELETE", std::string(key), {}, {}, {}, url, {200, 204, 404});
+  Result<Response> r = Call("DELETE", std::string(key), {}, {}, {}, url, {200, 204, 404});
   return r.status();
 }
 

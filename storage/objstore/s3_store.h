@@ -17,16 +17,18 @@
 // Messages name the object ("oss://bucket/key: access denied (SignatureDoesNotMatch: …); check
 // the access key id and secret").
 //
-// Thread-safety: all methods may be called from many threads at once (the HttpClient is shared).
+// Thread-safety: all methods may be called from many threads at once (the http::Client is
+// shared).
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <string>
 
-#include "storage/objstore/http_client.h"
+#include "http/client.h"
 #include "storage/objstore/object_store.h"
 #include "storage/objstore/object_url.h"
+#include "storage/objstore/sigv4.h"
 
 namespace dljob::storage {
 
@@ -47,10 +49,10 @@ struct S3StoreOptions {
 
 class S3Store : public ObjectStore {
  public:
-  // Over the given HttpClient, whose base URL must be config.endpoint.
-  S3Store(std::string scheme, std::string bucket, S3Config config, HttpClientPtr http,
+  // Over the given HTTP client, whose base URL must be config.endpoint.
+  S3Store(std::string scheme, std::string bucket, S3Config config, http::ClientPtr http,
           S3StoreOptions options = {});
-  // Over a cpprestsdk client for config.endpoint.
+  // Over an http::CpprestClient for config.endpoint.
   static Result<std::unique_ptr<S3Store>> Open(const ObjectUrl& url, const S3Config& config,
                                                S3StoreOptions options = {});
 
@@ -63,12 +65,14 @@ class S3Store : public ObjectStore {
   Status Delete(std::string_view key) override;
 
  private:
+  using Response = http::ClientResponse;
+
   // Signs and sends with retries; a Status only when no acceptable answer came back (`ok` lists
   // the statuses that are success for this call).
-  Result<HttpResponse> Call(const std::string& method, const std::string& key, KeyValues query,
-                            KeyValues headers, std::string_view body, const std::string& url,
-                            std::initializer_list<int> ok);
-  Status ErrorFor(const HttpResponse& response, const std::string& url) const;
+  Result<Response> Call(const std::string& method, const std::string& key, KeyValues query,
+                        KeyValues headers, std::string_view body, const std::string& url,
+                        std::initializer_list<int> ok);
+  Status ErrorFor(const Response& response, const std::string& url) const;
   // s3_multipart.cc.
   Status PutMultipart(const std::string& key, std::string_view data, const std::string& url);
   Status CompleteMultipart(const std::string& key, const std::string& upload_id,
@@ -77,7 +81,7 @@ class S3Store : public ObjectStore {
   std::string scheme_, bucket_;
   S3Config config_;
   std::string host_;  // host[:port] of the endpoint, as signed and sent
-  HttpClientPtr http_;
+  http::ClientPtr http_;
   S3StoreOptions options_;
 };
 

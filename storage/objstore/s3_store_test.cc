@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/mutex.h"
+#include "http/cpprest_client.h"
 #include "storage/objstore/s3_multipart.h"
 #include "storage/objstore/testing/s3rver_process.h"
 
@@ -17,6 +18,13 @@ namespace dljob::storage {
 namespace {
 
 using testing::S3rverProcess;
+
+// The production HTTP client for `endpoint`, for the test clients below to wrap.
+http::ClientPtr RealClient(const std::string& endpoint) {
+  http::CpprestClientOptions options;
+  options.base_url = endpoint;
+  return std::move(http::CpprestClient::Create(options)).value();
+}
 
 class S3StoreTest : public ::testing::Test {
  protected:
@@ -145,15 +153,17 @@ TEST_F(S3StoreTest, MissingBucketIsNamed) {
 
 // Answers the first `failures` requests with `status` (or a dropped connection when 0) and
 // passes the rest to the real client.
-class FlakyHttpClient : public HttpClient {
+class FlakyHttpClient : public http::Client {
  public:
-  FlakyHttpClient(HttpClientPtr real, int failures, int status)
+  FlakyHttpClient(http::ClientPtr real, int failures, int status)
       : real_(std::move(real)), failures_(failures), status_(status) {}
-  Result<HttpResponse> Send(const HttpRequest& request) override {
+  http::ClientResult<http::ClientResponse> Send(const http::ClientRequest& request) override {
     ++requests;
     if (failures_-- > 0) {
-      if (status_ == 0) return Status::Unavailable("connection reset by peer");
-      HttpResponse r;
+      if (status_ == 0) {
+        return http::ClientError{http::Failure::kTransportError, "connection reset by peer"};
+      }
+      http::ClientResponse r;
       r.status = status_;
       r.body =
           "<Error><Code>SlowDown</Code><Message>Please reduce your request rate."
@@ -163,10 +173,13 @@ class FlakyHttpClient : public HttpClient {
     }
     return real_->Send(request);
   }
+  http::ClientResult<http::StreamedResponse> Open(const http::ClientRequest& request) override {
+    return real_->Open(request);
+  }
   std::atomic<int> requests{0};
 
  private:
-  HttpClientPtr real_;
+  http::ClientPtr real_;
   std::atomic<int> failures_;
   int status_;
 };
@@ -174,8 +187,7 @@ class FlakyHttpClient : public HttpClient {
 TEST_F(S3StoreTest, RetriesServerErrorsWithBackoffAndResigns) {
   ASSERT_TRUE(store_->Put("retry/obj", "payload").ok());
   for (int status : {503, 500, 429, 0}) {
-    auto flaky = std::make_unique<FlakyHttpClient>(
-        MakeCpprestHttpClient(server_->endpoint(), std::chrono::seconds(30)).value(), 3, status);
+    auto flaky = std::make_unique<FlakyHttpClient>(RealClient(server_->endpoint()), 3, status);
     FlakyHttpClient* raw = flaky.get();
     std::vector<std::chrono::milliseconds> sleeps;
     S3StoreOptions options;
@@ -197,8 +209,7 @@ TEST_F(S3StoreTest, RetriesServerErrorsWithBackoffAndResigns) {
 }
 
 TEST_F(S3StoreTest, GivesUpAfterMaxAttemptsAndSaysWhy) {
-  auto flaky = std::make_unique<FlakyHttpClient>(
-      MakeCpprestHttpClient(server_->endpoint(), std::chrono::seconds(30)).value(), 100, 503);
+  auto flaky = std::make_unique<FlakyHttpClient>(RealClient(server_->endpoint()), 100, 503);
   S3StoreOptions options;
   options.max_attempts = 3;
   options.sleep = [](std::chrono::milliseconds) {};
@@ -212,12 +223,12 @@ TEST_F(S3StoreTest, GivesUpAfterMaxAttemptsAndSaysWhy) {
 
 // Passes requests to the real client and records them; requests whose "METHOD target" contains
 // `match` are answered with `status` instead, `failures` times (all of them when negative).
-class RecordingHttpClient : public HttpClient {
+class RecordingHttpClient : public http::Client {
  public:
-  RecordingHttpClient(HttpClientPtr real, std::string match = "", int failures = 0,
+  RecordingHttpClient(http::ClientPtr real, std::string match = "", int failures = 0,
                       int status = 503)
       : real_(std::move(real)), match_(std::move(match)), failures_(failures), status_(status) {}
-  Result<HttpResponse> Send(const HttpRequest& request) override {
+  http::ClientResult<http::ClientResponse> Send(const http::ClientRequest& request) override {
     const std::string line = request.method + " " + request.target;
     bool fail = false;
     {
@@ -229,15 +240,18 @@ class RecordingHttpClient : public HttpClient {
       }
     }
     if (fail) {
-      HttpResponse r;
+      http::ClientResponse r;
       r.status = status_;
       r.body = "<Error><Code>InternalError</Code><Message>injected</Message></Error>";
       return r;
     }
-    Result<HttpResponse> r = real_->Send(request);
+    http::ClientResult<http::ClientResponse> r = real_->Send(request);
     MutexLock lock(mu_);
     answers_.push_back(line + " -> " + (r.ok() ? std::to_string(r->status) : "no answer"));
     return r;
+  }
+  http::ClientResult<http::StreamedResponse> Open(const http::ClientRequest& request) override {
+    return real_->Open(request);
   }
   // Requests whose "METHOD target" contains all of `parts`.
   int Count(std::initializer_list<std::string> parts) {
@@ -253,7 +267,7 @@ class RecordingHttpClient : public HttpClient {
   }
 
  private:
-  HttpClientPtr real_;
+  http::ClientPtr real_;
   std::string match_;
   Mutex mu_;
   std::vector<std::string> log_ GUARDED_BY(mu_);
@@ -276,9 +290,8 @@ class S3MultipartTest : public S3StoreTest {
  protected:
   S3Store& Store(std::string match = "", int failures = 0, S3StoreOptions options = SmallParts(),
                  int status = 503) {
-    auto client = std::make_unique<RecordingHttpClient>(
-        MakeCpprestHttpClient(server_->endpoint(), std::chrono::seconds(30)).value(),
-        std::move(match), failures, status);
+    auto client = std::make_unique<RecordingHttpClient>(RealClient(server_->endpoint()),
+                                                        std::move(match), failures, status);
     client_ = client.get();
     multipart_ = std::make_unique<S3Store>("s3", server_->bucket(), server_->Config(),
                                            std::move(client), std::move(options));

@@ -1,5 +1,5 @@
-// LoopbackHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) for
-// transport tests. Test-only.
+// LoopbackHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) for tests
+// of HTTP clients (http/cpprest_client.h and what is built on it). Test-only.
 //
 // It parses each request (request line, headers, a Content-Length body), records it, and hands
 // it to the test's handler, which writes the raw response bytes itself — so a test can send
@@ -17,14 +17,14 @@
 #include <thread>
 #include <vector>
 
-#include "kube/transport.h"
+#include "http/http.h"
 
-namespace dljob::kube::testing {
+namespace dljob::http::testing {
 
 struct ReceivedRequest {
   std::string method;
   std::string target;  // path and query, as sent
-  Headers headers;
+  HttpHeaders headers;
   std::string body;
 };
 
@@ -77,4 +77,4 @@ class LoopbackHttpServer {
   std::thread acceptor_;
 };
 
-}  // namespace dljob::kube::testing
+}  // namespace dljob::http::testing

@@ -1,23 +1,23 @@
-// See cpprest_transport.h.
-#include "kube/cpprest_transport.h"
+// See cpprest_client.h.
+#include "http/cpprest_client.h"
 
+#include <cpprest/http_client.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <boost/asio/ssl.hpp>
 #include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
+#include <vector>
 
-#include <boost/algorithm/string/predicate.hpp>
-#include <boost/asio/ssl.hpp>
-#include <cpprest/http_client.h>
+#include "base/mutex.h"
 
-namespace dljob::kube {
+namespace dljob::http {
 namespace {
 
-namespace http = web::http;
-using http::client::http_client;
+namespace cpprest = web::http;
+using cpprest::client::http_client;
 
 struct Tls {
   std::string ca;
@@ -38,11 +38,11 @@ void ConfigureSsl(const Tls& tls, boost::asio::ssl::context& ctx) {
   }
 }
 
-Status CheckTls(const Tls& tls, const std::string& source) {
+Status CheckTls(const Tls& tls) {
   boost::asio::ssl::context ctx(boost::asio::ssl::context::sslv23);
   boost::system::error_code ec;
-  auto fail = [&](const char* field) {
-    return Status::InvalidArgument(source + ": " + field + ": " + ec.message());
+  auto fail = [&](const char* what) {
+    return Status::InvalidArgument(what + (": " + ec.message()));
   };
   if (!tls.ca.empty() && ctx.add_certificate_authority(boost::asio::buffer(tls.ca), ec)) {
     return fail("certificate-authority is not a valid PEM certificate bundle");
@@ -61,50 +61,48 @@ Status CheckTls(const Tls& tls, const std::string& source) {
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
 // cpprestsdk reports every failure as an exception; its message tells the connect phase apart.
-ApiError Translate(std::exception_ptr error, const std::string& what) {
+ClientError Translate(std::exception_ptr error, const std::string& what) {
   try {
     std::rethrow_exception(error);
-  } catch (const http::http_exception& e) {
+  } catch (const cpprest::http_exception& e) {
     std::string message = what + ": " + e.what();
-    if (e.error_code() == std::errc::timed_out) return ApiError{0, kReasonTimeout, message};
-    if (e.error_code() == std::errc::operation_canceled) {
-      return ApiError{0, kReasonCancelled, message};
-    }
+    if (e.error_code() == std::errc::timed_out) return {Failure::kTimeout, message};
+    if (e.error_code() == std::errc::operation_canceled) return {Failure::kCancelled, message};
     std::string_view m = e.what();
     if (StartsWith(m, "Failed to connect") || StartsWith(m, "Error resolving") ||
         StartsWith(m, "Failed to resolve")) {
-      return ApiError{0, kReasonConnectFailed, message};
+      return {Failure::kConnectFailed, message};
     }
-    return ApiError{0, kReasonTransportError, message};
+    return {Failure::kTransportError, message};
   } catch (const pplx::task_canceled&) {
-    return ApiError{0, kReasonCancelled, what + ": cancelled"};
+    return {Failure::kCancelled, what + ": cancelled"};
   } catch (const std::exception& e) {
-    return ApiError{0, kReasonTransportError, what + ": " + e.what()};
+    return {Failure::kTransportError, what + ": " + e.what()};
   } catch (...) {
-    return ApiError{0, kReasonTransportError, what + ": unknown error"};
+    return {Failure::kTransportError, what + ": unknown error"};
   }
 }
 
-Headers ToHeaders(const http::http_headers& in) {
-  Headers out;
+HttpHeaders ToHeaders(const cpprest::http_headers& in) {
+  HttpHeaders out;
   for (const auto& [name, value] : in) out.emplace_back(name, value);
   return out;
 }
 
 // What a streamed body's pump (on cpprestsdk's threads) and its reader share.
 struct StreamState {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::string> chunks;
-  bool done = false;
-  bool cancelled = false;
-  std::optional<ApiError> error;
+  Mutex mu;
+  std::condition_variable_any cv;
+  std::deque<std::string> chunks GUARDED_BY(mu);
+  bool done GUARDED_BY(mu) = false;
+  bool cancelled GUARDED_BY(mu) = false;
+  std::optional<ClientError> error GUARDED_BY(mu);
   pplx::cancellation_token_source cts;
-  http::http_response response;  // owns the body buffer the pump reads
+  cpprest::http_response response;  // owns the body buffer the pump reads
   std::string what;
 
-  void Finish(std::optional<ApiError> e) {
-    std::lock_guard<std::mutex> lock(mu);
+  void Finish(std::optional<ClientError> e) {
+    MutexLock lock(mu);
     done = true;
     error = std::move(e);
     cv.notify_all();
@@ -134,7 +132,7 @@ void Pump(std::shared_ptr<StreamState> s) {
       return;
     }
     {
-      std::lock_guard<std::mutex> lock(s->mu);
+      MutexLock lock(s->mu);
       if (s->cancelled) return;
       s->chunks.emplace_back(reinterpret_cast<const char*>(chunk->data()), n);
       s->cv.notify_all();
@@ -143,15 +141,15 @@ void Pump(std::shared_ptr<StreamState> s) {
   });
 }
 
-class CpprestBodyStream : public BodyStream {
+class CpprestBodyStream final : public BodyStream {
  public:
   explicit CpprestBodyStream(std::shared_ptr<StreamState> state) : s_(std::move(state)) {}
   ~CpprestBodyStream() override { Cancel(); }
 
-  ApiResult<std::optional<std::string>> Read() override {
-    std::unique_lock<std::mutex> lock(s_->mu);
-    s_->cv.wait(lock, [&] { return s_->cancelled || !s_->chunks.empty() || s_->done; });
-    if (s_->cancelled) return ApiError{0, kReasonCancelled, s_->what + ": cancelled"};
+  ClientResult<std::optional<std::string>> Read() override {
+    MutexLock lock(s_->mu);
+    while (!s_->cancelled && s_->chunks.empty() && !s_->done) s_->cv.wait(s_->mu);
+    if (s_->cancelled) return ClientError{Failure::kCancelled, s_->what + ": cancelled"};
     if (!s_->chunks.empty()) {
       std::string out = std::move(s_->chunks.front());
       s_->chunks.pop_front();
@@ -164,7 +162,7 @@ class CpprestBodyStream : public BodyStream {
   void Cancel() override {
     bool was_running;
     {
-      std::lock_guard<std::mutex> lock(s_->mu);
+      MutexLock lock(s_->mu);
       was_running = !s_->cancelled && !s_->done;
       s_->cancelled = true;
       s_->cv.notify_all();
@@ -178,25 +176,25 @@ class CpprestBodyStream : public BodyStream {
 
 }  // namespace
 
-struct CpprestTransport::Impl {
-  std::string server;
+struct CpprestClient::Impl {
+  std::string server;  // the base URL without a trailing '/'
   bool https = false;
   bool insecure = false;
   Tls tls;
   std::chrono::milliseconds default_timeout{30'000};
-  std::mutex mu;
-  std::map<int64_t, std::shared_ptr<http_client>> clients;  // by timeout in ms
+  Mutex mu;
+  std::map<int64_t, std::shared_ptr<http_client>> clients GUARDED_BY(mu);  // by timeout in ms
 
   std::shared_ptr<http_client> Client(std::chrono::milliseconds timeout) {
     if (timeout <= std::chrono::milliseconds::zero()) timeout = default_timeout;
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(mu);
     std::shared_ptr<http_client>& client = clients[timeout.count()];
     if (!client) {
-      http::client::http_client_config config;
+      cpprest::client::http_client_config config;
       config.set_timeout(timeout);
       config.set_max_redirects(0);
       config.set_validate_certificates(!insecure);
-      if (https) {
+      if (https && (!tls.ca.empty() || !tls.cert.empty())) {
         Tls copy = tls;
         config.set_ssl_context_callback(
             [copy](boost::asio::ssl::context& ctx) { ConfigureSsl(copy, ctx); });
@@ -206,80 +204,75 @@ struct CpprestTransport::Impl {
     return client;
   }
 
-  // Builds the cpprestsdk request; throws web::uri_exception on a malformed path.
-  static http::http_request Build(const Request& r) {
-    http::http_request req(r.method);
-    req.set_request_uri(web::uri(r.path_and_query));
-    std::string content_type = "application/json";
-    for (const auto& [name, value] : r.headers) {
-      if (boost::iequals(name, "Content-Type")) {
-        content_type = value;  // set_body() sets the header
-      } else {
-        req.headers().add(name, value);
-      }
-    }
+  // Builds the cpprestsdk request; throws web::uri_exception on a malformed target. The headers
+  // go as given; set_body() adds Content-Length, and Content-Type only where none was given.
+  static cpprest::http_request Build(const ClientRequest& r) {
+    cpprest::http_request req(r.method);
+    req.set_request_uri(web::uri(r.target));
+    for (const auto& [name, value] : r.headers) req.headers().add(name, value);
     if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
-      req.set_body(r.body, content_type);
+      req.set_body(std::vector<unsigned char>(r.body.begin(), r.body.end()));
     }
     return req;
   }
 
-  std::string What(const Request& r) const { return r.method + " " + server + r.path_and_query; }
+  std::string What(const ClientRequest& r) const { return r.method + " " + server + r.target; }
 };
 
-CpprestTransport::CpprestTransport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CpprestTransport::~CpprestTransport() = default;
+CpprestClient::CpprestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpprestClient::~CpprestClient() = default;
 
-Result<std::unique_ptr<CpprestTransport>> CpprestTransport::Create(
-    const Config& config, std::chrono::milliseconds default_timeout) {
+Result<std::unique_ptr<CpprestClient>> CpprestClient::Create(const CpprestClientOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->server = config.server;
+  impl->server = options.base_url;
   while (!impl->server.empty() && impl->server.back() == '/') impl->server.pop_back();
   impl->https = StartsWith(impl->server, "https://");
   if (!impl->https && !StartsWith(impl->server, "http://")) {
-    return Status::InvalidArgument(config.source + ": server must start with https:// or "
-                                   "http://, got \"" + config.server + "\"");
+    return Status::InvalidArgument("server URL must start with https:// or http://, got \"" +
+                                   options.base_url + "\"");
   }
   try {
     web::uri check(impl->server);
     if (check.host().empty()) throw web::uri_exception("no host");
   } catch (const std::exception& e) {
-    return Status::InvalidArgument(config.source + ": server \"" + config.server +
+    return Status::InvalidArgument("server URL \"" + options.base_url +
                                    "\" is not a valid URL: " + e.what());
   }
-  impl->insecure = config.insecure_skip_tls_verify;
-  impl->tls = {config.ca_data, config.client_cert_data, config.client_key_data};
-  if (Status s = CheckTls(impl->tls, config.source); !s.ok()) return s;
-  impl->default_timeout = default_timeout;
-  return std::unique_ptr<CpprestTransport>(new CpprestTransport(std::move(impl)));
+  impl->insecure = options.insecure_skip_tls_verify;
+  impl->tls = {options.ca_pem, options.client_cert_pem, options.client_key_pem};
+  if (Status s = CheckTls(impl->tls); !s.ok()) return s;
+  impl->default_timeout = options.default_timeout;
+  return std::unique_ptr<CpprestClient>(new CpprestClient(std::move(impl)));
 }
 
-ApiResult<Response> CpprestTransport::Send(const Request& request) {
-  std::string what = impl_->What(request);
+ClientResult<ClientResponse> CpprestClient::Send(const ClientRequest& request) {
+  const std::string what = impl_->What(request);
   try {
-    http::http_response resp = impl_->Client(request.timeout)->request(Impl::Build(request)).get();
-    std::vector<unsigned char> body = resp.extract_vector().get();
-    Response out;
+    cpprest::http_response resp =
+        impl_->Client(request.timeout)->request(Impl::Build(request)).get();
+    ClientResponse out;
     out.status = resp.status_code();
     out.headers = ToHeaders(resp.headers());
-    out.body.assign(body.begin(), body.end());
+    if (request.method != "HEAD") {  // a HEAD answer has no body to wait for
+      std::vector<unsigned char> body = resp.extract_vector().get();
+      out.body.assign(body.begin(), body.end());
+    }
     return out;
   } catch (...) {
     return Translate(std::current_exception(), what);
   }
 }
 
-ApiResult<StreamResponse> CpprestTransport::Open(const Request& request) {
+ClientResult<StreamedResponse> CpprestClient::Open(const ClientRequest& request) {
   auto state = std::make_shared<StreamState>();
   state->what = impl_->What(request);
   try {
-    state->response = impl_->Client(request.timeout)
-                          ->request(Impl::Build(request), state->cts.get_token())
-                          .get();
+    state->response =
+        impl_->Client(request.timeout)->request(Impl::Build(request), state->cts.get_token()).get();
   } catch (...) {
     return Translate(std::current_exception(), state->what);
   }
-  StreamResponse out;
+  StreamedResponse out;
   out.status = state->response.status_code();
   out.headers = ToHeaders(state->response.headers());
   Pump(state);
@@ -287,4 +280,4 @@ ApiResult<StreamResponse> CpprestTransport::Open(const Request& request) {
   return out;
 }
 
-}  // namespace dljob::kube
+}  // namespace dljob::http

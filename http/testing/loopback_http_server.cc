@@ -1,5 +1,5 @@
 // See loopback_http_server.h.
-#include "kube/testing/loopback_http_server.h"
+#include "http/testing/loopback_http_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace dljob::kube::testing {
+namespace dljob::http::testing {
 
 bool LoopbackHttpServer::Connection::Write(const std::string& bytes) {
   size_t sent = 0;
@@ -130,7 +130,7 @@ void LoopbackHttpServer::Serve(int fd) {
                                v == std::string::npos ? "" : line.substr(v));
     }
     buf.erase(0, head_end + 4);
-    size_t length = std::strtoul(FindHeader(req.headers, "Content-Length").c_str(), nullptr, 10);
+    size_t length = std::strtoul(HeaderValue(req.headers, "Content-Length").c_str(), nullptr, 10);
     char tmp[4096];
     while (buf.size() < length) {
       ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
@@ -153,4 +153,4 @@ void LoopbackHttpServer::Serve(int fd) {
   ::close(fd);
 }
 
-}  // namespace dljob::kube::testing
+}  // namespace dljob::http::testing

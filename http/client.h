@@ -1,0 +1,117 @@
+// Client: the HTTP client seam. One request in, one response out — or, for watches and followed
+// logs, a response whose body is read as it arrives.
+//
+// Callers (the Kubernetes client, kube/http_api.h; the S3 store, storage/objstore/s3_store.h)
+// build each call as a ClientRequest — method, target relative to the client's base URL,
+// headers, body — and never see sockets or TLS. One production implementation, cpprestsdk's
+// (cpprest_client.h: HTTPS with a CA bundle, mutual TLS, inactivity timeouts, streamed bodies),
+// and a scripted fake for tests (testing/fake_client.h).
+//
+// Every HTTP status is a response (a 404 is an answer, not an error). A ClientError comes back
+// only when no HTTP answer arrived, and its Failure says why, so a retry policy can tell a
+// request that never left this process (kConnectFailed) from one the server may have acted on.
+//
+// Thread-safety: Send() and Open() may be called from many threads at once. A BodyStream belongs
+// to one reader thread; its Cancel() may be called from any thread and makes a blocked Read()
+// return promptly.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "base/status.h"
+#include "http/http.h"
+
+namespace dljob::http {
+
+// Why no HTTP answer arrived.
+enum class Failure {
+  kConnectFailed,   // the request was never sent: refused, unresolvable, unreachable
+  kTimeout,         // nothing arrived for the request's inactivity limit
+  kCancelled,       // BodyStream::Cancel()
+  kTransportError,  // reset, TLS or protocol failure, a body cut short
+};
+
+struct ClientError {
+  Failure failure = Failure::kTransportError;
+  std::string message;  // "<METHOD> <url>: <what happened>"
+
+  // kUnavailable with the message, for callers that do not branch on the Failure.
+  Status ToStatus() const { return Status::Unavailable(message); }
+};
+
+// A value or a ClientError. REQUIRES: value() only when ok(); error() only when !ok().
+template <typename T>
+class ClientResult {
+ public:
+  ClientResult(T value) : v_(std::move(value)) {}            // NOLINT(google-explicit-constructor)
+  ClientResult(ClientError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const ClientError& error() const { return std::get<ClientError>(v_); }
+  Status status() const { return ok() ? Status::Ok() : error().ToStatus(); }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, ClientError> v_;
+};
+
+struct ClientRequest {
+  std::string method = "GET";
+  std::string target;   // path and query, already percent-encoded: "/api/v1/pods?limit=10"
+  HttpHeaders headers;  // sent as given (a signed Host stays as signed)
+  // Sent when non-empty, and always for POST, PUT and PATCH, with a Content-Length; as
+  // application/octet-stream unless `headers` name a Content-Type.
+  std::string body;
+  // How long the client may wait with nothing arriving; zero = the client's default.
+  std::chrono::milliseconds timeout{0};
+};
+
+struct ClientResponse {
+  int status = 0;
+  HttpHeaders headers;  // look one up with HeaderValue (http.h)
+  std::string body;     // empty for HEAD
+};
+
+// The body of a streamed response, read as it arrives.
+class BodyStream {
+ public:
+  virtual ~BodyStream() = default;
+  // The next bytes (never empty), std::nullopt at the end of the body, or an error
+  // (kCancelled after Cancel()).
+  virtual ClientResult<std::optional<std::string>> Read() = 0;
+  virtual void Cancel() = 0;
+};
+using BodyStreamPtr = std::unique_ptr<BodyStream>;
+
+struct StreamedResponse {
+  int status = 0;
+  HttpHeaders headers;
+  BodyStreamPtr body;  // never null
+};
+
+class Client {
+ public:
+  virtual ~Client() = default;
+  virtual ClientResult<ClientResponse> Send(const ClientRequest& request) = 0;
+  // Returns once the status line and headers have arrived.
+  virtual ClientResult<StreamedResponse> Open(const ClientRequest& request) = 0;
+};
+using ClientPtr = std::unique_ptr<Client>;
+
+// Reads a stream to its end, at most `limit` bytes (then cancels the rest): for the error
+// bodies of streamed requests.
+ClientResult<std::string> ReadAll(BodyStream& body, size_t limit = 1 << 20);
+
+}  // namespace dljob::http

@@ -1,0 +1,270 @@
+#include "http/cpprest_client.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "http/testing/loopback_http_server.h"
+
+namespace dljob::http {
+namespace {
+
+using testing::LoopbackHttpServer;
+using testing::ReceivedRequest;
+using Conn = LoopbackHttpServer::Connection;
+
+const char kChunkedHead[] =
+    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+std::unique_ptr<CpprestClient> MakeClient(const std::string& base_url) {
+  CpprestClientOptions options;
+  options.base_url = base_url;
+  auto c = CpprestClient::Create(options);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+// Reads until `want` bytes have arrived (a piece may come in more than one Read).
+std::string ReadAtLeast(BodyStream& body, size_t want) {
+  std::string got;
+  while (got.size() < want) {
+    auto piece = body.Read();
+    if (!piece.ok() || !*piece) break;
+    got += **piece;
+  }
+  return got;
+}
+
+TEST(CpprestClient, SendsRequestAndReadsAnswer) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(LoopbackHttpServer::Answer(200, R"({"kind":"Pod"})", "X-Test: yes\r\n"));
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.target = "/api/v1/namespaces/a/pods?labelSelector=app%3Dx%2Cy%20in%20%28z%29";
+  req.headers = {{"Authorization", "Bearer tok"}, {"Accept", "application/json"}};
+  auto resp = client->Send(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->status, 200);
+  EXPECT_EQ(resp->body, R"({"kind":"Pod"})");
+  EXPECT_EQ(HeaderValue(resp->headers, "x-test"), "yes");
+  ASSERT_EQ(server.requests().size(), 1u);
+  ReceivedRequest got = server.requests()[0];
+  EXPECT_EQ(got.method, "GET");
+  EXPECT_EQ(got.target, req.target);
+  EXPECT_EQ(HeaderValue(got.headers, "Authorization"), "Bearer tok");
+  EXPECT_EQ(HeaderValue(got.headers, "Host"), "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(got.body, "");
+}
+
+TEST(CpprestClient, SendsBodyWithContentTypeAndReusesTheConnection) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(LoopbackHttpServer::Answer(404, R"({"kind":"Status","code":404})"));
+  });
+  auto client = MakeClient(server.url() + "/");
+  ClientRequest req;
+  req.method = "PATCH";
+  req.target = "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/j/status";
+  req.headers = {{"Content-Type", "application/merge-patch+json"}};
+  req.body = R"({"status":{"phase":"Running"}})";
+  for (int i = 0; i < 2; ++i) {
+    auto resp = client->Send(req);
+    ASSERT_TRUE(resp.ok()) << resp.error().message;
+    EXPECT_EQ(resp->status, 404);  // an HTTP error is a Response, not a transport error
+    EXPECT_EQ(resp->body, R"({"kind":"Status","code":404})");
+  }
+  ASSERT_EQ(server.requests().size(), 2u);
+  ReceivedRequest got = server.requests()[1];
+  EXPECT_EQ(got.method, "PATCH");
+  EXPECT_EQ(got.target, req.target);
+  EXPECT_EQ(HeaderValue(got.headers, "Content-Type"), "application/merge-patch+json");
+  EXPECT_EQ(got.body, req.body);
+}
+
+TEST(CpprestClient, StreamsChunksAsTheyArrive) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("one\n"));
+    if (!c.server().WaitForStep(1)) return;  // "two" is sent only once "one" was read
+    c.Write(LoopbackHttpServer::Chunk("two\n"));
+    if (!c.server().WaitForStep(2)) return;
+    c.Write(LoopbackHttpServer::Chunk("three") + LoopbackHttpServer::Chunk(""));
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.target = "/api/v1/pods?watch=true";
+  auto resp = client->Open(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->status, 200);
+  EXPECT_EQ(HeaderValue(resp->headers, "Content-Type"), "application/json");
+  EXPECT_EQ(ReadAtLeast(*resp->body, 4), "one\n");
+  server.Step();
+  EXPECT_EQ(ReadAtLeast(*resp->body, 4), "two\n");
+  server.Step();
+  EXPECT_EQ(ReadAtLeast(*resp->body, 5), "three");
+  auto end = resp->body->Read();
+  ASSERT_TRUE(end.ok()) << end.error().message;
+  EXPECT_FALSE(*end);
+}
+
+TEST(CpprestClient, CancelUnblocksRead) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("first"));
+    c.server().WaitForStep(1);  // never given: holds the stream open until the server stops
+  });
+  auto client = MakeClient(server.url());
+  auto resp = client->Open(ClientRequest{});
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  BodyStream& body = *resp->body;
+  std::promise<void> first_read;
+  std::promise<ClientError> second_read;
+  std::thread reader([&] {
+    EXPECT_EQ(ReadAtLeast(body, 5), "first");
+    first_read.set_value();
+    auto r = body.Read();  // blocks: nothing more is coming
+    second_read.set_value(r.ok() ? ClientError{} : r.error());
+  });
+  first_read.get_future().wait();
+  body.Cancel();
+  ClientError e = second_read.get_future().get();
+  reader.join();
+  EXPECT_EQ(e.failure, Failure::kCancelled);
+}
+
+TEST(CpprestClient, ConnectionCutMidBodyIsAnError) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("partial"));
+    c.Close();  // no last chunk
+  });
+  auto client = MakeClient(server.url());
+  auto resp = client->Open(ClientRequest{});
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(ReadAtLeast(*resp->body, 7), "partial");
+  auto next = resp->body->Read();
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.error().failure, Failure::kTransportError);
+  EXPECT_NE(next.error().message.find("GET " + server.url()), std::string::npos);
+}
+
+TEST(CpprestClient, ReadAllOfAStreamedErrorBody) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(LoopbackHttpServer::Answer(410, R"({"kind":"Status","reason":"Expired"})"));
+  });
+  auto client = MakeClient(server.url());
+  auto resp = client->Open(ClientRequest{});
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->status, 410);
+  auto body = ReadAll(*resp->body);
+  ASSERT_TRUE(body.ok()) << body.error().message;
+  EXPECT_EQ(*body, R"({"kind":"Status","reason":"Expired"})");
+}
+
+TEST(CpprestClient, TimeoutWhenTheServerSaysNothing) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) { c.server().WaitForStep(1); });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.timeout = std::chrono::milliseconds(200);
+  auto resp = client->Send(req);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.error().failure, Failure::kTimeout) << resp.error().message;
+}
+
+TEST(CpprestClient, RefusedConnectionIsConnectFailed) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ::close(fd);  // nothing listens on this port now
+  auto client = MakeClient("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)));
+  auto resp = client->Send(ClientRequest{});
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.error().failure, Failure::kConnectFailed) << resp.error().message;
+  auto stream = client->Open(ClientRequest{});
+  ASSERT_FALSE(stream.ok());
+  EXPECT_EQ(stream.error().failure, Failure::kConnectFailed);
+  EXPECT_EQ(stream.status().code(), StatusCode::kUnavailable);
+}
+
+TEST(CpprestClient, CreateRejectsBadUrlsAndBadPem) {
+  CpprestClientOptions options;
+  options.base_url = "ftp://x";
+  auto c = CpprestClient::Create(options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("must start with https:// or http://"), std::string::npos);
+  options.base_url = "https://";
+  c = CpprestClient::Create(options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("\"https://\""), std::string::npos) << c.status().message();
+  options.base_url = "https://:6443";
+  c = CpprestClient::Create(options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("\"https://:6443\" is not a valid URL"), std::string::npos)
+      << c.status().message();
+  options.base_url = "https://10.0.0.1:6443";
+  options.ca_pem = "-----BEGIN CERTIFICATE-----\nnot base64 !!\n-----END CERTIFICATE-----\n";
+  c = CpprestClient::Create(options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message().rfind("certificate-authority is not a valid PEM", 0), 0u)
+      << c.status().message();
+  options.ca_pem = "";
+  options.client_cert_pem = "garbage";
+  options.client_key_pem = "garbage";
+  c = CpprestClient::Create(options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message().rfind("client-certificate", 0), 0u) << c.status().message();
+}
+
+TEST(CpprestClient, ABodyWithoutContentTypeGoesAsOctetStreamAndHeadersGoAsGiven) {
+  LoopbackHttpServer server(
+      [](const ReceivedRequest& r, Conn& c) { c.Write(LoopbackHttpServer::Answer(200, "")); });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.method = "PUT";
+  req.target = "/bucket/key%20with%20space?partNumber=1";
+  req.headers = {{"Host", "bucket.example.com"}, {"x-amz-date", "20260102T030405Z"}};
+  req.body = std::string("\0binary\xff", 8);
+  auto resp = client->Send(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  req.method = "POST";  // an empty POST still says how long its body is
+  req.body.clear();
+  ASSERT_TRUE(client->Send(req).ok());
+  ASSERT_EQ(server.requests().size(), 2u);
+  ReceivedRequest put = server.requests()[0];
+  EXPECT_EQ(put.target, req.target);
+  EXPECT_EQ(HeaderValue(put.headers, "Host"), "bucket.example.com");
+  EXPECT_EQ(HeaderValue(put.headers, "x-amz-date"), "20260102T030405Z");
+  EXPECT_EQ(HeaderValue(put.headers, "Content-Type"), "application/octet-stream");
+  EXPECT_EQ(HeaderValue(put.headers, "Content-Length"), "8");
+  EXPECT_EQ(put.body, std::string("\0binary\xff", 8));
+  EXPECT_EQ(HeaderValue(server.requests()[1].headers, "Content-Length"), "0");
+}
+
+TEST(CpprestClient, HeadReadsNoBody) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    // A HEAD answer names the length of a body it does not send.
+    c.Write("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\nETag: \"e\"\r\n\r\n");
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.method = "HEAD";
+  req.target = "/bucket/key";
+  req.timeout = std::chrono::seconds(5);
+  auto resp = client->Send(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->status, 200);
+  EXPECT_EQ(HeaderValue(resp->headers, "ETag"), "\"e\"");
+  EXPECT_EQ(HeaderValue(resp->headers, "Content-Length"), "1234");
+  EXPECT_EQ(resp->body, "");
+}
+
+}  // namespace
+}  // namespace dljob::http
