@@ -93,10 +93,14 @@ TEST(LabelSelector, RejectsMalformedNamingTheRequirement) {
   };
   const RejectCase cases[] = {
       {"a in b", "invalid label key \"a in b\""},
-      {"in (b)", "expected `key in (values)`"}, {"a within (b)", "unknown operator \"within\""},
-      {"a in ()", "empty value set"},           {"a in (b", "missing ')'"},
-      {"a=b,,c", "empty requirement"},          {"a=b,", "empty requirement"},
-      {"=b", "invalid label key \"\""},         {"a b=c", "invalid label key \"a b\""},
+      {"in (b)", "expected `key in (values)`"},
+      {"a within (b)", "unknown operator \"within\""},
+      {"a in ()", "empty value set"},
+      {"a in (b", "missing ')'"},
+      {"a=b,,c", "empty requirement"},
+      {"a=b,", "empty requirement"},
+      {"=b", "invalid label key \"\""},
+      {"a b=c", "invalid label key \"a b\""},
       {"!", "invalid label key \"\""},
   };
   for (const RejectCase& c : cases) {
