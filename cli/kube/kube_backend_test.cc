@@ -110,7 +110,7 @@ TEST_F(KubeBackendTest, AnUnreachableClusterIsNamedWithWhatToDo) {
   Result<std::vector<DLJob>> jobs = Backend().List();
   ASSERT_FALSE(jobs.ok());
   EXPECT_EQ(jobs.status().code(), StatusCode::kUnavailable);
-  const std::string& m = jobs.status().message();
+  const std::string m = jobs.status().message();  // status() is a copy: keep the text, not a ref
   EXPECT_NE(m.find("cannot reach the Kubernetes API server (cluster http://127.0.0.1:1 from "
                    "kubeconfig /k): connection refused"),
             std::string::npos)

@@ -31,7 +31,7 @@ DLJob Job() {
   job.spec.gpus = 2;
   job.spec.command = {"dljob-train", "--data_dir=/data/fmnist", "/data/fmnist/x", "/data/fmnistx"};
   job.spec.data = {{"fashion-mnist", "hostPath:/usr/share/datasets/fashion-mnist", "/data/fmnist",
-                    std::nullopt, std::nullopt}};
+                    std::nullopt, std::nullopt, std::nullopt}};
   job.spec.env = {{"TRAIN_DIR", "/data/fmnist/train"}};
   ApplyDefaults(job);
   return job;

@@ -23,7 +23,7 @@ LocalMachine Machine() {
 
 Result<ResolvedVolume> Resolve(const std::string& source,
                                std::optional<CacheSpec> cache = std::nullopt) {
-  DataVolume v{"ds", source, "/data", true, cache};
+  DataVolume v{"ds", source, "/data", true, cache, std::nullopt};
   return ResolveLocalVolume(v, 2, Machine());
 }
 
