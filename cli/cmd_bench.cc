@@ -4,9 +4,11 @@
 // job is created and its record polled until it finishes.
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include "cli/bench_report.h"
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
@@ -107,6 +109,51 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
     if (!r.images_per_sec) return kExitFailed;
   }
   return kExitOk;
+}
+
+void AddBenchCommand(CommandRegistry& registry) {
+  auto bench = std::make_shared<BenchOptions>();
+  CLI::App* b = registry.Add(
+      "bench",
+      "Train a model at several rank counts (per data set and strategy); print "
+      "images/sec and scaling efficiency",
+      [bench](CommandShared& shared) {
+        shared.needs_cluster = true;  // as submit: --local, or a configured cluster
+        shared.install_interrupt_handlers();
+        return RunBench(*bench, shared.ctx);
+      });
+  b->add_option("--model", bench->model, "dljob-train model")->capture_default_str();
+  b->add_option("--gpus", bench->gpus, "Rank counts to run, e.g. 1,2,4")->capture_default_str();
+  b->add_option("--strategies", bench->strategies,
+                "Gradient exchange, comma-separated: fused (tensor fusion, overlapped with "
+                "backward), per-tensor, no-overlap (fused after backward), fp16 (fused, "
+                "half-precision wire), hierarchical (intra-node reduce-scatter/allgather around "
+                "an inter-node allreduce), parameter-server (reduce to rank 0, update there, "
+                "broadcast)")
+      ->capture_default_str();
+  b->add_option("--data", bench->data,
+                "Data sets, comma-separated: synthetic (no I/O, the baseline), fashion-mnist, "
+                "imagenet (record shards); each gets its own rows and scaling baseline")
+      ->capture_default_str();
+  b->add_option("--data-dir", bench->data_dir,
+                "--data_dir of the non-synthetic runs, as the ranks see it (default: "
+                "dljob-train's)");
+  b->add_option("--batch-size", bench->batch_size, "Batch size per rank")->capture_default_str();
+  b->add_option("--num-batches", bench->num_batches, "Timed steps per run")->capture_default_str();
+  b->add_option("--num-warmup-batches", bench->num_warmup_batches, "Untimed steps first")
+      ->capture_default_str();
+  b->add_option("--threads-per-rank", bench->threads_per_rank,
+                "CPU threads of each rank (OMP_NUM_THREADS); 0: the runner's default (locally "
+                "cores/ranks, so every run uses the whole machine and scaling shows overhead "
+                "only); give 1 on CPUs to see how ranks scale over cores")
+      ->capture_default_str();
+  b->add_option("--image", bench->image, "Container image of the runs (cluster)")
+      ->capture_default_str();
+  b->add_option("-o,--output", bench->output, "json or yaml (default: a table)");
+  b->add_option("--plot", bench->plot, "Also write an SVG plot of images/sec vs ranks to FILE");
+  b->add_flag("--keep", bench->keep, "Keep each run's job record");
+  AddBackendFlags(b, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/false);
 }
 
 }  // namespace dljob

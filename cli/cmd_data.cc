@@ -1,15 +1,20 @@
 // `dljob data pack|ls|verify|cache`: record-shard datasets (storage/) and cache warm-up
-// (storage/objstore/). The work is in storage/pack.h
-// and storage/dataset.h; this file parses nothing, only turns their results and progress into
-// lines on the terminal and their Statuses into "error: …" + "hint: …" and exit codes.
+// (storage/objstore/). The work is in storage/pack.h, storage/dataset.h and
+// storage/objstore/cache_warmup.h; this file declares the subcommands' flags and turns the
+// results and progress into lines on the terminal (base/progress_printer.h) and their Statuses
+// into "error: …" + "hint: …" and exit codes.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
+#include "base/human_format.h"
+#include "base/progress_printer.h"
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/progress.h"
 #include "storage/dataset.h"
 #include "storage/objstore/cache_warmup.h"
 #include "storage/objstore/open_store.h"
@@ -18,87 +23,15 @@
 namespace dljob {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 const char kPackHint[] =
     "--from takes a Fashion-MNIST IDX directory (e.g. /usr/share/datasets/fashion-mnist) or a "
     "folder with one sub-folder of .jpg images per class";
 
-std::string HumanBytes(uint64_t n) {
-  char buf[32];
-  if (n >= (1ull << 30)) {
-    std::snprintf(buf, sizeof buf, "%.1f GiB", n / double(1ull << 30));
-  } else if (n >= (1ull << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1ull << 20));
-  } else if (n >= 1024) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024.0);
-  } else {
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-  }
-  return buf;
+double Seconds(SteadyClock::time_point since) {
+  return std::chrono::duration<double>(SteadyClock::now() - since).count();
 }
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// Records (or bytes) done out of total: a redrawn bar on a terminal, a line per tenth otherwise.
-class ProgressPrinter {
- public:
-  enum class Unit { kRecords, kBytes };
-  explicit ProgressPrinter(CliContext& ctx, Unit unit = Unit::kRecords) : ctx_(ctx), unit_(unit) {}
-
-  void Update(const std::string& label, uint64_t done, uint64_t total) {
-    if (label != label_) {
-      label_ = label;
-      start_ = Clock::now();
-      last_draw_ = {};
-      last_tenth_ = 0;
-    }
-    if (done == 0 && total > 0) return;  // the start: nothing to show yet
-    const double secs = Seconds(start_);
-    const double rate = secs > 0 ? done / secs : 0;
-    const int tenth = total ? static_cast<int>(done * 10 / total) : 10;
-    if (ctx_.err_is_tty) {
-      if (done < total && Clock::now() - last_draw_ < std::chrono::milliseconds(100)) return;
-      last_draw_ = Clock::now();
-      ctx_.err << "\r\033[K" << Line(done, total, rate) << (done >= total ? "\n" : "");
-      ctx_.err.flush();
-    } else if (tenth > last_tenth_ || (done == total && last_tenth_ <= 10)) {
-      last_tenth_ = done == total ? 11 : tenth;  // the final line once
-      ctx_.err << Line(done, total, rate) << "\n";
-    }
-  }
-
- private:
-  std::string Line(uint64_t done, uint64_t total, double rate) const {
-    const int pct = total ? static_cast<int>(done * 100 / total) : 100;
-    char buf[160];
-    std::string bar;
-    if (ctx_.err_is_tty) bar = "[" + std::string(pct / 5, '#') + std::string(20 - pct / 5, '-') + "]  ";
-    if (unit_ == Unit::kBytes) {
-      std::snprintf(buf, sizeof buf, "%s  %s%s/%s  %d%%  %s/s", label_.c_str(), bar.c_str(),
-                    HumanBytes(done).c_str(), HumanBytes(total).c_str(), pct,
-                    HumanBytes(static_cast<uint64_t>(rate)).c_str());
-    } else {
-      std::snprintf(buf, sizeof buf, "%s  %s%llu/%llu records  %d%%  %.0f records/s",
-                    label_.c_str(), bar.c_str(), static_cast<unsigned long long>(done),
-                    static_cast<unsigned long long>(total), pct, rate);
-    }
-    std::string line = buf;
-    if (rate > 0 && done < total) {
-      line += "  ETA " + ClockDuration(std::chrono::seconds(
-                             static_cast<int64_t>((total - done) / rate + 0.5)));
-    }
-    return line;
-  }
-
-  CliContext& ctx_;
-  const Unit unit_;
-  std::string label_;
-  Clock::time_point start_, last_draw_;
-  int last_tenth_ = 0;
-};
 
 nlohmann::json DatasetJson(const storage::DatasetInfo& info) {
   nlohmann::json splits = nlohmann::json::array();
@@ -152,8 +85,8 @@ int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
   storage::PackOptions pack;
   pack.shard.max_records_per_shard = options.records_per_shard;
   pack.shard.max_shard_bytes = options.shard_size_mb << 20;
-  ProgressPrinter printer(ctx);
-  const Clock::time_point start = Clock::now();
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock());
+  const SteadyClock::time_point start = SteadyClock::now();
   Result<storage::PackResult> result = storage::PackDataset(
       options.from, options.to, pack,
       [&](const storage::PackProgress& p) { printer.Update("pack " + p.split, p.done, p.total); });
@@ -196,10 +129,10 @@ int RunDataLs(const DataLsOptions& options, CliContext& ctx) {
 }
 
 int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
-  const Clock::time_point start = Clock::now();
+  const SteadyClock::time_point start = SteadyClock::now();
   Result<storage::DatasetInfo> info = Inspect(options.dir, ctx);
   if (!info.ok()) return kExitFailed;
-  ProgressPrinter printer(ctx);
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock());
   const uint64_t total = info->records();
   printer.Update("verify", 0, total);
   Status s = storage::VerifyDataset(
@@ -233,8 +166,8 @@ int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
                "OSS_ACCESS_KEY_SECRET or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
     return source.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailed;
   }
-  const Clock::time_point start = Clock::now();
-  ProgressPrinter printer(ctx, ProgressPrinter::Unit::kBytes);
+  const SteadyClock::time_point start = SteadyClock::now();
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock(), {ProgressUnit::kBytes});
   storage::WarmCacheOptions warm;
   warm.parallel = options.parallel;
   warm.verify = !options.no_verify;
@@ -270,6 +203,51 @@ int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
                     .c_str());
   ctx.out << buf;
   return kExitOk;
+}
+
+void AddDataCommands(CommandRegistry& registry) {
+  CLI::App* data =
+      registry.app().add_subcommand("data", "Datasets as record shards: pack, ls, verify, cache");
+  data->require_subcommand(1);
+
+  auto pack = std::make_shared<DataPackOptions>();
+  CLI::App* dp = registry.Add(
+      "pack", "Pack Fashion-MNIST IDX files or a JPEG tree into shards",
+      [pack](CommandShared& shared) { return RunDataPack(*pack, shared.ctx); }, data);
+  dp->add_option("--from", pack->from, "IDX directory, or folder of <class>/*.jpg")->required();
+  dp->add_option("--to", pack->to, "Directory for the shards (created if missing)")->required();
+  dp->add_option("--records-per-shard", pack->records_per_shard, "Records per shard (0: no limit)")
+      ->capture_default_str();
+  dp->add_option("--shard-size-mb", pack->shard_size_mb, "Shard size limit in MiB (0: no limit)")
+      ->capture_default_str();
+
+  auto ls = std::make_shared<DataLsOptions>();
+  CLI::App* dl = registry.Add(
+      "ls", "Show a packed dataset's splits, shards and classes",
+      [ls](CommandShared& shared) { return RunDataLs(*ls, shared.ctx); }, data);
+  dl->add_option("dir", ls->dir, "Dataset directory")->required();
+  dl->add_option("-o,--output", ls->output, "json or wide");
+
+  auto verify = std::make_shared<DataVerifyOptions>();
+  CLI::App* dv = registry.Add(
+      "verify", "Check every record's CRC and every shard's index",
+      [verify](CommandShared& shared) { return RunDataVerify(*verify, shared.ctx); }, data);
+  dv->add_option("dir", verify->dir, "Dataset directory")->required();
+
+  auto cache = std::make_shared<DataCacheOptions>();
+  CLI::App* dc = registry.Add(
+      "cache", "Copy a dataset from object storage or NAS to local disk (resumable, verified)",
+      [cache](CommandShared& shared) { return RunDataCache(*cache, shared.ctx); }, data);
+  dc->add_option("--from", cache->from, "oss://bucket/prefix, s3://bucket/prefix or a directory")
+      ->required();
+  dc->add_option("--to", cache->to, "Local directory, e.g. on an SSD (created if missing)")
+      ->required();
+  dc->add_option("--endpoint", cache->endpoint, "Object store endpoint (default $OSS_ENDPOINT)");
+  dc->add_option("--region", cache->region, "Region for request signing");
+  dc->add_option("--parallel", cache->parallel, "Downloads at once")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  dc->add_flag("--no-verify", cache->no_verify, "Skip MD5 and record-CRC checks");
 }
 
 }  // namespace dljob

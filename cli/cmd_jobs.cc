@@ -1,7 +1,9 @@
 // dljob list | get | logs | delete | top
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 
@@ -107,6 +109,63 @@ int RunDelete(const DeleteOptions& options, CliContext& ctx) {
     }
   }
   return code;
+}
+
+void AddListCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<ListOptions>();
+  CLI::App* cmd = registry.Add("list", "List jobs", [o](CommandShared& shared) {
+    o->all_namespaces = shared.backend.all_namespaces;
+    return RunList(*o, shared.ctx);
+  });
+  cmd->alias("ls");
+  cmd->add_option("-o,--output", o->output, "json, yaml or wide");
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/true);
+}
+
+void AddGetCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<GetOptions>();
+  CLI::App* cmd = registry.Add("get", "Show one job", [o](CommandShared& shared) {
+    return RunGet(*o, shared.ctx);
+  });
+  cmd->add_option("name", o->name, "Job name")->required();
+  cmd->add_option("-o,--output", o->output, "json, yaml or wide");
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/false);
+}
+
+void AddLogsCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<LogsOptions>();
+  CLI::App* cmd = registry.Add("logs", "Print a job's output (all ranks, tagged)",
+                               [o](CommandShared& shared) { return RunLogs(*o, shared.ctx); });
+  cmd->add_option("name", o->name, "Job name")->required();
+  cmd->add_flag("-f,--follow", o->follow, "Keep printing until the job finishes");
+  cmd->add_option("--rank", o->rank, "Only this rank's lines");
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/false);
+}
+
+void AddDeleteCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<DeleteOptions>();
+  CLI::App* cmd = registry.Add("delete", "Stop a job if it runs and remove it and its record",
+                               [o](CommandShared& shared) { return RunDelete(*o, shared.ctx); });
+  cmd->add_option("names", o->names, "Job names")->required();
+  cmd->add_flag("--ignore-not-found", o->ignore_not_found, "Succeed if a job does not exist");
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/false);
+}
+
+void AddTopCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<TopOptions>();
+  CLI::App* cmd = registry.Add("top", "Show unfinished jobs with their GPUs and images/sec",
+                               [o](CommandShared& shared) {
+                                 o->all_namespaces = shared.backend.all_namespaces;
+                                 return RunTop(*o, shared.ctx);
+                               });
+  cmd->add_option("-o,--output", o->output, "json, yaml or wide");
+  cmd->add_flag("-a,--all", o->all, "Finished jobs too");
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
+                  /*with_all_namespaces=*/true);
 }
 
 }  // namespace dljob

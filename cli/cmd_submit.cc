@@ -1,13 +1,15 @@
 // dljob submit
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
+#include "base/time_format.h"
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "cli/job_loading.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/terminal_observer.h"
-#include "base/time_format.h"
 
 namespace dljob {
 namespace {
@@ -130,6 +132,46 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
     default:
       return kExitFailed;
   }
+}
+
+void AddSubmitCommand(CommandRegistry& registry) {
+  auto o = std::make_shared<SubmitOptions>();
+  CLI::App* cmd = registry.Add(
+      "submit", "Run a DLJob (from -f FILE or from flags -- CMD ARGS…) on the cluster or --local",
+      [o](CommandShared& shared) {
+        o->flags.command = shared.job_command;
+        shared.backend.local = o->local;
+        shared.backend.namespace_ = o->flags.namespace_;
+        shared.needs_cluster = true;
+        shared.install_interrupt_handlers();
+        return RunSubmit(*o, shared.ctx);
+      });
+  cmd->add_flag("--local", o->local, "Run on this machine through mpirun (no cluster needed)");
+  cmd->add_option("-f,--filename", o->file, "DLJob YAML or JSON file ('-' for stdin)");
+  cmd->add_option("--name", o->flags.name, "Job name (overrides the file's)");
+  cmd->add_option("-n,--namespace", o->flags.namespace_, "Namespace (cluster backend)");
+  cmd->add_option("--image", o->flags.image, "Container image (recorded; not pulled locally)");
+  cmd->add_option("--gpus", o->flags.gpus, "Total GPUs, one MPI rank each");
+  cmd->add_option("--gpus-per-worker", o->flags.gpus_per_worker, "GPUs per worker pod");
+  cmd->add_option("--env", o->flags.env, "Environment variable KEY=VALUE (repeatable)");
+  cmd->add_option("--data", o->flags.data,
+                  "Data volume SOURCE:MOUNTPATH, e.g. hostPath:/srv/mnist:/data/mnist");
+  cmd->add_option("--workdir", o->flags.working_dir, "Working directory of the command");
+  cmd->add_option("--backoff-limit", o->flags.backoff_limit, "Whole-job restarts before failing");
+  cmd->add_option("--active-deadline", o->flags.active_deadline_seconds,
+                  "Stop the job after this many seconds");
+  cmd->add_flag("--dry-run", o->dry_run, "Print the DLJob that would run, and stop");
+  cmd->add_option("-o,--output", o->output, "With --dry-run: yaml (default) or json");
+  cmd->add_flag("-q,--quiet", o->quiet, "Show only progress, not the job's output");
+  // --local and -n are submit's own (above); it takes the cluster flags of every job command.
+  AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/false,
+                  /*with_all_namespaces=*/false);
+  cmd->footer(std::string("The job's command goes after --, e.g.\n"
+                          "  dljob submit --gpus 16 --image registry/trainer:cuda --data "
+                          "oss://bucket/imagenet:/data -- dljob-train --model=resnet50\n"
+                          "  dljob submit --local --name mnist --gpus 2 --image dljob/trainer:cpu "
+                          "-- dljob-train --model=mnist_cnn\n\n") +
+              kBackendRule);
 }
 
 }  // namespace dljob

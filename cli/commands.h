@@ -1,9 +1,10 @@
 // The dljob commands, each a function from its parsed options to an exit code.
 //
-// main.cc parses flags (CLI11) into these option structs; the functions do the work through the
-// Backend interface and print through the context's streams, so they can be driven from tests.
-// Exit codes: 0 success; 1 the job failed, a file is invalid, or a job is not found; 2 usage
-// error; 130 the job was interrupted.
+// Each cmd_*.cc adds its subcommands to the command line (Add…Command, through
+// command_registry.h), binding their flags to these option structs; main.cc lists the Add
+// functions once. The Run functions do the work through the Backend interface and print through
+// the context's streams, so they can be driven from tests. Exit codes: 0 success; 1 the job
+// failed, a file is invalid, or a job is not found; 2 usage error; 130 the job was interrupted.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,8 @@
 #include "cli/job_flags.h"
 
 namespace dljob {
+
+class CommandRegistry;
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
@@ -114,5 +117,16 @@ struct DataCacheOptions {
   bool no_verify = false;
 };
 int RunDataCache(const DataCacheOptions& options, CliContext& ctx);
+
+// The subcommands, each added by its own file, in the order `dljob --help` lists them.
+void AddValidateCommand(CommandRegistry& registry);  // cmd_validate.cc
+void AddSubmitCommand(CommandRegistry& registry);    // cmd_submit.cc
+void AddListCommand(CommandRegistry& registry);      // cmd_jobs.cc
+void AddGetCommand(CommandRegistry& registry);       // cmd_jobs.cc
+void AddLogsCommand(CommandRegistry& registry);      // cmd_jobs.cc
+void AddDeleteCommand(CommandRegistry& registry);    // cmd_jobs.cc
+void AddTopCommand(CommandRegistry& registry);       // cmd_jobs.cc
+void AddBenchCommand(CommandRegistry& registry);     // cmd_bench.cc
+void AddDataCommands(CommandRegistry& registry);     // cmd_data.cc: data pack|ls|verify|cache
 
 }  // namespace dljob

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "base/human_format.h"
+
 namespace dljob {
 
 void EtaEstimator::Observe(int64_t step, std::chrono::steady_clock::time_point t) {
@@ -18,17 +20,6 @@ std::optional<std::chrono::seconds> EtaEstimator::Remaining(int64_t total_steps)
   double rate = static_cast<double>(last_->first - first_->first) / secs;
   if (rate <= 0) return std::nullopt;
   return std::chrono::seconds(static_cast<int64_t>((total_steps - last_->first) / rate + 0.5));
-}
-
-std::string ClockDuration(std::chrono::seconds d) {
-  long long s = d.count() < 0 ? 0 : d.count();
-  char buf[32];
-  if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, (s / 60) % 60, s % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
-  }
-  return buf;
 }
 
 std::string FormatProgress(const DLJob& job, std::chrono::seconds elapsed,

@@ -3,6 +3,8 @@
 //   mnist  Running  step 300/937 32%  epoch 1  1520.4 img/s  loss 0.412  acc 86.1%  0:21 ETA 0:38
 //
 // Pure formatting plus a small estimator fed with (step, time) observations; thread-compatible.
+// Durations print as base/human_format.h's ClockDuration; the line is drawn by
+// terminal_observer.h through base/progress_printer.h's StatusLine.
 #pragma once
 
 #include <chrono>
@@ -23,9 +25,6 @@ class EtaEstimator {
  private:
   std::optional<std::pair<int64_t, std::chrono::steady_clock::time_point>> first_, last_;
 };
-
-// "0:21", "1:02:03".
-std::string ClockDuration(std::chrono::seconds d);
 
 // The one-line summary of a job's progress; no trailing newline. `width` > 0 truncates to fit.
 std::string FormatProgress(const DLJob& job, std::chrono::seconds elapsed,

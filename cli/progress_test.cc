@@ -30,12 +30,6 @@ TEST(EtaEstimator, ResetsWhenTheJobRestarts) {
   EXPECT_EQ(eta.Remaining(100)->count(), 90);
 }
 
-TEST(ClockDuration, PrintsMinutesAndHours) {
-  EXPECT_EQ(ClockDuration(seconds(0)), "0:00");
-  EXPECT_EQ(ClockDuration(seconds(75)), "1:15");
-  EXPECT_EQ(ClockDuration(seconds(3723)), "1:02:03");
-}
-
 TEST(FormatProgress, ShowsEverythingKnown) {
   DLJob job;
   job.metadata.name = "mnist";

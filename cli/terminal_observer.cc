@@ -3,13 +3,7 @@
 namespace dljob {
 
 TerminalObserver::TerminalObserver(std::ostream& out, std::ostream& err, Options options)
-    : out_(out), err_(err), options_(options) {}
-
-void TerminalObserver::Clear() {
-  if (!drawn_) return;
-  err_ << "\r\033[K" << std::flush;
-  drawn_ = false;
-}
+    : out_(out), err_(err), options_(options), line_(err, options.tty, "progress: ") {}
 
 void TerminalObserver::Draw() {
   if (!have_job_) return;
@@ -18,18 +12,12 @@ void TerminalObserver::Draw() {
   std::optional<std::chrono::seconds> eta;
   const auto& t = last_.status.throughput;
   if (t && t->total_steps) eta = eta_.Remaining(*t->total_steps);
-  std::string line = FormatProgress(last_, elapsed, eta, options_.width ? options_.width - 1 : 0);
-  if (options_.tty) {
-    err_ << "\r\033[K" << line << std::flush;
-    drawn_ = true;
-  } else {
-    err_ << "progress: " << line << "\n" << std::flush;
-  }
+  line_.Show(FormatProgress(last_, elapsed, eta, options_.width ? options_.width - 1 : 0));
 }
 
 void TerminalObserver::OnOutput(int rank, bool is_stderr, std::string_view line) {
   if (options_.quiet) return;
-  Clear();
+  line_.Clear();
   std::ostream& dest = is_stderr ? err_ : out_;
   if (rank < 0) dest << "[mpirun] ";
   else if (options_.tag_ranks) dest << "[" << rank << "] ";
@@ -55,11 +43,11 @@ void TerminalObserver::OnUpdate(const DLJob& job) {
 }
 
 void TerminalObserver::OnNotice(std::string_view message) {
-  Clear();
+  line_.Clear();
   err_ << "note: " << message << "\n" << std::flush;
   if (options_.tty) Draw();
 }
 
-void TerminalObserver::Finish() { Clear(); }
+void TerminalObserver::Finish() { line_.Clear(); }
 
 }  // namespace dljob

@@ -3,7 +3,8 @@
 // Job output goes to `out` as it arrives, each line prefixed with its rank ("[1] …", "[mpirun] …")
 // when the job has more than one rank. On a terminal, a live progress line (progress.h) sits
 // below the output on `err` and is redrawn in place; otherwise a plain progress line is printed
-// when the phase changes and at most every `plain_interval` while the step advances. Notices go
+// when the phase changes and at most every `plain_interval` while the step advances. Both are
+// drawn by base/progress_printer.h's StatusLine. Notices go
 // to `err` as "note: …". Used from the submitting thread only.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <ostream>
 #include <string>
 
+#include "base/progress_printer.h"
 #include "cli/backend/backend.h"
 #include "cli/progress.h"
 
@@ -34,15 +36,14 @@ class TerminalObserver : public JobObserver {
   void Finish();
 
  private:
-  void Clear();
   void Draw();
 
   std::ostream& out_;
   std::ostream& err_;
   Options options_;
+  StatusLine line_;  // on err_
   DLJob last_;
   bool have_job_ = false;
-  bool drawn_ = false;
   JobPhase last_printed_phase_ = JobPhase::kUnset;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_plain_{};

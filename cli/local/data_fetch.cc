@@ -5,31 +5,21 @@
 #include <future>
 #include <mutex>
 
+#include "base/clock.h"
+#include "base/human_format.h"
+#include "base/progress_printer.h"
 #include "storage/objstore/cache_warmup.h"
 #include "storage/objstore/open_store.h"
 
 namespace dljob {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
-std::string Bytes(uint64_t n) {
-  char buf[32];
-  if (n < (1u << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", n / 1024.0);
-  } else if (n < (1ull << 30)) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(1ull << 30));
-  }
-  return buf;
-}
-
-std::string ProgressLine(const DataFetch& f, const storage::WarmCacheProgress& p) {
-  char pct[16] = "";
-  if (p.bytes_total > 0) std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * p.bytes_done / p.bytes_total);
-  return "fetching " + f.from + ": " + Bytes(p.bytes_done) + " of " + Bytes(p.bytes_total) + pct +
-         ", " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) + " objects";
+// "  3/10 objects": ends each progress line (base/progress_printer.h).
+std::string Objects(const storage::WarmCacheProgress& p) {
+  return "  " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) +
+         " objects";
 }
 
 Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& observer,
@@ -47,7 +37,7 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
                               : "; check " + f.field + ".source"));
   }
   observer.OnNotice("fetching " + f.from + " → " + f.to);
-  const Clock::time_point start = Clock::now();
+  const SteadyClock::time_point start = SteadyClock::now();
 
   std::mutex mu;
   storage::WarmCacheProgress latest;  // GUARDED_BY(mu)
@@ -65,19 +55,24 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
     latest = p;
     changed = true;
   };
+  ProgressPrinter printer([&observer](const std::string& line) { observer.OnNotice(line); },
+                          RealClock(), {ProgressUnit::kBytes});
+  const std::string label = "fetching " + f.from;
+  printer.Start(label);  // the rate counts from here
   // The copy runs on its own thread so that the observer is only ever called from this one.
   std::future<Result<storage::WarmCacheResult>> done =
       std::async(std::launch::async, [&] { return storage::WarmCache(*source->store,
                                                                      source->prefix, f.to, warm); });
-  Clock::time_point last_notice = start;
   while (done.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
     if (options.interrupted && options.interrupted()) cancel = true;
-    if (Clock::now() - last_notice < options.progress_interval) continue;
-    std::lock_guard<std::mutex> lock(mu);
-    if (!changed) continue;
-    changed = false;
-    last_notice = Clock::now();
-    observer.OnNotice(ProgressLine(f, latest));
+    storage::WarmCacheProgress now;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!changed) continue;
+      changed = false;
+      now = latest;
+    }
+    if (now.bytes_total > 0) printer.Update(label, now.bytes_done, now.bytes_total, Objects(now));
   }
   Result<storage::WarmCacheResult> result = done.get();
   if (!result.ok()) {
@@ -97,11 +92,11 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
     observer.OnNotice(f.to + " already holds a complete copy of " + f.from);
     return Status::Ok();
   }
-  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  const double secs = std::chrono::duration<double>(SteadyClock::now() - start).count();
   char timing[48];
   std::snprintf(timing, sizeof timing, " in %.1fs", secs);
   observer.OnNotice("fetched " + f.from + ": " + std::to_string(result->objects) + " objects (" +
-                    Bytes(result->bytes) + "), " + std::to_string(result->objects_copied) +
+                    HumanBytes(result->bytes) + "), " + std::to_string(result->objects_copied) +
                     " copied, " + std::to_string(result->objects_skipped) + " already there" +
                     timing);
   return Status::Ok();

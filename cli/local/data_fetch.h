@@ -9,12 +9,11 @@
 // listing it. A local directory is listed every time and only new or changed files are copied.
 //
 // Progress reaches the user as observer notices ("fetching oss://b/fmnist → /…/cache/b/fmnist-…",
-// then bytes done at most every few seconds, then a summary), all on the calling thread: the copy
-// runs on a helper thread while the caller waits. Errors name the entry ("spec.data[0]: …") and
+// then a line per tenth of the bytes from base/progress_printer.h, then a summary), all on the
+// calling thread: the copy runs on a helper thread while the caller waits. Errors name the entry ("spec.data[0]: …") and
 // say what to do. Not thread-safe; call from the submitting thread.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -27,7 +26,6 @@ namespace dljob {
 
 struct FetchOptions {
   int parallel = 8;
-  std::chrono::milliseconds progress_interval{3000};  // between progress notices
   // Polled while copying; when it returns true (Ctrl-C) the copy stops, leaving what it has for
   // the next run to resume, and FetchData returns kUnavailable.
   std::function<bool()> interrupted;

@@ -1,0 +1,50 @@
+#include "cli/command_registry.h"
+
+namespace dljob {
+
+const char kBackendRule[] =
+    "Where jobs run and are read from:\n"
+    "  --local                 this machine (mpirun); jobs recorded under --state-dir\n"
+    "  otherwise               the Kubernetes cluster of --kubeconfig, else $KUBECONFIG, else the\n"
+    "                          pod's service account, else ~/.kube/config (--context picks a\n"
+    "                          context, -n a namespace; default: the context's)\n"
+    "  no cluster configured   submit fails (use --local); list, get, logs, delete and top read\n"
+    "                          this machine's jobs, as with --local";
+
+CLI::App* CommandRegistry::Add(const std::string& name, const std::string& description,
+                               CommandHandler run, CLI::App* parent) {
+  CLI::App* cmd = (parent != nullptr ? *parent : app_).add_subcommand(name, description);
+  commands_.emplace_back(cmd, std::move(run));
+  return cmd;
+}
+
+int CommandRegistry::RunChosen() {
+  for (auto& [cmd, run] : commands_) {
+    if (cmd->parsed()) return run(shared_);
+  }
+  return kExitUsage;
+}
+
+void AddBackendFlags(CLI::App* cmd, BackendFlags& b, bool with_local_and_namespace,
+                     bool with_all_namespaces) {
+  if (with_local_and_namespace) {
+    cmd->add_flag("--local", b.local, "This machine's jobs, even when a cluster is configured");
+    cmd->add_option("-n,--namespace", b.namespace_, "Namespace (default: the context's)");
+  }
+  cmd->add_option("--kubeconfig", b.kubeconfig,
+                  "Kubeconfig file (default: $KUBECONFIG, "
+                  "in-cluster, ~/.kube/config)");
+  cmd->add_option("--context", b.context, "Kubeconfig context (default: current-context)");
+  if (with_all_namespaces) {
+    cmd->add_flag("-A,--all-namespaces", b.all_namespaces, "Jobs in every namespace");
+  }
+  cmd->footer(kBackendRule);
+}
+
+void PrintError(CliContext& ctx, const std::string& cause, const std::string& hint) {
+  ctx.err << "error: " << cause << "\n";
+  if (!hint.empty()) ctx.err << "hint: " << hint << "\n";
+  ctx.err.flush();
+}
+
+}  // namespace dljob
