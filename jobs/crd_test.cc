@@ -48,7 +48,7 @@ void ExpectCovered(const nlohmann::json& value, const ojson& s, const std::strin
     for (const auto& item : value) ExpectCovered(item, s["items"], path + "[]");
   } else if (s.contains("enum")) {
     bool listed = false;
-    for (const auto& e : s["enum"]) listed = listed || e == value;
+    for (const auto& e : s["enum"]) listed = listed || e == nlohmann::ordered_json(value);
     EXPECT_TRUE(listed) << path << ": " << value << " is not in the CRD's enum";
   }
 }

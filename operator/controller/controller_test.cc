@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/reconciler_test_util.h"
+#include "operator/controller/testing/reconciler_test_util.h"
 
 namespace dljob::controller::testing {
 namespace {

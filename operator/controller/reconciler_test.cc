@@ -1,6 +1,6 @@
 #include "operator/controller/reconciler.h"
 
-#include "operator/controller/reconciler_test_util.h"
+#include "operator/controller/testing/reconciler_test_util.h"
 
 namespace dljob::controller::testing {
 namespace {
