@@ -83,7 +83,7 @@ TEST_F(CliTest, MissingFileIsOneLineWithAHint) {
 }
 
 TEST_F(CliTest, GarbageFilesNeverCrash) {
-  for (const std::string& text : {std::string("\x00\xff\xfe garbage", 14), std::string("{{{{"),
+  for (const std::string& text : {std::string("\x00\xff\xfe garbage", 11), std::string("{{{{"),
                                   std::string("- a\n- b\n"), std::string("---\n---\n"),
                                   std::string("spec: !!binary aGVsbG8=\n"), std::string("")}) {
     CommandResult r = Dljob({"validate", "-f", Write("g.yaml", text)});
