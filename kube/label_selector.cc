@@ -7,31 +7,6 @@
 namespace dljob::kube {
 namespace {
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-// Splits at commas outside parentheses.
-std::vector<std::string> SplitTopLevel(std::string_view text) {
-  std::vector<std::string> parts;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || (text[i] == ',' && depth == 0)) {
-      parts.push_back(Trim(text.substr(start, i - start)));
-      start = i + 1;
-    } else if (text[i] == '(') {
-      ++depth;
-    } else if (text[i] == ')') {
-      --depth;
-    }
-  }
-  return parts;
-}
-
 bool ValidKey(const std::string& key) {
   if (key.empty()) return false;
   for (char c : key) {
@@ -104,6 +79,31 @@ Result<LabelSelector::Requirement> ParseLabelRequirement(const std::string& r) {
 }
 
 }  // namespace
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> SplitTopLevel(std::string_view text) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || (text[i] == ',' && depth == 0)) {
+      parts.push_back(Trim(text.substr(start, i - start)));
+      start = i + 1;
+    } else if (text[i] == '(') {
+      ++depth;
+    } else if (text[i] == ')') {
+      --depth;
+    }
+  }
+  return parts;
+}
+
 
 Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   LabelSelector selector;

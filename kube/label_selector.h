@@ -43,4 +43,10 @@ class LabelSelector {
   std::vector<Requirement> requirements_;
 };
 
+// The selector grammar's lexing, shared with the field-selector parser of the test API server:
+// `s` without leading and trailing blanks, and the comma-separated terms of a selector (commas
+// inside parentheses, as in "env in (a,b)", do not split), each trimmed.
+std::string Trim(std::string_view s);
+std::vector<std::string> SplitTopLevel(std::string_view text);
+
 }  // namespace dljob::kube

@@ -4,34 +4,8 @@
 #include <utility>
 
 namespace dljob::apiserver {
-namespace {
-
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-// Splits at commas outside parentheses.
-std::vector<std::string> SplitTopLevel(std::string_view text) {
-  std::vector<std::string> parts;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || (text[i] == ',' && depth == 0)) {
-      parts.push_back(Trim(text.substr(start, i - start)));
-      start = i + 1;
-    } else if (text[i] == '(') {
-      ++depth;
-    } else if (text[i] == ')') {
-      --depth;
-    }
-  }
-  return parts;
-}
-
-}  // namespace
+using kube::SplitTopLevel;
+using kube::Trim;
 
 Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
   FieldSelector selector;
