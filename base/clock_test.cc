@@ -1,9 +1,9 @@
 #include "base/clock.h"
 
-#include <gtest/gtest.h>
-
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 

@@ -2,11 +2,12 @@
 // directory) and MemEnv. A component tested on MemEnv can then trust it behaves as on disk.
 #include "base/env.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <memory>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/mem_env.h"
 

@@ -1,9 +1,9 @@
 #include "base/human_format.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace dljob {
 namespace {

@@ -1,11 +1,11 @@
 #include "base/mutex.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace dljob {
 namespace {

@@ -1,10 +1,10 @@
 #include "base/progress_printer.h"
 
-#include <gtest/gtest.h>
-
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 

@@ -61,16 +61,22 @@ std::string HumanDuration(std::chrono::seconds d) {
     std::snprintf(buf, sizeof buf, "%llds", s);
   } else if (s < 3600) {
     long long m = s / 60, r = s % 60;
-    if (r == 0 || m >= 10) std::snprintf(buf, sizeof buf, "%lldm", m);
-    else std::snprintf(buf, sizeof buf, "%lldm%llds", m, r);
+    if (r == 0 || m >= 10)
+      std::snprintf(buf, sizeof buf, "%lldm", m);
+    else
+      std::snprintf(buf, sizeof buf, "%lldm%llds", m, r);
   } else if (s < 48 * 3600) {
     long long h = s / 3600, m = (s % 3600) / 60;
-    if (m == 0 || h >= 8) std::snprintf(buf, sizeof buf, "%lldh", h);
-    else std::snprintf(buf, sizeof buf, "%lldh%lldm", h, m);
+    if (m == 0 || h >= 8)
+      std::snprintf(buf, sizeof buf, "%lldh", h);
+    else
+      std::snprintf(buf, sizeof buf, "%lldh%lldm", h, m);
   } else {
     long long days = s / 86400, h = (s % 86400) / 3600;
-    if (h == 0 || days >= 8) std::snprintf(buf, sizeof buf, "%lldd", days);
-    else std::snprintf(buf, sizeof buf, "%lldd%lldh", days, h);
+    if (h == 0 || days >= 8)
+      std::snprintf(buf, sizeof buf, "%lldd", days);
+    else
+      std::snprintf(buf, sizeof buf, "%lldd%lldh", days, h);
   }
   return buf;
 }

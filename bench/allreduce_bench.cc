@@ -18,8 +18,6 @@
 // baseline. Run: mpirun -np N allreduce_bench [--rounds R] [--iters I] [--segment_kb K]
 // [--in_flight F] [--local_size L] [--sweep]   (--sweep: a range of segment sizes and in-flight
 // counts).
-#include <mpi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +26,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <mpi.h>
 
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/hierarchical_collective.h"
@@ -70,12 +70,18 @@ Args ParseArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() { return i + 1 < argc ? std::atol(argv[++i]) : 0L; };
-    if (arg == "--rounds") a.rounds = static_cast<int>(next());
-    else if (arg == "--iters") a.iters = static_cast<int>(next());
-    else if (arg == "--segment_kb") a.segment_kb = static_cast<size_t>(next());
-    else if (arg == "--in_flight") a.in_flight = static_cast<int>(next());
-    else if (arg == "--local_size") a.local_size = static_cast<int>(next());
-    else if (arg == "--sweep") a.sweep = true;
+    if (arg == "--rounds")
+      a.rounds = static_cast<int>(next());
+    else if (arg == "--iters")
+      a.iters = static_cast<int>(next());
+    else if (arg == "--segment_kb")
+      a.segment_kb = static_cast<size_t>(next());
+    else if (arg == "--in_flight")
+      a.in_flight = static_cast<int>(next());
+    else if (arg == "--local_size")
+      a.local_size = static_cast<int>(next());
+    else if (arg == "--sweep")
+      a.sweep = true;
   }
   return a;
 }
@@ -85,8 +91,9 @@ double TimeMs(MPI_Comm comm, int iters, const std::function<void()>& op) {
   MPI_Barrier(comm);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < iters; ++i) op();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count() / iters;
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+      iters;
   MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm);
   return ms;
 }
@@ -115,14 +122,15 @@ int Run(int argc, char** argv) {
   std::vector<std::vector<float>> tensors;
   for (size_t n : counts) tensors.emplace_back(n, 1.0f);
   std::vector<FloatSpan> spans;  // reverse registration order, as the trainer passes them
-  for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) spans.push_back({it->data(), it->size()});
+  for (auto it = tensors.rbegin(); it != tensors.rend(); ++it)
+    spans.push_back({it->data(), it->size()});
   std::vector<float> single(total, 1.0f);
 
   std::vector<std::pair<size_t, int>> configs = {{args.segment_kb, args.in_flight}};
   if (args.sweep) {
     configs.clear();
-    configs = {{256, 1}, {1024, 1}, {1024, 4}, {4096, 1}, {4096, 2}, {8192, 1},
-               {16384, 1}, {32768, 1}, {65536, 1}};
+    configs = {{256, 1},  {1024, 1},  {1024, 4},  {4096, 1}, {4096, 2},
+               {8192, 1}, {16384, 1}, {32768, 1}, {65536, 1}};
   }
   std::vector<FusedAllreducer> fusers;
   std::vector<Method> methods;
@@ -133,16 +141,19 @@ int Run(int argc, char** argv) {
     methods.push_back({"fused seg=" + std::to_string(kb) + "KB inflight=" + std::to_string(f),
                        [fuser, &spans]() {
                          if (!fuser->AllreduceAverage(spans).ok()) std::abort();
-                       }, {}});
+                       },
+                       {}});
   }
   const FusionOptions base{size_t{64} << 20, args.segment_kb << 10, 1};
   FusionOptions sum_options = base;
   sum_options.average = false;
   fusers.emplace_back(c, sum_options);
   FusedAllreducer* sum = &fusers.back();
-  methods.push_back({"fused sum, no scaling", [sum, &spans]() {
+  methods.push_back({"fused sum, no scaling",
+                     [sum, &spans]() {
                        if (!sum->Allreduce(spans).ok()) std::abort();
-                     }, {}});
+                     },
+                     {}});
   FusionOptions half_options = base;
   half_options.fp16 = true;
   fusers.emplace_back(c, half_options);
@@ -150,7 +161,8 @@ int Run(int argc, char** argv) {
   methods.push_back({"fused fp16 seg=" + std::to_string(args.segment_kb) + "KB",
                      [half, &spans]() {
                        if (!half->AllreduceAverage(spans).ok()) std::abort();
-                     }, {}});
+                     },
+                     {}});
   std::unique_ptr<Collective> hierarchical;
   const int nodes = args.local_size > 0 ? c.size() / args.local_size : 0;
   if (args.local_size >= 2 && nodes >= 2 && c.size() % args.local_size == 0) {
@@ -162,18 +174,26 @@ int Run(int argc, char** argv) {
     hierarchical = std::move(*made);
     fusers.emplace_back(*hierarchical, base);
     FusedAllreducer* fuser = &fusers.back();
-    methods.push_back({"fused " + hierarchical->name(), [fuser, &spans]() {
+    methods.push_back({"fused " + hierarchical->name(),
+                       [fuser, &spans]() {
                          if (!fuser->AllreduceAverage(spans).ok()) std::abort();
-                       }, {}});
+                       },
+                       {}});
   }
-  methods.push_back({"single MPI_Allreduce", [&]() {
-    MPI_Allreduce(MPI_IN_PLACE, single.data(), static_cast<int>(total), MPI_FLOAT, MPI_SUM, comm);
-  }, {}});
-  methods.push_back({"MPI_Allreduce per tensor", [&]() {
-    for (auto& t : tensors) {
-      MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_FLOAT, MPI_SUM, comm);
-    }
-  }, {}});
+  methods.push_back({"single MPI_Allreduce",
+                     [&]() {
+                       MPI_Allreduce(MPI_IN_PLACE, single.data(), static_cast<int>(total),
+                                     MPI_FLOAT, MPI_SUM, comm);
+                     },
+                     {}});
+  methods.push_back({"MPI_Allreduce per tensor",
+                     [&]() {
+                       for (auto& t : tensors) {
+                         MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()),
+                                       MPI_FLOAT, MPI_SUM, comm);
+                       }
+                     },
+                     {}});
   for (Method& m : methods) TimeMs(comm, 1, m.op);  // warm-up: page faults, MPI connections
   for (int r = 0; r < args.rounds; ++r) {
     for (Method& m : methods) m.samples.push_back(TimeMs(comm, args.iters, m.op));
@@ -186,9 +206,10 @@ int Run(int argc, char** argv) {
   const double single_ms = Median(methods[n - 2].samples);
   const double per_tensor_ms = Median(methods[n - 1].samples);
   const double best = std::min(single_ms, per_tensor_ms);
-  std::printf("ResNet-50 gradients: %zu tensors, %zu floats (%.1f MB), %d ranks, %d rounds x %d "
-              "iters\n", counts.size(), total, total * 4.0 / 1e6, c.size(), args.rounds,
-              args.iters);
+  std::printf(
+      "ResNet-50 gradients: %zu tensors, %zu floats (%.1f MB), %d ranks, %d rounds x %d "
+      "iters\n",
+      counts.size(), total, total * 4.0 / 1e6, c.size(), args.rounds, args.iters);
   for (const Method& m : methods) {
     const double ms = Median(m.samples);
     std::printf("%-34s %9.2f ms/iter   x%.2f of the faster baseline\n", m.name.c_str(), ms,

@@ -1,6 +1,7 @@
 // loader_bench: the loader's per-core JPEG rate against libjpeg-turbo's decode-only rate on the
 // same images, and its shard read throughput against a plain sequential read of the same bytes,
-// all measured in one run (docs/ARCHITECTURE.md, "Performance targets": at least 90% of decode-only).
+// all measured in one run (docs/ARCHITECTURE.md, "Performance targets": at least 90% of
+// decode-only).
 //
 //   loader_bench [--images 500] [--width 500] [--height 375] [--out 224] [--rounds 5]
 //
@@ -22,7 +23,6 @@
 //   shard windows   the loader's reads for an Order::kShardWindows epoch, batch 64 (coalesced)
 //   global shuffle  the same for a global shuffle (about one read per record)
 #include <fcntl.h>
-#include <turbojpeg.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +39,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <turbojpeg.h>
 
 #include "storage/loader/batch_builder.h"
 #include "storage/loader/loader.h"

@@ -11,11 +11,10 @@
 // time to baseline time.
 //
 //   operator_bench [--jobs 1000] [--operator-workers 8] [--submitters 8]
-#include <csignal>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -72,7 +71,9 @@ Json Pod(const std::string& ns, const std::string& name, const std::string& node
           {"spec",
            {{"nodeName", node},
             {"containers",
-             {{{"name", "main"}, {"image", "dljob/trainer:cpu"}, {"resources", {{"limits", limits}}}}}}}}};
+             {{{"name", "main"},
+               {"image", "dljob/trainer:cpu"},
+               {"resources", {{"limits", limits}}}}}}}}};
 }
 
 // Runs fn(i) for i in [0, n) on `threads` threads.
@@ -94,9 +95,10 @@ bool Must(const kube::ApiResult<Json>& r, const std::string& what) {
 }
 
 bool CreateNamespace(kube::Api& api, const std::string& ns) {
-  return Must(api.Create(kube::Resource{"", "v1", "namespaces", false}, "",
-                         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}),
-              "create namespace " + ns);
+  return Must(
+      api.Create(kube::Resource{"", "v1", "namespaces", false}, "",
+                 {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}),
+      "create namespace " + ns);
 }
 
 // Counts pods in `ns` with phase Running.
@@ -243,12 +245,12 @@ int Main(int argc, char** argv) {
 
   TempDir dir;
   const int nodes = (jobs * kWorkersPerJob + kGpusPerNode - 1) / kGpusPerNode;
-  Background server({dljob::testing::BinDir() + "/dljob-test-apiserver", "--port", "0",
-                     "--port-file", dir.path() + "/port", "--kubeconfig-out",
-                     dir.path() + "/kubeconfig", "--nodes", std::to_string(nodes),
-                     "--gpus-per-node", std::to_string(kGpusPerNode), "--kubelet-delay-ms", "0",
-                     "--crd", dljob::testing::SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml"},
-                    {}, dir.path() + "/apiserver.out", dir.path() + "/apiserver.err");
+  Background server(
+      {dljob::testing::BinDir() + "/dljob-test-apiserver", "--port", "0", "--port-file",
+       dir.path() + "/port", "--kubeconfig-out", dir.path() + "/kubeconfig", "--nodes",
+       std::to_string(nodes), "--gpus-per-node", std::to_string(kGpusPerNode), "--kubelet-delay-ms",
+       "0", "--crd", dljob::testing::SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml"},
+      {}, dir.path() + "/apiserver.out", dir.path() + "/apiserver.err");
   if (!WaitFor([&] { return std::ifstream(dir.path() + "/port").good(); }, 30'000)) {
     std::fprintf(stderr, "operator_bench: the test API server did not start\n");
     return 1;
@@ -262,10 +264,11 @@ int Main(int argc, char** argv) {
   auto api = kube::MakeApi(*config, options);
   if (!api.ok()) return 1;
 
-  std::printf("operator_bench: %d DLJobs x %d pods, %d nodes x %d GPUs, operator --workers=%d, "
-              "%d submitters, %u cores\n",
-              jobs, kWorkersPerJob + 1, nodes, kGpusPerNode, workers, submitters,
-              std::thread::hardware_concurrency());
+  std::printf(
+      "operator_bench: %d DLJobs x %d pods, %d nodes x %d GPUs, operator --workers=%d, "
+      "%d submitters, %u cores\n",
+      jobs, kWorkersPerJob + 1, nodes, kGpusPerNode, workers, submitters,
+      std::thread::hardware_concurrency());
   double baseline = -1;
   if (!skip_baseline) {
     std::printf("baseline: the same pods created and bound by this program\n");

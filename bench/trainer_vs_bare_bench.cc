@@ -140,8 +140,8 @@ std::string MachineDescription() {
   long kib = 0;
   meminfo >> key >> kib;
   std::ostringstream out;
-  out << std::thread::hardware_concurrency() << " CPUs (" << cpu << "), "
-      << (kib / 1024 / 1024) << " GiB RAM";
+  out << std::thread::hardware_concurrency() << " CPUs (" << cpu << "), " << (kib / 1024 / 1024)
+      << " GiB RAM";
   return out.str();
 }
 
@@ -169,7 +169,8 @@ int RunBench(const BenchConfig& c) {
 
   std::cout << "machine: " << MachineDescription() << "\n"
             << "model " << c.model << ", batch " << c.batch_size << ", " << c.threads
-            << " intra-op thread(s), fusion " << c.fusion_threshold_mb << " MB, " << c.reps << " reps x " << c.steps << " steps per side\n";
+            << " intra-op thread(s), fusion " << c.fusion_threshold_mb << " MB, " << c.reps
+            << " reps x " << c.steps << " steps per side\n";
   bare.Run(c.warmup);
   trained.Run(c.warmup);
   std::vector<double> bare_rates, trainer_rates, ratios;
@@ -187,10 +188,11 @@ int RunBench(const BenchConfig& c) {
     ratios.push_back(t / b);
     std::printf("rep %d  bare %9.2f img/s  trainer %9.2f img/s  ratio %.4f\n", rep, b, t, t / b);
   }
-  std::printf("median  bare %9.2f img/s  trainer %9.2f img/s  ratio of medians %.4f  "
-              "median ratio %.4f  (target >= 0.97)\n",
-              Median(bare_rates), Median(trainer_rates),
-              Median(trainer_rates) / Median(bare_rates), Median(ratios));
+  std::printf(
+      "median  bare %9.2f img/s  trainer %9.2f img/s  ratio of medians %.4f  "
+      "median ratio %.4f  (target >= 0.97)\n",
+      Median(bare_rates), Median(trainer_rates), Median(trainer_rates) / Median(bare_rates),
+      Median(ratios));
   return 0;
 }
 

@@ -27,7 +27,8 @@ Result<std::vector<int>> ParseRankList(const std::string& text) {
     }
     out.push_back(n);
   }
-  if (out.empty()) return Status::InvalidArgument("--gpus: give at least one rank count, e.g. 1,2,4");
+  if (out.empty())
+    return Status::InvalidArgument("--gpus: give at least one rank count, e.g. 1,2,4");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -84,7 +85,8 @@ Result<std::vector<std::string>> ParseDataSets(const std::string& text) {
     }
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   }
-  if (out.empty()) return Status::InvalidArgument("--data: give synthetic, fashion-mnist or imagenet");
+  if (out.empty())
+    return Status::InvalidArgument("--data: give synthetic, fashion-mnist or imagenet");
   return out;
 }
 
@@ -100,8 +102,8 @@ Result<std::vector<std::string>> ParseStrategies(const std::string& text) {
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
     if (FindStrategy(item) == nullptr) {
-      return Status::InvalidArgument("--strategies: unknown strategy \"" + item +
-                                     "\" (expected " + StrategyNames() + ")");
+      return Status::InvalidArgument("--strategies: unknown strategy \"" + item + "\" (expected " +
+                                     StrategyNames() + ")");
     }
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   }
@@ -182,12 +184,11 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
   }
   std::vector<BenchRow> rows;
   for (const BenchResult& r : results) {
-    BenchRow row{r.data,         r.strategy,   r.ranks, r.images_per_sec,
-                 std::nullopt,   std::nullopt, r.error};
+    BenchRow row{r.data,       r.strategy,   r.ranks, r.images_per_sec,
+                 std::nullopt, std::nullopt, r.error};
     if (r.images_per_sec) {
       row.per_rank = *r.images_per_sec / r.ranks;
-      if (auto it = base.find({r.data, r.strategy});
-          it != base.end() && it->second.second > 0) {
+      if (auto it = base.find({r.data, r.strategy}); it != base.end() && it->second.second > 0) {
         row.efficiency = *row.per_rank / it->second.second;
       }
     }
@@ -199,20 +200,21 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
 std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows) {
   std::string out;
   char buf[256];
-  int width = 11;       // the STRATEGY column: as wide as its longest entry
-  int data_width = 9;   // the DATA column, likewise
+  int width = 11;      // the STRATEGY column: as wide as its longest entry
+  int data_width = 9;  // the DATA column, likewise
   for (const BenchRow& r : rows) {
     width = std::max(width, static_cast<int>(r.strategy.size()));
     data_width = std::max(data_width, static_cast<int>(r.data.size()));
   }
-  std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6s %12s %14s %8s\n", "MODEL", data_width,
-                "DATA", width, "STRATEGY", "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
+  std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6s %12s %14s %8s\n", "MODEL", data_width, "DATA",
+                width, "STRATEGY", "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
   out += buf;
   for (const BenchRow& r : rows) {
     std::string scaling = r.efficiency ? Fixed(*r.efficiency * 100, "%.1f%%") : "-";
-    std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6d %12s %14s %8s", model.c_str(),
-                  data_width, r.data.c_str(), width, r.strategy.c_str(), r.ranks, Fixed(r.images_per_sec, "%.1f").c_str(),
-                  Fixed(r.per_rank, "%.1f").c_str(), scaling.c_str());
+    std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6d %12s %14s %8s", model.c_str(), data_width,
+                  r.data.c_str(), width, r.strategy.c_str(), r.ranks,
+                  Fixed(r.images_per_sec, "%.1f").c_str(), Fixed(r.per_rank, "%.1f").c_str(),
+                  scaling.c_str());
     out += buf;
     if (!r.error.empty()) out += "  (" + r.error + ")";
     out += "\n";
@@ -254,7 +256,9 @@ std::string BenchSvg(const std::string& model, const std::vector<BenchRow>& rows
     max_ips = std::max(max_ips, *base->per_rank * max_ranks);
   }
   auto x = [&](double ranks) { return kLeft + (kW - kLeft - kRight) * ranks / max_ranks; };
-  auto y = [&](double ips) { return kH - kBottom - (kH - kTop - kBottom) * ips / (max_ips * 1.05); };
+  auto y = [&](double ips) {
+    return kH - kBottom - (kH - kTop - kBottom) * ips / (max_ips * 1.05);
+  };
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kW << "\" height=\"" << kH
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -296,8 +300,7 @@ std::string BenchSvg(const std::string& model, const std::vector<BenchRow>& rows
     const double ly = kTop + 20 + 36 * index;
     s << "<line x1=\"" << kW - kRight + 15 << "\" y1=\"" << ly << "\" x2=\"" << kW - kRight + 40
       << "\" y2=\"" << ly << "\" stroke=\"" << color << "\" stroke-width=\"2\"/>\n"
-      << "<text x=\"" << kW - kRight + 46 << "\" y=\"" << ly + 4 << "\">" << strategy
-      << "</text>\n"
+      << "<text x=\"" << kW - kRight + 46 << "\" y=\"" << ly + 4 << "\">" << strategy << "</text>\n"
       << "<text x=\"" << kW - kRight + 46 << "\" y=\"" << ly + 18
       << "\" fill=\"#666\">dashed: ideal</text>\n";
     ++index;

@@ -12,14 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob {
 
 struct BenchOptions {
   std::string model = "resnet18";
-  std::string gpus = "1,2";               // rank counts, comma-separated
+  std::string gpus = "1,2";  // rank counts, comma-separated
   // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server (dljob-train flags
   // in bench_report.cc's strategy table)
   std::string strategies = "fused";
@@ -28,8 +28,8 @@ struct BenchOptions {
   // ("" = dljob-train's default).
   std::string data = "synthetic";
   std::string data_dir;
-  int batch_size = 32;                    // per rank
-  int num_batches = 30;                   // timed steps per run
+  int batch_size = 32;   // per rank
+  int num_batches = 30;  // timed steps per run
   int num_warmup_batches = 5;
   // > 0: OMP_NUM_THREADS of every rank, so each run uses ranks × this many cores and the
   // scaling column compares like with like on CPUs; 0: the runner's default (local: cores/ranks,
@@ -37,9 +37,9 @@ struct BenchOptions {
   int threads_per_rank = 0;
   std::string image = "dljob/trainer:cpu";
   std::string name_prefix = "bench";
-  std::string output;                     // "", json, yaml
-  std::string plot;                       // write an SVG plot here
-  bool keep = false;                      // keep each run's job record
+  std::string output;  // "", json, yaml
+  std::string plot;    // write an SVG plot here
+  bool keep = false;   // keep each run's job record
 };
 
 struct BenchRun {

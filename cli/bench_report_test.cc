@@ -68,8 +68,8 @@ TEST(BenchPlanTest, ThreadsPerRankSetsEveryRunsOmpThreads) {
 }
 
 TEST(BenchReportTest, TheStrategyColumnFitsTheLongestName) {
-  std::vector<BenchRow> rows = ScalingRows({{"synthetic", "parameter-server", 1, 10.0, ""},
-                                            {"synthetic", "fused", 1, 12.0, ""}});
+  std::vector<BenchRow> rows = ScalingRows(
+      {{"synthetic", "parameter-server", 1, 10.0, ""}, {"synthetic", "fused", 1, 12.0, ""}});
   std::string table = FormatBenchTable("resnet18", rows);
   std::vector<std::string> lines;
   for (size_t b = 0, e; (e = table.find('\n', b)) != std::string::npos; b = e + 1) {
@@ -118,7 +118,9 @@ TEST(BenchPlanTest, RealDataRunsBesideSyntheticWithTheirOwnNamesAndBaselines) {
 TEST(BenchPlanTest, BadFlagsNameTheFlag) {
   for (auto [gpus, strategies, needle] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"1,x", "fused", "--gpus"}, {"", "fused", "--gpus"}, {"0", "fused", "--gpus"},
+           {"1,x", "fused", "--gpus"},
+           {"", "fused", "--gpus"},
+           {"0", "fused", "--gpus"},
            {"1", "ring", "--strategies: unknown strategy \"ring\""}}) {
     BenchOptions o;
     o.gpus = gpus;
@@ -146,8 +148,9 @@ TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
   EXPECT_DOUBLE_EQ(*rows[4].efficiency, 0.8);
 
   std::string table = FormatBenchTable("resnet18", rows);
-  EXPECT_NE(table.find("resnet18     synthetic fused            2        180.0           90.0    90.0%"),
-            std::string::npos)
+  EXPECT_NE(
+      table.find("resnet18     synthetic fused            2        180.0           90.0    90.0%"),
+      std::string::npos)
       << table;
   EXPECT_NE(table.find("(mpirun failed)"), std::string::npos) << table;
 
@@ -160,8 +163,9 @@ TEST(BenchReportTest, EfficiencyIsAgainstTheSmallestRunOfTheSameStrategy) {
 }
 
 TEST(BenchReportTest, SvgPlotsEachStrategyWithItsIdealLine) {
-  std::vector<BenchRow> rows =
-      ScalingRows({{"synthetic", "fused", 1, 100.0, ""}, {"synthetic", "fused", 2, 180.0, ""}, {"synthetic", "per-tensor", 1, 90.0, ""}});
+  std::vector<BenchRow> rows = ScalingRows({{"synthetic", "fused", 1, 100.0, ""},
+                                            {"synthetic", "fused", 2, 180.0, ""},
+                                            {"synthetic", "per-tensor", 1, 90.0, ""}});
   std::string svg = BenchSvg("mnist_cnn", rows);
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);

@@ -66,8 +66,7 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
     ApplyDefaults(run.job);
     if (!(*backend)->Namespace().empty()) run.job.metadata.namespace_ = (*backend)->Namespace();
     ctx.err << "bench: " << options.model << " " << run.data << " " << run.strategy << " on "
-            << run.ranks
-            << (run.ranks == 1 ? " rank" : " ranks") << " ... ";
+            << run.ranks << (run.ranks == 1 ? " rank" : " ranks") << " ... ";
     ctx.err.flush();
     (*backend)->Delete(run.job.metadata.name);  // a leftover from an earlier bench
     BenchResult result{run.data, run.strategy, run.ranks, std::nullopt, ""};
@@ -81,9 +80,9 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
     } else {
       result.error = "the job reported no images/sec";
     }
-    ctx.err << (result.images_per_sec ? std::to_string(static_cast<int64_t>(*result.images_per_sec)) +
-                                            " images/sec"
-                                      : "failed: " + result.error)
+    ctx.err << (result.images_per_sec
+                    ? std::to_string(static_cast<int64_t>(*result.images_per_sec)) + " images/sec"
+                    : "failed: " + result.error)
             << "\n";
     if (!options.keep) (*backend)->Delete(run.job.metadata.name);
     results.push_back(result);
@@ -113,15 +112,15 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
 
 void AddBenchCommand(CommandRegistry& registry) {
   auto bench = std::make_shared<BenchOptions>();
-  CLI::App* b = registry.Add(
-      "bench",
-      "Train a model at several rank counts (per data set and strategy); print "
-      "images/sec and scaling efficiency",
-      [bench](CommandShared& shared) {
-        shared.needs_cluster = true;  // as submit: --local, or a configured cluster
-        shared.install_interrupt_handlers();
-        return RunBench(*bench, shared.ctx);
-      });
+  CLI::App* b =
+      registry.Add("bench",
+                   "Train a model at several rank counts (per data set and strategy); print "
+                   "images/sec and scaling efficiency",
+                   [bench](CommandShared& shared) {
+                     shared.needs_cluster = true;  // as submit: --local, or a configured cluster
+                     shared.install_interrupt_handlers();
+                     return RunBench(*bench, shared.ctx);
+                   });
   b->add_option("--model", bench->model, "dljob-train model")->capture_default_str();
   b->add_option("--gpus", bench->gpus, "Rank counts to run, e.g. 1,2,4")->capture_default_str();
   b->add_option("--strategies", bench->strategies,

@@ -43,16 +43,19 @@ nlohmann::json DatasetJson(const storage::DatasetInfo& info) {
     splits.push_back(
         {{"name", s.name}, {"records", s.records}, {"bytes", s.bytes}, {"shards", shards}});
   }
-  return {{"dir", info.dir},       {"classes", info.classes}, {"records", info.records()},
-          {"bytes", info.bytes()}, {"splits", splits}};
+  return {{"dir", info.dir},
+          {"classes", info.classes},
+          {"records", info.records()},
+          {"bytes", info.bytes()},
+          {"splits", splits}};
 }
 
 std::string DatasetTable(const storage::DatasetInfo& info, bool wide) {
   std::vector<std::vector<std::string>> rows = {{"SPLIT", "SHARDS", "RECORDS", "BYTES"}};
   if (wide) rows[0].push_back("FILE");
   for (const storage::SplitInfo& s : info.splits) {
-    rows.push_back({s.name, std::to_string(s.shards.size()), std::to_string(s.records),
-                    HumanBytes(s.bytes)});
+    rows.push_back(
+        {s.name, std::to_string(s.shards.size()), std::to_string(s.records), HumanBytes(s.bytes)});
     if (!wide) continue;
     rows.back().push_back("");
     for (const storage::ShardInfo& shard : s.shards) {
@@ -95,7 +98,8 @@ int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
     PrintError(ctx, result.status().message(),
                code == StatusCode::kAlreadyExists
                    ? "pack into an empty directory, or remove the old shards first"
-                   : code == StatusCode::kUnavailable ? "check that --to is writable" : kPackHint);
+               : code == StatusCode::kUnavailable ? "check that --to is writable"
+                                                  : kPackHint);
     return kExitFailed;
   }
   uint64_t records = 0;
@@ -108,7 +112,8 @@ int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
   }
   char buf[96];
   const double secs = Seconds(start);
-  std::snprintf(buf, sizeof buf, "  %.2fs, %.0f records/s\n", secs, secs > 0 ? records / secs : 0.0);
+  std::snprintf(buf, sizeof buf, "  %.2fs, %.0f records/s\n", secs,
+                secs > 0 ? records / secs : 0.0);
   ctx.out << buf;
   return kExitOk;
 }
@@ -135,8 +140,8 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
   ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock());
   const uint64_t total = info->records();
   printer.Update("verify", 0, total);
-  Status s = storage::VerifyDataset(
-      *info, [&](uint64_t done) { printer.Update("verify", done, total); });
+  Status s =
+      storage::VerifyDataset(*info, [&](uint64_t done) { printer.Update("verify", done, total); });
   if (!s.ok()) {
     PrintError(ctx, s.message(),
                "this shard is damaged and must not be trained on; re-pack it, or copy it again "
@@ -147,18 +152,18 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
   for (const storage::SplitInfo& split : info->splits) shards += split.shards.size();
   char buf[160];
   const double secs = Seconds(start);
-  std::snprintf(buf, sizeof buf, "OK: %llu records in %zu shard%s (%s) checked in %.2fs, %.0f MiB/s\n",
-                static_cast<unsigned long long>(total), shards, shards == 1 ? "" : "s",
-                HumanBytes(info->bytes()).c_str(),
-                secs, secs > 0 ? info->bytes() / secs / (1 << 20) : 0.0);
+  std::snprintf(
+      buf, sizeof buf, "OK: %llu records in %zu shard%s (%s) checked in %.2fs, %.0f MiB/s\n",
+      static_cast<unsigned long long>(total), shards, shards == 1 ? "" : "s",
+      HumanBytes(info->bytes()).c_str(), secs, secs > 0 ? info->bytes() / secs / (1 << 20) : 0.0);
   ctx.out << buf;
   return kExitOk;
 }
 
 int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
-  Result<storage::OpenedSource> source = storage::OpenSource(
-      options.from, storage::S3Flags{options.endpoint, options.region, "", ""},
-      storage::ProcessEnv());
+  Result<storage::OpenedSource> source =
+      storage::OpenSource(options.from, storage::S3Flags{options.endpoint, options.region, "", ""},
+                          storage::ProcessEnv());
   if (!source.ok()) {
     PrintError(ctx, source.status().message(),
                "--from takes oss://bucket/prefix, s3://bucket/prefix or a directory; set "
@@ -192,15 +197,15 @@ int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
   }
   char buf[200];
   const double secs = Seconds(start);
-  std::snprintf(buf, sizeof buf,
-                "OK: %llu objects (%s) in %s: %llu copied, %llu already there; %s downloaded in "
-                "%.1fs, %s/s\n",
-                static_cast<unsigned long long>(done->objects), HumanBytes(done->bytes).c_str(),
-                options.to.c_str(), static_cast<unsigned long long>(done->objects_copied),
-                static_cast<unsigned long long>(done->objects_skipped),
-                HumanBytes(done->bytes_downloaded).c_str(), secs,
-                HumanBytes(static_cast<uint64_t>(secs > 0 ? done->bytes_downloaded / secs : 0))
-                    .c_str());
+  std::snprintf(
+      buf, sizeof buf,
+      "OK: %llu objects (%s) in %s: %llu copied, %llu already there; %s downloaded in "
+      "%.1fs, %s/s\n",
+      static_cast<unsigned long long>(done->objects), HumanBytes(done->bytes).c_str(),
+      options.to.c_str(), static_cast<unsigned long long>(done->objects_copied),
+      static_cast<unsigned long long>(done->objects_skipped),
+      HumanBytes(done->bytes_downloaded).c_str(), secs,
+      HumanBytes(static_cast<uint64_t>(secs > 0 ? done->bytes_downloaded / secs : 0)).c_str());
   ctx.out << buf;
   return kExitOk;
 }

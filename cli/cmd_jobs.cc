@@ -125,9 +125,8 @@ void AddListCommand(CommandRegistry& registry) {
 
 void AddGetCommand(CommandRegistry& registry) {
   auto o = std::make_shared<GetOptions>();
-  CLI::App* cmd = registry.Add("get", "Show one job", [o](CommandShared& shared) {
-    return RunGet(*o, shared.ctx);
-  });
+  CLI::App* cmd = registry.Add("get", "Show one job",
+                               [o](CommandShared& shared) { return RunGet(*o, shared.ctx); });
   cmd->add_option("name", o->name, "Job name")->required();
   cmd->add_option("-o,--output", o->output, "json, yaml or wide");
   AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,

@@ -17,9 +17,9 @@ int RunValidate(const ValidateOptions& options, CliContext& ctx) {
 
 void AddValidateCommand(CommandRegistry& registry) {
   auto options = std::make_shared<ValidateOptions>();
-  CLI::App* cmd = registry.Add(
-      "validate", "Check a DLJob file and print every problem",
-      [options](CommandShared& shared) { return RunValidate(*options, shared.ctx); });
+  CLI::App* cmd =
+      registry.Add("validate", "Check a DLJob file and print every problem",
+                   [options](CommandShared& shared) { return RunValidate(*options, shared.ctx); });
   cmd->add_option("-f,--filename", options->file, "DLJob YAML or JSON file ('-' for stdin)")
       ->required();
 }

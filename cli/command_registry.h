@@ -11,11 +11,12 @@
 // the registry for as long as it lives. Used from main's thread only.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/backend_choice.h"
 #include "cli/commands.h"

@@ -24,8 +24,10 @@ std::string VolumeNameFromMountPath(const std::string& mount_path) {
   for (char c : base) {
     char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     bool ok = std::isalnum(static_cast<unsigned char>(l));
-    if (ok) name += l;
-    else if (!name.empty() && name.back() != '-') name += '-';
+    if (ok)
+      name += l;
+    else if (!name.empty() && name.back() != '-')
+      name += '-';
   }
   while (!name.empty() && name.back() == '-') name.pop_back();
   if (name.size() > 63) name.resize(63);

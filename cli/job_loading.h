@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "cli/commands.h"
 #include "jobs/dljob_types.h"
-#include "base/status.h"
 
 namespace dljob {
 

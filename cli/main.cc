@@ -79,8 +79,8 @@ constexpr void (*kCommands[])(CommandRegistry&) = {
 };
 
 int Main(int argc, char** argv) {
-  CliContext ctx{std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(),
-                 {}};
+  CliContext ctx{
+      std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(), {}};
   std::string state_dir;
   CommandShared shared{ctx, {}, false, {}, InstallInterruptHandlers};
   ctx.make_backend = [&]() { return MakeBackend(shared.backend, shared.needs_cluster, state_dir); };

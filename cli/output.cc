@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "jobs/codec.h"
 #include "base/time_format.h"
+#include "jobs/codec.h"
 
 namespace dljob {
 namespace {
@@ -144,11 +144,10 @@ std::string FormatJobs(const std::vector<DLJob>& jobs, OutputFormat format,
     return FormatList(jobs, format);
   bool wide = format == OutputFormat::kWide;
   std::vector<std::vector<std::string>> rows;
-  rows.push_back(wide ? std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "STEP",
-                                                  "LOSS", "ACCURACY", "RESTARTS", "DURATION",
-                                                  "AGE", "IMAGE"}
-                      : std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION",
-                                                  "AGE"});
+  rows.push_back(
+      wide ? std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "STEP", "LOSS",
+                                      "ACCURACY", "RESTARTS", "DURATION", "AGE", "IMAGE"}
+           : std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION", "AGE"});
   for (const DLJob& job : jobs) rows.push_back(Row(job, wide, now));
   if (namespace_column) AddNamespaceColumn(jobs, rows);
   return RenderTable(rows);

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob {
 

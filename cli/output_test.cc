@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "jobs/codec.h"
 #include "base/time_format.h"
+#include "jobs/codec.h"
 
 namespace dljob {
 namespace {
@@ -64,8 +64,8 @@ TEST(FormatJob, JsonIsTheWholeObjectAndDecodesBack) {
 }
 
 TEST(FormatJobs, JsonListIsADLJobList) {
-  auto tree = nlohmann::json::parse(FormatJobs({Finished("a"), Finished("b")},
-                                               OutputFormat::kJson, Now()));
+  auto tree =
+      nlohmann::json::parse(FormatJobs({Finished("a"), Finished("b")}, OutputFormat::kJson, Now()));
   EXPECT_EQ(tree["kind"], "DLJobList");
   ASSERT_EQ(tree["items"].size(), 2u);
   EXPECT_EQ(tree["items"][1]["metadata"]["name"], "b");
@@ -117,12 +117,13 @@ TEST(FormatTop, ShowsGpusAndImagesPerSecondWithATotal) {
 
 TEST(FormatTop, WideAddsEpochAccuracyRestartsAndNodes) {
   std::string out = FormatTop({Training("resnet", 16, 9843.1)}, OutputFormat::kWide, Now(), true);
-  EXPECT_EQ(out,
-            "NAMESPACE   NAME     STATUS    GPUS   WORKERS   IMG/SEC   IMG/SEC/GPU   STEP   LOSS    "
-            "UPDATED   EPOCH   ACCURACY   RESTARTS   NODES\n"
-            "team-a      resnet   Running   16     2/2       9843.1    615.2         3100   2.331   "
-            "4s        2       -          0          gpu-node-0,gpu-node-1\n"
-            "1 job, 16 GPUs, 9843.1 images/sec\n");
+  EXPECT_EQ(
+      out,
+      "NAMESPACE   NAME     STATUS    GPUS   WORKERS   IMG/SEC   IMG/SEC/GPU   STEP   LOSS    "
+      "UPDATED   EPOCH   ACCURACY   RESTARTS   NODES\n"
+      "team-a      resnet   Running   16     2/2       9843.1    615.2         3100   2.331   "
+      "4s        2       -          0          gpu-node-0,gpu-node-1\n"
+      "1 job, 16 GPUs, 9843.1 images/sec\n");
 }
 
 TEST(FormatTop, JsonIsTheJobList) {

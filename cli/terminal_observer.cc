@@ -19,8 +19,10 @@ void TerminalObserver::OnOutput(int rank, bool is_stderr, std::string_view line)
   if (options_.quiet) return;
   line_.Clear();
   std::ostream& dest = is_stderr ? err_ : out_;
-  if (rank < 0) dest << "[mpirun] ";
-  else if (options_.tag_ranks) dest << "[" << rank << "] ";
+  if (rank < 0)
+    dest << "[mpirun] ";
+  else if (options_.tag_ranks)
+    dest << "[" << rank << "] ";
   dest << line << "\n" << std::flush;
   if (options_.tty) Draw();
 }

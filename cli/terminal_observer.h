@@ -21,10 +21,10 @@ namespace dljob {
 class TerminalObserver : public JobObserver {
  public:
   struct Options {
-    bool tty = false;     // err is a terminal: redraw the progress line in place
-    bool quiet = false;   // don't echo job output
+    bool tty = false;    // err is a terminal: redraw the progress line in place
+    bool quiet = false;  // don't echo job output
     bool tag_ranks = true;
-    size_t width = 0;     // terminal columns, 0 = unknown
+    size_t width = 0;  // terminal columns, 0 = unknown
     std::chrono::seconds plain_interval{10};
   };
   TerminalObserver(std::ostream& out, std::ostream& err, Options options);

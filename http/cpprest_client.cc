@@ -1,15 +1,15 @@
 // See cpprest_client.h.
 #include "http/cpprest_client.h"
 
-#include <cpprest/http_client.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-
 #include <boost/asio/ssl.hpp>
 #include <condition_variable>
 #include <deque>
 #include <map>
 #include <vector>
+
+#include <cpprest/http_client.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "base/mutex.h"
 

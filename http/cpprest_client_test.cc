@@ -1,7 +1,6 @@
 #include "http/cpprest_client.h"
 
 #include <arpa/inet.h>
-#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,6 +8,8 @@
 #include <atomic>
 #include <future>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "http/testing/loopback_http_server.h"
 

@@ -1,8 +1,6 @@
 // HttpServer over real loopback sockets, driven by a raw client (http_test_client.h).
 #include "http/http_server.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -10,6 +8,8 @@
 #include <random>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "http/testing/http_test_client.h"
 

@@ -12,14 +12,14 @@
 
 #include <map>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
 #include "jobs/dljob_types.h"
 #include "jobs/field_error.h"
-#include "base/status.h"
 
 namespace dljob {
 
@@ -31,8 +31,8 @@ struct SourcePositions {
 };
 
 struct DecodeResult {
-  DLJob job;           // as much as could be decoded; meaningful only when errors is empty
-  FieldErrors errors;  // every problem found, in document order
+  DLJob job;                  // as much as could be decoded; meaningful only when errors is empty
+  FieldErrors errors;         // every problem found, in document order
   SourcePositions positions;  // YAML input only; empty for JSON
   bool ok() const { return errors.empty(); }
 };

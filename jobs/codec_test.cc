@@ -80,9 +80,10 @@ TEST(CodecEncode, KeyOrderAndOmissions) {
   j.spec.image = "img";
   j.spec.gpus = 2;
   std::string yaml = EncodeYaml(j);
-  EXPECT_EQ(yaml,
-            "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n  name: a\nspec:\n  image: img\n"
-            "  gpus: 2\n");
+  EXPECT_EQ(
+      yaml,
+      "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n  name: a\nspec:\n  image: img\n"
+      "  gpus: 2\n");
   EXPECT_EQ(EncodeJson(j, -1),
             R"({"apiVersion":"dljob.io/v1alpha1","kind":"DLJob","metadata":{"name":"a"},)"
             R"("spec":{"image":"img","gpus":2}})");
@@ -129,7 +130,8 @@ TEST(CodecDecode, WrongTypesNamePathAndValue) {
 }
 
 TEST(CodecDecode, IntegralFloatsAndNumericQuantitiesAccepted) {
-  DecodeResult r = DecodeYaml("spec:\n  gpus: 2.0\n  resources: {cpuPerGpu: 8, memoryPerGpu: 0.5}\n");
+  DecodeResult r =
+      DecodeYaml("spec:\n  gpus: 2.0\n  resources: {cpuPerGpu: 8, memoryPerGpu: 0.5}\n");
   ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
   EXPECT_EQ(r.job.spec.gpus, 2);
   EXPECT_EQ(r.job.spec.resources.cpu_per_gpu, "8");
@@ -146,7 +148,8 @@ TEST(CodecDecode, UnknownFieldsWithSuggestions) {
   ASSERT_EQ(r.errors.size(), 4u) << JoinFieldErrors(r.errors);
   EXPECT_EQ(r.errors[0].ToString(),
             "spec.gpu: unknown field (did you mean \"gpus\"?) (line 5, column 3)");
-  EXPECT_EQ(Find(r.errors, "spec.mpi.sshport")->reason, "unknown field (did you mean \"sshPort\"?)");
+  EXPECT_EQ(Find(r.errors, "spec.mpi.sshport")->reason,
+            "unknown field (did you mean \"sshPort\"?)");
   EXPECT_EQ(Find(r.errors, "spec.zzz")->reason, "unknown field");
   EXPECT_EQ(Find(r.errors, "spce")->reason, "unknown field (did you mean \"spec\"?)");
   EXPECT_EQ(r.job.metadata.other["finalizers"], nlohmann::json({"x"}));  // kept, not reported
@@ -276,9 +279,9 @@ TEST(CodecFile, UnreadableFileIsOneError) {
 }
 
 TEST(CodecTypes, PhaseNames) {
-  for (JobPhase p : {JobPhase::kQueued, JobPhase::kScheduled, JobPhase::kRunning,
-                     JobPhase::kRestarting, JobPhase::kSucceeded, JobPhase::kFailed,
-                     JobPhase::kSuspended, JobPhase::kInterrupted}) {
+  for (JobPhase p :
+       {JobPhase::kQueued, JobPhase::kScheduled, JobPhase::kRunning, JobPhase::kRestarting,
+        JobPhase::kSucceeded, JobPhase::kFailed, JobPhase::kSuspended, JobPhase::kInterrupted}) {
     EXPECT_EQ(ParsePhase(PhaseName(p)), p);
   }
   EXPECT_STREQ(PhaseName(JobPhase::kUnset), "");
@@ -302,8 +305,8 @@ TEST(LocateErrors, PlacesLaterErrorsAtTheirFieldOrNearestAncestor) {
       "  image: i\n"
       "  gpusPerWorker: 3\n");
   ASSERT_TRUE(d.ok()) << JoinFieldErrors(d.errors);
-  FieldErrors errors = {{"spec.gpus", "required"}, {"spec.gpusPerWorker", "bad"},
-                        {"metadata.name", "bad"}};
+  FieldErrors errors = {
+      {"spec.gpus", "required"}, {"spec.gpusPerWorker", "bad"}, {"metadata.name", "bad"}};
   LocateErrors(d.positions, errors);
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0].path, "metadata.name");  // sorted into file order

@@ -103,12 +103,11 @@ nlohmann::ordered_json DLJobCrd() {
   ojson schema = TypeOnly("object");
   schema["description"] = "A distributed deep-learning training job (dljob.io).";
   schema["properties"] = StructSchema<DLJob>()["properties"];
-  ojson columns = ojson::array(
-      {PrinterColumn("Status", "string", ".status.phase"),
-       PrinterColumn("GPUs", "integer", ".spec.gpus"),
-       PrinterColumn("Img/s", "number", ".status.throughput.imagesPerSec"),
-       PrinterColumn("Restarts", "integer", ".status.restarts"),
-       PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
+  ojson columns = ojson::array({PrinterColumn("Status", "string", ".status.phase"),
+                                PrinterColumn("GPUs", "integer", ".spec.gpus"),
+                                PrinterColumn("Img/s", "number", ".status.throughput.imagesPerSec"),
+                                PrinterColumn("Restarts", "integer", ".status.restarts"),
+                                PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
   ojson version = {{"name", "v1alpha1"},
                    {"served", true},
                    {"storage", true},

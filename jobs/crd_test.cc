@@ -1,9 +1,9 @@
 #include "jobs/crd.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
@@ -30,7 +30,8 @@ void ExpectStructural(const ojson& s, const std::string& path) {
     ExpectStructural(s["items"], path + "[]");
   }
   if (s.contains("properties")) {
-    for (const auto& [key, child] : s["properties"].items()) ExpectStructural(child, path + "." + key);
+    for (const auto& [key, child] : s["properties"].items())
+      ExpectStructural(child, path + "." + key);
   }
 }
 
@@ -64,7 +65,7 @@ TEST(Crd, IsAStructuralSchemaWithStatusSubresourceAndColumns) {
   ExpectStructural(Schema(crd), "");
   EXPECT_EQ(Schema(crd)["properties"]["spec"]["properties"]["gpus"]["type"], "integer");
   EXPECT_EQ(Schema(crd)["properties"]["status"]["properties"]["throughput"]["properties"]
-                      ["imagesPerSec"]["type"],
+                       ["imagesPerSec"]["type"],
             "number");
 }
 

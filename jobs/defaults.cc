@@ -32,7 +32,8 @@ void ApplyDefaults(DLJob& job) {
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = kDefaultNamespace;
 
   DLJobSpec& spec = job.spec;
-  if (spec.gpus && *spec.gpus > 0) SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(*spec.gpus));
+  if (spec.gpus && *spec.gpus > 0)
+    SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(*spec.gpus));
   DefaultMpi(spec, spec.mpi);
   for (DataVolume& volume : spec.data) SetIfUnset(volume.read_only, true);
 

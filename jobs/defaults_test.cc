@@ -52,8 +52,8 @@ TEST(Defaults, KeepsWhatTheUserWrote) {
 }
 
 TEST(Defaults, NothingDerivedFromInvalidGpus) {
-  for (std::optional<int64_t> gpus : {std::optional<int64_t>(), std::optional<int64_t>(0),
-                                      std::optional<int64_t>(-4)}) {
+  for (std::optional<int64_t> gpus :
+       {std::optional<int64_t>(), std::optional<int64_t>(0), std::optional<int64_t>(-4)}) {
     DLJob j;
     j.spec.gpus = gpus;
     ApplyDefaults(j);

@@ -33,7 +33,8 @@ std::string Quote(std::string_view value, size_t max_len = 80);
 // "a", "a or b", "a, b or c": the alternatives a message offers.
 std::string JoinOr(std::span<const std::string_view> items);
 
-// Edit distance (Levenshtein, with adjacent transpositions counting one edit), for "did you mean" suggestions.
+// Edit distance (Levenshtein, with adjacent transpositions counting one edit), for "did you mean"
+// suggestions.
 size_t EditDistance(std::string_view a, std::string_view b);
 // The candidate closest to `name` when it is close enough to be a plausible typo (distance <= 2,
 // and less than half the name's length, or equal ignoring case); "" otherwise.

@@ -1,11 +1,11 @@
 // The field tables (dljob_fields.h) against a DLJob with every field set: the job sets every
 // row (checked by walking the tables), round-trips through YAML, JSON and the tree, encodes to a
 // fixed document, rejects an unknown key in every object, and every row is in the CRD.
-#include <gtest/gtest.h>
-
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "jobs/crd.h"

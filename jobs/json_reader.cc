@@ -34,13 +34,18 @@ std::string DescribeJson(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::string:
       return "string " + Quote(value.get_ref<const std::string&>(), 60);
-    case nlohmann::json::value_t::boolean: return value.get<bool>() ? "boolean true" : "boolean false";
+    case nlohmann::json::value_t::boolean:
+      return value.get<bool>() ? "boolean true" : "boolean false";
     case nlohmann::json::value_t::number_integer:
     case nlohmann::json::value_t::number_unsigned:
-    case nlohmann::json::value_t::number_float: return "number " + value.dump();
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "a list";
-    default: return "null";
+    case nlohmann::json::value_t::number_float:
+      return "number " + value.dump();
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "a list";
+    default:
+      return "null";
   }
 }
 

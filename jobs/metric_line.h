@@ -1,7 +1,8 @@
 // The metric line: the contract between any training workload and dljob.
 //
 // A workload reports progress by printing one line to stdout:
-//   DLJOB_METRIC {"step":100,"epoch":1,"images_per_sec":2950.3,"loss":2.31,"rank":0,"world_size":16}
+//   DLJOB_METRIC
+//   {"step":100,"epoch":1,"images_per_sec":2950.3,"loss":2.31,"rank":0,"world_size":16}
 // Only "step" (a non-negative integer) is required. Known optional fields: epoch, images_per_sec
 // (of the reporting rank), loss, accuracy (evaluation accuracy, 0..1), rank, world_size,
 // total_steps (for an ETA). Unknown fields are kept. Anything else — a line without the prefix,

@@ -1,11 +1,11 @@
 #include "jobs/run_policy.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace dljob {
 namespace {
@@ -84,29 +84,28 @@ std::vector<Row> Rows() {
   auto progress_at = [](int64_t s) { return [s](RunObservation& o) { o.last_progress = T(s); }; };
   return {
       // Nothing to judge.
-      {"NoAttemptNoPolicy", Policy(3), RunObservation{}, 0, RunAction::kNone, std::nullopt,
-       "", "", 0, std::nullopt},
-      {"RunningWithoutDeadlines", Policy(3), Running(2), 1000, RunAction::kNone, std::nullopt,
-       "", "", 2, std::nullopt},
+      {"NoAttemptNoPolicy", Policy(3), RunObservation{}, 0, RunAction::kNone, std::nullopt, "", "",
+       0, std::nullopt},
+      {"RunningWithoutDeadlines", Policy(3), Running(2), 1000, RunAction::kNone, std::nullopt, "",
+       "", 2, std::nullopt},
       // Suspend comes first, whatever the attempt and the deadlines say.
       {"Suspended", Policy(3), With(Running(1), suspended), 5, RunAction::kSuspend,
        JobPhase::kSuspended, "Suspended", kSuspendMessage, 1, std::nullopt},
-      {"SuspendedBeatsSucceeded", Policy(3), With(Succeeded(), suspended), 5,
-       RunAction::kSuspend, JobPhase::kSuspended, "Suspended", kSuspendMessage, 0, std::nullopt},
+      {"SuspendedBeatsSucceeded", Policy(3), With(Succeeded(), suspended), 5, RunAction::kSuspend,
+       JobPhase::kSuspended, "Suspended", kSuspendMessage, 0, std::nullopt},
       {"SuspendedBeatsAMissedDeadline", Policy(3, 100), With(Failed(), suspended), 500,
        RunAction::kSuspend, JobPhase::kSuspended, "Suspended", kSuspendMessage, 0, std::nullopt},
       // Success is the attempt's own words, and beats the deadlines.
       {"Succeeded", Policy(3), Succeeded(), 5, RunAction::kSucceed, JobPhase::kSucceeded,
        "Succeeded", "the launcher's mpirun exited 0", 0, std::nullopt},
-      {"SucceededBeatsTheActiveDeadline", Policy(3, 100), Succeeded(), 100,
-       RunAction::kSucceed, JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", 0,
-       std::nullopt},
+      {"SucceededBeatsTheActiveDeadline", Policy(3, 100), Succeeded(), 100, RunAction::kSucceed,
+       JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", 0, std::nullopt},
       {"SucceededBeatsTheProgressDeadline", Policy(3, std::nullopt, 60), Succeeded(), 600,
        RunAction::kSucceed, JobPhase::kSucceeded, "Succeeded", "the launcher's mpirun exited 0", 0,
        std::nullopt},
       // activeDeadlineSeconds: from `started`, inclusive, never restarted.
-      {"ActiveDeadlineAhead", Policy(3, 100), Running(), 99, RunAction::kNone, std::nullopt,
-       "", "", 0, 100},
+      {"ActiveDeadlineAhead", Policy(3, 100), Running(), 99, RunAction::kNone, std::nullopt, "", "",
+       0, 100},
       {"ActiveDeadlineExactlyDue", Policy(3, 100), Running(), 100, RunAction::kFailAndStop,
        JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0, std::nullopt},
       {"ActiveDeadlinePassedBeatsAFailedAttempt", Policy(3, 100), Failed(1), 150,
@@ -117,27 +116,28 @@ std::vector<Row> Rows() {
        RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0,
        std::nullopt},
       {"ActiveDeadlineNotStartedIsNotChecked", Policy(3, 100),
-       With(Running(), [](RunObservation& o) { o.started.reset(); }), 10'000,
-       RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
-      {"ActiveDeadlineKeepsItsNameWhenRestartsAreUsedUp", Policy(0, 100), Failed(), 100, RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100,
-       0, std::nullopt},
+       With(Running(), [](RunObservation& o) { o.started.reset(); }), 10'000, RunAction::kNone,
+       std::nullopt, "", "", 0, std::nullopt},
+      {"ActiveDeadlineKeepsItsNameWhenRestartsAreUsedUp", Policy(0, 100), Failed(), 100,
+       RunAction::kFailAndStop, JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0,
+       std::nullopt},
       // backoffLimit: restarts while restarts < limit.
-      {"FailedFirstRestart", Policy(3), Failed(0), 5, RunAction::kRestart,
-       JobPhase::kRestarting, "WorkerFailed",
-       std::string(kCause) + "; restarting the whole job (restart 1 of 3)", 1, std::nullopt},
-      {"FailedLastRestart", Policy(3), Failed(2), 5, RunAction::kRestart,
-       JobPhase::kRestarting, "WorkerFailed",
-       std::string(kCause) + "; restarting the whole job (restart 3 of 3)", 3, std::nullopt},
+      {"FailedFirstRestart", Policy(3), Failed(0), 5, RunAction::kRestart, JobPhase::kRestarting,
+       "WorkerFailed", std::string(kCause) + "; restarting the whole job (restart 1 of 3)", 1,
+       std::nullopt},
+      {"FailedLastRestart", Policy(3), Failed(2), 5, RunAction::kRestart, JobPhase::kRestarting,
+       "WorkerFailed", std::string(kCause) + "; restarting the whole job (restart 3 of 3)", 3,
+       std::nullopt},
       {"FailedLimitReached", Policy(3), Failed(3), 5, RunAction::kFail, JobPhase::kFailed,
        "BackoffLimitExceeded",
        std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 3)", 3,
        std::nullopt},
-      {"FailedLimitZeroFailsAtOnce", Policy(0), Failed(0), 5, RunAction::kFail,
-       JobPhase::kFailed, "BackoffLimitExceeded",
+      {"FailedLimitZeroFailsAtOnce", Policy(0), Failed(0), 5, RunAction::kFail, JobPhase::kFailed,
+       "BackoffLimitExceeded",
        std::string(kCause) + "; no restarts left (spec.runPolicy.backoffLimit is 0)", 0,
        std::nullopt},
-      {"FailedLimitUnsetIsTheDefaultThree", Policy(std::nullopt), Failed(2), 5,
-       RunAction::kRestart, JobPhase::kRestarting, "WorkerFailed",
+      {"FailedLimitUnsetIsTheDefaultThree", Policy(std::nullopt), Failed(2), 5, RunAction::kRestart,
+       JobPhase::kRestarting, "WorkerFailed",
        std::string(kCause) + "; restarting the whole job (restart 3 of 3)", 3, std::nullopt},
       {"FailedLimitUnsetReached", Policy(std::nullopt), Failed(3), 5, RunAction::kFail,
        JobPhase::kFailed, "BackoffLimitExceeded",
@@ -168,16 +168,16 @@ std::vector<Row> Rows() {
        RunAction::kFail, JobPhase::kFailed, "BackoffLimitExceeded",
        kStuck60 + "; no restarts left (spec.runPolicy.backoffLimit is 2)", 2, std::nullopt},
       {"ProgressNotCheckedWithoutRunningSince", Policy(3, std::nullopt, 60),
-       With(Running(), [](RunObservation& o) { o.running_since.reset(); }), 600,
-       RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
+       With(Running(), [](RunObservation& o) { o.running_since.reset(); }), 600, RunAction::kNone,
+       std::nullopt, "", "", 0, std::nullopt},
       {"ProgressNotCheckedWithoutAnAttempt", Policy(3, std::nullopt, 60),
        With(Running(), [](RunObservation& o) { o.attempt = AttemptState::kNone; }), 600,
        RunAction::kNone, std::nullopt, "", "", 0, std::nullopt},
       // Both deadlines: the active one wins when both are due; the earlier one is looked at.
       {"BothDueActiveWins", Policy(3, 100, 60), Running(), 100, RunAction::kFailAndStop,
        JobPhase::kFailed, "DeadlineExceeded", kDeadline100, 0, std::nullopt},
-      {"BothAheadProgressFirst", Policy(3, 100, 60), Running(), 30, RunAction::kNone,
-       std::nullopt, "", "", 0, 60},
+      {"BothAheadProgressFirst", Policy(3, 100, 60), Running(), 30, RunAction::kNone, std::nullopt,
+       "", "", 0, 60},
       {"BothAheadActiveFirst", Policy(3, 100, 60), With(Running(), progress_at(70)), 90,
        RunAction::kNone, std::nullopt, "", "", 0, 100},
   };

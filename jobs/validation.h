@@ -18,10 +18,10 @@ FieldErrors Validate(const DLJob& job);
 
 // Individual rules, exposed for the CLI's flag form and for tests. Each returns "" when the value
 // is fine, else the reason.
-std::string CheckName(const std::string& name);        // lowercase RFC 1123 label, <= 48
-std::string CheckDnsLabel(const std::string& value);   // RFC 1123 label, <= 63
-std::string CheckQuantity(const std::string& value);   // Kubernetes resource quantity
-std::string CheckLabelKey(const std::string& key);     // [prefix/]name
+std::string CheckName(const std::string& name);       // lowercase RFC 1123 label, <= 48
+std::string CheckDnsLabel(const std::string& value);  // RFC 1123 label, <= 63
+std::string CheckQuantity(const std::string& value);  // Kubernetes resource quantity
+std::string CheckLabelKey(const std::string& key);    // [prefix/]name
 std::string CheckAbsolutePath(const std::string& path);
 std::string CheckDnsSubdomain(const std::string& value);  // RFC 1123 subdomain, <= 253
 std::string CheckLabelValue(const std::string& value);    // "" or a label name, <= 63

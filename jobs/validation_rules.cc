@@ -47,8 +47,8 @@ size_t NumberLength(std::string_view s) {
 }
 
 bool IsQuantitySuffix(std::string_view suffix) {
-  for (std::string_view known : {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M",
-                                 "G", "T", "P", "E"}) {
+  for (std::string_view known :
+       {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E"}) {
     if (suffix == known) return true;
   }
   // A decimal exponent: e or E and a signed integer.
@@ -65,10 +65,12 @@ bool IsQuantitySuffix(std::string_view suffix) {
 }  // namespace
 
 std::string CheckDnsLabel(const std::string& value) {
-  if (value.size() > 63) return "must be at most 63 characters, got " + std::to_string(value.size());
+  if (value.size() > 63)
+    return "must be at most 63 characters, got " + std::to_string(value.size());
   if (!IsDnsLabel(value)) {
     return "must be a DNS label (lowercase letters, digits and '-', starting and ending with a "
-           "letter or digit), got " + Quote(value);
+           "letter or digit), got " +
+           Quote(value);
   }
   return "";
 }
@@ -76,8 +78,10 @@ std::string CheckDnsLabel(const std::string& value) {
 std::string CheckName(const std::string& name) {
   if (name.empty()) return "required";
   if (name.size() > kMaxNameLength) {
-    return "must be at most " + std::to_string(kMaxNameLength) + " characters (room for pod "
-           "name suffixes), got " + std::to_string(name.size());
+    return "must be at most " + std::to_string(kMaxNameLength) +
+           " characters (room for pod "
+           "name suffixes), got " +
+           std::to_string(name.size());
   }
   return CheckDnsLabel(name);
 }
@@ -120,7 +124,8 @@ std::string CheckLabelKey(const std::string& key) {
     }
   }
   if (name.size() > 63 || !IsLabelName(name)) {
-    return "key " + Quote(key) + ": name must be 1 to 63 letters, digits, '-', '_' or '.', "
+    return "key " + Quote(key) +
+           ": name must be 1 to 63 letters, digits, '-', '_' or '.', "
            "starting and ending with a letter or digit";
   }
   return "";
@@ -130,7 +135,8 @@ std::string CheckLabelValue(const std::string& value) {
   if (value.empty()) return "";
   if (value.size() > 63 || !IsLabelName(value)) {
     return "value must be at most 63 letters, digits, '-', '_' or '.', starting and ending with "
-           "a letter or digit, got " + Quote(value);
+           "a letter or digit, got " +
+           Quote(value);
   }
   return "";
 }

@@ -77,10 +77,21 @@ const Case kCases[] = {
     {"ImageSpace", [](DLJob& j) { j.spec.image = "a b"; }, "spec.image", "whitespace"},
     {"CommandRequired", [](DLJob& j) { j.spec.command.clear(); }, "spec.command", "required"},
     {"CommandEmpty", [](DLJob& j) { j.spec.command[0] = ""; }, "spec.command[0]", "empty"},
-    {"EnvName", [](DLJob& j) { j.spec.env = {{"1X", "v"}}; }, "spec.env[0].name", "not starting"},
-    {"EnvEquals", [](DLJob& j) { j.spec.env = {{"A=B", "v"}}; }, "spec.env[0].name", "letters"},
-    {"EnvDuplicate", [](DLJob& j) { j.spec.env = {{"A", "1"}, {"A", "2"}}; }, "spec.env[1].name",
-     "duplicate"},
+    {"EnvName",
+     [](DLJob& j) {
+       j.spec.env = {{"1X", "v"}};
+     },
+     "spec.env[0].name", "not starting"},
+    {"EnvEquals",
+     [](DLJob& j) {
+       j.spec.env = {{"A=B", "v"}};
+     },
+     "spec.env[0].name", "letters"},
+    {"EnvDuplicate",
+     [](DLJob& j) {
+       j.spec.env = {{"A", "1"}, {"A", "2"}};
+     },
+     "spec.env[1].name", "duplicate"},
     {"WorkingDir", [](DLJob& j) { j.spec.working_dir = "work"; }, "spec.workingDir", "absolute"},
     {"GpusRequired", [](DLJob& j) { j.spec.gpus.reset(); }, "spec.gpus", "required"},
     {"GpusNegative", [](DLJob& j) { j.spec.gpus = -2; }, "spec.gpus",
@@ -88,7 +99,11 @@ const Case kCases[] = {
     {"GpusTooMany", [](DLJob& j) { j.spec.gpus = kMaxGpus + 8; }, "spec.gpus", "at most 16384"},
     {"PerWorkerZero", [](DLJob& j) { j.spec.gpus_per_worker = 0; }, "spec.gpusPerWorker",
      "positive"},
-    {"PerWorkerTooMany", [](DLJob& j) { j.spec.gpus = 4; j.spec.gpus_per_worker = 8; },
+    {"PerWorkerTooMany",
+     [](DLJob& j) {
+       j.spec.gpus = 4;
+       j.spec.gpus_per_worker = 8;
+     },
      "spec.gpusPerWorker", "must not exceed spec.gpus (4)"},
     {"PerWorkerDivides", [](DLJob& j) { j.spec.gpus = 12; }, "spec.gpusPerWorker",
      "whole workers, got 8 (12/8 is not a whole number of workers); try 6 or 12"},
@@ -98,8 +113,7 @@ const Case kCases[] = {
      "spec.resources.memoryPerGpu", "positive"},
     {"DataName", [](DLJob& j) { j.spec.data[0].name = "Image_Net"; }, "spec.data[0].name",
      "DNS label"},
-    {"DataNameDuplicate",
-     [](DLJob& j) { j.spec.data.push_back(PvcVolume("imagenet", "/other")); },
+    {"DataNameDuplicate", [](DLJob& j) { j.spec.data.push_back(PvcVolume("imagenet", "/other")); },
      "spec.data[1].name", "duplicate"},
     {"DataSource", [](DLJob& j) { j.spec.data[0].source = "s4://b/x"; }, "spec.data[0].source",
      "unknown scheme \"s4\" (expected nas://, oss://, pvc:, hostPath:)"},
@@ -107,11 +121,9 @@ const Case kCases[] = {
      "spec.data[0].mountPath", "absolute"},
     {"MountRoot", [](DLJob& j) { j.spec.data[0].mount_path = "/"; }, "spec.data[0].mountPath",
      "must not be \"/\""},
-    {"MountDuplicate",
-     [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet")); },
+    {"MountDuplicate", [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet")); },
      "spec.data[1].mountPath", "duplicate mountPath"},
-    {"MountNested",
-     [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet/val")); },
+    {"MountNested", [](DLJob& j) { j.spec.data.push_back(PvcVolume("b", "/data/imagenet/val")); },
      "spec.data[1].mountPath", "nested"},
     {"SecretOnNas",
      [](DLJob& j) {
@@ -123,12 +135,12 @@ const Case kCases[] = {
      "spec.data[0].secretName", "lowercase"},
     {"CacheMedium", [](DLJob& j) { j.spec.data[0].cache->medium = "RAM"; },
      "spec.data[0].cache.medium", "must be LocalSSD"},
-    {"CachePath", [](DLJob& j) { j.spec.data[0].cache->path = "cache"; },
-     "spec.data[0].cache.path", "absolute"},
-    {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; },
-     "spec.mpi.implementation", "MPICH is not supported"},
-    {"MpiUnknown", [](DLJob& j) { j.spec.mpi.implementation = "Foo"; },
-     "spec.mpi.implementation", "unknown MPI implementation \"Foo\""},
+    {"CachePath", [](DLJob& j) { j.spec.data[0].cache->path = "cache"; }, "spec.data[0].cache.path",
+     "absolute"},
+    {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; }, "spec.mpi.implementation",
+     "MPICH is not supported"},
+    {"MpiUnknown", [](DLJob& j) { j.spec.mpi.implementation = "Foo"; }, "spec.mpi.implementation",
+     "unknown MPI implementation \"Foo\""},
     {"Slots", [](DLJob& j) { j.spec.mpi.slots_per_worker = 9; }, "spec.mpi.slotsPerWorker",
      "must not exceed spec.gpusPerWorker (8)"},
     {"SlotsZero", [](DLJob& j) { j.spec.mpi.slots_per_worker = 0; }, "spec.mpi.slotsPerWorker",
@@ -150,20 +162,27 @@ const Case kCases[] = {
      "spec.scheduling.priority", "32-bit"},
     {"Topology", [](DLJob& j) { j.spec.scheduling.topology = "Scatter"; },
      "spec.scheduling.topology", "Pack or Spread"},
-    {"NodeSelectorValue",
-     [](DLJob& j) { j.spec.scheduling.node_selector["gpu"] = "A100 80GB"; },
+    {"NodeSelectorValue", [](DLJob& j) { j.spec.scheduling.node_selector["gpu"] = "A100 80GB"; },
      "spec.scheduling.nodeSelector.gpu", "value must be"},
     {"TolerationOperator",
-     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "In", "", "", {}}}; },
+     [](DLJob& j) {
+       j.spec.scheduling.tolerations = {{"k", "In", "", "", {}}};
+     },
      "spec.scheduling.tolerations[0].operator", "Exists or Equal"},
     {"TolerationExistsValue",
-     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "v", "", {}}}; },
+     [](DLJob& j) {
+       j.spec.scheduling.tolerations = {{"k", "Exists", "v", "", {}}};
+     },
      "spec.scheduling.tolerations[0].value", "empty when operator is Exists"},
     {"TolerationEffect",
-     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "", "Never", {}}}; },
+     [](DLJob& j) {
+       j.spec.scheduling.tolerations = {{"k", "Exists", "", "Never", {}}};
+     },
      "spec.scheduling.tolerations[0].effect", "NoSchedule, PreferNoSchedule, NoExecute"},
     {"TolerationSeconds",
-     [](DLJob& j) { j.spec.scheduling.tolerations = {{"k", "Exists", "", "NoSchedule", 60}}; },
+     [](DLJob& j) {
+       j.spec.scheduling.tolerations = {{"k", "Exists", "", "NoSchedule", 60}};
+     },
      "spec.scheduling.tolerations[0].tolerationSeconds", "NoExecute"},
     {"ControlCharQuoted", [](DLJob& j) { j.spec.working_dir = "rel\x1b[31m"; }, "spec.workingDir",
      "\"rel\\x1b[31m\""},

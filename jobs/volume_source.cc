@@ -157,20 +157,26 @@ Result<VolumeSource> UnknownScheme(std::string_view uri) {
 
 const char* VolumeKindName(VolumeSource::Kind kind) {
   switch (kind) {
-    case VolumeSource::Kind::kNas: return "nas";
-    case VolumeSource::Kind::kOss: return "oss";
-    case VolumeSource::Kind::kPvc: return "pvc";
-    case VolumeSource::Kind::kHostPath: return "hostPath";
+    case VolumeSource::Kind::kNas:
+      return "nas";
+    case VolumeSource::Kind::kOss:
+      return "oss";
+    case VolumeSource::Kind::kPvc:
+      return "pvc";
+    case VolumeSource::Kind::kHostPath:
+      return "hostPath";
   }
   return "";
 }
 
 Result<VolumeSource> ParseVolumeSource(std::string_view uri) {
-  if (uri.empty()) return Status::InvalidArgument("must not be empty " + std::string(kExpectedSchemes));
+  if (uri.empty())
+    return Status::InvalidArgument("must not be empty " + std::string(kExpectedSchemes));
   for (char c : uri) {
     auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u == 0x7f) {
-      return Status::InvalidArgument(Quote(uri) + " must not contain whitespace or control characters");
+      return Status::InvalidArgument(Quote(uri) +
+                                     " must not contain whitespace or control characters");
     }
   }
   Result<VolumeSource> parsed = Status::InvalidArgument("");
@@ -193,12 +199,14 @@ Result<VolumeSource> ParseVolumeSource(std::string_view uri) {
 
 std::string FormatVolumeSource(const VolumeSource& source) {
   switch (source.kind) {
-    case VolumeSource::Kind::kNas: return "nas://" + source.server + source.path;
+    case VolumeSource::Kind::kNas:
+      return "nas://" + source.server + source.path;
     case VolumeSource::Kind::kOss:
       return "oss://" + source.bucket + (source.path.empty() ? "" : "/" + source.path);
     case VolumeSource::Kind::kPvc:
       return "pvc:" + source.claim + (source.path.empty() ? "" : "/" + source.path);
-    case VolumeSource::Kind::kHostPath: return "hostPath:" + source.path;
+    case VolumeSource::Kind::kHostPath:
+      return "hostPath:" + source.path;
   }
   return "";
 }
@@ -214,20 +222,22 @@ std::string CacheSubdir(const VolumeSource& source) {
   std::string base = path.substr(path.rfind('/') + 1);
   std::string readable;
   for (char c : base) {
-    readable += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'
-                    ? c
-                    : '-';
+    readable +=
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '-';
   }
   if (readable.empty() || readable[0] == '.') readable = "root" + readable;
   std::string leaf = readable.substr(0, 64) + "-" + hex;
   switch (source.kind) {
-    case VolumeSource::Kind::kOss: return source.bucket + "/" + leaf;
+    case VolumeSource::Kind::kOss:
+      return source.bucket + "/" + leaf;
     case VolumeSource::Kind::kNas: {
       std::string host = source.server.substr(0, source.server.find(':'));
       return "nas/" + host + "/" + leaf;
     }
-    case VolumeSource::Kind::kPvc: return "pvc/" + source.claim + "/" + leaf;
-    case VolumeSource::Kind::kHostPath: return "hostPath/" + leaf;
+    case VolumeSource::Kind::kPvc:
+      return "pvc/" + source.claim + "/" + leaf;
+    case VolumeSource::Kind::kHostPath:
+      return "hostPath/" + leaf;
   }
   return leaf;
 }

@@ -14,7 +14,8 @@ struct Good {
 
 TEST(VolumeSource, ParsesAndFormatsEveryKind) {
   const Good cases[] = {
-      {"nas://nfs.example.com/export/data", {Kind::kNas, "nfs.example.com", "", "", "/export/data"}},
+      {"nas://nfs.example.com/export/data",
+       {Kind::kNas, "nfs.example.com", "", "", "/export/data"}},
       {"nas://10.0.0.5:2049/a", {Kind::kNas, "10.0.0.5:2049", "", "", "/a"}},
       {"oss://dljob-datasets/imagenet/train",
        {Kind::kOss, "", "dljob-datasets", "", "imagenet/train"}},
@@ -90,8 +91,9 @@ TEST(VolumeSource, CacheSubdirIsReadableStableAndDistinctPerSource) {
   EXPECT_NE(train, subdir("oss://bucket/other/train")) << "same last segment, other prefix";
   EXPECT_NE(train, subdir("oss://bucket2/imagenet/train").substr(1));
   EXPECT_EQ(subdir("oss://bucket").rfind("bucket/root-", 0), 0u) << subdir("oss://bucket");
-  EXPECT_EQ(subdir("nas://nas.example.com:2049/export/fmnist").rfind("nas/nas.example.com/fmnist-", 0),
-            0u);
+  EXPECT_EQ(
+      subdir("nas://nas.example.com:2049/export/fmnist").rfind("nas/nas.example.com/fmnist-", 0),
+      0u);
   EXPECT_EQ(subdir("pvc:datasets/a+b").rfind("pvc/datasets/a-b-", 0), 0u);
   EXPECT_EQ(subdir("pvc:datasets").rfind("pvc/datasets/root-", 0), 0u);
   EXPECT_EQ(subdir("hostPath:/srv/data/").rfind("hostPath/data-", 0), 0u);

@@ -44,8 +44,7 @@ std::optional<nlohmann::json> ParseFloat(std::string_view s) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
   if (ec == std::errc::result_out_of_range) {
     // Underflow is a tiny number, not an error; overflow has no JSON form.
-    if (s.find_first_of("eE") != std::string_view::npos &&
-        s[s.find_first_of("eE") + 1] == '-') {
+    if (s.find_first_of("eE") != std::string_view::npos && s[s.find_first_of("eE") + 1] == '-') {
       return nlohmann::json(0.0);
     }
     return std::nullopt;
@@ -174,6 +173,8 @@ std::string EmitYaml(const nlohmann::ordered_json& tree) {
   return text;
 }
 
-std::string JsonToYaml(const nlohmann::json& tree) { return EmitYaml(nlohmann::ordered_json(tree)); }
+std::string JsonToYaml(const nlohmann::json& tree) {
+  return EmitYaml(nlohmann::ordered_json(tree));
+}
 
 }  // namespace dljob

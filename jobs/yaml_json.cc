@@ -31,7 +31,11 @@ bool IsValidUtf8(const std::string& s) {
   size_t i = 0;
   while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     if (len == 0 || i + len > s.size()) return false;
     uint32_t cp = len == 1 ? c : c & (0x7f >> len);
     for (size_t k = 1; k < len; ++k) {
@@ -39,7 +43,8 @@ bool IsValidUtf8(const std::string& s) {
       if ((cc & 0xc0) != 0x80) return false;
       cp = (cp << 6) | (cc & 0x3f);
     }
-    bool overlong = (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    bool overlong =
+        (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
     if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
     i += len;
   }

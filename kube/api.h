@@ -85,8 +85,8 @@ inline constexpr const char* kReasonTransportError = "TransportError";  // reset
 template <typename T>
 class ApiResult {
  public:
-  ApiResult(T value) : v_(std::move(value)) {}           // NOLINT(google-explicit-constructor)
-  ApiResult(ApiError error) : v_(std::move(error)) {}    // NOLINT(google-explicit-constructor)
+  ApiResult(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  ApiResult(ApiError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   const ApiError& error() const { return std::get<ApiError>(v_); }
@@ -108,8 +108,8 @@ struct ListOptions {
   std::string resource_version;  // list: "" = most recent; watch: start after this version
   int64_t limit = 0;             // page size; 0 = everything in one answer
   std::string continue_token;    // from the previous page's metadata.continue
-  int timeout_seconds = 0;       // watch: the server ends the stream after this long (0 = its default)
-  bool allow_bookmarks = true;   // watch: ask for BOOKMARK events
+  int timeout_seconds = 0;  // watch: the server ends the stream after this long (0 = its default)
+  bool allow_bookmarks = true;  // watch: ask for BOOKMARK events
 };
 
 struct DeleteOptions {
@@ -158,7 +158,8 @@ class Api {
   virtual ~Api() = default;
 
   // `ns` is ignored for cluster-scoped resources; "" lists across all namespaces.
-  virtual ApiResult<Json> Get(const Resource& r, const std::string& ns, const std::string& name) = 0;
+  virtual ApiResult<Json> Get(const Resource& r, const std::string& ns,
+                              const std::string& name) = 0;
   // One page: a List object with metadata.resourceVersion and, when more remain,
   // metadata.continue. ListAll() below follows the pages.
   virtual ApiResult<Json> List(const Resource& r, const std::string& ns,

@@ -128,7 +128,8 @@ Status ReadUser(const Entry& e, const std::string& name, Config& config) {
   std::string where = e.doc->path + ": users[" + name + "].user";
   Status s = DataOrFile(e, where, "client-certificate", &config.client_cert_data,
                         &config.client_cert_file);
-  if (s.ok()) s = DataOrFile(e, where, "client-key", &config.client_key_data, &config.client_key_file);
+  if (s.ok())
+    s = DataOrFile(e, where, "client-key", &config.client_key_data, &config.client_key_file);
   if (!s.ok()) return s;
   config.token = Scalar(e.node, "token");
   config.token_file = ResolvePath(Scalar(e.node, "tokenFile"), e.doc->path);
@@ -208,8 +209,8 @@ Result<Config> ParseKubeconfig(const std::vector<KubeconfigFile>& files,
   }
   if (name.empty()) {
     return Status::InvalidArgument("no current-context in " + Paths(docs) +
-                                   "; pass a context (known: " +
-                                   Join(Names(docs, "contexts")) + ")");
+                                   "; pass a context (known: " + Join(Names(docs, "contexts")) +
+                                   ")");
   }
   Result<std::optional<Entry>> ctx = FindNamed(docs, "contexts", "context", name);
   if (!ctx.ok()) return ctx.status();

@@ -21,18 +21,20 @@
 namespace dljob::kube {
 
 struct Config {
-  std::string server;  // "https://10.96.0.1:443", or "http://127.0.0.1:8080" for a test server
-  std::string ca_data;           // PEM bundle trusted for the server; "" = the system's roots
+  std::string server;   // "https://10.96.0.1:443", or "http://127.0.0.1:8080" for a test server
+  std::string ca_data;  // PEM bundle trusted for the server; "" = the system's roots
   std::string client_cert_data;  // PEM client certificate (chain) for mTLS; "" = none
   std::string client_key_data;   // PEM private key matching client_cert_data
   std::string ca_file;           // file references not yet read (see ReadReferencedFiles)
   std::string client_cert_file;
   std::string client_key_file;
   bool insecure_skip_tls_verify = false;
-  std::string token;       // bearer token; "" = none
-  std::string token_file;  // bearer token read from this file (re-read periodically); wins over token
+  std::string token;  // bearer token; "" = none
+  std::string
+      token_file;  // bearer token read from this file (re-read periodically); wins over token
   std::string default_namespace = "default";  // the context's namespace (or the pod's)
-  std::string source;  // where this came from, for messages: "kubeconfig /x (context y)", "in-cluster"
+  std::string
+      source;  // where this came from, for messages: "kubeconfig /x (context y)", "in-cluster"
 };
 
 // The path of the service account files mounted into every pod.
@@ -64,8 +66,9 @@ Result<Config> InClusterConfig(std::string_view host, std::string_view port,
 // The same, reading the two variables from the environment.
 Result<Config> LoadInClusterConfig(const std::string& dir = kServiceAccountDir);
 
-// How a program finds its cluster, in controller-runtime's order: an explicit kubeconfig path (--kubeconfig),
-// else $KUBECONFIG, else in-cluster when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+// How a program finds its cluster, in controller-runtime's order: an explicit kubeconfig path
+// (--kubeconfig), else $KUBECONFIG, else in-cluster when KUBERNETES_SERVICE_HOST is set, else
+// ~/.kube/config.
 struct ConfigSource {
   std::string kubeconfig;  // explicit path (or ':'-list); "" = look further
   std::string context;     // kubeconfig context; "" = current-context

@@ -1,6 +1,4 @@
 // See config.h: the parts that read files and the environment.
-#include "kube/config.h"
-
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -8,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 #include <utility>
+
+#include "kube/config.h"
 
 namespace dljob::kube {
 namespace {
@@ -120,8 +120,9 @@ Result<Config> LoadConfig(const ConfigSource& source) {
   }
   std::string home = HomeDir();
   if (home.empty()) {
-    return Status::NotFound("no cluster configured: no --kubeconfig, $KUBECONFIG, in-cluster "
-                            "environment or $HOME");
+    return Status::NotFound(
+        "no cluster configured: no --kubeconfig, $KUBECONFIG, in-cluster "
+        "environment or $HOME");
   }
   return LoadKubeconfig(home + "/.kube/config", source.context);
 }

@@ -121,7 +121,8 @@ users: [{name: u, user: {token: t}}]
 )";
   auto c = ParseKubeconfig({{"/one", first}, {"/two", second}});
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->server, "https://other:3");  // current-context "b" from the first file, defined in the second
+  EXPECT_EQ(c->server,
+            "https://other:3");  // current-context "b" from the first file, defined in the second
   EXPECT_EQ(c->token, "t");
   c = ParseKubeconfig({{"/one", first}, {"/two", second}}, "a");
   ASSERT_TRUE(c.ok());
@@ -144,30 +145,36 @@ TEST(ParseKubeconfig, ErrorsNameFileAndKey) {
               {"no current-context in /k", "known: x"});
   ExpectError(ParseKubeconfig({{"/k", "current-context: x\ncontexts: [{name: x, context: {}}]\n"}}),
               {"/k: contexts[x].context.cluster: missing"});
-  ExpectError(ParseKubeconfig({{"/k", "current-context: x\ncontexts: [{name: x, context: "
-                                      "{cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n"}}),
+  ExpectError(ParseKubeconfig({{"/k",
+                                "current-context: x\ncontexts: [{name: x, context: "
+                                "{cluster: c}}]\nclusters: [{name: c, cluster: {}}]\n"}}),
               {"/k: clusters[c].cluster.server: missing"});
-  ExpectError(ParseKubeconfig({{"/k", "current-context: x\ncontexts: [{name: x, context: "
-                                      "{cluster: c}}]\nclusters: [{name: c, cluster: "
-                                      "{server: ftp://x}}]\n"}}),
+  ExpectError(ParseKubeconfig({{"/k",
+                                "current-context: x\ncontexts: [{name: x, context: "
+                                "{cluster: c}}]\nclusters: [{name: c, cluster: "
+                                "{server: ftp://x}}]\n"}}),
               {"/k: clusters[c].cluster.server: must start with https://"});
-  ExpectError(ParseKubeconfig({{"/k", "current-context: x\ncontexts: [{name: x, context: "
-                                      "{cluster: c}}]\n"}}),
+  ExpectError(ParseKubeconfig({{"/k",
+                                "current-context: x\ncontexts: [{name: x, context: "
+                                "{cluster: c}}]\n"}}),
               {"cluster \"c\"", "not found in /k"});
-  ExpectError(ParseKubeconfig({{"/k", "current-context: x\ncontexts: [{name: x, context: "
-                                      "{cluster: c, user: u}}]\nclusters: [{name: c, cluster: "
-                                      "{server: http://x}}]\n"}}),
+  ExpectError(ParseKubeconfig({{"/k",
+                                "current-context: x\ncontexts: [{name: x, context: "
+                                "{cluster: c, user: u}}]\nclusters: [{name: c, cluster: "
+                                "{server: http://x}}]\n"}}),
               {"user \"u\"", "not found in /k"});
-  const char bad_user[] = "current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
-                          "clusters: [{name: c, cluster: {server: http://x}}]\nusers: [{name: u, user: ";
+  const char bad_user[] =
+      "current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+      "clusters: [{name: c, cluster: {server: http://x}}]\nusers: [{name: u, user: ";
   ExpectError(ParseKubeconfig({{"/k", std::string(bad_user) + "{client-certificate: a}}]\n"}}),
               {"/k: users[u].user: client-certificate without client-key"});
   ExpectError(ParseKubeconfig({{"/k", std::string(bad_user) + "{client-key-data: '!!'}}]\n"}}),
               {"/k: users[u].user.client-key-data: not valid base64"});
   ExpectError(ParseKubeconfig({{"/k", std::string(bad_user) + "{exec: {command: aws}}}]\n"}}),
               {"/k: users[u].user.exec: credential plugins are not supported"});
-  ExpectError(ParseKubeconfig({{"/k", "clusters: {a: 1}\ncurrent-context: x\n"
-                                      "contexts: [{name: x, context: {cluster: a}}]\n"}}),
+  ExpectError(ParseKubeconfig({{"/k",
+                                "clusters: {a: 1}\ncurrent-context: x\n"
+                                "contexts: [{name: x, context: {cluster: a}}]\n"}}),
               {"/k: clusters: must be a list"});
   ExpectError(ParseKubeconfig({{"/k", "a: [unclosed"}}), {"/k: not valid YAML"});
   ExpectError(ParseKubeconfig({{"/k", "- a list"}}), {"/k: not a kubeconfig"});
@@ -242,9 +249,10 @@ TEST(InClusterConfig, Errors) {
 
 TEST(LoadConfig, ExplicitPathWinsOverTheEnvironment) {
   TempDir dir;
-  std::string config = dir.Write("config", "current-context: x\ncontexts: [{name: x, context: "
-                                           "{cluster: c}}]\nclusters: [{name: c, cluster: "
-                                           "{server: http://127.0.0.1:1}}]\n");
+  std::string config = dir.Write("config",
+                                 "current-context: x\ncontexts: [{name: x, context: "
+                                 "{cluster: c}}]\nclusters: [{name: c, cluster: "
+                                 "{server: http://127.0.0.1:1}}]\n");
   auto c = LoadConfig({config, "", dir.path()});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->server, "http://127.0.0.1:1");

@@ -131,7 +131,8 @@ ApiResult<Json> HttpApi::Create(const Resource& r, const std::string& ns, const 
 
 ApiResult<Json> HttpApi::Replace(const Resource& r, const std::string& ns, const Json& object) {
   std::string name = ObjectName(object);
-  if (name.empty()) return ApiError{400, "BadRequest", "replace " + r.plural + ": no metadata.name"};
+  if (name.empty())
+    return ApiError{400, "BadRequest", "replace " + r.plural + ": no metadata.name"};
   return Call(WithBody("PUT", rest::ObjectPath(r, ns, name), object));
 }
 

@@ -13,12 +13,14 @@ using http::testing::ReceivedRequest;
 
 TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
   LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
-    c.Write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n" +
-            LoopbackHttpServer::Chunk(R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
-                                      "\n{\"type\":\"MODI"));
+    c.Write(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n" +
+        LoopbackHttpServer::Chunk(R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+                                  "\n{\"type\":\"MODI"));
     if (!c.server().WaitForStep(1)) return;
-    c.Write(LoopbackHttpServer::Chunk(R"(FIED","object":{"metadata":{"name":"b"}}})" "\n") +
+    c.Write(LoopbackHttpServer::Chunk(R"(FIED","object":{"metadata":{"name":"b"}}})"
+                                      "\n") +
             LoopbackHttpServer::Chunk(""));
   });
   Config config;
@@ -46,8 +48,9 @@ TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
   ASSERT_EQ(server.requests().size(), 1u);
   ReceivedRequest got = server.requests()[0];
   EXPECT_EQ(got.method, "GET");
-  EXPECT_EQ(got.target, "/api/v1/namespaces/team-a/pods?watch=true&labelSelector=dljob.io%2Fjob-"
-                        "name%3Dj&resourceVersion=7&timeoutSeconds=300&allowWatchBookmarks=true");
+  EXPECT_EQ(got.target,
+            "/api/v1/namespaces/team-a/pods?watch=true&labelSelector=dljob.io%2Fjob-"
+            "name%3Dj&resourceVersion=7&timeoutSeconds=300&allowWatchBookmarks=true");
   EXPECT_EQ(http::HeaderValue(got.headers, "Authorization"), "Bearer s3cret");
   EXPECT_EQ(http::HeaderValue(got.headers, "Accept"), "application/json");
 }

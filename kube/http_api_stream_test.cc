@@ -12,8 +12,10 @@ using testing::ChunkedAnswer;
 using testing::HttpApiTest;
 using testing::StatusAnswer;
 
-const std::string kAdded = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})";
-const std::string kBookmark = R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})";
+const std::string kAdded =
+    R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}})";
+const std::string kBookmark =
+    R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})";
 
 TEST_F(HttpApiTest, WatchDecodesEventsAcrossChunks) {
   std::string all = kAdded + "\n" + kBookmark + "\n";
@@ -53,8 +55,12 @@ TEST_F(HttpApiTest, WatchTimeoutFromTheCaller) {
 
 TEST_F(HttpApiTest, Watch410EitherWayIsGone) {
   Json expired = {{"type", "ERROR"},
-                  {"object", {{"kind", "Status"}, {"status", "Failure"}, {"reason", "Expired"},
-                              {"message", "too old resource version: 1 (5)"}, {"code", 410}}}};
+                  {"object",
+                   {{"kind", "Status"},
+                    {"status", "Failure"},
+                    {"reason", "Expired"},
+                    {"message", "too old resource version: 1 (5)"},
+                    {"code", 410}}}};
   state_.answers = {ChunkedAnswer({kAdded + "\n", expired.dump() + "\n"}),
                     StatusAnswer(410, "Expired")};
   HttpApi& a = api();

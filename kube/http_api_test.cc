@@ -49,8 +49,9 @@ TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
   ASSERT_TRUE(a.Create(resources::kPods, "a", pod).ok());
   ASSERT_TRUE(a.Replace(resources::kPods, "a", pod).ok());
   ASSERT_TRUE(a.ReplaceStatus(resources::kDLJobs, "a", pod).ok());
-  ASSERT_TRUE(a.MergePatch(resources::kDLJobs, "a", "j", {{"status", {{"phase", "Running"}}}},
-                           "status").ok());
+  ASSERT_TRUE(
+      a.MergePatch(resources::kDLJobs, "a", "j", {{"status", {{"phase", "Running"}}}}, "status")
+          .ok());
   ASSERT_TRUE(a.Delete(resources::kPods, "a", "p").ok());
   ASSERT_TRUE(a.Bind("a", "p", "node-1").ok());
   struct Want {
@@ -63,12 +64,19 @@ TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
       {"POST", "/api/v1/namespaces/a/pods", "application/json", pod},
       {"PUT", "/api/v1/namespaces/a/pods/p", "application/json", pod},
       {"PUT", "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/p/status", "application/json", pod},
-      {"PATCH", "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/j/status",
-       "application/merge-patch+json", {{"status", {{"phase", "Running"}}}}},
-      {"DELETE", "/api/v1/namespaces/a/pods/p", "application/json",
+      {"PATCH",
+       "/apis/dljob.io/v1alpha1/namespaces/a/dljobs/j/status",
+       "application/merge-patch+json",
+       {{"status", {{"phase", "Running"}}}}},
+      {"DELETE",
+       "/api/v1/namespaces/a/pods/p",
+       "application/json",
        {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", "Background"}}},
-      {"POST", "/api/v1/namespaces/a/pods/p/binding", "application/json",
-       {{"apiVersion", "v1"}, {"kind", "Binding"},
+      {"POST",
+       "/api/v1/namespaces/a/pods/p/binding",
+       "application/json",
+       {{"apiVersion", "v1"},
+        {"kind", "Binding"},
         {"metadata", {{"name", "p"}, {"namespace", "a"}}},
         {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-1"}}}}},
   };
@@ -136,7 +144,8 @@ TEST_F(HttpApiTest, PostIsRetriedWhenItNeverReachedTheServer) {
 }
 
 TEST_F(HttpApiTest, ConflictsAndNotFoundSurfaceWithoutRetry) {
-  state_.answers = {StatusAnswer(409, "Conflict"), StatusAnswer(409, "AlreadyExists"), StatusAnswer(404, "NotFound")};
+  state_.answers = {StatusAnswer(409, "Conflict"), StatusAnswer(409, "AlreadyExists"),
+                    StatusAnswer(404, "NotFound")};
   HttpApi& a = api();
   auto conflict = a.Replace(resources::kPods, "a", {{"metadata", {{"name", "p"}}}});
   ASSERT_FALSE(conflict.ok());

@@ -104,7 +104,6 @@ std::vector<std::string> SplitTopLevel(std::string_view text) {
   return parts;
 }
 
-
 Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   LabelSelector selector;
   if (Trim(text).empty()) return selector;

@@ -10,10 +10,11 @@
 // Pure values: parse once, match from any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 

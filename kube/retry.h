@@ -75,8 +75,8 @@ class RateLimiter {
   const double burst_;
   Clock& clock_;
   std::mutex mu_;
-  double tokens_;                // may go negative: tokens promised to waiting callers
-  Clock::MonotonicTime last_;    // when tokens_ was last brought up to date
+  double tokens_;              // may go negative: tokens promised to waiting callers
+  Clock::MonotonicTime last_;  // when tokens_ was last brought up to date
 };
 
 // Calls fn() until it returns something other than a 409 Conflict, at most `attempts` times.

@@ -162,10 +162,12 @@ TEST(RetryOnConflict, RetriesOnlyConflicts) {
   EXPECT_TRUE(not_found.error().IsNotFound());
 
   calls = 0;
-  auto exhausted = RetryOnConflict([&]() -> ApiResult<int> {
-    ++calls;
-    return ApiError{409, "Conflict", "stale"};
-  }, 4);
+  auto exhausted = RetryOnConflict(
+      [&]() -> ApiResult<int> {
+        ++calls;
+        return ApiError{409, "Conflict", "stale"};
+      },
+      4);
   EXPECT_EQ(calls, 4);
   EXPECT_TRUE(exhausted.error().IsConflict());
 }

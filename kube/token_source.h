@@ -38,7 +38,8 @@ class FileTokenSource : public TokenSource {
  public:
   // `initial` is used until the first successful read (the file is read on the first Token()).
   FileTokenSource(std::string path, Clock& clock,
-                  std::chrono::seconds refresh = std::chrono::seconds(60), std::string initial = "");
+                  std::chrono::seconds refresh = std::chrono::seconds(60),
+                  std::string initial = "");
   std::string Token() override;
 
  private:

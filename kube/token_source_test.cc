@@ -1,10 +1,11 @@
 #include "kube/token_source.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 

@@ -14,11 +14,16 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 const char* WatchEventTypeName(WatchEvent::Type type) {
   switch (type) {
-    case WatchEvent::Type::kAdded: return "ADDED";
-    case WatchEvent::Type::kModified: return "MODIFIED";
-    case WatchEvent::Type::kDeleted: return "DELETED";
-    case WatchEvent::Type::kBookmark: return "BOOKMARK";
-    case WatchEvent::Type::kError: return "ERROR";
+    case WatchEvent::Type::kAdded:
+      return "ADDED";
+    case WatchEvent::Type::kModified:
+      return "MODIFIED";
+    case WatchEvent::Type::kDeleted:
+      return "DELETED";
+    case WatchEvent::Type::kBookmark:
+      return "BOOKMARK";
+    case WatchEvent::Type::kError:
+      return "ERROR";
   }
   return "?";
 }

@@ -31,9 +31,9 @@ class WatchDecoder {
   size_t buffered() const { return buf_.size(); }
 
  private:
-  std::string buf_;       // unconsumed bytes, starting at an unfinished object's '{'
-  size_t scanned_ = 0;    // bytes of buf_ already scanned
-  int depth_ = 0;         // brace/bracket depth at buf_[scanned_]
+  std::string buf_;     // unconsumed bytes, starting at an unfinished object's '{'
+  size_t scanned_ = 0;  // bytes of buf_ already scanned
+  int depth_ = 0;       // brace/bracket depth at buf_[scanned_]
   bool in_string_ = false;
   bool escaped_ = false;
   bool failed_ = false;

@@ -92,7 +92,9 @@ TEST(WatchDecoder, ErrorEventCarriesTheStatus) {
 
 TEST(WatchDecoder, KeepsTheUnfinishedTail) {
   WatchDecoder d;
-  auto events = d.Feed(R"({"type":"ADDED","object":{}})" "\n" R"({"type":"MOD)");
+  auto events = d.Feed(R"({"type":"ADDED","object":{}})"
+                       "\n"
+                       R"({"type":"MOD)");
   ASSERT_TRUE(events.ok());
   EXPECT_EQ(events->size(), 1u);
   EXPECT_EQ(d.buffered(), std::string(R"({"type":"MOD)").size());

@@ -1,10 +1,10 @@
 #include "storage/crc32c.h"
 
-#include <gtest/gtest.h>
-
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace dljob::storage {
 namespace {

@@ -1,10 +1,9 @@
 // `dljob data pack|ls|verify` as a user meets them: through the built dljob binary.
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "storage/shard_reader.h"
@@ -42,8 +41,8 @@ class DataCliTest : public ::testing::Test {
     fs::create_directories(Src());
     storage::testdata::WriteIdxPair(Src(), "train", 200);
     storage::testdata::WriteIdxPair(Src(), "t10k", 50);
-    CommandResult r = Dljob({"data", "pack", "--from", Src(), "--to", Out(),
-                             "--records-per-shard", "64"});
+    CommandResult r =
+        Dljob({"data", "pack", "--from", Src(), "--to", Out(), "--records-per-shard", "64"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return Out() + "/train-00001-of-00004.shard";
   }
@@ -82,7 +81,8 @@ TEST_F(DataCliTest, VerifyNamesTheCorruptRecordByShardAndOffset) {
   ExpectOneLineErrorWithHint(r);
   EXPECT_NE(r.err.find("error: " + shard + ": at byte " + std::to_string(offset) +
                        ": record 5: payload CRC mismatch"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.out.find("OK"), std::string::npos);
 }
 
@@ -117,10 +117,10 @@ TEST_F(DataCliTest, CacheRefusesACorruptShardAndNamesIt) {
 }
 
 TEST_F(DataCliTest, CacheFromObjectStorageWithoutEndpointSaysWhatToSet) {
-  CommandResult r = RunCommand({BinDir() + "/dljob", "data", "cache", "--from", "oss://bucket/x",
-                                "--to", files_.path() + "/c"},
-                               {{"XDG_STATE_HOME", state_.path()}, {"OSS_ENDPOINT", ""},
-                                {"AWS_ENDPOINT_URL", ""}});
+  CommandResult r = RunCommand(
+      {BinDir() + "/dljob", "data", "cache", "--from", "oss://bucket/x", "--to",
+       files_.path() + "/c"},
+      {{"XDG_STATE_HOME", state_.path()}, {"OSS_ENDPOINT", ""}, {"AWS_ENDPOINT_URL", ""}});
   EXPECT_EQ(r.exit_code, 2);
   ExpectOneLineErrorWithHint(r);
   EXPECT_NE(r.err.find("OSS_ENDPOINT"), std::string::npos) << r.err;

@@ -48,11 +48,11 @@ Result<std::map<std::string, std::vector<ShardInfo>>> ListShards(const std::stri
 }  // namespace
 
 Status ValidateSplitName(const std::string& split) {
-  bool ok = !split.empty() && split.size() <= 64 &&
-            std::all_of(split.begin(), split.end(), [](char c) {
-              return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                     c == '_';
-            });
+  bool ok =
+      !split.empty() && split.size() <= 64 && std::all_of(split.begin(), split.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+      });
   return ok ? Status::Ok()
             : Status::InvalidArgument("split name \"" + split +
                                       "\" must be 1-64 letters, digits or underscores");

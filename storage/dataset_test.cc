@@ -1,10 +1,11 @@
 // Shard file names, labels.txt, and whole-directory inspect/verify.
 #include "storage/dataset.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "storage/shard_writer.h"
 #include "storage/testing/test_data.h"
@@ -42,7 +43,8 @@ class DatasetTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   void Pack(const std::string& split, int n, uint64_t per_shard, uint32_t label_mod = 3) {
     auto w = ShardWriter::Create(dir_, split, {.max_records_per_shard = per_shard});
-    for (int i = 0; i < n; ++i) ASSERT_TRUE((*w)->Append(testdata::RawSample(i % label_mod, 2, 2, i)).ok());
+    for (int i = 0; i < n; ++i)
+      ASSERT_TRUE((*w)->Append(testdata::RawSample(i % label_mod, 2, 2, i)).ok());
     ASSERT_TRUE((*w)->Finish().ok());
   }
   std::string dir_;
@@ -70,7 +72,8 @@ TEST_F(DatasetTest, AMissingShardMakesTheSplitIncomplete) {
   auto info = InspectDataset(dir_);
   ASSERT_FALSE(info.ok());
   EXPECT_NE(info.status().message().find("incomplete: expected train-00002-of-00004.shard"),
-            std::string::npos) << info.status().message();
+            std::string::npos)
+      << info.status().message();
 }
 
 TEST_F(DatasetTest, EmptyOrMissingDirectoryIsNotFound) {
@@ -86,7 +89,8 @@ TEST_F(DatasetTest, VerifyRejectsLabelsBeyondTheClassList) {
   Status s = VerifyDataset(*info);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("record 2: label 2 but labels.txt names only 2 classes"),
-            std::string::npos) << s.message();
+            std::string::npos)
+      << s.message();
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 #include "storage/idx_reader.h"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-
-#include <zlib.h>
 
 namespace dljob::storage {
 namespace {
@@ -25,7 +25,8 @@ bool IsGzip(const std::vector<uint8_t>& bytes) {
 Result<std::vector<uint8_t>> ReadRaw(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (in.bad()) return Status::Unavailable(path + ": read error");
   return bytes;
 }
@@ -45,7 +46,7 @@ Result<std::vector<uint8_t>> Gunzip(const std::vector<uint8_t>& compressed,
     zs.avail_out = sizeof(chunk);
     rc = inflate(&zs, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
-      std::string why = zs.msg != nullptr ? zs.msg
+      std::string why = zs.msg != nullptr   ? zs.msg
                         : rc == Z_BUF_ERROR ? "compressed data is truncated"
                                             : "inflate error " + std::to_string(rc);
       inflateEnd(&zs);

@@ -1,13 +1,13 @@
 #include "storage/idx_reader.h"
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 namespace dljob::storage {
 namespace {
@@ -25,7 +25,8 @@ class IdxReaderTest : public ::testing::Test {
   std::string WritePlain(const std::string& name, const std::vector<uint8_t>& bytes) {
     std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
     return path;
   }
 
@@ -49,8 +50,8 @@ class IdxReaderTest : public ::testing::Test {
 
 TEST_F(IdxReaderTest, RoundTripsPlainAndGzipped) {
   const IdxArray sample = Sample();
-  for (const std::string& path : {WritePlain("a.idx", EncodeIdx(sample)),
-                                  WriteGzip("a.idx.gz", EncodeIdx(sample))}) {
+  for (const std::string& path :
+       {WritePlain("a.idx", EncodeIdx(sample)), WriteGzip("a.idx.gz", EncodeIdx(sample))}) {
     Result<IdxArray> read = ReadIdxFile(path);
     ASSERT_TRUE(read.ok()) << read.status().message();
     EXPECT_EQ(read->dims, sample.dims);

@@ -59,9 +59,8 @@ SplitSource MakeSplit(const std::string& name, IdxPair pair) {
 std::vector<std::string> ClassNames(const std::string& dir, uint32_t num_classes) {
   std::string base = fs::path(dir).lexically_normal().filename().string();
   if (base.empty()) base = fs::path(dir).lexically_normal().parent_path().filename().string();
-  std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
+  std::transform(base.begin(), base.end(), base.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (base.find("fashion") != std::string::npos && num_classes <= kFashionMnistClasses.size()) {
     return kFashionMnistClasses;
   }
@@ -86,7 +85,8 @@ Result<SourcePlan> PlanIdxSource(const std::string& dir) {
     }
     Result<IdxPair> pair = LoadPair(images, labels);
     if (!pair.ok()) return pair.status();
-    for (uint8_t label : pair->labels->data) num_classes = std::max<uint32_t>(num_classes, label + 1);
+    for (uint8_t label : pair->labels->data)
+      num_classes = std::max<uint32_t>(num_classes, label + 1);
     plan.splits.push_back(MakeSplit(split, std::move(pair).value()));
   }
   if (plan.splits.empty()) return Status::NotFound(dir + ": no IDX files");

@@ -1,6 +1,4 @@
 // The JPEG-tree half of PackDataset (pack.h): SRC/[split/]<class>/*.jpg as splits.
-#include <turbojpeg.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -10,6 +8,8 @@
 #include <memory>
 #include <random>
 #include <set>
+
+#include <turbojpeg.h>
 
 #include "storage/pack.h"
 
@@ -61,7 +61,8 @@ std::map<std::string, std::vector<std::string>> ListClasses(const std::string& d
 Result<Sample> LoadJpeg(const Item& item) {
   std::ifstream in(item.path, std::ios::binary);
   if (!in) return Status::NotFound(item.path + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitDecompress(), tjDestroy);
   int width = 0, height = 0, subsamp = 0, colorspace = 0;
   if (!tj || tjDecompressHeader3(tj.get(), bytes.data(), bytes.size(), &width, &height, &subsamp,
@@ -70,8 +71,12 @@ Result<Sample> LoadJpeg(const Item& item) {
                                    tjGetErrorStr2(tj.get()) + ")");
   }
   const uint8_t channels = colorspace == TJCS_GRAY ? 1 : 3;
-  return Sample{item.label, SampleFormat::kJpeg, channels, static_cast<uint16_t>(height),
-                static_cast<uint16_t>(width), std::move(bytes)};
+  return Sample{item.label,
+                SampleFormat::kJpeg,
+                channels,
+                static_cast<uint16_t>(height),
+                static_cast<uint16_t>(width),
+                std::move(bytes)};
 }
 
 SplitSource MakeSplit(const std::string& name, std::vector<Item> items, uint64_t seed) {

@@ -2,14 +2,15 @@
 // from JPEG trees made by the test; then read back through ShardReader.
 #include "storage/pack.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
 
-#include "storage/idx_reader.h"
+#include <gtest/gtest.h>
+
 #include "storage/dataset.h"
+#include "storage/idx_reader.h"
 #include "storage/shard_reader.h"
 #include "storage/testing/test_data.h"
 
@@ -39,9 +40,10 @@ class PackTest : public ::testing::Test {
       for (const ShardInfo& shard : s.shards) {
         auto r = ShardReader::Open(shard.path);
         EXPECT_TRUE((*r)->ForEach([&](uint64_t, const Sample& x) {
-          all.push_back(x);
-          return Status::Ok();
-        }).ok());
+                          all.push_back(x);
+                          return Status::Ok();
+                        })
+                        .ok());
       }
     }
     return all;
@@ -79,19 +81,18 @@ TEST_F(PackTest, RealFashionMnistLabelsMatchTheIdxFiles) {
   auto result = PackDataset(kFashionMnist, out_, {});
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->classes.front(), "T-shirt/top");
-  for (const auto& [split, prefix, n] : {std::tuple{"train", "train", 60000},
-                                         std::tuple{"test", "t10k", 10000}}) {
-    auto labels = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
-                                       "-labels-idx1-ubyte.gz");
-    auto images = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix +
-                                       "-images-idx3-ubyte.gz");
+  for (const auto& [split, prefix, n] :
+       {std::tuple{"train", "train", 60000}, std::tuple{"test", "t10k", 10000}}) {
+    auto labels = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix + "-labels-idx1-ubyte.gz");
+    auto images = ReadIdxFile(std::string(kFashionMnist) + "/" + prefix + "-images-idx3-ubyte.gz");
     ASSERT_TRUE(labels.ok() && images.ok());
     std::vector<Sample> got = ReadSplit(split);
     ASSERT_EQ(got.size(), size_t(n)) << split;
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i].label, labels->data[i]) << split << " " << i;
-      ASSERT_TRUE(std::equal(got[i].data.begin(), got[i].data.end(),
-                             images->data.begin() + i * 784)) << split << " " << i;
+      ASSERT_TRUE(
+          std::equal(got[i].data.begin(), got[i].data.end(), images->data.begin() + i * 784))
+          << split << " " << i;
     }
   }
 }
@@ -116,8 +117,8 @@ TEST_F(PackTest, JpegTreeRoundTrip) {
     // The stored bytes are the file's bytes; dimensions come from its JPEG header.
     bool found = false;
     for (int k = 0; k < 7 && !found; ++k) {
-      found = testdata::ReadBytes(src_ + "/" + result->classes[s.label] + "/" +
-                                  std::to_string(k) + ".jpg") == s.data;
+      found = testdata::ReadBytes(src_ + "/" + result->classes[s.label] + "/" + std::to_string(k) +
+                                  ".jpg") == s.data;
       if (found) {
         EXPECT_EQ(s.width, 16 + k);
         EXPECT_EQ(s.channels, k % 2 ? 1 : 3);
@@ -143,7 +144,8 @@ TEST_F(PackTest, BadJpegIsNamedAndNothingIsLeftBehind) {
   auto result = PackDataset(src_, out_, {});
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find(src_ + "/a/broken.jpg: not a readable JPEG"),
-            std::string::npos) << result.status().message();
+            std::string::npos)
+      << result.status().message();
   EXPECT_TRUE(fs::is_empty(out_));
 }
 

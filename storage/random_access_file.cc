@@ -30,8 +30,8 @@ class LocalFile : public RandomAccessFile {
     }
     size_t done = 0;
     while (done < dst.size()) {
-      ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done,
-                          static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         return Status::Unavailable(path_ + ": read at byte " + std::to_string(offset + done) +

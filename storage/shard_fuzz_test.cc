@@ -3,12 +3,12 @@
 // extended. The reader must never crash, hang or return a record that fails its checks; and
 // because every byte of a shard is covered by a CRC, a magic, or a structural check, any single
 // changed byte must be reported.
-#include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "storage/random_access_file.h"
 #include "storage/shard_reader.h"
@@ -78,10 +78,18 @@ TEST(ShardFuzzTest, RandomAndMutatedInputsNeverCrash) {
       for (int e = 0; e < edits; ++e) {
         const size_t at = rng() % bytes.size();
         switch (rng() % 4) {
-          case 0: bytes[at] = static_cast<uint8_t>(rng()); break;
-          case 1: bytes[at] = 0xFF; break;
-          case 2: bytes.resize(std::max<size_t>(at, 1)); break;
-          default: bytes.insert(bytes.begin() + at, static_cast<uint8_t>(rng())); break;
+          case 0:
+            bytes[at] = static_cast<uint8_t>(rng());
+            break;
+          case 1:
+            bytes[at] = 0xFF;
+            break;
+          case 2:
+            bytes.resize(std::max<size_t>(at, 1));
+            break;
+          default:
+            bytes.insert(bytes.begin() + at, static_cast<uint8_t>(rng()));
+            break;
         }
       }
     }

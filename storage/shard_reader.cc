@@ -46,8 +46,8 @@ Status ShardReader::Load() {
   if (std::memcmp(header, kShardMagic, 8) != 0) return Corrupt(0, "not a dljob record shard");
   if (GetU32(header + 12) != Crc32c({header, 12})) return Corrupt(12, "header CRC mismatch");
   if (uint32_t v = GetU32(header + 8); v != kShardFormatVersion) {
-    return Corrupt(8, "unsupported shard format version " + std::to_string(v) + " (this dljob reads " +
-                          std::to_string(kShardFormatVersion) + ")");
+    return Corrupt(8, "unsupported shard format version " + std::to_string(v) +
+                          " (this dljob reads " + std::to_string(kShardFormatVersion) + ")");
   }
   const uint64_t at = size - kShardFooterBytes;
   uint8_t footer[kShardFooterBytes];

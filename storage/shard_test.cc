@@ -1,8 +1,9 @@
 // ShardWriter and ShardReader: round trips, rolling, atomic finish, and corruption detection.
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "storage/crc32c.h"
 #include "storage/dataset.h"
@@ -18,8 +19,9 @@ using testdata::RawSample;
 class ShardTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("shard_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("shard_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -29,8 +31,8 @@ class ShardTest : public ::testing::Test {
     std::vector<Sample> samples;
     for (int i = 0; i < n; ++i) {
       if (i % 3 == 2) {
-        samples.push_back({uint32_t(i % 5), SampleFormat::kJpeg, 3, 12, 16,
-                           testdata::MakeJpeg(16, 12, 3, i)});
+        samples.push_back(
+            {uint32_t(i % 5), SampleFormat::kJpeg, 3, 12, 16, testdata::MakeJpeg(16, 12, 3, i)});
       } else {
         samples.push_back(RawSample(i % 5, 28, 28, i));
       }
@@ -144,7 +146,8 @@ TEST_F(ShardTest, CorruptPayloadByteNamesShardAndOffset) {
   const std::string msg = bad.status().message();
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
   EXPECT_NE(msg.find("at byte " + std::to_string(offset) + ": record 7: payload CRC mismatch"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
   uint64_t delivered = 0;
   Status st = (*reader)->ForEach([&](uint64_t, const Sample&) {
     ++delivered;

@@ -105,8 +105,8 @@ bool ShardWriter::ShouldRoll(size_t record_bytes) const {
   if (options_.max_records_per_shard > 0 && shard_records_ >= options_.max_records_per_shard) {
     return true;
   }
-  const uint64_t after = shard_offset_ + record_bytes + index_.size() + kIndexEntryBytes +
-                         kShardFooterBytes;
+  const uint64_t after =
+      shard_offset_ + record_bytes + index_.size() + kIndexEntryBytes + kShardFooterBytes;
   return options_.max_shard_bytes > 0 && after > options_.max_shard_bytes;
 }
 

@@ -48,7 +48,7 @@ std::string BinDir() { return DLJOB_BIN_DIR; }
 std::string SourceDir() { return DLJOB_SOURCE_DIR; }
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env) {
+                         const std::map<std::string, std::string>& env) {
   int out[2], err[2];
   if (pipe(out) != 0 || pipe(err) != 0) return {};
   pid_t pid = fork();

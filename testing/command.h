@@ -29,7 +29,7 @@ std::string SourceDir();
 // KUBERNETES_SERVICE_HOST are removed and HOME becomes XDG_STATE_HOME (when given), unless `env`
 // sets them, so a test never reaches the developer's cluster.
 CommandResult RunCommand(const std::vector<std::string>& argv,
-                  const std::map<std::string, std::string>& env = {});
+                         const std::map<std::string, std::string>& env = {});
 
 class Background {
  public:

@@ -3,16 +3,17 @@
 // operator runs, so the test plays its part where needed (a launcher pod with a log, a status
 // with throughput) through the API and the server's /_test control API.
 // Skipped when dljob-test-apiserver is not built.
-#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "kube/config.h"
 #include "kube/http_api.h"

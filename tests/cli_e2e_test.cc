@@ -1,8 +1,8 @@
 // The dljob CLI as a user meets it: validation, errors and hints, dry runs. No job runs here.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "testing/command.h"
@@ -56,7 +56,8 @@ spec:
   CommandResult r = Dljob({"validate", "-f", bad});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("metadata.name:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("spec.gpus: must be a positive integer, got -2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spec.gpus: must be a positive integer, got -2"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("spec.gpu: unknown field"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("spec.data[0].source: unknown scheme \"s4\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("hint: "), std::string::npos);
@@ -83,9 +84,9 @@ TEST_F(CliTest, MissingFileIsOneLineWithAHint) {
 }
 
 TEST_F(CliTest, GarbageFilesNeverCrash) {
-  for (const std::string& text : {std::string("\x00\xff\xfe garbage", 11), std::string("{{{{"),
-                                  std::string("- a\n- b\n"), std::string("---\n---\n"),
-                                  std::string("spec: !!binary aGVsbG8=\n"), std::string("")}) {
+  for (const std::string& text :
+       {std::string("\x00\xff\xfe garbage", 11), std::string("{{{{"), std::string("- a\n- b\n"),
+        std::string("---\n---\n"), std::string("spec: !!binary aGVsbG8=\n"), std::string("")}) {
     CommandResult r = Dljob({"validate", "-f", Write("g.yaml", text)});
     EXPECT_EQ(r.exit_code, 1) << text;
     EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
@@ -116,10 +117,10 @@ TEST_F(CliTest, EveryCommandHasHelp) {
 }
 
 TEST_F(CliTest, DryRunPrintsTheDefaultedJobTheFlagsDescribe) {
-  CommandResult r = Dljob({"submit", "--local", "--dry-run", "-o", "yaml", "--name", "demo",
-                           "--gpus", "2", "--image", "dljob/trainer:cpu", "--env", "A=1", "--data",
-                           "hostPath:/srv/fmnist:/data/fmnist", "--", "dljob-train",
-                           "--model=mnist_cnn"});
+  CommandResult r =
+      Dljob({"submit", "--local", "--dry-run", "-o", "yaml", "--name", "demo", "--gpus", "2",
+             "--image", "dljob/trainer:cpu", "--env", "A=1", "--data",
+             "hostPath:/srv/fmnist:/data/fmnist", "--", "dljob-train", "--model=mnist_cnn"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   DecodeResult job = DecodeYaml(r.out);
   ASSERT_TRUE(job.ok()) << JoinFieldErrors(job.errors) << "\n" << r.out;
@@ -133,9 +134,9 @@ TEST_F(CliTest, DryRunPrintsTheDefaultedJobTheFlagsDescribe) {
 }
 
 TEST_F(CliTest, FlagsOverrideTheFile) {
-  CommandResult r = Dljob({"submit", "--local", "--dry-run", "-o", "json", "-f",
-                           SourceDir() + "/examples/mnist-job.yaml", "--name", "other", "--gpus",
-                           "4"});
+  CommandResult r =
+      Dljob({"submit", "--local", "--dry-run", "-o", "json", "-f",
+             SourceDir() + "/examples/mnist-job.yaml", "--name", "other", "--gpus", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto tree = nlohmann::json::parse(r.out);
   EXPECT_EQ(tree["metadata"]["name"], "other");
@@ -153,8 +154,8 @@ TEST_F(CliTest, FlagFormNeedsANameAndACommand) {
 }
 
 TEST_F(CliTest, UnknownJobsSayHowToListJobs) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"get", "nope"},
-                                        {"logs", "nope"}, {"delete", "nope"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"get", "nope"}, {"logs", "nope"}, {"delete", "nope"}}) {
     CommandResult r = Dljob(args);
     EXPECT_EQ(r.exit_code, 1) << args[0];
     EXPECT_EQ(r.err, "error: job \"nope\" not found\nhint: list jobs with: dljob list\n");

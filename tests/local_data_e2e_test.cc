@@ -4,12 +4,12 @@
 // the copy; Fashion-MNIST trained from the bucket (its IDX files, or the record shards `dljob data
 // pack` made of them) reaches exactly what the IDX files give from a hostPath. Tests skip when
 // s3rver, dljob-train or the dataset is not installed.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <regex>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "storage/objstore/open_store.h"
@@ -60,8 +60,8 @@ class LocalDataTest : public ::testing::Test {
   CommandResult SubmitScript(const std::string& name, const std::vector<std::string>& data,
                              const std::string& script,
                              std::map<std::string, std::string> extra_env = {}) {
-    std::vector<std::string> args = {"submit", "--local", "--name", name, "--gpus", "1",
-                                     "--image", "none", "--backoff-limit", "0"};
+    std::vector<std::string> args = {"submit",  "--local", "--name",          name, "--gpus", "1",
+                                     "--image", "none",    "--backoff-limit", "0"};
     for (const std::string& d : data) args.insert(args.end(), {"--data", d});
     args.insert(args.end(), {"--", "/bin/sh", "-c", script});
     return Dljob(args, std::move(extra_env));
@@ -95,8 +95,7 @@ TEST_F(LocalDataTest, AnOssSourceIsFetchedBeforeTheJobAndReusedByTheNextOne) {
   ASSERT_TRUE(bucket->Put("toy/trainx/c.txt", "not this dataset").ok());
 
   // A shell script is one argument, so it reads the volume's local path from its variable.
-  const std::string script =
-      "cd \"$DLJOB_DATA_TOY\" && cat a.txt sub/b.txt && echo && ls -R";
+  const std::string script = "cd \"$DLJOB_DATA_TOY\" && cat a.txt sub/b.txt && echo && ls -R";
   CommandResult first = SubmitScript("first", {"oss://datasets/toy/train:/data/toy"}, script);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("alphabeta\n"), std::string::npos) << first.out;
@@ -156,12 +155,15 @@ TEST_F(LocalDataTest, ACacheOnAHostPathCopiesTheDirectoryToTheCachePathFirst) {
   std::ofstream(work_.path() + "/src/sub/x.txt") << "from the source";
   const std::string ssd = work_.path() + "/ssd";
   const std::string job_file = work_.path() + "/job.yaml";
-  std::ofstream(job_file) << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: cached}\n"
-                             "spec:\n  image: none\n  gpus: 1\n"
-                             "  command: [/bin/cat, /data/src/sub/x.txt]\n"
-                             "  data:\n  - name: src\n    source: hostPath:" +
-                                 work_.path() + "/src\n    mountPath: /data/src\n"
-                                 "    cache: {medium: LocalSSD, path: " + ssd + "}\n";
+  std::ofstream(job_file)
+      << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: cached}\n"
+         "spec:\n  image: none\n  gpus: 1\n"
+         "  command: [/bin/cat, /data/src/sub/x.txt]\n"
+         "  data:\n  - name: src\n    source: hostPath:" +
+             work_.path() +
+             "/src\n    mountPath: /data/src\n"
+             "    cache: {medium: LocalSSD, path: " +
+             ssd + "}\n";
   CommandResult r = Dljob({"submit", "--local", "-f", job_file});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("from the source"), std::string::npos) << r.out;
@@ -223,8 +225,7 @@ TEST_F(LocalDataTest, FashionMnistFromAnOssSourceTrainsLikeFromLocalFiles) {
 }
 
 TEST_F(LocalDataTest, TheOssShardsExampleValidates) {
-  CommandResult r =
-      Dljob({"validate", "-f", SourceDir() + "/examples/mnist-oss-shards-job.yaml"});
+  CommandResult r = Dljob({"validate", "-f", SourceDir() + "/examples/mnist-oss-shards-job.yaml"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("OK: "), std::string::npos) << r.out;
 }
@@ -240,8 +241,8 @@ TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
     GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
   }
   const std::string packed = work_.path() + "/packed";
-  CommandResult pack = Dljob({"data", "pack", "--from", kFashionMnist, "--to", packed,
-                              "--records-per-shard", "16000"});
+  CommandResult pack = Dljob(
+      {"data", "pack", "--from", kFashionMnist, "--to", packed, "--records-per-shard", "16000"});
   ASSERT_EQ(pack.exit_code, 0) << pack.out << pack.err;
   storage::ObjectStorePtr bucket = Bucket();
   ASSERT_NE(bucket, nullptr);
@@ -257,8 +258,8 @@ TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   // With no source, --data_dir is the bucket's URL itself, read by dljob-train with ranged GETs.
   auto train = [&](const std::string& name, const std::string& source) {
     const std::string job_file = work_.path() + "/" + name + ".yaml";
-    const std::string data_dir = source.empty() ? "oss://datasets/fmnist-shards"
-                                                : "/data/fashion-mnist";
+    const std::string data_dir =
+        source.empty() ? "oss://datasets/fmnist-shards" : "/data/fashion-mnist";
     std::ofstream job(job_file);
     job << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: " << name << "}\n"
         << "spec:\n  image: none\n  gpus: 2\n"
@@ -308,8 +309,8 @@ TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   EXPECT_NE(direct.out.find("from record shards"), std::string::npos) << direct.out;
   EXPECT_EQ(lines(direct.out, kLoss), losses);
   EXPECT_EQ(lines(direct.out, kAccuracy), accuracy);
-  std::cout << "from oss:// shards: " << accuracy << "from local IDX:     "
-            << lines(from_idx.out, kAccuracy);
+  std::cout << "from oss:// shards: " << accuracy
+            << "from local IDX:     " << lines(from_idx.out, kAccuracy);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(accuracy, m, std::regex(R"(= ([.\d]+))")));
   EXPECT_GT(std::stod(m[1].str()), 0.5) << "40 steps of the CNN learn well past chance (0.1)";

@@ -1,13 +1,14 @@
 // Local jobs end to end: real `dljob submit --local` runs under real mpirun, then list, get,
 // logs and delete read the record. Workloads are small shell scripts (and a short dljob-train
 // run), so each test takes seconds.
-#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "testing/command.h"
@@ -25,8 +26,8 @@ class LocalRunTest : public ::testing::Test {
   // Submits `script` (run by sh in every rank) as a job of `ranks` ranks.
   CommandResult SubmitScript(const std::string& name, int ranks, const std::string& script,
                              std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"submit", "--local", "--name", name, "--gpus",
-                                     std::to_string(ranks), "--image", "none"};
+    std::vector<std::string> args = {
+        "submit", "--local", "--name", name, "--gpus", std::to_string(ranks), "--image", "none"};
     args.insert(args.end(), extra.begin(), extra.end());
     for (const char* a : {"--", "/bin/sh", "-c"}) args.push_back(a);
     args.push_back(script);
@@ -89,9 +90,9 @@ TEST_F(LocalRunTest, ASucceededJobKeepsStatusThroughputAndTaggedLogs) {
 
 TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
   std::string counter = work_.path() + "/attempts";
-  CommandResult r = SubmitScript(
-      "bad", 2, "echo x >> " + counter + "; echo 'dataset is missing' >&2; exit 3",
-      {"--backoff-limit", "2"});
+  CommandResult r =
+      SubmitScript("bad", 2, "echo x >> " + counter + "; echo 'dataset is missing' >&2; exit 3",
+                   {"--backoff-limit", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   DLJob job = Get("bad");
   EXPECT_EQ(job.status.phase, JobPhase::kFailed);
@@ -110,7 +111,8 @@ TEST_F(LocalRunTest, AFailingJobRestartsUpToTheBackoffLimitThenFails) {
     }
   }
   EXPECT_TRUE(found);
-  EXPECT_NE(r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 3"), std::string::npos)
+  EXPECT_NE(r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 3"),
+            std::string::npos)
       << r.err;
 }
 
@@ -138,10 +140,13 @@ TEST_F(LocalRunTest, CtrlCInterruptsTheJobAndKeepsItsLogs) {
       Background({"submit", "--local", "--name", "long", "--gpus", "2", "--image", "none", "--",
                   "/bin/sh", "-c", "echo $$ >> " + pids + "; echo started; exec sleep 600"}),
       Env(), work_.path() + "/out", work_.path() + "/err");
-  ASSERT_TRUE(WaitFor([&] {
-    std::string p = ReadFile(pids);
-    return std::count(p.begin(), p.end(), '\n') == 2;
-  }, 30000)) << ReadFile(work_.path() + "/err");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::string p = ReadFile(pids);
+        return std::count(p.begin(), p.end(), '\n') == 2;
+      },
+      30000))
+      << ReadFile(work_.path() + "/err");
   // A rank writes its pid before it says "started", and the line reaches the job's log later
   // still: interrupt only once both are in the log (what the test then expects kept).
   ASSERT_TRUE(WaitFor(
@@ -188,8 +193,11 @@ TEST_F(LocalRunTest, DeleteStopsARunningJob) {
       Background({"submit", "--local", "--name", "victim", "--gpus", "1", "--image", "none", "--",
                   "/bin/sh", "-c", "echo up; exec sleep 600"}),
       Env(), work_.path() + "/out", work_.path() + "/err");
-  ASSERT_TRUE(WaitFor([&] { return Dljob({"logs", "victim"}).out.find("up") != std::string::npos; },
-                      30000));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return Dljob({"logs", "victim"}).out.find("up") != std::string::npos;
+      },
+      30000));
   CommandResult del = Dljob({"delete", "victim"});
   EXPECT_EQ(del.exit_code, 0) << del.err;
   EXPECT_EQ(submit.Wait(30000), 130);
@@ -221,11 +229,11 @@ TEST_F(LocalRunTest, TrainsFashionMnistOnTwoRanks) {
       !std::filesystem::exists(BinDir() + "/dljob-train")) {
     GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
   }
-  CommandResult r = Dljob({"submit", "--local", "--name", "fmnist", "--gpus", "2", "--image",
-                           "dljob/trainer:cpu", "--data",
-                           "hostPath:/usr/share/datasets/fashion-mnist:/data/fmnist", "--",
-                           "dljob-train", "--model=mnist_mlp", "--data_dir=/data/fmnist",
-                           "--num_batches=40", "--batch_size=32", "--display_every=10"});
+  CommandResult r =
+      Dljob({"submit", "--local", "--name", "fmnist", "--gpus", "2", "--image", "dljob/trainer:cpu",
+             "--data", "hostPath:/usr/share/datasets/fashion-mnist:/data/fmnist", "--",
+             "dljob-train", "--model=mnist_mlp", "--data_dir=/data/fmnist", "--num_batches=40",
+             "--batch_size=32", "--display_every=10"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("total images/sec:"), std::string::npos) << r.out;
   DLJob job = Get("fmnist");
@@ -243,9 +251,11 @@ TEST_F(LocalRunTest, AnEmptyDatasetDirectoryFailsWithTheTrainersOwnCause) {
                            "--", "dljob-train", "--data_dir=/data"});
   EXPECT_EQ(r.exit_code, 1);
   // The message names the cause first (not the hint printed after it), with the local path.
-  EXPECT_NE(r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 2; last error: [rank 0] "
-                       "dljob-train: error: cannot read Fashion-MNIST from \"" + work_.path()),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("reason: BackoffLimitExceeded: mpirun exited with code 2; last error: [rank 0] "
+                 "dljob-train: error: cannot read Fashion-MNIST from \"" +
+                 work_.path()),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("<stderr>:"), std::string::npos) << "mpirun tags leaked: " << r.err;
 }
@@ -259,17 +269,19 @@ namespace {
 TEST_F(LocalRunTest, BenchPrintsTheScalingTableAsJsonAndAPlot) {
   if (!std::filesystem::exists(BinDir() + "/dljob-train")) GTEST_SKIP() << "needs dljob-train";
   const std::string plot = work_.path() + "/scaling.svg";
-  CommandResult r = Dljob({"bench", "--local", "--model", "mnist_mlp", "--gpus", "2,1",
-                           "--batch-size", "16", "--num-batches", "10", "--num-warmup-batches",
-                           "2", "-o", "json", "--plot", plot});
+  CommandResult r =
+      Dljob({"bench", "--local", "--model", "mnist_mlp", "--gpus", "2,1", "--batch-size", "16",
+             "--num-batches", "10", "--num-warmup-batches", "2", "-o", "json", "--plot", plot});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["runs"].size(), 2u) << r.out;
   EXPECT_EQ(j["model"], "mnist_mlp");
   EXPECT_EQ(j["runs"][0]["ranks"], 1);
   EXPECT_EQ(j["runs"][0]["scalingEfficiency"], 1.0);
-  for (const nlohmann::json& run : j["runs"]) EXPECT_GT(run["imagesPerSec"].get<double>(), 0) << run;
-  EXPECT_NE(r.err.find("bench: mnist_mlp synthetic fused on 2 ranks ... "), std::string::npos) << r.err;
+  for (const nlohmann::json& run : j["runs"])
+    EXPECT_GT(run["imagesPerSec"].get<double>(), 0) << run;
+  EXPECT_NE(r.err.find("bench: mnist_mlp synthetic fused on 2 ranks ... "), std::string::npos)
+      << r.err;
   EXPECT_NE(ReadFile(plot).find("<polyline"), std::string::npos);
   // The runs' records are removed afterwards.
   EXPECT_NE(Dljob({"list"}).err.find("No jobs found"), std::string::npos);

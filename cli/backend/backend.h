@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob {
 
@@ -34,8 +34,8 @@ class JobObserver {
 };
 
 struct LogOptions {
-  bool follow = false;          // keep printing new lines until the job finishes
-  std::optional<int> rank;      // only this rank's lines, without the rank tag
+  bool follow = false;      // keep printing new lines until the job finishes
+  std::optional<int> rank;  // only this rank's lines, without the rank tag
 };
 
 class Backend {

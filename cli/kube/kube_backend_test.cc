@@ -11,8 +11,8 @@
 namespace dljob {
 namespace {
 
-using kube::testing::FakeApi;
 using kube::Json;
+using kube::testing::FakeApi;
 
 class NullObserver : public JobObserver {
  public:

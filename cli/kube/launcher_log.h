@@ -18,8 +18,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/backend/backend.h"
 #include "base/status.h"
+#include "cli/backend/backend.h"
 #include "kube/api.h"
 
 namespace dljob {

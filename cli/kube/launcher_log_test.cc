@@ -2,11 +2,11 @@
 // broken stream and a restart, and what is said when there is no launcher to read.
 #include "cli/kube/launcher_log.h"
 
-#include <gtest/gtest.h>
-
 #include <deque>
 #include <map>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "kube/testing/fake_api.h"
@@ -14,10 +14,10 @@
 namespace dljob {
 namespace {
 
-using kube::testing::FakeApi;
 using kube::ApiError;
 using kube::ApiResult;
 using kube::Json;
+using kube::testing::FakeApi;
 
 // One opening of a pod's log: these lines, then the end (or `error`).
 struct LogScript {

@@ -18,8 +18,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // "  3/10 objects": ends each progress line (base/progress_printer.h).
 std::string Objects(const storage::WarmCacheProgress& p) {
-  return "  " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) +
-         " objects";
+  return "  " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) + " objects";
 }
 
 Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& observer,
@@ -60,9 +59,9 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
   const std::string label = "fetching " + f.from;
   printer.Start(label);  // the rate counts from here
   // The copy runs on its own thread so that the observer is only ever called from this one.
-  std::future<Result<storage::WarmCacheResult>> done =
-      std::async(std::launch::async, [&] { return storage::WarmCache(*source->store,
-                                                                     source->prefix, f.to, warm); });
+  std::future<Result<storage::WarmCacheResult>> done = std::async(std::launch::async, [&] {
+    return storage::WarmCache(*source->store, source->prefix, f.to, warm);
+  });
   while (done.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
     if (options.interrupted && options.interrupted()) cancel = true;
     storage::WarmCacheProgress now;

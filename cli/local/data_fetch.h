@@ -10,16 +10,16 @@
 //
 // Progress reaches the user as observer notices ("fetching oss://b/fmnist → /…/cache/b/fmnist-…",
 // then a line per tenth of the bytes from base/progress_printer.h, then a summary), all on the
-// calling thread: the copy runs on a helper thread while the caller waits. Errors name the entry ("spec.data[0]: …") and
-// say what to do. Not thread-safe; call from the submitting thread.
+// calling thread: the copy runs on a helper thread while the caller waits. Errors name the entry
+// ("spec.data[0]: …") and say what to do. Not thread-safe; call from the submitting thread.
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "base/status.h"
 #include "cli/backend/backend.h"
 #include "cli/local/local_plan.h"
-#include "base/status.h"
 #include "storage/objstore/object_url.h"
 
 namespace dljob {

@@ -1,10 +1,11 @@
 #include "cli/local/data_fetch.h"
 
-#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 namespace dljob {
 namespace {

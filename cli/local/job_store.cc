@@ -40,7 +40,9 @@ std::string JobStore::DefaultRoot(const std::map<std::string, std::string>& env)
 }
 
 std::string JobStore::JobDir(const std::string& name) const { return root_ + "/jobs/" + name; }
-std::string JobStore::LogPath(const std::string& name) const { return JobDir(name) + "/output.log"; }
+std::string JobStore::LogPath(const std::string& name) const {
+  return JobDir(name) + "/output.log";
+}
 std::string JobStore::MetricsPath(const std::string& name) const {
   return JobDir(name) + "/metrics.jsonl";
 }

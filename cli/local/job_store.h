@@ -21,10 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/local/process.h"
-#include "jobs/dljob_types.h"
 #include "base/env.h"
 #include "base/status.h"
+#include "cli/local/process.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob {
 

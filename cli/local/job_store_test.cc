@@ -1,10 +1,11 @@
 #include "cli/local/job_store.h"
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/mem_env.h"
 
@@ -119,7 +120,8 @@ TEST(JobStoreOnMemEnvTest, AFailedSaveKeepsTheLastRecordWhole) {
   ASSERT_TRUE(store.Create(job).ok());
   EXPECT_EQ(store.Create(job).code(), StatusCode::kAlreadyExists);
 
-  env.FailWrites(1, Status::Unavailable("cannot write \"/state/dljob/jobs/a/job.json\": disk full"));
+  env.FailWrites(1,
+                 Status::Unavailable("cannot write \"/state/dljob/jobs/a/job.json\": disk full"));
   DLJob done = job;
   done.status.phase = JobPhase::kSucceeded;
   Status failed = store.Save(done);

@@ -2,19 +2,18 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <unistd.h>
-
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
 
+#include "base/time_format.h"
 #include "jobs/conditions.h"
 #include "jobs/log_lines.h"
 #include "jobs/metric_line.h"
-#include "base/time_format.h"
 
 namespace dljob {
 namespace {
@@ -34,7 +33,7 @@ struct JobSupervisor::Attempt {
   std::unique_ptr<ChildProcess> child;
   std::string pending[2];  // partial lines from stdout, stderr
   ProgressAggregator progress;
-  WallTime started;                    // for the progress deadline, on PolicyNow()'s clock
+  WallTime started;  // for the progress deadline, on PolicyNow()'s clock
   std::optional<WallTime> last_metric;
   bool interrupted = false;
   std::optional<RunDecision> decision;  // the run policy stopped this attempt: what follows
@@ -81,8 +80,8 @@ void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string
 }
 
 WallTime JobSupervisor::PolicyNow() const {
-  return job_start_wall_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                               Clock::now() - job_start_);
+  return job_start_wall_ +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(Clock::now() - job_start_);
 }
 
 RunObservation JobSupervisor::Observed(const DLJob& job, const Attempt& a,
@@ -109,8 +108,7 @@ bool JobSupervisor::CheckStop(const DLJob& job, Attempt& a) const {
 }
 
 // The run policy's word on an attempt that ended by itself (wait_status is mpirun's).
-RunDecision JobSupervisor::DecideEnded(const DLJob& job, const Attempt& a,
-                                       int wait_status) const {
+RunDecision JobSupervisor::DecideEnded(const DLJob& job, const Attempt& a, int wait_status) const {
   bool ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
   RunObservation seen = Observed(job, a, ok ? AttemptState::kSucceeded : AttemptState::kFailed);
   if (ok) {
@@ -121,11 +119,10 @@ RunDecision JobSupervisor::DecideEnded(const DLJob& job, const Attempt& a,
     seen.message = "mpirun " + DescribeWaitStatus(wait_status);
     if (!a.last_errors.empty()) {
       // A line that says "error" explains more than a hint printed after it.
-      auto said_error = std::find_if(a.last_errors.rbegin(), a.last_errors.rend(),
-                                     [](const std::string& l) {
-                                       return l.find("error") != std::string::npos ||
-                                              l.find("Error") != std::string::npos;
-                                     });
+      auto said_error =
+          std::find_if(a.last_errors.rbegin(), a.last_errors.rend(), [](const std::string& l) {
+            return l.find("error") != std::string::npos || l.find("Error") != std::string::npos;
+          });
       seen.message += "; last error: " +
                       (said_error != a.last_errors.rend() ? *said_error : a.last_errors.back());
     }
@@ -215,8 +212,8 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
       break;
     }
     a.child = std::move(*child);
-    a.log->Append(FormatLogLine(-1, "starting attempt " +
-                                        std::to_string(*job.status.restarts + 1) + ": " + where));
+    a.log->Append(FormatLogLine(
+        -1, "starting attempt " + std::to_string(*job.status.restarts + 1) + ": " + where));
     TransitionTo(job.status, JobPhase::kRunning, "MpirunStarted", where, Now());
     job.status.workers->ready = 1;
     Save(job, true);
@@ -246,8 +243,8 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
     job.status.workers->failed += 1;
     job.status.restarts = d.restarts;
     if (d.action != RunAction::kRestart) {  // kFail, kFailAndStop: an ended attempt never waits
-      TransitionTo(job.status, JobPhase::kFailed, d.reason,
-                   d.message + "; see: dljob logs " + name, Now());
+      TransitionTo(job.status, JobPhase::kFailed, d.reason, d.message + "; see: dljob logs " + name,
+                   Now());
       break;
     }
     TransitionTo(job.status, JobPhase::kRestarting, d.reason, d.message, Now());

@@ -6,15 +6,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
-#include "jobs/conditions.h"
+#include "base/time_format.h"
 #include "cli/local/data_fetch.h"
 #include "cli/local/local_volumes.h"
 #include "cli/local/log_follower.h"
-#include "base/time_format.h"
+#include "jobs/conditions.h"
 
 extern char** environ;
 
@@ -78,9 +78,9 @@ LocalMachine LocalBackend::ProbeMachine() {
   } else {
     auto data = m.inherited_env.find("XDG_DATA_HOME");
     std::string home = m.inherited_env.count("HOME") ? m.inherited_env["HOME"] : "/tmp";
-    m.pvc_root = (data != m.inherited_env.end() && !data->second.empty()
-                      ? data->second
-                      : home + "/.local/share") + "/dljob/pvc";
+    m.pvc_root = (data != m.inherited_env.end() && !data->second.empty() ? data->second
+                                                                         : home + "/.local/share") +
+                 "/dljob/pvc";
   }
   m.is_executable = [](const std::string& p) {
     std::error_code e;
@@ -183,7 +183,8 @@ Status LocalBackend::Delete(const std::string& name) {
   if (!IsFinished(job->status.phase) && supervisor && IsAlive(*supervisor) &&
       supervisor->pid != getpid()) {
     kill(supervisor->pid, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + options_.kill_grace + std::chrono::seconds(5);
+    auto deadline =
+        std::chrono::steady_clock::now() + options_.kill_grace + std::chrono::seconds(5);
     while (IsAlive(*supervisor) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }

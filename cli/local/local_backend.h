@@ -18,8 +18,8 @@
 
 #include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
-#include "cli/local/local_plan.h"
 #include "cli/local/job_supervisor.h"
+#include "cli/local/local_plan.h"
 
 namespace dljob {
 

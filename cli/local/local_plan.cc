@@ -66,9 +66,9 @@ Result<LocalPlan> PlanLocalRun(const DLJob& job, const LocalMachine& m) {
     plan.notices.push_back("no GPU on this machine: the " + std::to_string(plan.ranks) +
                            " ranks run on CPU");
   } else if (m.gpus < plan.ranks) {
-    return Status::FailedPrecondition("spec.gpus: " + std::to_string(plan.ranks) +
-                                      " GPUs requested but this machine has " +
-                                      std::to_string(m.gpus) + "; lower spec.gpus or use a cluster");
+    return Status::FailedPrecondition(
+        "spec.gpus: " + std::to_string(plan.ranks) + " GPUs requested but this machine has " +
+        std::to_string(m.gpus) + "; lower spec.gpus or use a cluster");
   } else {
     plan.device = "cuda";
   }

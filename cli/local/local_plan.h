@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob {
 
@@ -38,13 +38,13 @@ struct LocalMachine {
   int gpus = 0;
   int cpus = 1;
   bool is_root = false;
-  std::string self_dir;                  // directory holding the dljob binary
-  std::vector<std::string> path_dirs;    // $PATH, split
-  std::string pvc_root;                  // where pvc: claims live locally
-  std::string cache_root;                // default cache for fetched data (state dir/cache)
-  std::vector<MountEntry> mounts;        // /proc/mounts
+  std::string self_dir;                // directory holding the dljob binary
+  std::vector<std::string> path_dirs;  // $PATH, split
+  std::string pvc_root;                // where pvc: claims live locally
+  std::string cache_root;              // default cache for fetched data (state dir/cache)
+  std::vector<MountEntry> mounts;      // /proc/mounts
   std::string mpirun = "mpirun";
-  std::map<std::string, std::string> inherited_env;  // the caller's environment
+  std::map<std::string, std::string> inherited_env;       // the caller's environment
   std::function<bool(const std::string&)> is_executable;  // REQUIRES: set
 };
 
@@ -63,8 +63,8 @@ struct DataFetch {
 
 struct LocalPlan {
   int ranks = 0;
-  std::string device;  // "cpu" or "cuda"
-  std::vector<std::string> argv;  // mpirun … program args…
+  std::string device;                      // "cpu" or "cuda"
+  std::vector<std::string> argv;           // mpirun … program args…
   std::map<std::string, std::string> env;  // the full environment of mpirun
   std::string working_dir;                 // "" = inherit
   std::vector<LocalVolume> volumes;

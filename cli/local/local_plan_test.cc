@@ -1,9 +1,9 @@
 #include "cli/local/local_plan.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "jobs/defaults.h"
 
@@ -52,8 +52,19 @@ TEST(PlanLocalRun, BuildsTheMpirunCommandAndRewritesMountPaths) {
   Result<LocalPlan> plan = PlanLocalRun(Job(), Machine());
   ASSERT_TRUE(plan.ok());
   const std::vector<std::string> want = {
-      "mpirun", "--allow-run-as-root", "--tag-output", "--bind-to", "none", "--mca", "btl",
-      "self,vader", "--mca", "oob_tcp_if_include", "lo", "-np", "2",
+      "mpirun",
+      "--allow-run-as-root",
+      "--tag-output",
+      "--bind-to",
+      "none",
+      "--mca",
+      "btl",
+      "self,vader",
+      "--mca",
+      "oob_tcp_if_include",
+      "lo",
+      "-np",
+      "2",
       "/opt/dljob/bin/dljob-train",  // found next to dljob first
       "--data_dir=/usr/share/datasets/fashion-mnist",
       "/usr/share/datasets/fashion-mnist/x",

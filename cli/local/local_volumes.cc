@@ -29,7 +29,8 @@ std::string DecodeMountField(std::string_view field) {
 
 // The local directory of a NAS path: the deepest NFS mount of the same server whose export
 // contains the path.
-std::optional<std::string> FindNasMount(const VolumeSource& s, const std::vector<MountEntry>& mounts) {
+std::optional<std::string> FindNasMount(const VolumeSource& s,
+                                        const std::vector<MountEntry>& mounts) {
   const std::string host = s.server.substr(0, s.server.find(':'));
   std::optional<std::string> best;
   size_t best_len = 0;
@@ -62,8 +63,11 @@ Status NotMounted(const std::string& field, const VolumeSource& s) {
   std::string leaf = s.path.substr(s.path.rfind('/') + 1);
   return Status::FailedPrecondition(
       field + ": " + FormatVolumeSource(s) + " is not mounted on this machine (no NFS mount of " +
-      host + ":" + s.path + " or a directory above it in /proc/mounts); mount it (e.g. sudo mount "
-      "-t nfs " + host + ":" + s.path + " /mnt/" + leaf + ") and submit again, or copy the data "
+      host + ":" + s.path +
+      " or a directory above it in /proc/mounts); mount it (e.g. sudo mount "
+      "-t nfs " +
+      host + ":" + s.path + " /mnt/" + leaf +
+      ") and submit again, or copy the data "
       "to this machine and use hostPath:/path/to/data");
 }
 
@@ -86,8 +90,8 @@ std::vector<MountEntry> ParseProcMounts(std::string_view text) {
       pos = sp + 1;
     }
     if (fields.size() < 3) continue;
-    out.push_back({DecodeMountField(fields[0]), DecodeMountField(fields[1]),
-                   std::string(fields[2])});
+    out.push_back(
+        {DecodeMountField(fields[0]), DecodeMountField(fields[1]), std::string(fields[2])});
   }
   return out;
 }

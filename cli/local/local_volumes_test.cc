@@ -73,8 +73,8 @@ TEST(ResolveLocalVolume, NasUsesTheDeepestMountOfTheExport) {
 }
 
 TEST(ResolveLocalVolume, AnUnmountedNasExportSaysToMountItOrUseHostPath) {
-  for (const char* source : {"nas://nas.example.com/exports/x",   // not a path segment match
-                             "nas://nas.example.com/scratch/x",   // mounted, but not over NFS
+  for (const char* source : {"nas://nas.example.com/exports/x",     // not a path segment match
+                             "nas://nas.example.com/scratch/x",     // mounted, but not over NFS
                              "nas://nas2.example.com/export/x"}) {  // another server
     SCOPED_TRACE(source);
     Result<ResolvedVolume> r = Resolve(source);

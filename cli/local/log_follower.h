@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "cli/backend/backend.h"
 #include "base/status.h"
+#include "cli/backend/backend.h"
 
 namespace dljob {
 

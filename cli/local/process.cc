@@ -77,7 +77,8 @@ bool IsAlive(const ProcessId& id) {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return Status::InvalidArgument("nothing to run");
   int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return Status::Unavailable(std::string("pipe: ") + strerror(errno));
+  if (pipe2(out, O_CLOEXEC) != 0)
+    return Status::Unavailable(std::string("pipe: ") + strerror(errno));
   if (pipe2(err, O_CLOEXEC) != 0) {
     close(out[0]);
     close(out[1]);
@@ -138,8 +139,10 @@ int ChildProcess::Wait() {
   while (!wait_status_) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, 0);
-    if (r == pid_) wait_status_ = status;
-    else if (r < 0 && errno != EINTR) wait_status_ = 0;  // not our child anymore: nothing to reap
+    if (r == pid_)
+      wait_status_ = status;
+    else if (r < 0 && errno != EINTR)
+      wait_status_ = 0;  // not our child anymore: nothing to reap
   }
   return *wait_status_;
 }

@@ -32,9 +32,9 @@ ProcessId SelfProcessId();
 bool IsAlive(const ProcessId& id);
 
 struct SpawnOptions {
-  std::vector<std::string> argv;            // argv[0] is looked up on PATH if it has no '/'
+  std::vector<std::string> argv;           // argv[0] is looked up on PATH if it has no '/'
   std::map<std::string, std::string> env;  // the child's whole environment
-  std::string working_dir;                  // "" = inherit
+  std::string working_dir;                 // "" = inherit
 };
 
 class ChildProcess {

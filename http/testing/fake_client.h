@@ -7,14 +7,14 @@
 // to the code under test). Not thread-safe.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "http/client.h"
 

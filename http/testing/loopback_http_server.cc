@@ -73,8 +73,8 @@ bool LoopbackHttpServer::WaitForStep(int step) {
 
 std::string LoopbackHttpServer::Answer(int status, const std::string& body,
                                        const std::string& extra) {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
 }
 
 std::string LoopbackHttpServer::Chunk(const std::string& data) {
@@ -126,8 +126,7 @@ void LoopbackHttpServer::Serve(int fd) {
       size_t colon = line.find(':');
       if (colon == std::string::npos) continue;
       size_t v = line.find_first_not_of(' ', colon + 1);
-      req.headers.emplace_back(line.substr(0, colon),
-                               v == std::string::npos ? "" : line.substr(v));
+      req.headers.emplace_back(line.substr(0, colon), v == std::string::npos ? "" : line.substr(v));
     }
     buf.erase(0, head_end + 4);
     size_t length = std::strtoul(HeaderValue(req.headers, "Content-Length").c_str(), nullptr, 10);

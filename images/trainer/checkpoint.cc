@@ -1,7 +1,6 @@
 #include "images/trainer/checkpoint.h"
 
 #include <fcntl.h>
-#include <torch/serialize.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -11,8 +10,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/serialize.h>
 
 namespace dljob::trainer {
 namespace {

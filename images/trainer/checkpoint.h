@@ -20,14 +20,14 @@
 // edge. One process (rank 0) writes a directory; nothing here is thread-safe.
 #pragma once
 
-#include <torch/types.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <torch/types.h>
 
 #include "base/status.h"
 

@@ -1,12 +1,12 @@
 #include "images/trainer/checkpoint.h"
 
-#include <gtest/gtest.h>
-#include <torch/torch.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include "images/trainer/comm/loopback_collective.h"
 #include "images/trainer/models/builtin.h"

@@ -25,7 +25,8 @@ int ApplyThreadSetting() {
   if (const char* value = std::getenv("OMP_NUM_THREADS"); value != nullptr) {
     char* end = nullptr;
     long threads = std::strtol(value, &end, 10);
-    if (end != value && *end == '\0' && threads > 0) torch::set_num_threads(static_cast<int>(threads));
+    if (end != value && *end == '\0' && threads > 0)
+      torch::set_num_threads(static_cast<int>(threads));
   }
   return torch::get_num_threads();
 }

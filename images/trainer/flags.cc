@@ -33,18 +33,24 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_option("--model", c->model, "Model to train (" + Join(model_names) + ")")
       ->capture_default_str();
   app.add_option("--batch_size", c->batch_size, "Batch size per rank (per device)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--num_epochs", c->num_epochs, "Epochs to train (unless --num_batches > 0)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--num_batches", c->num_batches, "If > 0: total steps, overriding --num_epochs")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--num_warmup_batches", c->num_warmup_batches,
                  "Steps trained before timing starts")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--learning_rate", c->learning_rate, "SGD learning rate")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--momentum", c->momentum, "SGD momentum")
-      ->check(CLI::Range(0.0, 0.9999))->capture_default_str();
+      ->check(CLI::Range(0.0, 0.9999))
+      ->capture_default_str();
   AddChoice(app, "--data_name", &c->data_name,
             "fashion-mnist, synthetic (no I/O), or imagenet (record shards packed by "
             "`dljob data pack` from a JPEG tree)");
@@ -55,15 +61,16 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
       ->capture_default_str();
   app.add_option("--loader_threads", c->loader_threads,
                  "imagenet: threads per rank decoding and augmenting JPEGs")
-      ->check(CLI::Range(1, 256))->capture_default_str();
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   AddChoice(app, "--data_format", &c->data_format,
             "NCHW, or NHWC (channels-last memory format for the model and its inputs)");
   app.add_flag("--use_fp16", c->use_fp16,
                "Mixed precision: float16 autocast for the forward pass (CUDA devices only)");
   app.add_option("--display_every", c->display_every, "Print progress every N steps")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--seed", c->seed, "Seed for initialisation and shuffling")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--seed", c->seed, "Seed for initialisation and shuffling")->capture_default_str();
   app.add_flag("--eval,!--noeval", c->eval,
                "Test-set accuracy at the end of each epoch (--eval=false to skip)")
       ->capture_default_str();
@@ -73,18 +80,22 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_flag("--print_losses", c->print_losses, "Print every step's global loss (rank 0)");
   app.add_option("--fusion_threshold_mb", c->fusion_threshold_mb,
                  "Gradient fusion buffer in MB (0: one allreduce per tensor)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))->capture_default_str();
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
   app.add_option("--checkpoint_dir", c->checkpoint_dir,
                  "Save checkpoints here (rank 0) and resume from the newest complete one");
   app.add_option("--checkpoint_every", c->checkpoint_every,
                  "Steps between checkpoints (0: only after the last step)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--checkpoint_keep", c->checkpoint_keep, "Newest checkpoints to keep")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--stall_timeout", c->stall_timeout,
                  "Seconds a rank may wait in a collective for the others before the job exits "
                  "naming the missing ranks (0: wait forever)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   AddChoice(app, "--collective", &c->collective,
             "Communication backend: mpi (CPU), nccl (needs a CUDA device per rank), or "
             "auto (nccl when built in and a CUDA device is present, else mpi)");
@@ -97,7 +108,8 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_option("--hierarchical_local_size", c->hierarchical_local_size,
                  "hierarchical: ranks per node (0: the real nodes; N: consecutive groups of N "
                  "ranks act as nodes, to try it on one machine)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--fp16_allreduce", c->fp16_allreduce,
                "Send gradients as IEEE half precision (half the bytes; sums rounded to half)");
   app.add_flag("--overlap_backward,!--nooverlap_backward", c->overlap_backward,

@@ -28,13 +28,13 @@ struct TrainConfig {
   double momentum = 0.9;
   DataName data_name = DataName::kFashionMnist;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
-  int loader_threads = 4;              // imagenet: JPEG decode threads per rank
+  int loader_threads = 4;                      // imagenet: JPEG decode threads per rank
   DataFormat data_format = DataFormat::kNchw;  // kNhwc: channels-last model and inputs
-  bool use_fp16 = false;              // float16 autocast (CUDA only)
+  bool use_fp16 = false;                       // float16 autocast (CUDA only)
   int64_t display_every = 100;
   uint64_t seed = 42;
   bool eval = true;
-  std::string dump_params;    // empty: do not dump
+  std::string dump_params;  // empty: do not dump
   bool print_losses = false;
   int64_t fusion_threshold_mb = 64;  // gradient fusion buffer; 0: one allreduce per tensor
   std::string checkpoint_dir;        // empty: no checkpoints
@@ -44,10 +44,10 @@ struct TrainConfig {
   CollectiveChoice collective = CollectiveChoice::kAuto;  // comm/collective_backend.h
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
   AllreduceAlg allreduce_alg = AllreduceAlg::kRing;
-  int hierarchical_local_size = 0;            // hierarchical: ranks per node; 0: real nodes
-  bool fp16_allreduce = false;                // gradients travel as IEEE half
-  bool overlap_backward = true;               // allreduce buckets during backward
-  std::string timeline;                       // empty: no Chrome trace
+  int hierarchical_local_size = 0;  // hierarchical: ranks per node; 0: real nodes
+  bool fp16_allreduce = false;      // gradients travel as IEEE half
+  bool overlap_backward = true;     // allreduce buckets during backward
+  std::string timeline;             // empty: no Chrome trace
 };
 
 // Combinations the flags cannot express alone, checked after parsing: parameter_server with

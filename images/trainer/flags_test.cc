@@ -39,8 +39,8 @@ TEST(FlagsTest, Defaults) {
 
 TEST(FlagsTest, EqualsAndSpaceFormsBothWork) {
   Parsed p = Parse({"--model=mnist_mlp", "--batch_size", "16", "--num_batches=20",
-                    "--learning_rate", "0.1", "--data_name=synthetic", "--eval=false",
-                    "--seed=7", "--dump_params", "/tmp/p", "--print_losses"});
+                    "--learning_rate", "0.1", "--data_name=synthetic", "--eval=false", "--seed=7",
+                    "--dump_params", "/tmp/p", "--print_losses"});
   ASSERT_FALSE(p.exit.has_value()) << p.err;
   EXPECT_EQ(p.config.model, "mnist_mlp");
   EXPECT_EQ(p.config.batch_size, 16);
@@ -73,9 +73,10 @@ TEST(FlagsTest, DataFormatAndMixedPrecision) {
 }
 
 TEST(FlagsTest, BadValuesAreUsageErrorsWithAHint) {
-  for (std::vector<const char*> args :
-       {std::vector<const char*>{"--batch_size=0"}, {"--data_name=cifar10"}, {"--bogus"},
-        {"--learning_rate=abc"}}) {
+  for (std::vector<const char*> args : {std::vector<const char*>{"--batch_size=0"},
+                                        {"--data_name=cifar10"},
+                                        {"--bogus"},
+                                        {"--learning_rate=abc"}}) {
     Parsed p = Parse(args);
     EXPECT_EQ(p.exit, kUsageExitCode) << args[0];
     EXPECT_EQ(p.err.rfind("dljob-train: error: ", 0), 0u) << p.err;
@@ -111,17 +112,17 @@ TEST(FlagsTest, ConflictingCombinationsNameBothFlags) {
     std::vector<const char*> args;
     std::vector<const char*> named;
   };
-  for (const Case& c : std::vector<Case>{
-           {{"--variable_update=parameter_server", "--allreduce_alg=hierarchical"},
-            {"--variable_update=parameter_server", "--allreduce_alg=hierarchical"}},
-           {{"--variable_update=parameter_server", "--fp16_allreduce"},
-            {"--variable_update=parameter_server", "--fp16_allreduce"}},
-           {{"--variable_update=parameter_server", "--collective=nccl"},
-            {"--variable_update=parameter_server", "--collective=mpi"}},
-           {{"--allreduce_alg=hierarchical", "--collective=nccl"},
-            {"--allreduce_alg=hierarchical", "--collective=mpi"}},
-           {{"--hierarchical_local_size=2"},
-            {"--hierarchical_local_size=2", "--allreduce_alg=hierarchical"}}}) {
+  for (const Case& c :
+       std::vector<Case>{{{"--variable_update=parameter_server", "--allreduce_alg=hierarchical"},
+                          {"--variable_update=parameter_server", "--allreduce_alg=hierarchical"}},
+                         {{"--variable_update=parameter_server", "--fp16_allreduce"},
+                          {"--variable_update=parameter_server", "--fp16_allreduce"}},
+                         {{"--variable_update=parameter_server", "--collective=nccl"},
+                          {"--variable_update=parameter_server", "--collective=mpi"}},
+                         {{"--allreduce_alg=hierarchical", "--collective=nccl"},
+                          {"--allreduce_alg=hierarchical", "--collective=mpi"}},
+                         {{"--hierarchical_local_size=2"},
+                          {"--hierarchical_local_size=2", "--allreduce_alg=hierarchical"}}}) {
     Parsed p = Parse(c.args);
     EXPECT_EQ(p.exit, kUsageExitCode) << c.args[0];
     EXPECT_EQ(p.err.rfind("dljob-train: error: ", 0), 0u) << p.err;
@@ -175,8 +176,7 @@ TEST(FlagsTest, UnknownChoiceListsTheValidValues) {
                          "\nhint: run dljob-train --help for the flags and their defaults\n");
   }
   Parsed help = Parse({"--help"});
-  EXPECT_NE(help.out.find("--collective TEXT:{auto,mpi,nccl}=auto"), std::string::npos)
-      << help.out;
+  EXPECT_NE(help.out.find("--collective TEXT:{auto,mpi,nccl}=auto"), std::string::npos) << help.out;
 }
 
 TEST(FlagsTest, RequestedCollectiveIsMpiForTheMpiAlgorithms) {
@@ -190,7 +190,7 @@ TEST(FlagsTest, RequestedCollectiveIsMpiForTheMpiAlgorithms) {
 
 TEST(FlagsTest, MpiThreadMultipleOnlyForASecondMpiThread) {
   EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({}).config));  // watchdog and overlap by default
-  EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({"--stall_timeout=0"}).config));  // overlap
+  EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({"--stall_timeout=0"}).config));         // overlap
   EXPECT_TRUE(NeedsMpiThreadMultiple(Parse({"--overlap_backward=false"}).config));  // watchdog
   EXPECT_FALSE(
       NeedsMpiThreadMultiple(Parse({"--stall_timeout=0", "--overlap_backward=false"}).config));

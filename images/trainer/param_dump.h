@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "images/trainer/models/model.h"
 #include "base/status.h"
+#include "images/trainer/models/model.h"
 
 namespace dljob::trainer {
 

@@ -43,9 +43,8 @@ std::string FormatHeader(const HeaderInfo& info) {
 }
 
 std::string FormatStepRow(int64_t step, const SpeedStats& speed, double loss) {
-  return std::to_string(step) +
-         Printf("\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f", speed.mean,
-                speed.uncertainty, speed.jitter, loss);
+  return std::to_string(step) + Printf("\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f",
+                                       speed.mean, speed.uncertainty, speed.jitter, loss);
 }
 
 std::string FormatAccuracy(int64_t epoch, double accuracy, int64_t correct, int64_t total) {

@@ -42,13 +42,17 @@ Result<int64_t> Trainer::StartState() {
 
 void Trainer::SaveCheckpoint(int64_t step) {
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  CheckpointMeta meta{step,         step / steps_per_epoch, step % steps_per_epoch,
-                      collective_.size(), options_.batch_size, options_.seed,
+  CheckpointMeta meta{step,
+                      step / steps_per_epoch,
+                      step % steps_per_epoch,
+                      collective_.size(),
+                      options_.batch_size,
+                      options_.seed,
                       options_.model_name};
   Status s = options_.checkpoints->Save(CaptureCheckpoint(model_, *optimizer_, meta));
   if (!s.ok()) {
-    reporter_.Warning("checkpoint of step " + std::to_string(step) + " not written: " +
-                      s.message() + "; training goes on");
+    reporter_.Warning("checkpoint of step " + std::to_string(step) +
+                      " not written: " + s.message() + "; training goes on");
   }
 }
 
@@ -105,8 +109,14 @@ Result<Trainer::Evaluation> Trainer::Evaluate() {
 
 void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window_rate,
                          bool metric_line) {
-  MetricReport report{step, epoch, std::nullopt, loss, std::nullopt, collective_.rank(),
-                      collective_.size(), options_.total_steps};
+  MetricReport report{step,
+                      epoch,
+                      std::nullopt,
+                      loss,
+                      std::nullopt,
+                      collective_.rank(),
+                      collective_.size(),
+                      options_.total_steps};
   if (!step_seconds_.empty()) {
     report.images_per_sec = window_rate;
     const double global_batch = static_cast<double>(options_.batch_size) * collective_.size();
@@ -117,8 +127,14 @@ void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window
 
 Status Trainer::EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                          TrainResult& result) {
-  MetricReport report{step, epoch, std::nullopt, loss, std::nullopt, collective_.rank(),
-                      collective_.size(), options_.total_steps};
+  MetricReport report{step,
+                      epoch,
+                      std::nullopt,
+                      loss,
+                      std::nullopt,
+                      collective_.rank(),
+                      collective_.size(),
+                      options_.total_steps};
   if (window_rate > 0) report.images_per_sec = window_rate;
   if (test_ != nullptr) {
     Result<Evaluation> eval = Evaluate();
@@ -204,9 +220,9 @@ Result<TrainResult> Trainer::Run() {
       window_seconds = 0.0;
       window_steps = 0;
     }
-    const bool save = options_.checkpoints != nullptr &&
-                      ((options_.checkpoint_every > 0 && step % options_.checkpoint_every == 0) ||
-                       step == total);
+    const bool save =
+        options_.checkpoints != nullptr &&
+        ((options_.checkpoint_every > 0 && step % options_.checkpoint_every == 0) || step == total);
     if (save) SaveCheckpoint(step);
   }
   updater_.reset();  // joins the overlap's communication thread
@@ -224,10 +240,14 @@ void Trainer::Finish(TrainResult& result) {
   result.total_images_per_sec = own_rate * collective_.size();
   reporter_.Human(FormatTotal(result.total_images_per_sec));
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  MetricReport report{result.steps,  (result.steps + steps_per_epoch - 1) / steps_per_epoch,
-                      own_rate,      result.final_loss,
-                      result.final_accuracy, collective_.rank(),
-                      collective_.size(), options_.total_steps};
+  MetricReport report{result.steps,
+                      (result.steps + steps_per_epoch - 1) / steps_per_epoch,
+                      own_rate,
+                      result.final_loss,
+                      result.final_accuracy,
+                      collective_.rank(),
+                      collective_.size(),
+                      options_.total_steps};
   reporter_.Metric(report);
 }
 

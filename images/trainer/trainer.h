@@ -39,6 +39,7 @@
 #include <torch/optim/sgd.h>
 #include <torch/types.h>
 
+#include "base/status.h"
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
@@ -47,7 +48,6 @@
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
 #include "images/trainer/variable_update.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 
@@ -63,12 +63,12 @@ struct TrainerOptions {
   torch::Device device = torch::kCPU;
   FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
-  bool overlap_backward = true;  // allreduce: reduce buckets during backward
-  Timeline* timeline = nullptr;  // null: no timeline
-  uint64_t seed = 0;           // of per-step random draws, and recorded in checkpoints
-  std::string model_name;      // recorded in checkpoints
-  CheckpointStore* checkpoints = nullptr;  // rank 0: where to save; null: no checkpoints
-  int64_t checkpoint_every = 0;            // > 0: save every N steps (and after the last)
+  bool overlap_backward = true;             // allreduce: reduce buckets during backward
+  Timeline* timeline = nullptr;             // null: no timeline
+  uint64_t seed = 0;                        // of per-step random draws, and recorded in checkpoints
+  std::string model_name;                   // recorded in checkpoints
+  CheckpointStore* checkpoints = nullptr;   // rank 0: where to save; null: no checkpoints
+  int64_t checkpoint_every = 0;             // > 0: save every N steps (and after the last)
   const Checkpoint* resume_from = nullptr;  // rank 0: continue from this checkpoint
 };
 

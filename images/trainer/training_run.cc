@@ -1,13 +1,13 @@
 #include "images/trainer/training_run.h"
 
-#include <torch/torch.h>
-
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <torch/torch.h>
 
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/mpi_environment.h"

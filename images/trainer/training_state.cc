@@ -1,8 +1,8 @@
 #include "images/trainer/training_state.h"
 
-#include <torch/torch.h>
-
 #include <sstream>
+
+#include <torch/torch.h>
 
 #include "storage/loader/sampler.h"
 

@@ -11,16 +11,16 @@
 // thread-safe (LibTorch modules are not).
 #pragma once
 
-#include <torch/optim/sgd.h>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <torch/optim/sgd.h>
+
+#include "base/status.h"
 #include "images/trainer/checkpoint.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/models/model.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -8,12 +8,12 @@
 //     The mean costs no pass of its own: loss_scale() is 1/world size, so backward produces
 //     gradients already divided by the world size and the allreduce only sums them
 //     (FusionOptions::average = false; exactly sum * (1/size) for power-of-two world sizes,
-//     within rounding of it otherwise). Float32 CPU gradients go through a FusedAllreducer (comm/fused_allreduce.h) in reverse
-//     registration order, bucket by bucket (one ALLREDUCE span each); other gradients (a GPU run)
-//     are allreduced one tensor at a time under one ALLREDUCE span. With `overlap_backward`, more
-//     than one rank and float32 CPU parameters, a GradientOverlap (comm/gradient_overlap.h) is
-//     armed by BeforeBackward and reduces the buckets during backward; Apply collects them. The
-//     sums are the same either way;
+//     within rounding of it otherwise). Float32 CPU gradients go through a FusedAllreducer
+//     (comm/fused_allreduce.h) in reverse registration order, bucket by bucket (one ALLREDUCE span
+//     each); other gradients (a GPU run) are allreduced one tensor at a time under one ALLREDUCE
+//     span. With `overlap_backward`, more than one rank and float32 CPU parameters, a
+//     GradientOverlap (comm/gradient_overlap.h) is armed by BeforeBackward and reduces the buckets
+//     during backward; Apply collects them. The sums are the same either way;
 //   - parameter_server: the gradients are packed into one buffer (FUSE), their sum reduced onto
 //     rank 0 (Collective::ReduceSum, REDUCE) in segments of FusionOptions::segment_bytes (one per
 //     tensor when fusion is off), rank 0 alone averages them (UNFUSE) and steps the optimizer
@@ -39,18 +39,18 @@
 
 #include <torch/optim/optimizer.h>
 
+#include "base/status.h"
 #include "images/trainer/choices.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
 #include "images/trainer/models/model.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 
 struct VariableUpdateOptions {
   VariableUpdate kind = VariableUpdate::kAllreduce;
-  FusionOptions fusion;  // threshold_bytes 0: one allreduce (or one segment) per tensor
+  FusionOptions fusion;          // threshold_bytes 0: one allreduce (or one segment) per tensor
   bool overlap_backward = true;  // allreduce: reduce buckets during backward
   Timeline* timeline = nullptr;  // null: no timeline
 };

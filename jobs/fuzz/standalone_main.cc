@@ -49,9 +49,9 @@ std::vector<std::string> ReadSeeds(const std::filesystem::path& dir) {
 // One random edit: flip a byte, insert or delete a run, duplicate a slice, or splice in a
 // fragment that YAML and JSON parsers find interesting.
 std::string Mutate(std::string s, const std::vector<std::string>& seeds, std::mt19937_64& rng) {
-  static const char* kTokens[] = {":",  "- ",  "\n",   "{",     "}",   "[",    "]",   "&a ",
-                                  "*a", "\"",  "'",    "null",  "~",   "0x1f", "1e999", ".inf",
-                                  "#",  "---", "\t",   "gpus: ", "2.5", "-1",  "\\u0000", "? "};
+  static const char* kTokens[] = {":",  "- ",  "\n", "{",      "}",   "[",    "]",       "&a ",
+                                  "*a", "\"",  "'",  "null",   "~",   "0x1f", "1e999",   ".inf",
+                                  "#",  "---", "\t", "gpus: ", "2.5", "-1",   "\\u0000", "? "};
   auto pick = [&](size_t n) { return n == 0 ? size_t{0} : static_cast<size_t>(rng() % n); };
   size_t pos = pick(s.size() + 1);
   switch (rng() % 6) {

@@ -71,10 +71,12 @@ class FakeWatch final : public kube::WatchStream {
       }
       if (cursor_ < api_.compacted_) {
         cursor_ = api_.rv_;
-        return std::optional<WatchEvent>(WatchEvent{
-            WatchEvent::Type::kError,
-            {{"kind", "Status"}, {"status", "Failure"}, {"code", 410}, {"reason", "Expired"},
-             {"message", "too old resource version"}}});
+        return std::optional<WatchEvent>(WatchEvent{WatchEvent::Type::kError,
+                                                    {{"kind", "Status"},
+                                                     {"status", "Failure"},
+                                                     {"code", 410},
+                                                     {"reason", "Expired"},
+                                                     {"message", "too old resource version"}}});
       }
       for (const FakeApi::HistoryEvent& h : api_.history_) {
         if (h.rv <= cursor_ || !Matches(h)) continue;
@@ -227,8 +229,9 @@ void FakeApi::BreakWatches() {
 std::string FakeApi::Bookmark() {
   std::lock_guard lock(mu_);
   ++rv_;
-  history_.push_back({rv_, "*", WatchEvent{WatchEvent::Type::kBookmark,
-                                           {{"metadata", {{"resourceVersion", std::to_string(rv_)}}}}}});
+  history_.push_back({rv_, "*",
+                      WatchEvent{WatchEvent::Type::kBookmark,
+                                 {{"metadata", {{"resourceVersion", std::to_string(rv_)}}}}}});
   cv_.notify_all();
   return std::to_string(rv_);
 }
@@ -307,7 +310,8 @@ kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::
 kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::string& ns,
                                        const Json& object) {
   std::lock_guard lock(mu_);
-  if (auto e = RecordLocked({"update", r.plural, ns, object["metadata"].value("name", ""), object})) {
+  if (auto e =
+          RecordLocked({"update", r.plural, ns, object["metadata"].value("name", ""), object})) {
     return *e;
   }
   return UpdateLocked(r, ns, object, false);

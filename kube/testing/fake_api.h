@@ -85,7 +85,8 @@ class FakeApi final : public kube::Api {
                                    const std::string& name, const Json& patch,
                                    const std::string& subresource) override;
   kube::ApiResult<Json> Delete(const kube::Resource& r, const std::string& ns,
-                               const std::string& name, const kube::DeleteOptions& options) override;
+                               const std::string& name,
+                               const kube::DeleteOptions& options) override;
   kube::ApiResult<kube::WatchStreamPtr> Watch(const kube::Resource& r, const std::string& ns,
                                               const kube::ListOptions& options) override;
   kube::ApiResult<Json> Bind(const std::string& ns, const std::string& pod,

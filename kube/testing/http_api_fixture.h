@@ -5,10 +5,10 @@
 // not thread-safe.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 #include "http/testing/fake_client.h"

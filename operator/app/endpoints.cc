@@ -23,14 +23,22 @@ std::vector<metrics::Family> OperatorFamilies(const OperatorState& s) {
   using metrics::Family;
   using metrics::MetricType;
   return {
-      Family{"dljob_operator_leader", "1 when this replica is the acting leader.",
-             MetricType::kGauge, {{{}, s.leading ? 1.0 : 0.0}}},
-      Family{"dljob_operator_caches_synced", "1 once the leader's informers have listed.",
-             MetricType::kGauge, {{{}, s.synced ? 1.0 : 0.0}}},
-      Family{"dljob_operator_workqueue_depth", "Jobs waiting to be reconciled.",
-             MetricType::kGauge, {{{}, static_cast<double>(s.queue_depth)}}},
-      Family{"dljob_operator_logs_following", "Launcher logs being followed now.",
-             MetricType::kGauge, {{{}, static_cast<double>(s.following)}}},
+      Family{"dljob_operator_leader",
+             "1 when this replica is the acting leader.",
+             MetricType::kGauge,
+             {{{}, s.leading ? 1.0 : 0.0}}},
+      Family{"dljob_operator_caches_synced",
+             "1 once the leader's informers have listed.",
+             MetricType::kGauge,
+             {{{}, s.synced ? 1.0 : 0.0}}},
+      Family{"dljob_operator_workqueue_depth",
+             "Jobs waiting to be reconciled.",
+             MetricType::kGauge,
+             {{{}, static_cast<double>(s.queue_depth)}}},
+      Family{"dljob_operator_logs_following",
+             "Launcher logs being followed now.",
+             MetricType::kGauge,
+             {{{}, static_cast<double>(s.following)}}},
   };
 }
 
@@ -52,7 +60,8 @@ EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
   if (path == "/metrics") {
     OperatorState s = state();
     std::vector<metrics::Family> families = OperatorFamilies(s);
-    for (metrics::Family& f : metrics::JobFamilies(s.jobs, s.logs)) families.push_back(std::move(f));
+    for (metrics::Family& f : metrics::JobFamilies(s.jobs, s.logs))
+      families.push_back(std::move(f));
     return EndpointAnswer{200, metrics::kTextContentType, metrics::RenderText(families)};
   }
   const std::string prefix = "/logs/";

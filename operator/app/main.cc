@@ -12,10 +12,10 @@
 #include <fstream>
 #include <thread>
 
-#include "operator/app/operator_app.h"
 #include "http/http_server.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "operator/app/operator_app.h"
 
 namespace dljob::op {
 namespace {

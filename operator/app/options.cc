@@ -22,8 +22,8 @@ std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::sec
              used = 0;
            }
            if (used != digits.size() || digits.empty() || n <= 0) {
-             throw CLI::ValidationError(name, "must be a positive number of seconds, got \"" + v +
-                                                  "\"");
+             throw CLI::ValidationError(name,
+                                        "must be a positive number of seconds, got \"" + v + "\"");
            }
            *out = std::chrono::seconds(n);
          },
@@ -37,9 +37,10 @@ std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::sec
 ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::string& pod_name,
                              const std::string& host_name, int pid) {
   OperatorOptions o;
-  CLI::App app("dljob-operator: runs DLJobs on Kubernetes (MPI launcher + workers, status, "
-               "throughput, logs).",
-               "dljob-operator");
+  CLI::App app(
+      "dljob-operator: runs DLJobs on Kubernetes (MPI launcher + workers, status, "
+      "throughput, logs).",
+      "dljob-operator");
   app.add_option("--kubeconfig", o.kubeconfig,
                  "kubeconfig file; default $KUBECONFIG, in-cluster, then ~/.kube/config");
   app.add_option("--context", o.context, "kubeconfig context (default: current-context)");
@@ -52,7 +53,8 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--qps", o.qps, "API requests per second (token bucket)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--burst", o.burst, "API request burst")->check(CLI::Range(1, 100000))
+  app.add_option("--burst", o.burst, "API request burst")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--leader-elect", o.leader_elect,
                  "elect a leader among replicas through a Lease (true|false)")
@@ -75,8 +77,7 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--port-file", o.port_file, "write the bound metrics port to this file");
   app.add_option("--log-archive-dir", o.log_archive_dir,
                  "keep every job's full launcher log under DIR/<namespace>/<job>.log");
-  app.add_option("--oss-csi-driver", o.oss_csi_driver,
-                 "CSI driver of uncached oss:// data volumes")
+  app.add_option("--oss-csi-driver", o.oss_csi_driver, "CSI driver of uncached oss:// data volumes")
       ->capture_default_str();
   app.add_option("--oss-endpoint", o.oss_endpoint,
                  "OSS/S3 endpoint of oss:// data (default: the Secret's `endpoint` key)");
@@ -89,8 +90,7 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   // value; CLI11 would otherwise take the next argument as the value.
   std::vector<std::string> split;
   for (const std::string& a : args) {
-    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' &&
-        a.find('=') == a.size() - 1) {
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
       split.push_back(a.substr(0, a.size() - 1));
       split.push_back("");
     } else {

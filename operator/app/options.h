@@ -16,8 +16,8 @@
 namespace dljob::op {
 
 struct OperatorOptions {
-  std::string kubeconfig;    // "" = $KUBECONFIG, in-cluster, or ~/.kube/config (client-go order)
-  std::string context;       // kubeconfig context; "" = current
+  std::string kubeconfig;       // "" = $KUBECONFIG, in-cluster, or ~/.kube/config (client-go order)
+  std::string context;          // kubeconfig context; "" = current
   std::string watch_namespace;  // "" = every namespace
   std::string cluster_domain = "cluster.local";
   int workers = 4;
@@ -31,8 +31,8 @@ struct OperatorOptions {
   std::chrono::seconds renew_deadline{10};
   std::chrono::seconds retry_period{2};
   std::string metrics_address = "0.0.0.0";
-  int metrics_port = 8080;  // 0: pick a free port (tests); -1: no HTTP endpoint
-  std::string port_file;    // write the bound metrics port here (tests)
+  int metrics_port = 8080;      // 0: pick a free port (tests); -1: no HTTP endpoint
+  std::string port_file;        // write the bound metrics port here (tests)
   std::string log_archive_dir;  // "" = do not archive job logs
   // oss:// data volumes (controller/volumes.h): the CSI driver, the endpoint ("" = the Secret's
   // `endpoint` key) and the default Secret with the keys, used unless an entry names its own.

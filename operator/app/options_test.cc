@@ -10,14 +10,13 @@ ParsedArgs Parse(std::vector<std::string> args, std::string pod = "") {
 }
 
 TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
-  ParsedArgs p = Parse({"--namespace=", "--cluster-domain=corp.local", "--workers=8", "--qps=20",
-                        "--burst=40", "--leader-elect=true", "--lease-name=dljob-operator",
-                        "--lease-namespace=dljob-system", "--lease-duration=15",
-                        "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
-                        "--log-archive-dir=/var/log/dljob",
-                        "--oss-csi-driver=ossplugin.csi.alibabacloud.com", "--oss-endpoint=",
-                        "--oss-secret=team-oss"},
-                       "dljob-operator-5d9c-abcde");
+  ParsedArgs p = Parse(
+      {"--namespace=", "--cluster-domain=corp.local", "--workers=8", "--qps=20", "--burst=40",
+       "--leader-elect=true", "--lease-name=dljob-operator", "--lease-namespace=dljob-system",
+       "--lease-duration=15", "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
+       "--log-archive-dir=/var/log/dljob", "--oss-csi-driver=ossplugin.csi.alibabacloud.com",
+       "--oss-endpoint=", "--oss-secret=team-oss"},
+      "dljob-operator-5d9c-abcde");
   ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
   const OperatorOptions& o = std::get<OperatorOptions>(p.result);
   EXPECT_EQ(o.watch_namespace, "");
@@ -50,7 +49,8 @@ TEST(OperatorOptionsTest, BadValuesNameTheFlag) {
            {{"--lease-duration=soon"}, "--lease-duration"},
            {{"--metrics-port=70000"}, "--metrics-port"},
            {{"--no-such-flag"}, "no-such-flag"},
-           {{"--lease-duration=10", "--renew-deadline=10"}, "--renew-deadline (10s) must be shorter"},
+           {{"--lease-duration=10", "--renew-deadline=10"},
+            "--renew-deadline (10s) must be shorter"},
        }) {
     ParsedArgs p = Parse(args);
     ASSERT_TRUE((std::holds_alternative<std::pair<int, std::string>>(p.result))) << args[0];

@@ -37,9 +37,8 @@ json SshVolume(const DLJob& job) {
           {"secret",
            {{"secretName", SshSecretName(job)},
             {"defaultMode", 0600},
-            {"items",
-             json::array({{{"key", "id_rsa"}, {"path", "id_rsa"}},
-                          {{"key", "authorized_keys"}, {"path", "authorized_keys"}}})}}}};
+            {"items", json::array({{{"key", "id_rsa"}, {"path", "id_rsa"}},
+                                   {{"key", "authorized_keys"}, {"path", "authorized_keys"}}})}}}};
 }
 
 Result<json> Resources(const DLJob& job) {
@@ -52,7 +51,8 @@ Result<json> Resources(const DLJob& job) {
         std::tuple{"memory", r.memory_per_gpu, "spec.resources.memoryPerGpu"}}) {
     if (!per_gpu) continue;
     Result<std::string> total = MultiplyQuantity(*per_gpu, gpus);
-    if (!total.ok()) return Status::InvalidArgument(std::string(path) + ": " + total.status().message());
+    if (!total.ok())
+      return Status::InvalidArgument(std::string(path) + ": " + total.status().message());
     limits[name] = *total;
     requests[name] = *total;
   }
@@ -94,7 +94,7 @@ int64_t WorkerCount(const DLJob& job) {
 }
 
 json OwnerReference(const DLJob& job) {
-  return {{"apiVersion", kApiVersion}, {"kind", kKind},        {"name", job.metadata.name},
+  return {{"apiVersion", kApiVersion}, {"kind", kKind},      {"name", job.metadata.name},
           {"uid", job.metadata.uid},   {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
@@ -173,9 +173,17 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
 
 std::vector<std::string> LauncherCommand(const DLJob& job) {
   std::vector<std::string> cmd = {
-      "mpirun", "--allow-run-as-root", "-np", std::to_string(job.spec.gpus.value_or(1)),
-      "--hostfile", kHostfilePath, "--tag-output", "--bind-to", "none",
-      "--mca", "plm_rsh_args",
+      "mpirun",
+      "--allow-run-as-root",
+      "-np",
+      std::to_string(job.spec.gpus.value_or(1)),
+      "--hostfile",
+      kHostfilePath,
+      "--tag-output",
+      "--bind-to",
+      "none",
+      "--mca",
+      "plm_rsh_args",
       "-p " + std::to_string(job.spec.mpi.ssh_port.value_or(2222)) +
           " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"};
   for (const EnvVar& e : job.spec.env) {
@@ -197,9 +205,8 @@ json NewLauncherPod(const DLJob& job) {
        json::array({{{"name", "hostfile"}, {"mountPath", "/etc/dljob"}, {"readOnly", true}},
                     {{"name", "ssh"}, {"mountPath", "/root/.ssh"}, {"readOnly", true}}})}};
   if (!job.spec.working_dir.empty()) container["workingDir"] = job.spec.working_dir;
-  json volumes = json::array({{{"name", "hostfile"},
-                               {"configMap", {{"name", ConfigMapName(job)}}}},
-                              SshVolume(job)});
+  json volumes = json::array(
+      {{{"name", "hostfile"}, {"configMap", {{"name", ConfigMapName(job)}}}}, SshVolume(job)});
   json spec = {{"schedulerName", kSchedulerName},
                {"restartPolicy", "Never"},
                {"containers", json::array({container})},

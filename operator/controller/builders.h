@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 #include "operator/controller/volumes.h"
 
 namespace dljob::controller {

@@ -63,8 +63,9 @@ TEST(NewWorkerPod, RequestsItsGpusAndRunsSshd) {
   EXPECT_EQ(spec["hostname"], "resnet50-worker-1");
   EXPECT_EQ(spec["subdomain"], "resnet50-worker");
   EXPECT_EQ(spec["nodeSelector"]["nvidia.com/gpu.product"], "NVIDIA-A100-SXM4-80GB");
-  EXPECT_EQ(spec["tolerations"][0], json::parse(
-      R"({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})"));
+  EXPECT_EQ(
+      spec["tolerations"][0],
+      json::parse(R"({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})"));
   const json& c = spec["containers"][0];
   EXPECT_EQ(c["image"], "registry.example.com/dljob/trainer:cuda");
   EXPECT_EQ(c["command"], json::parse(R"(["/usr/sbin/sshd", "-D", "-e", "-p", "2222"])"));
@@ -83,7 +84,8 @@ TEST(NewWorkerPod, RequestsItsGpusAndRunsSshd) {
   const json& init = spec["initContainers"][0];
   EXPECT_EQ(init["image"], c["image"]);
   EXPECT_EQ(init["command"][4], "oss://dljob-datasets/imagenet/train");
-  EXPECT_EQ(init["command"][6], "/dljob/cache/" + c["volumeMounts"][0]["subPath"].get<std::string>());
+  EXPECT_EQ(init["command"][6],
+            "/dljob/cache/" + c["volumeMounts"][0]["subPath"].get<std::string>());
 }
 
 TEST(NewWorkerPod, HasNoInitContainersWithoutACache) {
@@ -93,8 +95,9 @@ TEST(NewWorkerPod, HasNoInitContainersWithoutACache) {
   ASSERT_TRUE(pod.ok());
   EXPECT_FALSE((*pod)["spec"].contains("initContainers"));
   EXPECT_EQ((*pod)["spec"]["volumes"][0]["csi"]["volumeAttributes"]["bucket"], "dljob-datasets");
-  EXPECT_EQ((*pod)["spec"]["containers"][0]["volumeMounts"][0], json::parse(
-      R"({"name": "data-imagenet", "mountPath": "/data/imagenet", "readOnly": true})"));
+  EXPECT_EQ(
+      (*pod)["spec"]["containers"][0]["volumeMounts"][0],
+      json::parse(R"({"name": "data-imagenet", "mountPath": "/data/imagenet", "readOnly": true})"));
 }
 
 TEST(NewWorkerPod, ABadQuantityNamesItsField) {
@@ -108,12 +111,29 @@ TEST(NewWorkerPod, ABadQuantityNamesItsField) {
 TEST(NewLauncherPod, RunsMpirunOverTheHostfileWithTheJobsEnv) {
   DLJob job = ResNetJob();
   std::vector<std::string> want = {
-      "mpirun", "--allow-run-as-root", "-np", "16", "--hostfile", "/etc/dljob/hostfile",
-      "--tag-output", "--bind-to", "none", "--mca", "plm_rsh_args",
+      "mpirun",
+      "--allow-run-as-root",
+      "-np",
+      "16",
+      "--hostfile",
+      "/etc/dljob/hostfile",
+      "--tag-output",
+      "--bind-to",
+      "none",
+      "--mca",
+      "plm_rsh_args",
       "-p 2222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
-      "-x", "NCCL_DEBUG", "-x", "DLJOB_JOB_NAME",
-      "dljob-train", "--model=resnet50", "--batch_size=64", "--data_name=imagenet",
-      "--data_dir=/data/imagenet", "--variable_update=allreduce", "--use_fp16"};
+      "-x",
+      "NCCL_DEBUG",
+      "-x",
+      "DLJOB_JOB_NAME",
+      "dljob-train",
+      "--model=resnet50",
+      "--batch_size=64",
+      "--data_name=imagenet",
+      "--data_dir=/data/imagenet",
+      "--variable_update=allreduce",
+      "--use_fp16"};
   EXPECT_EQ(LauncherCommand(job), want);
   json pod = NewLauncherPod(job);
   EXPECT_EQ(pod["metadata"]["name"], "resnet50-launcher");

@@ -54,7 +54,8 @@ bool IsDeleting(const Json& object) { return Meta(object).contains("deletionTime
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
                            const BuildOptions& options) {
   Result<Json> pod = NewWorkerPod(job, index, options);
-  if (pod.ok()) (*pod)["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
+  if (pod.ok())
+    (*pod)["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
   return pod;
 }
 

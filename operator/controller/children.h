@@ -12,10 +12,10 @@
 #include <optional>
 #include <string>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
-#include "operator/controller/builders.h"
+#include "jobs/dljob_types.h"
 #include "kube/api.h"
+#include "operator/controller/builders.h"
 
 namespace dljob::controller {
 

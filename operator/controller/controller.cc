@@ -8,7 +8,8 @@
 namespace dljob::controller {
 namespace {
 
-InformerOptions For(const ControllerOptions& o, const std::string& ns, const std::string& selector) {
+InformerOptions For(const ControllerOptions& o, const std::string& ns,
+                    const std::string& selector) {
   InformerOptions i = o.informer;
   i.ns = ns;
   i.label_selector = selector;
@@ -59,11 +60,11 @@ Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions opt
                               if (ledger_.RemovePod(o)) WakeWaiting();
                             }});
 
-  reconciler_ = std::make_unique<Reconciler>(
-      api, clock,
-      Caches{jobs_->store(), pods_->store(), services_->store(), config_maps_->store(),
-             secrets_->store(), ledger_},
-      options_.reconcile, std::move(keys));
+  reconciler_ =
+      std::make_unique<Reconciler>(api, clock,
+                                   Caches{jobs_->store(), pods_->store(), services_->store(),
+                                          config_maps_->store(), secrets_->store(), ledger_},
+                                   options_.reconcile, std::move(keys));
 }
 
 Controller::~Controller() = default;
@@ -95,7 +96,8 @@ void Controller::Run(std::stop_token stop) {
   }
   std::vector<std::jthread> workers;
   if (!stop.stop_requested()) {
-    for (int i = 0; i < std::max(1, options_.workers); ++i) workers.emplace_back([this] { Work(); });
+    for (int i = 0; i < std::max(1, options_.workers); ++i)
+      workers.emplace_back([this] { Work(); });
   }
   std::stop_callback shut(stop, [this] { queue_.ShutDown(); });
   for (std::jthread& w : workers) w.join();

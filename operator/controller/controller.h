@@ -5,12 +5,12 @@
 // a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the last two feed
 // the GpuLedger that gang placement uses. Every change to a job or a child enqueues the job's key
 // (a child's change in the queue's follow-up lane, so a job under way takes its next step before
-// new jobs start); a change that frees GPUs (a node added or changed, a bound pod finished or deleted) enqueues the
-// jobs that are waiting for GPUs.
-// Workers take keys from the WorkQueue (never one key twice at once), reconcile, then Forget the
-// key on success, AddRateLimited on error, and AddAfter when the reconciler asks to look again
-// (deadlines, TTL, waiting for GPUs). Run() blocks until its stop token is requested, then stops
-// the informers and workers and returns. Thread-safe: Run() once; the rest from any thread.
+// new jobs start); a change that frees GPUs (a node added or changed, a bound pod finished or
+// deleted) enqueues the jobs that are waiting for GPUs. Workers take keys from the WorkQueue (never
+// one key twice at once), reconcile, then Forget the key on success, AddRateLimited on error, and
+// AddAfter when the reconciler asks to look again (deadlines, TTL, waiting for GPUs). Run() blocks
+// until its stop token is requested, then stops the informers and workers and returns. Thread-safe:
+// Run() once; the rest from any thread.
 #pragma once
 
 #include <functional>

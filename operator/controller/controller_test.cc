@@ -57,9 +57,10 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   api.Put(kNodes, GpuNode("n1", 8));
   api.Put(kNodes, GpuNode("n2", 8));
   for (std::string name : {"a", "b"}) {
-    api.Put(kDLJobs, {{"metadata", {{"name", name}, {"namespace", "ns"}}},
-                      {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 8},
-                                {"gpusPerWorker", 4}}}});
+    api.Put(
+        kDLJobs,
+        {{"metadata", {{"name", name}, {"namespace", "ns"}}},
+         {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 8}, {"gpusPerWorker", 4}}}});
   }
   ControllerOptions options;
   options.workers = 2;
@@ -73,7 +74,8 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   ASSERT_TRUE(Eventually([&] {
     Kubelet(api, "b-worker-1", failed);
     return Phase(api, "a") == "Succeeded" && Phase(api, "b") == "Succeeded";
-  })) << "a: " << Phase(api, "a") << ", b: " << Phase(api, "b");
+  })) << "a: "
+      << Phase(api, "a") << ", b: " << Phase(api, "b");
   run.request_stop();
   run.join();
 
@@ -89,9 +91,11 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   }
   int b_launcher = binds["b-launcher"];
   binds.erase("b-launcher");
-  EXPECT_EQ(binds, (std::map<std::string, int>{{"a-launcher", 1}, {"a-worker-0", 1},
-                                                {"a-worker-1", 1}, {"b-worker-0", 2},
-                                                {"b-worker-1", 2}}));
+  EXPECT_EQ(binds, (std::map<std::string, int>{{"a-launcher", 1},
+                                               {"a-worker-0", 1},
+                                               {"a-worker-1", 1},
+                                               {"b-worker-0", 2},
+                                               {"b-worker-1", 2}}));
   EXPECT_TRUE(b_launcher == 1 || b_launcher == 2) << b_launcher;
   for (const Json& pod : api.Objects(kPods)) {  // what is left is the last incarnation's
     std::string job = pod["metadata"]["labels"][kJobNameLabel];

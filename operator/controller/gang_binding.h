@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
-#include "operator/controller/gpu_ledger.h"
+#include "jobs/dljob_types.h"
 #include "kube/api.h"
+#include "operator/controller/gpu_ledger.h"
 
 namespace dljob::controller {
 

@@ -22,10 +22,11 @@
 
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/clock.h"
 #include "base/status.h"

@@ -1,9 +1,9 @@
 #include "operator/controller/gpu_ledger.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 

@@ -47,10 +47,16 @@ void Informer::Run(std::stop_token stop) {
       need_list = false;
     }
     switch (Watch(stop)) {
-      case WatchEnd::kStopped: return;
-      case WatchEnd::kRelist: need_list = true; break;
-      case WatchEnd::kRewatch: break;
-      case WatchEnd::kBackoff: Backoff(stop); break;
+      case WatchEnd::kStopped:
+        return;
+      case WatchEnd::kRelist:
+        need_list = true;
+        break;
+      case WatchEnd::kRewatch:
+        break;
+      case WatchEnd::kBackoff:
+        Backoff(stop);
+        break;
     }
   }
 }
@@ -116,9 +122,11 @@ bool Informer::Apply(const kube::WatchEvent& event) {
   if (!event_rv.empty()) SetResourceVersion(event_rv);
   backoff_ = options_.initial_backoff;
   Json slim;
-  const Json& object = options_.transform ? (slim = options_.transform(event.object)) : event.object;
+  const Json& object =
+      options_.transform ? (slim = options_.transform(event.object)) : event.object;
   switch (event.type) {
-    case Type::kBookmark: break;
+    case Type::kBookmark:
+      break;
     case Type::kAdded:
     case Type::kModified: {
       std::optional<Json> old = store_.Upsert(object);
@@ -130,7 +138,8 @@ bool Informer::Apply(const kube::WatchEvent& event) {
       NotifyDelete(object);
       break;
     }
-    case Type::kError: break;
+    case Type::kError:
+      break;
   }
   return true;
 }

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "operator/controller/builders.h"
 #include "kube/testing/fake_api.h"
+#include "operator/controller/builders.h"
 
 namespace dljob::controller {
 namespace {
@@ -186,8 +186,8 @@ TEST_F(InformerTest, ErrorEventRelistsAndNotifiesOnlyTheDifference) {
                                       "update ns/a", "add ns/d", "delete ns/b"}));
   EXPECT_EQ(informer_.store().Keys(),
             (std::vector<std::string>{"ns/a", "ns/c", "ns/d", "ns/gate"}));
-  EXPECT_EQ(api_.CallStrings(), (std::vector<std::string>{"list pods", "watch pods", "list pods",
-                                                          "watch pods"}));
+  EXPECT_EQ(api_.CallStrings(),
+            (std::vector<std::string>{"list pods", "watch pods", "list pods", "watch pods"}));
   EXPECT_EQ(CallsOf("watch")[1].body["resourceVersion"], Rv("d"));
 }
 
@@ -229,8 +229,8 @@ TEST_F(InformerTest, StopsPromptlyWhileWatching) {
 TEST(InformerStopTest, StopsPromptlyWhileBackingOff) {
   FakeApi api;
   for (int i = 0; i < 10; ++i) api.FailNext("list", "pods", {503, "ServiceUnavailable", "down"});
-  Informer informer(api, kPods, InformerOptions{"", "", 300, 500, std::chrono::hours(1),
-                                                std::chrono::hours(1)});
+  Informer informer(
+      api, kPods, InformerOptions{"", "", 300, 500, std::chrono::hours(1), std::chrono::hours(1)});
   std::jthread thread([&](std::stop_token stop) { informer.Run(stop); });
   ASSERT_TRUE(Eventually([&] { return api.Calls().size() == 1; }));
   thread.request_stop();

@@ -113,11 +113,11 @@ bool LeaderElector::TryAcquireOrRenew() {
 
   kube::ApiResult<kube::Json> written = kube::ApiError{};
   if (!current) {
-    kube::Json lease = {{"apiVersion", leases.ApiVersion()},
-                        {"kind", leases.kind},
-                        {"metadata",
-                         {{"name", options_.lease_name}, {"namespace", options_.lease_namespace}}},
-                        {"spec", LeaseSpec(d.record)}};
+    kube::Json lease = {
+        {"apiVersion", leases.ApiVersion()},
+        {"kind", leases.kind},
+        {"metadata", {{"name", options_.lease_name}, {"namespace", options_.lease_namespace}}},
+        {"spec", LeaseSpec(d.record)}};
     written = api_.Create(leases, options_.lease_namespace, lease);
   } else {
     object["spec"] = LeaseSpec(d.record);  // metadata.resourceVersion kept: stale → 409

@@ -43,12 +43,18 @@ std::string WhyFailed(const json& pod) {
 
 const char* JobStateName(JobState state) {
   switch (state) {
-    case JobState::kPending: return "Pending";
-    case JobState::kScheduled: return "Scheduled";
-    case JobState::kStarting: return "Starting";
-    case JobState::kRunning: return "Running";
-    case JobState::kSucceeded: return "Succeeded";
-    case JobState::kFailed: return "Failed";
+    case JobState::kPending:
+      return "Pending";
+    case JobState::kScheduled:
+      return "Scheduled";
+    case JobState::kStarting:
+      return "Starting";
+    case JobState::kRunning:
+      return "Running";
+    case JobState::kSucceeded:
+      return "Succeeded";
+    case JobState::kFailed:
+      return "Failed";
   }
   return "";
 }
@@ -85,7 +91,8 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   }
   for (const auto& [node, gpus] : gpus_by_node) o.placement.push_back({node, gpus});
 
-  std::string launcher_phase = launcher ? Str(launcher->value("status", json::object()), "phase") : "";
+  std::string launcher_phase =
+      launcher ? Str(launcher->value("status", json::object()), "phase") : "";
   if (launcher_phase == "Succeeded") {
     o.state = JobState::kSucceeded;
     o.reason = "LauncherSucceeded";
@@ -113,8 +120,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
                 std::to_string(o.workers.desired) + " Ready, waiting for their containers to start";
   } else {
     o.reason = "WaitingForWorkers";
-    o.message = std::to_string(bound) + "/" + std::to_string(o.workers.desired) +
-                " workers placed";
+    o.message = std::to_string(bound) + "/" + std::to_string(o.workers.desired) + " workers placed";
   }
   return o;
 }

@@ -30,9 +30,9 @@ struct Observation {
   JobState state = JobState::kPending;
   WorkerCounts workers;
   std::vector<PlacementEntry> placement;  // node → GPUs of the workers bound so far
-  std::string failed_pod;  // the first failed pod, when kFailed
-  std::string reason;      // CamelCase, e.g. "WorkerFailed", "LauncherSucceeded"
-  std::string message;     // for a person: which pod, what happened
+  std::string failed_pod;                 // the first failed pod, when kFailed
+  std::string reason;                     // CamelCase, e.g. "WorkerFailed", "LauncherSucceeded"
+  std::string message;                    // for a person: which pod, what happened
 };
 
 // `pods` are the job's pods (workers and launcher, told apart by the dljob.io/role label).

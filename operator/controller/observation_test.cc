@@ -25,9 +25,9 @@ DLJob Job() {
 json Worker(int64_t i, const std::string& node, const std::string& phase, bool ready) {
   json pod = *NewWorkerPod(Job(), i, BuildOptions{});
   if (!node.empty()) pod["spec"]["nodeName"] = node;
-  pod["status"] = {{"phase", phase},
-                   {"conditions", json::array({{{"type", "Ready"},
-                                                {"status", ready ? "True" : "False"}}})}};
+  pod["status"] = {
+      {"phase", phase},
+      {"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}};
   return pod;
 }
 
@@ -44,7 +44,8 @@ json Launcher(const std::string& phase, int exit_code = 0) {
 
 TEST(Observe, WalksTheJobThroughItsLife) {
   EXPECT_EQ(Observe(Job(), {}).state, JobState::kPending);
-  Observation o = Observe(Job(), {Worker(0, "n1", "Pending", false), Worker(1, "", "Pending", false)});
+  Observation o =
+      Observe(Job(), {Worker(0, "n1", "Pending", false), Worker(1, "", "Pending", false)});
   EXPECT_EQ(o.state, JobState::kPending);
   EXPECT_EQ(o.message, "1/2 workers placed");
   o = Observe(Job(), {Worker(0, "n1", "Running", true), Worker(1, "n2", "Pending", false)});
@@ -65,8 +66,9 @@ TEST(Observe, WalksTheJobThroughItsLife) {
 
 TEST(Observe, AFailedWorkerFailsTheJobAndSaysWhich) {
   json failed = Worker(1, "n2", "Failed", false);
-  failed["status"]["containerStatuses"] = json::array(
-      {{{"name", "worker"}, {"state", {{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}}}});
+  failed["status"]["containerStatuses"] =
+      json::array({{{"name", "worker"},
+                    {"state", {{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}}}}});
   Observation o = Observe(Job(), {Worker(0, "n1", "Running", true), failed, Launcher("Running")});
   EXPECT_EQ(o.state, JobState::kFailed);
   EXPECT_EQ(o.reason, "WorkerFailed");
@@ -76,8 +78,8 @@ TEST(Observe, AFailedWorkerFailsTheJobAndSaysWhich) {
 }
 
 TEST(Observe, ALauncherFailureWinsOverRunningWorkers) {
-  Observation o = Observe(Job(), {Worker(0, "n1", "Running", true), Worker(1, "n1", "Running", true),
-                                  Launcher("Failed", 3)});
+  Observation o = Observe(Job(), {Worker(0, "n1", "Running", true),
+                                  Worker(1, "n1", "Running", true), Launcher("Failed", 3)});
   EXPECT_EQ(o.state, JobState::kFailed);
   EXPECT_EQ(o.reason, "LauncherFailed");
   EXPECT_EQ(o.message, "launcher j-launcher exited with code 3 (Error)");

@@ -13,17 +13,17 @@
 namespace dljob::controller {
 
 struct Reconciler::Pass {
-  Json cached;                          // the job as the cache holds it; never modified
-  DLJob job;                            // the defaulted copy whose status this pass rewrites
-  DLJobStatus old;                      // the status as read
+  Json cached;      // the job as the cache holds it; never modified
+  DLJob job;        // the defaulted copy whose status this pass rewrites
+  DLJobStatus old;  // the status as read
   WallTime now;
   std::string now_s;
-  std::vector<Json> pods;               // this incarnation's pods
-  std::vector<Json> stale;              // pods from before a restart
+  std::vector<Json> pods;   // this incarnation's pods
+  std::vector<Json> stale;  // pods from before a restart
   std::optional<Duration> requeue;
-  bool warning = false;                 // the transition deserves a Warning event
-  bool delete_all = false;              // after the status write: delete every pod (restart, suspend)
-  bool delete_live = false;             // after the status write: delete running pods (deadline)
+  bool warning = false;      // the transition deserves a Warning event
+  bool delete_all = false;   // after the status write: delete every pod (restart, suspend)
+  bool delete_live = false;  // after the status write: delete running pods (deadline)
 
   int64_t incarnation() const { return job.status.restarts.value_or(0); }
   void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }

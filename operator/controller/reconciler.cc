@@ -21,10 +21,14 @@ Duration Until(WallTime due, WallTime now) {
 
 }  // namespace
 
-Reconciler::Reconciler(kube::Api& api, const Clock& clock, Caches caches,
-                       ReconcilerOptions options, SshKeyGenerator keys)
-    : api_(api), clock_(clock), caches_(caches), options_(std::move(options)),
-      keys_(std::move(keys)), events_(api, clock) {}
+Reconciler::Reconciler(kube::Api& api, const Clock& clock, Caches caches, ReconcilerOptions options,
+                       SshKeyGenerator keys)
+    : api_(api),
+      clock_(clock),
+      caches_(caches),
+      options_(std::move(options)),
+      keys_(std::move(keys)),
+      events_(api, clock) {}
 
 Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
                                               std::optional<WallTime> last_progress) {
@@ -66,8 +70,10 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
     for (const Json& pod : p.stale) {
       if (IsDeleting(pod)) continue;
       std::string name = pod["metadata"].value("name", "");
-      kube::ApiResult<Json> r = api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, name);
-      if (!r.ok() && !r.error().IsNotFound()) return r.error().ToStatus().WithContext("deleting pod " + name);
+      kube::ApiResult<Json> r =
+          api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, name);
+      if (!r.ok() && !r.error().IsNotFound())
+        return r.error().ToStatus().WithContext("deleting pod " + name);
     }
     return Finish(p);
   }
@@ -86,8 +92,8 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
       break;
     case JobState::kStarting:
       if (!restarting) {
-        p.Set(JobPhase::kScheduled, "WorkersReady", "every worker is Ready; the launcher is starting",
-              false);
+        p.Set(JobPhase::kScheduled, "WorkersReady",
+              "every worker is Ready; the launcher is starting", false);
       }
       break;
     case JobState::kScheduled:

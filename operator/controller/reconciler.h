@@ -27,13 +27,13 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "jobs/run_policy.h"
+#include "kube/api.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/store.h"
-#include "kube/api.h"
 
 namespace dljob::controller {
 

@@ -75,8 +75,10 @@ Status Reconciler::WriteStatus(Pass& p) {
   if (p.job.status == p.old) return Status::Ok();
   Json out = p.cached;
   out["status"] = EncodeTree(p.job)["status"];
-  kube::ApiResult<Json> r = api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
-  if (!r.ok()) return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
+  kube::ApiResult<Json> r =
+      api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
+  if (!r.ok())
+    return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
   std::string reason = PhaseReason(p.job.status);
   if (p.job.status.phase != p.old.phase || reason != PhaseReason(p.old) ||
       p.job.status.restarts != p.old.restarts.value_or(0)) {
@@ -90,7 +92,8 @@ Status Reconciler::DeletePods(Pass& p, bool only_live) {
   for (std::vector<Json>* list : {&p.pods, &p.stale}) {
     for (Json& pod : *list) {
       if (IsDeleting(pod) || (only_live && !IsLive(pod))) continue;
-      kube::ApiResult<Json> r = api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, NameOf(pod));
+      kube::ApiResult<Json> r =
+          api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, NameOf(pod));
       if (!r.ok() && !r.error().IsNotFound()) {
         return r.error().ToStatus().WithContext("deleting pod " + NameOf(pod));
       }
@@ -102,7 +105,8 @@ Status Reconciler::DeletePods(Pass& p, bool only_live) {
 
 Status Reconciler::CleanUp(Pass& p) {
   if (p.pods.empty() && p.stale.empty()) {
-    for (Json& pod : caches_.pods.ByIndex(ObjectKey(p.job.metadata.namespace_, p.job.metadata.name))) {
+    for (Json& pod :
+         caches_.pods.ByIndex(ObjectKey(p.job.metadata.namespace_, p.job.metadata.name))) {
       p.pods.push_back(std::move(pod));
     }
   }
@@ -119,9 +123,10 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
     const Store& cache;
     std::string name;
   };
-  for (const Child& c : {Child{kube::resources::kServices, caches_.services, ServiceName(job)},
-                         Child{kube::resources::kConfigMaps, caches_.config_maps, ConfigMapName(job)},
-                         Child{kube::resources::kSecrets, caches_.secrets, SshSecretName(job)}}) {
+  for (const Child& c :
+       {Child{kube::resources::kServices, caches_.services, ServiceName(job)},
+        Child{kube::resources::kConfigMaps, caches_.config_maps, ConfigMapName(job)},
+        Child{kube::resources::kSecrets, caches_.secrets, SshSecretName(job)}}) {
     std::optional<Json> cached = c.cache.Get(ObjectKey(ns, c.name));
     Json desired;
     if (&c.r == &kube::resources::kServices) {
@@ -196,8 +201,8 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   }
   if (Observe(job, p.pods).state != JobState::kStarting) return true;
 
-  Result<EnsuredChild> r =
-      EnsureChild(api_, kube::resources::kPods, job, DesiredLauncher(job, p.incarnation()), std::nullopt);
+  Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job,
+                                       DesiredLauncher(job, p.incarnation()), std::nullopt);
   if (!r.ok()) return r.status();
   if (r->state == ChildState::kForeign) {
     p.Set(JobPhase::kQueued, "NameConflict", r->message, true);

@@ -33,14 +33,14 @@ TEST_F(ReconcilerTest, NewJobGetsItsChildrenAndBoundWorkersButNoLauncher) {
   ReconcileResult r = Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
+                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound"}));
   DLJob job = Job();
   EXPECT_EQ(Body("create services ns/j-worker"), NewWorkerService(job));
   EXPECT_EQ(Body("create configmaps ns/j-config"), NewConfigMap(job, options_.build));
-  EXPECT_EQ(Body("create secrets ns/j-ssh"),
-            NewSshSecret(job, FixedKeys("").value().private_key, FixedKeys("").value().authorized_key));
+  EXPECT_EQ(Body("create secrets ns/j-ssh"), NewSshSecret(job, FixedKeys("").value().private_key,
+                                                          FixedKeys("").value().authorized_key));
   EXPECT_EQ(Body("create pods ns/j-worker-1"), *DesiredWorker(job, 1, 0, options_.build));
   EXPECT_EQ(Body("bind pods ns/j-worker-0")["node"], "n1");
   Json status = JobStatus();
@@ -106,8 +106,9 @@ TEST_F(ReconcilerTest, FailedWorkerRestartsTheJobUntilTheBackoffLimit) {
   Json status = JobStatus();
   EXPECT_EQ(status["phase"], "Restarting");
   EXPECT_EQ(status["restarts"], 1);
-  EXPECT_EQ(status["conditions"].back()["message"],
-            "worker j-worker-1 exited with code 3 (Error); restarting the whole job (restart 1 of 1)");
+  EXPECT_EQ(
+      status["conditions"].back()["message"],
+      "worker j-worker-1 exited with code 3 (Error); restarting the whole job (restart 1 of 1)");
 
   Reconcile();  // the pods are gone: the next incarnation starts
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
@@ -130,18 +131,18 @@ TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound
   ReconcileResult r = Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events Unschedulable"}));
+                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events Unschedulable"}));
   Json status = JobStatus();
   EXPECT_EQ(status["phase"], "Queued");
-  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("2 workers"), std::string::npos)
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("2 workers"),
+            std::string::npos)
       << status["conditions"][0]["message"];
   EXPECT_EQ(r.requeue_after, options_.queued_retry);
   api_.Put(kNodes, GpuNode("n2", 8));  // room appears
   Reconcile();
-  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound"}));
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
 }
 
 TEST_F(ReconcilerTest, GpusPlacedButNotYetSeenBoundAreNotPlacedAgain) {
@@ -273,8 +274,7 @@ TEST_F(ReconcilerTest, LauncherLeftUnboundIsBoundOnTheNextPass) {
       << r.status().message();
   Reconcile();  // the launcher exists now, unbound: checked with the server, then bound
   EXPECT_EQ(Calls(), (Strings{"get pods ns/j-launcher", "bind pods ns/j-launcher",
-                              "update-status dljobs ns/j",
-                              "create events WorkersReady"}));
+                              "update-status dljobs ns/j", "create events WorkersReady"}));
   EXPECT_EQ(Body("bind pods ns/j-launcher")["node"], "n1");
   Reconcile();
   EXPECT_EQ(Calls(), Strings{});

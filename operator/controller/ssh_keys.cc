@@ -14,7 +14,8 @@ using Bytes = std::vector<unsigned char>;
 
 // The SSH wire encoding (RFC 4251): big-endian uint32, and strings prefixed by their length.
 void PutU32(Bytes& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<unsigned char>(v >> shift));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<unsigned char>(v >> shift));
 }
 void PutString(Bytes& out, const Bytes& s) {
   PutU32(out, static_cast<uint32_t>(s.size()));

@@ -28,7 +28,8 @@ TEST(SshKeys, EachJobGetsItsOwnEd25519Key) {
   Result<SshKeyPair> a = GenerateSshKeyPair("dljob@ns/a");
   Result<SshKeyPair> b = GenerateSshKeyPair("dljob@ns/b");
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->authorized_key.rfind("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", 0), 0u) << a->authorized_key;
+  EXPECT_EQ(a->authorized_key.rfind("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI", 0), 0u)
+      << a->authorized_key;
   EXPECT_EQ(a->authorized_key.substr(a->authorized_key.size() - 12), " dljob@ns/a\n");
   EXPECT_EQ(a->private_key.rfind("-----BEGIN OPENSSH PRIVATE KEY-----\n", 0), 0u);
   EXPECT_NE(a->authorized_key, b->authorized_key);
@@ -45,9 +46,7 @@ TEST(SshKeys, SshKeygenReadsThePrivateKey) {
   char dir_template[] = "/tmp/dljob-sshkey-XXXXXX";
   ASSERT_NE(mkdtemp(dir_template), nullptr);
   std::string dir = dir_template, file = dir + "/id";
-  {
-    std::ofstream(file) << pair->private_key;
-  }
+  { std::ofstream(file) << pair->private_key; }
   chmod(file.c_str(), 0600);
   std::string derived = RunCapture("ssh-keygen -y -f " + file + " 2>&1");
   unlink(file.c_str());

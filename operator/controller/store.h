@@ -51,7 +51,7 @@ class Store {
 
   const IndexFunc index_;
   mutable std::mutex mu_;
-  std::map<std::string, Json> items_;                    // GUARDED_BY(mu_)
+  std::map<std::string, Json> items_;                      // GUARDED_BY(mu_)
   std::map<std::string, std::set<std::string>> by_index_;  // GUARDED_BY(mu_)
 };
 

@@ -8,12 +8,10 @@ namespace {
 using json = nlohmann::json;
 
 json OssVolume(const VolumeSource& s, bool read_only, const VolumeOptions& o) {
-  std::string opts = "-o allow_other -o max_stat_cache_size=" +
-                     std::to_string(o.oss_stat_cache_size);
+  std::string opts =
+      "-o allow_other -o max_stat_cache_size=" + std::to_string(o.oss_stat_cache_size);
   if (read_only) opts += " -o ro";
-  json attributes = {{"bucket", s.bucket},
-                     {"path", "/" + s.path},
-                     {"otherOpts", opts}};
+  json attributes = {{"bucket", s.bucket}, {"path", "/" + s.path}, {"otherOpts", opts}};
   if (!o.oss_endpoint.empty()) attributes["url"] = o.oss_endpoint;
   return {{"csi",
            {{"driver", o.oss_csi_driver},
@@ -78,12 +76,11 @@ void AddCachedEntry(const DLJob& job, const DataVolume& d, const VolumeSource& s
     mounts.push_back(std::move(source_mount));
   }
   mounts.push_back({{"name", cache_volume}, {"mountPath", kCacheMountDir}});
-  json container = {
-      {"name", cache_volume},
-      {"image", job.spec.image},
-      {"command", json::array({"dljob", "data", "cache", "--from", from, "--to",
-                               std::string(kCacheMountDir) + "/" + subdir})},
-      {"volumeMounts", std::move(mounts)}};
+  json container = {{"name", cache_volume},
+                    {"image", job.spec.image},
+                    {"command", json::array({"dljob", "data", "cache", "--from", from, "--to",
+                                             std::string(kCacheMountDir) + "/" + subdir})},
+                    {"volumeMounts", std::move(mounts)}};
   if (!env.empty()) container["env"] = std::move(env);
   out.init_containers.push_back(std::move(container));
 }

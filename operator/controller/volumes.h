@@ -30,21 +30,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jobs/dljob_types.h"
 #include "base/status.h"
+#include "jobs/dljob_types.h"
 
 namespace dljob::controller {
 
 struct VolumeOptions {
   std::string oss_csi_driver = "ossplugin.csi.alibabacloud.com";
-  std::string oss_endpoint;            // e.g. "oss-cn-hangzhou-internal.aliyuncs.com"
+  std::string oss_endpoint;              // e.g. "oss-cn-hangzhou-internal.aliyuncs.com"
   std::string oss_secret = "dljob-oss";  // a Secret with akId / akSecret in the job's namespace
   int64_t oss_stat_cache_size = 1000000;
 };
 
 struct RenderedVolumes {
-  nlohmann::json volumes = nlohmann::json::array();  // pod.spec.volumes entries
-  nlohmann::json mounts = nlohmann::json::array();   // container.volumeMounts entries
+  nlohmann::json volumes = nlohmann::json::array();          // pod.spec.volumes entries
+  nlohmann::json mounts = nlohmann::json::array();           // container.volumeMounts entries
   nlohmann::json init_containers = nlohmann::json::array();  // pod.spec.initContainers entries
 };
 

@@ -38,12 +38,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"HostPath", "hostPath:/mnt/data", true,
              R"({"name":"data-ds","hostPath":{"path":"/mnt/data","type":"Directory"}})",
              R"({"name":"data-ds","mountPath":"/data","readOnly":true})"},
-        Case{"PvcWithSubpath", "pvc:datasets/imagenet/train", false,
-             R"({"name":"data-ds","persistentVolumeClaim":{"claimName":"datasets","readOnly":false}})",
-             R"({"name":"data-ds","mountPath":"/data","readOnly":false,"subPath":"imagenet/train"})"},
-        Case{"Nfs", "nas://nas.example.com/export/imagenet", true,
-             R"({"name":"data-ds","nfs":{"server":"nas.example.com","path":"/export/imagenet","readOnly":true}})",
-             R"({"name":"data-ds","mountPath":"/data","readOnly":true})"},
+        Case{
+            "PvcWithSubpath", "pvc:datasets/imagenet/train", false,
+            R"({"name":"data-ds","persistentVolumeClaim":{"claimName":"datasets","readOnly":false}})",
+            R"({"name":"data-ds","mountPath":"/data","readOnly":false,"subPath":"imagenet/train"})"},
+        Case{
+            "Nfs", "nas://nas.example.com/export/imagenet", true,
+            R"({"name":"data-ds","nfs":{"server":"nas.example.com","path":"/export/imagenet","readOnly":true}})",
+            R"({"name":"data-ds","mountPath":"/data","readOnly":true})"},
         Case{"Oss", "oss://bucket/imagenet/train", true,
              R"({"name":"data-ds","csi":{"driver":"ossplugin.csi.alibabacloud.com","readOnly":true,
                  "volumeAttributes":{"bucket":"bucket","path":"/imagenet/train",
@@ -66,7 +68,8 @@ TEST(RenderDataVolumes, NamesTheBadSource) {
 DLJob CachedJob(const std::string& source, const std::string& name = "ds") {
   DLJob job;
   job.spec.image = "registry.example.com/dljob/trainer:cuda";
-  job.spec.data = {{name, source, "/data/ds", true, CacheSpec{"LocalSSD", "/mnt/nvme/dljob-cache"}}};
+  job.spec.data = {
+      {name, source, "/data/ds", true, CacheSpec{"LocalSSD", "/mnt/nvme/dljob-cache"}}};
   return job;
 }
 
@@ -83,8 +86,10 @@ TEST(RenderDataVolumes, ACachedOssSourceIsFetchedByAnInitContainerWithSecretCred
   EXPECT_EQ(r->volumes, json::parse(R"([{"name":"cache-ds",
       "hostPath":{"path":"/mnt/nvme/dljob-cache","type":"DirectoryOrCreate"}}])"))
       << "no FUSE mount: the init container reads the bucket through the API";
-  EXPECT_EQ(r->mounts, json::array({{{"name", "cache-ds"}, {"mountPath", "/data/ds"},
-                                     {"readOnly", true}, {"subPath", subdir}}}));
+  EXPECT_EQ(r->mounts, json::array({{{"name", "cache-ds"},
+                                     {"mountPath", "/data/ds"},
+                                     {"readOnly", true},
+                                     {"subPath", subdir}}}));
   ASSERT_EQ(r->init_containers.size(), 1u);
   const json& c = r->init_containers[0];
   EXPECT_EQ(c["name"], "cache-ds");
@@ -102,8 +107,10 @@ TEST(RenderDataVolumes, ACachedOssSourceIsFetchedByAnInitContainerWithSecretCred
 TEST(RenderDataVolumes, WithoutAnEndpointOptionTheEndpointComesFromTheSecret) {
   Result<RenderedVolumes> r = RenderDataVolumes(CachedJob("oss://bucket/x"), VolumeOptions{});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->init_containers[0]["env"][0], json::parse(
-      R"({"name":"OSS_ENDPOINT","valueFrom":{"secretKeyRef":{"name":"dljob-oss","key":"endpoint"}}})"));
+  EXPECT_EQ(
+      r->init_containers[0]["env"][0],
+      json::parse(
+          R"({"name":"OSS_ENDPOINT","valueFrom":{"secretKeyRef":{"name":"dljob-oss","key":"endpoint"}}})"));
 }
 
 TEST(RenderDataVolumes, AnEntrysSecretNameOverridesTheOperatorsSecret) {
@@ -114,8 +121,10 @@ TEST(RenderDataVolumes, AnEntrysSecretNameOverridesTheOperatorsSecret) {
   options.oss_secret = "operator-default";
   Result<RenderedVolumes> r = RenderDataVolumes(job, options);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->init_containers[0]["env"][1], json::parse(
-      R"({"name":"OSS_ACCESS_KEY_ID","valueFrom":{"secretKeyRef":{"name":"vision-team-oss","key":"akId"}}})"));
+  EXPECT_EQ(
+      r->init_containers[0]["env"][1],
+      json::parse(
+          R"({"name":"OSS_ACCESS_KEY_ID","valueFrom":{"secretKeyRef":{"name":"vision-team-oss","key":"akId"}}})"));
   ASSERT_EQ(r->volumes.size(), 2u);
   EXPECT_EQ(r->volumes[1]["csi"]["nodePublishSecretRef"]["name"], "operator-default")
       << "an entry without secretName keeps the operator's Secret";
@@ -144,10 +153,14 @@ TEST(RenderDataVolumes, ACachedNasSourceIsMountedReadOnlyIntoTheInitContainerOnl
 TEST(RenderDataVolumes, ACachedPvcKeepsItsSubpathInTheInitContainer) {
   Result<RenderedVolumes> r = RenderDataVolumes(CachedJob("pvc:datasets/fmnist"), VolumeOptions{});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->volumes[1], json::parse(
-      R"({"name":"data-ds","persistentVolumeClaim":{"claimName":"datasets","readOnly":true}})"));
-  EXPECT_EQ(r->init_containers[0]["volumeMounts"][0], json::parse(
-      R"({"name":"data-ds","mountPath":"/dljob/source/ds","readOnly":true,"subPath":"fmnist"})"));
+  EXPECT_EQ(
+      r->volumes[1],
+      json::parse(
+          R"({"name":"data-ds","persistentVolumeClaim":{"claimName":"datasets","readOnly":true}})"));
+  EXPECT_EQ(
+      r->init_containers[0]["volumeMounts"][0],
+      json::parse(
+          R"({"name":"data-ds","mountPath":"/dljob/source/ds","readOnly":true,"subPath":"fmnist"})"));
 }
 
 TEST(RenderDataVolumes, UncachedEntriesHaveNoInitContainerAndMixWithCachedOnes) {
@@ -158,10 +171,12 @@ TEST(RenderDataVolumes, UncachedEntriesHaveNoInitContainerAndMixWithCachedOnes) 
   ASSERT_EQ(r->init_containers.size(), 1u);
   EXPECT_EQ(r->init_containers[0]["name"], "cache-cached");
   ASSERT_EQ(r->volumes.size(), 3u);
-  EXPECT_EQ(r->volumes[1], json::parse(
-      R"({"name":"data-cached","hostPath":{"path":"/srv/fmnist","type":"Directory"}})"));
+  EXPECT_EQ(r->volumes[1],
+            json::parse(
+                R"({"name":"data-cached","hostPath":{"path":"/srv/fmnist","type":"Directory"}})"));
   EXPECT_TRUE(r->volumes[2].contains("csi"));
-  EXPECT_EQ(r->mounts[1], json::parse(R"({"name":"data-plain","mountPath":"/data/x","readOnly":true})"));
+  EXPECT_EQ(r->mounts[1],
+            json::parse(R"({"name":"data-plain","mountPath":"/data/x","readOnly":true})"));
   EXPECT_TRUE(RenderDataVolumes(DLJob{}, VolumeOptions{})->init_containers.empty());
 }
 

@@ -81,7 +81,8 @@ void WorkQueue::PromoteDueLocked() {
 void WorkQueue::TrimLocked(std::deque<std::string>& lane, bool follow_up) {
   while (!lane.empty()) {
     const std::string& key = lane.front();
-    if (dirty_.count(key) && !processing_.count(key) && follow_up_.count(key) == (follow_up ? 1 : 0)) {
+    if (dirty_.count(key) && !processing_.count(key) &&
+        follow_up_.count(key) == (follow_up ? 1 : 0)) {
       return;
     }
     lane.pop_front();

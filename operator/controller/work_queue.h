@@ -82,16 +82,16 @@ class WorkQueue {
   std::condition_variable cv_;
   // Ready keys in order, per lane; an entry whose key was handed out or moved lanes since is
   // skipped (dirty_ and follow_up_ say which entries count).
-  std::deque<std::string> queue_;             // GUARDED_BY(mu_)
-  std::deque<std::string> follow_ups_;        // GUARDED_BY(mu_)
-  std::set<std::string> dirty_;               // GUARDED_BY(mu_): needs processing
-  std::set<std::string> follow_up_;           // GUARDED_BY(mu_): dirty keys in the follow-up lane
-  std::set<std::string> retrying_;            // GUARDED_BY(mu_): waiting keys that failed
-  int streak_ = 0;                            // GUARDED_BY(mu_): follow-ups handed out in a row
-  std::set<std::string> processing_;          // GUARDED_BY(mu_)
-  std::map<std::string, WallTime> waiting_;   // GUARDED_BY(mu_): key → when it is due
-  std::map<std::string, int> failures_;       // GUARDED_BY(mu_)
-  bool shutting_down_ = false;                // GUARDED_BY(mu_)
+  std::deque<std::string> queue_;            // GUARDED_BY(mu_)
+  std::deque<std::string> follow_ups_;       // GUARDED_BY(mu_)
+  std::set<std::string> dirty_;              // GUARDED_BY(mu_): needs processing
+  std::set<std::string> follow_up_;          // GUARDED_BY(mu_): dirty keys in the follow-up lane
+  std::set<std::string> retrying_;           // GUARDED_BY(mu_): waiting keys that failed
+  int streak_ = 0;                           // GUARDED_BY(mu_): follow-ups handed out in a row
+  std::set<std::string> processing_;         // GUARDED_BY(mu_)
+  std::map<std::string, WallTime> waiting_;  // GUARDED_BY(mu_): key → when it is due
+  std::map<std::string, int> failures_;      // GUARDED_BY(mu_)
+  bool shutting_down_ = false;               // GUARDED_BY(mu_)
 };
 
 }  // namespace dljob::controller

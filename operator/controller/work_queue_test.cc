@@ -1,11 +1,11 @@
 #include "operator/controller/work_queue.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <map>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "base/testing/fake_clock.h"
 

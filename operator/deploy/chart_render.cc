@@ -48,7 +48,8 @@ Result<std::vector<Token>> Tokenize(const std::string& name, const std::string& 
   bool trim_next = false;
   while (pos < text.size()) {
     size_t open = text.find("{{", pos);
-    std::string literal = text.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
+    std::string literal =
+        text.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
     if (trim_next) {
       size_t keep = literal.find_first_not_of(" \t\r\n");
       literal.erase(0, keep == std::string::npos ? literal.size() : keep);
@@ -58,10 +59,9 @@ Result<std::vector<Token>> Tokenize(const std::string& name, const std::string& 
       while (!literal.empty() && IsSpace(literal.back())) literal.pop_back();
     }
     tokens.push_back({false, literal, line});
-    line += static_cast<int>(std::count(text.begin() + static_cast<long>(pos),
-                                        open == std::string::npos ? text.end()
-                                                                  : text.begin() + static_cast<long>(open),
-                                        '\n'));
+    line += static_cast<int>(std::count(
+        text.begin() + static_cast<long>(pos),
+        open == std::string::npos ? text.end() : text.begin() + static_cast<long>(open), '\n'));
     if (open == std::string::npos) break;
     size_t close = text.find("}}", open);
     if (close == std::string::npos) return Error(name, line, "unclosed {{");
@@ -211,9 +211,11 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
 }
 
 int KindOrder(const std::string& manifest) {
-  static const std::vector<std::string> kOrder = {
-      "Namespace", "CustomResourceDefinition", "ServiceAccount", "ClusterRole",
-      "ClusterRoleBinding", "Role", "RoleBinding", "Service", "Deployment"};
+  static const std::vector<std::string> kOrder = {"Namespace",          "CustomResourceDefinition",
+                                                  "ServiceAccount",     "ClusterRole",
+                                                  "ClusterRoleBinding", "Role",
+                                                  "RoleBinding",        "Service",
+                                                  "Deployment"};
   std::istringstream in(manifest);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("kind: ", 0) == 0) {

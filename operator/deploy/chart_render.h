@@ -25,8 +25,8 @@
 namespace dljob::deploy {
 
 struct RenderContext {
-  nlohmann::json values;          // values.yaml with any overrides applied
-  nlohmann::json chart;           // Chart.yaml as JSON (Name, Version, AppVersion are read)
+  nlohmann::json values;  // values.yaml with any overrides applied
+  nlohmann::json chart;   // Chart.yaml as JSON (Name, Version, AppVersion are read)
   std::string release_name = "dljob";
   std::string release_namespace = "dljob-system";
 };

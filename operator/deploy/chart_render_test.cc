@@ -65,7 +65,8 @@ TEST(ChartRender, ErrorsNameTemplateAndLine) {
     ASSERT_FALSE(out.ok()) << text;
     EXPECT_NE(out.status().message().find(want), std::string::npos) << out.status().message();
   };
-  expect_error("a: 1\nb: {{ .Values.missing.key }}", "deploy.yaml:2: .Values.missing.key is not set");
+  expect_error("a: 1\nb: {{ .Values.missing.key }}",
+               "deploy.yaml:2: .Values.missing.key is not set");
   expect_error("{{ include \"x\" . }}", "deploy.yaml:1: unsupported action");
   expect_error("{{ .Values.replicas | upper }}", "unsupported function");
   expect_error("{{ if .Values.flag }}x", "if without end");
@@ -110,9 +111,8 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
   EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "ServiceAccount", "ClusterRole",
-                                             "ClusterRoleBinding", "Role", "RoleBinding",
-                                             "Service", "Deployment"}));
+                                             "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
+                                             "Role", "RoleBinding", "Service", "Deployment"}));
   for (const json& d : docs) {
     for (const json& rule : d.value("rules", json::array())) {
       for (const char* field : {"verbs", "resources", "apiGroups"}) {
@@ -137,10 +137,9 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
 }
 
 TEST(ChartRender, ValuesChangeTheRendering) {
-  Result<std::string> out =
-      RenderChart("charts/dljob",
-                  {"replicas=3", "logArchive.existingClaim=logs", "clusterDomain=corp.local"},
-                  "prod", "ml", false);
+  Result<std::string> out = RenderChart(
+      "charts/dljob", {"replicas=3", "logArchive.existingClaim=logs", "clusterDomain=corp.local"},
+      "prod", "ml", false);
   ASSERT_TRUE(out.ok()) << out.status().message();
   for (const json& d : Documents(*out)) {
     EXPECT_NE(d["kind"], "Namespace");

@@ -8,8 +8,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr JobPhase kPhases[] = {JobPhase::kQueued,    JobPhase::kScheduled,  JobPhase::kRunning,
-                                JobPhase::kRestarting, JobPhase::kSucceeded, JobPhase::kFailed,
+constexpr JobPhase kPhases[] = {JobPhase::kQueued,     JobPhase::kScheduled,  JobPhase::kRunning,
+                                JobPhase::kRestarting, JobPhase::kSucceeded,  JobPhase::kFailed,
                                 JobPhase::kSuspended,  JobPhase::kInterrupted};
 
 // The value at a path of objects, when it is a number.
@@ -45,11 +45,11 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   Family ips = Make("dljob_job_images_per_second", "Training throughput of the whole DLJob.");
   Family step = Make("dljob_job_step", "Latest training step the DLJob reported.");
   Family loss = Make("dljob_job_loss", "Latest training loss the DLJob reported.");
-  Family lines = Make("dljob_job_log_lines_total", "Launcher log lines archived.",
-                      MetricType::kCounter);
-  Family metric_lines = Make("dljob_job_metric_lines_total",
-                             "DLJOB_METRIC lines among the archived log lines.",
-                             MetricType::kCounter);
+  Family lines =
+      Make("dljob_job_log_lines_total", "Launcher log lines archived.", MetricType::kCounter);
+  Family metric_lines =
+      Make("dljob_job_metric_lines_total", "DLJOB_METRIC lines among the archived log lines.",
+           MetricType::kCounter);
 
   std::map<std::string, int64_t> counts;
   for (JobPhase p : kPhases) counts[PhaseName(p)] = 0;
@@ -63,7 +63,8 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
     Labels with_phase = id;
     with_phase.emplace_back("phase", current);
     phase.samples.push_back({with_phase, 1});
-    if (const Json* v = Number(job, {"spec", "gpus"})) gpus.samples.push_back({id, v->get<double>()});
+    if (const Json* v = Number(job, {"spec", "gpus"}))
+      gpus.samples.push_back({id, v->get<double>()});
     const Json* r = Number(job, {"status", "restarts"});
     restarts.samples.push_back({id, r ? r->get<double>() : 0});
     if (const Json* v = Number(job, {"status", "throughput", "imagesPerSec"})) {

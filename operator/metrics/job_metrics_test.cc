@@ -49,7 +49,8 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   EXPECT_EQ(Find(f, "dljob_job_metric_lines_total").samples[0].value, 10);
   const Family& phase = Find(f, "dljob_job_phase");
   ASSERT_EQ(phase.samples.size(), 2u);
-  EXPECT_EQ(phase.samples[0].labels.back(), (std::pair<std::string, std::string>{"phase", "Running"}));
+  EXPECT_EQ(phase.samples[0].labels.back(),
+            (std::pair<std::string, std::string>{"phase", "Running"}));
 }
 
 TEST(JobMetricsTest, IgnoresFieldsOfTheWrongType) {

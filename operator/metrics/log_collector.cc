@@ -23,12 +23,12 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 Result<File> OpenArchive(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return Status::Unavailable("cannot create the log archive directory for " + path + ": " +
-                                     ec.message());
+  if (ec)
+    return Status::Unavailable("cannot create the log archive directory for " + path + ": " +
+                               ec.message());
   File f(std::fopen(path.c_str(), "a"));
   if (!f) {
-    return Status::Unavailable("cannot open the log archive " + path + ": " +
-                               std::strerror(errno));
+    return Status::Unavailable("cannot open the log archive " + path + ": " + std::strerror(errno));
   }
   return f;
 }

@@ -53,7 +53,7 @@ struct LogCollectorOptions {
   std::string archive_dir;  // "" = do not archive
   std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
-  int max_reopens = 60;  // consecutive failed opens before giving up
+  int max_reopens = 60;          // consecutive failed opens before giving up
   const Clock* clock = nullptr;  // where "now" comes from; RealClock() when null; must outlive
 };
 

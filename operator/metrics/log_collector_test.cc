@@ -1,13 +1,13 @@
 #include "operator/metrics/log_collector.h"
 
-#include <gtest/gtest.h>
-
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
@@ -69,8 +69,8 @@ class RecordingSink : public ThroughputSink {
 
 std::string Metric(int rank, int step, double ips) {
   std::ostringstream s;
-  s << "[1," << rank << "]<stdout>:DLJOB_METRIC {\"step\":" << step
-    << ",\"images_per_sec\":" << ips << ",\"world_size\":2}";
+  s << "[1," << rank << "]<stdout>:DLJOB_METRIC {\"step\":" << step << ",\"images_per_sec\":" << ips
+    << ",\"world_size\":2}";
   return s.str();
 }
 
@@ -125,14 +125,17 @@ class LogCollectorTest : public ::testing::Test {
 TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInterval) {
   std::vector<std::string> log = {"Warning: Permanently added 'w-0'",
                                   "[1,0]<stdout>:Step\tImg/sec\ttotal_loss",
-                                  Metric(0, 10, 100), Metric(1, 10, 110), "[1,1]<stderr>:oops",
+                                  Metric(0, 10, 100),
+                                  Metric(1, 10, 110),
+                                  "[1,1]<stderr>:oops",
                                   Metric(0, 20, 120)};
-  LogCollector c("ns", "job", "job-launcher",
-                 [&](const std::string& ns, const std::string& pod) -> kube::ApiResult<kube::LineStreamPtr> {
-                   EXPECT_EQ(ns + "/" + pod, "ns/job-launcher");
-                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "job-launcher",
+      [&](const std::string& ns, const std::string& pod) -> kube::ApiResult<kube::LineStreamPtr> {
+        EXPECT_EQ(ns + "/" + pod, "ns/job-launcher");
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+      },
+      sink_, Options());
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
 
   const std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
@@ -160,27 +163,30 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   LogCollectorOptions o = Options();
   SteppingClock clock(std::chrono::seconds(3));  // 3 s per reading
   o.clock = &clock;
-  LogCollector c("ns", "job", "p",
-                 [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
-                 },
-                 sink_, o);
+  LogCollector c(
+      "ns", "job", "p",
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+      },
+      sink_, o);
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   std::vector<int64_t> steps;
   for (auto& [key, t] : sink_.Published()) steps.push_back(*t.step);
-  // Step 1 published; step 2 is 3 s later (< 5 s); step 3 is 6 s after step 1; nothing new at the end.
+  // Step 1 published; step 2 is 3 s later (< 5 s); step 3 is 6 s after step 1; nothing new at the
+  // end.
   EXPECT_EQ(steps, (std::vector<int64_t>{1, 3}));
 }
 
 TEST_F(LogCollectorTest, FlushPublishesAQuietJobsLatestThroughputAfterTheInterval) {
   // Two metric lines, then the log goes quiet (the stream waits for more).
-  LogCollector c("ns", "job", "p",
-                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   return kube::LineStreamPtr(std::make_unique<FakeLines>(
-                       std::vector<std::string>{Metric(0, 1, 10), Metric(0, 2, 20)}, -1,
-                       /*block_at_end=*/true));
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "p",
+      [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(
+            std::vector<std::string>{Metric(0, 1, 10), Metric(0, 2, 20)}, -1,
+            /*block_at_end=*/true));
+      },
+      sink_, Options());
   std::jthread runner([&](std::stop_token stop) { EXPECT_TRUE(c.Run(stop).ok()); });
   while (c.metric_lines() < 2) std::this_thread::yield();
   c.Flush();  // within the interval: nothing new goes out
@@ -205,41 +211,44 @@ TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
   std::vector<std::string> log = {"[1,0]<stdout>:a", "[1,0]<stdout>:b", "[1,0]<stdout>:c",
                                   "[1,0]<stdout>:d"};
   int opens = 0;
-  LogCollector c("ns", "job", "p",
-                 [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   ++opens;
-                   if (opens == 2) return kube::ApiError{503, "ServiceUnavailable", "restarting"};
-                   // The first stream breaks after 2 lines; the third reads the log from its start.
-                   return kube::LineStreamPtr(std::make_unique<FakeLines>(log, opens == 1 ? 2 : -1));
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "p",
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        ++opens;
+        if (opens == 2) return kube::ApiError{503, "ServiceUnavailable", "restarting"};
+        // The first stream breaks after 2 lines; the third reads the log from its start.
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(log, opens == 1 ? 2 : -1));
+      },
+      sink_, Options());
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   EXPECT_EQ(opens, 3);
   std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
   archived.erase(archived.begin());
-  EXPECT_EQ(archived, (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c",
-                                                "[rank 0] d"}));
+  EXPECT_EQ(archived,
+            (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c", "[rank 0] d"}));
 }
 
 TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
-  LogCollector c("ns", "job", "p",
-                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   return kube::ApiError{404, "NotFound", "pods \"p\" not found"};
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "p",
+      [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::ApiError{404, "NotFound", "pods \"p\" not found"};
+      },
+      sink_, Options());
   Status s = c.Run(std::stop_token());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("pods \"p\" not found"), std::string::npos) << s.message();
 }
 
 TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
-  LogCollector c("ns", "job", "p",
-                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   return kube::LineStreamPtr(
-                       std::make_unique<FakeLines>(std::vector<std::string>{Metric(0, 5, 50)}, -1,
-                                                   /*block_at_end=*/true));
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "p",
+      [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(
+            std::make_unique<FakeLines>(std::vector<std::string>{Metric(0, 5, 50)}, -1,
+                                        /*block_at_end=*/true));
+      },
+      sink_, Options());
   std::jthread runner([&](std::stop_token stop) { EXPECT_TRUE(c.Run(stop).ok()); });
   while (c.lines() < 1) std::this_thread::yield();
   runner.request_stop();
@@ -253,11 +262,12 @@ TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
 TEST_F(LogCollectorTest, AnUnwritableArchiveIsAnErrorNamingThePath) {
   fs::create_directories(dir_);
   std::ofstream(dir_ / "ns") << "a file where the namespace directory should be";
-  LogCollector c("ns", "job", "p",
-                 [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-                   return kube::LineStreamPtr(std::make_unique<FakeLines>(std::vector<std::string>{}));
-                 },
-                 sink_, Options());
+  LogCollector c(
+      "ns", "job", "p",
+      [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(std::vector<std::string>{}));
+      },
+      sink_, Options());
   Status s = c.Run(std::stop_token());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("ns/job.log"), std::string::npos) << s.message();

@@ -17,8 +17,8 @@ std::string Field(const Json& j, const char* a, const char* b) {
 }
 
 std::string JobLabel(const Json& pod) {
-  const Json& labels = pod.contains("metadata") ? pod["metadata"].value("labels", Json::object())
-                                                : Json::object();
+  const Json& labels =
+      pod.contains("metadata") ? pod["metadata"].value("labels", Json::object()) : Json::object();
   auto it = labels.find("dljob.io/job-name");
   return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -34,8 +34,9 @@ Status ApiThroughputSink::Publish(const std::string& ns, const std::string& job,
                                   const Throughput& throughput) {
   Json patch = {{"status", {{"throughput", EncodeThroughput(throughput)}}}};
   auto r = api_.MergePatch(kube::resources::kDLJobs, ns, job, patch, "status");
-  if (!r.ok()) return Status::Unavailable("cannot update the throughput of " + ns + "/" + job +
-                                          ": " + r.error().ToString());
+  if (!r.ok())
+    return Status::Unavailable("cannot update the throughput of " + ns + "/" + job + ": " +
+                               r.error().ToString());
   return Status::Ok();
 }
 
@@ -73,13 +74,14 @@ void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
     e.job_key = ns + "/" + job;
     e.collector = std::make_unique<LogCollector>(ns, job, name, open_, sink_, options_);
     e.done = std::make_shared<std::atomic<bool>>(false);
-    e.thread = std::jthread([c = e.collector.get(), done = e.done, key = e.job_key,
-                             name](std::stop_token stop) {
-      Status s = c->Run(stop);
-      if (!s.ok()) std::fprintf(stderr, "dljob-operator: log of %s (pod %s): %s\n", key.c_str(),
-                                name.c_str(), s.message().c_str());
-      done->store(true);
-    });
+    e.thread = std::jthread(
+        [c = e.collector.get(), done = e.done, key = e.job_key, name](std::stop_token stop) {
+          Status s = c->Run(stop);
+          if (!s.ok())
+            std::fprintf(stderr, "dljob-operator: log of %s (pod %s): %s\n", key.c_str(),
+                         name.c_str(), s.message().c_str());
+          done->store(true);
+        });
   }
   for (auto it = by_uid_.begin(); it != by_uid_.end();) {
     if (present.count(it->first)) {

@@ -82,9 +82,9 @@ TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
 
 TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
   kube::testing::FakeApi api;
-  api.Put(kube::resources::kDLJobs,
-          {{"apiVersion", "dljob.io/v1alpha1"}, {"kind", "DLJob"},
-           {"metadata", {{"namespace", "ns"}, {"name", "job"}}}});
+  api.Put(kube::resources::kDLJobs, {{"apiVersion", "dljob.io/v1alpha1"},
+                                     {"kind", "DLJob"},
+                                     {"metadata", {{"namespace", "ns"}, {"name", "job"}}}});
   ApiThroughputSink sink(api);
   Throughput t;
   t.images_per_sec = 2950.5;

@@ -21,9 +21,7 @@ std::string EscapeHelp(std::string_view text) {
   return out;
 }
 
-const char* TypeName(MetricType type) {
-  return type == MetricType::kCounter ? "counter" : "gauge";
-}
+const char* TypeName(MetricType type) { return type == MetricType::kCounter ? "counter" : "gauge"; }
 
 }  // namespace
 

@@ -10,7 +10,9 @@ namespace {
 
 TEST(PrometheusTest, RendersHelpTypeAndSamplesInOrder) {
   std::vector<Family> families = {
-      {"dljob_jobs", "DLJobs by phase.", MetricType::kGauge,
+      {"dljob_jobs",
+       "DLJobs by phase.",
+       MetricType::kGauge,
        {{{{"phase", "Running"}}, 2}, {{{"phase", "Queued"}}, 0}}},
       {"dljob_reconciles_total", "Reconciles.", MetricType::kCounter, {{{}, 17}}},
   };
@@ -26,8 +28,8 @@ TEST(PrometheusTest, RendersHelpTypeAndSamplesInOrder) {
 
 TEST(PrometheusTest, EscapesLabelValuesAndHelp) {
   EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-  std::string text = RenderText({{"m", "line1\nback\\slash", MetricType::kGauge,
-                                  {{{{"job", "x\"y"}, {"ns", "a"}}, 1}}}});
+  std::string text = RenderText(
+      {{"m", "line1\nback\\slash", MetricType::kGauge, {{{{"job", "x\"y"}, {"ns", "a"}}, 1}}}});
   EXPECT_NE(text.find("# HELP m line1\\nback\\\\slash\n"), std::string::npos) << text;
   EXPECT_NE(text.find("m{job=\"x\\\"y\",ns=\"a\"} 1\n"), std::string::npos) << text;
 }

@@ -35,8 +35,7 @@ bool ToleratesTaints(const std::vector<Toleration>& tolerations, const std::vect
 
 Result<GangPlacement> PlaceGang(const DLJob& job, const std::vector<NodeState>& nodes) {
   const int64_t per_worker = job.spec.gpus_per_worker.value_or(1);
-  const int64_t workers =
-      per_worker > 0 ? job.spec.gpus.value_or(0) / per_worker : 0;
+  const int64_t workers = per_worker > 0 ? job.spec.gpus.value_or(0) / per_worker : 0;
   std::vector<const NodeState*> eligible;
   for (const NodeState& n : nodes) {
     if (n.schedulable && MatchesSelector(job.spec.scheduling.node_selector, n.labels) &&
@@ -66,7 +65,8 @@ Result<GangPlacement> PlaceGang(const DLJob& job, const std::vector<NodeState>& 
     return free_slots(a) > free_slots(b);
   });
   for (const NodeState* n : eligible) {
-    for (int64_t i = 0; i < free_slots(n) && static_cast<int64_t>(placement.worker_nodes.size()) < workers; ++i) {
+    for (int64_t i = 0;
+         i < free_slots(n) && static_cast<int64_t>(placement.worker_nodes.size()) < workers; ++i) {
       placement.worker_nodes.push_back(n->name);
     }
   }

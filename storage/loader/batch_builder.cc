@@ -63,10 +63,9 @@ Status BatchBuilder::Build(int64_t epoch, std::span<const uint64_t> samples, std
                std::to_string(record);
       };
       if (!shards_.classes.empty() && sample->label >= shards_.classes.size()) {
-        return Status::InvalidArgument(where() + ": label " + std::to_string(sample->label) +
-                                       " is not below the " +
-                                       std::to_string(shards_.classes.size()) +
-                                       " classes of labels.txt");
+        return Status::InvalidArgument(
+            where() + ": label " + std::to_string(sample->label) + " is not below the " +
+            std::to_string(shards_.classes.size()) + " classes of labels.txt");
       }
       if (Status s = TransformSample(*sample, epoch, samples[k], data.data() + k * floats);
           !s.ok()) {
@@ -89,17 +88,17 @@ Status BatchBuilder::TransformSample(const Sample& sample, int64_t epoch, uint64
     }
     const ImageView view{sample.data.data(), sample.width, sample.height, sample.channels,
                          int64_t{sample.width} * sample.channels};
-    const Augmentation aug = ChooseAugmentation(view.width, view.height, spec.width, spec.height,
-                                                transform_.augment, transform_.seed, epoch,
-                                                sample_id);
+    const Augmentation aug =
+        ChooseAugmentation(view.width, view.height, spec.width, spec.height, transform_.augment,
+                           transform_.seed, epoch, sample_id);
     ResizeNormalize(view, aug.crop, aug.flip, spec, out, resize_);
     return Status::Ok();
   }
   Result<JpegInfo> info = decoder_.ReadInfo(sample.data);
   if (!info.ok()) return info.status();
-  const Augmentation aug = ChooseAugmentation(info->width, info->height, spec.width, spec.height,
-                                              transform_.augment, transform_.seed, epoch,
-                                              sample_id);
+  const Augmentation aug =
+      ChooseAugmentation(info->width, info->height, spec.width, spec.height, transform_.augment,
+                         transform_.seed, epoch, sample_id);
   const ScaleFactor scale =
       ChooseScale(aug.crop, spec.width, spec.height, transform_.decode_scales);
   if (transform_.crop_decode) {

@@ -28,7 +28,7 @@ struct AugmentOptions {
   bool random_crop = true;
   double scale_min = 0.08, scale_max = 1.0;
   double ratio_min = 3.0 / 4.0, ratio_max = 4.0 / 3.0;
-  bool flip = true;  // mirror horizontally with probability 1/2
+  bool flip = true;                // mirror horizontally with probability 1/2
   double center_fraction = 0.875;  // without random_crop
 };
 

@@ -1,9 +1,9 @@
 #include "storage/loader/image_transform.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace dljob::storage::loader {
 namespace {

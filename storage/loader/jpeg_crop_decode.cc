@@ -6,9 +6,9 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdio>
+#include <string>
 
 #include <jpeglib.h>  // needs size_t and FILE first
-#include <string>
 
 #include "storage/loader/jpeg_decoder.h"
 
@@ -34,8 +34,8 @@ void OnMessage(j_common_ptr info, int level) {
 
 }  // namespace
 
-Result<Rect> JpegDecoder::DecodeCrop(std::span<const uint8_t> jpeg, int channels,
-                                     ScaleFactor scale, const Rect& crop, DecodedImage& out) {
+Result<Rect> JpegDecoder::DecodeCrop(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale,
+                                     const Rect& crop, DecodedImage& out) {
   jpeg_decompress_struct cinfo;
   ErrorManager err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -61,9 +61,11 @@ Result<Rect> JpegDecoder::DecodeCrop(std::span<const uint8_t> jpeg, int channels
       return static_cast<JDIMENSION>(std::clamp(v, 0.0, double(hi)));
     };
     x0 = clampi(std::floor(crop.x * fx), cinfo.output_width - 1);
-    const JDIMENSION x1 = std::max(x0 + 1, clampi(std::ceil((crop.x + crop.width) * fx), cinfo.output_width));
+    const JDIMENSION x1 =
+        std::max(x0 + 1, clampi(std::ceil((crop.x + crop.width) * fx), cinfo.output_width));
     y0 = clampi(std::floor(crop.y * fy), cinfo.output_height - 1);
-    const JDIMENSION y1 = std::max(y0 + 1, clampi(std::ceil((crop.y + crop.height) * fy), cinfo.output_height));
+    const JDIMENSION y1 =
+        std::max(y0 + 1, clampi(std::ceil((crop.y + crop.height) * fy), cinfo.output_height));
     JDIMENSION width = x1 - x0;
     jpeg_crop_scanline(&cinfo, &x0, &width);  // widens to whole iMCUs; x0 moves left
     if (y0 > 0) jpeg_skip_scanlines(&cinfo, y0);

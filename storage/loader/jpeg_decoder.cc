@@ -1,9 +1,9 @@
 #include "storage/loader/jpeg_decoder.h"
 
-#include <turbojpeg.h>
-
 #include <cstdlib>
 #include <string>
+
+#include <turbojpeg.h>
 
 namespace dljob::storage::loader {
 namespace {

@@ -70,8 +70,7 @@ class JpegDecoder {
   // kInvalidArgument for bytes that are not a JPEG TurboJPEG can read.
   Result<JpegInfo> ReadInfo(std::span<const uint8_t> jpeg);
   // Decodes to `channels` (1 = grey, 3 = RGB) at `scale` into `out` (its buffer reused).
-  Status Decode(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale,
-                DecodedImage& out);
+  Status Decode(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale, DecodedImage& out);
   // Decodes at `scale` the part of the image covering `crop` (in full-size pixels) into `out`,
   // and returns where the crop lies in `out` (scaled, fractional). Warnings are errors here too.
   Result<Rect> DecodeCrop(std::span<const uint8_t> jpeg, int channels, ScaleFactor scale,

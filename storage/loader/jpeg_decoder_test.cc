@@ -1,8 +1,8 @@
 #include "storage/loader/jpeg_decoder.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "storage/testing/test_data.h"
 
@@ -43,8 +43,9 @@ TEST(JpegDecoder, DecodesAtFullAndReducedScale) {
     for (int x = 0; x < 32; ++x) {
       for (int c = 0; c < 3; ++c) {
         auto at = [&](int yy, int xx) { return full.pixels[(yy * 64 + xx) * 3 + c]; };
-        const double avg =
-            (at(2 * y, 2 * x) + at(2 * y, 2 * x + 1) + at(2 * y + 1, 2 * x) + at(2 * y + 1, 2 * x + 1)) / 4.0;
+        const double avg = (at(2 * y, 2 * x) + at(2 * y, 2 * x + 1) + at(2 * y + 1, 2 * x) +
+                            at(2 * y + 1, 2 * x + 1)) /
+                           4.0;
         err += std::abs(avg - half.pixels[(y * 32 + x) * 3 + c]);
       }
     }

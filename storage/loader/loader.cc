@@ -44,19 +44,20 @@ Result<LoaderPtr> Loader::Open(ShardSet shards, LoaderOptions options) {
   LoaderPtr loader(new Loader(std::move(shards), std::move(options)));
   const LoaderOptions& o = loader->options_;
   if (loader->steps_per_epoch_ == 0) {
-    return Status::InvalidArgument(
-        "loader.batch_size: split \"" + loader->shards_.split + "\" has " +
-        std::to_string(loader->sampler_.num_samples()) + " samples, " +
-        std::to_string(loader->sampler_.per_rank()) + " per rank for " +
-        std::to_string(o.sampler.world_size) + " ranks: not one batch of " +
-        std::to_string(o.batch_size) + "; use a smaller batch or fewer ranks");
+    return Status::InvalidArgument("loader.batch_size: split \"" + loader->shards_.split +
+                                   "\" has " + std::to_string(loader->sampler_.num_samples()) +
+                                   " samples, " + std::to_string(loader->sampler_.per_rank()) +
+                                   " per rank for " + std::to_string(o.sampler.world_size) +
+                                   " ranks: not one batch of " + std::to_string(o.batch_size) +
+                                   "; use a smaller batch or fewer ranks");
   }
   if (o.start_step >= loader->steps_per_epoch_) {
     return Status::InvalidArgument("loader.start_step: " + std::to_string(o.start_step) +
                                    " is past the " + std::to_string(loader->steps_per_epoch_) +
                                    " steps of an epoch");
   }
-  for (int t = 0; t < o.threads; ++t) loader->threads_.emplace_back([l = loader.get()] { l->Work(); });
+  for (int t = 0; t < o.threads; ++t)
+    loader->threads_.emplace_back([l = loader.get()] { l->Work(); });
   return loader;
 }
 
@@ -67,7 +68,8 @@ Loader::Loader(ShardSet shards, LoaderOptions options)
   const auto per_rank = static_cast<int64_t>(sampler_.per_rank());
   const int64_t b = options_.batch_size;
   steps_per_epoch_ = options_.drop_last_batch ? per_rank / b : (per_rank + b - 1) / b;
-  if (options_.epochs > 0) total_batches_ = options_.epochs * steps_per_epoch_ - options_.start_step;
+  if (options_.epochs > 0)
+    total_batches_ = options_.epochs * steps_per_epoch_ - options_.start_step;
   in_flight_ = options_.batches_in_flight > 0 ? options_.batches_in_flight : 2 * options_.threads;
   pool_ = std::make_shared<FloatBufferPool>(size_t(in_flight_));
 }

@@ -63,10 +63,10 @@ struct LoaderOptions {
 struct Batch {
   int64_t epoch = 0, step = 0;
   bool last_in_epoch = false;
-  int64_t count = 0;             // samples in this batch
-  std::vector<float> data;       // count x output (CHW or HWC per sample)
-  std::vector<int64_t> labels;   // count
-  std::vector<uint64_t> samples; // count: global sample numbers (sampler.h), for checks and logs
+  int64_t count = 0;              // samples in this batch
+  std::vector<float> data;        // count x output (CHW or HWC per sample)
+  std::vector<int64_t> labels;    // count
+  std::vector<uint64_t> samples;  // count: global sample numbers (sampler.h), for checks and logs
 
   Batch() = default;
   ~Batch() {

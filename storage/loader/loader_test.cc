@@ -2,14 +2,14 @@
 // the directory, through a LocalDirStore and (when installed) from s3rver.
 #include "storage/loader/loader.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "storage/dataset.h"
 #include "storage/objstore/local_dir_store.h"
@@ -293,8 +293,8 @@ TEST_F(LoaderTest, CorruptRecordIsAnErrorNamingShardAndOffset) {
     bytes[offset + 40] ^= 0xff;
     testdata::WriteBytes(shard, bytes);
   }
-  Result<LoaderPtr> loader = Loader::Open(std::move(OpenLocalSplit(data(), "train").value()),
-                                          Options(1, 0));
+  Result<LoaderPtr> loader =
+      Loader::Open(std::move(OpenLocalSplit(data(), "train").value()), Options(1, 0));
   ASSERT_TRUE(loader.ok());
   Status error;
   int good = 0;
@@ -377,8 +377,9 @@ TEST_F(LoaderTest, ObjectStoreFromS3rverGivesTheSameBatches) {
   std::shared_ptr<ObjectStore> store = std::move(s3).value();
   for (const auto& e : fs::directory_iterator(data())) {
     std::vector<uint8_t> bytes = testdata::ReadBytes(e.path().string());
-    ASSERT_TRUE(store->Put("fmt/" + e.path().filename().string(),
-                           std::string(bytes.begin(), bytes.end())).ok());
+    ASSERT_TRUE(
+        store->Put("fmt/" + e.path().filename().string(), std::string(bytes.begin(), bytes.end()))
+            .ok());
   }
   const LoaderOptions o = Options(2, 0);
   Result<ShardSet> remote = OpenStoreSplit(store, "fmt/", "train");

@@ -40,8 +40,7 @@ Status ValidateSamplerOptions(const SamplerOptions& o) {
   return Status::Ok();
 }
 
-Sampler::Sampler(std::vector<uint64_t> shard_records, SamplerOptions options)
-    : options_(options) {
+Sampler::Sampler(std::vector<uint64_t> shard_records, SamplerOptions options) : options_(options) {
   assert(ValidateSamplerOptions(options).ok());
   starts_.reserve(shard_records.size() + 1);
   uint64_t total = 0;

@@ -1,10 +1,10 @@
 #include "storage/loader/sampler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include <gtest/gtest.h>
 
 namespace dljob::storage::loader {
 namespace {
@@ -102,7 +102,8 @@ TEST(Sampler, ShardWindowsKeepReadsLocal) {
     EXPECT_LE(touched.size(), 2u) << "window at " << at;
   }
   std::vector<uint32_t> first_shards;
-  for (size_t i = 0; i < order.size(); i += 20) first_shards.push_back(s.Locate(order[i + 10]).shard);
+  for (size_t i = 0; i < order.size(); i += 20)
+    first_shards.push_back(s.Locate(order[i + 10]).shard);
   EXPECT_NE(first_shards, (std::vector<uint32_t>{0, 1, 2, 3, 4})) << "shards are shuffled";
   EXPECT_NE(order, s.GlobalOrder(2));
 }
@@ -132,9 +133,9 @@ TEST(Sampler, FixedValuesPinTheAlgorithms) {
     EpochSeeding seeding;
     std::vector<uint64_t> order;  // GlobalOrder(0) of 10 samples, seed 42
   };
-  for (const Case& c : std::vector<Case>{
-           {EpochSeeding::kMixSeed, {9, 2, 4, 8, 5, 7, 1, 0, 6, 3}},
-           {EpochSeeding::kSeedXorEpoch, {9, 6, 2, 0, 1, 4, 3, 8, 5, 7}}}) {
+  for (const Case& c :
+       std::vector<Case>{{EpochSeeding::kMixSeed, {9, 2, 4, 8, 5, 7, 1, 0, 6, 3}},
+                         {EpochSeeding::kSeedXorEpoch, {9, 6, 2, 0, 1, 4, 3, 8, 5, 7}}}) {
     SamplerOptions o = Opts(1, 0);
     o.seeding = c.seeding;
     EXPECT_EQ(Sampler({10}, o).GlobalOrder(0), c.order) << static_cast<int>(c.seeding);

@@ -30,16 +30,15 @@ Result<ShardSet> OpenShards(const std::string& where, const std::vector<std::str
     std::string have;
     for (const std::string& s : splits) have += (have.empty() ? "" : ", ") + s;
     return Status::NotFound(where + ": no shards of split \"" + split + "\" (splits here: " +
-                            (have.empty() ? "none; pack one with 'dljob data pack'" : have) +
-                            ")");
+                            (have.empty() ? "none; pack one with 'dljob data pack'" : have) + ")");
   }
   const int count = found.begin()->second.count;
   for (int i = 0; i < count; ++i) {
     auto it = found.find(i);
     if (it == found.end() || it->second.count != count || int(found.size()) != count) {
-      return Status::InvalidArgument(where + ": split \"" + split + "\" is incomplete: " +
-                                     ShardFileName(split, i, count) + " is missing or the " +
-                                     "shard counts disagree; re-pack or re-copy the dataset");
+      return Status::InvalidArgument(
+          where + ": split \"" + split + "\" is incomplete: " + ShardFileName(split, i, count) +
+          " is missing or the " + "shard counts disagree; re-pack or re-copy the dataset");
     }
   }
   ShardSet set;
@@ -81,10 +80,9 @@ Status ObjectStoreFile::ReadAt(uint64_t offset, std::span<uint8_t> dst) const {
   Result<std::string> bytes = store_->GetRange(key_, offset, dst.size());
   if (!bytes.ok()) return bytes.status();
   if (bytes->size() != dst.size()) {
-    return Status::InvalidArgument(name_ + ": at byte " + std::to_string(offset) + ": got " +
-                                   std::to_string(bytes->size()) + " bytes of " +
-                                   std::to_string(dst.size()) +
-                                   " (the object changed or was truncated)");
+    return Status::InvalidArgument(
+        name_ + ": at byte " + std::to_string(offset) + ": got " + std::to_string(bytes->size()) +
+        " bytes of " + std::to_string(dst.size()) + " (the object changed or was truncated)");
   }
   std::copy(bytes->begin(), bytes->end(), dst.begin());
   return Status::Ok();
@@ -106,9 +104,8 @@ Result<ShardSet> OpenLocalSplit(const std::string& dir, const std::string& split
     names.push_back(entry.path().filename().string());
   }
   if (ec) return Status::Unavailable(dir + ": cannot list: " + ec.message());
-  Result<ShardSet> set = OpenShards(dir, names, split, [&](const std::string& file) {
-    return OpenLocalFile(dir + "/" + file);
-  });
+  Result<ShardSet> set = OpenShards(
+      dir, names, split, [&](const std::string& file) { return OpenLocalFile(dir + "/" + file); });
   if (!set.ok()) return set;
   Result<std::vector<std::string>> classes = ReadLabels(dir);
   if (classes.ok()) {

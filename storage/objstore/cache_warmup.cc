@@ -2,7 +2,6 @@
 #include "storage/objstore/cache_warmup.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,8 @@
 #include <map>
 #include <sstream>
 #include <thread>
+
+#include <openssl/evp.h>
 
 #include "base/mutex.h"
 #include "storage/shard_reader.h"

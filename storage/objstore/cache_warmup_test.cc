@@ -3,11 +3,11 @@
 // skipping unchanged objects; checks that keep corrupt data out of the cache.
 #include "storage/objstore/cache_warmup.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "storage/objstore/local_dir_store.h"
 #include "storage/objstore/s3_store.h"

@@ -1,11 +1,12 @@
 // LocalDirStore against a real temporary directory.
 #include "storage/objstore/local_dir_store.h"
 
-#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "testing/command.h"
 

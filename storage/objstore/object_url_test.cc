@@ -1,9 +1,9 @@
 // Object-store URLs and connection settings: pure functions, table-driven.
 #include "storage/objstore/object_url.h"
 
-#include <gtest/gtest.h>
-
 #include <map>
+
+#include <gtest/gtest.h>
 
 namespace dljob::storage {
 namespace {

@@ -82,9 +82,9 @@ Status S3Store::PutMultipart(const std::string& key, std::string_view data,
     error = first_error.status;
   }
 
-  Status result = error ? *error
-                        : CompleteMultipart(key, *upload_id, CompleteMultipartUploadXml(uploaded),
-                                            url);
+  Status result =
+      error ? *error
+            : CompleteMultipart(key, *upload_id, CompleteMultipartUploadXml(uploaded), url);
   if (result.ok()) return result;
   // Nothing half-written may stay: drop the parts. The object itself never appeared.
   Result<Response> abort =

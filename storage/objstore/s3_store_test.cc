@@ -3,11 +3,11 @@
 // failure-injecting wrapper around the real HTTP client.
 #include "storage/objstore/s3_store.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "base/mutex.h"
 #include "http/cpprest_client.h"

@@ -168,7 +168,8 @@ Result<std::string> ParseInitiateMultipartUpload(std::string_view xml, const std
   }
   std::string id = Trim(Text(result->text, "UploadId"));
   if (id.empty()) {
-    return Status::Unavailable(where + ": starting a multipart upload: the response has no UploadId");
+    return Status::Unavailable(where +
+                               ": starting a multipart upload: the response has no UploadId");
   }
   return id;
 }

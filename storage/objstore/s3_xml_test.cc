@@ -94,12 +94,12 @@ TEST(ParseInitiateMultipartUpload, ReadsTheUploadId) {
 }
 
 TEST(ParseInitiateMultipartUpload, RefusesOtherBodiesNamingTheObject) {
-  for (const char* xml : {"", "<Error><Code>AccessDenied</Code></Error>",
-                          // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one body, 2 lines
-                          "<InitiateMultipartUploadResult><UploadId></UploadId>"
-                          "</InitiateMultipartUploadResult>",
-                          "<InitiateMultipartUploadResult><Bucket>b</Bucket>",
-                          "<InitiateMultipartUploadResultX/>"}) {
+  for (const char* xml :
+       {"", "<Error><Code>AccessDenied</Code></Error>",
+        // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one body, 2 lines
+        "<InitiateMultipartUploadResult><UploadId></UploadId>"
+        "</InitiateMultipartUploadResult>",
+        "<InitiateMultipartUploadResult><Bucket>b</Bucket>", "<InitiateMultipartUploadResultX/>"}) {
     Result<std::string> id = ParseInitiateMultipartUpload(xml, "s3://b/k");
     ASSERT_FALSE(id.ok()) << xml;
     EXPECT_EQ(id.status().code(), StatusCode::kUnavailable);

@@ -1,13 +1,13 @@
 // See sigv4.h.
 #include "storage/objstore/sigv4.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <ctime>
 #include <map>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
 
 namespace dljob::storage {
 namespace {

@@ -20,7 +20,8 @@ ApiError AlreadyExistsError(const std::string& what, const std::string& name) {
 
 ApiError ConflictError(const std::string& what, const std::string& name,
                        const std::string& detail) {
-  return {409, "Conflict", "Operation cannot be fulfilled on " + Quoted(what, name) + ": " + detail};
+  return {409, "Conflict",
+          "Operation cannot be fulfilled on " + Quoted(what, name) + ": " + detail};
 }
 
 ApiError StaleUpdateError(const std::string& what, const std::string& name) {
@@ -33,8 +34,7 @@ ApiError GoneError(const std::string& message) { return {410, "Expired", message
 
 ApiError BadRequestError(const std::string& message) { return {400, "BadRequest", message}; }
 
-ApiError InvalidError(const std::string& kind, const std::string& name,
-                      const std::string& detail) {
+ApiError InvalidError(const std::string& kind, const std::string& name, const std::string& detail) {
   return {422, "Invalid", Quoted(kind, name) + " is invalid: " + detail};
 }
 
@@ -42,36 +42,61 @@ ApiError MethodNotAllowedError(const std::string& message) {
   return {405, "MethodNotAllowed", message};
 }
 
-ApiError InternalError(const std::string& message) {
-  return {500, "InternalError", message};
-}
+ApiError InternalError(const std::string& message) { return {500, "InternalError", message}; }
 
 ApiError ErrorForCode(int code, const std::string& message) {
   std::string reason;
   switch (code) {
-    case 400: reason = "BadRequest"; break;
-    case 401: reason = "Unauthorized"; break;
-    case 403: reason = "Forbidden"; break;
-    case 404: reason = "NotFound"; break;
-    case 405: reason = "MethodNotAllowed"; break;
-    case 409: reason = "Conflict"; break;
-    case 410: reason = "Expired"; break;
-    case 415: reason = "UnsupportedMediaType"; break;
-    case 422: reason = "Invalid"; break;
-    case 429: reason = "TooManyRequests"; break;
-    case 500: reason = "InternalError"; break;
-    case 503: reason = "ServiceUnavailable"; break;
-    case 504: reason = "Timeout"; break;
-    default: reason = code >= 500 ? "InternalError" : "BadRequest"; break;
+    case 400:
+      reason = "BadRequest";
+      break;
+    case 401:
+      reason = "Unauthorized";
+      break;
+    case 403:
+      reason = "Forbidden";
+      break;
+    case 404:
+      reason = "NotFound";
+      break;
+    case 405:
+      reason = "MethodNotAllowed";
+      break;
+    case 409:
+      reason = "Conflict";
+      break;
+    case 410:
+      reason = "Expired";
+      break;
+    case 415:
+      reason = "UnsupportedMediaType";
+      break;
+    case 422:
+      reason = "Invalid";
+      break;
+    case 429:
+      reason = "TooManyRequests";
+      break;
+    case 500:
+      reason = "InternalError";
+      break;
+    case 503:
+      reason = "ServiceUnavailable";
+      break;
+    case 504:
+      reason = "Timeout";
+      break;
+    default:
+      reason = code >= 500 ? "InternalError" : "BadRequest";
+      break;
   }
   return {code, reason, message};
 }
 
 nlohmann::json StatusBody(const ApiError& error) {
-  return {{"kind", "Status"},         {"apiVersion", "v1"},
-          {"metadata", nlohmann::json::object()},
-          {"status", "Failure"},      {"message", error.message},
-          {"reason", error.reason},   {"code", error.http}};
+  return {{"kind", "Status"},    {"apiVersion", "v1"},       {"metadata", nlohmann::json::object()},
+          {"status", "Failure"}, {"message", error.message}, {"reason", error.reason},
+          {"code", error.http}};
 }
 
 nlohmann::json SuccessStatus(int code) {

@@ -10,7 +10,8 @@ namespace {
 bool SameMethod(const std::string& rule, const std::string& method) {
   if (rule.empty() || rule == "*") return true;
   return std::equal(rule.begin(), rule.end(), method.begin(), method.end(), [](char a, char b) {
-    return std::toupper(static_cast<unsigned char>(a)) == std::toupper(static_cast<unsigned char>(b));
+    return std::toupper(static_cast<unsigned char>(a)) ==
+           std::toupper(static_cast<unsigned char>(b));
   });
 }
 
@@ -32,8 +33,8 @@ std::optional<ApiError> Faults::Take(const std::string& method, const std::strin
   for (auto it = rules_.begin(); it != rules_.end(); ++it) {
     if (!SameMethod(it->method, method) || path.rfind(it->path_prefix, 0) != 0) continue;
     ApiError error = ErrorForCode(
-        it->code, it->message.empty() ? "injected fault (" + std::to_string(it->code) + ")"
-                                      : it->message);
+        it->code,
+        it->message.empty() ? "injected fault (" + std::to_string(it->code) + ")" : it->message);
     if (--it->count <= 0) rules_.erase(it);
     return error;
   }

@@ -3,16 +3,17 @@
 // Each test starts the server as a child process on port 0 and kills it by PID at the end;
 // kubectl gets a private HOME and cache dir under the test's temporary directory.
 // Skipped when kubectl is not installed.
-#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "testing/command.h"
 

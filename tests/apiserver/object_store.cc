@@ -126,8 +126,7 @@ void ObjectStore::RecordLocked(StoredEvent event) {
   changed_.notify_all();
 }
 
-ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns,
-                                    Json object) {
+ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns, Json object) {
   if (!object.is_object()) return BadRequestError("the body of a create must be a JSON object");
   Json& meta = Metadata(object);
   MutexLock lock(mu_);
@@ -166,10 +165,17 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
   meta["generation"] = 1;
   meta.erase("deletionTimestamp");
   switch (type.create_status) {
-    case CreateStatus::kKeep: break;
-    case CreateStatus::kDrop: object.erase("status"); break;
-    case CreateStatus::kPodPending: object["status"] = {{"phase", "Pending"}}; break;
-    case CreateStatus::kNamespace: object["status"] = {{"phase", "Active"}}; break;
+    case CreateStatus::kKeep:
+      break;
+    case CreateStatus::kDrop:
+      object.erase("status");
+      break;
+    case CreateStatus::kPodPending:
+      object["status"] = {{"phase", "Pending"}};
+      break;
+    case CreateStatus::kNamespace:
+      object["status"] = {{"phase", "Active"}};
+      break;
   }
   meta["resourceVersion"] = std::to_string(++version_);
   auto stored = std::make_shared<const Json>(std::move(object));

@@ -61,8 +61,8 @@ struct DeleteRequest {
 };
 
 struct StoreOptions {
-  size_t history_limit = 10000;      // events kept for watches; older versions answer 410
-  bool require_namespaces = true;    // creating in a missing namespace is 404
+  size_t history_limit = 10000;    // events kept for watches; older versions answer 410
+  bool require_namespaces = true;  // creating in a missing namespace is 404
   std::function<std::chrono::system_clock::time_point()> now;  // default: the system clock
 };
 

@@ -1,8 +1,8 @@
 // ObjectStore deletion: preconditions, namespace contents and ownerReference garbage collection.
 // See object_store.h.
-#include "tests/apiserver/object_store.h"
-
 #include <utility>
+
+#include "tests/apiserver/object_store.h"
 
 namespace dljob::apiserver {
 namespace {

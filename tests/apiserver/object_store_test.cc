@@ -37,7 +37,9 @@ class ObjectStoreTest : public ::testing::Test {
  protected:
   ObjectStoreTest() {
     StoreOptions options;
-    options.now = [] { return std::chrono::system_clock::time_point(std::chrono::seconds(1000000000)); };
+    options.now = [] {
+      return std::chrono::system_clock::time_point(std::chrono::seconds(1000000000));
+    };
     store_ = std::make_unique<ObjectStore>(std::move(options));
     for (const char* ns : {"default", "team-a"}) {
       EXPECT_TRUE(store_->Create(namespaces_, "", Named(ns)).ok());
@@ -110,9 +112,9 @@ TEST_F(ObjectStoreTest, CreateRefusesDuplicatesMissingNamespaceAndNoName) {
 }
 
 TEST_F(ObjectStoreTest, CustomResourceStatusIsDroppedOnCreate) {
-  Json job = MustCreate(dljobs_, "default",
-                        {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}},
-                         {"status", {{"phase", "Running"}}}});
+  Json job = MustCreate(
+      dljobs_, "default",
+      {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}, {"status", {{"phase", "Running"}}}});
   EXPECT_FALSE(job.contains("status"));
   EXPECT_EQ(job["apiVersion"], "dljob.io/v1alpha1");
 }
@@ -189,7 +191,8 @@ TEST_F(ObjectStoreTest, ListFiltersByLabelAndFieldSelectors) {
 }
 
 TEST_F(ObjectStoreTest, UpdateRefusesStaleVersionAndBumpsGeneration) {
-  Json cm = MustCreate(configmaps_, "default", {{"metadata", {{"name", "c"}}}, {"data", {{"k", "1"}}}});
+  Json cm =
+      MustCreate(configmaps_, "default", {{"metadata", {{"name", "c"}}}, {"data", {{"k", "1"}}}});
   Json edit = cm;
   edit["data"]["k"] = "2";
   ApiResult<Json> updated = store_->Update(configmaps_, "default", "c", edit);
@@ -219,19 +222,22 @@ TEST_F(ObjectStoreTest, UpdateRefusesStaleVersionAndBumpsGeneration) {
 }
 
 TEST_F(ObjectStoreTest, NoOpUpdateKeepsVersionAndRecordsNothing) {
-  Json cm = MustCreate(configmaps_, "default", {{"metadata", {{"name", "c"}}}, {"data", {{"k", "1"}}}});
+  Json cm =
+      MustCreate(configmaps_, "default", {{"metadata", {{"name", "c"}}}, {"data", {{"k", "1"}}}});
   uint64_t before = store_->resource_version();
   ApiResult<Json> same = store_->Update(configmaps_, "default", "c", cm);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(ResourceVersionOf(*same), ResourceVersionOf(cm));
   EXPECT_EQ(store_->resource_version(), before);
-  ApiResult<Json> patched = store_->MergePatch(configmaps_, "default", "c", {{"data", {{"k", "1"}}}});
+  ApiResult<Json> patched =
+      store_->MergePatch(configmaps_, "default", "c", {{"data", {{"k", "1"}}}});
   ASSERT_TRUE(patched.ok());
   EXPECT_EQ(store_->resource_version(), before);
 }
 
 TEST_F(ObjectStoreTest, CustomResourceUpdateNeedsResourceVersion) {
-  Json job = MustCreate(dljobs_, "default", {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}});
+  Json job =
+      MustCreate(dljobs_, "default", {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}});
   job["metadata"].erase("resourceVersion");
   ApiResult<Json> updated = store_->Update(dljobs_, "default", "j", job);
   ASSERT_FALSE(updated.ok());
@@ -239,13 +245,15 @@ TEST_F(ObjectStoreTest, CustomResourceUpdateNeedsResourceVersion) {
 }
 
 TEST_F(ObjectStoreTest, StatusSubresourceIsolatedBothWays) {
-  Json job = MustCreate(dljobs_, "default", {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}});
+  Json job =
+      MustCreate(dljobs_, "default", {{"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}});
   // A status write changes only .status.
   Json status_write = job;
   status_write["status"] = {{"phase", "Running"}};
   status_write["spec"]["gpus"] = 16;
   status_write["metadata"]["labels"] = {{"x", "y"}};
-  ApiResult<Json> s = store_->Update(dljobs_, "default", "j", status_write, ObjectStore::Part::kStatus);
+  ApiResult<Json> s =
+      store_->Update(dljobs_, "default", "j", status_write, ObjectStore::Part::kStatus);
   ASSERT_TRUE(s.ok()) << s.error().ToString();
   EXPECT_EQ((*s)["status"]["phase"], "Running");
   EXPECT_EQ((*s)["spec"]["gpus"], 8);
@@ -263,9 +271,9 @@ TEST_F(ObjectStoreTest, StatusSubresourceIsolatedBothWays) {
   EXPECT_EQ((*m)["metadata"]["generation"], 2);
 
   // The same through merge patches.
-  ApiResult<Json> ps = store_->MergePatch(dljobs_, "default", "j",
-                                          {{"status", {{"phase", "Succeeded"}}}, {"spec", {{"gpus", 1}}}},
-                                          ObjectStore::Part::kStatus);
+  ApiResult<Json> ps = store_->MergePatch(
+      dljobs_, "default", "j", {{"status", {{"phase", "Succeeded"}}}, {"spec", {{"gpus", 1}}}},
+      ObjectStore::Part::kStatus);
   ASSERT_TRUE(ps.ok());
   EXPECT_EQ((*ps)["status"]["phase"], "Succeeded");
   EXPECT_EQ((*ps)["spec"]["gpus"], 4);
@@ -278,9 +286,10 @@ TEST_F(ObjectStoreTest, MergePatchMergesDeletesWithNullAndChecksVersion) {
   Json cm = MustCreate(configmaps_, "default",
                        {{"metadata", {{"name", "c"}, {"labels", {{"a", "1"}, {"b", "2"}}}}},
                         {"data", {{"k", "1"}, {"gone", "x"}}}});
-  ApiResult<Json> patched = store_->MergePatch(
-      configmaps_, "default", "c",
-      {{"metadata", {{"labels", {{"a", nullptr}, {"c", "3"}}}}}, {"data", {{"gone", nullptr}, {"n", "2"}}}});
+  ApiResult<Json> patched =
+      store_->MergePatch(configmaps_, "default", "c",
+                         {{"metadata", {{"labels", {{"a", nullptr}, {"c", "3"}}}}},
+                          {"data", {{"gone", nullptr}, {"n", "2"}}}});
   ASSERT_TRUE(patched.ok());
   EXPECT_EQ((*patched)["metadata"]["labels"], Json({{"b", "2"}, {"c", "3"}}));
   EXPECT_EQ((*patched)["data"], Json({{"k", "1"}, {"n", "2"}}));
@@ -299,8 +308,10 @@ TEST_F(ObjectStoreTest, MergePatchMergesDeletesWithNullAndChecksVersion) {
 }
 
 Json OwnerRef(const Json& owner) {
-  return {{"apiVersion", owner["apiVersion"]}, {"kind", owner["kind"]},
-          {"name", NameOf(owner)},             {"uid", UidOf(owner)},
+  return {{"apiVersion", owner["apiVersion"]},
+          {"kind", owner["kind"]},
+          {"name", NameOf(owner)},
+          {"uid", UidOf(owner)},
           {"controller", true}};
 }
 
@@ -311,9 +322,9 @@ TEST_F(ObjectStoreTest, DeletingAnOwnerCollectsItsDependentsRecursively) {
   MustCreate(configmaps_, "default",
              {{"metadata", {{"name", "grandchild"}, {"ownerReferences", {OwnerRef(pod)}}}}});
   Json other = MustCreate(configmaps_, "default", Named("other-owner"));
-  MustCreate(configmaps_, "default",
-             {{"metadata",
-               {{"name", "shared"}, {"ownerReferences", {OwnerRef(job), OwnerRef(other)}}}}});
+  MustCreate(
+      configmaps_, "default",
+      {{"metadata", {{"name", "shared"}, {"ownerReferences", {OwnerRef(job), OwnerRef(other)}}}}});
   MustCreate(configmaps_, "default", Named("unrelated"));
 
   ApiResult<Json> deleted = store_->Delete(dljobs_, "default", "j");
@@ -328,7 +339,8 @@ TEST_F(ObjectStoreTest, DeletingAnOwnerCollectsItsDependentsRecursively) {
 
 TEST_F(ObjectStoreTest, OrphanPolicyStripsTheReference) {
   Json job = MustCreate(dljobs_, "default", Named("j"));
-  MustCreate(pods_, "default", {{"metadata", {{"name", "p"}, {"ownerReferences", {OwnerRef(job)}}}}});
+  MustCreate(pods_, "default",
+             {{"metadata", {{"name", "p"}, {"ownerReferences", {OwnerRef(job)}}}}});
   DeleteRequest request;
   request.propagation_policy = "Orphan";
   ASSERT_TRUE(store_->Delete(dljobs_, "default", "j", request).ok());
@@ -368,7 +380,8 @@ TEST_F(ObjectStoreTest, HistoryIsBoundedAndCompactable) {
   options.history_limit = 3;
   options.require_namespaces = false;
   ObjectStore small(options);
-  for (const char* n : {"a", "b", "c", "d", "e"}) ASSERT_TRUE(small.Create(configmaps_, "x", Named(n)).ok());
+  for (const char* n : {"a", "b", "c", "d", "e"})
+    ASSERT_TRUE(small.Create(configmaps_, "x", Named(n)).ok());
   EXPECT_EQ(small.resource_version(), 5u);
   EXPECT_EQ(small.compacted_version(), 2u);
   std::vector<StoredEvent> events;

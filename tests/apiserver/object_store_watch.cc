@@ -1,7 +1,7 @@
 // ObjectStore's history, read by watches. See object_store.h and watch_cursor.h.
-#include "tests/apiserver/object_store.h"
-
 #include <algorithm>
+
+#include "tests/apiserver/object_store.h"
 
 namespace dljob::apiserver {
 
@@ -33,9 +33,9 @@ bool ObjectStore::EventsAfter(uint64_t after, std::vector<StoredEvent>* out,
   MutexLock lock(mu_);
   *now_at = version_;
   if (after < compacted_) return false;
-  auto first = std::upper_bound(
-      history_.begin(), history_.end(), after,
-      [](uint64_t v, const StoredEvent& e) { return v < e.resource_version; });
+  auto first =
+      std::upper_bound(history_.begin(), history_.end(), after,
+                       [](uint64_t v, const StoredEvent& e) { return v < e.resource_version; });
   out->insert(out->end(), first, history_.end());
   return true;
 }

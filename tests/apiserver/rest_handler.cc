@@ -7,8 +7,8 @@
 #include <sstream>
 #include <thread>
 
-#include "jobs/codec.h"
 #include "base/time_format.h"
+#include "jobs/codec.h"
 #include "tests/apiserver/discovery.h"
 #include "tests/apiserver/rest_response.h"
 
@@ -36,7 +36,8 @@ std::vector<std::string> YamlDocuments(const std::string& text) {
 
 }  // namespace
 
-RestHandler::RestHandler(RestOptions options) : options_(std::move(options)), store_(options_.store) {
+RestHandler::RestHandler(RestOptions options)
+    : options_(std::move(options)), store_(options_.store) {
   kubelet_ = std::make_unique<SimKubelet>(store_, *registry_.FindByKey("pods"),
                                           [this] { return NowText(options_.store); });
   ResourceType namespaces = *registry_.FindByKey("namespaces");
@@ -115,12 +116,23 @@ void RestHandler::ServeDiscovery(const HttpRequest& request, const RestPath& pat
   std::vector<ResourceType> types = registry_.All();
   std::optional<Json> doc;
   switch (path.kind) {
-    case RestPath::Kind::kVersion: doc = VersionInfo(); break;
-    case RestPath::Kind::kApiVersions: doc = ApiVersions(options_.server_address); break;
-    case RestPath::Kind::kGroupList: doc = GroupList(types); break;
-    case RestPath::Kind::kGroup: doc = GroupDocument(types, path.group); break;
-    case RestPath::Kind::kResourceList: doc = ResourceList(types, path.group, path.version); break;
-    default: break;
+    case RestPath::Kind::kVersion:
+      doc = VersionInfo();
+      break;
+    case RestPath::Kind::kApiVersions:
+      doc = ApiVersions(options_.server_address);
+      break;
+    case RestPath::Kind::kGroupList:
+      doc = GroupList(types);
+      break;
+    case RestPath::Kind::kGroup:
+      doc = GroupDocument(types, path.group);
+      break;
+    case RestPath::Kind::kResourceList:
+      doc = ResourceList(types, path.group, path.version);
+      break;
+    default:
+      break;
   }
   if (!doc) {
     RespondError(out, ErrorForCode(404, "the server could not find the requested resource"));
@@ -137,8 +149,8 @@ Status RestHandler::RegisterCrd(const Json& crd) {
   std::string name = type->plural + "." + type->group;
   object["metadata"]["name"] = name;
   ApiResult<Json> existing = store_.Get(crds, "", name);
-  ApiResult<Json> stored = existing.ok() ? store_.MergePatch(crds, "", name, object)
-                                         : store_.Create(crds, "", object);
+  ApiResult<Json> stored =
+      existing.ok() ? store_.MergePatch(crds, "", name, object) : store_.Create(crds, "", object);
   if (!stored.ok()) return stored.error().ToStatus();
   ApiResult<Json> done = AfterCrdWrite(*stored);
   return done.ok() ? Status::Ok() : done.error().ToStatus();

@@ -24,11 +24,11 @@
 
 #include "base/status.h"
 #include "tests/apiserver/faults.h"
-#include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/object_store.h"
 #include "tests/apiserver/pod_logs.h"
 #include "tests/apiserver/resource_types.h"
 #include "tests/apiserver/rest_path.h"
+#include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_kubelet.h"
 
 namespace dljob::apiserver {
@@ -52,7 +52,7 @@ class RestHandler {
   // Loads options.crd_files; a file that does not load is a Status from Create().
   static Result<std::unique_ptr<RestHandler>> Create(RestOptions options = {});
   explicit RestHandler(RestOptions options = {});  // no CRD files
-  ~RestHandler();  // Shutdown()
+  ~RestHandler();                                  // Shutdown()
   RestHandler(const RestHandler&) = delete;
   RestHandler& operator=(const RestHandler&) = delete;
 

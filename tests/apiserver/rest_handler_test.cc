@@ -54,8 +54,9 @@ class RestHandlerTest : public ::testing::Test {
     handler_ = std::move(created).value();
   }
 
-  FakeWriter Call(const std::string& method, const std::string& target, const std::string& body = "",
-                  HttpHeaders headers = {}, int max_writes = 1 << 30) {
+  FakeWriter Call(const std::string& method, const std::string& target,
+                  const std::string& body = "", HttpHeaders headers = {},
+                  int max_writes = 1 << 30) {
     HttpRequest request;
     request.method = method;
     size_t q = target.find('?');
@@ -116,24 +117,30 @@ TEST_F(RestHandlerTest, CrdFromTheChartServesDLJobsWithPrinterColumns) {
   EXPECT_EQ(group["preferredVersion"]["groupVersion"], "dljob.io/v1alpha1");
   Json resources = MustCall("GET", "/apis/dljob.io/v1alpha1", nullptr, 200);
   bool has_status = false;
-  for (const Json& r : resources["resources"]) has_status = has_status || r["name"] == "dljobs/status";
+  for (const Json& r : resources["resources"])
+    has_status = has_status || r["name"] == "dljobs/status";
   EXPECT_TRUE(has_status);
-  Json crd = MustCall("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dljobs.dljob.io",
-                      nullptr, 200);
+  Json crd =
+      MustCall("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dljobs.dljob.io",
+               nullptr, 200);
   EXPECT_EQ(crd["status"]["conditions"][1]["type"], "Established");
 
   const std::string jobs = "/apis/dljob.io/v1alpha1/namespaces/default/dljobs";
-  Json job = {{"apiVersion", "dljob.io/v1alpha1"}, {"kind", "DLJob"},
-              {"metadata", {{"name", "j"}}}, {"spec", {{"gpus", 8}}}};
+  Json job = {{"apiVersion", "dljob.io/v1alpha1"},
+              {"kind", "DLJob"},
+              {"metadata", {{"name", "j"}}},
+              {"spec", {{"gpus", 8}}}};
   MustCall("POST", jobs, job, 201);
   MustCall("PATCH", jobs + "/j/status", {{"status", {{"phase", "Running"}}}}, 200,
            {{"Content-Type", "application/merge-patch+json"}});
   // kubectl apply sends strategic merge patches only for built-in types: 415 for a CRD.
-  EXPECT_EQ(Call("PATCH", jobs + "/j", "{}", {{"Content-Type", "application/strategic-merge-patch+json"}})
-                .status_,
-            415);
-  Json table = MustCall("GET", jobs, nullptr, 200,
-                        {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
+  EXPECT_EQ(
+      Call("PATCH", jobs + "/j", "{}", {{"Content-Type", "application/strategic-merge-patch+json"}})
+          .status_,
+      415);
+  Json table =
+      MustCall("GET", jobs, nullptr, 200,
+               {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
   EXPECT_EQ(table["kind"], "Table");
   EXPECT_EQ(table["columnDefinitions"][0]["name"], "Name");
   EXPECT_EQ(table["columnDefinitions"][1]["name"], "Status");
@@ -167,22 +174,24 @@ TEST_F(RestHandlerTest, CrudOverRestWithStatusBodies) {
                           {{"metadata", {{"labels", {{"a", nullptr}, {"c", "d"}}}}}}, 200,
                           {{"Content-Type", "application/merge-patch+json"}});
   EXPECT_EQ(patched["metadata"]["labels"], Json({{"c", "d"}}));
-  Json strategic = MustCall(
-      "PATCH", std::string(kPods) + "/p",
-      {{"spec", {{"containers", {{{"name", "main"}, {"image", "alpine"}}}},
-                 {"$setElementOrder/containers", {{{"name", "main"}}}}}}},
-      200, {{"Content-Type", "application/strategic-merge-patch+json"}});
+  Json strategic = MustCall("PATCH", std::string(kPods) + "/p",
+                            {{"spec",
+                              {{"containers", {{{"name", "main"}, {"image", "alpine"}}}},
+                               {"$setElementOrder/containers", {{{"name", "main"}}}}}}},
+                            200, {{"Content-Type", "application/strategic-merge-patch+json"}});
   EXPECT_EQ(strategic["spec"]["containers"][0]["image"], "alpine");
   EXPECT_FALSE(strategic["spec"].contains("$setElementOrder/containers"));
   EXPECT_EQ(Call("PATCH", std::string(kPods) + "/p", "{}",
-                 {{"Content-Type", "application/apply-patch+yaml"}}).status_,
+                 {{"Content-Type", "application/apply-patch+yaml"}})
+                .status_,
             415);
   Json by_label = MustCall("GET", std::string(kPods) + "?labelSelector=c%3Dd", nullptr, 200);
   EXPECT_EQ(by_label["items"].size(), 1u);
-  EXPECT_EQ(MustCall("GET", std::string(kPods) + "?labelSelector=c%3Dx", nullptr, 200)["items"].size(),
-            0u);
-  EXPECT_EQ(MustCall("DELETE", std::string(kPods) + "/p", {{"propagationPolicy", "Background"}}, 200)
-                ["metadata"]["name"],
+  EXPECT_EQ(
+      MustCall("GET", std::string(kPods) + "?labelSelector=c%3Dx", nullptr, 200)["items"].size(),
+      0u);
+  EXPECT_EQ(MustCall("DELETE", std::string(kPods) + "/p", {{"propagationPolicy", "Background"}},
+                     200)["metadata"]["name"],
             "p");
   EXPECT_EQ(MustCall("GET", std::string(kPods) + "/p", nullptr, 404)["message"],
             "pods \"p\" not found");
@@ -191,14 +200,18 @@ TEST_F(RestHandlerTest, CrudOverRestWithStatusBodies) {
 
 TEST_F(RestHandlerTest, BindingSetsNodeOnceAndPodTableShowsIt) {
   MustCall("POST", kPods, Pod("p"), 201);
-  Json binding = {{"apiVersion", "v1"}, {"kind", "Binding"}, {"metadata", {{"name", "p"}}},
+  Json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", "p"}}},
                   {"target", {{"kind", "Node"}, {"name", "gpu-1"}}}};
   EXPECT_EQ(MustCall("POST", std::string(kPods) + "/p/binding", binding, 201)["status"], "Success");
   EXPECT_EQ(MustCall("GET", std::string(kPods) + "/p", nullptr, 200)["spec"]["nodeName"], "gpu-1");
-  EXPECT_EQ(MustCall("POST", std::string(kPods) + "/p/binding", binding, 409)["reason"], "Conflict");
+  EXPECT_EQ(MustCall("POST", std::string(kPods) + "/p/binding", binding, 409)["reason"],
+            "Conflict");
 
   MustCall("POST", "/_test/pods/default/p/status", {{"phase", "Running"}}, 200);
-  Json table = MustCall("GET", kPods, nullptr, 200, {{"Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"}});
+  Json table = MustCall("GET", kPods, nullptr, 200,
+                        {{"Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"}});
   Json cells = table["rows"][0]["cells"];
   EXPECT_EQ(cells[0], "p");
   EXPECT_EQ(cells[1], "1/1");
@@ -222,8 +235,9 @@ TEST_F(RestHandlerTest, WatchFromVersionWithBookmarksAndTimeout) {
 
   // A watch from "0" starts with the current objects; the client leaves after three events
   // (two ADDED and one BOOKMARK at least — bookmarks come every millisecond here).
-  FakeWriter zero = Call("GET", std::string(kPods) + "?watch=true&resourceVersion=0&allowWatchBookmarks=true",
-                         "", {}, 3);
+  FakeWriter zero =
+      Call("GET", std::string(kPods) + "?watch=true&resourceVersion=0&allowWatchBookmarks=true", "",
+           {}, 3);
   std::vector<Json> z = zero.Events();
   ASSERT_EQ(z.size(), 3u);
   EXPECT_EQ(z[0]["type"], "ADDED");
@@ -261,7 +275,9 @@ TEST_F(RestHandlerTest, DroppedWatchEnds) {
 
 TEST_F(RestHandlerTest, InjectedFaultsAnswerTheGivenCodeNTimes) {
   MustCall("POST", "/_test/faults",
-           {{"method", "GET"}, {"pathPrefix", "/api/v1/namespaces/default/pods"}, {"code", 503},
+           {{"method", "GET"},
+            {"pathPrefix", "/api/v1/namespaces/default/pods"},
+            {"code", 503},
             {"count", 2}},
            201);
   EXPECT_EQ(Call("POST", kPods, Pod("p").dump()).status_, 201);  // other methods pass
@@ -288,7 +304,8 @@ TEST_F(RestHandlerTest, NodesLogsAndFollow) {
 
   std::thread finisher([this] {
     Call("POST", "/_test/pods/default/p/log", "line 3\n");
-    Call("POST", "/_test/pods/default/p/status", Json({{"phase", "Failed"}, {"exitCode", 3}}).dump());
+    Call("POST", "/_test/pods/default/p/status",
+         Json({{"phase", "Failed"}, {"exitCode", 3}}).dump());
   });
   FakeWriter follow = Call("GET", std::string(kPods) + "/p/log?follow=true");
   finisher.join();
@@ -305,7 +322,8 @@ TEST_F(RestHandlerTest, KubeletStartsBoundPods) {
   MustCall("POST", std::string(kPods) + "/p/binding",
            {{"target", {{"kind", "Node"}, {"name", "gpu-1"}}}}, 201);
   // Watch the pod until it is Running (no timing assumption: the watch waits for it).
-  std::string target = std::string(kPods) + "?watch=1&fieldSelector=status.phase%3DRunning&resourceVersion=" +
+  std::string target = std::string(kPods) +
+                       "?watch=1&fieldSelector=status.phase%3DRunning&resourceVersion=" +
                        created["metadata"]["resourceVersion"].get<std::string>();
   FakeWriter running = Call("GET", target, "", {}, 1);
   ASSERT_EQ(running.Events().size(), 1u);

@@ -1,8 +1,7 @@
 // RestHandler: get, list, create, update, patch and delete of objects, and the CRD side effects.
 // See rest_handler.h.
-#include "tests/apiserver/rest_handler.h"
-
 #include "base/time_format.h"
+#include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/strategic_patch.h"
 #include "tests/apiserver/table.h"
@@ -57,8 +56,9 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
     if (!got.ok()) return RespondError(out, got.error());
     if (!table) return RespondJson(out, 200, *got);
     auto include = query.count("includeObject") ? query.at("includeObject") : "Metadata";
-    return RespondJson(out, 200, ObjectsToTable(type, {*got}, ResourceVersionOf(*got), "",
-                                                include, Now(options_.store)));
+    return RespondJson(
+        out, 200,
+        ObjectsToTable(type, {*got}, ResourceVersionOf(*got), "", include, Now(options_.store)));
   }
   if (m == "POST" && path.name.empty()) {
     ApiResult<Json> body = ParseBody(request);
@@ -66,7 +66,8 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
     if (type.Key() == kCrdKey) {
       Result<ResourceType> crd_type = TypeFromCrd(*body);
       if (!crd_type.ok()) {
-        return RespondError(out, InvalidError(type.kind, NameOf(*body), crd_type.status().message()));
+        return RespondError(out,
+                            InvalidError(type.kind, NameOf(*body), crd_type.status().message()));
       }
     }
     ApiResult<Json> created = store_.Create(type, path.ns, std::move(body).value());
@@ -107,8 +108,8 @@ void RestHandler::ServeList(const HttpRequest& request, const RestPath& path,
     try {
       list_query.limit = std::stoll(param("limit"));
     } catch (...) {
-      return RespondError(out, BadRequestError("limit: must be an integer, got \"" +
-                                                   param("limit") + "\""));
+      return RespondError(
+          out, BadRequestError("limit: must be an integer, got \"" + param("limit") + "\""));
     }
   }
   ApiResult<Json> list = store_.List(type, path.ns, list_query);
@@ -116,10 +117,10 @@ void RestHandler::ServeList(const HttpRequest& request, const RestPath& path,
   if (!WantsTable(RequestHeader(request, "Accept"))) return RespondJson(out, 200, *list);
   std::vector<Json> items((*list)["items"].begin(), (*list)["items"].end());
   std::string include = param("includeObject").empty() ? "Metadata" : param("includeObject");
-  RespondJson(out, 200,
-              ObjectsToTable(type, items, (*list)["metadata"].value("resourceVersion", ""),
-                             (*list)["metadata"].value("continue", ""), include,
-                             Now(options_.store)));
+  RespondJson(
+      out, 200,
+      ObjectsToTable(type, items, (*list)["metadata"].value("resourceVersion", ""),
+                     (*list)["metadata"].value("continue", ""), include, Now(options_.store)));
 }
 
 void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
@@ -130,12 +131,15 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
   bool strategic = content_type == "application/strategic-merge-patch+json" && !type.custom;
   bool json_patch = content_type == "application/json-patch+json";
   if (!merge && !strategic && !json_patch) {
-    return RespondError(out, ErrorForCode(415, "the body of the request was in an unknown format - "
-                                               "accepted media types include: "
-                                               "application/json-patch+json, "
-                                               "application/merge-patch+json" +
-                                               std::string(type.custom ? "" : ", application/"
-                                                                              "strategic-merge-patch+json")));
+    return RespondError(out,
+                        ErrorForCode(415,
+                                     "the body of the request was in an unknown format - "
+                                     "accepted media types include: "
+                                     "application/json-patch+json, "
+                                     "application/merge-patch+json" +
+                                         std::string(type.custom ? ""
+                                                                 : ", application/"
+                                                                   "strategic-merge-patch+json")));
   }
   ApiResult<Json> patch = ParseBody(request);
   if (!patch.ok()) return RespondError(out, patch.error());
@@ -154,8 +158,8 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
         try {
           patched = current->patch(*patch);
         } catch (const nlohmann::json::exception& e) {
-          return RespondError(out, ErrorForCode(422, std::string("the JSON patch does not apply: ") +
-                                                         e.what()));
+          return RespondError(
+              out, ErrorForCode(422, std::string("the JSON patch does not apply: ") + e.what()));
         }
       }
       patched["metadata"]["resourceVersion"] = ResourceVersionOf(*current);
@@ -192,7 +196,8 @@ void RestHandler::ServeDelete(const HttpRequest& request, const RestPath& path,
 
 ApiResult<Json> RestHandler::AfterCrdWrite(const Json& crd) {
   Result<ResourceType> type = TypeFromCrd(crd);
-  if (!type.ok()) return InvalidError("CustomResourceDefinition", NameOf(crd), type.status().message());
+  if (!type.ok())
+    return InvalidError("CustomResourceDefinition", NameOf(crd), type.status().message());
   registry_.Remove(type->group, type->plural);
   registry_.Add(*type);
   ResourceType crds = *registry_.FindByKey(kCrdKey);
@@ -202,15 +207,21 @@ ApiResult<Json> RestHandler::AfterCrdWrite(const Json& crd) {
     if (!names.contains("singular")) names["singular"] = type->singular;
     if (!names.contains("listKind")) names["listKind"] = type->ListKind();
     Json& status = object["status"];
-    if (status.is_object() && status.contains("acceptedNames") && status["acceptedNames"] == names) {
+    if (status.is_object() && status.contains("acceptedNames") &&
+        status["acceptedNames"] == names) {
       return std::nullopt;  // already established with these names: no new version
     }
     status = {{"acceptedNames", names},
               {"storedVersions", {type->version}},
               {"conditions",
-               {{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
-                 {"message", "no conflicts found"}, {"lastTransitionTime", now}},
-                {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+               {{{"type", "NamesAccepted"},
+                 {"status", "True"},
+                 {"reason", "NoConflicts"},
+                 {"message", "no conflicts found"},
+                 {"lastTransitionTime", now}},
+                {{"type", "Established"},
+                 {"status", "True"},
+                 {"reason", "InitialNamesAccepted"},
                  {"message", "the initial names have been accepted"},
                  {"lastTransitionTime", now}}}}};
     return std::nullopt;

@@ -17,12 +17,12 @@ namespace dljob::apiserver {
 struct RestPath {
   enum class Kind {
     kUnknown,
-    kVersion,         // /version
-    kApiVersions,     // /api
-    kGroupList,       // /apis
-    kGroup,           // /apis/{group}
-    kResourceList,    // /api/v1, /apis/{group}/{version}
-    kResource,        // a resource, object or subresource
+    kVersion,       // /version
+    kApiVersions,   // /api
+    kGroupList,     // /apis
+    kGroup,         // /apis/{group}
+    kResourceList,  // /api/v1, /apis/{group}/{version}
+    kResource,      // a resource, object or subresource
   };
   Kind kind = Kind::kUnknown;
   std::string group;

@@ -35,22 +35,24 @@ void RestHandler::ServeBinding(const HttpRequest& request, const RestPath& path,
   if (node.empty()) {
     return RespondError(out, InvalidError("Binding", path.name, "target.name: Required value"));
   }
-  std::string now = FormatRfc3339(options_.store.now ? options_.store.now()
-                                                     : std::chrono::system_clock::now());
+  std::string now =
+      FormatRfc3339(options_.store.now ? options_.store.now() : std::chrono::system_clock::now());
   ApiResult<Json> bound =
       store_.Mutate(type, path.ns, path.name, [&](Json& pod) -> std::optional<ApiError> {
         if (!pod["spec"].is_object()) pod["spec"] = Json::object();
         std::string current = pod["spec"].value("nodeName", "");
         if (!current.empty()) {
-          return ConflictError("pods/binding", path.name,
-                               "pod " + path.name + " is already assigned to node \"" + current +
-                                   "\"");
+          return ConflictError(
+              "pods/binding", path.name,
+              "pod " + path.name + " is already assigned to node \"" + current + "\"");
         }
         pod["spec"]["nodeName"] = node;
         Json& conditions = pod["status"]["conditions"];
         if (!conditions.is_array()) conditions = Json::array();
-        conditions.push_back({{"type", "PodScheduled"}, {"status", "True"},
-                              {"lastProbeTime", nullptr}, {"lastTransitionTime", now}});
+        conditions.push_back({{"type", "PodScheduled"},
+                              {"status", "True"},
+                              {"lastProbeTime", nullptr},
+                              {"lastTransitionTime", now}});
         return std::nullopt;
       });
   if (!bound.ok()) return RespondError(out, bound.error());
@@ -87,8 +89,7 @@ void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
     offset += more.size();
     if (!more.empty() && !out.Write(more)) return;
     if (finished) return;
-    logs_.WaitForMore(key, offset,
-                      std::chrono::steady_clock::now() + options_.idle_check);
+    logs_.WaitForMore(key, offset, std::chrono::steady_clock::now() + options_.idle_check);
   }
 }
 

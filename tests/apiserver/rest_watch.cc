@@ -44,7 +44,8 @@ void RestHandler::ServeWatch(const HttpRequest& request, const RestPath& path,
   ApiResult<WatchCursor> cursor =
       WatchCursor::Start(store_, filter, param("resourceVersion"), &initial);
   if (!cursor.ok() && !cursor.error().IsGone()) return RespondError(out, cursor.error());
-  out.StartStream(200, {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}});
+  out.StartStream(200,
+                  {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}});
   if (!cursor.ok()) {
     out.Write(ExpiredEventJson(cursor.error().message).dump() + "\n");
     return;
@@ -52,10 +53,9 @@ void RestHandler::ServeWatch(const HttpRequest& request, const RestPath& path,
   bool columns = true;
   auto send = [&](const std::string& event_type, const Json& object) {
     if (!table) return out.Write(WatchEventJson(event_type, object).dump() + "\n");
-    Json t = ObjectsToTable(type, {object}, ResourceVersionOf(object), "", include,
-                            options_.store.now ? options_.store.now()
-                                               : std::chrono::system_clock::now(),
-                            columns);
+    Json t = ObjectsToTable(
+        type, {object}, ResourceVersionOf(object), "", include,
+        options_.store.now ? options_.store.now() : std::chrono::system_clock::now(), columns);
     columns = false;
     return out.Write(WatchEventJson(event_type, t).dump() + "\n");
   };

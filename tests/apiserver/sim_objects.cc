@@ -42,9 +42,9 @@ void ApplyPodState(Json& pod, const PodState& state, const std::string& now) {
   if (!node.empty() || phase != "Pending") {
     SetCondition(status, "PodScheduled", true, now);
     size_t h = std::hash<std::string>{}(pod["metadata"].value("name", ""));
-    status["podIP"] = state.pod_ip.empty()
-                          ? "10.0." + std::to_string(h % 250) + "." + std::to_string(h / 250 % 250 + 2)
-                          : state.pod_ip;
+    status["podIP"] = state.pod_ip.empty() ? "10.0." + std::to_string(h % 250) + "." +
+                                                 std::to_string(h / 250 % 250 + 2)
+                                           : state.pod_ip;
     status["hostIP"] = status["podIP"];
   }
   SetCondition(status, "Initialized", phase != "Pending", now);
@@ -52,12 +52,13 @@ void ApplyPodState(Json& pod, const PodState& state, const std::string& now) {
   SetCondition(status, "Ready", ready, now);
 
   Json statuses = Json::array();
-  Json containers = pod.contains("spec") ? pod["spec"].value("containers", Json::array())
-                                         : Json::array();
+  Json containers =
+      pod.contains("spec") ? pod["spec"].value("containers", Json::array()) : Json::array();
   const Json old = status.value("containerStatuses", Json::array());
   for (const Json& c : containers) {
     std::string name = c.value("name", "");
-    Json cs = {{"name", name}, {"image", c.value("image", "")}, {"imageID", ""}, {"ready", ready},
+    Json cs = {{"name", name},       {"image", c.value("image", "")},
+               {"imageID", ""},      {"ready", ready},
                {"started", running}, {"restartCount", 0}};
     for (const Json& o : old) {
       if (o.value("name", "") == name) cs["restartCount"] = o.value("restartCount", 0);
@@ -65,16 +66,17 @@ void ApplyPodState(Json& pod, const PodState& state, const std::string& now) {
     if (state.restart_count) cs["restartCount"] = *state.restart_count;
     if (finished) {
       int code = state.exit_code.value_or(phase == "Succeeded" ? 0 : 1);
-      std::string reason = state.reason.empty() ? (code == 0 ? "Completed" : "Error") : state.reason;
-      cs["state"] = {{"terminated",
-                      {{"exitCode", code}, {"reason", reason}, {"startedAt", now},
-                       {"finishedAt", now}}}};
+      std::string reason =
+          state.reason.empty() ? (code == 0 ? "Completed" : "Error") : state.reason;
+      cs["state"] = {
+          {"terminated",
+           {{"exitCode", code}, {"reason", reason}, {"startedAt", now}, {"finishedAt", now}}}};
       cs["started"] = false;
     } else if (running) {
       cs["state"] = {{"running", {{"startedAt", now}}}};
     } else {
-      cs["state"] = {{"waiting", {{"reason", state.reason.empty() ? "ContainerCreating"
-                                                                  : state.reason}}}};
+      cs["state"] = {
+          {"waiting", {{"reason", state.reason.empty() ? "ContainerCreating" : state.reason}}}};
     }
     statuses.push_back(std::move(cs));
   }
@@ -121,7 +123,9 @@ Json SimulatedNode(const NodeSpec& spec, const std::string& now) {
     labels["nvidia.com/gpu.product"] = spec.gpu_product;
   }
   if (spec.labels.is_object()) labels.update(spec.labels);
-  Json resources = {{"cpu", spec.cpu}, {"memory", spec.memory}, {"pods", "110"},
+  Json resources = {{"cpu", spec.cpu},
+                    {"memory", spec.memory},
+                    {"pods", "110"},
                     {"nvidia.com/gpu", std::to_string(spec.gpus)}};
   Json node = {{"apiVersion", "v1"},
                {"kind", "Node"},
@@ -131,12 +135,17 @@ Json SimulatedNode(const NodeSpec& spec, const std::string& now) {
                 {{"capacity", resources},
                  {"allocatable", resources},
                  {"conditions",
-                  {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"},
+                  {{{"type", "Ready"},
+                    {"status", "True"},
+                    {"reason", "KubeletReady"},
                     {"message", "kubelet is posting ready status"},
-                    {"lastHeartbeatTime", now}, {"lastTransitionTime", now}}}},
+                    {"lastHeartbeatTime", now},
+                    {"lastTransitionTime", now}}}},
                  {"addresses", {{{"type", "Hostname"}, {"address", spec.name}}}},
-                 {"nodeInfo", {{"kubeletVersion", "v1.32.0-dljob-sim"},
-                               {"operatingSystem", "linux"}, {"architecture", "amd64"}}}}}};
+                 {"nodeInfo",
+                  {{"kubeletVersion", "v1.32.0-dljob-sim"},
+                   {"operatingSystem", "linux"},
+                   {"architecture", "amd64"}}}}}};
   if (spec.taints.is_array() && !spec.taints.empty()) node["spec"]["taints"] = spec.taints;
   return node;
 }

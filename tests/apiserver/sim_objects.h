@@ -12,13 +12,13 @@
 namespace dljob::apiserver {
 
 struct PodState {
-  std::string phase;              // Pending, Running, Succeeded, Failed ("" keeps the phase)
-  std::optional<bool> ready;      // default: phase == Running
-  std::optional<int> exit_code;   // terminated containers' exit code (default 0 / 1 by phase)
-  std::string reason;             // terminated reason (default Completed / Error)
-  std::string message;            // status.message
+  std::string phase;             // Pending, Running, Succeeded, Failed ("" keeps the phase)
+  std::optional<bool> ready;     // default: phase == Running
+  std::optional<int> exit_code;  // terminated containers' exit code (default 0 / 1 by phase)
+  std::string reason;            // terminated reason (default Completed / Error)
+  std::string message;           // status.message
   std::optional<int> restart_count;
-  std::string pod_ip;             // default: 10.0.<n>.<m> from the name
+  std::string pod_ip;  // default: 10.0.<n>.<m> from the name
 };
 
 // Writes `state` into pod.status; `now` is an RFC 3339 time for the conditions and states.

@@ -131,8 +131,10 @@ Json CellFor(const PrinterColumn& c, const Json& object, Clock::time_point now) 
 
 Json Cells(const ResourceType& type, const Json& object, Clock::time_point now) {
   switch (type.table) {
-    case TableStyle::kPods: return PodCells(object, now);
-    case TableStyle::kNodes: return NodeCells(object, now);
+    case TableStyle::kPods:
+      return PodCells(object, now);
+    case TableStyle::kNodes:
+      return NodeCells(object, now);
     case TableStyle::kNamespaces:
       return {NameOf(object), object.value("status", Json::object()).value("phase", "Active"),
               Age(object, now)};
@@ -141,7 +143,8 @@ Json Cells(const ResourceType& type, const Json& object, Clock::time_point now) 
       for (const PrinterColumn& c : type.columns) cells.push_back(CellFor(c, object, now));
       return cells;
     }
-    case TableStyle::kDefault: break;
+    case TableStyle::kDefault:
+      break;
   }
   return {NameOf(object), Age(object, now)};
 }
@@ -155,9 +158,7 @@ Json RowObject(const Json& object, const std::string& include_object) {
 
 }  // namespace
 
-bool WantsTable(const std::string& accept) {
-  return accept.find("as=Table") != std::string::npos;
-}
+bool WantsTable(const std::string& accept) { return accept.find("as=Table") != std::string::npos; }
 
 Json ObjectsToTable(const ResourceType& type, const std::vector<Json>& objects,
                     const std::string& resource_version, const std::string& continue_token,

@@ -10,12 +10,13 @@
 // connections, so a parent that waits for the port file can use either at once.
 #include <signal.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "base/time_format.h"
 #include "http/http_server.h"

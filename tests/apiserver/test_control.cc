@@ -35,16 +35,18 @@ ApiResult<Json> JsonBody(const HttpRequest& request) {
 void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& out) {
   std::vector<std::string> s = Split(request.path.substr(sizeof kTestControlPrefix - 1));
   const std::string& m = request.method;
-  std::string now = FormatRfc3339(options_.store.now ? options_.store.now()
-                                                     : std::chrono::system_clock::now());
+  std::string now =
+      FormatRfc3339(options_.store.now ? options_.store.now() : std::chrono::system_clock::now());
   ApiResult<Json> body = JsonBody(request);
   bool raw_body = s.size() == 4 && s[0] == "pods" && s[3] == "log";
   if (!body.ok() && !raw_body) return RespondError(out, body.error());
 
   if (m == "POST" && s == std::vector<std::string>{"nodes"}) {
     NodeSpec spec = NodeSpecFromJson(*body);
-    if (spec.name.empty()) return RespondError(out, BadRequestError("/_test/nodes: name: required"));
-    ApiResult<Json> node = store_.Create(*registry_.FindByKey("nodes"), "", SimulatedNode(spec, now));
+    if (spec.name.empty())
+      return RespondError(out, BadRequestError("/_test/nodes: name: required"));
+    ApiResult<Json> node =
+        store_.Create(*registry_.FindByKey("nodes"), "", SimulatedNode(spec, now));
     if (!node.ok()) return RespondError(out, node.error());
     return RespondJson(out, 201, *node);
   }
@@ -79,7 +81,8 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
     rule.message = body->value("message", "");
     if (rule.code < 400 || rule.code > 599) {
       return RespondError(out, BadRequestError("/_test/faults: code: must be an HTTP error code "
-                                               "(400-599), got " + std::to_string(rule.code)));
+                                               "(400-599), got " +
+                                               std::to_string(rule.code)));
     }
     faults_.Add(std::move(rule));
     return RespondJson(out, 201, SuccessStatus(201));
@@ -105,13 +108,13 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
     return RespondJson(out, 200, SuccessStatus(200));
   }
   if (m == "GET" && s == std::vector<std::string>{"info"}) {
-    return RespondJson(out, 200,
-                       {{"resourceVersion", std::to_string(store_.resource_version())},
-                        {"compactedVersion", std::to_string(store_.compacted_version())},
-                        {"pendingFaults", faults_.pending()},
-                        {"kubelet",
-                         {{"enabled", kubelet_->enabled()},
-                          {"delayMilliseconds", kubelet_->delay().count()}}}});
+    return RespondJson(
+        out, 200,
+        {{"resourceVersion", std::to_string(store_.resource_version())},
+         {"compactedVersion", std::to_string(store_.compacted_version())},
+         {"pendingFaults", faults_.pending()},
+         {"kubelet",
+          {{"enabled", kubelet_->enabled()}, {"delayMilliseconds", kubelet_->delay().count()}}}});
   }
   RespondError(out, ErrorForCode(404, request.method + " " + request.path +
                                           ": no such test control endpoint (see "

@@ -26,8 +26,8 @@ class WatchCursorTest : public ::testing::Test {
   }
 
   void Relabel(const std::string& ns, const std::string& name, Json labels) {
-    ASSERT_TRUE(store_.MergePatch(pods_, ns, name, {{"metadata", {{"labels", std::move(labels)}}}})
-                    .ok());
+    ASSERT_TRUE(
+        store_.MergePatch(pods_, ns, name, {{"metadata", {{"labels", std::move(labels)}}}}).ok());
   }
 
   WatchFilter Filter(const std::string& ns, const std::string& labels = "") {

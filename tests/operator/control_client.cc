@@ -47,12 +47,14 @@ Status ControlClient::AppendLog(const std::string& ns, const std::string& pod,
 }
 
 Status ControlClient::AddFault(const Fault& f) const {
-  json body = {{"method", f.method}, {"pathPrefix", f.path_prefix}, {"code", f.code},
-               {"count", f.count}};
+  json body = {
+      {"method", f.method}, {"pathPrefix", f.path_prefix}, {"code", f.code}, {"count", f.count}};
   return Send("POST", "/_test/faults", body.dump(), "application/json").status();
 }
 
-Status ControlClient::ClearFaults() const { return Send("DELETE", "/_test/faults", "", "").status(); }
+Status ControlClient::ClearFaults() const {
+  return Send("DELETE", "/_test/faults", "", "").status();
+}
 
 Status ControlClient::DropWatches() const {
   return Send("POST", "/_test/watches/drop", "{}", "application/json").status();

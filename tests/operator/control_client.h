@@ -38,7 +38,8 @@ class ControlClient {
 
   // Adds a Ready node with `gpus` nvidia.com/gpu (a node change makes the operator look again).
   Status AddNode(const std::string& name, int gpus) const;
-  Status SetPodStatus(const std::string& ns, const std::string& pod, const PodStatusUpdate& s) const;
+  Status SetPodStatus(const std::string& ns, const std::string& pod,
+                      const PodStatusUpdate& s) const;
   Status AppendLog(const std::string& ns, const std::string& pod, const std::string& text) const;
   Status AddFault(const Fault& fault) const;
   Status ClearFaults() const;  // also clears injected latency

@@ -3,12 +3,12 @@
 // printed when a test fails. Waits are failure limits (kWait), never timing assertions.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "http/testing/http_test_client.h"
 #include "tests/operator/e2e_jobs.h"

@@ -117,7 +117,7 @@ std::string Describe(kube::Api& api, const std::string& job) {
   std::optional<Json> j = GetJob(api, job);
   out += j ? "resourceVersion " + Str(Field(*j, "metadata"), "resourceVersion") + " " +
                  Field(*j, "status").dump()
-            : std::string("<absent>");
+           : std::string("<absent>");
   std::optional<std::vector<Json>> pods = JobPods(api, job);
   if (!pods) return out + "\n  pods: <list failed>";
   for (const Json& p : *pods) {

@@ -2,10 +2,10 @@
 // phases, throughput, the archived log, restarts and the backoff limit, suspend/resume, TTL clean
 // up, and a job that does not fit. Pods are driven through the server's /_test API (or its
 // simulated kubelet) as a kubelet would move them.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "tests/operator/e2e_fixture.h"
 

@@ -2,12 +2,12 @@
 // an operator SIGKILLed at random points while 100 jobs are submitted, and API faults (dropped
 // watches, 410 after compaction, 409, 5xx, 429). Pods run by themselves (the server's simulated
 // kubelet); the tests end launchers as the training would.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <map>
 #include <random>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "tests/operator/e2e_fixture.h"
 
@@ -75,12 +75,12 @@ std::string LeaseHolder(kube::Api& api) {
 TEST_F(OperatorE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLeaderDies) {
   StartCluster({.nodes = 2, .kubelet_delay_ms = 0});
   auto flags = [](const std::string& id) {
-    return std::vector<std::string>{"--leader-elect=true", "--identity=" + id,
-                                    "--lease-duration=6",  "--renew-deadline=3",
-                                    "--retry-period=1"};
+    return std::vector<std::string>{"--leader-elect=true", "--identity=" + id, "--lease-duration=6",
+                                    "--renew-deadline=3", "--retry-period=1"};
   };
-  std::map<std::string, OperatorProcess*> replicas = {{"replica-a", &StartOperator(flags("replica-a"))},
-                                                      {"replica-b", &StartOperator(flags("replica-b"))}};
+  std::map<std::string, OperatorProcess*> replicas = {
+      {"replica-a", &StartOperator(flags("replica-a"))},
+      {"replica-b", &StartOperator(flags("replica-b"))}};
   std::map<std::string, int> ports;
   for (auto& [id, op] : replicas) {
     ports[id] = op->MetricsPort();
@@ -233,7 +233,7 @@ TEST_F(OperatorE2eTest, UnderInjectedFaultsEveryJobConvergesToTheRightStatus) {
     for (const Fault& f : std::vector<Fault>{
              {"POST", "/api/v1/namespaces/default/pods", 500, 2},  // creates and bindings
              {"PUT", "/apis/dljob.io/v1alpha1/namespaces/default/dljobs", 409, 2},  // status
-             {"GET", "/api/v1", 503, 2},                            // lists, watches, reads
+             {"GET", "/api/v1", 503, 2},  // lists, watches, reads
              {"*", "/apis/dljob.io", 429, 1},
              {"POST", "/api/v1/namespaces/default/events", 500, 1},
          }) {
@@ -273,7 +273,8 @@ TEST_F(OperatorE2eTest, UnderInjectedFaultsEveryJobConvergesToTheRightStatus) {
         for (int i = 0; i < kJobs; ++i) {
           std::string phase = Phase(api(), JobName("fault", i));
           if (phase != expected(i)) {
-            last = JobName("fault", i) + " is " + phase + "; " + Describe(api(), JobName("fault", i));
+            last =
+                JobName("fault", i) + " is " + phase + "; " + Describe(api(), JobName("fault", i));
             return false;
           }
         }

@@ -61,11 +61,10 @@ Result<std::unique_ptr<TestCluster>> TestCluster::Start(const ClusterOptions& op
   if (options.kubelet_delay_ms >= 0) {
     argv.push_back("--kubelet-delay-ms=" + std::to_string(options.kubelet_delay_ms));
   }
-  c->server_ = std::make_unique<Background>(argv, std::map<std::string, std::string>{},
-                                            c->dir() + "/apiserver.out",
-                                            c->dir() + "/apiserver.err");
-  bool up = WaitFor([&] { return ReadPortFile(port_file) > 0 || c->server_->Wait(0) >= 0; },
-                    20000);
+  c->server_ =
+      std::make_unique<Background>(argv, std::map<std::string, std::string>{},
+                                   c->dir() + "/apiserver.out", c->dir() + "/apiserver.err");
+  bool up = WaitFor([&] { return ReadPortFile(port_file) > 0 || c->server_->Wait(0) >= 0; }, 20000);
   c->port_ = ReadPortFile(port_file);
   if (!up || c->port_ <= 0) {
     return Status::Unavailable("dljob-test-apiserver did not start: " + c->ApiServerLog());

@@ -12,10 +12,10 @@
 // choose and create from the main thread.
 #pragma once
 
-#include <mpi.h>
-
 #include <memory>
 #include <vector>
+
+#include <mpi.h>
 
 #include "base/status.h"
 #include "images/trainer/choices.h"

@@ -2,10 +2,10 @@
 // registry on this machine. The --collective flag end to end: tests/collective_flag_test.sh.
 #include "images/trainer/comm/collective_backend.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <utility>
+
+#include <gtest/gtest.h>
 
 #include "images/trainer/comm/builtin_backends.h"
 #include "images/trainer/comm/loopback_collective.h"

@@ -2,9 +2,9 @@
 // and the loopback and identical-ranks implementations of those operations.
 #include "images/trainer/comm/collective.h"
 
-#include <gtest/gtest.h>
-
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "images/trainer/comm/half.h"
 #include "images/trainer/comm/identical_ranks_collective.h"

@@ -42,8 +42,7 @@ const std::vector<Bucket>& FusedAllreducer::Plan(const std::vector<size_t>& coun
   if (counts == plan_counts_ && !plan_.empty()) return plan_;
   const size_t capacity = options_.threshold_bytes / sizeof(float);
   const size_t segment = options_.segment_bytes / sizeof(float);
-  plan_ = PlanBuckets(counts, capacity,
-                      segment > 0 ? segment : std::numeric_limits<size_t>::max());
+  plan_ = PlanBuckets(counts, capacity, segment > 0 ? segment : std::numeric_limits<size_t>::max());
   starts_.assign(counts.size(), 0);
   size_t offset = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
@@ -55,8 +54,8 @@ const std::vector<Bucket>& FusedAllreducer::Plan(const std::vector<size_t>& coun
   size_t largest_segment = 0;
   for (const Bucket& b : plan_) {
     if (!b.in_place) largest_packed = std::max(largest_packed, b.elements);
-    largest_segment = std::max(largest_segment, segment > 0 ? std::min(segment, b.elements)
-                                                            : b.elements);
+    largest_segment =
+        std::max(largest_segment, segment > 0 ? std::min(segment, b.elements) : b.elements);
   }
   if (options_.fp16) {
     // Only the half staging buffer is used.
@@ -110,8 +109,8 @@ Status FusedAllreducer::Reduce(const Bucket& bucket, const std::vector<FloatSpan
   // Summing an in-place float bucket: nothing to do between segments, so one call for all of it.
   if (!options_.average && !options_.fp16 && bucket.in_place) segment = bucket.elements;
   segment = std::min<size_t>(segment, INT_MAX);
-  Status failure = options_.fp16 ? ReduceHalf(bucket, tensors, segment)
-                                 : ReduceFloat(bucket, tensors, segment);
+  Status failure =
+      options_.fp16 ? ReduceHalf(bucket, tensors, segment) : ReduceFloat(bucket, tensors, segment);
   if (failure.ok()) return failure;
   return failure.WithContext("fused allreduce of tensors " + std::to_string(bucket.first) + ".." +
                              std::to_string(bucket.last - 1));
@@ -164,9 +163,9 @@ void ForEachPiece(const Bucket& bucket, const std::vector<FloatSpan>& tensors,
                   const std::vector<size_t>& starts, size_t begin, size_t end, Fn fn) {
   const size_t origin = starts[bucket.first];
   // The last tensor that starts at or before `begin`.
-  auto first = std::upper_bound(starts.begin() + static_cast<ptrdiff_t>(bucket.first),
-                                starts.begin() + static_cast<ptrdiff_t>(bucket.last),
-                                origin + begin);
+  auto first =
+      std::upper_bound(starts.begin() + static_cast<ptrdiff_t>(bucket.first),
+                       starts.begin() + static_cast<ptrdiff_t>(bucket.last), origin + begin);
   size_t i = static_cast<size_t>(first - starts.begin()) - 1;
   for (; i < bucket.last; ++i) {
     const size_t t_begin = starts[i] - origin;
@@ -203,10 +202,9 @@ void FusedAllreducer::Unpack(const Bucket& bucket, const std::vector<FloatSpan>&
     });
     return;
   }
-  ForEachPiece(bucket, tensors, starts_, begin, end,
-               [buffer, scale](float* dst, size_t at, size_t n) {
-                 CopyScaled(dst, buffer + at, n, scale);
-               });
+  ForEachPiece(
+      bucket, tensors, starts_, begin, end,
+      [buffer, scale](float* dst, size_t at, size_t n) { CopyScaled(dst, buffer + at, n, scale); });
 }
 
 float FusedAllreducer::Scale() const {

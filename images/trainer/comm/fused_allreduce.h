@@ -42,8 +42,8 @@
 #include <limits>
 #include <vector>
 
-#include "images/trainer/comm/collective.h"
 #include "base/status.h"
+#include "images/trainer/comm/collective.h"
 
 namespace dljob::trainer {
 
@@ -75,7 +75,7 @@ std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capaci
 inline constexpr size_t kDefaultSegmentBytes = size_t{256} << 10;
 
 struct FusionOptions {
-  size_t threshold_bytes = size_t{64} << 20;  // fusion buffer size; 0 disables fusion
+  size_t threshold_bytes = size_t{64} << 20;    // fusion buffer size; 0 disables fusion
   size_t segment_bytes = kDefaultSegmentBytes;  // segment; 0: each bucket whole, no in-place
   // Segments outstanding at once (>= 1). 1 uses the blocking AllreduceSum per segment, which
   // measured fastest with Open MPI 4.1 on shared memory (its MPI_Iallreduce is much slower).
@@ -128,8 +128,7 @@ class FusedAllreducer {
   // Copies bucket elements [begin, end) between the tensors and the fusion buffer; on the way
   // back (`unpack`) each value is scaled by Scale() (in place for in-place buckets; nothing to do
   // there when Scale() is 1).
-  void Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
-            size_t end);
+  void Pack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin, size_t end);
   void Unpack(const Bucket& bucket, const std::vector<FloatSpan>& tensors, size_t begin,
               size_t end);
   // 1/size() when averaging, else 1.
@@ -137,10 +136,10 @@ class FusedAllreducer {
 
   Collective& collective_;
   FusionOptions options_;
-  std::vector<float> buffer_;         // the persistent fusion buffer
+  std::vector<float> buffer_;          // the persistent fusion buffer
   std::vector<uint16_t> half_buffer_;  // fp16: one segment as halves
-  std::vector<size_t> plan_counts_;   // tensor sizes the plan was made for
-  std::vector<size_t> starts_;        // tensor i starts at starts_[i] in the concatenation
+  std::vector<size_t> plan_counts_;    // tensor sizes the plan was made for
+  std::vector<size_t> starts_;         // tensor i starts at starts_[i] in the concatenation
   std::vector<Bucket> plan_;
 };
 

@@ -1,10 +1,10 @@
 // FusedAllreducer with FusionOptions::fp16 on fakes: values go through halves (exactly one
 // rounding to half, since the identical-ranks sum over 4 ranks is a power-of-two scaling), for
 // packed, in-place, segmented and pipelined layouts; one rank sends nothing.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/half.h"

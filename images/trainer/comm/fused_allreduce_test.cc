@@ -1,8 +1,8 @@
 #include "images/trainer/comm/fused_allreduce.h"
 
-#include <gtest/gtest.h>
-
 #include <numeric>
+
+#include <gtest/gtest.h>
 
 #include "images/trainer/comm/identical_ranks_collective.h"
 #include "images/trainer/comm/loopback_collective.h"
@@ -22,7 +22,9 @@ TEST(PlanBucketsTest, Table) {
       {"empty", {}, 10, {}},
       {"all fit", {3, 3, 4}, 10, {{0, 3, 10, false}}},
       {"split at capacity", {3, 3, 5}, 10, {{0, 2, 6, false}, {2, 3, 5, false}}},
-      {"oversized in the middle", {2, 11, 2}, 10,
+      {"oversized in the middle",
+       {2, 11, 2},
+       10,
        {{0, 1, 2, false}, {1, 2, 11, true}, {2, 3, 2, false}}},
       {"fusion off", {2, 0, 3}, 0, {{0, 1, 2, true}, {1, 2, 0, false}, {2, 3, 3, true}}},
       {"zero-length joins", {4, 0, 0, 6}, 10, {{0, 4, 10, false}}},
@@ -164,8 +166,8 @@ TEST(FusedAllreducerTest, SumOfIdenticalRanksIsTheValueTimesTheWorld) {
             for (float& v : t) v *= 3;
           }
           ASSERT_TRUE(f.Allreduce(Spans(tensors)).ok());
-          ASSERT_EQ(tensors, want) << threshold_floats << " " << segment_floats << " "
-                                   << in_flight << " round " << round;
+          ASSERT_EQ(tensors, want) << threshold_floats << " " << segment_floats << " " << in_flight
+                                   << " round " << round;
         }
       }
     }

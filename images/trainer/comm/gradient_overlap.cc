@@ -19,8 +19,7 @@ Result<std::unique_ptr<GradientOverlap>> GradientOverlap::Create(std::vector<tor
                                      " is not a float32 CPU tensor that requires a gradient");
     }
   }
-  return std::unique_ptr<GradientOverlap>(
-      new GradientOverlap(std::move(params), fusion, timeline));
+  return std::unique_ptr<GradientOverlap>(new GradientOverlap(std::move(params), fusion, timeline));
 }
 
 GradientOverlap::GradientOverlap(std::vector<torch::Tensor> params, FusedAllreducer& fusion,

@@ -11,12 +11,12 @@
 //     (bucket 0, 1, ...), each as soon as all its parameters are ready: it copies the held
 //     gradients into persistent reduction buffers (FUSE) and reduces them over all ranks
 //     (FusedAllreducer::ReduceBucket: ALLREDUCE; a mean or, with FusionOptions::average off as
-//     the Trainer runs it, a sum of gradients backward already divided by the world size). Every rank builds the same plan from the same
-//     parameter list, so every rank issues the same collectives in the same order, whatever order
-//     its hooks fire in;
+//     the Trainer runs it, a sum of gradients backward already divided by the world size). Every
+//     rank builds the same plan from the same parameter list, so every rank issues the same
+//     collectives in the same order, whatever order its hooks fire in;
 //   - Finish() tells the thread that backward is over, waits for the remaining buckets and copies
-//     the reduced gradients into param.grad() (UNFUSE). A parameter that got no gradient this step is
-//     reduced as zeros (so every rank still makes the same calls) and its param.grad() is set to
+//     the reduced gradients into param.grad() (UNFUSE). A parameter that got no gradient this step
+//     is reduced as zeros (so every rank still makes the same calls) and its param.grad() is set to
 //     the average of the other ranks' gradients (zeros when no rank had one).
 //
 // Parameters are given in reduction order: the Trainer passes them in reverse registration order,
@@ -53,9 +53,9 @@
 
 #include <torch/types.h>
 
+#include "base/status.h"
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 
@@ -90,22 +90,22 @@ class GradientOverlap {
   std::vector<torch::Tensor> staged_;  // persistent reduction buffers, one per parameter
   std::vector<FloatSpan> spans_;       // over staged_
   std::vector<Bucket> plan_;
-  std::vector<size_t> bucket_of_;      // parameter -> bucket
+  std::vector<size_t> bucket_of_;  // parameter -> bucket
   std::vector<unsigned> hook_handles_;
 
   std::mutex mutex_;
-  std::condition_variable wake_;   // to the communication thread
-  std::condition_variable done_;   // to Finish
-  bool armed_ = false;             // guarded by mutex_: a step is in progress
-  bool backward_done_ = false;     // guarded by mutex_: Finish was called
-  bool stop_ = false;              // guarded by mutex_
-  int64_t step_ = 0;               // guarded by mutex_
-  size_t next_bucket_ = 0;         // guarded by mutex_: buckets before it are reduced
+  std::condition_variable wake_;     // to the communication thread
+  std::condition_variable done_;     // to Finish
+  bool armed_ = false;               // guarded by mutex_: a step is in progress
+  bool backward_done_ = false;       // guarded by mutex_: Finish was called
+  bool stop_ = false;                // guarded by mutex_
+  int64_t step_ = 0;                 // guarded by mutex_
+  size_t next_bucket_ = 0;           // guarded by mutex_: buckets before it are reduced
   std::vector<torch::Tensor> held_;  // guarded by mutex_: this step's incoming gradients
   std::vector<char> seen_;           // guarded by mutex_: a gradient arrived this step
   std::vector<size_t> counts_;       // elements per parameter
-  Status error_;                   // guarded by mutex_: sticky
-  std::thread thread_;             // last: started once everything above exists
+  Status error_;                     // guarded by mutex_: sticky
+  std::thread thread_;               // last: started once everything above exists
 };
 
 }  // namespace dljob::trainer

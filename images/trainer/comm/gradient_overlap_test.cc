@@ -169,8 +169,8 @@ TEST(GradientOverlapTest, IgnoresBackwardOutsideAStepAndRejectsTwoBackwards) {
 TEST(GradientOverlapTest, RefusesParametersItCannotStage) {
   IdenticalRanksCollective comm(2);
   FusedAllreducer fusion(comm, SmallBuckets());
-  auto doubles = GradientOverlap::Create(
-      {torch::zeros({3}, torch::kFloat64).requires_grad_()}, fusion);
+  auto doubles =
+      GradientOverlap::Create({torch::zeros({3}, torch::kFloat64).requires_grad_()}, fusion);
   EXPECT_FALSE(doubles.ok());
   auto frozen = GradientOverlap::Create({torch::zeros({3})}, fusion);
   ASSERT_FALSE(frozen.ok());

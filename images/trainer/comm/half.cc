@@ -20,7 +20,7 @@ uint16_t FloatToHalf(float value) {
   // 65520 is halfway between the largest half (65504, odd mantissa) and 2^16: ties to even
   // round it, and everything above, to infinity.
   if (a >= 0x477ff000u) return sign | 0x7c00u;
-  if (a >= 0x38800000u) {  // a normal half (from 2^-14 up)
+  if (a >= 0x38800000u) {                   // a normal half (from 2^-14 up)
     uint32_t h = (a >> 13) - (112u << 10);  // rebias the exponent from 127 to 15
     const uint32_t rest = a & 0x1fffu;
     if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // may carry into the exponent
@@ -66,7 +66,7 @@ bool HasF16c() {
 }
 
 __attribute__((target("avx,f16c"))) size_t FloatsToHalvesF16c(const float* src, uint16_t* dst,
-                                                                size_t n) {
+                                                              size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
@@ -76,7 +76,7 @@ __attribute__((target("avx,f16c"))) size_t FloatsToHalvesF16c(const float* src, 
 }
 
 __attribute__((target("avx,f16c"))) size_t HalvesToFloatsF16c(const uint16_t* src, float* dst,
-                                                                size_t n, float scale) {
+                                                              size_t n, float scale) {
   const __m256 s = _mm256_set1_ps(scale);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -87,7 +87,7 @@ __attribute__((target("avx,f16c"))) size_t HalvesToFloatsF16c(const uint16_t* sr
 }
 
 __attribute__((target("avx,f16c"))) size_t AddHalvesF16c(const uint16_t* in, uint16_t* inout,
-                                                           size_t n) {
+                                                         size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 a = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));

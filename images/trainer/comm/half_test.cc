@@ -1,12 +1,12 @@
 #include "images/trainer/comm/half.h"
 
-#include <gtest/gtest.h>
-
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace dljob::trainer {
 namespace {
@@ -43,9 +43,9 @@ TEST(HalfTest, KnownValues) {
   EXPECT_EQ(FloatToHalf(-std::numeric_limits<float>::infinity()), 0xfc00);
   EXPECT_TRUE(IsNanHalf(FloatToHalf(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_TRUE(IsNanHalf(FloatToHalf(std::bit_cast<float>(0x7f800001u))));  // payload in low bits
-  EXPECT_EQ(FloatToHalf(0x1p-14f), 0x0400);  // the smallest normal
-  EXPECT_EQ(FloatToHalf(0x1p-24f), 0x0001);  // the smallest subnormal
-  EXPECT_EQ(FloatToHalf(0x1p-25f), 0x0000);  // a tie with zero: even
+  EXPECT_EQ(FloatToHalf(0x1p-14f), 0x0400);                                // the smallest normal
+  EXPECT_EQ(FloatToHalf(0x1p-24f), 0x0001);                                // the smallest subnormal
+  EXPECT_EQ(FloatToHalf(0x1p-25f), 0x0000);                                // a tie with zero: even
   EXPECT_EQ(FloatToHalf(0x1.8p-25f), 0x0001);
   EXPECT_EQ(FloatToHalf(0x1.8p-24f), 0x0002);  // 1.5 units: a tie, to even 2
   EXPECT_EQ(FloatToHalf(0x1p-26f), 0x0000);
@@ -131,8 +131,7 @@ TEST(HalfTest, BulkFormsMatchTheScalarOnes) {
   // Each sum is done in float and rounded once: 2048 + 1 is a tie in half (spacing 2) -> 2048.
   const uint16_t a[] = {FloatToHalf(1.0f), FloatToHalf(2048.0f), FloatToHalf(60000.0f),
                         FloatToHalf(0.1f)};
-  uint16_t b[] = {FloatToHalf(2.0f), FloatToHalf(1.0f), FloatToHalf(10000.0f),
-                  FloatToHalf(0.2f)};
+  uint16_t b[] = {FloatToHalf(2.0f), FloatToHalf(1.0f), FloatToHalf(10000.0f), FloatToHalf(0.2f)};
   AddHalves(a, b, 4);
   EXPECT_EQ(HalfToFloat(b[0]), 3.0f);
   EXPECT_EQ(HalfToFloat(b[1]), 2048.0f);

@@ -101,13 +101,16 @@ Result<std::unique_ptr<Collective>> MakeHierarchicalMpiCollective(MPI_Comm world
   if (Status s = MpiStatus("MPI_Comm_rank", MPI_Comm_rank(world, &rank)); !s.ok()) return s;
   if (Status s = MpiStatus("MPI_Comm_size", MPI_Comm_size(world, &size)); !s.ok()) return s;
   if (local_size < 0) {
-    return Status::InvalidArgument("--hierarchical_local_size must be >= 0 (0: ranks that share "
-                                   "a node), got " + std::to_string(local_size));
+    return Status::InvalidArgument(
+        "--hierarchical_local_size must be >= 0 (0: ranks that share "
+        "a node), got " +
+        std::to_string(local_size));
   }
   if (local_size > 0 && size % local_size != 0) {
     return Status::InvalidArgument(
         "--hierarchical_local_size=" + std::to_string(local_size) + " does not divide the " +
-        std::to_string(size) + " ranks into equal nodes; pass a divisor of the world size, or 0 "
+        std::to_string(size) +
+        " ranks into equal nodes; pass a divisor of the world size, or 0 "
         "to group the ranks that share a node");
   }
   CommGuard local;

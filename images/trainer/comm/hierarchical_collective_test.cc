@@ -5,12 +5,12 @@
 // Every rank runs every test; only rank 0 prints, and any rank's failure fails the run.
 #include "images/trainer/comm/hierarchical_collective.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/identical_ranks_collective.h"

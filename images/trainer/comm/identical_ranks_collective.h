@@ -2,10 +2,10 @@
 //
 // An allreduce sum multiplies by the world size (exact for powers of two), so an average gives the
 // values back (ReduceSum, ReduceScatterSum and AllreduceSumHalf likewise multiply, the half sum
-// rounded to half once): a Trainer on this collective must compute exactly what it computes on one rank,
-// while still sending every message a multi-rank job sends. It counts the operations it served
-// and can be told to fail from the n-th allreduce on (a broken communicator). Header-only, for
-// tests. Thread-compatible.
+// rounded to half once): a Trainer on this collective must compute exactly what it computes on one
+// rank, while still sending every message a multi-rank job sends. It counts the operations it
+// served and can be told to fail from the n-th allreduce on (a broken communicator). Header-only,
+// for tests. Thread-compatible.
 #pragma once
 
 #include <cstdint>

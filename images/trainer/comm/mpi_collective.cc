@@ -116,8 +116,10 @@ Status MpiCollective::AllreduceSegmented(float* data, size_t count, size_t segme
 Result<uint64_t> MpiCollective::StartAllreduceSum(float* data, size_t count) {
   if (data == nullptr && count > 0) return Status::InvalidArgument("allreduce: null buffer");
   if (count > INT_MAX) {
-    return Status::InvalidArgument("allreduce: a non-blocking allreduce holds at most INT_MAX "
-                                   "elements, got " + std::to_string(count));
+    return Status::InvalidArgument(
+        "allreduce: a non-blocking allreduce holds at most INT_MAX "
+        "elements, got " +
+        std::to_string(count));
   }
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm_,
@@ -129,8 +131,8 @@ Result<uint64_t> MpiCollective::StartAllreduceSum(float* data, size_t count) {
 }
 
 Status MpiCollective::Wait(uint64_t id) {
-  auto it = std::find_if(pending_.begin(), pending_.end(),
-                         [id](const auto& p) { return p.first == id; });
+  auto it =
+      std::find_if(pending_.begin(), pending_.end(), [id](const auto& p) { return p.first == id; });
   if (it == pending_.end()) {
     return Status::InvalidArgument("wait: unknown request " + std::to_string(id));
   }
@@ -141,8 +143,8 @@ Status MpiCollective::Wait(uint64_t id) {
 
 Status MpiCollective::Broadcast(float* data, size_t count, int root) {
   if (root < 0 || root >= size_) {
-    return Status::InvalidArgument("broadcast: root " + std::to_string(root) + " is not a rank of " +
-                                   std::to_string(size_));
+    return Status::InvalidArgument("broadcast: root " + std::to_string(root) +
+                                   " is not a rank of " + std::to_string(size_));
   }
   while (count > 0) {
     int chunk = static_cast<int>(std::min<size_t>(count, INT_MAX));
@@ -177,9 +179,8 @@ Status MpiCollective::ReduceSum(float* data, size_t count, int root) {
   while (count > 0) {
     int chunk = static_cast<int>(std::min<size_t>(count, INT_MAX));
     // The root sums in place; the others only send (their receive buffer is not used).
-    int rc = rank_ == root
-                 ? MPI_Reduce(MPI_IN_PLACE, data, chunk, MPI_FLOAT, MPI_SUM, root, comm_)
-                 : MPI_Reduce(data, nullptr, chunk, MPI_FLOAT, MPI_SUM, root, comm_);
+    int rc = rank_ == root ? MPI_Reduce(MPI_IN_PLACE, data, chunk, MPI_FLOAT, MPI_SUM, root, comm_)
+                           : MPI_Reduce(data, nullptr, chunk, MPI_FLOAT, MPI_SUM, root, comm_);
     if (rc != MPI_SUCCESS) return MpiStatus("MPI_Reduce", rc);
     data += chunk;
     count -= static_cast<size_t>(chunk);
@@ -196,8 +197,7 @@ Status MpiCollective::ReduceScatterSum(const float* send, float* recv, size_t bl
                                    std::to_string(block));
   }
   if (block == 0) return Status::Ok();
-  int rc = MPI_Reduce_scatter_block(send, recv, static_cast<int>(block), MPI_FLOAT, MPI_SUM,
-                                    comm_);
+  int rc = MPI_Reduce_scatter_block(send, recv, static_cast<int>(block), MPI_FLOAT, MPI_SUM, comm_);
   return MpiStatus("MPI_Reduce_scatter_block", rc);
 }
 

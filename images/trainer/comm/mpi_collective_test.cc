@@ -5,10 +5,9 @@
 // fusion test, whose values are not exact in half, within the half roundings instead).
 #include "images/trainer/comm/mpi_collective.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 
+#include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "images/trainer/comm/fused_allreduce.h"
@@ -46,8 +45,8 @@ std::vector<std::vector<float>> RankTensors(int rank, const std::vector<size_t>&
 void ExpectSums(const std::vector<std::vector<float>>& tensors, int world, float divisor) {
   for (size_t t = 0; t < tensors.size(); ++t) {
     for (size_t i = 0; i < tensors[t].size(); ++i) {
-      ASSERT_EQ(tensors[t][i], SumOverRanks(world, t, i) / divisor) << "tensor " << t << " [" << i
-                                                                   << "]";
+      ASSERT_EQ(tensors[t][i], SumOverRanks(world, t, i) / divisor)
+          << "tensor " << t << " [" << i << "]";
     }
   }
 }
@@ -111,11 +110,11 @@ TEST(FusedAllreducerMpiTest, MeanMatchesReferenceForEveryLayout) {
   counts.push_back(5);
   const float world = static_cast<float>(g_collective->size());
   const std::vector<FusionOptions> layouts = {
-      {},                                     // defaults: one 64 MB bucket, 4 MB segments
-      {0, size_t{2} << 20, 4},                // fusion off: one allreduce per tensor
-      {4096, 64, 1},                          // small buckets, tiny segments, no pipelining
-      {4096, 1000, 3},                        // segments across tensor boundaries, 3 in flight
-      {size_t{1} << 20, 0, 2},                // each bucket whole
+      {},                       // defaults: one 64 MB bucket, 4 MB segments
+      {0, size_t{2} << 20, 4},  // fusion off: one allreduce per tensor
+      {4096, 64, 1},            // small buckets, tiny segments, no pipelining
+      {4096, 1000, 3},          // segments across tensor boundaries, 3 in flight
+      {size_t{1} << 20, 0, 2},  // each bucket whole
   };
   for (const FusionOptions& options : layouts) {
     FusedAllreducer fusion(*g_collective, options);
@@ -255,8 +254,8 @@ TEST(FusedAllreducerMpiTest, Fp16MeanIsWithinHalfPrecisionOfTheFloatMean) {
         }
         mean /= static_cast<float>(world);
         // Each rank's value and each of the world-1 partial sums is rounded once to half.
-        const float tolerance = sum_abs * static_cast<float>(2 * world) * 0x1p-11f /
-                                static_cast<float>(world);
+        const float tolerance =
+            sum_abs * static_cast<float>(2 * world) * 0x1p-11f / static_cast<float>(world);
         ASSERT_NEAR(tensors[t][i], mean, tolerance) << "tensor " << t << " [" << i << "]";
       }
     }

@@ -60,9 +60,7 @@ void AbortAllRanks(int exit_code) {
   std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
-int RankFromEnvironment() {
-  return IntFromEnv({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"});
-}
+int RankFromEnvironment() { return IntFromEnv({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}); }
 
 int LocalRankFromEnvironment() {
   return IntFromEnv({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"});

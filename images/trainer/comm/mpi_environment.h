@@ -4,7 +4,8 @@
 // asks for MPI_THREAD_FUNNELED (only the main thread talks to MPI; LibTorch's intra-op threads
 // never do), or MPI_THREAD_MULTIPLE when a second thread must talk to MPI too (the stall
 // watchdog's heartbeats, comm/mpi_stall_watchdog.h; the gradient overlap's communication
-// thread, comm/gradient_overlap.h, which needs only MPI_THREAD_SERIALIZED). A program started without mpirun runs as a single rank (MPI singleton init).
+// thread, comm/gradient_overlap.h, which needs only MPI_THREAD_SERIALIZED). A program started
+// without mpirun runs as a single rank (MPI singleton init).
 //
 // Not copyable or movable. Not thread-safe: construct and destroy on the main thread.
 #pragma once

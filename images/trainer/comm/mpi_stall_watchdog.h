@@ -31,8 +31,6 @@
 // WatchedCollective outlives the watchdog. Start and Stop are called from the main thread.
 #pragma once
 
-#include <mpi.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -40,8 +38,10 @@
 #include <thread>
 #include <vector>
 
-#include "images/trainer/comm/watched_collective.h"
+#include <mpi.h>
+
 #include "base/status.h"
+#include "images/trainer/comm/watched_collective.h"
 
 namespace dljob::trainer {
 

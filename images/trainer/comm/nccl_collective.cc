@@ -1,6 +1,7 @@
 #include "images/trainer/comm/nccl_collective.h"
 
 #include <cuda_runtime_api.h>
+
 #include <nccl.h>
 
 #include "images/trainer/comm/mpi_collective.h"
@@ -40,15 +41,14 @@ Result<std::unique_ptr<NcclCollective>> NcclCollective::Create(MPI_Comm bootstra
   }
   if (!id_status.ok()) return id_status.WithContext("nccl collective");
   cudaStream_t stream = nullptr;
-  if (Status s = CudaStatus("cudaStreamCreate", cudaStreamCreateWithFlags(
-                                                    &stream, cudaStreamNonBlocking));
+  if (Status s =
+          CudaStatus("cudaStreamCreate", cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
       !s.ok()) {
     return s.WithContext("nccl collective");
   }
   c->stream_ = stream;
   ncclComm_t comm = nullptr;
-  if (Status s = NcclStatus("ncclCommInitRank", ncclCommInitRank(&comm, size, id, rank));
-      !s.ok()) {
+  if (Status s = NcclStatus("ncclCommInitRank", ncclCommInitRank(&comm, size, id, rank)); !s.ok()) {
     return s.WithContext("nccl collective: rank " + std::to_string(rank) + " of " +
                          std::to_string(size) + " on device " + std::to_string(device));
   }
@@ -83,8 +83,7 @@ Status NcclCollective::Reserve(size_t in_bytes, size_t out_bytes) {
     *capacity = 0;
     void* fresh = nullptr;
     if (Status s = CudaStatus("cudaMalloc", cudaMalloc(&fresh, want)); !s.ok()) {
-      return s.WithContext("nccl collective: staging buffer of " + std::to_string(want) +
-                           " bytes");
+      return s.WithContext("nccl collective: staging buffer of " + std::to_string(want) + " bytes");
     }
     *buffer = fresh;
     *capacity = want;

@@ -151,12 +151,11 @@ int main(int argc, char** argv) {
   if (cuda.count == 0) {
     dljob::trainer::g_skip_reason = "no CUDA device: " + cuda.error;
   } else if (cuda.count < size) {
-    dljob::trainer::g_skip_reason = std::to_string(size) + " ranks need " +
-                                    std::to_string(size) + " CUDA devices, found " +
-                                    std::to_string(cuda.count);
+    dljob::trainer::g_skip_reason = std::to_string(size) + " ranks need " + std::to_string(size) +
+                                    " CUDA devices, found " + std::to_string(cuda.count);
   } else {
-    auto created = dljob::trainer::NcclCollective::Create(MPI_COMM_WORLD,
-                                                          dljob::trainer::LocalRankFromEnvironment());
+    auto created = dljob::trainer::NcclCollective::Create(
+        MPI_COMM_WORLD, dljob::trainer::LocalRankFromEnvironment());
     if (!created.ok()) {
       std::fprintf(stderr, "NcclCollective::Create: %s\n", created.status().message().c_str());
       return 1;

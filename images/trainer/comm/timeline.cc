@@ -52,20 +52,33 @@ int64_t Timeline::dropped() const {
 std::string FormatChromeTrace(const std::vector<TraceEvent>& events, int rank, int64_t dropped) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [tid, name] : {std::pair{kMainThread, "main"}, std::pair{kCommThread, "comm"}}) {
-    list.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", tid},
+    list.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", rank},
+                    {"tid", tid},
                     {"args", {{"name", name}}}});
   }
   for (const TraceEvent& e : events) {
     nlohmann::json args = {{"step", e.step}};
     if (e.bucket >= 0) args["bucket"] = e.bucket;
-    list.push_back({{"name", e.name}, {"cat", e.category}, {"ph", "X"}, {"ts", e.start_us},
-                    {"dur", e.duration_us}, {"pid", rank}, {"tid", e.thread},
+    list.push_back({{"name", e.name},
+                    {"cat", e.category},
+                    {"ph", "X"},
+                    {"ts", e.start_us},
+                    {"dur", e.duration_us},
+                    {"pid", rank},
+                    {"tid", e.thread},
                     {"args", std::move(args)}});
   }
   if (dropped > 0) {
     const int64_t at = events.empty() ? 0 : events.front().start_us;
-    list.push_back({{"name", "DROPPED"}, {"cat", "timeline"}, {"ph", "i"}, {"s", "p"},
-                    {"ts", at}, {"pid", rank}, {"tid", kMainThread},
+    list.push_back({{"name", "DROPPED"},
+                    {"cat", "timeline"},
+                    {"ph", "i"},
+                    {"s", "p"},
+                    {"ts", at},
+                    {"pid", rank},
+                    {"tid", kMainThread},
                     {"args", {{"older_events_dropped", dropped}}}});
   }
   nlohmann::json trace = {{"traceEvents", std::move(list)}, {"displayTimeUnit", "ms"}};

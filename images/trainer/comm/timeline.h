@@ -74,9 +74,13 @@ class Timeline {
 // Records a span from construction to destruction when `timeline` is not null.
 class TimelineSpan {
  public:
-  TimelineSpan(Timeline* timeline, const char* name, const char* category, int thread,
-               int64_t step, int64_t bucket = -1)
-      : timeline_(timeline), name_(name), category_(category), thread_(thread), step_(step),
+  TimelineSpan(Timeline* timeline, const char* name, const char* category, int thread, int64_t step,
+               int64_t bucket = -1)
+      : timeline_(timeline),
+        name_(name),
+        category_(category),
+        thread_(thread),
+        step_(step),
         bucket_(bucket) {
     if (timeline_ != nullptr) start_ = Timeline::Clock::now();
   }

@@ -4,7 +4,8 @@
 // images float32 [B, C, H, W] and labels int64 [B], on the CPU (the trainer moves them to its
 // device). Every rank's source reports the same steps_per_epoch(), which keeps ranks in lock
 // step. Implementations: ShardedDataSource (an in-memory Dataset split across ranks by the
-// sampler of storage/loader/sampler.h) and SyntheticDataSource (one fixed random batch, no I/O: the throughput baseline).
+// sampler of storage/loader/sampler.h) and SyntheticDataSource (one fixed random batch, no I/O: the
+// throughput baseline).
 //
 // Thread-compatible.
 #pragma once

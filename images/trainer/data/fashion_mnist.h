@@ -9,9 +9,9 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "images/trainer/data/dataset.h"
 #include "storage/idx_reader.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 

@@ -18,7 +18,8 @@ constexpr char kRepack[] =
 
 // Appends what to do to a damaged-shard message, unless it already says so.
 Status WithRepackAdvice(const Status& s) {
-  if (s.code() != StatusCode::kInvalidArgument || s.message().find("re-pack") != std::string::npos) {
+  if (s.code() != StatusCode::kInvalidArgument ||
+      s.message().find("re-pack") != std::string::npos) {
     return s;
   }
   return Status(s.code(), s.message() + kRepack);
@@ -32,8 +33,7 @@ bool IsObjectUrl(const std::string& dir) {
 Status BadRecord(const storage::ShardReader& shard, uint64_t i, const std::string& what) {
   return Status::InvalidArgument(shard.name() + ": at byte " +
                                  std::to_string(shard.record_offset(i)) + ": record " +
-                                 std::to_string(i) + ": " + what +
-                                 " (not a Fashion-MNIST record)");
+                                 std::to_string(i) + ": " + what + " (not a Fashion-MNIST record)");
 }
 
 }  // namespace

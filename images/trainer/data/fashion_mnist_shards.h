@@ -15,9 +15,9 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "images/trainer/data/dataset.h"
 #include "images/trainer/data/fashion_mnist.h"
-#include "base/status.h"
 #include "storage/loader/shard_source.h"
 
 namespace dljob::trainer {

@@ -4,11 +4,10 @@
 // a real S3-compatible server (s3rver; skipped when it is not installed).
 #include "images/trainer/data/fashion_mnist_shards.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 
+#include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "images/trainer/data/training_data.h"
@@ -120,9 +119,8 @@ TEST_F(FashionMnistShardsTest, ACorruptRecordFailsNamingTheShardAndByte) {
   o.num_classes = 10;
   Result<TrainingData> data = MakeTrainingData(o);
   ASSERT_FALSE(data.ok());
-  EXPECT_EQ(data.status().message().rfind("cannot read Fashion-MNIST from \"" + shards() + "\": " +
-                                              shard + ": at byte ",
-                                          0),
+  EXPECT_EQ(data.status().message().rfind(
+                "cannot read Fashion-MNIST from \"" + shards() + "\": " + shard + ": at byte ", 0),
             0u)
       << data.status().message();
 }
@@ -205,10 +203,10 @@ TEST_F(FashionMnistShardsTest, AnOssDataDirReadsTheShardsFromTheObjectStore) {
   ASSERT_TRUE(bucket.ok()) << bucket.status().message();
   for (const auto& e : fs::directory_iterator(shards())) {
     std::vector<uint8_t> bytes = storage::testdata::ReadBytes(e.path().string());
-    ASSERT_TRUE(bucket->store
-                    ->Put("fmnist/" + e.path().filename().string(),
-                          std::string(bytes.begin(), bytes.end()))
-                    .ok());
+    ASSERT_TRUE(
+        bucket->store
+            ->Put("fmnist/" + e.path().filename().string(), std::string(bytes.begin(), bytes.end()))
+            .ok());
   }
   // ProcessEnv() reads the process's environment; set it for this test and restore it after.
   struct ScopedEnv {
@@ -220,7 +218,8 @@ TEST_F(FashionMnistShardsTest, AnOssDataDirReadsTheShardsFromTheObjectStore) {
       }
     }
     ~ScopedEnv() {
-      for (const auto& [k, v] : saved) v ? (void)setenv(k.c_str(), v->c_str(), 1) : (void)unsetenv(k.c_str());
+      for (const auto& [k, v] : saved)
+        v ? (void)setenv(k.c_str(), v->c_str(), 1) : (void)unsetenv(k.c_str());
     }
     std::vector<std::pair<std::string, std::optional<std::string>>> saved;
   } scoped(env);

@@ -58,9 +58,9 @@ Result<std::unique_ptr<ImagenetShardSource>> ImagenetShardSource::Open(
   Result<ld::ShardSet> shards = opener();
   if (!shards.ok()) return shards.status().WithContext(where);
   if (static_cast<int64_t>(shards->classes.size()) > o.num_classes) {
-    return Status::InvalidArgument(
-        where + ": the dataset has " + std::to_string(shards->classes.size()) +
-        " classes; the model predicts " + std::to_string(o.num_classes));
+    return Status::InvalidArgument(where + ": the dataset has " +
+                                   std::to_string(shards->classes.size()) +
+                                   " classes; the model predicts " + std::to_string(o.num_classes));
   }
 
   ld::LoaderOptions options;
@@ -82,13 +82,13 @@ Result<std::unique_ptr<ImagenetShardSource>> ImagenetShardSource::Open(
   if (Status s = ld::ValidateSamplerOptions(options.sampler); !s.ok()) return s;
   std::unique_ptr<ImagenetShardSource> source(
       new ImagenetShardSource(o.data_dir, std::move(opener), std::move(*shards), options));
-  source->label_limit_ = source->classes_.empty() ? o.num_classes
-                                                  : static_cast<int64_t>(source->classes_.size());
+  source->label_limit_ =
+      source->classes_.empty() ? o.num_classes : static_cast<int64_t>(source->classes_.size());
   return source;
 }
 
-ImagenetShardSource::ImagenetShardSource(std::string data_dir, Opener opener,
-                                         ld::ShardSet shards, ld::LoaderOptions options)
+ImagenetShardSource::ImagenetShardSource(std::string data_dir, Opener opener, ld::ShardSet shards,
+                                         ld::LoaderOptions options)
     : data_dir_(std::move(data_dir)), opener_(std::move(opener)), options_(std::move(options)) {
   const ld::Sampler sampler(shards.records(), options_.sampler);
   num_samples_ = sampler.num_samples();
@@ -151,9 +151,9 @@ Batch ImagenetShardSource::Get(int64_t epoch, int64_t step) {
   const ld::OutputSpec& out = options_.transform.output;
   const auto keep = [batch](void*) {};  // the tensors own a reference to the batch's buffers
   Batch result;
-  result.images = torch::from_blob(batch->data.data(), {batch->count, out.channels, out.height,
-                                                        out.width},
-                                   keep, torch::kFloat32);
+  result.images =
+      torch::from_blob(batch->data.data(), {batch->count, out.channels, out.height, out.width},
+                       keep, torch::kFloat32);
   result.labels = torch::from_blob(batch->labels.data(), {batch->count}, keep, torch::kInt64);
   return result;
 }

@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "images/trainer/data/data_source.h"
 #include "base/status.h"
+#include "images/trainer/data/data_source.h"
 #include "storage/loader/loader.h"
 
 namespace dljob::trainer {
@@ -66,8 +66,8 @@ class ImagenetShardSource : public DataSource {
   void Restart(int64_t epoch, int64_t step);
 
   std::string data_dir_;
-  Opener opener_;                                  // opens the split afresh for a new loader
-  std::optional<storage::loader::ShardSet> first_; // opened by Open; the first loader takes it
+  Opener opener_;                                   // opens the split afresh for a new loader
+  std::optional<storage::loader::ShardSet> first_;  // opened by Open; the first loader takes it
   storage::loader::LoaderOptions options_;
   int64_t steps_per_epoch_ = 0;
   uint64_t num_samples_ = 0;

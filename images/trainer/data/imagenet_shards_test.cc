@@ -3,12 +3,11 @@
 // small model on it.
 #include "images/trainer/data/imagenet_shards.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <map>
 #include <sstream>
 
+#include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "images/trainer/comm/loopback_collective.h"
@@ -29,8 +28,7 @@ class ImagenetShardsTest : public ::testing::Test {
     storage::testdata::WriteJpegTree(dir_.path() + "/src", {"cat", "dog", "eel"}, 6);
     storage::PackOptions pack;
     pack.shard.max_records_per_shard = 10;
-    Result<storage::PackResult> packed =
-        storage::PackDataset(dir_.path() + "/src", data(), pack);
+    Result<storage::PackResult> packed = storage::PackDataset(dir_.path() + "/src", data(), pack);
     ASSERT_TRUE(packed.ok()) << packed.status().message();
   }
   std::string data() const { return dir_.path() + "/data"; }

@@ -11,7 +11,8 @@ namespace {
 
 Result<TrainingData> MakeFashionMnist(const TrainingDataOptions& o) {
   auto fail = [&](const Status& s) {
-    return Status(s.code(), "cannot read Fashion-MNIST from \"" + o.data_dir + "\": " + s.message());
+    return Status(s.code(),
+                  "cannot read Fashion-MNIST from \"" + o.data_dir + "\": " + s.message());
   };
   if (o.input_shape != std::vector<int64_t>{1, 28, 28} || o.num_classes != kFashionMnistClasses) {
     return Status::InvalidArgument(
@@ -43,21 +44,21 @@ Result<TrainingData> MakeFashionMnist(const TrainingDataOptions& o) {
   data.description = "fashion-mnist (" + std::to_string(train->size()) + " train" +
                      (data.test ? ", " + std::to_string(data.test->size()) + " test" : "") +
                      " images" + (shards ? ", from record shards" : "") + ")";
-  data.train = std::make_unique<ShardedDataSource>(std::move(*train), o.world, o.rank,
-                                                   o.batch_size, o.seed);
+  data.train =
+      std::make_unique<ShardedDataSource>(std::move(*train), o.world, o.rank, o.batch_size, o.seed);
   return data;
 }
 
 Result<TrainingData> MakeImagenet(const TrainingDataOptions& o) {
-  Result<std::unique_ptr<ImagenetShardSource>> source = ImagenetShardSource::Open(
-      {o.data_dir, "train", o.input_shape, o.num_classes, o.world, o.rank, o.batch_size, o.seed,
-       o.loader_threads});
+  Result<std::unique_ptr<ImagenetShardSource>> source =
+      ImagenetShardSource::Open({o.data_dir, "train", o.input_shape, o.num_classes, o.world, o.rank,
+                                 o.batch_size, o.seed, o.loader_threads});
   if (!source.ok()) return source.status();
   TrainingData data;
   data.train_examples = static_cast<int64_t>((*source)->num_samples());
   data.description = "imagenet shards (" + std::to_string(data.train_examples) + " train images, " +
-                     std::to_string((*source)->classes().size()) + " classes, from " +
-                     o.data_dir + ")";
+                     std::to_string((*source)->classes().size()) + " classes, from " + o.data_dir +
+                     ")";
   data.train = std::move(*source);
   return data;
 }

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "images/trainer/choices.h"
 #include "images/trainer/data/data_source.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 

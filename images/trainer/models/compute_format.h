@@ -20,9 +20,9 @@
 
 #include <torch/types.h>
 
+#include "base/status.h"
 #include "images/trainer/data/data_source.h"
 #include "images/trainer/models/model.h"
-#include "base/status.h"
 
 namespace dljob::trainer {
 

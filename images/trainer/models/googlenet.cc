@@ -36,13 +36,13 @@ Concat Inception(int64_t in, int64_t ch1x1, int64_t ch3x3red, int64_t ch3x3, int
 std::shared_ptr<Model> MakeGoogLeNet(int64_t num_classes) {
   torch::nn::Sequential body(
       Conv(3, 64, 7, 2, 3), CeilPool(3, 2), Conv(64, 64, 1), Conv(64, 192, 3, 1, 1),
-      CeilPool(3, 2),                                                          //
+      CeilPool(3, 2),  //
       Inception(192, 64, 96, 128, 16, 32, 32), Inception(256, 128, 128, 192, 32, 96, 64),
-      CeilPool(3, 2),                                                          //
+      CeilPool(3, 2),  //
       Inception(480, 192, 96, 208, 16, 48, 64), Inception(512, 160, 112, 224, 24, 64, 64),
       Inception(512, 128, 128, 256, 24, 64, 64), Inception(512, 112, 144, 288, 32, 64, 64),
-      Inception(528, 256, 160, 320, 32, 128, 128),                             //
-      CeilPool(2, 2),                                                          //
+      Inception(528, 256, 160, 320, 32, 128, 128),  //
+      CeilPool(2, 2),                               //
       Inception(832, 256, 160, 320, 32, 128, 128), Inception(832, 384, 192, 384, 48, 128, 128),
       torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(), torch::nn::Dropout(0.2),
       torch::nn::Linear(1024, num_classes));
@@ -55,8 +55,11 @@ std::shared_ptr<Model> MakeGoogLeNet(int64_t num_classes) {
 
 void RegisterGoogLeNet(ModelRegistry& registry) {
   Status s = registry.Register(
-      {"googlenet", "GoogLeNet / Inception v1 (torchvision, no aux heads), 3x224x224, 6.6M parameters",
-       {3, 224, 224}, 1000, [] { return MakeGoogLeNet(1000); }});
+      {"googlenet",
+       "GoogLeNet / Inception v1 (torchvision, no aux heads), 3x224x224, 6.6M parameters",
+       {3, 224, 224},
+       1000,
+       [] { return MakeGoogLeNet(1000); }});
   assert(s.ok());
   (void)s;
 }

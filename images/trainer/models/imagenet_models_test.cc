@@ -24,10 +24,14 @@ struct Expected {
 
 const std::vector<Expected>& ImagenetModels() {
   static const std::vector<Expected> models = {
-      {"resnet18", 11'689'512, 62, 224},    {"resnet34", 21'797'672, 110, 224},
-      {"resnet50", 25'557'032, 161, 224},   {"resnet101", 44'549'160, 314, 224},
-      {"resnet152", 60'192'808, 467, 224},  {"vgg16", 138'357'544, 32, 224},
-      {"alexnet", 61'100'840, 16, 224},     {"googlenet", 6'624'904, 173, 224},
+      {"resnet18", 11'689'512, 62, 224},
+      {"resnet34", 21'797'672, 110, 224},
+      {"resnet50", 25'557'032, 161, 224},
+      {"resnet101", 44'549'160, 314, 224},
+      {"resnet152", 60'192'808, 467, 224},
+      {"vgg16", 138'357'544, 32, 224},
+      {"alexnet", 61'100'840, 16, 224},
+      {"googlenet", 6'624'904, 173, 224},
       // torchvision inception_v3: 27,161,264 including the 3,326,696 of its AuxLogits head.
       {"inception3", 27'161'264 - 3'326'696, 284, 299},
   };

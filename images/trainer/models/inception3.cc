@@ -70,8 +70,8 @@ Concat InceptionD(int64_t in) {  // grid reduction 17 -> 8
 
 // A 1x3 and a 3x1 convolution side by side on the same input (InceptionE's expanded branches).
 Concat SplitAsymmetric(int64_t channels) {
-  return Concat(Branches{Sequential(Conv1x3(channels, channels)),
-                         Sequential(Conv3x1(channels, channels))});
+  return Concat(
+      Branches{Sequential(Conv1x3(channels, channels)), Sequential(Conv3x1(channels, channels))});
 }
 
 Concat InceptionE(int64_t in) {
@@ -90,8 +90,8 @@ std::shared_ptr<Model> MakeInception3(int64_t num_classes) {
       InceptionA(192, 32), InceptionA(256, 64), InceptionA(288, 64),         // 35x35x288
       InceptionB(288),                                                       // 17x17x768
       InceptionC(768, 128), InceptionC(768, 160), InceptionC(768, 160), InceptionC(768, 192),
-      InceptionD(768),                                                       // 8x8x1280
-      InceptionE(1280), InceptionE(2048),                                    // 8x8x2048
+      InceptionD(768),                     // 8x8x1280
+      InceptionE(1280), InceptionE(2048),  // 8x8x2048
       torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(), torch::nn::Dropout(0.5),
       torch::nn::Linear(2048, num_classes));
   auto model = std::make_shared<SequentialModel>(body);
@@ -102,9 +102,12 @@ std::shared_ptr<Model> MakeInception3(int64_t num_classes) {
 }  // namespace
 
 void RegisterInception3(ModelRegistry& registry) {
-  Status s = registry.Register(
-      {"inception3", "InceptionV3 (torchvision, no aux head), 3x299x299, 23.8M parameters",
-       {3, 299, 299}, 1000, [] { return MakeInception3(1000); }});
+  Status s =
+      registry.Register({"inception3",
+                         "InceptionV3 (torchvision, no aux head), 3x299x299, 23.8M parameters",
+                         {3, 299, 299},
+                         1000,
+                         [] { return MakeInception3(1000); }});
   assert(s.ok());
   (void)s;
 }

@@ -5,12 +5,13 @@
 namespace dljob::trainer {
 
 BasicConv2dImpl::BasicConv2dImpl(const BasicConvOptions& o)
-    : conv_(register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(o.in, o.out, o.kernel)
-                                                          .stride(o.stride)
-                                                          .padding(o.padding)
-                                                          .bias(false)))),
-      bn_(register_module("bn", torch::nn::BatchNorm2d(
-                                    torch::nn::BatchNorm2dOptions(o.out).eps(o.bn_eps)))) {}
+    : conv_(
+          register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(o.in, o.out, o.kernel)
+                                                        .stride(o.stride)
+                                                        .padding(o.padding)
+                                                        .bias(false)))),
+      bn_(register_module(
+          "bn", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(o.out).eps(o.bn_eps)))) {}
 
 torch::Tensor BasicConv2dImpl::forward(torch::Tensor x) {
   return bn_->forward(conv_->forward(x)).relu_();

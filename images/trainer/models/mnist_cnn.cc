@@ -31,9 +31,11 @@ class MnistCnn : public Model {
 }  // namespace
 
 void RegisterMnistCnn(ModelRegistry& registry) {
-  Status s = registry.Register(
-      {"mnist_cnn", "2 conv + 2 fc layers for 28x28 grey images, no batch norm", {1, 28, 28}, 10,
-       [] { return std::make_shared<MnistCnn>(); }});
+  Status s = registry.Register({"mnist_cnn",
+                                "2 conv + 2 fc layers for 28x28 grey images, no batch norm",
+                                {1, 28, 28},
+                                10,
+                                [] { return std::make_shared<MnistCnn>(); }});
   assert(s.ok());
   (void)s;
 }

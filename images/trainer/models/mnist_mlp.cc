@@ -24,8 +24,10 @@ class MnistMlp : public Model {
 }  // namespace
 
 void RegisterMnistMlp(ModelRegistry& registry) {
-  Status s = registry.Register({"mnist_mlp", "784-32-10 perceptron for 28x28 grey images",
-                                {1, 28, 28}, 10, [] { return std::make_shared<MnistMlp>(); }});
+  Status s = registry.Register(
+      {"mnist_mlp", "784-32-10 perceptron for 28x28 grey images", {1, 28, 28}, 10, [] {
+         return std::make_shared<MnistMlp>();
+       }});
   assert(s.ok());
   (void)s;
 }

@@ -13,10 +13,8 @@ namespace dljob::trainer {
 namespace {
 
 torch::nn::Conv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
-  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                               .stride(stride)
-                               .padding(kernel / 2)
-                               .bias(false));
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(false));
 }
 
 // The 1x1 projection on the shortcut when a block changes resolution or width.

@@ -42,11 +42,14 @@ std::shared_ptr<Model> MakeVgg(const std::vector<int64_t>& layers, int64_t num_c
 }  // namespace
 
 void RegisterVgg(ModelRegistry& registry) {
-  const std::vector<int64_t> vgg16 = {64,  64,  kMaxPool, 128, 128, kMaxPool, 256, 256,
-                                      256, kMaxPool, 512, 512, 512, kMaxPool, 512, 512,
-                                      512, kMaxPool};
-  Status s = registry.Register({"vgg16", "VGG16 (no batch norm), 3x224x224, 138.4M parameters",
-                                {3, 224, 224}, 1000, [vgg16] { return MakeVgg(vgg16, 1000); }});
+  const std::vector<int64_t> vgg16 = {64,  64,       kMaxPool, 128,      128, kMaxPool,
+                                      256, 256,      256,      kMaxPool, 512, 512,
+                                      512, kMaxPool, 512,      512,      512, kMaxPool};
+  Status s = registry.Register({"vgg16",
+                                "VGG16 (no batch norm), 3x224x224, 138.4M parameters",
+                                {3, 224, 224},
+                                1000,
+                                [vgg16] { return MakeVgg(vgg16, 1000); }});
   assert(s.ok());
   (void)s;
 }

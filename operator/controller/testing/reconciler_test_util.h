@@ -10,9 +10,9 @@
 #include "base/testing/fake_clock.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "kube/testing/fake_api.h"
 #include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
-#include "kube/testing/fake_api.h"
 
 namespace dljob::controller::testing {
 
@@ -107,7 +107,8 @@ class ReconcilerWorld : public ::testing::Test {
       pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
     }
     if (phase == "Failed" || phase == "Succeeded") {
-      Json terminated = {{"exitCode", exit_code}, {"reason", phase == "Failed" ? "Error" : "Completed"}};
+      Json terminated = {{"exitCode", exit_code},
+                         {"reason", phase == "Failed" ? "Error" : "Completed"}};
       Json state = {{"terminated", terminated}};
       pod["status"]["containerStatuses"] = Json::array({{{"name", "c"}, {"state", state}}});
     }
@@ -124,8 +125,8 @@ class ReconcilerWorld : public ::testing::Test {
   ReconcilerOptions options_;
   GpuLedger ledger_{clock_};
   Reconciler reconciler_{api_, clock_,
-                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_},
-                         options_, FixedKeys};
+                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_}, options_,
+                         FixedKeys};
 
  private:
   // Like the operator's node and bound-pod informers: every node, every pod (any label).
