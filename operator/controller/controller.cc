@@ -18,7 +18,7 @@ InformerOptions For(const ControllerOptions& o, const std::string& ns,
 
 }  // namespace
 
-Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions options,
+Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                        SshKeyGenerator keys)
     : options_(std::move(options)), queue_(clock, options_.queue), ledger_(clock) {
   using namespace kube::resources;

@@ -39,7 +39,7 @@ struct ControllerOptions {
 
 class Controller {
  public:
-  Controller(kube::Api& api, const Clock& clock, ControllerOptions options = {},
+  Controller(kube::Api& api, Clock& clock, ControllerOptions options = {},
              SshKeyGenerator keys = GenerateSshKeyPair);
   ~Controller();
   Controller(const Controller&) = delete;
