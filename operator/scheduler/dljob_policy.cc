@@ -133,8 +133,8 @@ class DljobPolicy : public PlacementPolicy {
     const size_t k = FewestNodes(all, gang.workers);
     if (gang.topology == Topology::kSpread) return Expand(SpreadAcross(gang, all, k).takes);
     // Pack: the first level (clique, rack, zone) with a domain that holds the gang on k nodes,
-    // its best domain; else the whole cluster.
-    for (size_t level = 0; level < 3; ++level) {
+    // its best domain; else the whole cluster. One node is a domain of its own.
+    for (size_t level = 0; k > 1 && level < 3; ++level) {
       std::map<std::string, std::vector<const Info*>> domains;
       for (const Info* i : all) {
         if (i->domain[level]) domains[*i->domain[level]].push_back(i);
