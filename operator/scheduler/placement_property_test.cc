@@ -2,7 +2,8 @@
 // (fixed seeds): it never over-commits a resource, never places part of a gang, puts every worker
 // on a node that can take it, answers the same when asked twice or given the nodes in another
 // order, and says "does not fit" exactly when a brute-force search finds no placement. The dljob
-// policy also uses the fewest nodes any placement can.
+// policy also uses the fewest nodes any placement can and, for Pack, keeps the gang in one clique
+// (else rack, else zone) whenever one can hold it on that few nodes.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -168,6 +169,22 @@ void CheckPlacement(const PlacementPolicy& policy, const Gang& g, const std::vec
   }
 }
 
+// For Pack: the first level (clique, rack, zone) at which some domain alone holds the gang on
+// `fewest` nodes, by brute force; "" when none does (or one node suffices: a node is a domain).
+std::string PackLevel(const Gang& g, const std::vector<Node>& nodes, int64_t fewest) {
+  if (fewest <= 1) return "";
+  for (const char* key : {kGpuCliqueLabel, kDefaultRackLabel, kZoneLabel}) {
+    std::map<std::string, std::vector<Node>> domains;
+    for (const Node& n : nodes) {
+      if (auto it = n.labels.find(key); it != n.labels.end()) domains[it->second].push_back(n);
+    }
+    for (const auto& [value, members] : domains) {
+      if (FewestNodesByBruteForce(g, members) == fewest) return key;
+    }
+  }
+  return "";
+}
+
 class PlacementProperties : public ::testing::TestWithParam<std::string_view> {};
 
 TEST_P(PlacementProperties, OnRandomClusters) {
@@ -175,7 +192,7 @@ TEST_P(PlacementProperties, OnRandomClusters) {
   ASSERT_TRUE(made.ok());
   const PlacementPolicy& policy = **made;
   Random r(20261124);
-  int placed = 0, refused = 0;
+  int placed = 0, refused = 0, packed = 0;
   for (int cluster = 0; cluster < kClusters; ++cluster) {
     const bool small = cluster % 4 != 0;  // brute force on small ones; larger ones too
     std::vector<Node> nodes = RandomCluster(r, small ? 8 : 60);
@@ -205,12 +222,23 @@ TEST_P(PlacementProperties, OnRandomClusters) {
     CheckPlacement(policy, g, nodes, *p, where);
     if (small && policy.Name() == "dljob") {
       std::set<std::string> used(p->worker_nodes.begin(), p->worker_nodes.end());
-      EXPECT_EQ(static_cast<int64_t>(used.size()), FewestNodesByBruteForce(g, nodes)) << where;
+      const int64_t fewest = FewestNodesByBruteForce(g, nodes);
+      EXPECT_EQ(static_cast<int64_t>(used.size()), fewest) << where;
+      const std::string level = PackLevel(g, nodes, fewest);
+      if (g.topology != Topology::kSpread && !level.empty()) {
+        ++packed;
+        std::set<std::string> domains;
+        for (const Node& n : nodes) {
+          if (used.count(n.name)) domains.insert(n.labels.count(level) ? n.labels.at(level) : "-");
+        }
+        EXPECT_EQ(domains.size(), 1u) << where << ": spans " << domains.size() << " " << level;
+      }
     }
   }
   // The generator must exercise both outcomes, or the test proves little.
   EXPECT_GT(placed, kClusters / 5);
   EXPECT_GT(refused, kClusters / 5);
+  if (policy.Name() == "dljob") EXPECT_GT(packed, 20);  // 32 with this seed
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, PlacementProperties,
