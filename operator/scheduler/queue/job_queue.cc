@@ -1,0 +1,474 @@
+#include "operator/scheduler/queue/job_queue.h"
+
+#include <algorithm>
+#include <chrono>
+#include <tuple>
+#include <unordered_set>
+
+#include "base/human_format.h"
+#include "operator/scheduler/queue/preemption.h"
+#include "operator/scheduler/queue/reservation.h"
+
+namespace dljob::scheduler {
+
+struct JobQueue::Job {
+  JobRequest req;
+  JobHistory history;
+  std::string product;  // GangProduct(req.gang)
+  int64_t gpus = 0;
+  std::optional<std::string> quota_key;  // none: unknown queue, or no quota for the product
+  bool running = false;
+  int64_t start = 0;
+  Placement placement;
+  PendingKey key{};
+  // Whether it fits these nodes with every running job gone, once a pass asked (until SetNodes).
+  bool fit_checked = false;
+  std::optional<std::string> never_fits;  // why not
+};
+
+// What one pass carries from job to job.
+struct JobQueue::Pass {
+  int64_t now = 0;
+  Decision decision;
+  Job* head = nullptr;                     // the first job that waits for room
+  const Job* first_blocked = nullptr;      // the first job that waits, for room or quota
+  std::optional<ReservationPlan> plan;     // the head's, with Backfill::kReservation
+  std::set<std::string> failed_products;   // preemption attempts that found nothing
+  std::unordered_set<const Job*> stopped;  // suspended in this pass
+  std::unordered_map<const Job*, std::string> reasons;  // why each job waits
+};
+
+bool JobQueue::PendingKey::operator<(const PendingKey& o) const {
+  return std::tie(neg_priority, rank, submit, *name) <
+         std::tie(o.neg_priority, o.rank, o.submit, *o.name);
+}
+
+bool JobQueue::EndKey::operator<(const EndKey& o) const {
+  return std::tie(end, *name) < std::tie(o.end, *o.name);
+}
+
+JobQueue::JobQueue(const std::vector<QueueSpec>& queues, const PlacementPolicy& policy,
+                   QueueOptions options)
+    : quota_(queues), policy_(policy), options_(std::move(options)) {}
+
+JobQueue::~JobQueue() = default;
+
+int64_t JobQueue::LasLevel(const std::vector<int64_t>& thresholds, int64_t gpu_seconds) {
+  return std::upper_bound(thresholds.begin(), thresholds.end(), gpu_seconds) - thresholds.begin();
+}
+
+void JobQueue::SetNodes(std::vector<Node> nodes) {
+  ledger_.Reset(std::move(nodes));
+  scratch_ = ledger_.nodes();
+  masked_ = ledger_.nodes();
+  masked_room_.Invalidate();
+  for (auto& [name, job] : jobs_) {
+    job->fit_checked = false;
+    job->never_fits.reset();
+  }
+}
+
+Status JobQueue::Add(JobRequest req, JobHistory history, std::unique_ptr<Job>& out) {
+  if (req.name.empty()) return Status::InvalidArgument("job: name is empty");
+  if (jobs_.count(req.name)) return Status::AlreadyExists(req.name + ": already queued");
+  if (req.gang.workers <= 0 || req.gang.per_worker.gpus < 0) {
+    return Status::InvalidArgument(req.name + ": needs at least one worker and no negative GPUs");
+  }
+  out = std::make_unique<Job>();
+  out->product = GangProduct(req.gang);
+  out->gpus = GangGpus(req.gang);
+  out->quota_key = quota_.KeyFor(req.queue, out->product);
+  out->req = std::move(req);
+  out->history = history;
+  return Status::Ok();
+}
+
+Status JobQueue::AddPending(JobRequest req, JobHistory history) {
+  std::unique_ptr<Job> job;
+  if (Status s = Add(std::move(req), history, job); !s.ok()) return s;
+  Job& j = *job;
+  jobs_.emplace(j.req.name, std::move(job));
+  Enqueue(j);
+  return Status::Ok();
+}
+
+Status JobQueue::AddRunning(JobRequest req, Placement placement, int64_t start_time,
+                            JobHistory history) {
+  if (placement.worker_nodes.size() !=
+      static_cast<size_t>(std::max<int64_t>(0, req.gang.workers))) {
+    return Status::InvalidArgument(req.name + ": the placement names " +
+                                   std::to_string(placement.worker_nodes.size()) + " nodes for " +
+                                   std::to_string(req.gang.workers) + " workers");
+  }
+  std::unique_ptr<Job> job;
+  if (Status s = Add(std::move(req), history, job); !s.ok()) return s;
+  Job& j = *job;
+  jobs_.emplace(j.req.name, std::move(job));
+  j.running = true;
+  j.start = start_time;
+  j.placement = std::move(placement);
+  running_.emplace(j.req.name, &j);
+  if (j.req.time_limit) bounded_.insert({j.start + *j.req.time_limit, &j.req.name, &j});
+  if (j.quota_key) quota_.Charge(j.req.queue, *j.quota_key, j.gpus);
+  return Status::Ok();
+}
+
+Status JobQueue::Finish(std::string_view name, int64_t now) {
+  auto it = running_.find(name);
+  if (it == running_.end()) return Status::NotFound(std::string(name) + ": not running");
+  Job& j = *it->second;
+  Stop(j, now);
+  jobs_.erase(j.req.name);
+  return Status::Ok();
+}
+
+Status JobQueue::Remove(std::string_view name) {
+  auto it = jobs_.find(std::string(name));
+  if (it == jobs_.end() || it->second->running) {
+    return Status::NotFound(std::string(name) + ": not pending");
+  }
+  pending_.erase(it->second->key);
+  jobs_.erase(it);
+  return Status::Ok();
+}
+
+int64_t JobQueue::RankAt(const Job& job, int64_t now) const {
+  const int64_t ran = job.running ? std::max<int64_t>(0, now - job.start) : 0;
+  switch (options_.ordering) {
+    case JobOrdering::kPriorityFifo:
+      return 0;
+    case JobOrdering::kLeastAttained:
+      return LasLevel(options_.las_thresholds, job.history.attained_gpu_seconds + ran * job.gpus);
+    case JobOrdering::kShortestRemaining:
+      if (!job.req.duration) return kUnlimited;
+      return std::max<int64_t>(0, *job.req.duration - job.history.attained_seconds - ran) *
+             std::max<int64_t>(1, job.gpus);
+  }
+  return 0;
+}
+
+bool JobQueue::Worse(const Job& running, int64_t now, const Job& pending) const {
+  if (running.req.priority != pending.req.priority) {
+    return running.req.priority < pending.req.priority;
+  }
+  if (options_.ordering == JobOrdering::kPriorityFifo) return false;
+  return RankAt(running, now) > pending.key.rank;
+}
+
+void JobQueue::Enqueue(Job& job) {
+  job.running = false;
+  job.key = PendingKey{-job.req.priority, RankAt(job, 0), job.req.submit_time, &job.req.name, &job};
+  pending_.insert(job.key);
+}
+
+void JobQueue::Run(Job& job, Placement placement, int64_t start) {
+  pending_.erase(job.key);
+  job.running = true;
+  job.start = start;
+  job.placement = std::move(placement);
+  ledger_.Apply(job.req.gang, job.placement, +1);
+  if (job.quota_key) quota_.Charge(job.req.queue, *job.quota_key, job.gpus);
+  running_.emplace(job.req.name, &job);
+  if (job.req.time_limit) bounded_.insert({start + *job.req.time_limit, &job.req.name, &job});
+}
+
+void JobQueue::Stop(Job& job, int64_t now) {
+  ledger_.Apply(job.req.gang, job.placement, -1);
+  if (job.quota_key) quota_.Release(job.req.queue, *job.quota_key, job.gpus);
+  running_.erase(job.req.name);
+  if (job.req.time_limit) bounded_.erase({job.start + *job.req.time_limit, &job.req.name, &job});
+  const int64_t ran = std::max<int64_t>(0, now - job.start);
+  job.history.attained_seconds += ran;
+  job.history.attained_gpu_seconds += ran * job.gpus;
+  job.running = false;
+  job.placement = {};
+}
+
+std::string JobQueue::Describe(const Job& j) {
+  const std::string model = j.product.empty() ? "any model" : j.product;
+  std::string s = "needs " + std::to_string(j.gpus) + " GPUs (" + model;
+  if (j.req.gang.workers > 1) {
+    s += ", " + std::to_string(j.req.gang.workers) + " workers × " +
+         std::to_string(j.req.gang.per_worker.gpus);
+  }
+  s += ") in queue " + j.req.queue;
+  if (j.quota_key) {
+    const std::string quota = quota_.Describe(j.req.queue, *j.quota_key);
+    if (!quota.empty()) s += "; " + quota;
+  }
+  return s + "; " + std::to_string(room_.FreeGpusOf(j.product)) + " free, largest node " +
+         std::to_string(room_.LargestFreeOf(j.product));
+}
+
+void JobQueue::Wait(Pass& pass, const Job& job, const std::string& detail) {
+  if (options_.explain) pass.reasons[&job] = detail;
+}
+
+std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
+  const int64_t w = job.req.gang.per_worker.gpus;
+  if (room_.WorkerRoom(job.product, w) < job.req.gang.workers) return std::nullopt;
+  if (masked && masked_room_.WorkerRoom(job.product, w) < job.req.gang.workers) {
+    return std::nullopt;
+  }
+  Result<Placement> p = policy_.Place(job.req.gang, masked ? masked_ : ledger_.nodes());
+  if (!p.ok()) return std::nullopt;
+  return std::move(p).value();
+}
+
+void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
+  std::vector<size_t> touched;
+  for (const std::string& name : placement.worker_nodes) {
+    if (std::optional<size_t> i = ledger_.Index(name)) touched.push_back(*i);
+  }
+  if (pass.plan && pass.plan->ever_fits && masked) {
+    for (size_t i : touched) {
+      Resources& s = pass.plan->surplus[i];
+      s.gpus -= job.req.gang.per_worker.gpus;
+      if (s.cpu_milli < kUnboundedRoom) s.cpu_milli -= job.req.gang.per_worker.cpu_milli;
+      if (s.memory_mib < kUnboundedRoom) s.memory_mib -= job.req.gang.per_worker.memory_mib;
+      if (s.pods < kUnboundedRoom) s.pods -= std::max<int64_t>(1, job.req.gang.per_worker.pods);
+    }
+  }
+  pass.decision.start.push_back({job.req.name, placement, pass.head != nullptr});
+  Run(job, std::move(placement), pass.now);
+  if (pass.plan && pass.plan->ever_fits) {
+    MaskReserved(ledger_, pass.plan->surplus, masked_, touched);
+    masked_room_.Invalidate();
+  }
+}
+
+bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
+  if (pass.failed_products.count(job.product)) return false;
+  const std::string& key = *job.quota_key;
+  const bool owed =
+      quota_.Used(job.req.queue, key) + job.gpus <= quota_.Nominal(job.req.queue, key);
+  std::vector<Job*> victims;
+  for (auto& [name, v] : running_) {
+    if (pass.now - v->start < options_.min_run_time) continue;
+    const bool same_key = v->quota_key == job.quota_key;
+    const bool same_queue = v->req.queue == job.req.queue;
+    const bool lower = same_queue && Worse(*v, pass.now, job);
+    const bool reclaim = !same_queue && same_key && owed && quota_.Borrowing(v->req.queue, key);
+    if (!lower && !reclaim) continue;
+    bool helps = quota_blocked && same_key;
+    for (const std::string& node : v->placement.worker_nodes) {
+      std::optional<size_t> i = ledger_.Index(node);
+      helps = helps || (i && ledger_.Eligible(*i, job.product));
+    }
+    if (helps) victims.push_back(v);
+  }
+  // Cheapest first: lowest priority, furthest behind in order, most recently started, fewest
+  // GPUs, then name.
+  std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string_view>> cost;
+  std::vector<size_t> order(victims.size());
+  for (size_t i = 0; i < victims.size(); ++i) {
+    const Job& v = *victims[i];
+    cost.emplace_back(v.req.priority, -RankAt(v, pass.now), -v.start, v.gpus, v.req.name);
+    order[i] = i;
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] < cost[b]; });
+  std::vector<PreemptionCandidate> candidates;
+  for (size_t i : order) {
+    const Job& v = *victims[i];
+    candidates.push_back({RunningGang{&v.req.gang, &v.placement, std::nullopt}, v.req.queue,
+                          v.quota_key == job.quota_key ? v.gpus : 0});
+  }
+  auto quota_fits = [&](const std::vector<FreedQuota>& freed) {
+    return !quota_.Check(job.req.queue, key, job.gpus, freed).has_value();
+  };
+  std::optional<PreemptionPlan> plan =
+      candidates.empty()
+          ? std::nullopt
+          : PlanPreemption(job.req.gang, candidates, quota_fits, ledger_, scratch_, policy_);
+  if (!plan) {
+    pass.failed_products.insert(job.product);
+    return false;
+  }
+  for (size_t c : plan->victims) {
+    Job& v = *victims[order[c]];
+    std::string why;
+    if (v.req.queue != job.req.queue) {
+      why = "queue " + v.req.queue + " borrows quota that queue " + job.req.queue + " is owed";
+    } else if (v.req.priority < job.req.priority) {
+      why = "priority " + std::to_string(job.req.priority) + " > " + std::to_string(v.req.priority);
+    } else if (options_.ordering == JobOrdering::kLeastAttained) {
+      why = "attained-service level " + std::to_string(RankAt(v, pass.now)) + " > " +
+            std::to_string(job.key.rank);
+    } else {
+      why = "remaining GPU-seconds " + std::to_string(RankAt(v, pass.now)) + " > " +
+            std::to_string(job.key.rank);
+    }
+    pass.decision.preempt.push_back(
+        {v.req.name, job.req.name, "suspended for " + job.req.name + " (" + why + ")"});
+    Stop(v, pass.now);
+    ++v.history.preemptions;
+    Enqueue(v);
+    pass.stopped.insert(&v);
+    Wait(pass, v, "suspended for " + job.req.name + " (" + why + ")");
+  }
+  Start(job, std::move(plan->placement), false, pass);
+  return true;
+}
+
+const std::optional<std::string>& JobQueue::NeverFits(Job& job) {
+  if (!job.fit_checked) {
+    job.fit_checked = true;
+    ledger_.CopyUsedTo(scratch_);
+    for (const auto& [name, r] : running_) ledger_.Apply(r->req.gang, r->placement, -1, scratch_);
+    Result<Placement> p = policy_.Place(job.req.gang, scratch_);
+    if (!p.ok()) job.never_fits = p.status().message();
+  }
+  return job.never_fits;
+}
+
+void JobQueue::BecomeHead(Job& job, Pass& pass) {
+  if (!NeverFits(job) && options_.backfill == Backfill::kReservation &&
+      (options_.explain || room_.FreeGpusOf("") > 0)) {
+    std::vector<RunningGang> bounded, unbounded;
+    for (const EndKey& e : bounded_) {
+      bounded.push_back({&e.job->req.gang, &e.job->placement, e.end});
+    }
+    for (const auto& [name, r] : running_) {
+      if (!r->req.time_limit) unbounded.push_back({&r->req.gang, &r->placement, std::nullopt});
+    }
+    ReservationPlan plan =
+        PlanReservation(job.req.gang, ledger_, bounded, unbounded, scratch_, policy_);
+    if (!plan.ever_fits) job.never_fits = plan.never_reason;
+    if (plan.ever_fits) {
+      MaskReserved(ledger_, plan.surplus, masked_);
+      masked_room_.Invalidate();
+      pass.decision.reservation = Reservation{job.req.name, plan.time, plan.placement};
+      pass.plan = std::move(plan);
+    }
+  }
+  if (job.never_fits) {
+    Wait(pass, job, "can never fit these nodes: " + *job.never_fits);
+    return;
+  }
+  pass.head = &job;
+  pass.decision.blocked_head = job.req.name;
+  if (!pass.first_blocked) pass.first_blocked = &job;
+  std::string detail = "first in line, waits for room";
+  if (pass.plan) {
+    detail = pass.plan->time
+                 ? "first in line, reserved to start in " +
+                       ClockDuration(std::chrono::seconds(*pass.plan->time - pass.now)) +
+                       " (by the running jobs' time limits)"
+                 : "first in line, waits for jobs without a time limit to end";
+  }
+  Wait(pass, job, detail);
+}
+
+// Returns false when the scan may stop: nothing behind this job can start in this pass.
+bool JobQueue::Consider(Job& job, Pass& pass) {
+  if (pass.stopped.count(&job)) return true;
+  if (!job.quota_key) {
+    Wait(pass, job,
+         quota_.HasQueue(job.req.queue)
+             ? "queue " + job.req.queue + " has no quota for this GPU model"
+             : "queue \"" + job.req.queue + "\" does not exist (queues: " + quota_.QueueNames() +
+                   ")");
+    return true;
+  }
+  const bool behind = pass.head != nullptr;
+  const bool may_preempt =
+      options_.preemption && (!behind || options_.backfill == Backfill::kGreedy);
+  if (behind && options_.backfill == Backfill::kNone) {
+    if (!options_.explain) return false;
+    Wait(pass, job, "behind " + pass.head->req.name + " (strict order)");
+    return true;
+  }
+  if (!options_.explain && !may_preempt && job.gpus > 0 && room_.FreeGpusOf("") == 0) return false;
+
+  std::optional<std::string> quota_problem = quota_.Check(job.req.queue, *job.quota_key, job.gpus);
+  bool masked = false;
+  if (!quota_problem) {
+    if (behind && pass.plan) {
+      // Jobs without a time limit count as never ending; with a time limit, a job ends before a
+      // reservation that waits for such jobs.
+      const bool ends_before =
+          job.req.time_limit &&
+          (!pass.plan->time || pass.now + *job.req.time_limit <= *pass.plan->time);
+      masked = !ends_before;
+    }
+    if (std::optional<Placement> p = TryPlace(job, masked)) {
+      Start(job, std::move(*p), masked, pass);
+      return true;
+    }
+  }
+  if (may_preempt && TryPreempt(job, quota_problem.has_value(), pass)) return true;
+  if (!pass.first_blocked) pass.first_blocked = &job;
+  if (quota_problem) {
+    Wait(pass, job,
+         quota_problem->empty() ? "waits for quota" : "waits for quota: " + *quota_problem);
+  } else if (!behind) {
+    BecomeHead(job, pass);
+  } else if (masked &&
+             room_.WorkerRoom(job.product, job.req.gang.per_worker.gpus) >= job.req.gang.workers) {
+    Wait(pass, job, "would delay " + pass.head->req.name + "'s reservation");
+  } else {
+    Wait(pass, job, "waits for room");
+  }
+  return true;
+}
+
+std::optional<int64_t> JobQueue::NextChange(const Pass& pass) const {
+  if (!options_.preemption || !pass.first_blocked) return std::nullopt;
+  const Job& b = *pass.first_blocked;
+  std::optional<int64_t> next;
+  auto consider = [&](int64_t t) {
+    if (t > pass.now && (!next || t < *next)) next = t;
+  };
+  for (const auto& [name, v] : running_) {
+    if (v->req.priority > b.req.priority) continue;
+    const int64_t eligible_at = v->start + options_.min_run_time;
+    const bool lower = v->req.priority < b.req.priority;
+    if (eligible_at > pass.now && (lower || Worse(*v, eligible_at, b))) consider(eligible_at);
+    if (options_.ordering != JobOrdering::kLeastAttained || lower || v->gpus <= 0) continue;
+    // When this job's attained service next crosses a level boundary.
+    const int64_t attained = v->history.attained_gpu_seconds + (pass.now - v->start) * v->gpus;
+    const int64_t level = LasLevel(options_.las_thresholds, attained);
+    if (level >= static_cast<int64_t>(options_.las_thresholds.size())) continue;
+    if (level + 1 <= b.key.rank) continue;  // still not behind b after crossing
+    const int64_t need = options_.las_thresholds[level] - v->history.attained_gpu_seconds;
+    consider(std::max(eligible_at, v->start + (need + v->gpus - 1) / v->gpus));
+  }
+  return next;
+}
+
+Decision JobQueue::Schedule(int64_t now) {
+  Pass pass;
+  pass.now = now;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Job& job = *it->job;
+    ++it;  // `job` may leave the pending set; suspended jobs join it (iterators stay valid)
+    if (!Consider(job, pass)) break;
+  }
+  if (options_.explain) {
+    for (const PendingKey& k : pending_) {
+      auto r = pass.reasons.find(k.job);
+      // The job's needs against the cluster and quota as the pass leaves them, then why it waits.
+      pass.decision.waiting.push_back(
+          {k.job->req.name,
+           Describe(*k.job) + "; " + (r == pass.reasons.end() ? "not considered" : r->second)});
+    }
+  }
+  pass.decision.next_change = NextChange(pass);
+  return std::move(pass.decision);
+}
+
+Result<Decision> ScheduleSnapshot(const std::vector<QueueSpec>& queues,
+                                  const std::vector<JobSnapshot>& jobs, std::vector<Node> nodes,
+                                  int64_t now, const PlacementPolicy& policy,
+                                  const QueueOptions& options) {
+  JobQueue queue(queues, policy, options);
+  queue.SetNodes(std::move(nodes));
+  for (const JobSnapshot& j : jobs) {
+    Status s = j.placement ? queue.AddRunning(j.request, *j.placement, j.start_time, j.history)
+                           : queue.AddPending(j.request, j.history);
+    if (!s.ok()) return s;
+  }
+  return queue.Schedule(now);
+}
+
+}  // namespace dljob::scheduler
