@@ -14,12 +14,14 @@ namespace dljob::scheduler {
 struct JobQueue::Job {
   JobRequest req;
   JobHistory history;
-  std::string product;  // GangProduct(req.gang)
+  std::string product;           // GangProduct(req.gang)
+  int product_id = kAnyProduct;  // the ledger's id of it
   int64_t gpus = 0;
-  std::optional<std::string> quota_key;  // none: unknown queue, or no quota for the product
+  std::optional<size_t> account;  // its quota account; none: unknown queue, or no quota for it
   bool running = false;
   int64_t start = 0;
   Placement placement;
+  std::vector<size_t> nodes;  // the placement's nodes, as ledger indices (known nodes only)
   PendingKey key{};
   // Whether it fits these nodes with every running job gone, once a pass asked (until SetNodes).
   bool fit_checked = false;
@@ -33,7 +35,7 @@ struct JobQueue::Pass {
   Job* head = nullptr;                     // the first job that waits for room
   const Job* first_blocked = nullptr;      // the first job that waits, for room or quota
   std::optional<ReservationPlan> plan;     // the head's, with Backfill::kReservation
-  std::set<std::string> failed_products;   // preemption attempts that found nothing
+  std::set<int> failed_products;           // preemption attempts that found nothing
   std::unordered_set<const Job*> stopped;  // suspended in this pass
   std::unordered_map<const Job*, std::string> reasons;  // why each job waits
 };
@@ -61,10 +63,13 @@ void JobQueue::SetNodes(std::vector<Node> nodes) {
   ledger_.Reset(std::move(nodes));
   scratch_ = ledger_.nodes();
   masked_ = ledger_.nodes();
+  room_.Invalidate();
   masked_room_.Invalidate();
   for (auto& [name, job] : jobs_) {
     job->fit_checked = false;
     job->never_fits.reset();
+    job->product_id = ledger_.ProductId(job->product);
+    job->nodes = ledger_.Indices(job->placement);
   }
 }
 
@@ -76,8 +81,9 @@ Status JobQueue::Add(JobRequest req, JobHistory history, std::unique_ptr<Job>& o
   }
   out = std::make_unique<Job>();
   out->product = GangProduct(req.gang);
+  out->product_id = ledger_.ProductId(out->product);
   out->gpus = GangGpus(req.gang);
-  out->quota_key = quota_.KeyFor(req.queue, out->product);
+  out->account = quota_.AccountFor(req.queue, out->product);
   out->req = std::move(req);
   out->history = history;
   return Status::Ok();
@@ -107,15 +113,19 @@ Status JobQueue::AddRunning(JobRequest req, Placement placement, int64_t start_t
   j.running = true;
   j.start = start_time;
   j.placement = std::move(placement);
-  running_.emplace(j.req.name, &j);
+  j.nodes = ledger_.Indices(j.placement);
+  running_.insert(&j);
+  by_start_.emplace(j.start, &j);
   if (j.req.time_limit) bounded_.insert({j.start + *j.req.time_limit, &j.req.name, &j});
-  if (j.quota_key) quota_.Charge(j.req.queue, *j.quota_key, j.gpus);
+  if (j.account) quota_.Charge(*j.account, j.gpus);
   return Status::Ok();
 }
 
 Status JobQueue::Finish(std::string_view name, int64_t now) {
-  auto it = running_.find(name);
-  if (it == running_.end()) return Status::NotFound(std::string(name) + ": not running");
+  auto it = jobs_.find(std::string(name));
+  if (it == jobs_.end() || !it->second->running) {
+    return Status::NotFound(std::string(name) + ": not running");
+  }
   Job& j = *it->second;
   Stop(j, now);
   jobs_.erase(j.req.name);
@@ -147,17 +157,19 @@ int64_t JobQueue::RankAt(const Job& job, int64_t now) const {
   return 0;
 }
 
+int64_t JobQueue::Priority(const Job& job) const {
+  return options_.priorities ? job.req.priority : 0;
+}
+
 bool JobQueue::Worse(const Job& running, int64_t now, const Job& pending) const {
-  if (running.req.priority != pending.req.priority) {
-    return running.req.priority < pending.req.priority;
-  }
+  if (Priority(running) != Priority(pending)) return Priority(running) < Priority(pending);
   if (options_.ordering == JobOrdering::kPriorityFifo) return false;
   return RankAt(running, now) > pending.key.rank;
 }
 
 void JobQueue::Enqueue(Job& job) {
   job.running = false;
-  job.key = PendingKey{-job.req.priority, RankAt(job, 0), job.req.submit_time, &job.req.name, &job};
+  job.key = PendingKey{-Priority(job), RankAt(job, 0), job.req.submit_time, &job.req.name, &job};
   pending_.insert(job.key);
 }
 
@@ -166,22 +178,35 @@ void JobQueue::Run(Job& job, Placement placement, int64_t start) {
   job.running = true;
   job.start = start;
   job.placement = std::move(placement);
-  ledger_.Apply(job.req.gang, job.placement, +1);
-  if (job.quota_key) quota_.Charge(job.req.queue, *job.quota_key, job.gpus);
-  running_.emplace(job.req.name, &job);
+  job.nodes = ledger_.Indices(job.placement);
+  room_.Before(job.nodes);
+  ledger_.Apply(job.req.gang, job.nodes, +1);
+  room_.After(job.nodes);
+  if (job.account) quota_.Charge(*job.account, job.gpus);
+  running_.insert(&job);
+  by_start_.emplace(start, &job);
   if (job.req.time_limit) bounded_.insert({start + *job.req.time_limit, &job.req.name, &job});
 }
 
 void JobQueue::Stop(Job& job, int64_t now) {
-  ledger_.Apply(job.req.gang, job.placement, -1);
-  if (job.quota_key) quota_.Release(job.req.queue, *job.quota_key, job.gpus);
-  running_.erase(job.req.name);
+  room_.Before(job.nodes);
+  ledger_.Apply(job.req.gang, job.nodes, -1);
+  room_.After(job.nodes);
+  if (job.account) quota_.Release(*job.account, job.gpus);
+  running_.erase(&job);
+  for (auto [it, end] = by_start_.equal_range(job.start); it != end; ++it) {
+    if (it->second == &job) {
+      by_start_.erase(it);
+      break;
+    }
+  }
   if (job.req.time_limit) bounded_.erase({job.start + *job.req.time_limit, &job.req.name, &job});
   const int64_t ran = std::max<int64_t>(0, now - job.start);
   job.history.attained_seconds += ran;
   job.history.attained_gpu_seconds += ran * job.gpus;
   job.running = false;
   job.placement = {};
+  job.nodes.clear();
 }
 
 std::string JobQueue::Describe(const Job& j) {
@@ -192,12 +217,12 @@ std::string JobQueue::Describe(const Job& j) {
          std::to_string(j.req.gang.per_worker.gpus);
   }
   s += ") in queue " + j.req.queue;
-  if (j.quota_key) {
-    const std::string quota = quota_.Describe(j.req.queue, *j.quota_key);
+  if (j.account) {
+    const std::string quota = quota_.Describe(*j.account);
     if (!quota.empty()) s += "; " + quota;
   }
-  return s + "; " + std::to_string(room_.FreeGpusOf(j.product)) + " free, largest node " +
-         std::to_string(room_.LargestFreeOf(j.product));
+  return s + "; " + std::to_string(room_.FreeGpusOf(j.product_id)) + " free, largest node " +
+         std::to_string(room_.LargestFreeOf(j.product_id));
 }
 
 void JobQueue::Wait(Pass& pass, const Job& job, const std::string& detail) {
@@ -206,8 +231,8 @@ void JobQueue::Wait(Pass& pass, const Job& job, const std::string& detail) {
 
 std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
   const int64_t w = job.req.gang.per_worker.gpus;
-  if (room_.WorkerRoom(job.product, w) < job.req.gang.workers) return std::nullopt;
-  if (masked && masked_room_.WorkerRoom(job.product, w) < job.req.gang.workers) {
+  if (room_.WorkerRoom(job.product_id, w) < job.req.gang.workers) return std::nullopt;
+  if (masked && masked_room_.WorkerRoom(job.product_id, w) < job.req.gang.workers) {
     return std::nullopt;
   }
   Result<Placement> p = policy_.Place(job.req.gang, masked ? masked_ : ledger_.nodes());
@@ -216,10 +241,7 @@ std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
 }
 
 void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
-  std::vector<size_t> touched;
-  for (const std::string& name : placement.worker_nodes) {
-    if (std::optional<size_t> i = ledger_.Index(name)) touched.push_back(*i);
-  }
+  const std::vector<size_t> touched = ledger_.Indices(placement);
   if (pass.plan && pass.plan->ever_fits && masked) {
     for (size_t i : touched) {
       Resources& s = pass.plan->surplus[i];
@@ -232,28 +254,27 @@ void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
   pass.decision.start.push_back({job.req.name, placement, pass.head != nullptr});
   Run(job, std::move(placement), pass.now);
   if (pass.plan && pass.plan->ever_fits) {
+    masked_room_.Before(touched);
     MaskReserved(ledger_, pass.plan->surplus, masked_, touched);
-    masked_room_.Invalidate();
+    masked_room_.After(touched);
   }
 }
 
 bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
-  if (pass.failed_products.count(job.product)) return false;
-  const std::string& key = *job.quota_key;
-  const bool owed =
-      quota_.Used(job.req.queue, key) + job.gpus <= quota_.Nominal(job.req.queue, key);
+  if (pass.failed_products.count(job.product_id)) return false;
+  const size_t account = *job.account;
+  const bool owed = quota_.Used(account) + job.gpus <= quota_.Nominal(account);
   std::vector<Job*> victims;
-  for (auto& [name, v] : running_) {
-    if (pass.now - v->start < options_.min_run_time) continue;
-    const bool same_key = v->quota_key == job.quota_key;
-    const bool same_queue = v->req.queue == job.req.queue;
+  for (Job* v : running_) {
+    if (pass.now - v->start < options_.min_run_time || !v->account) continue;
+    const bool same_pool = quota_.SamePool(*v->account, account);
+    const bool same_queue = quota_.SameQueue(*v->account, account);
     const bool lower = same_queue && Worse(*v, pass.now, job);
-    const bool reclaim = !same_queue && same_key && owed && quota_.Borrowing(v->req.queue, key);
+    const bool reclaim = !same_queue && same_pool && owed && quota_.Borrowing(*v->account);
     if (!lower && !reclaim) continue;
-    bool helps = quota_blocked && same_key;
-    for (const std::string& node : v->placement.worker_nodes) {
-      std::optional<size_t> i = ledger_.Index(node);
-      helps = helps || (i && ledger_.Eligible(*i, job.product));
+    bool helps = quota_blocked && same_pool;
+    for (size_t i = 0; !helps && i < v->nodes.size(); ++i) {
+      helps = ledger_.Eligible(v->nodes[i], job.product_id);
     }
     if (helps) victims.push_back(v);
   }
@@ -263,25 +284,25 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
   std::vector<size_t> order(victims.size());
   for (size_t i = 0; i < victims.size(); ++i) {
     const Job& v = *victims[i];
-    cost.emplace_back(v.req.priority, -RankAt(v, pass.now), -v.start, v.gpus, v.req.name);
+    cost.emplace_back(Priority(v), -RankAt(v, pass.now), -v.start, v.gpus, v.req.name);
     order[i] = i;
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] < cost[b]; });
   std::vector<PreemptionCandidate> candidates;
   for (size_t i : order) {
     const Job& v = *victims[i];
-    candidates.push_back({RunningGang{&v.req.gang, &v.placement, std::nullopt}, v.req.queue,
-                          v.quota_key == job.quota_key ? v.gpus : 0});
+    candidates.push_back({RunningGang{&v.req.gang, &v.nodes, std::nullopt}, *v.account,
+                          quota_.SamePool(*v.account, account) ? v.gpus : 0});
   }
   auto quota_fits = [&](const std::vector<FreedQuota>& freed) {
-    return !quota_.Check(job.req.queue, key, job.gpus, freed).has_value();
+    return !quota_.Check(account, job.gpus, freed).has_value();
   };
   std::optional<PreemptionPlan> plan =
       candidates.empty()
           ? std::nullopt
           : PlanPreemption(job.req.gang, candidates, quota_fits, ledger_, scratch_, policy_);
   if (!plan) {
-    pass.failed_products.insert(job.product);
+    pass.failed_products.insert(job.product_id);
     return false;
   }
   for (size_t c : plan->victims) {
@@ -289,7 +310,7 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
     std::string why;
     if (v.req.queue != job.req.queue) {
       why = "queue " + v.req.queue + " borrows quota that queue " + job.req.queue + " is owed";
-    } else if (v.req.priority < job.req.priority) {
+    } else if (Priority(v) < Priority(job)) {
       why = "priority " + std::to_string(job.req.priority) + " > " + std::to_string(v.req.priority);
     } else if (options_.ordering == JobOrdering::kLeastAttained) {
       why = "attained-service level " + std::to_string(RankAt(v, pass.now)) + " > " +
@@ -314,7 +335,7 @@ const std::optional<std::string>& JobQueue::NeverFits(Job& job) {
   if (!job.fit_checked) {
     job.fit_checked = true;
     ledger_.CopyUsedTo(scratch_);
-    for (const auto& [name, r] : running_) ledger_.Apply(r->req.gang, r->placement, -1, scratch_);
+    for (const Job* r : running_) ledger_.Apply(r->req.gang, r->nodes, -1, scratch_);
     Result<Placement> p = policy_.Place(job.req.gang, scratch_);
     if (!p.ok()) job.never_fits = p.status().message();
   }
@@ -323,16 +344,22 @@ const std::optional<std::string>& JobQueue::NeverFits(Job& job) {
 
 void JobQueue::BecomeHead(Job& job, Pass& pass) {
   if (!NeverFits(job) && options_.backfill == Backfill::kReservation &&
-      (options_.explain || room_.FreeGpusOf("") > 0)) {
-    std::vector<RunningGang> bounded, unbounded;
-    for (const EndKey& e : bounded_) {
-      bounded.push_back({&e.job->req.gang, &e.job->placement, e.end});
-    }
-    for (const auto& [name, r] : running_) {
-      if (!r->req.time_limit) unbounded.push_back({&r->req.gang, &r->placement, std::nullopt});
-    }
+      (options_.explain || room_.FreeGpusOf(kAnyProduct) > 0)) {
+    auto it = bounded_.begin();
+    auto next_bounded = [&]() -> std::optional<RunningGang> {
+      if (it == bounded_.end()) return std::nullopt;
+      const EndKey& e = *it++;
+      return RunningGang{&e.job->req.gang, &e.job->nodes, e.end};
+    };
+    auto unbounded = [&] {
+      std::vector<RunningGang> out;
+      for (const Job* r : running_) {
+        if (!r->req.time_limit) out.push_back({&r->req.gang, &r->nodes, std::nullopt});
+      }
+      return out;
+    };
     ReservationPlan plan =
-        PlanReservation(job.req.gang, ledger_, bounded, unbounded, scratch_, policy_);
+        PlanReservation(job.req.gang, ledger_, next_bounded, unbounded, scratch_, policy_);
     if (!plan.ever_fits) job.never_fits = plan.never_reason;
     if (plan.ever_fits) {
       MaskReserved(ledger_, plan.surplus, masked_);
@@ -362,7 +389,7 @@ void JobQueue::BecomeHead(Job& job, Pass& pass) {
 // Returns false when the scan may stop: nothing behind this job can start in this pass.
 bool JobQueue::Consider(Job& job, Pass& pass) {
   if (pass.stopped.count(&job)) return true;
-  if (!job.quota_key) {
+  if (!job.account) {
     Wait(pass, job,
          quota_.HasQueue(job.req.queue)
              ? "queue " + job.req.queue + " has no quota for this GPU model"
@@ -378,9 +405,11 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
     Wait(pass, job, "behind " + pass.head->req.name + " (strict order)");
     return true;
   }
-  if (!options_.explain && !may_preempt && job.gpus > 0 && room_.FreeGpusOf("") == 0) return false;
+  if (!options_.explain && !may_preempt && job.gpus > 0 && room_.FreeGpusOf(kAnyProduct) == 0) {
+    return false;
+  }
 
-  std::optional<std::string> quota_problem = quota_.Check(job.req.queue, *job.quota_key, job.gpus);
+  std::optional<std::string> quota_problem = quota_.Check(*job.account, job.gpus);
   bool masked = false;
   if (!quota_problem) {
     if (behind && pass.plan) {
@@ -403,8 +432,8 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
          quota_problem->empty() ? "waits for quota" : "waits for quota: " + *quota_problem);
   } else if (!behind) {
     BecomeHead(job, pass);
-  } else if (masked &&
-             room_.WorkerRoom(job.product, job.req.gang.per_worker.gpus) >= job.req.gang.workers) {
+  } else if (masked && room_.WorkerRoom(job.product_id, job.req.gang.per_worker.gpus) >=
+                           job.req.gang.workers) {
     Wait(pass, job, "would delay " + pass.head->req.name + "'s reservation");
   } else {
     Wait(pass, job, "waits for room");
@@ -419,19 +448,27 @@ std::optional<int64_t> JobQueue::NextChange(const Pass& pass) const {
   auto consider = [&](int64_t t) {
     if (t > pass.now && (!next || t < *next)) next = t;
   };
-  for (const auto& [name, v] : running_) {
-    if (v->req.priority > b.req.priority) continue;
-    const int64_t eligible_at = v->start + options_.min_run_time;
-    const bool lower = v->req.priority < b.req.priority;
-    if (eligible_at > pass.now && (lower || Worse(*v, eligible_at, b))) consider(eligible_at);
-    if (options_.ordering != JobOrdering::kLeastAttained || lower || v->gpus <= 0) continue;
-    // When this job's attained service next crosses a level boundary.
+  // The first job, by start, whose minimum run time ends after now and which will then be
+  // behind b (only jobs started in the last min_run_time seconds are still protected).
+  for (auto it = by_start_.upper_bound(pass.now - options_.min_run_time); it != by_start_.end();
+       ++it) {
+    const Job& v = *it->second;
+    const int64_t eligible_at = v.start + options_.min_run_time;
+    if (Priority(v) < Priority(b) || Worse(v, eligible_at, b)) {
+      consider(eligible_at);
+      break;
+    }
+  }
+  if (options_.ordering != JobOrdering::kLeastAttained) return next;
+  // When a running job's attained service next crosses a level boundary that puts it behind b.
+  for (const Job* v : running_) {
+    if (Priority(*v) != Priority(b) || v->gpus <= 0) continue;
     const int64_t attained = v->history.attained_gpu_seconds + (pass.now - v->start) * v->gpus;
     const int64_t level = LasLevel(options_.las_thresholds, attained);
     if (level >= static_cast<int64_t>(options_.las_thresholds.size())) continue;
     if (level + 1 <= b.key.rank) continue;  // still not behind b after crossing
     const int64_t need = options_.las_thresholds[level] - v->history.attained_gpu_seconds;
-    consider(std::max(eligible_at, v->start + (need + v->gpus - 1) / v->gpus));
+    consider(std::max(v->start + options_.min_run_time, v->start + (need + v->gpus - 1) / v->gpus));
   }
   return next;
 }

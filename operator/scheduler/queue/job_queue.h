@@ -38,6 +38,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
@@ -102,6 +103,7 @@ class JobQueue {
   void Enqueue(Job& job);
   void Run(Job& job, Placement placement, int64_t start);
   void Stop(Job& job, int64_t now);
+  int64_t Priority(const Job& job) const;
   int64_t RankAt(const Job& job, int64_t now) const;
   bool Worse(const Job& running, int64_t now, const Job& pending) const;
 
@@ -127,8 +129,10 @@ class JobQueue {
 
   std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
   std::set<PendingKey> pending_;
-  std::map<std::string_view, Job*> running_;
-  std::set<EndKey> bounded_;  // running jobs with a time limit, by end
+  // The running jobs, in no particular order (every use sorts or takes a minimum).
+  std::unordered_set<Job*> running_;
+  std::multimap<int64_t, Job*> by_start_;  // the running jobs by start time
+  std::set<EndKey> bounded_;               // running jobs with a time limit, by end
 };
 
 // A job in a snapshot: running when it has a placement.

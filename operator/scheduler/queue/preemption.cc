@@ -1,21 +1,6 @@
 #include "operator/scheduler/queue/preemption.h"
 
 namespace dljob::scheduler {
-namespace {
-
-// Takes a candidate's usage off the scratch nodes (sign −1) or puts it back (+1).
-void Move(const NodeLedger& ledger, const RunningGang& job, int sign, std::vector<Node>& scratch,
-          RoomBound& room) {
-  for (const std::string& name : job.placement->worker_nodes) {
-    if (std::optional<size_t> i = ledger.Index(name)) room.Before(*i);
-  }
-  ledger.Apply(*job.gang, *job.placement, sign, scratch);
-  for (const std::string& name : job.placement->worker_nodes) {
-    if (std::optional<size_t> i = ledger.Index(name)) room.After(*i);
-  }
-}
-
-}  // namespace
 
 std::optional<PreemptionPlan> PlanPreemption(const Gang& job,
                                              const std::vector<PreemptionCandidate>& candidates,
@@ -23,13 +8,14 @@ std::optional<PreemptionPlan> PlanPreemption(const Gang& job,
                                              std::vector<Node>& scratch,
                                              const PlacementPolicy& policy) {
   ledger.CopyUsedTo(scratch);
-  RoomBound room(ledger, scratch, GangProduct(job), job.per_worker.gpus);
+  RoomBound room(ledger, scratch, ledger.ProductId(GangProduct(job)), job.per_worker.gpus);
+  auto move = [&](const RunningGang& r, int sign) { room.Apply(*r.gang, *r.nodes, sign, scratch); };
   std::vector<bool> taken(candidates.size(), false);
   auto freed = [&]() {
     std::vector<FreedQuota> out;
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (taken[i] && candidates[i].quota_gpus > 0) {
-        out.push_back({candidates[i].queue, candidates[i].quota_gpus});
+        out.push_back({candidates[i].account, candidates[i].quota_gpus});
       }
     }
     return out;
@@ -44,7 +30,7 @@ std::optional<PreemptionPlan> PlanPreemption(const Gang& job,
   std::optional<Placement> placement;
   size_t last = 0;
   for (; last < candidates.size() && !placement; ++last) {
-    Move(ledger, candidates[last].running, -1, scratch, room);
+    move(candidates[last].running, -1);
     taken[last] = true;
     placement = place();
   }
@@ -52,12 +38,12 @@ std::optional<PreemptionPlan> PlanPreemption(const Gang& job,
   // Put back, most expensive first, every victim the job turns out not to need (not the last
   // one taken: without it, it did not fit).
   for (size_t i = last - 1; i-- > 0;) {
-    Move(ledger, candidates[i].running, +1, scratch, room);
+    move(candidates[i].running, +1);
     taken[i] = false;
     if (std::optional<Placement> without = place()) {
       placement = std::move(without);
     } else {
-      Move(ledger, candidates[i].running, -1, scratch, room);
+      move(candidates[i].running, -1);
       taken[i] = true;
     }
   }

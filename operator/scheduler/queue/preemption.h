@@ -23,8 +23,8 @@ namespace dljob::scheduler {
 
 struct PreemptionCandidate {
   RunningGang running;
-  std::string_view queue;
-  int64_t quota_gpus = 0;  // GPUs it gives back to the preemptor's quota key (0: other key)
+  size_t account = 0;      // its quota account
+  int64_t quota_gpus = 0;  // GPUs it gives back to the pool the preemptor draws on (0: none)
 };
 
 struct PreemptionPlan {

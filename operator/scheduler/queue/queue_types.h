@@ -86,6 +86,8 @@ enum class Backfill {
 
 struct QueueOptions {
   JobOrdering ordering = JobOrdering::kPriorityFifo;
+  // Off: every job counts as priority 0 (plain FIFO, las and sjf as their papers have them).
+  bool priorities = true;
   Backfill backfill = Backfill::kReservation;
   // Whether a blocked job may suspend running ones: those of its own queue that come after it
   // in order (lower priority; for las a higher attained level; for sjf more remaining service),

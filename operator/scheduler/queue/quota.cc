@@ -6,6 +6,7 @@ namespace dljob::scheduler {
 namespace {
 
 int64_t SatAdd(int64_t a, int64_t b) { return std::min(kUnlimited, a + b); }
+int64_t Clamp(int64_t q) { return std::clamp<int64_t>(q, 0, kUnlimited); }
 
 }  // namespace
 
@@ -21,101 +22,77 @@ std::string QuotaString(int64_t quota) {
 }
 
 QuotaLedger::QuotaLedger(const std::vector<QueueSpec>& queues) {
+  std::map<std::string, size_t> pools;
   for (const QueueSpec& q : queues) {
-    queues_[q.name].spec = q;
-    for (const auto& [key, quota] : q.quotas) {
-      CohortState& c = cohort_[key];
-      c.nominal = SatAdd(c.nominal, std::min(kUnlimited, std::max<int64_t>(0, quota.nominal)));
+    auto named = std::find(queue_names_.begin(), queue_names_.end(), q.name);
+    const size_t queue = named - queue_names_.begin();
+    if (named == queue_names_.end()) queue_names_.push_back(q.name);
+    for (const auto& [product, quota] : q.quotas) {
+      auto [pool, fresh] = pools.emplace(product, pools_.size());
+      if (fresh) pools_.push_back({});
+      Account a{queue, pool->second, {Clamp(quota.nominal), Clamp(quota.borrowing_limit)}, 0};
+      pools_[a.pool].nominal = SatAdd(pools_[a.pool].nominal, a.quota.nominal);
+      if (index_.emplace(std::pair{q.name, product}, accounts_.size()).second) {
+        accounts_.push_back(a);
+      }
     }
   }
 }
 
-const QuotaLedger::QueueState* QuotaLedger::Find(std::string_view queue) const {
-  auto it = queues_.find(queue);
-  return it == queues_.end() ? nullptr : &it->second;
+bool QuotaLedger::HasQueue(std::string_view queue) const {
+  return std::find(queue_names_.begin(), queue_names_.end(), queue) != queue_names_.end();
 }
 
-bool QuotaLedger::HasQueue(std::string_view queue) const { return Find(queue) != nullptr; }
-
 std::string QuotaLedger::QueueNames() const {
+  std::vector<std::string> names = queue_names_;
+  std::sort(names.begin(), names.end());
   std::string out;
-  for (const auto& [name, q] : queues_) out += (out.empty() ? "" : ", ") + name;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
 }
 
-std::optional<std::string> QuotaLedger::KeyFor(std::string_view queue,
-                                               std::string_view product) const {
-  const QueueState* q = Find(queue);
-  if (!q) return std::nullopt;
-  if (!product.empty() && q->spec.quotas.count(std::string(product))) return std::string(product);
-  if (q->spec.quotas.count("")) return std::string();
+std::optional<size_t> QuotaLedger::AccountFor(std::string_view queue,
+                                              std::string_view product) const {
+  if (!product.empty()) {
+    auto it = index_.find(std::pair{std::string(queue), std::string(product)});
+    if (it != index_.end()) return it->second;
+  }
+  auto it = index_.find(std::pair{std::string(queue), std::string()});
+  if (it != index_.end()) return it->second;
   return std::nullopt;
 }
 
-void QuotaLedger::Charge(std::string_view queue, const std::string& key, int64_t gpus) {
-  auto it = queues_.find(queue);
-  if (it == queues_.end()) return;
-  it->second.used[key] += gpus;
-  cohort_[key].used += gpus;
+void QuotaLedger::Add(size_t account, int64_t gpus) {
+  accounts_[account].used += gpus;
+  pools_[accounts_[account].pool].used += gpus;
 }
 
-void QuotaLedger::Release(std::string_view queue, const std::string& key, int64_t gpus) {
-  Charge(queue, key, -gpus);
+std::string QuotaLedger::Describe(size_t account) const {
+  const Account& a = accounts_[account];
+  if (a.quota.nominal >= kUnlimited) return "";
+  std::string s = "quota " + std::to_string(a.quota.nominal);
+  if (a.quota.borrowing_limit > 0) s += " + borrowing " + QuotaString(a.quota.borrowing_limit);
+  return s + ", used " + std::to_string(a.used);
 }
 
-int64_t QuotaLedger::Used(std::string_view queue, const std::string& key) const {
-  const QueueState* q = Find(queue);
-  if (!q) return 0;
-  auto it = q->used.find(key);
-  return it == q->used.end() ? 0 : it->second;
-}
-
-int64_t QuotaLedger::Nominal(std::string_view queue, const std::string& key) const {
-  const QueueState* q = Find(queue);
-  if (!q) return 0;
-  auto it = q->spec.quotas.find(key);
-  return it == q->spec.quotas.end() ? 0 : std::min(kUnlimited, it->second.nominal);
-}
-
-std::string QuotaLedger::Describe(std::string_view queue, const std::string& key) const {
-  const QueueState* q = Find(queue);
-  if (!q) return "";
-  auto it = q->spec.quotas.find(key);
-  if (it == q->spec.quotas.end() || it->second.nominal >= kUnlimited) return "";
-  std::string s = "quota " + std::to_string(it->second.nominal);
-  if (it->second.borrowing_limit > 0)
-    s += " + borrowing " + QuotaString(it->second.borrowing_limit);
-  return s + ", used " + std::to_string(Used(queue, key));
-}
-
-bool QuotaLedger::Borrowing(std::string_view queue, const std::string& key) const {
-  return Used(queue, key) > Nominal(queue, key);
-}
-
-std::optional<std::string> QuotaLedger::Check(std::string_view queue, const std::string& key,
-                                              int64_t gpus,
+std::optional<std::string> QuotaLedger::Check(size_t account, int64_t gpus,
                                               const std::vector<FreedQuota>& freed) const {
-  const QueueState* q = Find(queue);
-  if (!q) return "queue \"" + std::string(queue) + "\" does not exist";
-  auto quota_it = q->spec.quotas.find(key);
-  if (quota_it == q->spec.quotas.end()) return "no quota for this GPU model";
-  const QueueQuota& quota = quota_it->second;
-  int64_t freed_here = 0, freed_all = 0;
+  const Account& a = accounts_[account];
+  int64_t freed_here = 0, freed_pool = 0;
   for (const FreedQuota& f : freed) {
-    freed_all += f.gpus;
-    if (f.queue == queue) freed_here += f.gpus;
+    if (f.account == account) freed_here += f.gpus;
+    if (accounts_[f.account].pool == a.pool) freed_pool += f.gpus;
   }
-  const int64_t nominal = std::min(kUnlimited, quota.nominal);
-  const int64_t limit = SatAdd(nominal, std::min(kUnlimited, quota.borrowing_limit));
-  const int64_t used = Used(queue, key) - freed_here;
+  const int64_t nominal = a.quota.nominal;
+  const int64_t limit = SatAdd(nominal, a.quota.borrowing_limit);
+  const int64_t used = a.used - freed_here;
   if (limit < kUnlimited && used + gpus > limit) return std::string();
   if (nominal >= kUnlimited || used + gpus <= nominal) return std::nullopt;
-  auto c = cohort_.find(key);
-  const int64_t cohort_nominal = c == cohort_.end() ? 0 : c->second.nominal;
-  const int64_t cohort_used = (c == cohort_.end() ? 0 : c->second.used) - freed_all;
-  if (cohort_nominal >= kUnlimited || cohort_used + gpus <= cohort_nominal) return std::nullopt;
+  const Pool& pool = pools_[a.pool];
+  const int64_t pool_used = pool.used - freed_pool;
+  if (pool.nominal >= kUnlimited || pool_used + gpus <= pool.nominal) return std::nullopt;
   const int64_t own_idle = std::max<int64_t>(0, nominal - used);
-  const int64_t others_idle = std::max<int64_t>(0, cohort_nominal - cohort_used - own_idle);
+  const int64_t others_idle = std::max<int64_t>(0, pool.nominal - pool_used - own_idle);
   return "borrowing " + std::to_string(gpus - own_idle) +
          " needs idle quota of other queues, which have " + std::to_string(others_idle);
 }

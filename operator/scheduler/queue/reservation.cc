@@ -5,17 +5,6 @@
 namespace dljob::scheduler {
 namespace {
 
-void Release(const NodeLedger& ledger, const RunningGang& job, std::vector<Node>& scratch,
-             RoomBound& room) {
-  for (const std::string& name : job.placement->worker_nodes) {
-    if (std::optional<size_t> i = ledger.Index(name)) room.Before(*i);
-  }
-  ledger.Apply(*job.gang, *job.placement, -1, scratch);
-  for (const std::string& name : job.placement->worker_nodes) {
-    if (std::optional<size_t> i = ledger.Index(name)) room.After(*i);
-  }
-}
-
 int64_t FreeOf(int64_t allocatable, int64_t used, bool gpus) {
   if (!gpus && allocatable == 0) return kUnboundedRoom;
   return std::max<int64_t>(0, allocatable - used);
@@ -27,10 +16,8 @@ std::vector<Resources> Surplus(const NodeLedger& ledger, const std::vector<Node>
   std::vector<Resources> surplus;
   surplus.reserve(scratch.size());
   for (const Node& n : scratch) surplus.push_back(FreeResources(n));
-  for (const std::string& name : placement.worker_nodes) {
-    std::optional<size_t> i = ledger.Index(name);
-    if (!i) continue;
-    Resources& s = surplus[*i];
+  for (size_t i : ledger.Indices(placement)) {
+    Resources& s = surplus[i];
     s.gpus -= head.per_worker.gpus;
     if (s.cpu_milli < kUnboundedRoom) s.cpu_milli -= head.per_worker.cpu_milli;
     if (s.memory_mib < kUnboundedRoom) s.memory_mib -= head.per_worker.memory_mib;
@@ -49,12 +36,12 @@ Resources FreeResources(const Node& node) {
 }
 
 ReservationPlan PlanReservation(const Gang& head, const NodeLedger& ledger,
-                                const std::vector<RunningGang>& bounded,
-                                const std::vector<RunningGang>& unbounded,
+                                const std::function<std::optional<RunningGang>()>& next_bounded,
+                                const std::function<std::vector<RunningGang>()>& unbounded,
                                 std::vector<Node>& scratch, const PlacementPolicy& policy) {
   ReservationPlan plan;
   ledger.CopyUsedTo(scratch);
-  RoomBound room(ledger, scratch, GangProduct(head), head.per_worker.gpus);
+  RoomBound room(ledger, scratch, ledger.ProductId(GangProduct(head)), head.per_worker.gpus);
   auto try_place = [&](bool last) -> bool {
     if (room.room() < head.workers && !last) return false;
     Result<Placement> p = policy.Place(head, scratch);
@@ -67,17 +54,18 @@ ReservationPlan PlanReservation(const Gang& head, const NodeLedger& ledger,
     plan.ever_fits = true;
     return true;
   };
-  for (size_t i = 0; i < bounded.size();) {
-    const int64_t end = *bounded[i].end;
-    for (; i < bounded.size() && *bounded[i].end == end; ++i) {
-      Release(ledger, bounded[i], scratch, room);
+  std::optional<RunningGang> next = next_bounded();
+  while (next) {
+    const int64_t end = *next->end;
+    for (; next && *next->end == end; next = next_bounded()) {
+      room.Apply(*next->gang, *next->nodes, -1, scratch);
     }
     if (try_place(false)) {
       plan.time = end;
       return plan;
     }
   }
-  for (const RunningGang& job : unbounded) Release(ledger, job, scratch, room);
+  for (const RunningGang& job : unbounded()) room.Apply(*job.gang, *job.nodes, -1, scratch);
   if (try_place(true)) plan.never_reason.clear();
   return plan;
 }

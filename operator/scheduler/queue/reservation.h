@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,8 +24,8 @@ namespace dljob::scheduler {
 // A running job as the plan sees it.
 struct RunningGang {
   const Gang* gang = nullptr;
-  const Placement* placement = nullptr;
-  std::optional<int64_t> end;  // start + time limit; none: never ends
+  const std::vector<size_t>* nodes = nullptr;  // one ledger index per worker
+  std::optional<int64_t> end;                  // start + time limit; none: never ends
 };
 
 struct ReservationPlan {
@@ -37,11 +38,13 @@ struct ReservationPlan {
   std::vector<Resources> surplus;
 };
 
-// REQUIRES: `bounded` sorted by end (then name); `scratch` a copy of ledger.nodes() (its
-// `used` is overwritten).
+// `next_bounded` yields the running jobs with a time limit in order of their end (then name),
+// and nothing after the last; the plan asks only as far as it needs. `unbounded` gives the
+// others, when the plan needs them. REQUIRES: `scratch` a copy of ledger.nodes() (its `used` is
+// overwritten).
 ReservationPlan PlanReservation(const Gang& head, const NodeLedger& ledger,
-                                const std::vector<RunningGang>& bounded,
-                                const std::vector<RunningGang>& unbounded,
+                                const std::function<std::optional<RunningGang>()>& next_bounded,
+                                const std::function<std::vector<RunningGang>()>& unbounded,
                                 std::vector<Node>& scratch, const PlacementPolicy& policy);
 
 // Free resources of a node, with the ones it does not account for at kUnboundedRoom.
