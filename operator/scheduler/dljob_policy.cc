@@ -6,7 +6,9 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "operator/scheduler/feasibility.h"
@@ -15,14 +17,24 @@
 namespace dljob::scheduler {
 namespace {
 
+constexpr size_t kLevels = 3;  // clique, rack, zone
+
 // A candidate node with what the comparisons read, computed once.
 struct Info {
   const Node* node = nullptr;
   int64_t slots = 0;
   int64_t free_gpus = 0;
-  int64_t local = 0;                           // how many of the gang's datasets it caches
-  std::array<const std::string*, 3> domain{};  // clique, rack, zone label values; null if unset
+  int64_t local = 0;                                 // how many of the gang's datasets it caches
+  std::array<const std::string*, kLevels> domain{};  // clique, rack, zone label values; or null
 };
+
+// The clique, rack and zone label values of the nodes chosen so far, per level.
+using Chosen = std::array<std::set<std::string_view>, kLevels>;
+
+// Whether the node's domain at `level` is one a chosen node is in.
+bool Joins(const Info* n, size_t level, const Chosen& chosen) {
+  return n->domain[level] && chosen[level].count(*n->domain[level]) > 0;
+}
 
 // The tighter node first: fewer slots, fewer free GPUs, more cached datasets, then by name.
 bool Tighter(const Info* a, const Info* b) {
@@ -58,14 +70,14 @@ size_t FewestNodes(const std::vector<const Info*>& group, int64_t workers) {
 // Chooses `k` nodes of `group` for the gang: each step the node `prefer` ranks first among those
 // that leave the rest placeable on the k − 1 − step roomiest remaining nodes; it takes as many
 // workers as it can. REQUIRES: the k roomiest nodes of group hold the gang.
-// `prefer(a, b, chosen)`: whether a goes before b given the nodes chosen so far.
+// `prefer(a, b, chosen)`: whether a goes before b given the domains of the nodes chosen so far.
 template <typename Prefer>
 Plan Greedy(const Gang& gang, std::vector<const Info*> group, size_t k, const Prefer& prefer) {
   std::vector<int64_t> desc;  // slots of the unchosen nodes, largest first
   for (const Info* i : group) desc.push_back(i->slots);
   std::sort(desc.begin(), desc.end(), std::greater<>());
   Plan plan;
-  std::vector<const Info*> chosen;
+  Chosen chosen;
   int64_t left = gang.workers;
   for (size_t m = k; m > 0 && left > 0; --m) {
     // The room of the m − 1 roomiest unchosen nodes other than one with `v` slots.
@@ -86,37 +98,37 @@ Plan Greedy(const Gang& gang, std::vector<const Info*> group, size_t k, const Pr
     plan.waste += pick->free_gpus - take * gang.per_worker.gpus;
     plan.local += take * pick->local;
     left -= take;
-    chosen.push_back(pick);
+    for (size_t level = 0; level < kLevels; ++level) {
+      if (pick->domain[level]) chosen[level].insert(*pick->domain[level]);
+    }
     desc.erase(std::find(desc.begin(), desc.end(), pick->slots));
     group.erase(group.begin() + static_cast<std::ptrdiff_t>(best));
   }
   return plan;
 }
 
-Plan PackWithin(const Gang& gang, const std::vector<const Info*>& group, size_t k) {
-  return Greedy(gang, group, k, [](const Info* a, const Info* b, const std::vector<const Info*>&) {
+// For Pack, within one domain of `level` (kLevels: the whole cluster): nodes that share a smaller
+// domain (zone, then rack, then clique) with the nodes chosen so far first, then the tighter.
+Plan PackWithin(const Gang& gang, const std::vector<const Info*>& group, size_t k, size_t level) {
+  return Greedy(gang, group, k, [level](const Info* a, const Info* b, const Chosen& chosen) {
+    for (size_t l = level; l-- > 0;) {
+      const bool ja = Joins(a, l, chosen), jb = Joins(b, l, chosen);
+      if (ja != jb) return ja;
+    }
     return Tighter(a, b);
   });
 }
 
 // For Spread: a node in a zone (then rack, then clique) none of the chosen nodes is in first.
 Plan SpreadAcross(const Gang& gang, const std::vector<const Info*>& all, size_t k) {
-  auto fresh = [](const Info* n, const std::vector<const Info*>& chosen) {
-    std::array<int, 3> out{};  // zone, rack, clique: 1 when new
-    for (int level = 0; level < 3; ++level) {
-      const std::string* d = n->domain[2 - level];
-      out[level] = d && std::none_of(chosen.begin(), chosen.end(), [&](const Info* c) {
-                     return c->domain[2 - level] && *c->domain[2 - level] == *d;
-                   });
+  return Greedy(gang, all, k, [](const Info* a, const Info* b, const Chosen& chosen) {
+    for (size_t l = kLevels; l-- > 0;) {
+      const bool fa = a->domain[l] && !Joins(a, l, chosen);
+      const bool fb = b->domain[l] && !Joins(b, l, chosen);
+      if (fa != fb) return fa;
     }
-    return out;
-  };
-  return Greedy(gang, all, k,
-                [&](const Info* a, const Info* b, const std::vector<const Info*>& chosen) {
-                  std::array<int, 3> fa = fresh(a, chosen), fb = fresh(b, chosen);
-                  if (fa != fb) return fa > fb;
-                  return Tighter(a, b);
-                });
+    return Tighter(a, b);
+  });
 }
 
 class DljobPolicy : public PlacementPolicy {
@@ -133,27 +145,27 @@ class DljobPolicy : public PlacementPolicy {
     const size_t k = FewestNodes(all, gang.workers);
     if (gang.topology == Topology::kSpread) return Expand(SpreadAcross(gang, all, k).takes);
     // Pack: the first level (clique, rack, zone) with a domain that holds the gang on k nodes,
-    // its best domain; else the whole cluster.
-    for (size_t level = 0; level < 3; ++level) {
-      std::map<std::string, std::vector<const Info*>> domains;
+    // its best domain; else the whole cluster. One node is a domain of its own.
+    for (size_t level = 0; k > 1 && level < kLevels; ++level) {
+      std::map<std::string_view, std::vector<const Info*>> domains;
       for (const Info* i : all) {
         if (i->domain[level]) domains[*i->domain[level]].push_back(i);
       }
       std::optional<Plan> best;
       for (const auto& [name, group] : domains) {
         if (group.size() < k || FewestNodes(group, gang.workers) != k) continue;
-        Plan plan = PackWithin(gang, group, k);
+        Plan plan = PackWithin(gang, group, k, level);
         if (!best || Better(plan, *best)) best = std::move(plan);
       }
       if (best) return Expand(best->takes);
     }
-    return Expand(PackWithin(gang, all, k).takes);
+    return Expand(PackWithin(gang, all, k, kLevels).takes);
   }
 
  private:
   std::vector<Info> Describe(const Gang& gang, const std::vector<Candidate>& candidates) const {
-    const std::array<const char*, 3> keys = {kGpuCliqueLabel, options_.rack_label.c_str(),
-                                             kZoneLabel};
+    const std::array<const char*, kLevels> keys = {kGpuCliqueLabel, options_.rack_label.c_str(),
+                                                   kZoneLabel};
     std::vector<Info> infos;
     infos.reserve(candidates.size());
     for (const Candidate& c : candidates) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "operator/scheduler/gang.h"
+#include "operator/scheduler/feasibility.h"
 #include "operator/scheduler/policy_util.h"
 
 namespace dljob::scheduler {
@@ -43,26 +43,5 @@ class FirstFitPolicy : public PlacementPolicy {
 }  // namespace
 
 PlacementPolicyPtr NewFirstFitPolicy() { return std::make_unique<FirstFitPolicy>(); }
-
-Result<GangPlacement> PlaceGang(const DLJob& job, const std::vector<NodeState>& nodes) {
-  Result<Gang> gang = GangOf(job);
-  if (!gang.ok()) return gang.status();
-  gang->per_worker = {gang->per_worker.gpus, 0, 0, 1};  // GPUs alone, as before
-  std::vector<Node> view;
-  view.reserve(nodes.size());
-  for (const NodeState& s : nodes) {
-    Node n;
-    n.name = s.name;
-    n.allocatable.gpus = s.allocatable_gpus;
-    n.used.gpus = s.used_gpus;
-    n.labels = s.labels;
-    n.taints = s.taints;
-    n.schedulable = s.schedulable;
-    view.push_back(std::move(n));
-  }
-  Result<Placement> p = FirstFitPolicy().Place(*gang, view);
-  if (!p.ok()) return p.status();
-  return GangPlacement{std::move(p->worker_nodes)};
-}
 
 }  // namespace dljob::scheduler

@@ -78,16 +78,5 @@ TEST(FirstFit, CpuAndMemoryLimitTheWorkersANodeTakes) {
             "Insufficient memory");
 }
 
-// The pre-policy entry point, until the GPU ledger moves to the policies.
-TEST(PlaceGang, PlacesAJobByFirstFit) {
-  DLJob job;
-  job.spec.gpus = 32;
-  job.spec.gpus_per_worker = 8;
-  NodeState a{"a", 8, 0, {}, {}, true}, b{"b", 16, 0, {}, {}, true}, c{"c", 8, 0, {}, {}, true};
-  auto p = PlaceGang(job, {a, b, c, NodeState{"d", 8, 8, {}, {}, true}});
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  EXPECT_EQ(p->worker_nodes, (Names{"b", "b", "a", "c"}));
-}
-
 }  // namespace
 }  // namespace dljob::scheduler
