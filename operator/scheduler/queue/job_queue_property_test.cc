@@ -15,9 +15,9 @@
 namespace dljob::scheduler {
 namespace {
 
-using testing::GpuNode;
-using testing::J;
-using testing::Policy;
+using queue_testing::GpuNode;
+using queue_testing::J;
+using queue_testing::Policy;
 
 struct RandomTrace {
   std::vector<Node> nodes;
@@ -106,7 +106,7 @@ TEST(JobQueueProperty, EveryJobEndsInAFiniteTrace) {
         SCOPED_TRACE(std::string(placement) + " " + v.name + " seed " + std::to_string(seed));
         JobQueue q(t.queues, *policy, OptionsOf(v, seed % 2));
         q.SetNodes(t.nodes);
-        auto out = testing::Replay(
+        auto out = queue_testing::Replay(
             q, t.jobs,
             [](const JobQueue&, const Decision&, int64_t, const std::set<std::string>&) {});
         for (const JobRequest& j : t.jobs) EXPECT_TRUE(out[j.name].end) << j.name << " never ended";
@@ -132,7 +132,7 @@ TEST(JobQueueProperty, PreemptionTakesWholeGangsAndOnlyForAJobThatStarts) {
       JobQueue q(t.queues, *policy, OptionsOf(v, false));
       q.SetNodes(t.nodes);
       std::map<std::string, Placement> placed;
-      testing::Replay(
+      queue_testing::Replay(
           q, t.jobs,
           [&](const JobQueue& queue, const Decision& d, int64_t,
               const std::set<std::string>& running) {
@@ -183,7 +183,7 @@ TEST(JobQueueProperty, QuotasHoldAndBorrowingTakesOnlyIdleQuota) {
       SCOPED_TRACE(std::string(v.name) + " seed " + std::to_string(seed));
       JobQueue q(t.queues, *policy, OptionsOf(v, seed % 3 == 0));
       q.SetNodes(t.nodes);
-      testing::Replay(
+      queue_testing::Replay(
           q, t.jobs,
           [&](const JobQueue&, const Decision& d, int64_t, const std::set<std::string>& running) {
             std::map<std::string, int64_t> used;
@@ -314,7 +314,7 @@ TEST(JobQueueProperty, SameInputSameDecisionsWithOrWithoutExplanations) {
       for (int run = 0; run < 3; ++run) {
         JobQueue q(t.queues, *policy, OptionsOf(v, run == 2));
         q.SetNodes(t.nodes);
-        testing::Replay(
+        queue_testing::Replay(
             q, t.jobs,
             [&](const JobQueue&, const Decision& d, int64_t now, const std::set<std::string>&) {
               runs[run].push_back(std::to_string(now) + ": " + Trace(d));

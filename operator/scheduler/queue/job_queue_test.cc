@@ -10,11 +10,11 @@
 namespace dljob::scheduler {
 namespace {
 
-using testing::GpuNode;
-using testing::J;
-using testing::MakeQueue;
-using testing::Names;
-using testing::Policy;
+using queue_testing::GpuNode;
+using queue_testing::J;
+using queue_testing::MakeQueue;
+using queue_testing::Names;
+using queue_testing::Policy;
 using Strings = std::vector<std::string>;
 
 QueueOptions Options(Backfill backfill, bool preemption = false) {
@@ -178,7 +178,7 @@ TEST(JobQueue, QuotaReasonNamesQuotaUseAndFreeGpus) {
   std::vector<Node> nodes;
   for (int i = 0; i < 5; ++i) nodes.push_back(GpuNode("n" + std::to_string(i), 8));
   nodes[3].used.gpus = 4;  // some other pod
-  std::vector<testing::Running> running;
+  std::vector<queue_testing::Running> running;
   for (int i = 0; i < 3; ++i) {
     running.push_back(
         {J("r" + std::to_string(i), 8).Model("A100").Queue("team-a"), {"n" + std::to_string(i)}});
@@ -269,7 +269,7 @@ TEST(JobQueue, PreemptionChoosesTheCheapestSet) {
   EXPECT_EQ(Names(q2->Schedule(100).preempt), Strings{"lowest"});
 
   // Of 1-GPU jobs on two nodes, the four on one node go (the most recently started), not more.
-  std::vector<testing::Running> running;
+  std::vector<queue_testing::Running> running;
   for (int i = 0; i < 4; ++i) {
     running.push_back({J("a" + std::to_string(i), 1), {"n1"}, i});
     running.push_back({J("b" + std::to_string(i), 1), {"n2"}, 10 + i});
@@ -320,7 +320,7 @@ TEST(JobQueue, LasSuspendsAfterTheMinimumRunTimeAndTheJobResumes) {
   q.SetNodes({GpuNode("n1", 1)});
   std::vector<JobRequest> jobs = {J("long", 1).At(0).Duration(1000),
                                   J("short", 1).At(10).Duration(20)};
-  auto out = testing::Replay(q, jobs, NoCheck);
+  auto out = queue_testing::Replay(q, jobs, NoCheck);
   // At level 0 short cannot preempt long (same level) until long has attained 100 GPU-seconds
   // at t=100; then short runs its 20 s, and long resumes where it was.
   EXPECT_EQ(out["short"].first_start, 100);
@@ -338,7 +338,7 @@ TEST(JobQueue, SjfRunsTheShortestRemainingFirst) {
   std::vector<JobRequest> jobs = {J("long", 1).At(0).Duration(1000),
                                   J("mid", 1).At(5).Duration(100),
                                   J("short", 1).At(6).Duration(10)};
-  auto out = testing::Replay(q, jobs, NoCheck);
+  auto out = queue_testing::Replay(q, jobs, NoCheck);
   EXPECT_EQ(out["mid"].first_start, 5);
   EXPECT_EQ(out["short"].first_start, 6);
   EXPECT_EQ(out["short"].end, 16);

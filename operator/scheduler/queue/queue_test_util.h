@@ -19,7 +19,7 @@
 #include "operator/scheduler/placement_policy.h"
 #include "operator/scheduler/queue/job_queue.h"
 
-namespace dljob::scheduler::testing {
+namespace dljob::scheduler::queue_testing {
 
 inline Node GpuNode(const std::string& name, int64_t gpus, const std::string& model = "A100") {
   Node n;
@@ -170,4 +170,4 @@ std::map<std::string, Replayed> Replay(JobQueue& queue, std::vector<JobRequest> 
   return out;
 }
 
-}  // namespace dljob::scheduler::testing
+}  // namespace dljob::scheduler::queue_testing

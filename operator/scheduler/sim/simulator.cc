@@ -70,7 +70,7 @@ class Replay {
       Pass(*t);
       prev = t;
       wake = next_change_;
-      if (progress && (++result_.passes & 255) == 0) progress(ended_, trace_.jobs.size(), *t);
+      if ((++result_.passes & 255) == 0 && progress) progress(ended_, trace_.jobs.size(), *t);
     }
     if (progress) progress(ended_, trace_.jobs.size(), prev.value_or(0));
     return Status::Ok();
