@@ -260,16 +260,20 @@ void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
   }
 }
 
-bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
-  if (pass.failed_products.count(job.product_id)) return false;
+// The running jobs `job` may suspend, cheapest first: lowest priority, furthest behind in order,
+// most recently started, fewest GPUs, then name. Of its own queue, those after it in order; of
+// other queues, those borrowing from the pool it is owed; and only those that hold a node it
+// could use, or quota it lacks.
+std::vector<JobQueue::Job*> JobQueue::PreemptionCandidates(const Job& job, bool quota_blocked,
+                                                           int64_t now) const {
   const size_t account = *job.account;
   const bool owed = quota_.Used(account) + job.gpus <= quota_.Nominal(account);
   std::vector<Job*> victims;
   for (Job* v : running_) {
-    if (pass.now - v->start < options_.min_run_time || !v->account) continue;
+    if (now - v->start < options_.min_run_time || !v->account) continue;
     const bool same_pool = quota_.SamePool(*v->account, account);
     const bool same_queue = quota_.SameQueue(*v->account, account);
-    const bool lower = same_queue && Worse(*v, pass.now, job);
+    const bool lower = same_queue && Worse(*v, now, job);
     const bool reclaim = !same_queue && same_pool && owed && quota_.Borrowing(*v->account);
     if (!lower && !reclaim) continue;
     bool helps = quota_blocked && same_pool;
@@ -278,21 +282,40 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
     }
     if (helps) victims.push_back(v);
   }
-  // Cheapest first: lowest priority, furthest behind in order, most recently started, fewest
-  // GPUs, then name.
-  std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, std::string_view>> cost;
-  std::vector<size_t> order(victims.size());
-  for (size_t i = 0; i < victims.size(); ++i) {
-    const Job& v = *victims[i];
-    cost.emplace_back(Priority(v), -RankAt(v, pass.now), -v.start, v.gpus, v.req.name);
-    order[i] = i;
+  auto cost = [&](const Job* v) {
+    return std::make_tuple(Priority(*v), -RankAt(*v, now), -v->start, v->gpus,
+                           std::string_view(v->req.name));
+  };
+  std::sort(victims.begin(), victims.end(),
+            [&](const Job* a, const Job* b) { return cost(a) < cost(b); });
+  return victims;
+}
+
+std::string JobQueue::PreemptReason(const Job& victim, const Job& job, int64_t now) const {
+  std::string why;
+  if (victim.req.queue != job.req.queue) {
+    why = "queue " + victim.req.queue + " borrows quota that queue " + job.req.queue + " is owed";
+  } else if (Priority(victim) < Priority(job)) {
+    why = "priority " + std::to_string(job.req.priority) + " > " +
+          std::to_string(victim.req.priority);
+  } else if (options_.ordering == JobOrdering::kLeastAttained) {
+    why = "attained-service level " + std::to_string(RankAt(victim, now)) + " > " +
+          std::to_string(job.key.rank);
+  } else {
+    why = "remaining GPU-seconds " + std::to_string(RankAt(victim, now)) + " > " +
+          std::to_string(job.key.rank);
   }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] < cost[b]; });
+  return "suspended for " + job.req.name + " (" + why + ")";
+}
+
+bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
+  if (pass.failed_products.count(job.product_id)) return false;
+  const size_t account = *job.account;
+  const std::vector<Job*> victims = PreemptionCandidates(job, quota_blocked, pass.now);
   std::vector<PreemptionCandidate> candidates;
-  for (size_t i : order) {
-    const Job& v = *victims[i];
-    candidates.push_back({RunningGang{&v.req.gang, &v.nodes, std::nullopt}, *v.account,
-                          quota_.SamePool(*v.account, account) ? v.gpus : 0});
+  for (const Job* v : victims) {
+    candidates.push_back({RunningGang{&v->req.gang, &v->nodes, std::nullopt}, *v->account,
+                          quota_.SamePool(*v->account, account) ? v->gpus : 0});
   }
   auto quota_fits = [&](const std::vector<FreedQuota>& freed) {
     return !quota_.Check(account, job.gpus, freed).has_value();
@@ -306,26 +329,14 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
     return false;
   }
   for (size_t c : plan->victims) {
-    Job& v = *victims[order[c]];
-    std::string why;
-    if (v.req.queue != job.req.queue) {
-      why = "queue " + v.req.queue + " borrows quota that queue " + job.req.queue + " is owed";
-    } else if (Priority(v) < Priority(job)) {
-      why = "priority " + std::to_string(job.req.priority) + " > " + std::to_string(v.req.priority);
-    } else if (options_.ordering == JobOrdering::kLeastAttained) {
-      why = "attained-service level " + std::to_string(RankAt(v, pass.now)) + " > " +
-            std::to_string(job.key.rank);
-    } else {
-      why = "remaining GPU-seconds " + std::to_string(RankAt(v, pass.now)) + " > " +
-            std::to_string(job.key.rank);
-    }
-    pass.decision.preempt.push_back(
-        {v.req.name, job.req.name, "suspended for " + job.req.name + " (" + why + ")"});
+    Job& v = *victims[c];
+    const std::string reason = PreemptReason(v, job, pass.now);
+    pass.decision.preempt.push_back({v.req.name, job.req.name, reason});
     Stop(v, pass.now);
     ++v.history.preemptions;
     Enqueue(v);
     pass.stopped.insert(&v);
-    Wait(pass, v, "suspended for " + job.req.name + " (" + why + ")");
+    Wait(pass, v, reason);
   }
   Start(job, std::move(plan->placement), false, pass);
   return true;

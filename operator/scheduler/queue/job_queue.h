@@ -109,6 +109,8 @@ class JobQueue {
 
   bool Consider(Job& job, Pass& pass);
   std::optional<Placement> TryPlace(const Job& job, bool masked);
+  std::vector<Job*> PreemptionCandidates(const Job& job, bool quota_blocked, int64_t now) const;
+  std::string PreemptReason(const Job& victim, const Job& job, int64_t now) const;
   bool TryPreempt(Job& job, bool quota_blocked, Pass& pass);
   const std::optional<std::string>& NeverFits(Job& job);
   void BecomeHead(Job& job, Pass& pass);
