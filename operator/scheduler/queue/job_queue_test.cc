@@ -97,7 +97,9 @@ TEST(JobQueue, BackfillOnlyWhatLeavesTheReservationIntact) {
     EXPECT_EQ(d.reservation->job, "head");
     EXPECT_EQ(d.reservation->time, 100);
     EXPECT_EQ(Names(d.start), c.starts ? Strings{"cand"} : Strings{});
-    if (c.starts) EXPECT_TRUE(d.start[0].backfilled);
+    if (c.starts) {
+      EXPECT_TRUE(d.start[0].backfilled);
+    }
   }
 }
 

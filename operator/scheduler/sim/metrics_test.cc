@@ -18,7 +18,9 @@ TEST(Percentile, NearestRank) {
 
 TEST(Summarize, FiguresFromOutcomes) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2}, TraceJob{"b", 20, 30, 1, 1}, TraceJob{"c", 30, 5, 1, 1}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "default", 0, "", std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt},
+            TraceJob{"c", 30, 5, 1, 1, "default", 0, "", std::nullopt}};
   SimResult r;
   r.policy = "p";
   r.jobs.resize(3);

@@ -55,7 +55,8 @@ TEST(SummaryJson, TheKeysPerPolicyInOrder) {
 
 TEST(JobsOutCsv, OneRowPerPolicyAndJob) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1}, TraceJob{"b", 20, 30, 1, 1}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
   SimResult r;
   r.policy = "las";
   r.jobs = {{10, 60, 50, 0, false}, {}};

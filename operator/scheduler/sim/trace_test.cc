@@ -102,7 +102,8 @@ TEST(ParseQueues, QuotasPerModelUnlimitedAndDefaults) {
 
 TEST(QueuesFor, EveryQueueTheJobsNameUnlimitedWithoutAQueuesFile) {
   Trace t;
-  t.jobs = {TraceJob{"a", 0, 1, 1, 1, "x"}, TraceJob{"b", 0, 1, 1, 1, "y"}};
+  t.jobs = {TraceJob{"a", 0, 1, 1, 1, "x", 0, "", std::nullopt},
+            TraceJob{"b", 0, 1, 1, 1, "y", 0, "", std::nullopt}};
   std::vector<QueueSpec> q = QueuesFor(t);
   ASSERT_EQ(q.size(), 3u);
   EXPECT_EQ(q[0], UnlimitedQueue("default"));
