@@ -38,6 +38,41 @@ class CheckpointTest : public ::testing::Test {
     return c;
   }
 
+  // One rank trains mnist_mlp (initialised with `init_seed`) on 80 fixed images, 5 steps per
+  // epoch, for `steps` steps: saving every 4 steps into `store` and resuming from `resume` when
+  // they are given, asking `stop` once a step when it is set. `model_out` gets the model and
+  // `out`, when given, what the run printed.
+  static TrainResult TrainMlp(uint64_t init_seed, int64_t steps, CheckpointStore* store,
+                              const Checkpoint* resume, std::function<bool()> stop,
+                              ModelPtr* model_out, std::string* out = nullptr) {
+    torch::manual_seed(3);
+    Dataset d;
+    d.images = torch::randn({80, 1, 28, 28});
+    d.labels = torch::randint(0, 10, {80}, torch::kInt64);
+    d.num_classes = 10;
+    torch::manual_seed(init_seed);
+    ModelPtr model = BuiltinModels().Find("mnist_mlp").value()->create();
+    LoopbackCollective collective;
+    ShardedDataSource data(std::move(d), 1, 0, 16, 11);
+    std::ostringstream text;
+    Reporter reporter(text, 0);
+    TrainerOptions o;
+    o.batch_size = 16;
+    o.total_steps = steps;
+    o.num_warmup_batches = 0;
+    o.seed = 5;
+    o.model_name = "mnist_mlp";
+    o.checkpoints = store;
+    o.checkpoint_every = 4;
+    o.resume_from = resume;
+    o.stop_requested = std::move(stop);
+    Result<TrainResult> r = Trainer(o, *model, collective, data, nullptr, reporter).Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    *model_out = model;
+    if (out) *out = text.str();
+    return r.ok() ? *r : TrainResult{};
+  }
+
   std::string dir_;
 };
 
@@ -203,35 +238,9 @@ TEST_F(CheckpointTest, GarbledManifestFallsBack) {
 // The whole resume path in one process: 12 steps straight, against 6 steps, a checkpoint, and a
 // fresh model (different initialisation) resumed to 12. Data order crosses an epoch boundary.
 TEST_F(CheckpointTest, ResumedTrainingContinuesTheLossCurveExactly) {
-  auto dataset = [] {
-    torch::manual_seed(3);
-    Dataset d;
-    d.images = torch::randn({80, 1, 28, 28});
-    d.labels = torch::randint(0, 10, {80}, torch::kInt64);
-    d.num_classes = 10;
-    return d;
-  };
-  auto run = [&](uint64_t init_seed, int64_t steps, CheckpointStore* store,
-                 const Checkpoint* resume, ModelPtr* model_out) {
-    torch::manual_seed(init_seed);
-    ModelPtr model = BuiltinModels().Find("mnist_mlp").value()->create();
-    LoopbackCollective collective;
-    ShardedDataSource data(dataset(), 1, 0, 16, 11);  // 5 steps per epoch
-    std::ostringstream out;
-    Reporter reporter(out, 0);
-    TrainerOptions o;
-    o.batch_size = 16;
-    o.total_steps = steps;
-    o.num_warmup_batches = 0;
-    o.seed = 5;
-    o.model_name = "mnist_mlp";
-    o.checkpoints = store;
-    o.checkpoint_every = 4;
-    o.resume_from = resume;
-    Result<TrainResult> r = Trainer(o, *model, collective, data, nullptr, reporter).Run();
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    *model_out = model;
-    return r.ok() ? r->losses : std::vector<double>{};
+  auto run = [](uint64_t init_seed, int64_t steps, CheckpointStore* store, const Checkpoint* resume,
+                ModelPtr* model_out) {
+    return TrainMlp(init_seed, steps, store, resume, nullptr, model_out).losses;
   };
   ModelPtr straight_model;
   const std::vector<double> straight = run(1, 12, nullptr, nullptr, &straight_model);
@@ -261,38 +270,8 @@ TEST_F(CheckpointTest, ResumedTrainingContinuesTheLossCurveExactly) {
 // the run returns stopped there, and a fresh model resumed from it ends exactly where 12 steps
 // straight do.
 TEST_F(CheckpointTest, AStopSavesTheCurrentStepAndTheRunResumesFromIt) {
-  auto run = [&](uint64_t init_seed, int64_t steps, CheckpointStore* store,
-                 const Checkpoint* resume, std::function<bool()> stop, ModelPtr* model_out,
-                 std::string* out_text = nullptr) {
-    torch::manual_seed(init_seed);
-    ModelPtr model = BuiltinModels().Find("mnist_mlp").value()->create();
-    LoopbackCollective collective;
-    torch::manual_seed(3);
-    Dataset d;
-    d.images = torch::randn({80, 1, 28, 28});
-    d.labels = torch::randint(0, 10, {80}, torch::kInt64);
-    d.num_classes = 10;
-    ShardedDataSource data(std::move(d), 1, 0, 16, 11);  // 5 steps per epoch
-    std::ostringstream out;
-    Reporter reporter(out, 0);
-    TrainerOptions o;
-    o.batch_size = 16;
-    o.total_steps = steps;
-    o.num_warmup_batches = 0;
-    o.seed = 5;
-    o.model_name = "mnist_mlp";
-    o.checkpoints = store;
-    o.checkpoint_every = 4;
-    o.resume_from = resume;
-    o.stop_requested = std::move(stop);
-    Result<TrainResult> r = Trainer(o, *model, collective, data, nullptr, reporter).Run();
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    *model_out = model;
-    if (out_text) *out_text = out.str();
-    return r.ok() ? *r : TrainResult{};
-  };
   ModelPtr straight_model;
-  const TrainResult straight = run(1, 12, nullptr, nullptr, nullptr, &straight_model);
+  const TrainResult straight = TrainMlp(1, 12, nullptr, nullptr, nullptr, &straight_model);
   ASSERT_EQ(straight.losses.size(), 12u);
   EXPECT_FALSE(straight.stopped);
 
@@ -300,7 +279,7 @@ TEST_F(CheckpointTest, AStopSavesTheCurrentStepAndTheRunResumesFromIt) {
   int polls = 0;
   ModelPtr stopped_model;
   std::string text;
-  const TrainResult stopped = run(
+  const TrainResult stopped = TrainMlp(
       1, 12, &store, nullptr, [&polls] { return ++polls >= 5; }, &stopped_model, &text);
   EXPECT_TRUE(stopped.stopped);
   EXPECT_EQ(stopped.steps, 5);
@@ -318,7 +297,7 @@ TEST_F(CheckpointTest, AStopSavesTheCurrentStepAndTheRunResumesFromIt) {
   EXPECT_EQ((*latest)->meta.epoch, 1);
   EXPECT_EQ((*latest)->meta.step_in_epoch, 0);
   ModelPtr resumed_model;
-  const TrainResult resumed = run(99, 12, nullptr, &**latest, nullptr, &resumed_model);
+  const TrainResult resumed = TrainMlp(99, 12, nullptr, &**latest, nullptr, &resumed_model);
   ASSERT_EQ(resumed.losses.size(), 7u);  // steps 6..12
   for (size_t i = 0; i < 7; ++i) EXPECT_EQ(resumed.losses[i], straight.losses[5 + i]) << 6 + i;
   auto a = straight_model->parameters();
