@@ -4,40 +4,74 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/dlqueue_codec.h"
 #include "jobs/validation.h"
 
 namespace dljob {
 namespace {
 
-void PrintProblems(CliContext& ctx, const std::string& what, const FieldErrors& errors,
-                   const std::string& hint) {
-  ctx.err << "error: " << what << " is not a valid DLJob (" << errors.size()
+void PrintProblems(CliContext& ctx, const std::string& what, const char* kind,
+                   const FieldErrors& errors, const std::string& hint) {
+  ctx.err << "error: " << what << " is not a valid " << kind << " (" << errors.size()
           << (errors.size() == 1 ? " problem" : " problems") << "):\n";
   for (const FieldError& e : errors) ctx.err << "  " << e.ToString() << "\n";
   ctx.err << "hint: " << hint << "\n";
   ctx.err.flush();
 }
 
+std::string Describe(const std::string& file) { return file == "-" ? "stdin" : file; }
+
+bool IsWholeDocumentProblem(const FieldErrors& errors) {
+  return std::any_of(errors.begin(), errors.end(),
+                     [](const FieldError& e) { return e.path.empty(); });
+}
+
+// Decode errors, then validation's for the fields that decoded (a field that failed to decode is
+// also "missing" to validation: it is reported once), in file order.
+FieldErrors Merge(const FieldErrors& decode_errors, FieldErrors validation,
+                  const SourcePositions& positions) {
+  FieldErrors errors = decode_errors;
+  for (FieldError& e : validation) {
+    bool known = std::any_of(decode_errors.begin(), decode_errors.end(),
+                             [&](const FieldError& d) { return d.path == e.path; });
+    if (!known) errors.push_back(std::move(e));
+  }
+  LocateErrors(positions, errors);
+  return errors;
+}
+
 }  // namespace
+
+std::optional<std::string> ReadInputFile(const std::string& file, CliContext& ctx) {
+  Result<std::string> text = ReadDocumentFile(file);
+  if (!text.ok()) {
+    PrintError(ctx, text.status().message(),
+               "check the path; examples live in examples/, e.g. -f examples/mnist-job.yaml");
+    return std::nullopt;
+  }
+  return std::move(text).value();
+}
 
 Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx,
                       const std::string& default_namespace) {
+  if (file.empty()) return LoadJobText(std::nullopt, file, flags, ctx, default_namespace);
+  std::optional<std::string> text = ReadInputFile(file, ctx);
+  if (!text) return Status::InvalidArgument("unreadable file");
+  return LoadJobText(*text, file, flags, ctx, default_namespace);
+}
+
+Result<DLJob> LoadJobText(const std::optional<std::string>& text, const std::string& file,
+                          const SubmitFlags* flags, CliContext& ctx,
+                          const std::string& default_namespace) {
   DLJob job;
   FieldErrors decode_errors;  // field-level problems; validation still runs to report the rest
   SourcePositions positions;  // where the file wrote each field, to point at validation errors
-  std::string what = file.empty() ? "the job built from flags" : file == "-" ? "stdin" : file;
-  if (!file.empty()) {
-    DecodeResult decoded = ReadJobFile(file);
-    if (decoded.errors.size() == 1 && decoded.errors[0].path.empty() &&
-        decoded.errors[0].line == 0) {
-      PrintError(ctx, decoded.errors[0].reason,
-                 "check the path; examples live in examples/, e.g. -f examples/mnist-job.yaml");
-      return Status::InvalidArgument("unreadable file");
-    }
-    bool whole_document = std::any_of(decoded.errors.begin(), decoded.errors.end(),
-                                      [](const FieldError& e) { return e.path.empty(); });
-    if (whole_document) {  // not a DLJob at all (syntax error, not a mapping): nothing to validate
-      PrintProblems(ctx, what, decoded.errors,
+  std::string what = text ? Describe(file) : "the job built from flags";
+  if (text) {
+    DecodeResult decoded = DecodeAny(*text);
+    if (IsWholeDocumentProblem(decoded.errors)) {
+      // Not a DLJob at all (syntax error, not a mapping): nothing to validate.
+      PrintProblems(ctx, what, kKind, decoded.errors,
                     "fix the document (see examples/mnist-job.yaml for a complete job)");
       return Status::InvalidArgument("invalid job");
     }
@@ -50,7 +84,7 @@ Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliCont
       PrintError(ctx, s.message(), "see: dljob submit --help");
       return s;
     }
-    if (file.empty() && job.metadata.name.empty()) {
+    if (!text && job.metadata.name.empty()) {
       PrintError(ctx, "--name is required when no -f FILE is given",
                  "name the job, e.g. dljob submit --local --name mnist --gpus 2 ...");
       return Status::InvalidArgument("no name");
@@ -58,21 +92,30 @@ Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliCont
   }
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = default_namespace;
   ApplyDefaults(job);
-  FieldErrors errors = decode_errors;
-  for (FieldError& e : Validate(job)) {
-    // A field that failed to decode is also "missing" to validation: report it once.
-    bool known = std::any_of(decode_errors.begin(), decode_errors.end(),
-                             [&](const FieldError& d) { return d.path == e.path; });
-    if (!known) errors.push_back(std::move(e));
-  }
-  LocateErrors(positions, errors);
+  FieldErrors errors = Merge(decode_errors, Validate(job), positions);
   if (!errors.empty()) {
-    PrintProblems(ctx, what, errors,
-                  file.empty() ? "fix the flags above; see: dljob submit --help"
-                               : "fix the fields above and run: dljob validate -f " + file);
+    PrintProblems(ctx, what, kKind, errors,
+                  text ? "fix the fields above and run: dljob validate -f " + file
+                       : "fix the flags above; see: dljob submit --help");
     return Status::InvalidArgument("invalid job");
   }
   return job;
+}
+
+Result<DLQueue> LoadQueueText(const std::string& text, const std::string& file, CliContext& ctx) {
+  QueueDecodeResult decoded = DecodeQueueAny(text);
+  if (IsWholeDocumentProblem(decoded.errors)) {
+    PrintProblems(ctx, Describe(file), kQueueKind, decoded.errors,
+                  "fix the document (see examples/queue-default.yaml for a complete queue)");
+    return Status::InvalidArgument("invalid queue");
+  }
+  FieldErrors errors = Merge(decoded.errors, Validate(decoded.queue), decoded.positions);
+  if (!errors.empty()) {
+    PrintProblems(ctx, Describe(file), kQueueKind, errors,
+                  "fix the fields above and run: dljob validate -f " + file);
+    return Status::InvalidArgument("invalid queue");
+  }
+  return std::move(decoded.queue);
 }
 
 }  // namespace dljob

@@ -1,4 +1,5 @@
-// The document-level entry points of codec.h: text in, DLJob out, with positions.
+// The document-level entry points of codec.h: text in, DLJob out, with positions; and the
+// document steps every kind shares (document_codec.h).
 #include "jobs/codec.h"
 
 #include <algorithm>
@@ -9,15 +10,22 @@
 #include <memory>
 #include <tuple>
 
+#include "jobs/document_codec.h"
 #include "jobs/field_path.h"
 #include "jobs/yaml_tree.h"
 
 namespace dljob {
 namespace {
 
-DecodeResult OneError(std::string reason, TextPosition at = {}) {
+ParsedDocument OneError(std::string reason, TextPosition at = {}) {
+  ParsedDocument doc;
+  doc.errors.push_back(FieldError{"", std::move(reason), at.line, at.column});
+  return doc;
+}
+
+DecodeResult Failed(ParsedDocument doc) {
   DecodeResult result;
-  result.errors.push_back(FieldError{"", std::move(reason), at.line, at.column});
+  result.errors = std::move(doc.errors);
   return result;
 }
 
@@ -69,17 +77,46 @@ std::string StripJsonPrefix(const std::string& what) {
 
 }  // namespace
 
-DecodeResult DecodeYaml(std::string_view text) {
+ParsedDocument ParseYamlDocument(std::string_view text, std::string_view kind,
+                                 std::string_view outline) {
   YamlParse parsed = ParseYaml(text, /*record_positions=*/true);
   if (parsed.error) return OneError(*parsed.error, parsed.error_at);
   if (parsed.documents > 1) {
-    return OneError("expected one DLJob document, found " + std::to_string(parsed.documents));
+    return OneError("expected one " + std::string(kind) + " document, found " +
+                    std::to_string(parsed.documents));
   }
   if (parsed.tree.is_null()) {
-    return OneError("empty document: expected a DLJob (apiVersion, kind, metadata, spec)");
+    return OneError("empty document: expected a " + std::string(kind) + " (" +
+                    std::string(outline) + ")");
   }
-  DecodeResult result = DecodeTree(parsed.tree);
-  result.positions = ToSourcePositions(parsed);
+  ParsedDocument doc;
+  doc.tree = std::move(parsed.tree);
+  doc.positions = ToSourcePositions(parsed);
+  return doc;
+}
+
+ParsedDocument ParseJsonDocument(std::string_view text) {
+  ParsedDocument doc;
+  try {
+    doc.tree = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    return OneError(StripJsonPrefix(e.what()), PositionOfByte(text, e.byte > 0 ? e.byte - 1 : 0));
+  } catch (const std::exception& e) {
+    return OneError(StripJsonPrefix(e.what()));
+  }
+  return doc;
+}
+
+bool StartsLikeJson(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+DecodeResult DecodeYaml(std::string_view text) {
+  ParsedDocument doc = ParseYamlDocument(text, kKind, "apiVersion, kind, metadata, spec");
+  if (!doc.errors.empty()) return Failed(std::move(doc));
+  DecodeResult result = DecodeTree(doc.tree);
+  result.positions = std::move(doc.positions);
   LocateErrors(result.positions, result.errors);
   return result;
 }
@@ -97,35 +134,48 @@ void LocateErrors(const SourcePositions& positions, FieldErrors& errors) {
 }
 
 DecodeResult DecodeJson(std::string_view text) {
-  nlohmann::json tree;
-  try {
-    tree = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    return OneError(StripJsonPrefix(e.what()), PositionOfByte(text, e.byte > 0 ? e.byte - 1 : 0));
-  } catch (const std::exception& e) {
-    return OneError(StripJsonPrefix(e.what()));
-  }
-  return DecodeTree(tree);
+  ParsedDocument doc = ParseJsonDocument(text);
+  if (!doc.errors.empty()) return Failed(std::move(doc));
+  return DecodeTree(doc.tree);
 }
 
 DecodeResult DecodeAny(std::string_view text) {
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') return DecodeJson(text);
-  return DecodeYaml(text);
+  return StartsLikeJson(text) ? DecodeJson(text) : DecodeYaml(text);
 }
 
-DecodeResult ReadJobFile(const std::string& path) {
+std::string DocumentKind(std::string_view text) {
+  nlohmann::json tree;
+  if (StartsLikeJson(text)) {
+    tree = ParseJsonDocument(text).tree;
+  } else {
+    YamlParse parsed = ParseYaml(text, /*record_positions=*/false);
+    if (!parsed.error) tree = std::move(parsed.tree);
+  }
+  if (!tree.is_object()) return "";
+  auto kind = tree.find("kind");
+  return kind != tree.end() && kind->is_string() ? kind->get<std::string>() : "";
+}
+
+Result<std::string> ReadDocumentFile(const std::string& path) {
   bool use_stdin = path == "-";
   std::unique_ptr<FILE, int (*)(FILE*)> file(use_stdin ? stdin : std::fopen(path.c_str(), "rb"),
                                              use_stdin ? [](FILE*) { return 0; } : std::fclose);
   std::string name = use_stdin ? "standard input" : Quote(path);
-  if (!file) return OneError("cannot read " + name + ": " + std::strerror(errno));
+  if (!file) return Status::NotFound("cannot read " + name + ": " + std::strerror(errno));
   std::string text;
   char buffer[65536];
   size_t n;
   while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
-  if (std::ferror(file.get())) return OneError("cannot read " + name + ": " + std::strerror(errno));
-  return DecodeAny(text);
+  if (std::ferror(file.get())) {
+    return Status::Unavailable("cannot read " + name + ": " + std::strerror(errno));
+  }
+  return text;
+}
+
+DecodeResult ReadJobFile(const std::string& path) {
+  Result<std::string> text = ReadDocumentFile(path);
+  if (!text.ok()) return Failed(OneError(text.status().message()));
+  return DecodeAny(*text);
 }
 
 }  // namespace dljob

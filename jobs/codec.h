@@ -55,6 +55,13 @@ DecodeResult DecodeTree(const nlohmann::json& tree);
 // an empty path whose reason names the file and the OS error.
 DecodeResult ReadJobFile(const std::string& path);
 
+// The text of a file ("-" reads stdin), for a caller that must look at a document before it
+// knows which kind to decode it as. The error message names the file and the OS error.
+Result<std::string> ReadDocumentFile(const std::string& path);
+// The `kind` a YAML or JSON document declares ("DLJob", "DLQueue"); "" when the text does not
+// parse, is not a mapping or has no string `kind`. For dispatching on kind before decoding.
+std::string DocumentKind(std::string_view text);
+
 nlohmann::json EncodeTree(const DLJob& job);
 std::string EncodeJson(const DLJob& job, int indent = 2);
 std::string EncodeYaml(const DLJob& job);

@@ -1,9 +1,11 @@
-// The DLJob CRD (crd.h): the schema walks the field tables of dljob_fields.h.
+// The DLJob and DLQueue CRDs (crd.h): the schemas walk the field tables of dljob_fields.h and
+// dlqueue_fields.h.
 #include "jobs/crd.h"
 
 #include <string>
 
 #include "jobs/dljob_fields.h"
+#include "jobs/dlqueue_fields.h"
 
 namespace dljob {
 namespace {
@@ -76,8 +78,16 @@ struct StructOf<std::optional<M>> {
   using type = M;
 };
 
-// The type's schema, then what the row adds: description, enum, minimum, and for a struct the
-// names of its required fields.
+// The names of S's required fields, in `schema` (S's object schema).
+template <ApiStruct S>
+void AddRequired(ojson& schema) {
+  ForEachField<S>([&](const auto& field) {
+    if (field.info.required) schema["required"].push_back(std::string(field.name));
+  });
+}
+
+// The type's schema, then what the row adds: description, enum, minimum, and for a struct (or
+// each struct of a list) the names of its required fields.
 template <typename S, typename M>
 ojson FieldSchema(const Field<S, M>& f) {
   ojson s = TypeSchema<M>();
@@ -86,47 +96,86 @@ ojson FieldSchema(const Field<S, M>& f) {
   if (f.info.minimum) s["minimum"] = *f.info.minimum;
   using Inner = typename StructOf<M>::type;
   if constexpr (ApiStruct<Inner>) {
-    ForEachField<Inner>([&](const auto& field) {
-      if (field.info.required) s["required"].push_back(std::string(field.name));
-    });
+    AddRequired<Inner>(s);
+  } else if constexpr (kIsStructList<M>) {
+    AddRequired<typename M::value_type>(s["items"]);
   }
   return s;
 }
 
-ojson PrinterColumn(const char* name, const char* type, const char* path) {
-  return {{"name", name}, {"type", type}, {"jsonPath", path}};
+ojson PrinterColumn(const char* name, const char* type, const char* path,
+                    const char* description = nullptr) {
+  ojson column = {{"name", name}, {"type", type}, {"jsonPath", path}};
+  if (description) column["description"] = description;
+  return column;
+}
+
+struct CrdNames {
+  const char* kind;
+  const char* plural;
+  const char* singular;
+  const char* short_name;
+  const char* scope;  // Namespaced | Cluster
+};
+
+// The CRD of one kind: version v1alpha1 (served, stored) with the status subresource, `columns`
+// for kubectl get, and the schema of S (the whole object) from its field tables.
+template <ApiStruct S>
+ojson Crd(const CrdNames& names, const char* description, ojson columns) {
+  ojson schema = TypeOnly("object");
+  schema["description"] = description;
+  schema["properties"] = StructSchema<S>()["properties"];
+  ojson version = {{"name", "v1alpha1"},
+                   {"served", true},
+                   {"storage", true},
+                   {"subresources", {{"status", ojson::object()}}},
+                   {"additionalPrinterColumns", std::move(columns)},
+                   {"schema", {{"openAPIV3Schema", schema}}}};
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", std::string(names.plural) + "." + kApiGroup}}},
+          {"spec",
+           {{"group", kApiGroup},
+            {"scope", names.scope},
+            {"names",
+             {{"kind", names.kind},
+              {"listKind", std::string(names.kind) + "List"},
+              {"plural", names.plural},
+              {"singular", names.singular},
+              {"shortNames", {names.short_name}}}},
+            {"versions", ojson::array({version})}}}};
 }
 
 }  // namespace
 
 nlohmann::ordered_json DLJobCrd() {
-  ojson schema = TypeOnly("object");
-  schema["description"] = "A distributed deep-learning training job (dljob.io).";
-  schema["properties"] = StructSchema<DLJob>()["properties"];
   ojson columns = ojson::array({PrinterColumn("Status", "string", ".status.phase"),
                                 PrinterColumn("GPUs", "integer", ".spec.gpus"),
                                 PrinterColumn("Img/s", "number", ".status.throughput.imagesPerSec"),
                                 PrinterColumn("Restarts", "integer", ".status.restarts"),
                                 PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
-  ojson version = {{"name", "v1alpha1"},
-                   {"served", true},
-                   {"storage", true},
-                   {"subresources", {{"status", ojson::object()}}},
-                   {"additionalPrinterColumns", columns},
-                   {"schema", {{"openAPIV3Schema", schema}}}};
-  return {{"apiVersion", "apiextensions.k8s.io/v1"},
-          {"kind", "CustomResourceDefinition"},
-          {"metadata", {{"name", std::string(kPlural) + "." + kApiGroup}}},
-          {"spec",
-           {{"group", kApiGroup},
-            {"scope", "Namespaced"},
-            {"names",
-             {{"kind", kKind},
-              {"listKind", std::string(kKind) + "List"},
-              {"plural", kPlural},
-              {"singular", "dljob"},
-              {"shortNames", {kShortName}}}},
-            {"versions", ojson::array({version})}}}};
+  return Crd<DLJob>({kKind, kPlural, "dljob", kShortName, "Namespaced"},
+                    "A distributed deep-learning training job (dljob.io).", std::move(columns));
+}
+
+// kubectl prints one value per column (a JSON path's first match), so the quota columns show the
+// first quota: the whole of it for the usual one-product queue.
+nlohmann::ordered_json DLQueueCrd() {
+  ojson columns = ojson::array(
+      {PrinterColumn("Product", "string", ".spec.quotas[0].gpuProduct",
+                     "GPU product of the first quota (empty: any)"),
+       PrinterColumn("Nominal", "integer", ".spec.quotas[0].nominal",
+                     "Nominal GPUs of the first quota"),
+       PrinterColumn("Used", "integer", ".status.used[0].gpus", "GPUs in use (first product)"),
+       PrinterColumn("Borrowed", "integer", ".status.borrowed[0].gpus",
+                     "GPUs borrowed from other queues (first product)"),
+       PrinterColumn("Pending", "integer", ".status.pendingJobs"),
+       PrinterColumn("Running", "integer", ".status.runningJobs"),
+       PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
+  return Crd<DLQueue>({kQueueKind, kQueuePlural, "dlqueue", kQueueShortName, "Cluster"},
+                      "GPU quota for the DLJobs that name this queue; all queues form one cohort "
+                      "and borrow each other's idle quota (dljob.io).",
+                      std::move(columns));
 }
 
 }  // namespace dljob

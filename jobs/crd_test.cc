@@ -2,11 +2,15 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/dlqueue_codec.h"
 #include "jobs/yaml_tree.h"
 
 namespace dljob {
@@ -81,15 +85,65 @@ TEST(Crd, CoversEveryFieldOfTheExamples) {
   }
 }
 
-TEST(Crd, TheChartsCopyIsUpToDate) {
-  std::ifstream in("charts/dljob/crds/dljob.io_dljobs.yaml");
-  ASSERT_TRUE(in) << "charts/dljob/crds/dljob.io_dljobs.yaml is missing: run scripts/gen-crd.sh";
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string want = EmitYaml(DLJobCrd());
-  std::string have = text.str();
-  have = have.substr(have.find('\n') + 1);  // the "generated" comment line
-  EXPECT_EQ(have, want) << "the CRD in charts/ is stale: run scripts/gen-crd.sh";
+TEST(Crd, DLQueueIsAClusterScopedStructuralSchemaWithStatusAndColumns) {
+  ojson crd = DLQueueCrd();
+  EXPECT_EQ(crd["metadata"]["name"], "dlqueues.dljob.io");
+  EXPECT_EQ(crd["spec"]["scope"], "Cluster");
+  EXPECT_EQ(crd["spec"]["names"]["kind"], "DLQueue");
+  EXPECT_EQ(crd["spec"]["names"]["listKind"], "DLQueueList");
+  EXPECT_EQ(crd["spec"]["names"]["shortNames"][0], "dlq");
+  const ojson& version = crd["spec"]["versions"][0];
+  EXPECT_TRUE(version["subresources"].contains("status"));
+  std::vector<std::string> columns;
+  for (const ojson& c : version["additionalPrinterColumns"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Product", "Nominal", "Used", "Borrowed", "Pending",
+                                               "Running", "Age"}));
+  ExpectStructural(Schema(crd), "");
+  const ojson& quota = Schema(crd)["properties"]["spec"]["properties"]["quotas"]["items"];
+  EXPECT_EQ(quota["required"], ojson::array({"nominal"}));
+  EXPECT_EQ(quota["properties"]["nominal"]["minimum"], 0);
+  EXPECT_EQ(quota["properties"]["borrowingLimit"]["minimum"], 0);
+  // Every column's path is in the schema.
+  for (const ojson& c : version["additionalPrinterColumns"]) {
+    std::string path = c["jsonPath"];
+    if (path.rfind(".metadata.", 0) == 0) continue;
+    const ojson* node = &Schema(crd);
+    for (size_t start = 1; start < path.size();) {
+      size_t end = path.find_first_of(".[", start);
+      std::string key = path.substr(start, end == std::string::npos ? end : end - start);
+      ASSERT_TRUE((*node)["properties"].contains(key)) << path;
+      node = &(*node)["properties"][key];
+      if (end != std::string::npos && path[end] == '[') {
+        node = &(*node)["items"];
+        end = path.find(']', end) + 1;
+      }
+      start = end == std::string::npos ? end : end + 1;
+    }
+  }
+}
+
+TEST(Crd, TheDefaultQueueIsCovered) {
+  Result<std::string> text = ReadDocumentFile("examples/queue-default.yaml");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  QueueDecodeResult d = DecodeQueueYaml(*text);
+  ASSERT_TRUE(d.ok()) << JoinFieldErrors(d.errors);
+  ojson crd = DLQueueCrd();
+  ExpectCovered(EncodeQueueTree(d.queue)["spec"], Schema(crd)["properties"]["spec"], "spec");
+}
+
+// The chart's copies are exactly what dljob-gen-crd prints.
+TEST(Crd, TheChartsCopiesAreUpToDate) {
+  for (const auto& [file, crd] :
+       {std::pair("charts/dljob/crds/dljob.io_dljobs.yaml", DLJobCrd()),
+        std::pair("charts/dljob/crds/dljob.io_dlqueues.yaml", DLQueueCrd())}) {
+    std::ifstream in(file);
+    ASSERT_TRUE(in) << file << " is missing: run scripts/gen-crd.sh";
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string have = text.str();
+    have = have.substr(have.find('\n') + 1);  // the "generated" comment line
+    EXPECT_EQ(have, EmitYaml(crd)) << file << " is stale: run scripts/gen-crd.sh";
+  }
 }
 
 }  // namespace

@@ -19,6 +19,14 @@ void DefaultMpi(const DLJobSpec& spec, MpiSpec& mpi) {
   SetIfUnset(mpi.ssh_port, kDefaultSshPort);
 }
 
+// dljob-train's own defaults (--checkpoint_every, --checkpoint_keep), written out so that the job
+// says what every workload is told.
+void DefaultCheckpoint(CheckpointSpec& c) {
+  SetIfUnset(c.mount_path, kDefaultCheckpointMountPath);
+  if (!c.every_seconds) SetIfUnset(c.every_steps, kDefaultCheckpointEverySteps);
+  SetIfUnset(c.keep, kDefaultCheckpointKeep);
+}
+
 }  // namespace
 
 int64_t DefaultGpusPerWorker(int64_t gpus) {
@@ -36,6 +44,7 @@ void ApplyDefaults(DLJob& job) {
     SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(*spec.gpus));
   DefaultMpi(spec, spec.mpi);
   for (DataVolume& volume : spec.data) SetIfUnset(volume.read_only, true);
+  if (spec.checkpoint) DefaultCheckpoint(*spec.checkpoint);
 
   RunPolicy& policy = spec.run_policy;
   SetIfUnset(policy.backoff_limit, kDefaultBackoffLimit);

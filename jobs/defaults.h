@@ -15,6 +15,9 @@ inline constexpr int64_t kDefaultSshPort = 2222;
 inline constexpr int64_t kDefaultBackoffLimit = 3;
 inline constexpr char kDefaultNamespace[] = "default";
 inline constexpr char kDefaultQueue[] = "default";
+inline constexpr char kDefaultCheckpointMountPath[] = "/dljob/checkpoint";
+inline constexpr int64_t kDefaultCheckpointEverySteps = 500;
+inline constexpr int64_t kDefaultCheckpointKeep = 3;
 
 // Defaults:
 //   metadata.namespace           "default"
@@ -23,6 +26,9 @@ inline constexpr char kDefaultQueue[] = "default";
 //   spec.mpi.slotsPerWorker      gpusPerWorker (one rank per GPU)
 //   spec.mpi.sshPort             2222
 //   spec.data[].readOnly         true (datasets are inputs)
+//   spec.checkpoint.mountPath    /dljob/checkpoint
+//   spec.checkpoint.everySteps   500, when everySeconds is not set either
+//   spec.checkpoint.keep         3
 //   spec.runPolicy.backoffLimit  3
 //   spec.runPolicy.cleanPodPolicy Running
 //   spec.runPolicy.suspend       false

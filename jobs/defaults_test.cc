@@ -51,6 +51,24 @@ TEST(Defaults, KeepsWhatTheUserWrote) {
   EXPECT_EQ(j.spec.data[0].read_only, false);
 }
 
+TEST(Defaults, CheckpointGetsItsMountPathIntervalAndKeep) {
+  DLJob j;
+  j.spec.checkpoint =
+      CheckpointSpec{"pvc:ckpt", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  ApplyDefaults(j);
+  EXPECT_EQ(j.spec.checkpoint,
+            (CheckpointSpec{"pvc:ckpt", "/dljob/checkpoint", 500, std::nullopt, 3}));
+  // A time interval alone is not joined by the default step interval.
+  DLJob timed;
+  timed.spec.checkpoint = CheckpointSpec{"pvc:ckpt", std::nullopt, std::nullopt, 600, 1};
+  ApplyDefaults(timed);
+  EXPECT_EQ(timed.spec.checkpoint,
+            (CheckpointSpec{"pvc:ckpt", "/dljob/checkpoint", std::nullopt, 600, 1}));
+  DLJob none;
+  ApplyDefaults(none);
+  EXPECT_FALSE(none.spec.checkpoint.has_value()) << "no checkpoint unless asked for";
+}
+
 TEST(Defaults, NothingDerivedFromInvalidGpus) {
   for (std::optional<int64_t> gpus :
        {std::optional<int64_t>(), std::optional<int64_t>(0), std::optional<int64_t>(-4)}) {

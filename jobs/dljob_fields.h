@@ -86,6 +86,27 @@ struct FieldTable<DataVolume> {
 };
 
 template <>
+struct FieldTable<CheckpointSpec> {
+  using T = CheckpointSpec;
+  static constexpr std::tuple kFields{
+      Field("source", &T::source,
+            Info()
+                .Describe("Where checkpoints are kept: nas://server/export/path, "
+                          "pvc:claim[/subpath] or hostPath:/path (not oss://).")
+                .Required()),
+      Field("mountPath", &T::mount_path,
+            Info().Describe("Where rank 0's pod sees it (default /dljob/checkpoint).")),
+      Field("everySteps", &T::every_steps,
+            Info()
+                .Describe("Save every N steps (default 500 when everySeconds is unset).")
+                .Minimum(1)),
+      Field("everySeconds", &T::every_seconds,
+            Info().Describe("Save at least every N seconds.").Minimum(1)),
+      Field("keep", &T::keep, Info().Describe("Newest checkpoints kept (default 3).").Minimum(1)),
+  };
+};
+
+template <>
 struct FieldTable<MpiSpec> {
   using T = MpiSpec;
   static constexpr std::tuple kFields{
@@ -153,6 +174,8 @@ struct FieldTable<DLJobSpec> {
             Info().Describe("GPUs per worker pod (default: a whole 8-GPU node).").Minimum(1)),
       Field("resources", &T::resources),
       Field("data", &T::data),
+      Field("checkpoint", &T::checkpoint,
+            Info().Describe("Checkpoints: a read-write volume for rank 0 and how often to save.")),
       Field("mpi", &T::mpi),
       Field("runPolicy", &T::run_policy),
       Field("scheduling", &T::scheduling),

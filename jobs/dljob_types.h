@@ -75,6 +75,18 @@ struct DataVolume {
   bool operator==(const DataVolume&) const = default;
 };
 
+// Where the job keeps its checkpoints: a directory mounted read-write into the pod that runs rank
+// 0 (locally: resolved to a directory here) and handed to the workload as DLJOB_CHECKPOINT_*
+// environment variables and, for dljob-train, its --checkpoint_* flags (checkpoint_env.h).
+struct CheckpointSpec {
+  std::string source;                     // nas://, pvc: or hostPath: as in spec.data; not oss://
+  std::optional<std::string> mount_path;  // defaults to /dljob/checkpoint
+  std::optional<int64_t> every_steps;     // save every N steps (500 when neither is set)
+  std::optional<int64_t> every_seconds;   // save at least every N seconds
+  std::optional<int64_t> keep;            // newest checkpoints kept (default 3)
+  bool operator==(const CheckpointSpec&) const = default;
+};
+
 struct MpiSpec {
   std::optional<std::string> implementation;  // "OpenMPI"
   std::optional<int64_t> slots_per_worker;    // ranks per worker; defaults to gpusPerWorker
@@ -119,6 +131,7 @@ struct DLJobSpec {
   std::optional<int64_t> gpus_per_worker;
   ResourcesSpec resources;
   std::vector<DataVolume> data;
+  std::optional<CheckpointSpec> checkpoint;
   MpiSpec mpi;
   RunPolicy run_policy;
   SchedulingSpec scheduling;

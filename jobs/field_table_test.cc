@@ -11,12 +11,17 @@
 #include "jobs/crd.h"
 #include "jobs/dljob_fields.h"
 #include "jobs/field_path.h"
+#include "jobs/testing/field_table_walk.h"
 
 namespace dljob {
 namespace {
 
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
+using testing::CollectStructs;
+using testing::ExpectEverySet;
+using testing::ExpectStructInCrd;
+using testing::StructObject;
 
 // When a field is added, set it here and in kEveryFieldYaml.
 DLJob EveryFieldJob() {
@@ -45,6 +50,11 @@ DLJob EveryFieldJob() {
                        .read_only = true,
                        .cache = CacheSpec{.medium = "LocalSSD", .path = "/mnt/cache"},
                        .secret_name = "oss-keys"}};
+  s.checkpoint = CheckpointSpec{.source = "pvc:ckpt-claim/resnet50",
+                                .mount_path = "/checkpoint",
+                                .every_steps = 500,
+                                .every_seconds = 1800,
+                                .keep = 2};
   s.mpi = {.implementation = "OpenMPI", .slots_per_worker = 8, .ssh_port = 2222};
   s.run_policy = {.backoff_limit = 2,
                   .active_deadline_seconds = 86400,
@@ -123,6 +133,12 @@ spec:
         medium: LocalSSD
         path: /mnt/cache
       secretName: oss-keys
+  checkpoint:
+    source: pvc:ckpt-claim/resnet50
+    mountPath: /checkpoint
+    everySteps: 500
+    everySeconds: 1800
+    keep: 2
   mpi:
     implementation: OpenMPI
     slotsPerWorker: 8
@@ -175,125 +191,6 @@ status:
   completionTime: 2024-05-01T12:00:00Z
 )";
 
-// --- Walks over the tables --------------------------------------------------------------------
-
-template <ApiStruct S>
-void ExpectEverySet(const S& s, const std::string& path);
-
-// A value counts as set when the encoder writes it and it differs from the type's default.
-template <typename M>
-void ExpectSet(const M& v, const std::string& path) {
-  if constexpr (ApiStruct<M>) {
-    ExpectEverySet(v, path);
-  } else if constexpr (kIsOptional<M>) {
-    ASSERT_TRUE(v.has_value()) << path << " is not set in EveryFieldJob()";
-    if constexpr (ApiStruct<typename M::value_type>) ExpectEverySet(*v, path);
-  } else if constexpr (kIsVector<M>) {
-    ASSERT_FALSE(v.empty()) << path << " is empty in EveryFieldJob()";
-    for (size_t i = 0; i < v.size(); ++i) ExpectSet(v[i], JoinIndex(path, i));
-  } else if constexpr (std::is_same_v<M, JobPhase>) {
-    EXPECT_NE(v, JobPhase::kUnset) << path;
-  } else if constexpr (std::is_same_v<M, int64_t>) {
-    EXPECT_NE(v, 0) << path << " is zero in EveryFieldJob()";
-  } else {
-    EXPECT_FALSE(v.empty()) << path << " is empty in EveryFieldJob()";  // strings, maps
-  }
-}
-
-template <ApiStruct S>
-void ExpectEverySet(const S& s, const std::string& path) {
-  ForEachField<S>([&](const auto& f) { ExpectSet(s.*f.member, JoinField(path, f.name)); });
-  if constexpr (KeepsUnknownKeys<S>) {
-    EXPECT_FALSE((s.*FieldTable<S>::kRest).empty()) << path << ": no unknown key kept";
-  }
-}
-
-// Every object of `tree` that is an API struct: its JSON pointer, field path and type's policy.
-struct StructObject {
-  json::json_pointer at;
-  std::string path;
-  bool keeps_unknown_keys;
-};
-
-template <ApiStruct S>
-void CollectStructs(const json& tree, const json::json_pointer& at, const std::string& path,
-                    std::vector<StructObject>& out);
-
-template <typename M>
-void CollectValue(const json& tree, const json::json_pointer& at, const std::string& path,
-                  std::vector<StructObject>& out) {
-  if constexpr (ApiStruct<M>) {
-    CollectStructs<M>(tree, at, path, out);
-  } else if constexpr (kIsOptional<M> || kIsVector<M>) {
-    using Inner = typename M::value_type;
-    if constexpr (ApiStruct<Inner> && kIsVector<M>) {
-      for (size_t i = 0; i < tree[at].size(); ++i) {
-        CollectStructs<Inner>(tree, at / i, JoinIndex(path, i), out);
-      }
-    } else if constexpr (ApiStruct<Inner>) {
-      CollectStructs<Inner>(tree, at, path, out);
-    }
-  }
-}
-
-template <ApiStruct S>
-void CollectStructs(const json& tree, const json::json_pointer& at, const std::string& path,
-                    std::vector<StructObject>& out) {
-  out.push_back({at, path, KeepsUnknownKeys<S>});
-  ForEachField<S>([&](const auto& f) {
-    using M = typename std::decay_t<decltype(f)>::Member;
-    std::string name(f.name);
-    if (tree[at].contains(name)) CollectValue<M>(tree, at / name, JoinField(path, name), out);
-  });
-}
-
-template <ApiStruct S>
-void ExpectStructInCrd(const ojson& schema, const std::string& path);
-
-template <typename M>
-void ExpectTypeInCrd(const ojson& node, const std::string& path) {
-  if constexpr (ApiStruct<M>) {
-    ExpectStructInCrd<M>(node, path);
-  } else if constexpr (kIsOptional<M>) {
-    ExpectTypeInCrd<typename M::value_type>(node, path);
-  } else if constexpr (kIsVector<M>) {
-    ASSERT_EQ(node["type"], "array") << path;
-    ExpectTypeInCrd<typename M::value_type>(node["items"], path + "[]");
-  } else if constexpr (kIsStringMap<M>) {
-    EXPECT_EQ(node["type"], "object") << path;
-    EXPECT_EQ(node["additionalProperties"], ojson({{"type", "string"}})) << path;
-  } else if constexpr (std::is_same_v<M, int64_t>) {
-    EXPECT_EQ(node["type"], "integer") << path;
-  } else if constexpr (std::is_same_v<M, double>) {
-    EXPECT_EQ(node["type"], "number") << path;
-  } else if constexpr (std::is_same_v<M, bool>) {
-    EXPECT_EQ(node["type"], "boolean") << path;
-  } else {
-    EXPECT_EQ(node["type"], "string") << path;  // strings and the phase
-  }
-}
-
-// The schema's properties are exactly S's rows, in table order, each with its type.
-template <ApiStruct S>
-void ExpectStructInCrd(const ojson& schema, const std::string& path) {
-  ASSERT_EQ(schema["type"], "object") << path;
-  if constexpr (KeepsUnknownKeys<S>) {
-    EXPECT_FALSE(schema.contains("properties")) << path << " is left to the API server";
-  } else {
-    std::vector<std::string> in_crd, in_table;
-    for (const auto& [key, child] : schema["properties"].items()) in_crd.push_back(key);
-    for (std::string_view name : FieldNames<S>()) in_table.emplace_back(name);
-    EXPECT_EQ(in_crd, in_table) << path;
-    ForEachField<S>([&](const auto& f) {
-      using M = typename std::decay_t<decltype(f)>::Member;
-      std::string name(f.name);
-      if (schema["properties"].contains(name)) {
-        ExpectTypeInCrd<M>(schema["properties"][name], JoinField(path, name));
-      }
-    });
-  }
-}
-
 // --- Tests ------------------------------------------------------------------------------------
 
 TEST(FieldTable, EveryFieldJobSetsEveryRow) { ExpectEverySet(EveryFieldJob(), ""); }
@@ -325,7 +222,7 @@ TEST(FieldTable, EveryObjectReportsAnUnknownKeyAtItsPath) {
   const json tree = EncodeTree(EveryFieldJob());
   std::vector<StructObject> objects;
   CollectStructs<DLJob>(tree, json::json_pointer(), "", objects);
-  ASSERT_EQ(objects.size(), 16u);  // the job, metadata, spec and status, and 12 nested
+  ASSERT_EQ(objects.size(), 17u);  // the job, metadata, spec and status, and 13 nested
   for (const StructObject& o : objects) {
     SCOPED_TRACE(o.path);
     json bad = tree;

@@ -7,57 +7,17 @@
 #include <set>
 
 #include "jobs/dljob_fields.h"
+#include "jobs/field_checker.h"
 #include "jobs/field_path.h"
 #include "jobs/volume_source.h"
 
 namespace dljob {
 namespace {
 
-// The path of `member` of the struct at `parent`: At("spec", &DLJobSpec::gpus) == "spec.gpus".
-template <typename S, typename M>
-std::string At(const std::string& parent, M S::*member) {
-  return JoinField(parent, FieldName(member));
-}
-
-bool IsOneOf(std::string_view value, std::span<const std::string_view> allowed) {
-  for (std::string_view a : allowed) {
-    if (value == a) return true;
-  }
-  return false;
-}
-
-class Checker {
- public:
-  explicit Checker(FieldErrors& errors) : errors_(errors) {}
-  // Records `path: reason` unless reason is empty (the rule passed).
-  void Check(const std::string& path, const std::string& reason) {
-    if (!reason.empty()) errors_.push_back(FieldError{path, reason});
-  }
-  // For an optional integer that must lie in [min, max] when set.
-  void Range(const std::string& path, const std::optional<int64_t>& v, int64_t min, int64_t max,
-             const std::string& what) {
-    if (v && (*v < min || *v > max)) Check(path, "must be " + what + ", got " + std::to_string(*v));
-  }
-  // For an optional string that must be one of `allowed` when set.
-  void OneOf(const std::string& path, const std::optional<std::string>& v,
-             std::span<const std::string_view> allowed) {
-    if (v && !IsOneOf(*v, allowed)) {
-      Check(path, "must be " + JoinOr(allowed) + ", got " + Quote(*v));
-    }
-  }
-
- private:
-  FieldErrors& errors_;
-};
-
-void CheckStringMap(Checker& c, const std::string& path,
-                    const std::map<std::string, std::string>& m, bool values_are_labels) {
-  for (const auto& [key, value] : m) {
-    std::string entry = JoinKey(path, key);
-    c.Check(entry, CheckLabelKey(key));
-    if (values_are_labels) c.Check(entry, CheckLabelValue(value));
-  }
-}
+using validation_internal::At;
+using validation_internal::Checker;
+using validation_internal::CheckStringMap;
+using validation_internal::IsOneOf;
 
 void CheckMetadata(Checker& c, const std::string& path, const ObjectMeta& m) {
   c.Check(At(path, &ObjectMeta::name), CheckName(m.name));
@@ -174,14 +134,20 @@ bool IsNested(const std::string& outer, const std::string& inner) {
   return inner.size() > prefix.size() && inner.compare(0, prefix.size(), prefix) == 0;
 }
 
+// "must not be \"/\"" and the other rules every mountPath follows; "" when it is fine.
+std::string CheckMountPath(const std::string& mount) {
+  std::string reason = CheckAbsolutePath(mount);
+  if (reason.empty() && mount.find_first_not_of('/') == std::string::npos) {
+    reason = "must not be \"/\" (it would hide the container's filesystem)";
+  }
+  return reason;
+}
+
 void CheckMountPaths(Checker& c, const std::string& list, const std::vector<DataVolume>& data) {
   for (size_t i = 0; i < data.size(); ++i) {
     std::string path = At(JoinIndex(list, i), &DataVolume::mount_path);
     const std::string& mount = data[i].mount_path;
-    std::string reason = CheckAbsolutePath(mount);
-    if (reason.empty() && mount.find_first_not_of('/') == std::string::npos) {
-      reason = "must not be \"/\" (it would hide the container's filesystem)";
-    }
+    std::string reason = CheckMountPath(mount);
     if (!reason.empty()) {
       c.Check(path, reason);
       continue;
@@ -224,6 +190,44 @@ void CheckData(Checker& c, const std::string& list, const std::vector<DataVolume
     if (d.cache) CheckCache(c, At(path, &DataVolume::cache), *d.cache);
   }
   CheckMountPaths(c, list, data);
+}
+
+void CheckCheckpoint(Checker& c, const std::string& spec, const DLJobSpec& s) {
+  const CheckpointSpec& ckpt = *s.checkpoint;
+  using C = CheckpointSpec;
+  std::string path = At(spec, &DLJobSpec::checkpoint), source = At(path, &C::source);
+  if (ckpt.source.empty()) {
+    c.Check(source, "required: where checkpoints are kept, e.g. pvc:ckpt-claim/resnet50");
+  } else if (Result<VolumeSource> v = ParseVolumeSource(ckpt.source); !v.ok()) {
+    c.Check(source, v.status().message());
+  } else if (v->kind == VolumeSource::Kind::kOss) {
+    c.Check(source,
+            "oss:// cannot hold checkpoints: object storage is mounted read-only for data (and a "
+            "local run reads a fetched copy), so nothing written there would last; use pvc:, "
+            "nas:// or hostPath:");
+  }
+  if (ckpt.mount_path) {
+    std::string mount_path = At(path, &C::mount_path);
+    const std::string& mount = *ckpt.mount_path;
+    if (std::string reason = CheckMountPath(mount); !reason.empty()) {
+      c.Check(mount_path, reason);
+    } else {
+      std::string data = At(spec, &DLJobSpec::data);
+      for (size_t i = 0; i < s.data.size(); ++i) {
+        const std::string& other = s.data[i].mount_path;
+        if (!CheckMountPath(other).empty()) continue;  // reported as it is
+        if (other == mount || IsNested(other, mount) || IsNested(mount, other)) {
+          c.Check(mount_path, "mountPath " + Quote(mount) + " overlaps " +
+                                  At(JoinIndex(data, i), &DataVolume::mount_path) + " " +
+                                  Quote(other) + "; checkpoints need a directory of their own");
+        }
+      }
+    }
+  }
+  constexpr int64_t kMax = INT64_MAX;
+  c.Range(At(path, &C::every_steps), ckpt.every_steps, 1, kMax, "a positive number of steps");
+  c.Range(At(path, &C::every_seconds), ckpt.every_seconds, 1, kMax, "a positive number of seconds");
+  c.Range(At(path, &C::keep), ckpt.keep, 1, INT32_MAX, "a positive number of checkpoints");
 }
 
 void CheckMpi(Checker& c, const std::string& spec, const DLJobSpec& s) {
@@ -301,6 +305,16 @@ void CheckScheduling(Checker& c, const std::string& path, const SchedulingSpec& 
 
 }  // namespace
 
+void validation_internal::CheckStringMap(Checker& c, const std::string& path,
+                                         const std::map<std::string, std::string>& m,
+                                         bool values_are_labels) {
+  for (const auto& [key, value] : m) {
+    std::string entry = JoinKey(path, key);
+    c.Check(entry, CheckLabelKey(key));
+    if (values_are_labels) c.Check(entry, CheckLabelValue(value));
+  }
+}
+
 FieldErrors Validate(const DLJob& job) {
   FieldErrors errors;
   Checker c(errors);
@@ -316,6 +330,7 @@ FieldErrors Validate(const DLJob& job) {
   CheckGpus(c, spec, s);
   CheckResources(c, At(spec, &DLJobSpec::resources), s.resources);
   CheckData(c, At(spec, &DLJobSpec::data), s.data);
+  if (s.checkpoint) CheckCheckpoint(c, spec, s);
   CheckMpi(c, spec, s);
   CheckRunPolicy(c, At(spec, &DLJobSpec::run_policy), s.run_policy);
   CheckScheduling(c, At(spec, &DLJobSpec::scheduling), s.scheduling);

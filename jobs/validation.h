@@ -1,4 +1,4 @@
-// Validation: every rule a DLJob must satisfy, checked at once.
+// Validation: every rule a DLJob (or a DLQueue) must satisfy, checked at once.
 //
 // Returns all problems, each with its field path and a reason a person can act on, e.g.
 //   spec.gpus: must be a positive integer, got -2
@@ -7,6 +7,7 @@
 #pragma once
 
 #include "jobs/dljob_types.h"
+#include "jobs/dlqueue_types.h"
 #include "jobs/field_error.h"
 
 namespace dljob {
@@ -15,6 +16,10 @@ inline constexpr int64_t kMaxGpus = 16384;
 inline constexpr size_t kMaxNameLength = 48;  // leaves room for "-worker-NNNN" in child names
 
 FieldErrors Validate(const DLJob& job);
+// A DLQueue: apiVersion and kind, a name that is a DNS label and no namespace (the kind is
+// cluster-scoped), at least one quota, at most one per gpuProduct (a label value, or "" for any
+// product), nominal required and >= 0, borrowingLimit >= 0.
+FieldErrors Validate(const DLQueue& queue);
 
 // Individual rules, exposed for the CLI's flag form and for tests. Each returns "" when the value
 // is fine, else the reason.

@@ -34,6 +34,8 @@ DLJob ValidJob() {
                                    .read_only = true,
                                    .cache = CacheSpec{"LocalSSD", "/mnt/nvme/cache"},
                                    .secret_name = std::nullopt});
+  j.spec.checkpoint = CheckpointSpec{"pvc:ckpt-claim/resnet50", std::nullopt, std::nullopt,
+                                     std::nullopt, std::nullopt};
   ApplyDefaults(j);
   return j;
 }
@@ -137,6 +139,29 @@ const Case kCases[] = {
      "spec.data[0].cache.medium", "must be LocalSSD"},
     {"CachePath", [](DLJob& j) { j.spec.data[0].cache->path = "cache"; }, "spec.data[0].cache.path",
      "absolute"},
+    {"CheckpointSourceRequired", [](DLJob& j) { j.spec.checkpoint->source = ""; },
+     "spec.checkpoint.source", "required"},
+    {"CheckpointSourceScheme", [](DLJob& j) { j.spec.checkpoint->source = "s3://b/x"; },
+     "spec.checkpoint.source", "unknown scheme \"s3\""},
+    {"CheckpointOnOss", [](DLJob& j) { j.spec.checkpoint->source = "oss://bucket/ckpt"; },
+     "spec.checkpoint.source", "oss:// cannot hold checkpoints"},
+    {"CheckpointMountRelative", [](DLJob& j) { j.spec.checkpoint->mount_path = "ckpt"; },
+     "spec.checkpoint.mountPath", "absolute"},
+    {"CheckpointMountRoot", [](DLJob& j) { j.spec.checkpoint->mount_path = "/"; },
+     "spec.checkpoint.mountPath", "must not be \"/\""},
+    {"CheckpointMountOnData", [](DLJob& j) { j.spec.checkpoint->mount_path = "/data/imagenet"; },
+     "spec.checkpoint.mountPath", "overlaps spec.data[0].mountPath \"/data/imagenet\""},
+    {"CheckpointMountInData",
+     [](DLJob& j) { j.spec.checkpoint->mount_path = "/data/imagenet/ckpt"; },
+     "spec.checkpoint.mountPath", "checkpoints need a directory of their own"},
+    {"CheckpointMountAboveData", [](DLJob& j) { j.spec.checkpoint->mount_path = "/data"; },
+     "spec.checkpoint.mountPath", "overlaps"},
+    {"CheckpointEverySteps", [](DLJob& j) { j.spec.checkpoint->every_steps = 0; },
+     "spec.checkpoint.everySteps", "a positive number of steps, got 0"},
+    {"CheckpointEverySeconds", [](DLJob& j) { j.spec.checkpoint->every_seconds = -30; },
+     "spec.checkpoint.everySeconds", "a positive number of seconds, got -30"},
+    {"CheckpointKeep", [](DLJob& j) { j.spec.checkpoint->keep = 0; }, "spec.checkpoint.keep",
+     "a positive number of checkpoints"},
     {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; }, "spec.mpi.implementation",
      "MPICH is not supported"},
     {"MpiUnknown", [](DLJob& j) { j.spec.mpi.implementation = "Foo"; }, "spec.mpi.implementation",
@@ -202,6 +227,16 @@ TEST(Validation, CollectsEveryProblem) {
   EXPECT_EQ(paths, (std::vector<std::string>{"apiVersion", "metadata.name", "spec.image",
                                              "spec.command", "spec.gpus", "spec.data[0].name",
                                              "spec.data[0].source", "spec.data[0].mountPath"}));
+}
+
+TEST(Validation, CheckpointSourcesThatAreFine) {
+  for (const char* source :
+       {"pvc:ckpt", "pvc:ckpt/a/b", "nas://nas.example.com/export/ckpt", "hostPath:/mnt/ckpt"}) {
+    DLJob j = ValidJob();
+    j.spec.checkpoint->source = source;
+    j.spec.checkpoint->mount_path = "/data/imagenet-ckpt";  // a sibling, not nested
+    EXPECT_EQ(JoinFieldErrors(Validate(j)), "") << source;
+  }
 }
 
 TEST(Validation, TolerationsThatAreFine) {

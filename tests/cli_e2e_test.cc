@@ -37,6 +37,49 @@ TEST_F(CliTest, ValidatesTheExamples) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("OK: "), std::string::npos) << r.out;
   }
+  std::string queue = SourceDir() + "/examples/queue-default.yaml";
+  CommandResult r = Dljob({"validate", "-f", queue});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK: " + queue + " is a valid DLQueue (default, 16 nominal GPUs)\n");
+}
+
+// The document's kind decides what it is checked as; a queue's problems name their paths and
+// where they are in the file.
+TEST_F(CliTest, ValidateChecksADLQueueByItsKind) {
+  std::string bad = Write("queue.yaml", R"(apiVersion: dljob.io/v1alpha1
+kind: DLQueue
+metadata: {name: team-a, namespace: ml}
+spec:
+  quotas:
+    - {gpuProduct: NVIDIA-A100-SXM4-80GB, nominal: -1}
+    - {gpuProduct: NVIDIA-A100-SXM4-80GB, nominal: 8, borrowLimit: 4}
+)");
+  CommandResult r = Dljob({"validate", "-f", bad});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is not a valid DLQueue (4 problems)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("metadata.namespace: must be empty: a DLQueue is cluster-scoped, got "
+                       "\"ml\" (line 3"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("spec.quotas[0].nominal: must be zero or more GPUs, got -1 (line 6"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("spec.quotas[1].gpuProduct: duplicate quota for gpuProduct "
+                       "\"NVIDIA-A100-SXM4-80GB\" (also spec.quotas[0])"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("spec.quotas[1].borrowLimit: unknown field"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hint: "), std::string::npos);
+  ExpectNoTrace(r);
+
+  std::string good = Write("queue.json",
+                           R"({"apiVersion": "dljob.io/v1alpha1", "kind": "DLQueue",
+                               "metadata": {"name": "team-a"},
+                               "spec": {"quotas": [{"gpuProduct": "A100", "nominal": 32},
+                                                   {"nominal": 0, "borrowingLimit": 8}]}})");
+  r = Dljob({"validate", "-f", good});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK: " + good + " is a valid DLQueue (team-a, 32 nominal GPUs in 2 quotas)\n");
 }
 
 TEST_F(CliTest, ValidateReportsEveryProblemWithItsPath) {

@@ -295,5 +295,72 @@ TEST_F(LocalRunTest, BenchFailureIsReportedPerRunAndExitsNonZero) {
   EXPECT_NE(r.out.find("no_such_model"), std::string::npos) << r.out;
 }
 
+// spec.checkpoint locally: the ranks see the resolved directory, Ctrl-C stops them with a
+// checkpoint of the step they reached (dljob-train on SIGTERM), and the same job submitted again
+// resumes there.
+std::string CheckpointJob(const std::string& ckpt, int64_t num_batches) {
+  return R"(apiVersion: dljob.io/v1alpha1
+kind: DLJob
+metadata: {name: ckpt}
+spec:
+  image: dljob/trainer:cpu
+  command: [dljob-train, --model=mnist_cnn, --data_dir=/data/fmnist, --batch_size=16,
+            --display_every=1, --eval=false, --num_warmup_batches=0, --num_batches=)" +
+         std::to_string(num_batches) + R"(]
+  gpus: 2
+  data: [{name: fmnist, source: "hostPath:/usr/share/datasets/fashion-mnist", mountPath: /data/fmnist}]
+  checkpoint: {source: "hostPath:)" +
+         ckpt + R"(", everySteps: 1000000}
+  runPolicy: {backoffLimit: 0}
+)";
+}
+
+TEST_F(LocalRunTest, ACheckpointedJobStoppedAndSubmittedAgainResumes) {
+  if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist") ||
+      !std::filesystem::exists(BinDir() + "/dljob-train")) {
+    GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
+  }
+  const std::string ckpt = work_.path() + "/ckpt";  // made by dljob
+  const std::string first = work_.path() + "/first.yaml";
+  std::ofstream(first) << CheckpointJob(ckpt, 1000000);
+  ::dljob::testing::Background submit(Background({"submit", "--local", "-f", first}), Env(),
+                                      work_.path() + "/out", work_.path() + "/err");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        CommandResult r = Dljob({"get", "ckpt", "-o", "json"});
+        DecodeResult d = DecodeJson(r.out);
+        return r.exit_code == 0 && d.ok() && d.job.status.throughput &&
+               d.job.status.throughput->step.value_or(0) >= 3;
+      },
+      120000))
+      << ReadFile(work_.path() + "/err") << Dljob({"logs", "ckpt"}).out;
+  submit.Signal(SIGINT);
+  EXPECT_EQ(submit.Wait(60000), 130) << ReadFile(work_.path() + "/err");
+  EXPECT_EQ(Get("ckpt").status.phase, JobPhase::kInterrupted);
+  std::string log = Dljob({"logs", "ckpt"}).out;
+  size_t at = log.find("[rank 0] Stopping at step ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const int64_t k = std::stoll(log.substr(at + std::string("[rank 0] Stopping at step ").size()));
+  EXPECT_NE(log.find("checkpoint of step " + std::to_string(k) + " saved in \"" + ckpt + "\""),
+            std::string::npos)
+      << log;
+  char manifest[64];
+  std::snprintf(manifest, sizeof manifest, "/ckpt-%09lld.manifest", static_cast<long long>(k));
+  EXPECT_TRUE(std::filesystem::exists(ckpt + manifest)) << ckpt + manifest;
+
+  ASSERT_EQ(Dljob({"delete", "ckpt"}).exit_code, 0);
+  const std::string again = work_.path() + "/again.yaml";
+  std::ofstream(again) << CheckpointJob(ckpt, k + 2);
+  CommandResult r = Dljob({"submit", "--local", "-f", again});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("Resuming from the checkpoint of step " + std::to_string(k) + " "),
+            std::string::npos)
+      << r.out;
+  DLJob job = Get("ckpt");
+  EXPECT_EQ(job.status.phase, JobPhase::kSucceeded);
+  ASSERT_TRUE(job.status.throughput.has_value());
+  EXPECT_EQ(job.status.throughput->step, k + 2);
+}
+
 }  // namespace
 }  // namespace dljob::testing

@@ -164,7 +164,10 @@ int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
     if (!a.stopping) {
       a.stopping = CheckStop(job, a);
       if (a.stopping) {
-        a.child->Signal(SIGTERM);  // mpirun forwards it to every rank
+        // Straight to the ranks, the way the kubelet's SIGTERM reaches them in a pod: mpirun,
+        // told itself, would SIGKILL them about two seconds later, too soon for a checkpoint.
+        // Before any rank has started, mpirun is told (nothing to save yet).
+        if (a.child->SignalChildren(SIGTERM) == 0) a.child->Signal(SIGTERM);
         a.stop_sent = Clock::now();
       }
     } else if (!a.killed && Clock::now() - a.stop_sent >= options_.kill_grace) {

@@ -6,8 +6,9 @@
 // carries out the run policy (jobs/run_policy.h, the rules the operator follows too): a failed
 // attempt restarts the whole job until backoffLimit; activeDeadlineSeconds and
 // progressDeadlineSeconds stop it (suspend is not honoured locally). An interrupt (Ctrl-C,
-// SIGTERM, `dljob delete`) stops mpirun gracefully (SIGTERM, then SIGKILL to its process group
-// after a grace period) and ends the job Interrupted, with its logs kept.
+// SIGTERM, `dljob delete`) stops the job gracefully — SIGTERM to the ranks themselves (so that a
+// dljob-train rank can write its checkpoint; stop_signal.h), then SIGKILL to mpirun's process
+// group after kill_grace — and ends the job Interrupted, with its logs kept.
 //
 // Not thread-safe; Run() blocks. The store and observer must outlive the supervisor.
 #pragma once

@@ -115,6 +115,15 @@ Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer)
                                         " does not exist on this machine");
     }
   }
+  if (plan->checkpoint) {  // the first run of a job makes it; later runs resume from it
+    std::error_code ec;
+    fs::create_directories(plan->checkpoint->local_path, ec);
+    if (ec || !fs::is_directory(plan->checkpoint->local_path, ec)) {
+      return Status::FailedPrecondition("spec.checkpoint: cannot create " +
+                                        plan->checkpoint->local_path + ": " +
+                                        (ec ? ec.message() : "not a directory"));
+    }
+  }
   DLJob job = spec_job;
   std::string now = FormatRfc3339(std::chrono::system_clock::now());
   job.metadata.creation_timestamp = now;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "cli/local/local_volumes.h"
+#include "jobs/checkpoint_env.h"
 
 namespace dljob {
 namespace {
@@ -79,14 +80,26 @@ Result<LocalPlan> PlanLocalRun(const DLJob& job, const LocalMachine& m) {
     plan.volumes.push_back(v->volume);
     if (v->fetch) plan.fetches.push_back(*v->fetch);
   }
+  if (spec.checkpoint) {
+    Result<LocalVolume> checkpoint = ResolveCheckpointVolume(*spec.checkpoint, m);
+    if (!checkpoint.ok()) return checkpoint.status();
+    plan.checkpoint = *checkpoint;
+  }
   auto rewrite = [&](std::string s) {
     for (const LocalVolume& v : plan.volumes) s = RewriteMountedPath(s, v.mount_path, v.local_path);
+    if (const std::optional<LocalVolume>& c = plan.checkpoint) {
+      s = RewriteMountedPath(s, c->mount_path, c->local_path);
+    }
     return s;
   };
 
   if (spec.command.empty()) return Status::InvalidArgument("spec.command: must not be empty");
   Result<std::string> program = FindProgram(spec.command[0], m);
   if (!program.ok()) return program.status();
+  const std::vector<std::string> command =
+      spec.checkpoint
+          ? WithCheckpointFlags(spec.command, *spec.checkpoint, plan.checkpoint->local_path)
+          : spec.command;
 
   plan.argv = {m.mpirun};
   if (m.is_root) plan.argv.push_back("--allow-run-as-root");
@@ -100,7 +113,7 @@ Result<LocalPlan> PlanLocalRun(const DLJob& job, const LocalMachine& m) {
   plan.argv.push_back("-np");
   plan.argv.push_back(std::to_string(plan.ranks));
   plan.argv.push_back(*program);
-  for (size_t i = 1; i < spec.command.size(); ++i) plan.argv.push_back(rewrite(spec.command[i]));
+  for (size_t i = 1; i < command.size(); ++i) plan.argv.push_back(rewrite(command[i]));
 
   plan.env = m.inherited_env;
   if (!plan.env.count("OMP_NUM_THREADS")) {
@@ -110,6 +123,11 @@ Result<LocalPlan> PlanLocalRun(const DLJob& job, const LocalMachine& m) {
   plan.env["DLJOB_DEVICE"] = plan.device;
   for (const LocalVolume& v : plan.volumes) plan.env[DataEnvName(v.name)] = v.local_path;
   for (const EnvVar& e : spec.env) plan.env[e.name] = rewrite(e.value);
+  if (spec.checkpoint) {
+    for (const EnvVar& e : CheckpointEnv(*spec.checkpoint, plan.checkpoint->local_path)) {
+      plan.env[e.name] = e.value;
+    }
+  }
   plan.working_dir = rewrite(spec.working_dir);
   return plan;
 }

@@ -15,11 +15,17 @@
 //   - Containers are not used, so a volume cannot be mounted at its mountPath: instead every
 //     argument and env value that names a path under a mountPath (alone, or after "=") is
 //     rewritten to the local path, and DLJOB_DATA_<NAME> holds each volume's local path.
+//   - spec.checkpoint resolves to a directory here the same way (never fetched; created before
+//     the job starts) and is passed on as in the cluster (jobs/checkpoint_env.h): the
+//     DLJOB_CHECKPOINT_* variables with the local directory, dljob-train's --checkpoint_* flags,
+//     and its mountPath rewritten like a volume's. A job stopped (Ctrl-C, dljob delete) and
+//     submitted again resumes from its last checkpoint.
 //   - OMP_NUM_THREADS defaults to cores / ranks (at least 1) so ranks do not oversubscribe.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,8 +74,9 @@ struct LocalPlan {
   std::map<std::string, std::string> env;  // the full environment of mpirun
   std::string working_dir;                 // "" = inherit
   std::vector<LocalVolume> volumes;
-  std::vector<DataFetch> fetches;    // in spec.data order
-  std::vector<std::string> notices;  // things the user should know about how it runs
+  std::optional<LocalVolume> checkpoint;  // spec.checkpoint's directory here
+  std::vector<DataFetch> fetches;         // in spec.data order
+  std::vector<std::string> notices;       // things the user should know about how it runs
 };
 
 // REQUIRES: job is defaulted and valid. Errors name the field: "spec.data[0].source: …".

@@ -147,6 +147,87 @@ TEST(PlanLocalRun, NamesAMissingProgram) {
   EXPECT_EQ(PlanLocalRun(job, Machine())->argv[13], "/usr/bin/python3");  // then PATH
 }
 
+// spec.checkpoint, one row per kind of source: the directory here, the environment every rank
+// gets, dljob-train's flags, and the job's own mentions of the mountPath rewritten to it.
+struct CheckpointCase {
+  const char* name;
+  CheckpointSpec checkpoint;
+  std::string local_path;  // "" when the plan is refused
+  std::string error;       // the refusal
+};
+
+class PlanCheckpoint : public ::testing::TestWithParam<CheckpointCase> {};
+
+TEST_P(PlanCheckpoint, ResolvesItLikeADataVolumeAndTellsTheWorkload) {
+  const CheckpointCase& c = GetParam();
+  DLJob job = Job();
+  job.spec.checkpoint = c.checkpoint;
+  job.spec.command.push_back("--note=/ckpt/run-1");
+  ApplyDefaults(job);
+  LocalMachine m = Machine();
+  m.mounts = {{"nas.example.com:/export", "/mnt/nas", "nfs4"}};
+  Result<LocalPlan> plan = PlanLocalRun(job, m);
+  if (c.local_path.empty()) {
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.status().message().rfind(c.error, 0), 0u) << plan.status().message();
+    return;
+  }
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_TRUE(plan->checkpoint.has_value());
+  EXPECT_EQ(plan->checkpoint->local_path, c.local_path);
+  EXPECT_EQ(plan->checkpoint->mount_path, "/ckpt");
+  EXPECT_EQ(plan->env.at("DLJOB_CHECKPOINT_DIR"), c.local_path);
+  EXPECT_EQ(plan->env.at("DLJOB_CHECKPOINT_EVERY_STEPS"), "50");
+  EXPECT_EQ(plan->env.at("DLJOB_CHECKPOINT_KEEP"), "3");
+  EXPECT_EQ(plan->env.count("DLJOB_CHECKPOINT_EVERY_SECONDS"), 0u);
+  const std::vector<std::string> tail(plan->argv.end() - 4, plan->argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--note=" + c.local_path + "/run-1",
+                                            "--checkpoint_dir=" + c.local_path,
+                                            "--checkpoint_every=50", "--checkpoint_keep=3"}));
+  EXPECT_TRUE(plan->fetches.empty()) << "a checkpoint directory is written, never fetched";
+}
+
+const CheckpointCase kCheckpointCases[] = {
+    {"HostPath",
+     {"hostPath:/scratch/ckpt", "/ckpt", 50, std::nullopt, std::nullopt},
+     "/scratch/ckpt",
+     ""},
+    {"PvcUnderThePvcRoot",
+     {"pvc:ckpt-claim/mnist", "/ckpt", 50, std::nullopt, std::nullopt},
+     "/var/dljob/pvc/ckpt-claim/mnist",
+     ""},
+    {"NasWhereItIsMounted",
+     {"nas://nas.example.com/export/ckpt", "/ckpt", 50, std::nullopt, std::nullopt},
+     "/mnt/nas/ckpt",
+     ""},
+    {"NasNotMounted",
+     {"nas://other.example.com/ckpt", "/ckpt", 50, std::nullopt, std::nullopt},
+     "",
+     "spec.checkpoint.source: nas://other.example.com/ckpt is not mounted on this machine"},
+    {"OssIsRefused",
+     {"oss://bucket/ckpt", "/ckpt", 50, std::nullopt, std::nullopt},
+     "",
+     "spec.checkpoint.source: oss:// cannot hold checkpoints"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Sources, PlanCheckpoint, ::testing::ValuesIn(kCheckpointCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(PlanLocalRun, OtherProgramsGetTheCheckpointEnvironmentOnly) {
+  DLJob job = Job();
+  job.spec.command = {"python3", "train.py"};
+  job.spec.checkpoint =
+      CheckpointSpec{"hostPath:/scratch/ckpt", std::nullopt, std::nullopt, 60, std::nullopt};
+  ApplyDefaults(job);
+  Result<LocalPlan> plan = PlanLocalRun(job, Machine());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->argv.back(), "train.py");
+  EXPECT_EQ(plan->env.at("DLJOB_CHECKPOINT_DIR"), "/scratch/ckpt");
+  EXPECT_EQ(plan->env.at("DLJOB_CHECKPOINT_EVERY_SECONDS"), "60");
+  EXPECT_EQ(plan->env.count("DLJOB_CHECKPOINT_EVERY_STEPS"), 0u);
+  EXPECT_FALSE(PlanLocalRun(Job(), Machine())->checkpoint.has_value());
+}
+
 TEST(RewriteMountedPath, OnlyWholePathComponents) {
   EXPECT_EQ(RewriteMountedPath("/data", "/data", "/l"), "/l");
   EXPECT_EQ(RewriteMountedPath("/data/", "/data/", "/l"), "/l/");

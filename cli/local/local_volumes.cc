@@ -1,5 +1,6 @@
 #include "cli/local/local_volumes.h"
 
+#include "jobs/defaults.h"
 #include "jobs/volume_source.h"
 
 namespace dljob {
@@ -96,6 +97,31 @@ std::vector<MountEntry> ParseProcMounts(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The directory here that holds `source` as it is (hostPath, pvc: and nas:// only); `field`
+// names it in errors.
+Result<std::string> LocalDirectory(const VolumeSource& source, const std::string& field,
+                                   const LocalMachine& m) {
+  switch (source.kind) {
+    case VolumeSource::Kind::kHostPath:
+      return source.path;
+    case VolumeSource::Kind::kPvc:
+      return JoinPath(JoinPath(m.pvc_root, source.claim), source.path);
+    case VolumeSource::Kind::kNas: {
+      std::optional<std::string> mounted = FindNasMount(source, m.mounts);
+      if (!mounted) return NotMounted(field, source);
+      return *mounted;
+    }
+    case VolumeSource::Kind::kOss:
+      break;
+  }
+  return Status::InvalidArgument(field + ": " + FormatVolumeSource(source) +
+                                 " is object storage, not a directory");
+}
+
+}  // namespace
+
 Result<ResolvedVolume> ResolveLocalVolume(const DataVolume& volume, size_t index,
                                           const LocalMachine& m) {
   const std::string entry = "spec.data[" + std::to_string(index) + "]";
@@ -104,22 +130,12 @@ Result<ResolvedVolume> ResolveLocalVolume(const DataVolume& volume, size_t index
   if (!source.ok()) return Status::InvalidArgument(field + ": " + source.status().message());
   ResolvedVolume out{{volume.name, volume.mount_path, ""}, std::nullopt};
   std::string from;  // what a cache copies from
-  switch (source->kind) {
-    case VolumeSource::Kind::kHostPath:
-      from = source->path;
-      break;
-    case VolumeSource::Kind::kPvc:
-      from = JoinPath(JoinPath(m.pvc_root, source->claim), source->path);
-      break;
-    case VolumeSource::Kind::kNas: {
-      std::optional<std::string> mounted = FindNasMount(*source, m.mounts);
-      if (!mounted) return NotMounted(field, *source);
-      from = *mounted;
-      break;
-    }
-    case VolumeSource::Kind::kOss:
-      from = FormatVolumeSource(*source);
-      break;
+  if (source->kind == VolumeSource::Kind::kOss) {
+    from = FormatVolumeSource(*source);
+  } else {
+    Result<std::string> dir = LocalDirectory(*source, field, m);
+    if (!dir.ok()) return dir.status();
+    from = *dir;
   }
   if (source->kind != VolumeSource::Kind::kOss && !volume.cache) {
     out.volume.local_path = from;
@@ -133,6 +149,23 @@ Result<ResolvedVolume> ResolveLocalVolume(const DataVolume& volume, size_t index
   out.volume.local_path = JoinPath(root, CacheSubdir(*source));
   out.fetch = DataFetch{entry, from, out.volume.local_path};
   return out;
+}
+
+Result<LocalVolume> ResolveCheckpointVolume(const CheckpointSpec& checkpoint,
+                                            const LocalMachine& m) {
+  const std::string field = "spec.checkpoint.source";
+  Result<VolumeSource> source = ParseVolumeSource(checkpoint.source);
+  if (!source.ok()) return Status::InvalidArgument(field + ": " + source.status().message());
+  if (source->kind == VolumeSource::Kind::kOss) {
+    return Status::InvalidArgument(
+        field +
+        ": oss:// cannot hold checkpoints (a local run reads object "
+        "storage through a fetched copy); use hostPath:, pvc: or nas://");
+  }
+  Result<std::string> dir = LocalDirectory(*source, field, m);
+  if (!dir.ok()) return dir.status();
+  return LocalVolume{"checkpoint", checkpoint.mount_path.value_or(kDefaultCheckpointMountPath),
+                     *dir};
 }
 
 }  // namespace dljob

@@ -12,6 +12,10 @@
 // (${XDG_STATE_HOME}/dljob/cache), so the copy is reused by later jobs. A `cache` on any other
 // source also fetches: the resolved directory is copied into the cache, and the job reads the copy.
 //
+// spec.checkpoint's source resolves the same way (hostPath, pvc:, nas://; never fetched: the job
+// writes there). oss:// is refused: what a job wrote into a fetched copy would never reach the
+// bucket.
+//
 // Pure (the machine's mounts come in LocalMachine); thread-safe.
 #pragma once
 
@@ -35,5 +39,10 @@ struct ResolvedVolume {
 // Errors name the field ("spec.data[0].source: …") and say what to do.
 Result<ResolvedVolume> ResolveLocalVolume(const DataVolume& volume, size_t index,
                                           const LocalMachine& machine);
+
+// spec.checkpoint as a local directory ("checkpoint", its mountPath, the directory here). Errors
+// name spec.checkpoint.source.
+Result<LocalVolume> ResolveCheckpointVolume(const CheckpointSpec& checkpoint,
+                                            const LocalMachine& machine);
 
 }  // namespace dljob

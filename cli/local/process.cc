@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -120,6 +121,28 @@ void ChildProcess::CloseStderr() {
 
 void ChildProcess::Signal(int signal) {
   if (!wait_status_) kill(pid_, signal);
+}
+
+int ChildProcess::SignalChildren(int signal) {
+  if (wait_status_) return 0;
+  int signalled = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!in || !std::getline(in, stat)) continue;  // gone meanwhile
+    // Fields resume after the command name's last ')': state, then the parent's pid.
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    if (!(fields >> state >> parent) || parent != pid_ || state == 'Z') continue;
+    if (kill(static_cast<pid_t>(std::stol(name)), signal) == 0) ++signalled;
+  }
+  return signalled;
 }
 
 void ChildProcess::SignalGroup(int signal) {

@@ -54,6 +54,9 @@ class ChildProcess {
   // Sends `signal` to the child only, or to its whole process group.
   void Signal(int signal);
   void SignalGroup(int signal);
+  // Sends `signal` to the child's own children (not to it, not further down); returns how many
+  // got it. For mpirun on this machine these are the ranks.
+  int SignalChildren(int signal);
 
   // Non-blocking: the exit status once the child has ended (as from waitpid), else nullopt.
   std::optional<int> Poll();

@@ -177,6 +177,14 @@ std::vector<int64_t> StepsToPrune(std::vector<int64_t> steps, int keep) {
   return steps;
 }
 
+bool CheckpointDue(const CheckpointPolicy& policy, int64_t step, int64_t total_steps,
+                   double seconds_since_save, bool stopping) {
+  return stopping || step == total_steps ||
+         (policy.every_steps > 0 && step % policy.every_steps == 0) ||
+         (policy.every_seconds > 0 &&
+          seconds_since_save >= static_cast<double>(policy.every_seconds));
+}
+
 Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run) {
   auto differs = [](const std::string& flag, const auto& was, const auto& is) {
     std::ostringstream m;

@@ -72,6 +72,16 @@ Result<Manifest> ParseManifest(std::string_view text);
 // The steps to delete so that only the `keep` highest remain (keep <= 0 keeps all).
 std::vector<int64_t> StepsToPrune(std::vector<int64_t> steps, int keep);
 
+// When rank 0 saves: every `every_steps` steps (> 0), once `every_seconds` (> 0) have passed since
+// the last save (or the start), after the last step, and at the step a stop was agreed on
+// (SIGTERM, stop_signal.h) so that a stopped job loses nothing.
+struct CheckpointPolicy {
+  int64_t every_steps = 0;
+  int64_t every_seconds = 0;
+};
+bool CheckpointDue(const CheckpointPolicy& policy, int64_t step, int64_t total_steps,
+                   double seconds_since_save, bool stopping);
+
 // OK when a run with settings `run` can continue from `saved`; otherwise FailedPrecondition naming
 // the differing setting, e.g. `the checkpoint was written with --batch_size=16, this run has
 // --batch_size=32`.

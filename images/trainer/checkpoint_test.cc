@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -35,6 +36,41 @@ class CheckpointTest : public ::testing::Test {
                  {"buffer/bn.num_batches_tracked", torch::tensor({step}, torch::kInt64)},
                  {"momentum/fc.weight", torch::randn({3, 5}) * 1e-30}};
     return c;
+  }
+
+  // One rank trains mnist_mlp (initialised with `init_seed`) on 80 fixed images, 5 steps per
+  // epoch, for `steps` steps: saving every 4 steps into `store` and resuming from `resume` when
+  // they are given, asking `stop` once a step when it is set. `model_out` gets the model and
+  // `out`, when given, what the run printed.
+  static TrainResult TrainMlp(uint64_t init_seed, int64_t steps, CheckpointStore* store,
+                              const Checkpoint* resume, std::function<bool()> stop,
+                              ModelPtr* model_out, std::string* out = nullptr) {
+    torch::manual_seed(3);
+    Dataset d;
+    d.images = torch::randn({80, 1, 28, 28});
+    d.labels = torch::randint(0, 10, {80}, torch::kInt64);
+    d.num_classes = 10;
+    torch::manual_seed(init_seed);
+    ModelPtr model = BuiltinModels().Find("mnist_mlp").value()->create();
+    LoopbackCollective collective;
+    ShardedDataSource data(std::move(d), 1, 0, 16, 11);
+    std::ostringstream text;
+    Reporter reporter(text, 0);
+    TrainerOptions o;
+    o.batch_size = 16;
+    o.total_steps = steps;
+    o.num_warmup_batches = 0;
+    o.seed = 5;
+    o.model_name = "mnist_mlp";
+    o.checkpoints = store;
+    o.checkpoint_every = 4;
+    o.resume_from = resume;
+    o.stop_requested = std::move(stop);
+    Result<TrainResult> r = Trainer(o, *model, collective, data, nullptr, reporter).Run();
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    *model_out = model;
+    if (out) *out = text.str();
+    return r.ok() ? *r : TrainResult{};
   }
 
   std::string dir_;
@@ -86,6 +122,33 @@ TEST(CheckpointNamesTest, ManifestRoundTripsAndNamesMissingFields) {
   EXPECT_FALSE(ParseManifest("{\"format\": \"dljob-checkpoint/1\"").ok());  // truncated
   m.data_file = "../escape.pt";
   EXPECT_FALSE(ParseManifest(FormatManifest(m)).ok());
+}
+
+TEST(CheckpointDueTest, StepsSecondsTheLastStepAndAStop) {
+  struct Case {
+    CheckpointPolicy policy;
+    int64_t step;
+    double seconds;
+    bool stopping;
+    bool due;
+  };
+  const int64_t total = 100;
+  for (const Case& c : {
+           Case{{500, 0}, 7, 0.0, false, false},    // between intervals
+           Case{{5, 0}, 10, 0.0, false, true},      // every 5 steps
+           Case{{5, 0}, 11, 1e9, false, false},     // no time interval set
+           Case{{0, 0}, 99, 0.0, false, false},     // 0: only the last step...
+           Case{{0, 0}, 100, 0.0, false, true},     // ...which always saves
+           Case{{0, 60}, 3, 59.9, false, false},    // not yet a minute
+           Case{{0, 60}, 3, 60.0, false, true},     // a minute since the last save
+           Case{{500, 60}, 500, 0.0, false, true},  // either interval
+           Case{{500, 0}, 7, 0.0, true, true},      // a stop saves wherever it lands
+           Case{{0, 0}, 1, 0.0, true, true},
+       }) {
+    EXPECT_EQ(CheckpointDue(c.policy, c.step, total, c.seconds, c.stopping), c.due)
+        << "every " << c.policy.every_steps << " steps / " << c.policy.every_seconds << " s, step "
+        << c.step << ", " << c.seconds << " s since, stopping " << c.stopping;
+  }
 }
 
 TEST(CheckpointNamesTest, ResumeNeedsTheSameRunShape) {
@@ -175,35 +238,9 @@ TEST_F(CheckpointTest, GarbledManifestFallsBack) {
 // The whole resume path in one process: 12 steps straight, against 6 steps, a checkpoint, and a
 // fresh model (different initialisation) resumed to 12. Data order crosses an epoch boundary.
 TEST_F(CheckpointTest, ResumedTrainingContinuesTheLossCurveExactly) {
-  auto dataset = [] {
-    torch::manual_seed(3);
-    Dataset d;
-    d.images = torch::randn({80, 1, 28, 28});
-    d.labels = torch::randint(0, 10, {80}, torch::kInt64);
-    d.num_classes = 10;
-    return d;
-  };
-  auto run = [&](uint64_t init_seed, int64_t steps, CheckpointStore* store,
-                 const Checkpoint* resume, ModelPtr* model_out) {
-    torch::manual_seed(init_seed);
-    ModelPtr model = BuiltinModels().Find("mnist_mlp").value()->create();
-    LoopbackCollective collective;
-    ShardedDataSource data(dataset(), 1, 0, 16, 11);  // 5 steps per epoch
-    std::ostringstream out;
-    Reporter reporter(out, 0);
-    TrainerOptions o;
-    o.batch_size = 16;
-    o.total_steps = steps;
-    o.num_warmup_batches = 0;
-    o.seed = 5;
-    o.model_name = "mnist_mlp";
-    o.checkpoints = store;
-    o.checkpoint_every = 4;
-    o.resume_from = resume;
-    Result<TrainResult> r = Trainer(o, *model, collective, data, nullptr, reporter).Run();
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    *model_out = model;
-    return r.ok() ? r->losses : std::vector<double>{};
+  auto run = [](uint64_t init_seed, int64_t steps, CheckpointStore* store, const Checkpoint* resume,
+                ModelPtr* model_out) {
+    return TrainMlp(init_seed, steps, store, resume, nullptr, model_out).losses;
   };
   ModelPtr straight_model;
   const std::vector<double> straight = run(1, 12, nullptr, nullptr, &straight_model);
@@ -223,6 +260,46 @@ TEST_F(CheckpointTest, ResumedTrainingContinuesTheLossCurveExactly) {
   const std::vector<double> resumed = run(99, 12, nullptr, &**latest, &resumed_model);
   ASSERT_EQ(resumed.size(), 6u);  // steps 7..12
   for (size_t i = 0; i < 6; ++i) EXPECT_EQ(resumed[i], straight[6 + i]) << "step " << 7 + i;
+  auto a = straight_model->parameters();
+  auto b = resumed_model->parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i], b[i])) << i;
+}
+
+// A stop requested during step 5 (of 12): rank 0 saves a checkpoint of step 5 off its interval,
+// the run returns stopped there, and a fresh model resumed from it ends exactly where 12 steps
+// straight do.
+TEST_F(CheckpointTest, AStopSavesTheCurrentStepAndTheRunResumesFromIt) {
+  ModelPtr straight_model;
+  const TrainResult straight = TrainMlp(1, 12, nullptr, nullptr, nullptr, &straight_model);
+  ASSERT_EQ(straight.losses.size(), 12u);
+  EXPECT_FALSE(straight.stopped);
+
+  CheckpointStore store(dir_, 3);
+  int polls = 0;
+  ModelPtr stopped_model;
+  std::string text;
+  const TrainResult stopped = TrainMlp(
+      1, 12, &store, nullptr, [&polls] { return ++polls >= 5; }, &stopped_model, &text);
+  EXPECT_TRUE(stopped.stopped);
+  EXPECT_EQ(stopped.steps, 5);
+  ASSERT_EQ(stopped.losses.size(), 5u);
+  EXPECT_EQ(store.ListSteps(), (std::vector<int64_t>{4, 5}));  // the interval's, then the stop's
+  EXPECT_NE(text.find("Stopping at step 5 on request (SIGTERM); checkpoint of step 5 saved in"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("total images/sec"), std::string::npos) << "a stopped run did not finish";
+
+  std::vector<std::string> warnings;
+  Result<std::optional<Checkpoint>> latest = store.LoadLatest(&warnings);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ((*latest)->meta.step, 5);
+  EXPECT_EQ((*latest)->meta.epoch, 1);
+  EXPECT_EQ((*latest)->meta.step_in_epoch, 0);
+  ModelPtr resumed_model;
+  const TrainResult resumed = TrainMlp(99, 12, nullptr, &**latest, nullptr, &resumed_model);
+  ASSERT_EQ(resumed.losses.size(), 7u);  // steps 6..12
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(resumed.losses[i], straight.losses[5 + i]) << 6 + i;
   auto a = straight_model->parameters();
   auto b = resumed_model->parameters();
   ASSERT_EQ(a.size(), b.size());

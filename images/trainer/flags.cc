@@ -88,6 +88,11 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "Steps between checkpoints (0: only after the last step)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--checkpoint_every_seconds", c->checkpoint_every_seconds,
+                 "Also save a checkpoint once this many seconds have passed since the last one "
+                 "(0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--checkpoint_keep", c->checkpoint_keep, "Newest checkpoints to keep")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

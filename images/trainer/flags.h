@@ -36,11 +36,12 @@ struct TrainConfig {
   bool eval = true;
   std::string dump_params;  // empty: do not dump
   bool print_losses = false;
-  int64_t fusion_threshold_mb = 64;  // gradient fusion buffer; 0: one allreduce per tensor
-  std::string checkpoint_dir;        // empty: no checkpoints
-  int64_t checkpoint_every = 500;    // steps between checkpoints (0: only after the last step)
-  int checkpoint_keep = 3;           // newest checkpoints kept
-  double stall_timeout = 60;         // seconds a rank may wait in a collective; 0: no detector
+  int64_t fusion_threshold_mb = 64;      // gradient fusion buffer; 0: one allreduce per tensor
+  std::string checkpoint_dir;            // empty: no checkpoints
+  int64_t checkpoint_every = 500;        // steps between checkpoints (0: only after the last step)
+  int64_t checkpoint_every_seconds = 0;  // also save when this long has passed; 0: off
+  int checkpoint_keep = 3;               // newest checkpoints kept
+  double stall_timeout = 60;             // seconds a rank may wait in a collective; 0: no detector
   CollectiveChoice collective = CollectiveChoice::kAuto;  // comm/collective_backend.h
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
   AllreduceAlg allreduce_alg = AllreduceAlg::kRing;

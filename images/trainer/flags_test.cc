@@ -53,6 +53,22 @@ TEST(FlagsTest, EqualsAndSpaceFormsBothWork) {
   EXPECT_TRUE(p.config.print_losses);
 }
 
+TEST(FlagsTest, CheckpointFlags) {
+  Parsed defaults = Parse({});
+  EXPECT_EQ(defaults.config.checkpoint_dir, "");
+  EXPECT_EQ(defaults.config.checkpoint_every, 500);
+  EXPECT_EQ(defaults.config.checkpoint_every_seconds, 0);
+  EXPECT_EQ(defaults.config.checkpoint_keep, 3);
+  Parsed p = Parse({"--checkpoint_dir=/ckpt", "--checkpoint_every=0", "--checkpoint_every_seconds",
+                    "600", "--checkpoint_keep=2"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_EQ(p.config.checkpoint_dir, "/ckpt");
+  EXPECT_EQ(p.config.checkpoint_every, 0);
+  EXPECT_EQ(p.config.checkpoint_every_seconds, 600);
+  EXPECT_EQ(p.config.checkpoint_keep, 2);
+  EXPECT_EQ(Parse({"--checkpoint_every_seconds=-1"}).exit, kUsageExitCode);
+}
+
 TEST(FlagsTest, HelpListsFlagsAndModelsAndExitsZero) {
   Parsed p = Parse({"--help"});
   ASSERT_EQ(p.exit, 0);

@@ -2,6 +2,7 @@
 // optional `hint: <what to do>` line, and an exit code — flags.h's kUsageExitCode (2) for usage
 // and data errors (bad flag, unknown model, missing dataset), kRuntimeExitCode (1) for failures
 // while running (MPI errors, a diverging loss, unexpected LibTorch errors). Never a stack trace.
+// (A run stopped by SIGTERM is not a failure: it exits stop_signal.h's kStoppedExitCode, 143.)
 //
 // Messages from ranks other than 0 say which rank they come from; rank 0's read as in a 1-rank
 // run. A failure every rank must agree on goes through ExitIfAnyRankFailed, so exactly one rank

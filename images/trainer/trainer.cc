@@ -40,7 +40,7 @@ Result<int64_t> Trainer::StartState() {
   return BroadcastStep(collective_, resumed);
 }
 
-void Trainer::SaveCheckpoint(int64_t step) {
+bool Trainer::SaveCheckpoint(int64_t step) {
   const int64_t steps_per_epoch = train_.steps_per_epoch();
   CheckpointMeta meta{step,
                       step / steps_per_epoch,
@@ -54,9 +54,10 @@ void Trainer::SaveCheckpoint(int64_t step) {
     reporter_.Warning("checkpoint of step " + std::to_string(step) +
                       " not written: " + s.message() + "; training goes on");
   }
+  return s.ok();
 }
 
-Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
+Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
   const int64_t step = epoch * train_.steps_per_epoch() + step_in_epoch + 1;
   collective_.SetStep(step);
   Batch batch = train_.Get(epoch, step_in_epoch);
@@ -79,10 +80,11 @@ Result<double> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
     (scale == 1.0 ? loss : loss * scale).backward();
   }
   if (Status s = updater_->Apply(step, *optimizer_); !s.ok()) return s;
-  float global_loss = loss.item<float>();
+  const bool stop = options_.stop_requested && options_.stop_requested();
+  float global[2] = {loss.item<float>(), stop ? 1.0f : 0.0f};  // the loss, ranks asking to stop
   collective_.Annotate("loss");
-  if (Status s = collective_.AllreduceSum(&global_loss, 1); !s.ok()) return s.WithContext("loss");
-  return static_cast<double>(global_loss) / collective_.size();
+  if (Status s = collective_.AllreduceSum(global, 2); !s.ok()) return s.WithContext("loss");
+  return StepOutcome{static_cast<double>(global[0]) / collective_.size(), global[1] > 0.0f};
 }
 
 Result<Trainer::Evaluation> Trainer::Evaluate() {
@@ -186,19 +188,23 @@ Result<TrainResult> Trainer::Run() {
   step_seconds_.clear();
   double window_seconds = 0.0;
   int64_t window_steps = 0;
+  const CheckpointPolicy policy{options_.checkpoint_every, options_.checkpoint_every_seconds};
+  Clock::time_point last_save = Clock::now();
   for (int64_t step = start + 1; step <= total; ++step) {
     const int64_t epoch = (step - 1) / steps_per_epoch;
     const int64_t step_in_epoch = (step - 1) % steps_per_epoch;
     const Clock::time_point start = Clock::now();
-    Result<double> loss = TrainStep(epoch, step_in_epoch);
-    if (!loss.ok()) return loss.status().WithContext("step " + std::to_string(step));
+    Result<StepOutcome> outcome = TrainStep(epoch, step_in_epoch);
+    if (!outcome.ok()) return outcome.status().WithContext("step " + std::to_string(step));
+    const double loss = outcome->loss;
+    const bool stopping = outcome->stop && step < total;  // at the last step: just finish
     const double seconds = SecondsSince(start);
-    if (!std::isfinite(*loss)) {
+    if (!std::isfinite(loss)) {
       return Status::FailedPrecondition("loss is not finite at step " + std::to_string(step) +
                                         "; try a smaller --learning_rate");
     }
-    result.losses.push_back(*loss);
-    if (options_.print_losses) reporter_.Human(FormatLossTrace(step, *loss));
+    result.losses.push_back(loss);
+    if (options_.print_losses) reporter_.Human(FormatLossTrace(step, loss));
     if (step > warmup) {
       step_seconds_.push_back(seconds);
       window_seconds += seconds;
@@ -210,23 +216,45 @@ Result<TrainResult> Trainer::Run() {
     const double window_rate =
         window_steps > 0 ? options_.batch_size * window_steps / window_seconds : 0.0;
     const bool display = step % display_every == 0;
-    const bool epoch_end = step_in_epoch == steps_per_epoch - 1 || step == total;
+    // A stopping run skips the evaluation: the grace period is for the checkpoint.
+    const bool epoch_end = (step_in_epoch == steps_per_epoch - 1 || step == total) && !stopping;
     // At an epoch end, the epoch's metric line (with accuracy) stands in for the step's.
-    if (display) ReportStep(step, epoch + 1, *loss, window_rate, /*metric_line=*/!epoch_end);
+    if (display) ReportStep(step, epoch + 1, loss, window_rate, /*metric_line=*/!epoch_end);
     if (epoch_end) {
-      if (Status s = EndEpoch(step, epoch + 1, *loss, window_rate, result); !s.ok()) return s;
+      if (Status s = EndEpoch(step, epoch + 1, loss, window_rate, result); !s.ok()) return s;
     }
     if (display || epoch_end) {
       window_seconds = 0.0;
       window_steps = 0;
     }
-    const bool save =
-        options_.checkpoints != nullptr &&
-        ((options_.checkpoint_every > 0 && step % options_.checkpoint_every == 0) || step == total);
-    if (save) SaveCheckpoint(step);
+    bool saved = false;
+    if (options_.checkpoints != nullptr &&
+        CheckpointDue(policy, step, total, SecondsSince(last_save), stopping)) {
+      saved = SaveCheckpoint(step);
+      last_save = Clock::now();
+    }
+    if (stopping) return Stop(step, saved, result);
   }
   updater_.reset();  // joins the overlap's communication thread
   Finish(result);
+  return result;
+}
+
+Result<TrainResult> Trainer::Stop(int64_t step, bool saved, TrainResult& result) {
+  updater_.reset();  // joins the overlap's communication thread
+  std::string what = "Stopping at step " + std::to_string(step) + " on request (SIGTERM)";
+  if (saved) {
+    what += "; checkpoint of step " + std::to_string(step) + " saved in \"" +
+            options_.checkpoints->dir() + "\"";
+  } else if (options_.checkpoints == nullptr) {
+    what += "; no --checkpoint_dir, nothing saved";
+  }
+  reporter_.Human(what);
+  collective_.Annotate("stop");
+  if (Status s = collective_.Barrier(); !s.ok()) return s.WithContext("stopping");
+  result.steps = step;
+  result.stopped = true;
+  result.final_loss = result.losses.empty() ? 0.0 : result.losses.back();
   return result;
 }
 

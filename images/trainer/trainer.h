@@ -18,9 +18,17 @@
 // the model by the caller), rank 0 loads it, and the broadcast of step 1 carries its parameters,
 // buffers, momentum and step to every rank; the run then continues at the checkpoint's step + 1
 // with the same batches and step numbers the uninterrupted run would have had. Given a
-// CheckpointStore (rank 0 only), rank 0 saves every `checkpoint_every` steps and after the last
-// step; a failed save is a warning, not the end of the run. Random draws (dropout) are reseeded
-// each step from (seed, rank, step), so a resumed run draws what the uninterrupted one drew.
+// CheckpointStore (rank 0 only), rank 0 saves every `checkpoint_every` steps, once
+// `checkpoint_every_seconds` have passed since its last save, and after the last step
+// (CheckpointDue); a failed save is a warning, not the end of the run. Random draws (dropout) are
+// reseeded each step from (seed, rank, step), so a resumed run draws what the uninterrupted one
+// drew.
+//
+// Stopping (stop_signal.h): each step every rank adds whether `stop_requested` says so to the
+// step's loss allreduce (one more float, no extra message), so all ranks see a request made on
+// any of them after the same step. They then skip that step's evaluation, rank 0 saves a
+// checkpoint of the step, all ranks meet in a barrier (so that no rank exits while rank 0 is
+// still writing: mpirun kills the others when one exits), and Run returns with `stopped` set.
 //
 // With a Timeline (comm/timeline.h) the loop records FORWARD and BACKWARD spans and the
 // VariableUpdater the rest: OPTIMIZER and the per-bucket NEGOTIATE/FUSE/ALLREDUCE/UNFUSE spans
@@ -31,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,11 +78,14 @@ struct TrainerOptions {
   std::string model_name;                   // recorded in checkpoints
   CheckpointStore* checkpoints = nullptr;   // rank 0: where to save; null: no checkpoints
   int64_t checkpoint_every = 0;             // > 0: save every N steps (and after the last)
+  int64_t checkpoint_every_seconds = 0;     // > 0: also save once N seconds have passed
   const Checkpoint* resume_from = nullptr;  // rank 0: continue from this checkpoint
+  std::function<bool()> stop_requested;     // polled once a step; unset: never stop early
 };
 
 struct TrainResult {
-  int64_t steps = 0;
+  int64_t steps = 0;                  // the last step trained
+  bool stopped = false;               // stopped at `steps` on request, before total_steps
   double total_images_per_sec = 0.0;  // global, over the timed steps
   double final_loss = 0.0;            // global mean loss of the last step
   std::optional<double> final_accuracy;
@@ -98,9 +110,15 @@ class Trainer {
 
   // Broadcasts rank 0's state (restored from resume_from if given); returns the step to resume
   // after (0: from the start).
+  struct StepOutcome {
+    double loss = 0.0;  // global mean
+    bool stop = false;  // some rank asked to stop
+  };
+
   Result<int64_t> StartState();
-  void SaveCheckpoint(int64_t step);
-  Result<double> TrainStep(int64_t epoch, int64_t step_in_epoch);
+  bool SaveCheckpoint(int64_t step);  // false after a failed save (already warned about)
+  Result<StepOutcome> TrainStep(int64_t epoch, int64_t step_in_epoch);
+  Result<TrainResult> Stop(int64_t step, bool saved, TrainResult& result);
   Result<Evaluation> Evaluate();
   Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                   TrainResult& result);

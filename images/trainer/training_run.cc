@@ -19,6 +19,7 @@
 #include "images/trainer/job_errors.h"
 #include "images/trainer/models/compute_format.h"
 #include "images/trainer/param_dump.h"
+#include "images/trainer/stop_signal.h"
 #include "images/trainer/trainer.h"
 #include "images/trainer/training_state.h"
 
@@ -75,6 +76,8 @@ TrainerOptions MakeTrainerOptions(const TrainConfig& config, int64_t steps_per_e
   options.seed = config.seed;
   options.model_name = config.model;
   options.checkpoint_every = config.checkpoint_every;
+  options.checkpoint_every_seconds = config.checkpoint_every_seconds;
+  options.stop_requested = StopRequested;
   return options;
 }
 
@@ -141,6 +144,7 @@ Result<std::unique_ptr<MpiStallWatchdog>> StartStallWatchdog(
 }
 
 int Train(const TrainConfig& config, const ModelInfo& info, Collective& collective) {
+  InstallStopSignal();
   const int threads = ApplyThreadSetting();
   const DeviceChoice device = PickDevice(LocalRankFromEnvironment());
   const Status fp16 = config.use_fp16 ? CheckMixedPrecisionDevice(device.device) : Status::Ok();
@@ -202,6 +206,7 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     PrintError(RankPrefix(collective.rank()) + result.status().message());
     return kRuntimeExitCode;
   }
+  if (result->stopped) return kStoppedExitCode;  // resumed later from its checkpoint
   if (!config.dump_params.empty()) {
     const std::string path = DumpPath(config.dump_params, collective.rank(), collective.size());
     if (Status s = DumpParameters(*model, path); !s.ok()) {

@@ -18,7 +18,8 @@
 namespace dljob::trainer {
 
 // Returns the exit code: 0, kUsageExitCode (data, device or checkpoint errors every rank meets
-// alike) or kRuntimeExitCode.
+// alike), kRuntimeExitCode, or kStoppedExitCode (stop_signal.h: SIGTERM stopped the run, after a
+// checkpoint when --checkpoint_dir is set).
 int RunTraining(const TrainConfig& config, const ModelInfo& model, Collective& collective);
 
 }  // namespace dljob::trainer

@@ -3,8 +3,11 @@
 // Properties checked (abort on violation, so libFuzzer and the replay driver report it):
 //   - no input crashes, hangs or leaks (ASan/UBSan catch the rest);
 //   - a document that decodes cleanly round-trips: Decode(Encode(j)) == j through JSON, YAML and
-//     the tree, and encoding is stable: Encode(Decode(Encode(j))) == Encode(j);
+//     the tree, and encoding is stable: Encode(Decode(Encode(j))) == Encode(j) — as a DLJob and
+//     as a DLQueue;
 //   - validation and defaulting never crash on a decoded job, and defaulting is idempotent;
+//     validation never crashes on a decoded queue;
+//   - the document's kind is read without crashing;
 //   - a volume source that parses formats back to a URI that parses to the same value.
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +17,7 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/dlqueue_codec.h"
 #include "jobs/metric_line.h"
 #include "jobs/validation.h"
 #include "jobs/volume_source.h"
@@ -55,6 +59,23 @@ void CheckDefaultsAndValidation(dljob::DLJob job) {
   }
 }
 
+void CheckQueueRoundTrip(const dljob::DLQueue& queue) {
+  std::string yaml = dljob::EncodeQueueYaml(queue);
+  dljob::QueueDecodeResult from_yaml = dljob::DecodeQueueYaml(yaml);
+  Check(from_yaml.ok(), "encoded queue YAML does not decode",
+        yaml + "\n" + dljob::JoinFieldErrors(from_yaml.errors));
+  Check(from_yaml.queue == queue, "YAML round trip changed the queue", yaml);
+  Check(dljob::EncodeQueueYaml(from_yaml.queue) == yaml, "queue YAML encoding is not stable", yaml);
+
+  std::string json = dljob::EncodeQueueJson(queue);
+  dljob::QueueDecodeResult from_json = dljob::DecodeQueueJson(json);
+  Check(from_json.ok() && from_json.queue == queue, "JSON round trip changed the queue", json);
+  Check(dljob::EncodeQueueJson(from_json.queue) == json, "queue JSON encoding is not stable", json);
+  for (const dljob::FieldError& e : dljob::Validate(queue)) {
+    Check(!e.reason.empty(), "queue validation error without a reason", e.path);
+  }
+}
+
 void CheckVolumeSource(std::string_view text) {
   dljob::Result<dljob::VolumeSource> parsed = dljob::ParseVolumeSource(text);
   if (!parsed.ok()) {
@@ -76,6 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckRoundTrip(decoded.job);
     CheckDefaultsAndValidation(decoded.job);
   }
+  dljob::QueueDecodeResult queue = dljob::DecodeQueueAny(text);
+  if (queue.ok()) CheckQueueRoundTrip(queue.queue);
+  (void)dljob::DocumentKind(text);
   (void)dljob::YamlToJson(text);
   if (std::optional<dljob::MetricSample> sample = dljob::ParseMetricLine(text)) {
     dljob::ProgressAggregator aggregator;

@@ -3,7 +3,10 @@
 #include <tuple>
 #include <vector>
 
+#include "jobs/checkpoint_env.h"
+#include "jobs/defaults.h"
 #include "jobs/quantity.h"
+#include "operator/controller/graceful_stop.h"
 
 namespace dljob::controller {
 namespace {
@@ -25,10 +28,24 @@ json Metadata(const DLJob& job, const std::string& name, const std::string& role
           {"ownerReferences", json::array({OwnerReference(job)})}};
 }
 
+// The directory spec.checkpoint is mounted at in rank 0's pod.
+std::string CheckpointDir(const CheckpointSpec& c) {
+  return c.mount_path.value_or(kDefaultCheckpointMountPath);
+}
+
+// What the job sets in every rank's environment besides spec.env (mpirun -x passes each on).
+std::vector<EnvVar> JobEnv(const DLJob& job) {
+  std::vector<EnvVar> env = {{"DLJOB_JOB_NAME", job.metadata.name}};
+  if (const std::optional<CheckpointSpec>& c = job.spec.checkpoint) {
+    for (EnvVar& e : CheckpointEnv(*c, CheckpointDir(*c))) env.push_back(std::move(e));
+  }
+  return env;
+}
+
 json EnvList(const DLJob& job) {
   json env = json::array();
   for (const EnvVar& e : job.spec.env) env.push_back({{"name", e.name}, {"value", e.value}});
-  env.push_back({{"name", "DLJOB_JOB_NAME"}, {"value", job.metadata.name}});
+  for (const EnvVar& e : JobEnv(job)) env.push_back({{"name", e.name}, {"value", e.value}});
   return env;
 }
 
@@ -138,6 +155,12 @@ json NewSshSecret(const DLJob& job, const std::string& private_key_pem,
 Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& options) {
   Result<RenderedVolumes> data = RenderDataVolumes(job, options.volumes);
   if (!data.ok()) return data.status();
+  if (index == 0) {  // rank 0's pod
+    Result<RenderedVolumes> checkpoint = RenderCheckpointVolume(job, options.volumes);
+    if (!checkpoint.ok()) return checkpoint.status();
+    for (json& v : checkpoint->volumes) data->volumes.push_back(std::move(v));
+    for (json& m : checkpoint->mounts) data->mounts.push_back(std::move(m));
+  }
   Result<json> resources = Resources(job);
   if (!resources.ok()) return resources.status();
   int64_t port = job.spec.mpi.ssh_port.value_or(2222);
@@ -150,7 +173,7 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
   json container = {
       {"name", "worker"},
       {"image", job.spec.image},
-      {"command", json::array({"/usr/sbin/sshd", "-D", "-e", "-p", std::to_string(port)})},
+      {"command", WorkerEntrypoint({"/usr/sbin/sshd", "-D", "-e", "-p", std::to_string(port)})},
       {"ports", json::array({{{"name", "ssh"}, {"containerPort", port}}})},
       {"env", EnvList(job)},
       {"resources", *resources},
@@ -163,6 +186,7 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
                {"subdomain", ServiceName(job)},
                {"schedulerName", kSchedulerName},
                {"restartPolicy", "Never"},  // the operator restarts the whole job, not one pod
+               {"terminationGracePeriodSeconds", options.termination_grace_seconds},
                {"containers", json::array({container})},
                {"volumes", volumes}};
   // Caches are filled before sshd starts, so no rank can start on a half-copied dataset.
@@ -190,16 +214,26 @@ std::vector<std::string> LauncherCommand(const DLJob& job) {
     cmd.push_back("-x");
     cmd.push_back(e.name);
   }
-  cmd.insert(cmd.end(), {"-x", "DLJOB_JOB_NAME"});
-  cmd.insert(cmd.end(), job.spec.command.begin(), job.spec.command.end());
+  for (const EnvVar& e : JobEnv(job)) {
+    cmd.push_back("-x");
+    cmd.push_back(e.name);
+  }
+  const std::vector<std::string>& command = job.spec.command;
+  if (const std::optional<CheckpointSpec>& c = job.spec.checkpoint) {
+    for (std::string& arg : WithCheckpointFlags(command, *c, CheckpointDir(*c))) {
+      cmd.push_back(std::move(arg));
+    }
+  } else {
+    cmd.insert(cmd.end(), command.begin(), command.end());
+  }
   return cmd;
 }
 
-json NewLauncherPod(const DLJob& job) {
+json NewLauncherPod(const DLJob& job, const BuildOptions& options) {
   json container = {
       {"name", "launcher"},
       {"image", job.spec.image},
-      {"command", LauncherCommand(job)},
+      {"command", LauncherEntrypoint(LauncherCommand(job))},
       {"env", EnvList(job)},
       {"volumeMounts",
        json::array({{{"name", "hostfile"}, {"mountPath", "/etc/dljob"}, {"readOnly", true}},
@@ -209,6 +243,7 @@ json NewLauncherPod(const DLJob& job) {
       {{{"name", "hostfile"}, {"configMap", {{"name", ConfigMapName(job)}}}}, SshVolume(job)});
   json spec = {{"schedulerName", kSchedulerName},
                {"restartPolicy", "Never"},
+               {"terminationGracePeriodSeconds", options.termination_grace_seconds},
                {"containers", json::array({container})},
                {"volumes", volumes}};
   AddScheduling(job, spec);

@@ -4,6 +4,7 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "operator/controller/graceful_stop.h"
 
 namespace dljob::controller {
 namespace {
@@ -68,7 +69,8 @@ TEST(NewWorkerPod, RequestsItsGpusAndRunsSshd) {
       json::parse(R"({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})"));
   const json& c = spec["containers"][0];
   EXPECT_EQ(c["image"], "registry.example.com/dljob/trainer:cuda");
-  EXPECT_EQ(c["command"], json::parse(R"(["/usr/sbin/sshd", "-D", "-e", "-p", "2222"])"));
+  EXPECT_EQ(c["command"], json(WorkerEntrypoint({"/usr/sbin/sshd", "-D", "-e", "-p", "2222"})));
+  EXPECT_EQ(spec["terminationGracePeriodSeconds"], kDefaultTerminationGraceSeconds);
   EXPECT_EQ(c["resources"], json::parse(R"({
       "limits": {"nvidia.com/gpu": 8, "cpu": "64", "memory": "480Gi"},
       "requests": {"cpu": "64", "memory": "480Gi"}})"));
@@ -138,9 +140,127 @@ TEST(NewLauncherPod, RunsMpirunOverTheHostfileWithTheJobsEnv) {
   json pod = NewLauncherPod(job);
   EXPECT_EQ(pod["metadata"]["name"], "resnet50-launcher");
   EXPECT_EQ(pod["metadata"]["labels"]["dljob.io/role"], "launcher");
-  EXPECT_EQ(pod["spec"]["containers"][0]["command"], json(want));
+  EXPECT_EQ(pod["spec"]["containers"][0]["command"], json(LauncherEntrypoint(want)));
+  EXPECT_EQ(pod["spec"]["terminationGracePeriodSeconds"], kDefaultTerminationGraceSeconds);
   EXPECT_FALSE(pod["spec"]["containers"][0].contains("resources")) << "the launcher needs no GPU";
   EXPECT_EQ(pod["spec"]["volumes"][0]["configMap"]["name"], "resnet50-config");
+}
+
+TEST(BuildOptions, TheGracePeriodIsConfigurable) {
+  BuildOptions options;
+  options.termination_grace_seconds = 600;
+  Result<json> worker = NewWorkerPod(ResNetJob(), 0, options);
+  ASSERT_TRUE(worker.ok());
+  EXPECT_EQ((*worker)["spec"]["terminationGracePeriodSeconds"], 600);
+  EXPECT_EQ(NewLauncherPod(ResNetJob(), options)["spec"]["terminationGracePeriodSeconds"], 600);
+}
+
+// spec.checkpoint, one row per kind of source: worker 0 (rank 0's pod) gets the volume and the
+// read-write mount, every pod the environment, mpirun passes it on, dljob-train its flags.
+struct CheckpointCase {
+  const char* name;
+  CheckpointSpec checkpoint;
+  json volume;  // worker 0's volume "checkpoint", without its name
+  json mount;   // worker 0's mount of it
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::string> flags;  // appended to the dljob-train command
+};
+
+class CheckpointBuild : public ::testing::TestWithParam<CheckpointCase> {};
+
+json Find(const json& list, const std::string& name) {
+  for (const json& item : list) {
+    if (item.value("name", "") == name) return item;
+  }
+  return nullptr;
+}
+
+TEST_P(CheckpointBuild, MountsItOnRankZerosPodAndTellsTheWorkload) {
+  const CheckpointCase& c = GetParam();
+  DLJob job = ResNetJob();
+  job.spec.checkpoint = c.checkpoint;
+  ApplyDefaults(job);
+  Result<json> worker0 = NewWorkerPod(job, 0, BuildOptions{});
+  Result<json> worker1 = NewWorkerPod(job, 1, BuildOptions{});
+  ASSERT_TRUE(worker0.ok()) << worker0.status().message();
+  ASSERT_TRUE(worker1.ok()) << worker1.status().message();
+  json volume = c.volume;
+  volume["name"] = "checkpoint";
+  EXPECT_EQ(Find((*worker0)["spec"]["volumes"], "checkpoint"), volume);
+  json mount = c.mount;
+  mount["name"] = "checkpoint";
+  EXPECT_EQ(Find((*worker0)["spec"]["containers"][0]["volumeMounts"], "checkpoint"), mount);
+  EXPECT_EQ(Find((*worker1)["spec"]["volumes"], "checkpoint"), nullptr);
+  EXPECT_EQ(Find((*worker1)["spec"]["containers"][0]["volumeMounts"], "checkpoint"), nullptr);
+
+  json launcher = NewLauncherPod(job);
+  for (const json* container :
+       {&(*worker0)["spec"]["containers"][0], &(*worker1)["spec"]["containers"][0],
+        &launcher["spec"]["containers"][0]}) {
+    for (const auto& [name, value] : c.env) {
+      EXPECT_EQ(Find((*container)["env"], name), json({{"name", name}, {"value", value}})) << name;
+    }
+  }
+  std::vector<std::string> cmd = LauncherCommand(job);
+  for (const auto& [name, value] : c.env) {
+    bool forwarded = false;
+    for (size_t i = 0; i + 1 < cmd.size(); ++i) forwarded |= cmd[i] == "-x" && cmd[i + 1] == name;
+    EXPECT_TRUE(forwarded) << "mpirun -x " << name;
+  }
+  std::vector<std::string> tail(cmd.end() - static_cast<std::ptrdiff_t>(c.flags.size()), cmd.end());
+  EXPECT_EQ(tail, c.flags);
+  EXPECT_EQ(cmd.end()[-static_cast<std::ptrdiff_t>(c.flags.size()) - 1], "--use_fp16")
+      << "the flags follow the job's own command";
+}
+
+const CheckpointCase kCheckpointCases[] = {
+    {"PvcWithSubPath",
+     {"pvc:ckpt-claim/resnet50", "/checkpoint", 500, std::nullopt, 2},
+     json::parse(R"({"persistentVolumeClaim": {"claimName": "ckpt-claim", "readOnly": false}})"),
+     json::parse(R"({"mountPath": "/checkpoint", "readOnly": false, "subPath": "resnet50"})"),
+     {{"DLJOB_CHECKPOINT_DIR", "/checkpoint"},
+      {"DLJOB_CHECKPOINT_EVERY_STEPS", "500"},
+      {"DLJOB_CHECKPOINT_KEEP", "2"}},
+     {"--checkpoint_dir=/checkpoint", "--checkpoint_every=500", "--checkpoint_keep=2"}},
+    {"NasWithDefaults",
+     {"nas://nas.example.com/export/ckpt", std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+     json::parse(R"({"nfs": {"server": "nas.example.com", "path": "/export/ckpt",
+                             "readOnly": false}})"),
+     json::parse(R"({"mountPath": "/dljob/checkpoint", "readOnly": false})"),
+     {{"DLJOB_CHECKPOINT_DIR", "/dljob/checkpoint"},
+      {"DLJOB_CHECKPOINT_EVERY_STEPS", "500"},
+      {"DLJOB_CHECKPOINT_KEEP", "3"}},
+     {"--checkpoint_dir=/dljob/checkpoint", "--checkpoint_every=500", "--checkpoint_keep=3"}},
+    {"HostPathEverySeconds",
+     {"hostPath:/mnt/ckpt", std::nullopt, std::nullopt, 900, 1},
+     json::parse(R"({"hostPath": {"path": "/mnt/ckpt", "type": "DirectoryOrCreate"}})"),
+     json::parse(R"({"mountPath": "/dljob/checkpoint", "readOnly": false})"),
+     {{"DLJOB_CHECKPOINT_DIR", "/dljob/checkpoint"},
+      {"DLJOB_CHECKPOINT_EVERY_SECONDS", "900"},
+      {"DLJOB_CHECKPOINT_KEEP", "1"}},
+     {"--checkpoint_dir=/dljob/checkpoint", "--checkpoint_every=0",
+      "--checkpoint_every_seconds=900", "--checkpoint_keep=1"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Sources, CheckpointBuild, ::testing::ValuesIn(kCheckpointCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(CheckpointBuild, NoCheckpointNoVolumeNoVariables) {
+  DLJob job = ResNetJob();
+  Result<json> worker0 = NewWorkerPod(job, 0, BuildOptions{});
+  ASSERT_TRUE(worker0.ok());
+  EXPECT_EQ(Find((*worker0)["spec"]["volumes"], "checkpoint"), nullptr);
+  EXPECT_EQ(Find((*worker0)["spec"]["containers"][0]["env"], "DLJOB_CHECKPOINT_DIR"), nullptr);
+  EXPECT_EQ(LauncherCommand(job).back(), "--use_fp16");
+}
+
+TEST(CheckpointBuild, AnOssSourceNamesItsField) {
+  DLJob job = ResNetJob();
+  job.spec.checkpoint =
+      CheckpointSpec{"oss://bucket/ckpt", std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  Result<json> worker0 = NewWorkerPod(job, 0, BuildOptions{});
+  ASSERT_FALSE(worker0.ok());
+  EXPECT_EQ(worker0.status().message().rfind("spec.checkpoint.source: ", 0), 0u);
 }
 
 TEST(NewSshSecret, HoldsTheKeyPairUnderFixedKeys) {

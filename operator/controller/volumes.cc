@@ -1,5 +1,6 @@
 #include "operator/controller/volumes.h"
 
+#include "jobs/defaults.h"
 #include "jobs/volume_source.h"
 
 namespace dljob::controller {
@@ -111,6 +112,31 @@ Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions&
     out.volumes.push_back(SourceVolume(volume_name, *source, read_only, options));
     out.mounts.push_back(std::move(mount));
   }
+  return out;
+}
+
+Result<RenderedVolumes> RenderCheckpointVolume(const DLJob& job, const VolumeOptions& options) {
+  RenderedVolumes out;
+  if (!job.spec.checkpoint) return out;
+  const CheckpointSpec& c = *job.spec.checkpoint;
+  Result<VolumeSource> source = ParseVolumeSource(c.source);
+  if (!source.ok()) {
+    return Status::InvalidArgument("spec.checkpoint.source: " + source.status().message());
+  }
+  if (source->kind == VolumeSource::Kind::kOss) {
+    return Status::InvalidArgument("spec.checkpoint.source: oss:// cannot hold checkpoints");
+  }
+  json mount = {{"name", kCheckpointVolume},
+                {"mountPath", c.mount_path.value_or(kDefaultCheckpointMountPath)},
+                {"readOnly", false}};
+  if (source->kind == VolumeSource::Kind::kPvc && !source->path.empty()) {
+    mount["subPath"] = source->path;
+  }
+  json volume = SourceVolume(kCheckpointVolume, *source, /*read_only=*/false, options);
+  // Unlike a dataset, a checkpoint directory may start out missing: the first save creates it.
+  if (volume.contains("hostPath")) volume["hostPath"]["type"] = "DirectoryOrCreate";
+  out.volumes.push_back(std::move(volume));
+  out.mounts.push_back(std::move(mount));
   return out;
 }
 

@@ -22,6 +22,12 @@
 //                         OSS_ENDPOINT (options.oss_endpoint, else the Secret's `endpoint` key)
 //                         and OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET from the Secret's akId /
 //                         akSecret keys, so no FUSE mount is needed and every object is checked.
+// spec.checkpoint becomes one more volume, `checkpoint`, mounted read-write at its mountPath:
+//   hostPath:/p           → hostPath {path: /p, type: DirectoryOrCreate}
+//   pvc:claim/sub         → persistentVolumeClaim {claimName: claim}, subPath "sub"
+//   nas://server/export   → nfs {server, path}
+// (oss:// is refused by validation: nothing written there would last.) The builders mount it in
+// the pod that runs rank 0 only (builders.h).
 // Pure functions of the job; thread-safe.
 #pragma once
 
@@ -48,10 +54,15 @@ struct RenderedVolumes {
   nlohmann::json init_containers = nlohmann::json::array();  // pod.spec.initContainers entries
 };
 
-inline constexpr char kCacheMountDir[] = "/dljob/cache";    // in the init containers
+inline constexpr char kCacheMountDir[] = "/dljob/cache";  // in the init containers
+inline constexpr char kCheckpointVolume[] = "checkpoint";
 inline constexpr char kSourceMountDir[] = "/dljob/source";  // + "/<name>"
 
 // Errors name the field ("spec.data[1].source: …"). REQUIRES: a validated job.
 Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& options);
+
+// spec.checkpoint's volume and mount (none when the job has no checkpoint). Errors name the
+// field ("spec.checkpoint.source: …"). REQUIRES: a defaulted, validated job.
+Result<RenderedVolumes> RenderCheckpointVolume(const DLJob& job, const VolumeOptions& options);
 
 }  // namespace dljob::controller

@@ -1,6 +1,7 @@
 #include "operator/deploy/chart_render.h"
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -111,13 +112,30 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
   EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
-                                             "Role", "RoleBinding", "Service", "Deployment"}));
+                                             "CustomResourceDefinition", "ServiceAccount",
+                                             "ClusterRole", "ClusterRoleBinding", "Role",
+                                             "RoleBinding", "Service", "Deployment"}));
+  std::set<std::string> crds;
+  for (const json& d : docs) {
+    if (d["kind"] == "CustomResourceDefinition") crds.insert(d["metadata"]["name"]);
+  }
+  EXPECT_EQ(crds, (std::set<std::string>{"dljobs.dljob.io", "dlqueues.dljob.io"}));
   for (const json& d : docs) {
     for (const json& rule : d.value("rules", json::array())) {
       for (const char* field : {"verbs", "resources", "apiGroups"}) {
         for (const json& v : rule[field]) EXPECT_NE(v, "*") << d["metadata"]["name"];
       }
+    }
+    if (d["kind"] == "ClusterRole") {
+      // The operator reads DLQueues and keeps their status.
+      std::map<std::string, std::set<std::string>> verbs;
+      for (const json& rule : d["rules"]) {
+        for (const json& r : rule["resources"]) {
+          for (const json& v : rule["verbs"]) verbs[r].insert(v);
+        }
+      }
+      EXPECT_EQ(verbs["dlqueues"], (std::set<std::string>{"get", "list", "watch"}));
+      EXPECT_EQ(verbs["dlqueues/status"], (std::set<std::string>{"get", "update", "patch"}));
     }
     if (d["kind"] == "Deployment") {
       EXPECT_EQ(d["spec"]["replicas"], 2);

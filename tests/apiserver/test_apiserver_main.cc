@@ -30,7 +30,8 @@ struct Flags {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string port_file;
-  std::vector<std::string> crds = {"charts/dljob/crds/dljob.io_dljobs.yaml"};
+  std::vector<std::string> crds = {"charts/dljob/crds/dljob.io_dljobs.yaml",
+                                   "charts/dljob/crds/dljob.io_dlqueues.yaml"};
   int nodes = 0;
   int gpus_per_node = 8;
   std::string kubeconfig_out;

@@ -32,16 +32,8 @@ same_losses() {
     abs($3 - $6) > 1e-6 * abs($3) { print "FAIL: step " $2 ": " $3 " vs " $6; exit 1 }'
 }
 same_params() {
-  python3 - "$tmp/straight.params.rank0" "$tmp/$1.params.rank0" <<'PY' || fail "$1: parameters differ"
-import array, sys
-a, b = array.array('f'), array.array('f')
-a.frombytes(open(sys.argv[1], 'rb').read())
-b.frombytes(open(sys.argv[2], 'rb').read())
-assert len(a) == len(b) == 225034, (len(a), len(b))
-worst = max(abs(x - y) / (1e-6 + abs(x)) for x, y in zip(a, b))
-print(f"max relative parameter difference: {worst:.3g}")
-sys.exit(0 if worst <= 1e-6 else 1)
-PY
+  params_close "$tmp/straight.params.rank0" "$tmp/$1.params.rank0" 225034 \
+    || fail "$1: parameters differ"
   cmp -s "$tmp/$1.params.rank0" "$tmp/$1.params.rank1" || fail "$1: ranks ended apart"
 }
 

@@ -2,6 +2,8 @@
 #   require_fashion_mnist   skip (exit 77) when dataset-fashion-mnist is not installed
 #   tmp                     a private directory, removed on exit
 #   on_ranks N ARGS...      runs dljob-train ARGS on N MPI ranks, one thread each
+#   params_close A B [N]    fails unless two --dump_params files hold the same float32 values
+#                           within 1e-6 relative (and N of them, when N is given)
 fashion_mnist=/usr/share/datasets/fashion-mnist
 
 require_fashion_mnist() {
@@ -18,4 +20,18 @@ on_ranks() {
   local ranks=$1
   shift
   "$mpirun" --allow-run-as-root --oversubscribe -np "$ranks" -x OMP_NUM_THREADS=1 "$train" "$@"
+}
+
+params_close() {
+  python3 - "$1" "$2" "${3:-0}" <<'PY'
+import array, sys
+a, b = array.array('f'), array.array('f')
+a.frombytes(open(sys.argv[1], 'rb').read())
+b.frombytes(open(sys.argv[2], 'rb').read())
+want = int(sys.argv[3])
+assert len(a) == len(b) > 0 and (want == 0 or len(a) == want), (len(a), len(b), want)
+worst = max(abs(x - y) / (1e-6 + abs(x)) for x, y in zip(a, b))
+print(f"max relative parameter difference: {worst:.3g}")
+sys.exit(0 if worst <= 1e-6 else 1)
+PY
 }

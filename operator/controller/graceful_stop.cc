@@ -1,0 +1,79 @@
+#include "operator/controller/graceful_stop.h"
+
+namespace dljob::controller {
+namespace {
+
+// POSIX sh (dash, busybox, bash). `ranks` walks /proc for this shell's descendants (a process
+// may vanish under it: every read tolerates that), then keeps those with OMPI_COMM_WORLD_RANK in
+// their environment. `alive` treats a zombie as gone. A second SIGTERM changes nothing.
+constexpr char kWorkerScript[] = R"sh("$@" &
+server=$!
+ranks() {
+  tree=" $$ "
+  grew=1
+  while [ -n "$grew" ]; do
+    grew=
+    for status in /proc/[0-9]*/status; do
+      pid=${status#/proc/}
+      pid=${pid%/status}
+      case $tree in *" $pid "*) continue ;; esac
+      ppid=
+      while read -r key value; do
+        if [ "$key" = PPid: ]; then ppid=$value; break; fi
+      done 2>/dev/null <"$status"
+      case $tree in *" $ppid "*) tree="$tree$pid " grew=1 ;; esac
+    done
+  done
+  for pid in $tree; do
+    [ "$pid" = "$$" ] && continue
+    tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -q '^OMPI_COMM_WORLD_RANK=' && echo "$pid"
+  done
+}
+alive() {
+  state=
+  while read -r key value; do
+    if [ "$key" = State: ]; then state=$value; break; fi
+  done 2>/dev/null <"/proc/$1/status"
+  [ -n "$state" ] && [ "${state%% *}" != Z ]
+}
+stop() {
+  trap '' TERM
+  pids=$(ranks)
+  [ -z "$pids" ] || kill -TERM $pids 2>/dev/null
+  while [ -n "$pids" ]; do
+    left=
+    for pid in $pids; do alive "$pid" && left="$left $pid"; done
+    pids=$left
+    [ -z "$pids" ] || sleep 1
+  done
+  kill -TERM "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+  exit 143
+}
+trap stop TERM
+wait "$server"
+)sh";
+
+constexpr char kLauncherScript[] = R"sh(trap '' TERM
+"$@" &
+wait $!
+)sh";
+
+std::vector<std::string> Entrypoint(const char* script, const char* name,
+                                    const std::vector<std::string>& argv) {
+  std::vector<std::string> out = {"/bin/sh", "-c", script, name};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> WorkerEntrypoint(const std::vector<std::string>& server) {
+  return Entrypoint(kWorkerScript, "dljob-worker", server);
+}
+
+std::vector<std::string> LauncherEntrypoint(const std::vector<std::string>& mpirun) {
+  return Entrypoint(kLauncherScript, "dljob-launcher", mpirun);
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,91 @@
+// The pods' entrypoints (graceful_stop.h) run for real under /bin/sh, with stand-ins: a "server"
+// (sshd's place) that starts one "rank" (a process with OMPI_COMM_WORLD_RANK in its environment,
+// as Open MPI's ranks have) and one bystander (orted's place, which must not be signalled).
+#include "operator/controller/graceful_stop.h"
+
+#include <signal.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "testing/command.h"
+
+namespace dljob::controller {
+namespace {
+
+using ::dljob::testing::Background;
+using ::dljob::testing::ReadFile;
+using ::dljob::testing::TempDir;
+using ::dljob::testing::WaitFor;
+
+// The rank records the SIGTERM it gets, takes a while to "write its checkpoint", records that it
+// finished and exits 143; the bystander records any SIGTERM. Both write "ready" when their trap
+// is set.
+std::string ServerScript(const std::string& dir) {
+  return "OMPI_COMM_WORLD_RANK=0 sh -c 'trap \"echo term >> " + dir +
+         "/rank; sleep 1; echo saved >> " + dir + "/rank; exit 143\" TERM; echo ready > " + dir +
+         "/rank; while :; do sleep 0.1; done' &\n"
+         "sh -c 'trap \"echo term >> " +
+         dir + "/bystander; exit 1\" TERM; echo ready > " + dir +
+         "/bystander; while :; do sleep 0.1; done' &\n"
+         "wait\n";
+}
+
+TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
+  TempDir dir;
+  std::vector<std::string> argv = WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())});
+  ASSERT_EQ(argv[0], "/bin/sh");
+  Background worker(argv, {}, dir.path() + "/out", dir.path() + "/err");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return ReadFile(dir.path() + "/rank") == "ready\n" &&
+               ReadFile(dir.path() + "/bystander") == "ready\n";
+      },
+      30000))
+      << ReadFile(dir.path() + "/err");
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(30000), 143) << ReadFile(dir.path() + "/err");
+  // Read at once: the worker ended only after the rank had finished.
+  EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n");
+  EXPECT_EQ(ReadFile(dir.path() + "/bystander"), "ready\n") << "only ranks are signalled";
+}  // ~Background kills what is left (the bystander) with the process group.
+
+TEST(WorkerEntrypoint, WithoutRanksStopsAtOnce) {
+  TempDir dir;
+  Background worker(
+      WorkerEntrypoint(
+          {"/bin/sh", "-c", "echo up > " + dir.path() + "/up; while :; do sleep 0.1; done"}),
+      {}, dir.path() + "/out", dir.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(dir.path() + "/up") == "up\n"; }, 30000));
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(30000), 143) << ReadFile(dir.path() + "/err");
+}
+
+TEST(WorkerEntrypoint, AServerThatEndsEndsTheWorkerWithItsStatus) {
+  TempDir dir;
+  Background worker(WorkerEntrypoint({"/bin/sh", "-c", "exit 5"}), {}, dir.path() + "/out",
+                    dir.path() + "/err");
+  EXPECT_EQ(worker.Wait(30000), 5);
+}
+
+// SIGTERM does not reach mpirun's stand-in: it ends when it is done (here: told to by a file),
+// and the launcher ends with its status.
+TEST(LauncherEntrypoint, OutlivesSigtermAndEndsWithMpirunsStatus) {
+  TempDir dir;
+  std::string go = dir.path() + "/go";
+  Background launcher(LauncherEntrypoint({"/bin/sh", "-c",
+                                          "echo up > " + dir.path() + "/up; while [ ! -e " + go +
+                                              " ]; do sleep 0.1; done; exit 7"}),
+                      {}, dir.path() + "/out", dir.path() + "/err");
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(dir.path() + "/up") == "up\n"; }, 30000));
+  launcher.Signal(SIGTERM);
+  launcher.Signal(SIGTERM);
+  std::ofstream(go) << "go\n";
+  EXPECT_EQ(launcher.Wait(30000), 7) << ReadFile(dir.path() + "/err");
+}
+
+}  // namespace
+}  // namespace dljob::controller
