@@ -18,13 +18,13 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "base/mutex.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "testing/command.h"
@@ -149,6 +149,15 @@ struct OperatorRun {
   long idle_rss_kib = -1;  // before the jobs arrive
 };
 
+// When each job was submitted and when the watcher first saw it Running.
+struct JobTimes {
+  explicit JobTimes(int jobs) : submitted(jobs), running(jobs), is_running(jobs, false) {}
+  Mutex mu;
+  std::vector<Clock::time_point> submitted GUARDED_BY(mu);
+  std::vector<Clock::time_point> running GUARDED_BY(mu);
+  std::vector<bool> is_running GUARDED_BY(mu);
+};
+
 OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const TempDir& dir, int jobs,
                         int submitters, int workers) {
   OperatorRun run;
@@ -159,9 +168,7 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
                  "--workers=" + std::to_string(workers)},
                 {}, dir.path() + "/operator.out", dir.path() + "/operator.err");
 
-  std::mutex mu;
-  std::vector<Clock::time_point> submitted(jobs), running(jobs);
-  std::vector<bool> is_running(jobs, false);
+  JobTimes times(jobs);
   std::atomic<int> running_count{0};
   std::jthread watcher([&](std::stop_token stop) {
     std::string rv;
@@ -183,10 +190,10 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
         if (!job.contains("status") || job["status"].value("phase", "") != "Running") continue;
         const std::string name = job["metadata"].value("name", "");
         const int index = std::stoi(name.substr(name.rfind('-') + 1));
-        std::lock_guard lock(mu);
-        if (!is_running[index]) {
-          is_running[index] = true;
-          running[index] = Clock::now();
+        MutexLock lock(times.mu);
+        if (!times.is_running[index]) {
+          times.is_running[index] = true;
+          times.running[index] = Clock::now();
           ++running_count;
         }
       }
@@ -198,8 +205,8 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
     {
-      std::lock_guard lock(mu);
-      submitted[j] = Clock::now();
+      MutexLock lock(times.mu);
+      times.submitted[j] = Clock::now();
     }
     Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, "job-" + std::to_string(j))),
          "create DLJob");
@@ -223,7 +230,12 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
     std::printf("  only %d of %d jobs reached Running\n", running_count.load(), jobs);
     return run;
   }
-  for (int j = 0; j < jobs; ++j) run.latencies.push_back(Seconds(running[j] - submitted[j]));
+  {
+    MutexLock lock(times.mu);  // the watcher may still be inside Next()
+    for (int j = 0; j < jobs; ++j) {
+      run.latencies.push_back(Seconds(times.running[j] - times.submitted[j]));
+    }
+  }
   std::sort(run.latencies.begin(), run.latencies.end());
   op.Signal(SIGTERM);
   op.Wait(30'000);

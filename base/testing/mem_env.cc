@@ -39,14 +39,14 @@ bool MemEnv::ExistsLocked(const std::string& path) const {
 }
 
 void MemEnv::FailWrites(int count, Status status) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   failures_left_ = count;
   failure_ = std::move(status);
 }
 
 Result<std::string> MemEnv::ReadFile(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = files_.find(path);
   if (it == files_.end()) {
     return Status::NotFound("cannot open \"" + path + "\": No such file or directory");
@@ -56,7 +56,7 @@ Result<std::string> MemEnv::ReadFile(const std::string& raw) {
 
 Status MemEnv::WriteFileAtomically(const std::string& raw, std::string_view data) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   if (!IsDirLocked(Parent(path))) {
     return Status::NotFound("cannot create \"" + path + "\": No such file or directory");
@@ -69,7 +69,7 @@ Status MemEnv::WriteFileAtomically(const std::string& raw, std::string_view data
 
 Status MemEnv::CreateDir(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   if (ExistsLocked(path))
     return Status::AlreadyExists("cannot create \"" + path + "\": File exists");
@@ -82,7 +82,7 @@ Status MemEnv::CreateDir(const std::string& raw) {
 
 Status MemEnv::CreateDirs(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   for (std::string p = path; !p.empty() && p != "/"; p = Parent(p)) {
     if (files_.count(p))
@@ -93,13 +93,13 @@ Status MemEnv::CreateDirs(const std::string& raw) {
 }
 
 bool MemEnv::FileExists(const std::string& raw) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return ExistsLocked(Clean(raw));
 }
 
 Result<std::vector<std::string>> MemEnv::ListDir(const std::string& raw) {
   std::string dir = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!IsDirLocked(dir)) {
     return Status::NotFound("cannot list \"" + dir + "\": No such file or directory");
   }
@@ -114,7 +114,7 @@ Result<std::vector<std::string>> MemEnv::ListDir(const std::string& raw) {
 
 Status MemEnv::RemoveAll(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!ExistsLocked(path)) {
     return Status::NotFound("cannot remove \"" + path + "\": No such file or directory");
   }

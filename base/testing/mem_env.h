@@ -8,11 +8,11 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
 #include "base/env.h"
+#include "base/mutex.h"
 
 namespace dljob::testing {
 
@@ -30,15 +30,15 @@ class MemEnv final : public Env {
   void FailWrites(int count, Status status);
 
  private:
-  Status InjectedFailureLocked();
-  bool IsDirLocked(const std::string& path) const;
-  bool ExistsLocked(const std::string& path) const;
+  Status InjectedFailureLocked() REQUIRES(mu_);
+  bool IsDirLocked(const std::string& path) const REQUIRES(mu_);
+  bool ExistsLocked(const std::string& path) const REQUIRES(mu_);
 
-  std::mutex mu_;
-  std::map<std::string, std::string> files_;  // guarded by mu_
-  std::set<std::string> dirs_{"/"};           // guarded by mu_
-  int failures_left_ = 0;                     // guarded by mu_
-  Status failure_;                            // guarded by mu_
+  Mutex mu_;
+  std::map<std::string, std::string> files_ GUARDED_BY(mu_);
+  std::set<std::string> dirs_ GUARDED_BY(mu_){"/"};
+  int failures_left_ GUARDED_BY(mu_) = 0;
+  Status failure_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::testing
