@@ -26,6 +26,16 @@ std::string Clean(std::string path) {
 
 }  // namespace
 
+class MemEnv::File final : public AppendableFile {
+ public:
+  File(MemEnv& env, std::string path) : env_(env), path_(std::move(path)) {}
+  Status Append(std::string_view data) override { return env_.AppendTo(path_, data); }
+
+ private:
+  MemEnv& env_;
+  const std::string path_;
+};
+
 Status MemEnv::InjectedFailureLocked() {
   if (failures_left_ == 0) return Status::Ok();
   --failures_left_;
@@ -122,6 +132,26 @@ Status MemEnv::RemoveAll(const std::string& raw) {
   dirs_.erase(path);
   std::erase_if(files_, [&](const auto& entry) { return Under(entry.first, path); });
   std::erase_if(dirs_, [&](const std::string& d) { return Under(d, path); });
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<AppendableFile>> MemEnv::NewAppendableFile(const std::string& raw) {
+  std::string path = Clean(raw);
+  MutexLock lock(mu_);
+  if (Status s = InjectedFailureLocked(); !s.ok()) return s;
+  if (!IsDirLocked(Parent(path))) {
+    return Status::NotFound("cannot open \"" + path + "\": No such file or directory");
+  }
+  if (IsDirLocked(path)) return Status::Unavailable("cannot open \"" + path + "\": Is a directory");
+  files_.try_emplace(path);  // created empty; an existing file keeps its content
+  return std::unique_ptr<AppendableFile>(new File(*this, path));
+}
+
+Status MemEnv::AppendTo(const std::string& path, std::string_view data) {
+  MutexLock lock(mu_);
+  if (Status s = InjectedFailureLocked(); !s.ok()) return s;
+  auto it = files_.find(path);
+  if (it != files_.end()) it->second.append(data);
   return Status::Ok();
 }
 
