@@ -94,9 +94,11 @@ bool Must(const kube::ApiResult<Json>& r, const std::string& what) {
   return false;
 }
 
+const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+
 bool CreateNamespace(kube::Api& api, const std::string& ns) {
   return Must(
-      api.Create(kube::Resource{"", "v1", "namespaces", false}, "",
+      api.Create(kNamespaces, "",
                  {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}),
       "create namespace " + ns);
 }
@@ -137,7 +139,7 @@ double Baseline(kube::Api& api, int jobs, int submitters) {
   });
   WaitFor([&] { return RunningPods(api, ns, "bench") >= jobs * (kWorkersPerJob + 1); }, 1'800'000);
   const double seconds = Seconds(Clock::now() - start);
-  api.Delete(kube::Resource{"", "v1", "namespaces", false}, "", ns);
+  api.Delete(kNamespaces, "", ns);
   return seconds;
 }
 

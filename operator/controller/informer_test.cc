@@ -65,15 +65,25 @@ class Recorder {
   std::vector<std::string> events_ GUARDED_BY(mu_);
 };
 
+// The defaults, but for the label selector and the backoff.
+InformerOptions Options(std::string label_selector, Duration initial_backoff,
+                        Duration max_backoff) {
+  InformerOptions o;
+  o.label_selector = std::move(label_selector);
+  o.initial_backoff = initial_backoff;
+  o.max_backoff = max_backoff;
+  return o;
+}
+
 class InformerTest : public ::testing::Test {
  protected:
   InformerTest()
-      : informer_(api_, kPods,
-                  InformerOptions{"", kJobNameLabel, 300, 500, std::chrono::milliseconds(1),
-                                  std::chrono::milliseconds(10)},
-                  [](const Json& o) {
-                    return o["metadata"]["labels"].value(kJobNameLabel, std::string());
-                  }) {
+      : informer_(
+            api_, kPods,
+            Options(kJobNameLabel, std::chrono::milliseconds(1), std::chrono::milliseconds(10)),
+            [](const Json& o) {
+              return o["metadata"]["labels"].value(kJobNameLabel, std::string());
+            }) {
     informer_.AddHandlers(recorder_.Handlers());
   }
   ~InformerTest() override { Stop(); }
@@ -235,8 +245,7 @@ TEST_F(InformerTest, StopsPromptlyWhileWatching) {
 TEST(InformerStopTest, StopsPromptlyWhileBackingOff) {
   FakeApi api;
   for (int i = 0; i < 10; ++i) api.FailNext("list", "pods", {503, "ServiceUnavailable", "down"});
-  Informer informer(
-      api, kPods, InformerOptions{"", "", 300, 500, std::chrono::hours(1), std::chrono::hours(1)});
+  Informer informer(api, kPods, Options("", std::chrono::hours(1), std::chrono::hours(1)));
   std::jthread thread([&](std::stop_token stop) { informer.Run(stop); });
   ASSERT_TRUE(Eventually([&] { return api.Calls().size() == 1; }));
   thread.request_stop();
