@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <utility>
 
 namespace dljob {
@@ -39,30 +40,65 @@ const Unit* FindUnit(const std::string& suffix) {
   return nullptr;
 }
 
-}  // namespace
+// "1.5Gi" as 15 / 10 of unit Gi. Digits, an optional fraction (at most 10 digits), a suffix.
+struct Parsed {
+  int64_t whole = 0, frac = 0, frac_scale = 1;
+  const Unit* unit = nullptr;
+};
 
-Result<std::string> MultiplyQuantity(const std::string& quantity, int64_t factor) {
-  auto bad = [&] { return Status::InvalidArgument("not a quantity: \"" + quantity + "\""); };
-  if (factor < 0) return Status::InvalidArgument("negative factor");
+std::optional<Parsed> Parse(const std::string& quantity) {
+  Parsed p;
   size_t i = 0;
-  int64_t whole = 0, frac = 0, frac_scale = 1, digits = 0;
+  int64_t digits = 0;
   while (i < quantity.size() && std::isdigit(static_cast<unsigned char>(quantity[i]))) {
-    if (whole > (INT64_MAX - 9) / 10) return bad();
-    whole = whole * 10 + (quantity[i++] - '0');
+    if (p.whole > (INT64_MAX - 9) / 10) return std::nullopt;
+    p.whole = p.whole * 10 + (quantity[i++] - '0');
     ++digits;
   }
   if (i < quantity.size() && quantity[i] == '.') {
     ++i;
     while (i < quantity.size() && std::isdigit(static_cast<unsigned char>(quantity[i]))) {
-      if (frac_scale > 1000000000) return bad();
-      frac = frac * 10 + (quantity[i++] - '0');
-      frac_scale *= 10;
+      if (p.frac_scale > 1000000000) return std::nullopt;
+      p.frac = p.frac * 10 + (quantity[i++] - '0');
+      p.frac_scale *= 10;
       ++digits;
     }
   }
-  if (digits == 0) return bad();
-  const Unit* unit = FindUnit(quantity.substr(i));
-  if (!unit) return bad();
+  if (digits == 0) return std::nullopt;
+  p.unit = FindUnit(quantity.substr(i));
+  if (!p.unit) return std::nullopt;
+  return p;
+}
+
+// Thousandths of the base unit in one of `unit`: the ratios down to "m".
+__int128 MilliPerUnit(const Unit* unit) {
+  __int128 milli = 1;
+  for (const Unit* u = unit; u->smaller != nullptr; u = FindUnit(u->smaller)) milli *= u->ratio;
+  return milli;
+}
+
+}  // namespace
+
+Result<int64_t> QuantityMilli(const std::string& quantity) {
+  std::optional<Parsed> p = Parse(quantity);
+  if (!p) return Status::InvalidArgument("not a quantity: \"" + quantity + "\"");
+  // value × milli-per-unit / frac_scale, rounded up; checked before multiplying (Ei × 10^10
+  // digits would overflow even 128 bits).
+  const __int128 numerator = static_cast<__int128>(p->whole) * p->frac_scale + p->frac;
+  const __int128 per_unit = MilliPerUnit(p->unit);
+  if (numerator > static_cast<__int128>(INT64_MAX) * p->frac_scale / per_unit) {
+    return Status::InvalidArgument("quantity too large: \"" + quantity + "\"");
+  }
+  return static_cast<int64_t>((numerator * per_unit + p->frac_scale - 1) / p->frac_scale);
+}
+
+Result<std::string> MultiplyQuantity(const std::string& quantity, int64_t factor) {
+  auto bad = [&] { return Status::InvalidArgument("not a quantity: \"" + quantity + "\""); };
+  if (factor < 0) return Status::InvalidArgument("negative factor");
+  std::optional<Parsed> p = Parse(quantity);
+  if (!p) return bad();
+  const int64_t whole = p->whole, frac = p->frac, frac_scale = p->frac_scale;
+  const Unit* unit = p->unit;
   // value = (whole * frac_scale + frac) / frac_scale units; multiply, then step down units
   // until the result is whole.
   __int128 numerator = (static_cast<__int128>(whole) * frac_scale + frac) * factor;

@@ -28,5 +28,33 @@ TEST(MultiplyQuantity, RejectsWhatItCannotComputeExactly) {
   EXPECT_FALSE(MultiplyQuantity("1", -1).ok());
 }
 
+TEST(QuantityMilli, CountsThousandthsOfTheBaseUnitRoundedUp) {
+  const struct {
+    const char* quantity;
+    int64_t milli;
+  } cases[] = {
+      {"0", 0},
+      {"500m", 500},
+      {"2", 2000},
+      {"1.5", 1500},
+      {"0.1m", 1},  // rounded up, as Kubernetes rounds requests
+      {"1k", 1000000},
+      {"1Ki", 1024000},
+      {"60Gi", 60LL * 1024 * 1024 * 1024 * 1000},
+      {"1.5Gi", 1536LL * 1024 * 1024 * 1000},
+      {"100M", 100000000000},
+      {"1Pi", 1125899906842624000},
+      {"8", 8000},
+  };
+  for (const auto& c : cases) {
+    Result<int64_t> got = QuantityMilli(c.quantity);
+    ASSERT_TRUE(got.ok()) << c.quantity << ": " << got.status().message();
+    EXPECT_EQ(*got, c.milli) << c.quantity;
+  }
+  for (const char* bad : {"", "abc", "1e3", "-1", "8x", ".", "1.5Zi", "8Ei", "10000Pi"}) {
+    EXPECT_FALSE(QuantityMilli(bad).ok()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace dljob

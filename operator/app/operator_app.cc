@@ -108,6 +108,8 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.reconcile.build.volumes.oss_csi_driver = options_.oss_csi_driver;
   co.reconcile.build.volumes.oss_endpoint = options_.oss_endpoint;
   co.reconcile.build.volumes.oss_secret = options_.oss_secret;
+  co.placement_policy = options_.placement_policy;
+  co.placement.rack_label = options_.rack_label;
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   controller::Controller controller(api_, clock_, co);
   {

@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "operator/scheduler/placement_policy.h"
+
 namespace dljob::op {
 namespace {
 
@@ -84,6 +86,21 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--oss-secret", o.oss_secret,
                  "Secret (in the job's namespace) with akId/akSecret[/endpoint] for oss:// data "
                  "whose entry names no secretName")
+      ->capture_default_str();
+  std::string policies;
+  for (std::string_view name : scheduler::PlacementPolicyNames()) {
+    policies += (policies.empty() ? "" : ", ") + std::string(name);
+  }
+  app.add_option("--placement-policy", o.placement_policy,
+                 "where a job's workers go: " + policies +
+                     " (dljob: fewest nodes, one NVLink clique/rack/zone, best fit, cached data)")
+      ->check([](const std::string& name) {
+        Result<scheduler::PlacementPolicyPtr> p = scheduler::MakePlacementPolicy(name);
+        return p.ok() ? std::string() : p.status().message();
+      })
+      ->capture_default_str();
+  app.add_option("--rack-label", o.rack_label,
+                 "node label naming a node's rack, for the dljob placement policy")
       ->capture_default_str();
 
   // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "operator/scheduler/cluster.h"
 
 namespace dljob::op {
 
@@ -39,6 +40,10 @@ struct OperatorOptions {
   std::string oss_csi_driver = "ossplugin.csi.alibabacloud.com";
   std::string oss_endpoint;
   std::string oss_secret = "dljob-oss";
+  // Gang placement (operator/scheduler/placement_policy.h): the policy's name and the node label
+  // that names a node's rack.
+  std::string placement_policy = "dljob";
+  std::string rack_label = scheduler::kDefaultRackLabel;
 };
 
 // What parsing produced: options to run with, or text to print and an exit code (help, errors).

@@ -15,7 +15,8 @@ TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
        "--leader-elect=true", "--lease-name=dljob-operator", "--lease-namespace=dljob-system",
        "--lease-duration=15", "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
        "--log-archive-dir=/var/log/dljob", "--oss-csi-driver=ossplugin.csi.alibabacloud.com",
-       "--oss-endpoint=", "--oss-secret=team-oss"},
+       "--oss-endpoint=", "--oss-secret=team-oss", "--placement-policy=dljob",
+       "--rack-label=dljob.io/rack"},
       "dljob-operator-5d9c-abcde");
   ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
   const OperatorOptions& o = std::get<OperatorOptions>(p.result);
@@ -51,6 +52,8 @@ TEST(OperatorOptionsTest, BadValuesNameTheFlag) {
            {{"--no-such-flag"}, "no-such-flag"},
            {{"--lease-duration=10", "--renew-deadline=10"},
             "--renew-deadline (10s) must be shorter"},
+           {{"--placement-policy=random"}, "--placement-policy"},
+           {{"--placement-policy=random"}, "known: first-fit, spread, best-fit, dljob"},
        }) {
     ParsedArgs p = Parse(args);
     ASSERT_TRUE((std::holds_alternative<std::pair<int, std::string>>(p.result))) << args[0];
@@ -64,9 +67,21 @@ TEST(OperatorOptionsTest, HelpListsTheFlagsAndExitsZero) {
   ParsedArgs p = Parse({"--help"});
   const auto& [code, text] = std::get<std::pair<int, std::string>>(p.result);
   EXPECT_EQ(code, 0);
-  for (const char* flag : {"--kubeconfig", "--leader-elect", "--log-archive-dir", "--workers"}) {
+  for (const char* flag : {"--kubeconfig", "--leader-elect", "--log-archive-dir", "--workers",
+                           "--placement-policy", "--rack-label"}) {
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   }
+  EXPECT_NE(text.find("first-fit, spread, best-fit, dljob"), std::string::npos) << text;
+}
+
+TEST(OperatorOptionsTest, PlacementPolicyDefaultsToDljob) {
+  const OperatorOptions& o = std::get<OperatorOptions>(Parse({}).result);
+  EXPECT_EQ(o.placement_policy, "dljob");
+  EXPECT_EQ(o.rack_label, "dljob.io/rack");
+  ParsedArgs p = Parse({"--placement-policy=first-fit", "--rack-label=example.com/rack"});
+  ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
+  EXPECT_EQ(std::get<OperatorOptions>(p.result).placement_policy, "first-fit");
+  EXPECT_EQ(std::get<OperatorOptions>(p.result).rack_label, "example.com/rack");
 }
 
 }  // namespace

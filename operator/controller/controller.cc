@@ -1,6 +1,7 @@
 #include "operator/controller/controller.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "operator/controller/children.h"
@@ -16,11 +17,25 @@ InformerOptions For(const ControllerOptions& o, const std::string& ns,
   return i;
 }
 
+// The policy of that name; a name the caller did not validate is a broken invariant.
+scheduler::PlacementPolicyPtr PolicyOrDie(const ControllerOptions& o) {
+  Result<scheduler::PlacementPolicyPtr> policy =
+      scheduler::MakePlacementPolicy(o.placement_policy, o.placement);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "dljob-operator: %s\n", policy.status().message().c_str());
+    std::abort();
+  }
+  return std::move(policy).value();
+}
+
 }  // namespace
 
-Controller::Controller(kube::Api& api, const Clock& clock, ControllerOptions options,
+Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                        SshKeyGenerator keys)
-    : options_(std::move(options)), queue_(clock, options_.queue), ledger_(clock) {
+    : options_(std::move(options)),
+      queue_(clock, options_.queue),
+      policy_(PolicyOrDie(options_)),
+      ledger_(clock, *policy_) {
   using namespace kube::resources;
   const std::string& ns = options_.ns;
   jobs_ = std::make_unique<Informer>(api, kDLJobs, For(options_, ns, ""));

@@ -24,6 +24,7 @@
 #include "operator/controller/informer.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/work_queue.h"
+#include "operator/scheduler/placement_policy.h"
 
 namespace dljob::controller {
 
@@ -33,13 +34,17 @@ struct ControllerOptions {
   ReconcilerOptions reconcile;
   WorkQueueOptions queue;
   InformerOptions informer;  // ns and label_selector are set per informer
+  // The gang placement policy (scheduler::MakePlacementPolicy's names) and its options.
+  // REQUIRES: a name PlacementPolicyNames() lists (the caller validates it; a wrong one aborts).
+  std::string placement_policy = "dljob";
+  scheduler::PlacementOptions placement;
   // When a job last made progress (its newest metric line), for progressDeadlineSeconds.
   std::function<std::optional<WallTime>(const std::string& key)> last_progress;
 };
 
 class Controller {
  public:
-  Controller(kube::Api& api, const Clock& clock, ControllerOptions options = {},
+  Controller(kube::Api& api, Clock& clock, ControllerOptions options = {},
              SshKeyGenerator keys = GenerateSshKeyPair);
   ~Controller();
   Controller(const Controller&) = delete;
@@ -64,6 +69,7 @@ class Controller {
 
   std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_;
   WorkQueue queue_;
+  const scheduler::PlacementPolicyPtr policy_;  // before ledger_, which uses it
   GpuLedger ledger_;
   std::unique_ptr<Reconciler> reconciler_;
 };

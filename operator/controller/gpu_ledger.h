@@ -1,27 +1,29 @@
-// GpuLedger: the operator's running account of GPUs per node, so gang placement never has to ask
-// the API server (kube-scheduler's assume cache, reduced to what PlaceGang needs).
+// GpuLedger: the operator's running account of what is used on every node, so gang placement
+// never has to ask the API server (kube-scheduler's assume cache, reduced to what placement needs).
 //
-// It holds, per node, what scheduler::NodeState needs (allocatable nvidia.com/gpu, labels, taints,
-// whether it takes new pods) and the GPUs in use there, from two sources:
+// It holds every node as scheduler::Node (cluster.h: allocatable GPUs, CPU, memory and pods;
+// labels; taints; whether it takes new pods; cluster_view.h reads them from Node objects) and
+// what is used there, from two sources:
 //   - observed: every live pod bound to the node — any pod, not only dljob's, since other pods use
-//     GPUs too — as the informers report them (UpsertPod/RemovePod). Succeeded and Failed pods
-//     free their GPUs. Per pod it keeps only "namespace/name", uid, node and GPU count.
-//   - assumed: pods PlaceAndAssume has just placed, counted from the moment of placement until the
-//     informer shows them bound (the observation then replaces the assumption, matched by uid),
-//     Forget() drops them (a bind failed), or they expire `assume_ttl` after placement without
-//     ever being observed (a bind that was lost, a pod deleted before its binding was seen).
-// PlaceAndAssume places and records under one lock, so two reconcilers placing at once never
-// count the same free GPUs twice.
+//     GPUs, CPU and memory too — as the informers report them (UpsertPod/RemovePod), counted as
+//     kube-scheduler counts them (cluster_view.h's PodRequests). Succeeded and Failed pods free
+//     what they used. Per pod it keeps only "namespace/name", uid, node and requests.
+//   - assumed: pods PlaceAndAssume has just placed, counted at the gang's per-worker request from
+//     the moment of placement until the informer shows them bound (the observation then replaces
+//     the assumption, matched by uid), Forget() drops them (a bind failed), or they expire
+//     `assume_ttl` after placement without ever being observed (a bind that was lost, a pod
+//     deleted before its binding was seen).
+// PlaceAndAssume places (with the injected scheduler::PlacementPolicy) and records under one
+// lock, so two reconcilers placing at once never count the same free resources twice.
 //
 // The ledger also remembers which jobs last failed to fit (Waiting()), so whoever feeds it can
-// wake exactly those jobs when GPUs free up (Upsert*/Remove* return true then).
+// wake exactly those jobs when room appears (Upsert*/Remove* return true then).
 //
 // Pure (no API calls; time from the injected Clock) and thread-safe: every method may be called
-// from any thread.
+// from any thread. The policy is only read (policies are immutable) and must outlive the ledger.
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,10 +31,14 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 #include "jobs/dljob_types.h"
+#include "operator/controller/cluster_view.h"
 #include "operator/controller/duration.h"
-#include "operator/scheduler/first_fit.h"
+#include "operator/scheduler/cluster.h"
+#include "operator/scheduler/placement_policy.h"
 
 namespace dljob::controller {
 
@@ -52,69 +58,72 @@ struct Seat {
 
 class GpuLedger {
  public:
+  // Places with `policy` (not owned; it must outlive the ledger).
+  GpuLedger(const Clock& clock, const scheduler::PlacementPolicy& policy,
+            Duration assume_ttl = std::chrono::seconds(30));
+  // Places with the "dljob" policy, as dljob-operator does by default.
   explicit GpuLedger(const Clock& clock, Duration assume_ttl = std::chrono::seconds(30));
   GpuLedger(const GpuLedger&) = delete;
   GpuLedger& operator=(const GpuLedger&) = delete;
 
   // From the nodes informer. True when the node may have room it did not have before (new, more
-  // GPUs, became schedulable, or labels/taints changed).
-  bool UpsertNode(const nlohmann::json& node);
-  bool RemoveNode(const nlohmann::json& node);
-  // From an informer of pods bound to nodes (unbound pods are ignored). True when GPUs freed up.
-  bool UpsertPod(const nlohmann::json& pod);
-  bool RemovePod(const nlohmann::json& pod);
+  // of any allocatable resource, became schedulable, or labels/taints changed).
+  bool UpsertNode(const nlohmann::json& node) EXCLUDES(mu_);
+  bool RemoveNode(const nlohmann::json& node) EXCLUDES(mu_);
+  // From an informer of pods bound to nodes (unbound pods are ignored). True when a pod stopped
+  // using a node that has GPUs (the only nodes a DLJob worker can use), so waiting jobs may fit.
+  bool UpsertPod(const nlohmann::json& pod) EXCLUDES(mu_);
+  bool RemovePod(const nlohmann::json& pod) EXCLUDES(mu_);
 
   // A seat for every pod of `pods` (same order), or none: pods already observed bound or assumed
-  // keep their node; the rest are placed together by scheduler::PlaceGang on observed + assumed
-  // use and assumed at job.spec.gpusPerWorker GPUs each. `job_key` ("namespace/name") is
-  // remembered in Waiting() when the gang does not fit, and dropped from it when it does.
-  // Errors: kFailedPrecondition with PlaceGang's reason the gang does not fit.
+  // keep their node; the rest are placed together by the policy (as a gang of that many workers
+  // of the job's per-worker request, scheduler::GangOf) on observed + assumed use, and assumed at
+  // that request each. `job_key` ("namespace/name") is remembered in Waiting() when the gang does
+  // not fit, and dropped from it when it does.
+  // Errors: kFailedPrecondition with the policy's reason the gang does not fit; kInvalidArgument
+  // for a job GangOf cannot read (not validated).
   Result<std::vector<Seat>> PlaceAndAssume(const std::string& job_key, const DLJob& job,
-                                           const std::vector<PodClaim>& pods);
+                                           const std::vector<PodClaim>& pods) EXCLUDES(mu_);
   // Drops the assumptions of these pods (their binding failed); observed pods are unaffected.
-  void Forget(const std::vector<PodClaim>& pods);
+  void Forget(const std::vector<PodClaim>& pods) EXCLUDES(mu_);
 
   // Jobs whose last placement did not fit.
-  std::vector<std::string> Waiting() const;
+  std::vector<std::string> Waiting() const EXCLUDES(mu_);
   // The job no longer waits (deleted).
-  void StopWaiting(const std::string& job_key);
-  // The nodes as PlaceGang would see them now (used = observed + assumed), by name.
-  std::vector<scheduler::NodeState> Nodes() const;
-  size_t Assumed() const;  // not yet expired
-  size_t Observed() const;
+  void StopWaiting(const std::string& job_key) EXCLUDES(mu_);
+  // The nodes as the policy would see them now (used = observed + unexpired assumed), by name.
+  std::vector<scheduler::Node> Nodes() const EXCLUDES(mu_);
+  size_t Assumed() const EXCLUDES(mu_);  // not yet expired
+  size_t Observed() const EXCLUDES(mu_);
 
  private:
   struct PodUse {
     std::string uid;
     std::string node;
-    int64_t gpus = 0;
+    scheduler::Resources requests;
   };
   struct Assumption {
     PodUse use;
     WallTime expires;
   };
 
-  void ExpireLocked(WallTime now);
-  void UseLocked(const std::string& node, int64_t delta);
-  void DropAssumptionLocked(std::map<std::string, Assumption>::iterator it);
+  void ExpireLocked(WallTime now) REQUIRES(mu_);
+  // Adds (sign +1) or takes away (-1) a pod's use on its node.
+  void UseLocked(const PodUse& use, int sign) REQUIRES(mu_);
+  void DropAssumptionLocked(std::map<std::string, Assumption>::iterator it) REQUIRES(mu_);
+  // Whether the node exists and has GPUs.
+  bool GpuNodeLocked(const std::string& node) const REQUIRES(mu_);
 
   const Clock& clock_;
   const Duration assume_ttl_;
-  mutable std::mutex mu_;
-  std::map<std::string, scheduler::NodeState> nodes_;  // GUARDED_BY(mu_); used_gpus unset
-  std::map<std::string, int64_t> used_;        // GUARDED_BY(mu_): node → observed + assumed
-  std::map<std::string, PodUse> observed_;     // GUARDED_BY(mu_): by "namespace/name"
-  std::map<std::string, Assumption> assumed_;  // GUARDED_BY(mu_): by "namespace/name"
-  std::set<std::string> waiting_;              // GUARDED_BY(mu_): job keys
+  const scheduler::PlacementPolicyPtr owned_policy_;  // set by the constructor without a policy
+  const scheduler::PlacementPolicy& policy_;
+  mutable Mutex mu_;
+  std::map<std::string, scheduler::Node> nodes_ GUARDED_BY(mu_);      // `used` unset
+  std::map<std::string, scheduler::Resources> used_ GUARDED_BY(mu_);  // observed + assumed
+  std::map<std::string, PodUse> observed_ GUARDED_BY(mu_);            // by "namespace/name"
+  std::map<std::string, Assumption> assumed_ GUARDED_BY(mu_);         // by "namespace/name"
+  std::set<std::string> waiting_ GUARDED_BY(mu_);                     // job keys
 };
-
-// The placer's view of one Node object (used_gpus left 0). Pure; exposed for tests.
-scheduler::NodeState NodeStateOf(const nlohmann::json& node);
-// The nvidia.com/gpu a pod uses: per container its limit, else its request. Pure.
-int64_t PodGpus(const nlohmann::json& pod);
-// Only the fields of a pod the ledger reads (metadata name/namespace/uid/resourceVersion,
-// spec.nodeName, the containers' resources, status.phase): an informer transform, so a cache of
-// every bound pod in the cluster stays small. Pure.
-nlohmann::json LedgerPodView(const nlohmann::json& pod);
 
 }  // namespace dljob::controller

@@ -52,7 +52,7 @@ std::vector<PodClaim> Claims(const std::string& job, int n) {
 
 std::map<std::string, int64_t> Used(const GpuLedger& ledger) {
   std::map<std::string, int64_t> out;
-  for (const scheduler::NodeState& n : ledger.Nodes()) out[n.name] = n.used_gpus;
+  for (const scheduler::Node& n : ledger.Nodes()) out[n.name] = n.used.gpus;
   return out;
 }
 
@@ -192,32 +192,60 @@ TEST_F(GpuLedgerTest, ConcurrentPlacementsNeverOvercommitANode) {
   for (std::thread& t : threads) t.join();
   // 160 gangs of 3 want 480 GPUs; 32 exist. Exactly as many as fit were placed, none twice.
   int64_t total = 0;
-  for (const scheduler::NodeState& n : ledger_.Nodes()) {
-    EXPECT_LE(n.used_gpus, n.allocatable_gpus) << n.name;
-    total += n.used_gpus;
+  for (const scheduler::Node& n : ledger_.Nodes()) {
+    EXPECT_LE(n.used.gpus, n.allocatable.gpus) << n.name;
+    total += n.used.gpus;
   }
   EXPECT_EQ(total, 3 * placed.load());
   EXPECT_EQ(placed.load(), 10);  // gangs may span nodes, so every gang fits while 3 GPUs are free
 }
 
-TEST(LedgerPodViewTest, KeepsWhatTheLedgerReads) {
-  Json pod = Pod("ns", "p", "u", "n1", 2);
-  pod["metadata"]["resourceVersion"] = "7";
-  pod["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
-  pod["metadata"]["annotations"] = {{"kubectl.kubernetes.io/last-applied-configuration", "{...}"}};
-  pod["spec"]["containers"][0]["command"] = {"sleep", "1"};
-  pod["status"]["conditions"] = Json::array({{{"type", "Ready"}}});
-  Json view = LedgerPodView(pod);
-  EXPECT_EQ(
-      view,
-      (Json{
-          {"metadata",
-           {{"name", "p"}, {"namespace", "ns"}, {"uid", "u"}, {"resourceVersion", "7"}}},
-          {"spec",
-           {{"nodeName", "n1"},
-            {"containers", Json::array({{{"resources", {{"limits", {{"nvidia.com/gpu", 2}}}}}}})}}},
-          {"status", {{"phase", "Running"}}}}));
-  EXPECT_EQ(PodGpus(view), 2);
+// CPU, memory and pods count as GPUs do: a node with GPUs free but no CPU takes no worker.
+TEST_F(GpuLedgerTest, CpuMemoryAndPodsLimitPlacementToo) {
+  Json n1 = Node("n1", 8), n2 = Node("n2", 8);
+  n1["status"]["allocatable"]["cpu"] = "16";
+  n1["status"]["allocatable"]["memory"] = "64Gi";
+  n2["status"]["allocatable"]["pods"] = "3";
+  ledger_.UpsertNode(n1);
+  ledger_.UpsertNode(n2);
+  Json web = Pod("other", "web", "u1", "n1", 0);
+  web["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "12"}, {"memory", "8Gi"}}}};
+  ledger_.UpsertPod(web);
+  ledger_.UpsertPod(Pod("other", "p1", "u2", "n2", 0));
+  ledger_.UpsertPod(Pod("other", "p2", "u3", "n2", 0));
+  EXPECT_EQ(ledger_.Nodes()[0].used, (scheduler::Resources{0, 12000, 8192, 1}));
+  EXPECT_EQ(ledger_.Nodes()[1].used, (scheduler::Resources{0, 0, 0, 2}));
+
+  DLJob job = Job(2, 2);
+  job.spec.resources.cpu_per_gpu = "1";  // 2 CPUs per worker: n1 has 4 free, n2 room for 1 pod
+  job.spec.resources.memory_per_gpu = "4Gi";
+  Result<std::vector<Seat>> seats = ledger_.PlaceAndAssume("ns/a", job, Claims("a", 2));
+  ASSERT_TRUE(seats.ok()) << seats.status().message();
+  EXPECT_EQ(NodesOf(*seats), (std::vector<std::string>{"n1", "n1"}));
+  EXPECT_EQ(ledger_.Nodes()[0].used, (scheduler::Resources{4, 16000, 24576, 3}));
+  // Now n1 has no CPU left and n2 room for one pod: two more workers do not fit.
+  Result<std::vector<Seat>> b = ledger_.PlaceAndAssume("ns/b", job, Claims("b", 2));
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("1 Insufficient cpu"), std::string::npos)
+      << b.status().message();
+  // The web pod finishing frees n1's CPU, and says so.
+  EXPECT_TRUE(ledger_.UpsertPod(Pod("other", "web", "u1", "n1", 0, "Succeeded")));
+  EXPECT_TRUE(ledger_.PlaceAndAssume("ns/b", job, Claims("b", 2)).ok());
+}
+
+TEST_F(GpuLedgerTest, PlacesWithTheInjectedPolicy) {
+  Result<scheduler::PlacementPolicyPtr> spread = scheduler::MakePlacementPolicy("spread");
+  ASSERT_TRUE(spread.ok());
+  GpuLedger ledger(clock_, **spread);
+  ledger.UpsertNode(Node("n1", 8));
+  ledger.UpsertNode(Node("n2", 8));
+  Result<std::vector<Seat>> seats = ledger.PlaceAndAssume("ns/a", Job(2, 2), Claims("a", 2));
+  ASSERT_TRUE(seats.ok()) << seats.status().message();
+  EXPECT_EQ(NodesOf(*seats), (std::vector<std::string>{"n1", "n2"}));  // dljob would pack
+  Result<std::vector<Seat>> bad = ledger.PlaceAndAssume("ns/c", Job(0, 2), Claims("c", 1));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ledger.Waiting(), (std::vector<std::string>{}));  // it would never fit: not waiting
 }
 
 }  // namespace

@@ -39,6 +39,22 @@ std::string WhyFailed(const json& pod) {
   return message.empty() ? reason : reason + ": " + message;
 }
 
+bool Deleting(const json& pod) {
+  return pod.value("metadata", json::object()).contains("deletionTimestamp");
+}
+
+// " (DisruptionTarget: EvictionByEvictionAPI: Eviction API: evicting)" when the pod says why.
+std::string Disruption(const json& pod) {
+  const json status = pod.value("status", json::object());
+  for (const json& c : status.value("conditions", json::array())) {
+    if (Str(c, "type") != "DisruptionTarget" || Str(c, "status") != "True") continue;
+    std::string why = Str(c, "reason");
+    if (!Str(c, "message").empty()) why += (why.empty() ? "" : ": ") + Str(c, "message");
+    return why.empty() ? "" : " (" + why + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 const char* JobStateName(JobState state) {
@@ -123,6 +139,34 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
     o.message = std::to_string(bound) + "/" + std::to_string(o.workers.desired) + " workers placed";
   }
   return o;
+}
+
+std::optional<LostWorker> FindLostWorker(const DLJob& job, const std::vector<json>& pods) {
+  std::map<std::string, const json*> workers;
+  bool launcher = false;
+  for (const json& pod : pods) {
+    const json meta = pod.value("metadata", json::object());
+    std::string role = meta.value("labels", json::object()).value(kRoleLabel, "");
+    if (role == "launcher") launcher = true;
+    if (role == "worker") workers[Str(meta, "name")] = &pod;
+  }
+  if (job.status.placement.empty() && !launcher) return std::nullopt;
+  for (int64_t i = 0; i < WorkerCount(job); ++i) {
+    std::string name = WorkerName(job, i);
+    auto it = workers.find(name);
+    if (it == workers.end()) {
+      return LostWorker{name,
+                        "worker " + name +
+                            " disappeared (deleted, evicted through the API, or its node was "
+                            "removed)",
+                        true};
+    }
+    if (Deleting(*it->second)) {
+      return LostWorker{name, "worker " + name + " is being deleted" + Disruption(*it->second),
+                        false};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace dljob::controller

@@ -93,5 +93,65 @@ TEST(Observe, AnEvictedPodExplainsItself) {
   EXPECT_EQ(o.message, "worker j-worker-0 Evicted: The node was low on resource: memory.");
 }
 
+// Every combination for two workers: whether the gang was bound (status.placement, or the
+// launcher exists, or neither) × each worker present, missing, being deleted, or being deleted
+// with a DisruptionTarget condition. The first worker (by index) not simply present is lost, and
+// only once the gang was bound.
+TEST(FindLostWorker, EveryCombinationOfTwoWorkers) {
+  enum Seen { kPresent, kMissing, kDeleting, kEvicting };
+  const std::string missing =
+      " disappeared (deleted, evicted through the API, or its node was removed)";
+  for (int bound = 0; bound < 3; ++bound) {  // 0: not bound, 1: placement set, 2: launcher
+    for (int w0 = kPresent; w0 <= kEvicting; ++w0) {
+      for (int w1 = kPresent; w1 <= kEvicting; ++w1) {
+        DLJob job = Job();
+        std::vector<json> pods;
+        if (bound == 1) job.status.placement = {{"n1", 16}};
+        if (bound == 2) pods.push_back(Launcher("Running"));
+        int seen[2] = {w0, w1};
+        for (int i = 0; i < 2; ++i) {
+          if (seen[i] == kMissing) continue;
+          json pod = Worker(i, "n1", "Running", true);
+          if (seen[i] != kPresent) pod["metadata"]["deletionTimestamp"] = "2026-01-02T03:04:05Z";
+          if (seen[i] == kEvicting) {
+            pod["status"]["conditions"].push_back({{"type", "DisruptionTarget"},
+                                                   {"status", "True"},
+                                                   {"reason", "DeletionByTaintManager"},
+                                                   {"message",
+                                                    "Taint manager: deleting due to "
+                                                    "NoExecute taint"}});
+          }
+          pods.push_back(pod);
+        }
+        std::optional<LostWorker> lost = FindLostWorker(job, pods);
+        SCOPED_TRACE("bound " + std::to_string(bound) + ", workers " + std::to_string(w0) + " " +
+                     std::to_string(w1));
+        int first = w0 != kPresent ? 0 : w1 != kPresent ? 1 : -1;
+        if (bound == 0 || first < 0) {
+          EXPECT_FALSE(lost) << lost->message;
+          continue;
+        }
+        ASSERT_TRUE(lost);
+        std::string name = "j-worker-" + std::to_string(first);
+        EXPECT_EQ(lost->pod, name);
+        EXPECT_EQ(lost->missing, seen[first] == kMissing);
+        switch (seen[first]) {
+          case kMissing:
+            EXPECT_EQ(lost->message, "worker " + name + missing);
+            break;
+          case kDeleting:
+            EXPECT_EQ(lost->message, "worker " + name + " is being deleted");
+            break;
+          default:
+            EXPECT_EQ(lost->message,
+                      "worker " + name +
+                          " is being deleted (DeletionByTaintManager: Taint manager: deleting due "
+                          "to NoExecute taint)");
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dljob::controller

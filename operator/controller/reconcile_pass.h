@@ -24,6 +24,8 @@ struct Reconciler::Pass {
   bool warning = false;      // the transition deserves a Warning event
   bool delete_all = false;   // after the status write: delete every pod (restart, suspend)
   bool delete_live = false;  // after the status write: delete running pods (deadline)
+  // After the status write: end the pass with this error, so the queue backs off (a bind failed).
+  std::optional<Status> fail_after;
 
   int64_t incarnation() const { return job.status.restarts.value_or(0); }
   void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
@@ -37,10 +39,14 @@ struct Reconciler::Pass {
   }
 };
 
-// The reason of the condition named after the phase ("" when none).
+// The reason and the message of the condition named after the phase ("" when none).
 inline std::string PhaseReason(const DLJobStatus& s) {
   const Condition* c = FindCondition(s, PhaseName(s.phase));
   return c ? c->reason : "";
+}
+inline std::string PhaseMessage(const DLJobStatus& s) {
+  const Condition* c = FindCondition(s, PhaseName(s.phase));
+  return c ? c->message : "";
 }
 
 }  // namespace dljob::controller

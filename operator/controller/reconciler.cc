@@ -21,7 +21,7 @@ Duration Until(WallTime due, WallTime now) {
 
 }  // namespace
 
-Reconciler::Reconciler(kube::Api& api, const Clock& clock, Caches caches, ReconcilerOptions options,
+Reconciler::Reconciler(kube::Api& api, Clock& clock, Caches caches, ReconcilerOptions options,
                        SshKeyGenerator keys)
     : api_(api),
       clock_(clock),
@@ -56,7 +56,9 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
     (IncarnationOf(pod) == p.incarnation() ? p.pods : p.stale).push_back(std::move(pod));
   }
   Observation seen = Observe(p.job, p.pods);
-  RunDecision decision = DecideRun(policy, Observed(p, seen, last_progress), p.now);
+  Result<std::optional<LostWorker>> lost = FindLost(p);
+  if (!lost.ok()) return lost.status();
+  RunDecision decision = DecideRun(policy, Observed(p, seen, *lost, last_progress), p.now);
   if (decision.recheck_at) p.RequeueIn(Until(*decision.recheck_at, p.now));
   if (decision.action != RunAction::kNone) {
     Apply(p, decision, seen);
@@ -79,7 +81,11 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   }
   Result<bool> pods = EnsurePods(p);
   if (!pods.ok()) return pods.status();
-  if (!*pods) return Finish(p);
+  if (!*pods) {
+    Result<ReconcileResult> done = Finish(p);
+    if (done.ok() && p.fail_after) return *p.fail_after;
+    return done;
+  }
 
   Observation now = Observe(p.job, p.pods);
   p.job.status.workers = now.workers;
@@ -105,10 +111,30 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   return Finish(p);
 }
 
+// A worker the cache lacks may be one this operator made a moment ago (the job's informer ahead
+// of the pods' one): only the server's 404 (or a pod of another incarnation, or one being
+// deleted) says it is lost. While a restart is under way there is no attempt to lose.
+Result<std::optional<LostWorker>> Reconciler::FindLost(const Pass& p) {
+  if (!p.stale.empty()) return std::optional<LostWorker>();
+  std::optional<LostWorker> lost = FindLostWorker(p.job, p.pods);
+  if (!lost || !lost->missing) return lost;
+  const std::string& ns = p.job.metadata.namespace_;
+  kube::ApiResult<Json> now = api_.Get(kube::resources::kPods, ns, lost->pod);
+  if (!now.ok() && !now.error().IsNotFound()) {
+    return now.error().ToStatus().WithContext("reading pod " + ns + "/" + lost->pod);
+  }
+  if (now.ok() && IncarnationOf(*now) == p.incarnation() && !IsDeleting(*now)) {
+    return std::optional<LostWorker>();
+  }
+  return lost;
+}
+
 // What the run policy gets to judge. While old pods are still going away (a restart under
-// way) there is no attempt; the progress deadline counts from when the job was last marked
-// Running, and only while it still is.
+// way) there is no attempt; a worker lost after its gang was bound fails the attempt like a
+// failed one; the progress deadline counts from when the job was last marked Running, and only
+// while it still is.
 RunObservation Reconciler::Observed(const Pass& p, const Observation& seen,
+                                    const std::optional<LostWorker>& lost,
                                     std::optional<WallTime> last_progress) {
   RunObservation o;
   o.suspended = p.job.spec.run_policy.suspend.value_or(false);
@@ -116,6 +142,12 @@ RunObservation Reconciler::Observed(const Pass& p, const Observation& seen,
   o.started = ParseRfc3339(p.job.status.start_time);
   o.last_progress = last_progress;
   if (!p.stale.empty()) return o;
+  if (lost && seen.state != JobState::kSucceeded && seen.state != JobState::kFailed) {
+    o.attempt = AttemptState::kFailed;
+    o.reason = "WorkerLost";
+    o.message = lost->message;
+    return o;
+  }
   switch (seen.state) {
     case JobState::kSucceeded:
       o.attempt = AttemptState::kSucceeded;
@@ -154,6 +186,7 @@ void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
       p.delete_all = true;
       break;
     case RunAction::kRestart:
+      p.job.status.placement.clear();  // the next incarnation's gang is not bound yet
       p.delete_all = true;
       break;
     case RunAction::kFailAndStop:

@@ -6,16 +6,30 @@
 // progressDeadlineSeconds and restarts up to backoffLimit; here they become status and pod
 // deletions; then cleanPodPolicy, ttlSecondsAfterFinished) → ensure the children
 // (headless Service, hostfile ConfigMap, per-job SSH Secret, worker Pods bound all-or-nothing to
-// nodes with free GPUs, and the launcher Pod once every worker is Ready) → status derived from
-// the observed pods, written with ReplaceStatus only when it changed, plus an Event for every
-// phase transition. Running it again with nothing changed writes nothing.
+// nodes with free GPUs (gang_binding.h), and the launcher Pod once every worker is Ready) →
+// status derived from the observed pods, written with ReplaceStatus only when it changed, plus an
+// Event for every phase transition (and for every new reason a Queued job gives). Running it
+// again with nothing changed writes nothing.
+//
+// Workers lost and gangs that do not bind:
+//   - A worker that fails, or goes away (deleted, evicted, its node removed: FindLostWorker in
+//     observation.h) once its gang was bound, ends the attempt: the run policy restarts the whole
+//     job (counted in status.restarts, with a condition and an Event naming the pod and why) or
+//     fails it. A worker is never silently recreated while mpirun runs on the others.
+//   - A job that does not fit stays Queued with the placement's reason (reason Unschedulable),
+//     and its unbound workers carry PodScheduled=False/Unschedulable with the same message.
+//   - A bind that fails part-way undoes the gang (its bound workers deleted, the ledger's
+//     assumptions forgotten); the job shows Queued/BindFailed (unless it is restarting) and the
+//     pass returns the bind's error, so the work queue tries again with backoff.
 //
 // It reads the job and its children from caches (Stores kept by informers), places workers with
-// the GpuLedger (also kept by informers) and writes through the Api; the only read that goes to
-// the server is a GET after AlreadyExists. Status writes carry the
-// cached resourceVersion, so a stale cache ends in 409 Conflict, returned as an error: the
-// caller requeues with backoff. A job's status write always comes before the pod deletions it
-// announces (a restart), so a failed write never leaves pods deleted without a record.
+// the GpuLedger (also kept by informers) and writes through the Api; the reads that go to the
+// server are a GET after AlreadyExists and those BindGang makes to settle a 409 or to confirm a
+// half-bound gang before completing it. Status writes carry the cached resourceVersion, so a
+// stale cache ends in 409 Conflict, returned as an error: the caller requeues with backoff. A
+// job's status write always comes before the pod deletions it announces (a restart), so a failed
+// write never leaves pods deleted without a record; undoing a half-bound gang deletes first (it
+// counts nothing, and the GPUs matter more).
 //
 // Thread-safe for different keys at once; the work queue never hands one key to two workers.
 #pragma once
@@ -31,6 +45,7 @@
 #include "operator/controller/builders.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/events.h"
+#include "operator/controller/gang_binding.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/store.h"
@@ -53,6 +68,8 @@ struct ReconcilerOptions {
   BuildOptions build;
   // How soon a job that is waiting for GPUs (or for a name held by a stranger) looks again.
   Duration queued_retry{std::chrono::seconds(10)};
+  // The retries of one bind (after 5xx, 429 and transport failures).
+  kube::RetryOptions bind_retry = DefaultBindRetry();
 };
 
 struct ReconcileResult {
@@ -62,10 +79,12 @@ struct ReconcileResult {
 };
 
 struct Observation;  // observation.h
+struct LostWorker;   // observation.h
 
 class Reconciler {
  public:
-  Reconciler(kube::Api& api, const Clock& clock, Caches caches, ReconcilerOptions options = {},
+  // `clock` gives the time and paces a bind's retries.
+  Reconciler(kube::Api& api, Clock& clock, Caches caches, ReconcilerOptions options = {},
              SshKeyGenerator keys = GenerateSshKeyPair);
 
   // `key` is "namespace/name". `last_progress` is when the job last made progress (its newest
@@ -83,12 +102,16 @@ class Reconciler {
   Status CleanUp(Pass& p);
   Result<bool> EnsureConfig(Pass& p);  // false: a stranger holds a name (reported)
   Result<bool> EnsurePods(Pass& p);    // false: waiting (old pods, stranger, no room)
+  // The worker lost after its gang was bound, if any; one the cache lacks is confirmed gone
+  // with the server first.
+  Result<std::optional<LostWorker>> FindLost(const Pass& p);
   static RunObservation Observed(const Pass& p, const Observation& seen,
+                                 const std::optional<LostWorker>& lost,
                                  std::optional<WallTime> last_progress);
   static void Apply(Pass& p, const RunDecision& d, const Observation& seen);
 
   kube::Api& api_;
-  const Clock& clock_;
+  Clock& clock_;
   const Caches caches_;
   const ReconcilerOptions options_;
   const SshKeyGenerator keys_;

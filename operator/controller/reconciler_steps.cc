@@ -79,11 +79,14 @@ Status Reconciler::WriteStatus(Pass& p) {
       api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
   if (!r.ok())
     return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
+  // An Event for every transition, and for every new reason a queued job gives (the placement's
+  // reason changes as the cluster does); never twice for the same one.
   std::string reason = PhaseReason(p.job.status);
-  if (p.job.status.phase != p.old.phase || reason != PhaseReason(p.old) ||
+  std::string message = PhaseMessage(p.job.status);
+  bool queued_why = p.job.status.phase == JobPhase::kQueued && message != PhaseMessage(p.old);
+  if (p.job.status.phase != p.old.phase || reason != PhaseReason(p.old) || queued_why ||
       p.job.status.restarts != p.old.restarts.value_or(0)) {
-    const Condition* c = FindCondition(p.job.status, PhaseName(p.job.status.phase));
-    events_.Record(p.job, p.warning ? "Warning" : "Normal", reason, c ? c->message : "");
+    events_.Record(p.job, p.warning ? "Warning" : "Normal", reason, message);
   }
   return Status::Ok();
 }
@@ -182,14 +185,29 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   std::optional<Json> launcher;
   if (auto it = have.find(LauncherName(job)); it != have.end()) launcher = std::move(it->second);
 
-  Result<GangOutcome> gang = BindGang(api_, caches_.gpus, job, workers);
+  Result<GangOutcome> gang =
+      BindGang(api_, clock_, caches_.gpus, job, workers, options_.bind_retry);
+  if (gang.ok() && gang->state == GangState::kNoRoom) {
+    MarkUnschedulable(api_, job.metadata.namespace_, workers, gang->reason, p.now_s);
+  }
   p.pods = workers;
   if (launcher) p.pods.push_back(*launcher);
   if (!gang.ok()) return gang.status();
-  if (!gang->placed) {
-    if (p.job.status.phase != JobPhase::kRestarting) {
-      p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
-    }
+  bool restarting = p.job.status.phase == JobPhase::kRestarting;
+  switch (gang->state) {
+    case GangState::kPlaced:
+      break;
+    case GangState::kNoRoom:
+      if (!restarting) p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
+      break;
+    case GangState::kBindFailed:
+      if (!restarting) p.Set(JobPhase::kQueued, "BindFailed", gang->reason, true);
+      p.fail_after = Status::Unavailable(gang->reason);
+      break;
+    case GangState::kWait:
+      break;
+  }
+  if (gang->state != GangState::kPlaced) {
     p.job.status.workers = Observe(job, p.pods).workers;
     p.RequeueIn(options_.queued_retry);
     return false;

@@ -131,7 +131,8 @@ TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound
   ReconcileResult r = Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create pods ns/j-worker-1", "patch-status pods ns/j-worker-0",
+                              "patch-status pods ns/j-worker-1", "update-status dljobs ns/j",
                               "create events Unschedulable"}));
   Json status = JobStatus();
   EXPECT_EQ(status["phase"], "Queued");
@@ -157,20 +158,6 @@ TEST_F(ReconcilerTest, GpusPlacedButNotYetSeenBoundAreNotPlacedAgain) {
   for (const Call& c : api_.Calls()) EXPECT_NE(c.ToString(), "bind pods ns/c-worker-0");
   EXPECT_EQ(JobStatus("c")["phase"], "Queued");
   EXPECT_EQ(ledger_.Waiting(), (Strings{"ns/c"}));
-}
-
-TEST_F(ReconcilerTest, AFailedBindGivesTheGpusBack) {
-  PutJob();
-  Sync();
-  api_.FailNext("bind", "pods", {500, "InternalError", "etcd is sad"});
-  Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("binding pod ns/j-worker-0 to node n1"), std::string::npos)
-      << r.status().message();
-  EXPECT_EQ(ledger_.Assumed(), 0u);
-  Reconcile();
-  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
 }
 
 TEST_F(ReconcilerTest, AStrangersObjectWithOurNameIsReportedAndLeftAlone) {

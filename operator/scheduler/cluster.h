@@ -75,6 +75,9 @@ struct Gang {
   std::vector<Toleration> tolerations;
   Topology topology = Topology::kAny;
   std::vector<std::string> datasets;  // data sources it reads, for cache locality
+  // The GPU product it asks for (its nodeSelector's nvidia.com/gpu.product), for messages and the
+  // queue's per-model accounting; "" when any. The node selector itself is what placement obeys.
+  std::string gpu_model;
   bool operator==(const Gang&) const = default;
 };
 

@@ -222,6 +222,37 @@ TEST_F(RestHandlerTest, BindingSetsNodeOnceAndPodTableShowsIt) {
   EXPECT_EQ(cells[6], "gpu-1");
 }
 
+TEST_F(RestHandlerTest, BindingReplacesAnUnschedulableConditionAndRefusesAPodBeingDeleted) {
+  MustCall("POST", kPods, Pod("p"), 201);
+  Json unschedulable = {{"type", "PodScheduled"},
+                        {"status", "False"},
+                        {"reason", "Unschedulable"},
+                        {"message", "0/2 nodes are available"},
+                        {"lastTransitionTime", "2026-01-02T03:04:05Z"}};
+  MustCall("PATCH", std::string(kPods) + "/p/status",
+           {{"status", {{"conditions", Json::array({unschedulable})}}}}, 200,
+           {{"Content-Type", "application/merge-patch+json"}});
+  Json binding = {{"target", {{"kind", "Node"}, {"name", "gpu-1"}}}};
+  MustCall("POST", std::string(kPods) + "/p/binding", binding, 201);
+  Json conditions =
+      MustCall("GET", std::string(kPods) + "/p", nullptr, 200)["status"]["conditions"];
+  ASSERT_EQ(conditions.size(), 1u) << conditions;
+  EXPECT_EQ(conditions[0]["type"], "PodScheduled");
+  EXPECT_EQ(conditions[0]["status"], "True");
+  EXPECT_FALSE(conditions[0].contains("reason")) << conditions;
+  EXPECT_FALSE(conditions[0].contains("message")) << conditions;
+
+  Json deleting = Pod("q");
+  MustCall("POST", kPods, deleting, 201);
+  Json q = MustCall("GET", std::string(kPods) + "/q", nullptr, 200);
+  q["metadata"]["deletionTimestamp"] = "2026-01-02T03:04:05Z";
+  MustCall("PUT", std::string(kPods) + "/q", q, 200);
+  Json refused = MustCall("POST", std::string(kPods) + "/q/binding", binding, 409);
+  EXPECT_EQ(refused["reason"], "Conflict");
+  EXPECT_NE(refused["message"].get<std::string>().find("is being deleted"), std::string::npos)
+      << refused;
+}
+
 TEST_F(RestHandlerTest, WatchFromVersionWithBookmarksAndTimeout) {
   Json first = MustCall("POST", kPods, Pod("a"), 201);
   MustCall("POST", kPods, Pod("b"), 201);

@@ -39,6 +39,14 @@ void RestHandler::ServeBinding(const HttpRequest& request, const RestPath& path,
       FormatRfc3339(options_.store.now ? options_.store.now() : std::chrono::system_clock::now());
   ApiResult<Json> bound =
       store_.Mutate(type, path.ns, path.name, [&](Json& pod) -> std::optional<ApiError> {
+        // As the real server's BindingREST: a pod being deleted or bound already is a 409, and
+        // the binding replaces the PodScheduled condition (a scheduler's False/Unschedulable, with
+        // its reason and message) by a bare True, keeping its transition time if it was True.
+        if (pod["metadata"].contains("deletionTimestamp")) {
+          return ConflictError(
+              "pods/binding", path.name,
+              "pod " + path.name + " is being deleted, cannot be assigned to a host");
+        }
         if (!pod["spec"].is_object()) pod["spec"] = Json::object();
         std::string current = pod["spec"].value("nodeName", "");
         if (!current.empty()) {
@@ -49,10 +57,18 @@ void RestHandler::ServeBinding(const HttpRequest& request, const RestPath& path,
         pod["spec"]["nodeName"] = node;
         Json& conditions = pod["status"]["conditions"];
         if (!conditions.is_array()) conditions = Json::array();
-        conditions.push_back({{"type", "PodScheduled"},
-                              {"status", "True"},
-                              {"lastProbeTime", nullptr},
-                              {"lastTransitionTime", now}});
+        Json scheduled = {{"type", "PodScheduled"},
+                          {"status", "True"},
+                          {"lastProbeTime", nullptr},
+                          {"lastTransitionTime", now}};
+        for (Json& c : conditions) {
+          if (c.value("type", "") != "PodScheduled") continue;
+          if (c.value("status", "") == "True")
+            scheduled["lastTransitionTime"] = c["lastTransitionTime"];
+          c = scheduled;
+          return std::nullopt;
+        }
+        conditions.push_back(scheduled);
         return std::nullopt;
       });
   if (!bound.ok()) return RespondError(out, bound.error());

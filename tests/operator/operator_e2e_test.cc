@@ -248,7 +248,8 @@ TEST_F(OperatorE2eTest, JobThatDoesNotFitStaysQueuedWithAReasonWhileOthersRun) {
   ASSERT_TRUE(WaitFor(
       [&] {
         std::optional<Json> job = GetJob(api(), "huge");
-        return job && ConditionMessage(*job, "Queued").find(" of 3 nodes") != std::string::npos;
+        return job &&
+               ConditionMessage(*job, "Queued").find("/3 nodes are available") != std::string::npos;
       },
       kWait))
       << Describe(api(), "huge");
@@ -261,7 +262,9 @@ TEST_F(OperatorE2eTest, JobThatDoesNotFitStaysQueuedWithAReasonWhileOthersRun) {
   for (const Json& c : huge["status"]["conditions"]) {
     if (c.value("type", "") == "Queued") message = c.value("message", "");
   }
-  EXPECT_FALSE(message.empty());
+  // The scheduler's reason: what the gang needs, the room there is, and why each node fell short.
+  EXPECT_NE(message.find("needs 4 workers × 8 GPUs, room for 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("1 Insufficient nvidia.com/gpu"), std::string::npos) << message;
   for (const Json& p : PodsNow(api(), "huge")) {
     EXPECT_EQ(NodeOf(p), "") << "pod " << NameOf(p) << " was bound though the gang does not fit";
   }

@@ -180,6 +180,7 @@ TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeav
   ASSERT_EQ(refused.load(), 0);
 
   int succeeded = 0;
+  std::string behind;  // the jobs not Succeeded yet, described
   ASSERT_TRUE(WaitFor(
       [&] {
         std::optional<std::vector<Json>> pods = JobPods(api(), "");
@@ -188,13 +189,16 @@ TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeav
         kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, kNs);
         if (!jobs.ok()) return false;
         succeeded = 0;
+        behind.clear();
         for (const Json& j : (*jobs)["items"]) {
-          succeeded += j.value("status", Json::object()).value("phase", "") == "Succeeded";
+          bool done = j.value("status", Json::object()).value("phase", "") == "Succeeded";
+          succeeded += done;
+          if (!done) behind += "\n" + Describe(api(), NameOf(j));
         }
         return succeeded == kJobs;
       },
       2 * kWait))
-      << succeeded << " of " << kJobs << " jobs succeeded after " << kills << " kills";
+      << succeeded << " of " << kJobs << " jobs succeeded after " << kills << " kills:" << behind;
 
   kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, kNs);
   ASSERT_TRUE(jobs.ok());

@@ -1,8 +1,13 @@
 // The world the reconciler tests run in: a FakeApi with GPU nodes, informer-like caches filled
-// from it on demand (Sync), a FakeClock, a fixed SSH key, and a kubelet stand-in that moves pods.
+// from it on demand (Sync), a FakeClock, a fixed SSH key, a kubelet stand-in that moves pods, and
+// failures aimed at one object (AimedFaults).
 #pragma once
 
+#include <deque>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -30,6 +35,79 @@ inline Json GpuNode(const std::string& name, int gpus) {
            {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
             {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
 }
+
+// The FakeApi with failures aimed at one object: FailFor("bind", "j-worker-1", error) fails the
+// next bind of that pod only (FakeApi::FailNext fails the next bind of any pod). The failing call
+// is recorded by the FakeApi like every call. Aims at get, delete and bind. Thread-safe.
+class AimedFaults final : public kube::Api {
+ public:
+  explicit AimedFaults(FakeApi& api) : api_(api) {}
+
+  void FailFor(const std::string& verb, const std::string& name, kube::ApiError error,
+               int times = 1) {
+    std::lock_guard lock(mu_);
+    for (int i = 0; i < times; ++i) aimed_[{verb, name}].push_back(error);
+  }
+
+  kube::ApiResult<Json> Get(const kube::Resource& r, const std::string& ns,
+                            const std::string& name) override {
+    Arm("get", r.plural, name);
+    return api_.Get(r, ns, name);
+  }
+  kube::ApiResult<Json> List(const kube::Resource& r, const std::string& ns,
+                             const kube::ListOptions& options) override {
+    return api_.List(r, ns, options);
+  }
+  kube::ApiResult<Json> Create(const kube::Resource& r, const std::string& ns,
+                               const Json& object) override {
+    return api_.Create(r, ns, object);
+  }
+  kube::ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns,
+                                const Json& object) override {
+    return api_.Replace(r, ns, object);
+  }
+  kube::ApiResult<Json> ReplaceStatus(const kube::Resource& r, const std::string& ns,
+                                      const Json& object) override {
+    return api_.ReplaceStatus(r, ns, object);
+  }
+  kube::ApiResult<Json> MergePatch(const kube::Resource& r, const std::string& ns,
+                                   const std::string& name, const Json& patch,
+                                   const std::string& subresource) override {
+    return api_.MergePatch(r, ns, name, patch, subresource);
+  }
+  kube::ApiResult<Json> Delete(const kube::Resource& r, const std::string& ns,
+                               const std::string& name,
+                               const kube::DeleteOptions& options) override {
+    Arm("delete", r.plural, name);
+    return api_.Delete(r, ns, name, options);
+  }
+  kube::ApiResult<kube::WatchStreamPtr> Watch(const kube::Resource& r, const std::string& ns,
+                                              const kube::ListOptions& options) override {
+    return api_.Watch(r, ns, options);
+  }
+  kube::ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                             const std::string& node) override {
+    Arm("bind", "pods", pod);
+    return api_.Bind(ns, pod, node);
+  }
+  kube::ApiResult<kube::LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                            const kube::LogOptions& options) override {
+    return api_.Logs(ns, pod, options);
+  }
+
+ private:
+  void Arm(const std::string& verb, const std::string& plural, const std::string& name) {
+    std::lock_guard lock(mu_);
+    auto it = aimed_.find({verb, name});
+    if (it == aimed_.end() || it->second.empty()) return;
+    api_.FailNext(verb, plural, it->second.front());
+    it->second.pop_front();
+  }
+
+  FakeApi& api_;
+  std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> aimed_;
+};
 
 class ReconcilerWorld : public ::testing::Test {
  protected:
@@ -116,6 +194,7 @@ class ReconcilerWorld : public ::testing::Test {
   }
 
   FakeApi api_;
+  AimedFaults faults_{api_};  // what the reconciler talks to
   FakeClock clock_;
   Store jobs_;
   Store pods_{OwnerJobKey};
@@ -124,7 +203,7 @@ class ReconcilerWorld : public ::testing::Test {
   Store secrets_;
   ReconcilerOptions options_;
   GpuLedger ledger_{clock_};
-  Reconciler reconciler_{api_, clock_,
+  Reconciler reconciler_{faults_, clock_,
                          Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_}, options_,
                          FixedKeys};
 

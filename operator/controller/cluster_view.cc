@@ -1,0 +1,147 @@
+#include "operator/controller/cluster_view.h"
+
+#include <algorithm>
+#include <string>
+
+#include "jobs/quantity.h"
+
+namespace dljob::controller {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string Str(const Json& j, const char* key) {
+  const Json& v = Field(j, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+constexpr int64_t kMilliPerMib = int64_t{1000} << 20;
+
+// A quantity in thousandths of its unit: "500m", "8", "64Gi", or a JSON number; 0 when neither.
+int64_t Milli(const Json& v) {
+  if (v.is_number_integer()) return v.get<int64_t>() * 1000;
+  if (v.is_number()) return static_cast<int64_t>(v.get<double>() * 1000);
+  if (!v.is_string()) return 0;
+  Result<int64_t> milli = QuantityMilli(v.get<std::string>());
+  return milli.ok() ? *milli : 0;
+}
+
+// A resource list (requests, limits, allocatable, overhead) in the scheduler's units, rounding
+// up (what a pod takes) or down (what a node has).
+scheduler::Resources ResourcesOf(const Json& list, bool round_up) {
+  auto div = [round_up](int64_t milli, int64_t unit) {
+    return round_up ? (milli + unit - 1) / unit : milli / unit;
+  };
+  return {div(Milli(Field(list, "nvidia.com/gpu")), 1000), Milli(Field(list, "cpu")),
+          div(Milli(Field(list, "memory")), kMilliPerMib), div(Milli(Field(list, "pods")), 1000)};
+}
+
+// A container's requests, each left out defaulting to its limit (as the API server defaults them).
+scheduler::Resources ContainerRequests(const Json& container) {
+  const Json& res = Field(container, "resources");
+  const Json& requests = Field(res, "requests");
+  const Json& limits = Field(res, "limits");
+  Json merged = limits.is_object() ? limits : Json::object();
+  if (requests.is_object()) {
+    for (const auto& [k, v] : requests.items()) merged[k] = v;
+  }
+  return ResourcesOf(merged, /*round_up=*/true);
+}
+
+void Add(scheduler::Resources& to, const scheduler::Resources& r) {
+  to.gpus += r.gpus;
+  to.cpu_milli += r.cpu_milli;
+  to.memory_mib += r.memory_mib;
+}
+
+void Max(scheduler::Resources& to, const scheduler::Resources& r) {
+  to.gpus = std::max(to.gpus, r.gpus);
+  to.cpu_milli = std::max(to.cpu_milli, r.cpu_milli);
+  to.memory_mib = std::max(to.memory_mib, r.memory_mib);
+}
+
+bool NodeReady(const Json& node) {
+  const Json& conditions = Field(Field(node, "status"), "conditions");
+  if (!conditions.is_array()) return true;  // a node that reports nothing yet is taken at its word
+  for (const Json& c : conditions) {
+    if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
+  }
+  return conditions.empty();
+}
+
+// Keeps only `resources` of each container.
+Json SlimContainers(const Json& containers) {
+  Json out = Json::array();
+  for (const Json& c : containers) {
+    Json slim = Json::object();
+    if (const Json& r = Field(c, "resources"); r.is_object()) slim["resources"] = r;
+    out.push_back(std::move(slim));
+  }
+  return out;
+}
+
+}  // namespace
+
+scheduler::Node SchedulerNodeOf(const Json& node) {
+  const Json& meta = Field(node, "metadata");
+  scheduler::Node n;
+  n.name = Str(meta, "name");
+  n.allocatable = ResourcesOf(Field(Field(node, "status"), "allocatable"), /*round_up=*/false);
+  const Json& labels = Field(meta, "labels");
+  if (labels.is_object()) {
+    for (const auto& [k, v] : labels.items()) {
+      if (v.is_string()) n.labels[k] = v.get<std::string>();
+    }
+  }
+  const Json& spec = Field(node, "spec");
+  const Json& taints = Field(spec, "taints");
+  if (taints.is_array()) {
+    for (const Json& t : taints)
+      n.taints.push_back({Str(t, "key"), Str(t, "value"), Str(t, "effect")});
+  }
+  const Json& cordoned = Field(spec, "unschedulable");
+  n.schedulable = !(cordoned.is_boolean() && cordoned.get<bool>()) && NodeReady(node);
+  return n;
+}
+
+scheduler::Resources PodRequests(const Json& pod) {
+  const Json& spec = Field(pod, "spec");
+  scheduler::Resources total;
+  if (const Json& cs = Field(spec, "containers"); cs.is_array()) {
+    for (const Json& c : cs) Add(total, ContainerRequests(c));
+  }
+  if (const Json& init = Field(spec, "initContainers"); init.is_array()) {
+    for (const Json& c : init) Max(total, ContainerRequests(c));  // they run one at a time
+  }
+  Add(total, ResourcesOf(Field(spec, "overhead"), /*round_up=*/true));
+  total.pods = 1;
+  return total;
+}
+
+Json LedgerPodView(const Json& pod) {
+  Json out = Json::object();
+  const Json& meta = Field(pod, "metadata");
+  Json& m = out["metadata"] = Json::object();
+  for (const char* key : {"name", "namespace", "uid", "resourceVersion"}) {
+    if (const Json& v = Field(meta, key); v.is_string()) m[key] = v;
+  }
+  const Json& spec = Field(pod, "spec");
+  if (const Json& node = Field(spec, "nodeName"); node.is_string()) out["spec"]["nodeName"] = node;
+  for (const char* key : {"containers", "initContainers"}) {
+    if (const Json& cs = Field(spec, key); cs.is_array()) out["spec"][key] = SlimContainers(cs);
+  }
+  if (const Json& o = Field(spec, "overhead"); o.is_object()) out["spec"]["overhead"] = o;
+  if (const Json& phase = Field(Field(pod, "status"), "phase"); phase.is_string()) {
+    out["status"]["phase"] = phase;
+  }
+  return out;
+}
+
+}  // namespace dljob::controller

@@ -1,0 +1,320 @@
+// The reconciler's gang binding and worker-loss handling, as action lists: given these objects,
+// exactly these API calls in this order (gang_binding.h, observation.h's FindLostWorker).
+#include "operator/controller/gang_binding.h"
+#include "operator/controller/reconciler.h"
+#include "operator/controller/testing/reconciler_test_util.h"
+
+namespace dljob::controller::testing {
+namespace {
+
+using kube::resources::kNodes;
+using kube::resources::kPods;
+using Strings = std::vector<std::string>;
+
+constexpr char kNow[] = "2026-01-02T03:04:05Z";  // the FakeClock's start
+
+class GangTest : public ReconcilerWorld {
+ protected:
+  void SetUp() override { api_.Put(kNodes, GpuNode("n1", 8)); }
+
+  // The job's pods exist, unbound (first pass with no room), then the node has room again; the
+  // caches have caught up with all of it.
+  void QueuedJob() {
+    api_.Put(kNodes, GpuNode("n1", 2));
+    PutJob();
+    Reconcile();
+    ASSERT_EQ(JobStatus()["phase"], "Queued");
+    api_.Put(kNodes, GpuNode("n1", 8));
+    Sync();
+  }
+  // The server binds `pod` to `node` (a bind the caches have not seen).
+  void BindBehindTheCache(const std::string& pod, const std::string& node) {
+    Json p = *api_.Object(kPods, "ns", pod);
+    p["spec"]["nodeName"] = node;
+    api_.Put(kPods, p);
+  }
+  void RunJob() {
+    PutJob();
+    Reconcile();
+    SetPod("j-worker-0", "Running");
+    SetPod("j-worker-1", "Running");
+    Reconcile();
+    SetPod("j-launcher", "Running");
+    Reconcile();
+    ASSERT_EQ(JobStatus()["phase"], "Running");
+  }
+  // The pass, with the caches as they are now (no Sync).
+  Result<ReconcileResult> PassWithoutSync() {
+    api_.ClearCalls();
+    return reconciler_.Reconcile("ns/j");
+  }
+  // The one Event created by the last pass.
+  Json EventBody() const {
+    for (const Call& c : api_.Calls()) {
+      if (c.resource == "events") return c.body;
+    }
+    ADD_FAILURE() << "no event";
+    return nullptr;
+  }
+  std::string JobCondition(const std::string& type, const char* field) {
+    Json status = JobStatus();
+    for (const Json& c : status["conditions"]) {
+      if (c["type"] == type) return c.value(field, "");
+    }
+    return "";
+  }
+};
+
+TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain) {
+  PutJob();
+  Sync();
+  faults_.FailFor("bind", "j-worker-1", {403, "Forbidden", "a webhook said no"});
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_FALSE(r.ok());  // the queue backs off
+  const std::string why =
+      "binding pod ns/j-worker-1 to node n1 failed: 403 Forbidden: a webhook said no; deleted the "
+      "1 worker bound so far (j-worker-0), to place the job again";
+  EXPECT_EQ(r.status().message(), why);
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "delete pods ns/j-worker-0",
+                              "update-status dljobs ns/j", "create events BindFailed"}));
+  EXPECT_EQ(ledger_.Assumed(), 0u);  // forgotten: the GPUs are free for the next placement
+  EXPECT_FALSE(api_.Object(kPods, "ns", "j-worker-0"));
+  EXPECT_FALSE((*api_.Object(kPods, "ns", "j-worker-1"))["spec"].contains("nodeName"));
+  EXPECT_EQ(JobStatus()["phase"], "Queued");
+  EXPECT_EQ(JobCondition("Queued", "reason"), "BindFailed");
+  EXPECT_EQ(JobCondition("Queued", "message"), why);
+  EXPECT_EQ(EventBody()["type"], "Warning");
+  EXPECT_EQ(EventBody()["message"], why);
+
+  Reconcile();  // the deleted worker is made again, unbound, and the whole gang placed
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound"}));
+  EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 0, options_.build));
+  EXPECT_EQ(JobStatus()["restarts"], 0);
+}
+
+TEST_F(GangTest, A5xxOnABindIsRetriedWithBackoff) {
+  PutJob();
+  faults_.FailFor("bind", "j-worker-0", {500, "InternalError", "etcd is sad"}, 2);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound"}));
+  using std::chrono::milliseconds;
+  EXPECT_EQ(clock_.sleeps(), (std::vector<Clock::Duration>{milliseconds(100), milliseconds(200)}));
+}
+
+TEST_F(GangTest, A5xxThatOutlastsTheRetriesUndoesTheGang) {
+  PutJob();
+  Sync();
+  faults_.FailFor("bind", "j-worker-1", {503, "ServiceUnavailable", "try later"}, 3);
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "binding pod ns/j-worker-1 to node n1 failed: 503 ServiceUnavailable: try later; "
+            "deleted the 1 worker bound so far (j-worker-0), to place the job again");
+  Strings calls = Calls();
+  EXPECT_EQ(
+      Strings(calls.begin() + 5, calls.end()),
+      (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1", "bind pods ns/j-worker-1",
+               "bind pods ns/j-worker-1", "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+               "create events BindFailed"}));
+}
+
+TEST_F(GangTest, AConflictFromABindThatLandedOnTheChosenNodeCountsAsBound) {
+  QueuedJob();
+  BindBehindTheCache("j-worker-0", "n1");  // an earlier attempt whose answer was lost
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Calls(),
+            (Strings{"bind pods ns/j-worker-0", "get pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                     "update-status dljobs ns/j", "create events WorkersBound"}));
+  EXPECT_EQ(JobStatus()["placement"], (Json::array({{{"node", "n1"}, {"gpus", 4}}})));
+}
+
+TEST_F(GangTest, AConflictFromABindToAnotherNodeUndoesTheGang) {
+  QueuedJob();
+  BindBehindTheCache("j-worker-0", "n2");
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "binding pod ns/j-worker-0 to node n1 failed: it is bound to node n2 already; deleted "
+            "the 1 worker bound so far (j-worker-0), to place the job again");
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "get pods ns/j-worker-0",
+                              "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events BindFailed"}));
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+}
+
+TEST_F(GangTest, AHalfBoundGangIsCompletedOnceTheServerConfirmsItsBoundWorker) {
+  QueuedJob();
+  BindBehindTheCache("j-worker-0", "n1");  // the operator stopped after this bind
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
+}
+
+TEST_F(GangTest, AHalfBoundGangWhoseBoundWorkerIsGoneWaitsForTheCache) {
+  QueuedJob();
+  BindBehindTheCache("j-worker-0", "n1");
+  Sync();
+  api_.Erase(kPods, "ns", "j-worker-0");  // deleted (an undo, say); the cache shows it bound
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-0"}));
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  EXPECT_EQ(r->requeue_after, options_.queued_retry);
+
+  Reconcile();  // caught up: made again and the whole gang bound
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound"}));
+}
+
+TEST_F(GangTest, AHalfBoundGangWhoseRestNoLongerFitsGivesBackWhatItHolds) {
+  QueuedJob();
+  BindBehindTheCache("j-worker-0", "n1");
+  api_.Put(kNodes, GpuNode("n1", 3));  // j-worker-0 holds 2 of 3: no room for j-worker-1's 2
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"delete pods ns/j-worker-0", "patch-status pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events Unschedulable"}));
+  EXPECT_FALSE(api_.Object(kPods, "ns", "j-worker-0"));
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  EXPECT_EQ(JobStatus()["phase"], "Queued");
+  EXPECT_EQ(JobCondition("Queued", "reason"), "Unschedulable");
+}
+
+TEST_F(GangTest, QueuedWorkersSayWhyInPodScheduledAndTheJobsEventComesOncePerReason) {
+  api_.Put(kNodes, GpuNode("n1", 2));
+  PutJob();
+  Reconcile();
+  std::string why = JobCondition("Queued", "message");
+  ASSERT_NE(why.find("needs 2 workers"), std::string::npos) << why;
+  Strings calls = Calls();
+  EXPECT_EQ(Strings(calls.begin() + 5, calls.end()),
+            (Strings{"patch-status pods ns/j-worker-0", "patch-status pods ns/j-worker-1",
+                     "update-status dljobs ns/j", "create events Unschedulable"}));
+  EXPECT_EQ(Body("patch-status pods ns/j-worker-1"),
+            *UnschedulablePatch(*DesiredWorker(Job(), 1, 0, options_.build), why, kNow));
+  Json condition = (*api_.Object(kPods, "ns", "j-worker-1"))["status"]["conditions"][0];
+  EXPECT_EQ(condition["type"], "PodScheduled");
+  EXPECT_EQ(condition["status"], "False");
+  EXPECT_EQ(condition["reason"], "Unschedulable");
+  EXPECT_EQ(condition["message"], why);
+  EXPECT_EQ(EventBody()["message"], why);
+
+  Reconcile();  // the same reason: nothing written, no second Event
+  EXPECT_EQ(Calls(), Strings{});
+
+  api_.Put(kNodes, GpuNode("n2", 1));  // still no room, but the reason says so differently
+  clock_.Advance(std::chrono::seconds(10));
+  Reconcile();
+  std::string why2 = JobCondition("Queued", "message");
+  EXPECT_NE(why2, why);
+  EXPECT_EQ(Calls(), (Strings{"patch-status pods ns/j-worker-0", "patch-status pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events Unschedulable"}));
+  condition = (*api_.Object(kPods, "ns", "j-worker-1"))["status"]["conditions"][0];
+  EXPECT_EQ(condition["message"], why2);
+  EXPECT_EQ(condition["lastTransitionTime"], kNow);  // still False since then
+  EXPECT_EQ(EventBody()["message"], why2);
+
+  api_.Put(kNodes, GpuNode("n2", 8));
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound"}));
+}
+
+TEST_F(GangTest, AWorkerDeletedWhileTheJobRunsRestartsTheWholeJob) {
+  RunJob();
+  api_.Erase(kPods, "ns", "j-worker-1");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkerLost", "delete pods ns/j-launcher",
+                              "delete pods ns/j-worker-0"}));
+  const std::string why =
+      "worker j-worker-1 disappeared (deleted, evicted through the API, or its node was removed); "
+      "restarting the whole job (restart 1 of 3)";
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["restarts"], 1);
+  EXPECT_FALSE(status.contains("placement"));
+  EXPECT_EQ(JobCondition("Restarting", "reason"), "WorkerLost");
+  EXPECT_EQ(JobCondition("Restarting", "message"), why);
+  EXPECT_EQ(EventBody()["type"], "Warning");
+  EXPECT_EQ(EventBody()["message"], why);
+
+  Reconcile();  // the next incarnation, whole
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
+                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j"}));
+  EXPECT_EQ(Body("create pods ns/j-worker-1"), *DesiredWorker(Job(), 1, 1, options_.build));
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  SetPod("j-launcher", "Running");
+  Reconcile();
+  SetPod("j-launcher", "Succeeded");
+  Reconcile();
+  EXPECT_EQ(JobStatus()["phase"], "Succeeded");
+  EXPECT_EQ(JobStatus()["restarts"], 1);
+}
+
+TEST_F(GangTest, AWorkerBeingDeletedRestartsTheJobAndSaysWhy) {
+  RunJob();
+  Json pod = *api_.Object(kPods, "ns", "j-worker-0");
+  pod["metadata"]["deletionTimestamp"] = kNow;
+  pod["status"]["conditions"].push_back({{"type", "DisruptionTarget"},
+                                         {"status", "True"},
+                                         {"reason", "EvictionByEvictionAPI"},
+                                         {"message", "Eviction API: evicting"}});
+  api_.Put(kPods, pod);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events WorkerLost",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobCondition("Restarting", "message"),
+            "worker j-worker-0 is being deleted (EvictionByEvictionAPI: Eviction API: evicting); "
+            "restarting the whole job (restart 1 of 3)");
+}
+
+TEST_F(GangTest, AWorkerDeletedWhileQueuedIsJustMadeAgain) {
+  api_.Put(kNodes, GpuNode("n1", 2));
+  PutJob();
+  Reconcile();
+  api_.Erase(kPods, "ns", "j-worker-1");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-1", "patch-status pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["restarts"], 0);
+}
+
+TEST_F(GangTest, AWorkerGoneBeforeTheLauncherButAfterTheGangWasBoundRestartsTheJob) {
+  PutJob();
+  Reconcile();  // bound: status.placement says so
+  api_.Erase(kPods, "ns", "j-worker-0");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events WorkerLost", "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["restarts"], 1);
+}
+
+TEST_F(GangTest, AWorkerTheCacheHasNotSeenYetIsNotTakenForLost) {
+  PutJob();
+  Reconcile();  // bound: status.placement says so
+  Sync();
+  pods_.Remove("ns/j-worker-1");  // the job's informer is ahead of the pods' one
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-1", "create pods ns/j-worker-1",
+                              "get pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["restarts"], 0);
+  EXPECT_EQ(JobStatus()["phase"], "Scheduled");
+}
+
+}  // namespace
+}  // namespace dljob::controller::testing

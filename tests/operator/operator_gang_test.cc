@@ -1,0 +1,299 @@
+// dljob-operator end to end: gangs bound whole or not at all, and workers lost. Two gangs that
+// would deadlock under pod-at-a-time scheduling, a bind that fails half-way (the server's fault
+// injection), a worker deleted under a running job, and a job waiting for GPUs that says why (its
+// Queued condition, an Event, its pods' PodScheduled condition) and starts when they free up.
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/operator/e2e_fixture.h"
+
+namespace dljob::testing {
+namespace {
+
+using kube::resources::kDLJobs;
+using kube::resources::kEvents;
+using kube::resources::kPods;
+
+bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase) {
+  return WaitFor([&] { return Phase(api, job) == phase; }, kWait);
+}
+
+std::string QueuedMessage(const Json& job) {
+  for (const Json& c : job.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == "Queued") return c.value("message", "");
+  }
+  return "";
+}
+
+Json PodCondition(const Json& pod, const std::string& type) {
+  for (const Json& c : pod.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == type) return c;
+  }
+  return Json::object();
+}
+
+// The job's Events with this reason (an empty list when the list fails).
+std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason) {
+  std::vector<Json> out;
+  kube::ApiResult<Json> events = kube::ListAll(api, kEvents, kNs);
+  if (!events.ok()) return out;
+  for (const Json& e : (*events)["items"]) {
+    if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
+std::vector<Json> Workers(kube::Api& api, const std::string& job) {
+  std::vector<Json> out;
+  for (const Json& p : PodsNow(api, job)) {
+    if (Role(p) == "worker") out.push_back(p);
+  }
+  return out;
+}
+
+int BoundWorkers(kube::Api& api, const std::string& job) {
+  int n = 0;
+  for (const Json& p : Workers(api, job)) n += !NodeOf(p).empty();
+  return n;
+}
+
+// Every change to a job's pods from the moment it is made, as the server's watch reports them.
+class PodHistory {
+ public:
+  struct Change {
+    std::string type;  // ADDED, MODIFIED, DELETED
+    std::string name;
+    std::string uid;
+    std::string node;
+  };
+
+  PodHistory(kube::Api& api, const std::string& job) : api_(api) {
+    kube::ListOptions o;
+    o.label_selector = "dljob.io/job-name=" + job;
+    kube::ApiResult<Json> list = kube::ListAll(api, kPods, kNs, o);
+    EXPECT_TRUE(list.ok()) << list.error().ToString();
+    if (!list.ok()) return;
+    o.resource_version = (*list)["metadata"].value("resourceVersion", "");
+    reader_ = std::thread([this, o]() mutable { Read(o); });
+  }
+  ~PodHistory() {
+    stop_ = true;
+    {
+      std::lock_guard lock(mu_);
+      if (stream_) stream_->Cancel();
+    }
+    if (reader_.joinable()) reader_.join();
+  }
+  std::vector<Change> changes() const {
+    std::lock_guard lock(mu_);
+    return changes_;
+  }
+
+ private:
+  void Read(kube::ListOptions o) {
+    while (!stop_) {
+      kube::ApiResult<kube::WatchStreamPtr> w = api_.Watch(kPods, kNs, o);
+      if (!w.ok()) continue;
+      {
+        std::lock_guard lock(mu_);
+        stream_ = w->get();
+        if (stop_) stream_->Cancel();
+      }
+      while (!stop_) {
+        kube::ApiResult<std::optional<kube::WatchEvent>> e = (*w)->Next();
+        if (!e.ok() || !*e) break;  // ended or broken: watch again from the last version
+        const Json& pod = (*e)->object;
+        std::string rv = pod["metadata"].value("resourceVersion", "");
+        if (!rv.empty()) o.resource_version = rv;
+        const char* type = (*e)->type == kube::WatchEvent::Type::kAdded      ? "ADDED"
+                           : (*e)->type == kube::WatchEvent::Type::kModified ? "MODIFIED"
+                           : (*e)->type == kube::WatchEvent::Type::kDeleted  ? "DELETED"
+                                                                             : "";
+        if (*type == 0) continue;
+        std::lock_guard lock(mu_);
+        changes_.push_back({type, NameOf(pod), UidOf(pod), NodeOf(pod)});
+      }
+      std::lock_guard lock(mu_);
+      stream_ = nullptr;
+    }
+  }
+
+  kube::Api& api_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  kube::WatchStream* stream_ = nullptr;  // guarded by mu_
+  std::vector<Change> changes_;          // guarded by mu_
+  std::thread reader_;
+};
+
+TEST_F(OperatorE2eTest, TwoGangsThatWouldDeadlockPodAtATimeBothComplete) {
+  // Two jobs of 2 workers × 8 GPUs on 2 nodes × 8 GPUs: placed pod at a time, each could hold one
+  // node and wait forever for the other. Placed whole, one runs and the other waits holding
+  // nothing, then runs.
+  StartCluster({.nodes = 2, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("gang-a", 16, 8)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("gang-b", 16, 8)).ok());
+  std::string first, second;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::string a = Phase(api(), "gang-a"), b = Phase(api(), "gang-b");
+        if (a == "Running" && b == "Queued") first = "gang-a", second = "gang-b";
+        if (b == "Running" && a == "Queued") first = "gang-b", second = "gang-a";
+        return !first.empty();
+      },
+      kWait))
+      << Describe(api(), "gang-a") << "\n"
+      << Describe(api(), "gang-b");
+  ASSERT_TRUE(WaitFor([&] { return Workers(api(), second).size() == 2; }, kWait))
+      << Describe(api(), second);
+  EXPECT_EQ(BoundWorkers(api(), second), 0) << Describe(api(), second);
+  EXPECT_EQ(BoundWorkers(api(), first), 2) << Describe(api(), first);
+  EXPECT_FALSE(QueuedMessage(*GetJob(api(), second)).empty());
+
+  ASSERT_TRUE(Finish(control(), first + "-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), first, "Succeeded")) << Describe(api(), first);
+  ASSERT_TRUE(WaitForPhase(api(), second, "Running")) << Describe(api(), second);
+  ASSERT_TRUE(Finish(control(), second + "-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), second, "Succeeded")) << Describe(api(), second);
+  for (const std::string& job : {first, second}) EXPECT_EQ(Restarts(*GetJob(api(), job)), 0);
+}
+
+TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillRuns) {
+  StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  // The second worker's bind is refused once (403: not retried); the first one's lands.
+  ASSERT_TRUE(control()
+                  .AddFault({"POST", "/api/v1/namespaces/default/pods/half-worker-1/binding", 403})
+                  .ok());
+  PodHistory history(api(), "half");
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("half", 8, 4)).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "half", "Running")) << Describe(api(), "half");
+  ASSERT_TRUE(Finish(control(), "half-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "half", "Succeeded")) << Describe(api(), "half");
+  EXPECT_EQ(Restarts(*GetJob(api(), "half")), 0);
+  EXPECT_EQ(control().Info()->value("pendingFaults", -1), 0) << "the fault was never met";
+
+  std::vector<Json> failed = EventsOf(api(), "half", "BindFailed");
+  ASSERT_EQ(failed.size(), 1u) << Describe(api(), "half");
+  EXPECT_EQ(failed[0].value("type", ""), "Warning");
+  EXPECT_NE(
+      failed[0].value("message", "").find("deleted the 1 worker bound so far (half-worker-0)"),
+      std::string::npos)
+      << failed[0].dump();
+
+  // What the server saw: the first half-worker-0 was bound, then deleted before the job was
+  // placed again; half-worker-1 was never bound in that attempt, so it stayed (same uid) and was
+  // bound with the new half-worker-0.
+  std::vector<PodHistory::Change> changes = history.changes();
+  std::string first_uid, deleted_uid;
+  std::map<std::string, std::set<std::string>> uids;  // pod → uids seen
+  for (const PodHistory::Change& c : changes) {
+    uids[c.name].insert(c.uid);
+    if (c.name == "half-worker-0" && first_uid.empty()) first_uid = c.uid;
+    if (c.name == "half-worker-0" && c.type == "DELETED" && deleted_uid.empty()) {
+      deleted_uid = c.uid;
+    }
+  }
+  EXPECT_FALSE(first_uid.empty());
+  EXPECT_EQ(deleted_uid, first_uid) << "the half-worker-0 bound before the failure was not deleted";
+  EXPECT_EQ(uids["half-worker-0"].size(), 2u);
+  EXPECT_EQ(uids["half-worker-1"].size(), 1u);
+  bool first_bound = false;
+  for (const PodHistory::Change& c : changes) {
+    if (c.uid == first_uid && c.type == "DELETED") break;
+    first_bound = first_bound || (c.uid == first_uid && !c.node.empty());
+    // Nothing else of the gang is bound while the first half-worker-0 is.
+    EXPECT_TRUE(c.uid == first_uid || c.node.empty()) << c.name << " bound to " << c.node;
+  }
+  EXPECT_TRUE(first_bound) << "the fault did not hit half-way";
+}
+
+TEST_F(OperatorE2eTest, ADeletedWorkerRestartsTheWholeJobWhichThenSucceeds) {
+  StartCluster({.nodes = 1, .kubelet_delay_ms = 0});
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("lost", 2, 1, /*backoff_limit=*/1)).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "lost", "Running")) << Describe(api(), "lost");
+  std::set<std::string> first_uids;
+  for (const Json& p : PodsNow(api(), "lost")) first_uids.insert(UidOf(p));
+  ASSERT_EQ(first_uids.size(), 3u) << Describe(api(), "lost");
+
+  ASSERT_TRUE(api().Delete(kPods, kNs, "lost-worker-1").ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "lost");
+        std::optional<std::vector<Json>> pods = JobPods(api(), "lost");
+        if (!job || !pods || job->value("status", Json::object()).value("phase", "") != "Running") {
+          return false;
+        }
+        int fresh = 0;
+        for (const Json& p : *pods) {
+          fresh += Incarnation(p) == 1 && PodPhase(p) == "Running" && !first_uids.count(UidOf(p));
+        }
+        return Restarts(*job) == 1 && fresh == 3 && pods->size() == 3;
+      },
+      kWait))
+      << Describe(api(), "lost");
+  std::vector<Json> lost = EventsOf(api(), "lost", "WorkerLost");
+  ASSERT_EQ(lost.size(), 1u) << Describe(api(), "lost");
+  EXPECT_EQ(lost[0].value("type", ""), "Warning");
+  EXPECT_EQ(lost[0].value("message", ""),
+            "worker lost-worker-1 disappeared (deleted, evicted through the API, or its node was "
+            "removed); restarting the whole job (restart 1 of 1)");
+
+  ASSERT_TRUE(Finish(control(), "lost-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "lost", "Succeeded")) << Describe(api(), "lost");
+  EXPECT_EQ(Restarts(*GetJob(api(), "lost")), 1);
+}
+
+TEST_F(OperatorE2eTest, AWaitingJobSaysWhyOnItselfAndItsPodsAndStartsWhenGpusFree) {
+  StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("first", 8, 8)).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "first", "Running")) << Describe(api(), "first");
+  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("second", 8, 8)).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "second", "Queued")) << Describe(api(), "second");
+  Json second = *GetJob(api(), "second");
+  EXPECT_EQ(PhaseReason(second), "Unschedulable");
+  std::string why = QueuedMessage(second);
+  EXPECT_NE(why.find("needs 1 worker"), std::string::npos) << why;
+
+  // The pod says the same, as kube-scheduler would have it say (kubectl describe pod).
+  Json condition;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::vector<Json> workers = Workers(api(), "second");
+        if (workers.size() != 1) return false;
+        condition = PodCondition(workers[0], "PodScheduled");
+        return condition.value("message", "") == why;
+      },
+      kWait))
+      << condition.dump() << "\n"
+      << Describe(api(), "second");
+  EXPECT_EQ(condition.value("status", ""), "False");
+  EXPECT_EQ(condition.value("reason", ""), "Unschedulable");
+  std::vector<Json> events = EventsOf(api(), "second", "Unschedulable");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].value("message", ""), why);
+  EXPECT_EQ(events[0].value("type", ""), "Warning");
+
+  ASSERT_TRUE(Finish(control(), "first-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "second", "Running")) << Describe(api(), "second");
+  std::vector<Json> workers = Workers(api(), "second");
+  ASSERT_EQ(workers.size(), 1u);
+  condition = PodCondition(workers[0], "PodScheduled");
+  EXPECT_EQ(condition.value("status", ""), "True") << condition.dump();
+  EXPECT_FALSE(condition.contains("message")) << condition.dump();
+  ASSERT_TRUE(Finish(control(), "second-launcher", 0).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "second", "Succeeded")) << Describe(api(), "second");
+}
+
+}  // namespace
+}  // namespace dljob::testing
