@@ -31,6 +31,21 @@ Status WriteFully(int fd, std::string_view data, const std::string& path) {
   return Status::Ok();
 }
 
+class PosixAppendableFile final : public AppendableFile {
+ public:
+  PosixAppendableFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixAppendableFile() override { close(fd_); }
+  PosixAppendableFile(const PosixAppendableFile&) = delete;
+  PosixAppendableFile& operator=(const PosixAppendableFile&) = delete;
+
+  // O_APPEND: each write(2) lands whole at the end, even with other processes appending.
+  Status Append(std::string_view data) override { return WriteFully(fd_, data, path_); }
+
+ private:
+  const int fd_;
+  const std::string path_;
+};
+
 class PosixEnv final : public Env {
  public:
   Result<std::string> ReadFile(const std::string& path) override {
@@ -100,6 +115,12 @@ class PosixEnv final : public Env {
     if (ec) return OsError("cannot remove", path, ec.value());
     if (removed == 0) return OsError("cannot remove", path, ENOENT);
     return Status::Ok();
+  }
+
+  Result<std::unique_ptr<AppendableFile>> NewAppendableFile(const std::string& path) override {
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return OsError("cannot open", path);
+    return std::unique_ptr<AppendableFile>(new PosixAppendableFile(fd, path));
   }
 
  private:

@@ -7,9 +7,10 @@
 // that. Every call returns a Status naming the path and what failed; none throws.
 //
 // Implementations are thread-safe. Operations on different paths are independent; the atomicity
-// each method promises is stated on the method.
+// each method promises is stated on the method. An AppendableFile belongs to one thread.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,18 @@
 #include "base/status.h"
 
 namespace dljob {
+
+// A file open for appending (LevelDB's WritableFile, append-only): logs that readers follow while
+// they grow. Closed when destroyed. Not thread-safe; one owner.
+class AppendableFile {
+ public:
+  virtual ~AppendableFile() = default;
+
+  // Adds `data` at the end of the file in one write (on disk: one write(2) to an O_APPEND file,
+  // continued only after a short write), so a concurrent reader, or another process appending to
+  // the same file, does not see it interleaved with other data.
+  virtual Status Append(std::string_view data) = 0;
+};
 
 class Env {
  public:
@@ -44,6 +57,10 @@ class Env {
 
   // Removes a file, or a directory with everything under it. kNotFound when nothing is there.
   virtual Status RemoveAll(const std::string& path) = 0;
+
+  // Opens `path` for appending, creating it empty when missing; the directory must exist
+  // (kNotFound otherwise).
+  virtual Result<std::unique_ptr<AppendableFile>> NewAppendableFile(const std::string& path) = 0;
 };
 
 // The process's real filesystem (POSIX). Lives for the whole process.

@@ -90,6 +90,26 @@ TEST_P(EnvContractTest, RemoveAllTakesEverythingBelow) {
   EXPECT_TRUE(env_->FileExists(P("dd")));
 }
 
+TEST_P(EnvContractTest, AppendableFilesGrowAtTheEndAndKeepWhatWasThere) {
+  ASSERT_TRUE(env_->WriteFileAtomically(P("log"), "old\n").ok());
+  {
+    Result<std::unique_ptr<AppendableFile>> file = env_->NewAppendableFile(P("log"));
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    ASSERT_TRUE((*file)->Append("one\n").ok());
+    EXPECT_EQ(*env_->ReadFile(P("log")), "old\none\n");  // visible before the file is closed
+    ASSERT_TRUE((*file)->Append("two\n").ok());
+  }
+  EXPECT_EQ(*env_->ReadFile(P("log")), "old\none\ntwo\n");
+  Result<std::unique_ptr<AppendableFile>> fresh = env_->NewAppendableFile(P("new"));
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(*env_->ReadFile(P("new")), "");  // created empty
+  Result<std::unique_ptr<AppendableFile>> nowhere = env_->NewAppendableFile(P("no/dir/log"));
+  EXPECT_EQ(nowhere.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(nowhere.status().message(),
+            "cannot open \"" + P("no/dir/log") + "\": No such file or directory");
+  EXPECT_EQ(env_->NewAppendableFile(root_).status().code(), StatusCode::kUnavailable);
+}
+
 INSTANTIATE_TEST_SUITE_P(Both, EnvContractTest,
                          ::testing::Values(EnvCase{"Posix", false}, EnvCase{"Memory", true}),
                          [](const auto& info) { return std::string(info.param.name); });
@@ -105,6 +125,25 @@ TEST(MemEnvTest, InjectedWriteFailuresChangeNothing) {
   EXPECT_FALSE(env.FileExists("/s/other"));
   EXPECT_TRUE(env.WriteFileAtomically("/s/job.json", "new").ok());  // the third write succeeds
   EXPECT_EQ(*env.ReadFile("/s/job.json"), "new");
+}
+
+TEST(MemEnvTest, InjectedFailuresHitAppendsAndOpensForAppending) {
+  testing::MemEnv env;
+  ASSERT_TRUE(env.CreateDirs("/s").ok());
+  Result<std::unique_ptr<AppendableFile>> log = env.NewAppendableFile("/s/log");
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE((*log)->Append("a\n").ok());
+  env.FailWrites(2, Status::Unavailable("disk full"));
+  EXPECT_EQ((*log)->Append("b\n").message(), "disk full");
+  EXPECT_EQ(env.NewAppendableFile("/s/other").status().message(), "disk full");
+  EXPECT_EQ(*env.ReadFile("/s/log"), "a\n");
+  EXPECT_FALSE(env.FileExists("/s/other"));
+  ASSERT_TRUE((*log)->Append("c\n").ok());  // the third write succeeds
+  EXPECT_EQ(*env.ReadFile("/s/log"), "a\nc\n");
+  // Removed while open: appends still succeed and go nowhere, as to an unlinked file.
+  ASSERT_TRUE(env.RemoveAll("/s/log").ok());
+  EXPECT_TRUE((*log)->Append("d\n").ok());
+  EXPECT_FALSE(env.FileExists("/s/log"));
 }
 
 }  // namespace

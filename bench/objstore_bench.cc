@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--parallel")) parallel = std::atoi(argv[i + 1]);
   }
   if (!storage::testing::S3rverProcess::Available()) {
-    std::fprintf(stderr, "%s\n", storage::testing::S3rverProcess::SkipMessage().c_str());
+    std::fprintf(stderr, "%s\n", storage::testing::S3rverProcess::InstallHint().c_str());
     return 2;
   }
   storage::testing::S3rverProcess server("bench");

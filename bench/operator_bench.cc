@@ -18,13 +18,13 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "base/mutex.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "testing/command.h"
@@ -94,9 +94,11 @@ bool Must(const kube::ApiResult<Json>& r, const std::string& what) {
   return false;
 }
 
+const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+
 bool CreateNamespace(kube::Api& api, const std::string& ns) {
   return Must(
-      api.Create(kube::Resource{"", "v1", "namespaces", false}, "",
+      api.Create(kNamespaces, "",
                  {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}),
       "create namespace " + ns);
 }
@@ -137,7 +139,7 @@ double Baseline(kube::Api& api, int jobs, int submitters) {
   });
   WaitFor([&] { return RunningPods(api, ns, "bench") >= jobs * (kWorkersPerJob + 1); }, 1'800'000);
   const double seconds = Seconds(Clock::now() - start);
-  api.Delete(kube::Resource{"", "v1", "namespaces", false}, "", ns);
+  api.Delete(kNamespaces, "", ns);
   return seconds;
 }
 
@@ -147,6 +149,15 @@ struct OperatorRun {
   long peak_rss_kib = -1;
   long rss_kib = -1;
   long idle_rss_kib = -1;  // before the jobs arrive
+};
+
+// When each job was submitted and when the watcher first saw it Running.
+struct JobTimes {
+  explicit JobTimes(int jobs) : submitted(jobs), running(jobs), is_running(jobs, false) {}
+  Mutex mu;
+  std::vector<Clock::time_point> submitted GUARDED_BY(mu);
+  std::vector<Clock::time_point> running GUARDED_BY(mu);
+  std::vector<bool> is_running GUARDED_BY(mu);
 };
 
 OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const TempDir& dir, int jobs,
@@ -159,9 +170,7 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
                  "--workers=" + std::to_string(workers)},
                 {}, dir.path() + "/operator.out", dir.path() + "/operator.err");
 
-  std::mutex mu;
-  std::vector<Clock::time_point> submitted(jobs), running(jobs);
-  std::vector<bool> is_running(jobs, false);
+  JobTimes times(jobs);
   std::atomic<int> running_count{0};
   std::jthread watcher([&](std::stop_token stop) {
     std::string rv;
@@ -183,10 +192,10 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
         if (!job.contains("status") || job["status"].value("phase", "") != "Running") continue;
         const std::string name = job["metadata"].value("name", "");
         const int index = std::stoi(name.substr(name.rfind('-') + 1));
-        std::lock_guard lock(mu);
-        if (!is_running[index]) {
-          is_running[index] = true;
-          running[index] = Clock::now();
+        MutexLock lock(times.mu);
+        if (!times.is_running[index]) {
+          times.is_running[index] = true;
+          times.running[index] = Clock::now();
           ++running_count;
         }
       }
@@ -198,8 +207,8 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
     {
-      std::lock_guard lock(mu);
-      submitted[j] = Clock::now();
+      MutexLock lock(times.mu);
+      times.submitted[j] = Clock::now();
     }
     Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, "job-" + std::to_string(j))),
          "create DLJob");
@@ -223,7 +232,12 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
     std::printf("  only %d of %d jobs reached Running\n", running_count.load(), jobs);
     return run;
   }
-  for (int j = 0; j < jobs; ++j) run.latencies.push_back(Seconds(running[j] - submitted[j]));
+  {
+    MutexLock lock(times.mu);  // the watcher may still be inside Next()
+    for (int j = 0; j < jobs; ++j) {
+      run.latencies.push_back(Seconds(times.running[j] - times.submitted[j]));
+    }
+  }
   std::sort(run.latencies.begin(), run.latencies.end());
   op.Signal(SIGTERM);
   op.Wait(30'000);

@@ -28,7 +28,7 @@ Clock::Duration BackoffDelay(const RetryOptions& options, int retry,
 }
 
 double Jitter::Next() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
 }
 
@@ -41,7 +41,7 @@ RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
 
 Clock::Duration RateLimiter::Reserve() {
   if (qps_ <= 0) return Clock::Duration::zero();
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   Clock::MonotonicTime now = clock_.MonotonicNow();
   if (now > last_) {
     double elapsed = std::chrono::duration<double>(now - last_).count();

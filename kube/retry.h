@@ -21,12 +21,12 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <utility>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "kube/api.h"
 
 namespace dljob::kube {
@@ -56,8 +56,8 @@ class Jitter {
   double Next();  // uniform in [0, 1)
 
  private:
-  std::mutex mu_;
-  std::mt19937_64 rng_;
+  Mutex mu_;
+  std::mt19937_64 rng_ GUARDED_BY(mu_);
 };
 
 class RateLimiter {
@@ -74,9 +74,9 @@ class RateLimiter {
   const double qps_;
   const double burst_;
   Clock& clock_;
-  std::mutex mu_;
-  double tokens_;              // may go negative: tokens promised to waiting callers
-  Clock::MonotonicTime last_;  // when tokens_ was last brought up to date
+  Mutex mu_;
+  double tokens_ GUARDED_BY(mu_);  // may go negative: tokens promised to waiting callers
+  Clock::MonotonicTime last_ GUARDED_BY(mu_);  // when tokens_ was last brought up to date
 };
 
 // Calls fn() until it returns something other than a 409 Conflict, at most `attempts` times.

@@ -12,7 +12,7 @@ FileTokenSource::FileTokenSource(std::string path, Clock& clock, std::chrono::se
     : path_(std::move(path)), clock_(clock), refresh_(refresh), token_(std::move(initial)) {}
 
 std::string FileTokenSource::Token() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   Clock::MonotonicTime now = clock_.MonotonicNow();
   if (read_at_ && now - *read_at_ < refresh_) return token_;
   read_at_ = now;

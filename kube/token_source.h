@@ -9,11 +9,11 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "kube/config.h"
 
 namespace dljob::kube {
@@ -46,9 +46,9 @@ class FileTokenSource : public TokenSource {
   const std::string path_;
   Clock& clock_;
   const std::chrono::seconds refresh_;
-  std::mutex mu_;
-  std::string token_;
-  std::optional<Clock::MonotonicTime> read_at_;  // last read attempt
+  Mutex mu_;
+  std::string token_ GUARDED_BY(mu_);
+  std::optional<Clock::MonotonicTime> read_at_ GUARDED_BY(mu_);  // last read attempt
 };
 
 // token_file → FileTokenSource, else token → StaticTokenSource (possibly empty).

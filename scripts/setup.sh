@@ -21,6 +21,7 @@ PACKAGES=(
   clang libclang-rt-14-dev clang-format clang-tidy  # scripts/check-*.sh, scripts/fuzz.sh
   python3  # scripts/check-tidy.sh reads build/compile_commands.json
   libcpprest-dev libssl-dev openssl curl
+  openssh-client  # ssh-keygen: operator/controller/ssh_keys_test checks the keys the operator makes
   podman runc debootstrap  # scripts/build-image.sh and tests/image: the CPU image
 )
 # kubectl drives the operator tests against the test API server. Debian's kubernetes-client

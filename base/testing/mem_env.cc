@@ -26,6 +26,16 @@ std::string Clean(std::string path) {
 
 }  // namespace
 
+class MemEnv::File final : public AppendableFile {
+ public:
+  File(MemEnv& env, std::string path) : env_(env), path_(std::move(path)) {}
+  Status Append(std::string_view data) override { return env_.AppendTo(path_, data); }
+
+ private:
+  MemEnv& env_;
+  const std::string path_;
+};
+
 Status MemEnv::InjectedFailureLocked() {
   if (failures_left_ == 0) return Status::Ok();
   --failures_left_;
@@ -39,14 +49,14 @@ bool MemEnv::ExistsLocked(const std::string& path) const {
 }
 
 void MemEnv::FailWrites(int count, Status status) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   failures_left_ = count;
   failure_ = std::move(status);
 }
 
 Result<std::string> MemEnv::ReadFile(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   auto it = files_.find(path);
   if (it == files_.end()) {
     return Status::NotFound("cannot open \"" + path + "\": No such file or directory");
@@ -56,7 +66,7 @@ Result<std::string> MemEnv::ReadFile(const std::string& raw) {
 
 Status MemEnv::WriteFileAtomically(const std::string& raw, std::string_view data) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   if (!IsDirLocked(Parent(path))) {
     return Status::NotFound("cannot create \"" + path + "\": No such file or directory");
@@ -69,7 +79,7 @@ Status MemEnv::WriteFileAtomically(const std::string& raw, std::string_view data
 
 Status MemEnv::CreateDir(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   if (ExistsLocked(path))
     return Status::AlreadyExists("cannot create \"" + path + "\": File exists");
@@ -82,7 +92,7 @@ Status MemEnv::CreateDir(const std::string& raw) {
 
 Status MemEnv::CreateDirs(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (Status s = InjectedFailureLocked(); !s.ok()) return s;
   for (std::string p = path; !p.empty() && p != "/"; p = Parent(p)) {
     if (files_.count(p))
@@ -93,13 +103,13 @@ Status MemEnv::CreateDirs(const std::string& raw) {
 }
 
 bool MemEnv::FileExists(const std::string& raw) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return ExistsLocked(Clean(raw));
 }
 
 Result<std::vector<std::string>> MemEnv::ListDir(const std::string& raw) {
   std::string dir = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!IsDirLocked(dir)) {
     return Status::NotFound("cannot list \"" + dir + "\": No such file or directory");
   }
@@ -114,7 +124,7 @@ Result<std::vector<std::string>> MemEnv::ListDir(const std::string& raw) {
 
 Status MemEnv::RemoveAll(const std::string& raw) {
   std::string path = Clean(raw);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (!ExistsLocked(path)) {
     return Status::NotFound("cannot remove \"" + path + "\": No such file or directory");
   }
@@ -122,6 +132,26 @@ Status MemEnv::RemoveAll(const std::string& raw) {
   dirs_.erase(path);
   std::erase_if(files_, [&](const auto& entry) { return Under(entry.first, path); });
   std::erase_if(dirs_, [&](const std::string& d) { return Under(d, path); });
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<AppendableFile>> MemEnv::NewAppendableFile(const std::string& raw) {
+  std::string path = Clean(raw);
+  MutexLock lock(mu_);
+  if (Status s = InjectedFailureLocked(); !s.ok()) return s;
+  if (!IsDirLocked(Parent(path))) {
+    return Status::NotFound("cannot open \"" + path + "\": No such file or directory");
+  }
+  if (IsDirLocked(path)) return Status::Unavailable("cannot open \"" + path + "\": Is a directory");
+  files_.try_emplace(path);  // created empty; an existing file keeps its content
+  return std::unique_ptr<AppendableFile>(new File(*this, path));
+}
+
+Status MemEnv::AppendTo(const std::string& path, std::string_view data) {
+  MutexLock lock(mu_);
+  if (Status s = InjectedFailureLocked(); !s.ok()) return s;
+  auto it = files_.find(path);
+  if (it != files_.end()) it->second.append(data);
   return Status::Ok();
 }
 

@@ -3,16 +3,18 @@
 // Behaves as DefaultEnv() does for every Env method, including the error codes (kNotFound,
 // kAlreadyExists), so a component tested on it behaves the same on disk. It also injects
 // failures: FailWrites(n, status) makes the next n writes (WriteFileAtomically, CreateDir,
-// CreateDirs) fail with `status` and change nothing, which shows that a failed write leaves the
-// old state whole. The root "/" always exists. Thread-safe.
+// CreateDirs, NewAppendableFile, AppendableFile::Append) fail with `status` and change nothing,
+// which shows that a failed write leaves the old state whole. The root "/" always exists. An
+// appendable file whose path was removed takes appends and keeps them nowhere, as an unlinked file
+// would. Thread-safe. Appendable files must not outlive the MemEnv that opened them.
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 
 #include "base/env.h"
+#include "base/mutex.h"
 
 namespace dljob::testing {
 
@@ -25,20 +27,24 @@ class MemEnv final : public Env {
   bool FileExists(const std::string& path) override;
   Result<std::vector<std::string>> ListDir(const std::string& dir) override;
   Status RemoveAll(const std::string& path) override;
+  Result<std::unique_ptr<AppendableFile>> NewAppendableFile(const std::string& path) override;
 
   // The next `count` writes fail with `status` (non-OK) and change nothing.
   void FailWrites(int count, Status status);
 
  private:
-  Status InjectedFailureLocked();
-  bool IsDirLocked(const std::string& path) const;
-  bool ExistsLocked(const std::string& path) const;
+  class File;
 
-  std::mutex mu_;
-  std::map<std::string, std::string> files_;  // guarded by mu_
-  std::set<std::string> dirs_{"/"};           // guarded by mu_
-  int failures_left_ = 0;                     // guarded by mu_
-  Status failure_;                            // guarded by mu_
+  Status AppendTo(const std::string& path, std::string_view data);
+  Status InjectedFailureLocked() REQUIRES(mu_);
+  bool IsDirLocked(const std::string& path) const REQUIRES(mu_);
+  bool ExistsLocked(const std::string& path) const REQUIRES(mu_);
+
+  Mutex mu_;
+  std::map<std::string, std::string> files_ GUARDED_BY(mu_);
+  std::set<std::string> dirs_ GUARDED_BY(mu_){"/"};
+  int failures_left_ GUARDED_BY(mu_) = 0;
+  Status failure_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::testing

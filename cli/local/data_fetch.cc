@@ -3,10 +3,10 @@
 #include <atomic>
 #include <cstdio>
 #include <future>
-#include <mutex>
 
 #include "base/clock.h"
 #include "base/human_format.h"
+#include "base/mutex.h"
 #include "base/progress_printer.h"
 #include "storage/objstore/cache_warmup.h"
 #include "storage/objstore/open_store.h"
@@ -20,6 +20,13 @@ using SteadyClock = std::chrono::steady_clock;
 std::string Objects(const storage::WarmCacheProgress& p) {
   return "  " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) + " objects";
 }
+
+// The copy thread's latest progress report, taken by the thread that prints it.
+struct SharedProgress {
+  Mutex mu;
+  storage::WarmCacheProgress latest GUARDED_BY(mu);
+  bool changed GUARDED_BY(mu) = false;  // a report came since the last one printed
+};
 
 Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& observer,
                 const FetchOptions& options) {
@@ -38,9 +45,7 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
   observer.OnNotice("fetching " + f.from + " → " + f.to);
   const SteadyClock::time_point start = SteadyClock::now();
 
-  std::mutex mu;
-  storage::WarmCacheProgress latest;  // GUARDED_BY(mu)
-  bool changed = false;               // GUARDED_BY(mu)
+  SharedProgress shared;
   std::atomic<bool> cancel{false};
   storage::WarmCacheOptions warm;
   warm.parallel = options.parallel;
@@ -50,9 +55,9 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
   // is trusted, so a later job starts without listing it.
   warm.trust_marker = remote;
   warm.progress = [&](const storage::WarmCacheProgress& p) {
-    std::lock_guard<std::mutex> lock(mu);
-    latest = p;
-    changed = true;
+    MutexLock lock(shared.mu);
+    shared.latest = p;
+    shared.changed = true;
   };
   ProgressPrinter printer([&observer](const std::string& line) { observer.OnNotice(line); },
                           RealClock(), {ProgressUnit::kBytes});
@@ -66,10 +71,10 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
     if (options.interrupted && options.interrupted()) cancel = true;
     storage::WarmCacheProgress now;
     {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!changed) continue;
-      changed = false;
-      now = latest;
+      MutexLock lock(shared.mu);
+      if (!shared.changed) continue;
+      shared.changed = false;
+      now = shared.latest;
     }
     if (now.bytes_total > 0) printer.Update(label, now.bytes_done, now.bytes_total, Objects(now));
   }

@@ -1,33 +1,10 @@
 #include "cli/local/job_store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "jobs/codec.h"
 
 namespace dljob {
-namespace {
-
-Status OsError(const std::string& what, const std::string& path) {
-  return Status::Unavailable(what + " \"" + path + "\": " + strerror(errno));
-}
-
-Status WriteFully(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return OsError("cannot write", path);
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 std::string JobStore::DefaultRoot(const std::map<std::string, std::string>& env) {
   auto xdg = env.find("XDG_STATE_HOME");
@@ -109,18 +86,24 @@ std::optional<ProcessId> JobStore::ReadSupervisor(const std::string& name) const
   return id;
 }
 
-Result<std::unique_ptr<LineAppender>> LineAppender::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return OsError("cannot open", path);
-  return std::unique_ptr<LineAppender>(new LineAppender(fd));
+Result<std::unique_ptr<LineAppender>> JobStore::OpenLog(const std::string& name) {
+  return LineAppender::Open(LogPath(name), *env_);
 }
 
-LineAppender::~LineAppender() { close(fd_); }
+Result<std::unique_ptr<LineAppender>> JobStore::OpenMetrics(const std::string& name) {
+  return LineAppender::Open(MetricsPath(name), *env_);
+}
+
+Result<std::unique_ptr<LineAppender>> LineAppender::Open(const std::string& path, Env& env) {
+  Result<std::unique_ptr<AppendableFile>> file = env.NewAppendableFile(path);
+  if (!file.ok()) return file.status();
+  return std::unique_ptr<LineAppender>(new LineAppender(std::move(*file)));
+}
 
 Status LineAppender::Append(std::string_view line) {
   std::string buf(line);
   buf += '\n';
-  return WriteFully(fd_, buf, "log");
+  return file_->Append(buf);  // one write: the line lands whole
 }
 
 }  // namespace dljob

@@ -28,6 +28,8 @@
 
 namespace dljob {
 
+class LineAppender;
+
 class JobStore {
  public:
   // `env` must outlive the store.
@@ -52,24 +54,29 @@ class JobStore {
   Status WriteSupervisor(const std::string& name, const ProcessId& id);
   std::optional<ProcessId> ReadSupervisor(const std::string& name) const;
 
+  // The job's output.log and metrics.jsonl, opened for appending (created when missing).
+  // REQUIRES: Create succeeded for `name`.
+  Result<std::unique_ptr<LineAppender>> OpenLog(const std::string& name);
+  Result<std::unique_ptr<LineAppender>> OpenMetrics(const std::string& name);
+
  private:
   std::string root_;
   Env* env_;
 };
 
-// An append-only file written one whole line per write(2), so concurrent readers (dljob logs -f)
-// never see half a line and a crash loses at most the line being written.
+// An append-only file written one whole line per Append (Env's AppendableFile: one write(2) on
+// disk), so concurrent readers (dljob logs -f) never see half a line and a crash loses at most the
+// line being written.
 class LineAppender {
  public:
-  static Result<std::unique_ptr<LineAppender>> Open(const std::string& path);
-  ~LineAppender();
-  LineAppender(const LineAppender&) = delete;
-  LineAppender& operator=(const LineAppender&) = delete;
+  // `env` must outlive the appender.
+  static Result<std::unique_ptr<LineAppender>> Open(const std::string& path,
+                                                    Env& env = DefaultEnv());
   Status Append(std::string_view line);  // adds the newline
 
  private:
-  explicit LineAppender(int fd) : fd_(fd) {}
-  int fd_;
+  explicit LineAppender(std::unique_ptr<AppendableFile> file) : file_(std::move(file)) {}
+  std::unique_ptr<AppendableFile> file_;
 };
 
 }  // namespace dljob

@@ -137,6 +137,33 @@ TEST(JobStoreOnMemEnvTest, AFailedSaveKeepsTheLastRecordWhole) {
   EXPECT_EQ(store.Remove("a").code(), StatusCode::kNotFound);
 }
 
+// The job's log and metrics go through the same Env: a failed append loses that line only.
+TEST(JobStoreOnMemEnvTest, AFailedAppendLosesOnlyItsLine) {
+  testing::MemEnv env;
+  JobStore store("/state/dljob", env);
+  DLJob job;
+  job.metadata.name = "a";
+  job.spec.image = "img";
+  job.spec.gpus = 1;
+  job.spec.command = {"true"};
+  EXPECT_EQ(store.OpenLog("a").status().code(), StatusCode::kNotFound);  // no such job yet
+  ASSERT_TRUE(store.Create(job).ok());
+  Result<std::unique_ptr<LineAppender>> log = store.OpenLog("a");
+  Result<std::unique_ptr<LineAppender>> metrics = store.OpenMetrics("a");
+  ASSERT_TRUE(log.ok() && metrics.ok());
+  ASSERT_TRUE((*log)->Append("[rank 0] one").ok());
+  env.FailWrites(1,
+                 Status::Unavailable("cannot write \"/state/dljob/jobs/a/output.log\": disk full"));
+  Status failed = (*log)->Append("[rank 0] two");
+  EXPECT_EQ(failed.code(), StatusCode::kUnavailable);
+  EXPECT_NE(failed.message().find("disk full"), std::string::npos);
+  ASSERT_TRUE((*log)->Append("[rank 0] three").ok());
+  ASSERT_TRUE((*metrics)->Append(R"({"metric":{"step":1}})").ok());
+  EXPECT_EQ(*env.ReadFile(store.LogPath("a")), "[rank 0] one\n[rank 0] three\n");
+  EXPECT_EQ(*env.ReadFile(store.MetricsPath("a")), "{\"metric\":{\"step\":1}}\n");
+  EXPECT_EQ(*store.Names(), std::vector<std::string>{"a"});
+}
+
 TEST(JobStoreOnMemEnvTest, AStoreThatWasNeverWrittenListsNoJobs) {
   testing::MemEnv env;
   JobStore store("/nowhere/dljob", env);

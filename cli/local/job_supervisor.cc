@@ -196,8 +196,8 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
                       (plan.device == "cpu" ? std::string("CPU") : "GPU") + " on this machine";
 
   Attempt a;
-  auto log = LineAppender::Open(store_.LogPath(name));
-  auto metrics = LineAppender::Open(store_.MetricsPath(name));
+  auto log = store_.OpenLog(name);
+  auto metrics = store_.OpenMetrics(name);
   if (!log.ok() || !metrics.ok()) {
     TransitionTo(job.status, JobPhase::kFailed, "StateNotWritable",
                  (log.ok() ? metrics.status() : log.status()).message(), Now());

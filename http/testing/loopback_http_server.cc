@@ -43,7 +43,7 @@ LoopbackHttpServer::LoopbackHttpServer(Handler handler) : handler_(std::move(han
 
 LoopbackHttpServer::~LoopbackHttpServer() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
   }
@@ -55,19 +55,19 @@ LoopbackHttpServer::~LoopbackHttpServer() {
 }
 
 std::vector<ReceivedRequest> LoopbackHttpServer::requests() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return requests_;
 }
 
 void LoopbackHttpServer::Step() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ++steps_;
   cv_.notify_all();
 }
 
 bool LoopbackHttpServer::WaitForStep(int step) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return stopping_ || steps_ >= step; });
+  MutexLock lock(mu_);
+  cv_.wait(mu_, [&]() REQUIRES(mu_) { return stopping_ || steps_ >= step; });
   return !stopping_;
 }
 
@@ -86,7 +86,7 @@ std::string LoopbackHttpServer::Chunk(const std::string& data) {
 void LoopbackHttpServer::AcceptLoop() {
   while (true) {
     int fd = ::accept(listen_fd_, nullptr, nullptr);
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (fd < 0 || stopping_) {
       if (fd >= 0) ::close(fd);
       return;
@@ -139,14 +139,14 @@ void LoopbackHttpServer::Serve(int fd) {
     req.body = buf.substr(0, length);
     buf.erase(0, std::min(length, buf.size()));
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       requests_.push_back(req);
     }
     Connection conn(*this, fd);
     handler_(req, conn);
     if (conn.close_) break;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   fds_.erase(std::find(fds_.begin(), fds_.end(), fd));
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);

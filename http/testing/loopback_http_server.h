@@ -12,11 +12,11 @@
 
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "http/http.h"
 
 namespace dljob::http::testing {
@@ -67,13 +67,13 @@ class LoopbackHttpServer {
   Handler handler_;
   int listen_fd_ = -1;
   int port_ = 0;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  int steps_ = 0;
-  std::vector<ReceivedRequest> requests_;
-  std::vector<int> fds_;
-  std::vector<std::thread> threads_;
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  int steps_ GUARDED_BY(mu_) = 0;
+  std::vector<ReceivedRequest> requests_ GUARDED_BY(mu_);
+  std::vector<int> fds_ GUARDED_BY(mu_);
+  std::vector<std::thread> threads_ GUARDED_BY(mu_);
   std::thread acceptor_;
 };
 

@@ -56,12 +56,12 @@ class FakeWatch final : public kube::WatchStream {
         cursor_(cursor) {}
 
   ~FakeWatch() override {
-    std::lock_guard lock(api_.mu_);
+    MutexLock lock(api_.mu_);
     api_.watches_.erase(this);
   }
 
   kube::ApiResult<std::optional<WatchEvent>> Next() override {
-    std::unique_lock lock(api_.mu_);
+    MutexLock lock(api_.mu_);
     while (true) {
       if (cancelled_) return std::optional<WatchEvent>();
       if (pending_ != Pending::kNone) {
@@ -83,17 +83,22 @@ class FakeWatch final : public kube::WatchStream {
         cursor_ = h.rv;
         return std::optional<WatchEvent>(h.event);
       }
-      api_.cv_.wait(lock);
+      api_.cv_.wait(api_.mu_);
     }
   }
 
   void Cancel() override {
-    std::lock_guard lock(api_.mu_);
+    MutexLock lock(api_.mu_);
     cancelled_ = true;
     api_.cv_.notify_all();
   }
 
-  void SetPendingLocked(Pending p) { pending_ = p; }
+  // REQUIRES: api_.mu_ held, by the FakeApi that owns this watch. Asserted rather than annotated
+  // because the analysis cannot tell that the caller's mu_ is this watch's api_.mu_.
+  void SetPendingLocked(Pending p) {
+    api_.mu_.AssertHeld();
+    pending_ = p;
+  }
 
  private:
   bool Matches(const FakeApi::HistoryEvent& h) const {
@@ -109,9 +114,9 @@ class FakeWatch final : public kube::WatchStream {
   const std::string ns_;
   const kube::ListOptions options_;
   const kube::LabelSelector selector_;
-  int64_t cursor_;                    // GUARDED_BY(api_.mu_)
-  bool cancelled_ = false;            // GUARDED_BY(api_.mu_)
-  Pending pending_ = Pending::kNone;  // GUARDED_BY(api_.mu_)
+  int64_t cursor_ GUARDED_BY(api_.mu_);
+  bool cancelled_ GUARDED_BY(api_.mu_) = false;
+  Pending pending_ GUARDED_BY(api_.mu_) = Pending::kNone;
 };
 
 FakeApi::~FakeApi() = default;
@@ -155,7 +160,7 @@ Json* FakeApi::FindLocked(const kube::Resource& r, const std::string& ns, const 
 }
 
 Json FakeApi::Put(const kube::Resource& r, Json object) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Json& meta = object["metadata"];
   if (!r.namespaced) meta.erase("namespace");
   Json* old = FindLocked(r, meta.value("namespace", ""), meta.value("name", ""));
@@ -165,20 +170,20 @@ Json FakeApi::Put(const kube::Resource& r, Json object) {
 }
 
 void FakeApi::Erase(const kube::Resource& r, const std::string& ns, const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   EraseLocked(r, ObjectKey(r.namespaced ? ns : "", name));
 }
 
 std::optional<Json> FakeApi::Object(const kube::Resource& r, const std::string& ns,
                                     const std::string& name) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Json* found = const_cast<FakeApi*>(this)->FindLocked(r, ns, name);
   if (!found) return std::nullopt;
   return *found;
 }
 
 std::vector<Json> FakeApi::Objects(const kube::Resource& r) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Json> out;
   auto it = objects_.find(r.plural);
   if (it == objects_.end()) return out;
@@ -187,7 +192,7 @@ std::vector<Json> FakeApi::Objects(const kube::Resource& r) const {
 }
 
 std::vector<Call> FakeApi::Calls() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return calls_;
 }
 
@@ -198,36 +203,36 @@ std::vector<std::string> FakeApi::CallStrings() const {
 }
 
 void FakeApi::ClearCalls() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   calls_.clear();
 }
 
 void FakeApi::FailNext(const std::string& verb, const std::string& plural, ApiError error) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   failures_[{verb, plural}].push_back(std::move(error));
 }
 
 void FakeApi::Compact() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   compacted_ = rv_;
   history_.clear();
   cv_.notify_all();
 }
 
 void FakeApi::EndWatches() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (FakeWatch* w : watches_) w->SetPendingLocked(FakeWatch::Pending::kEnd);
   cv_.notify_all();
 }
 
 void FakeApi::BreakWatches() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (FakeWatch* w : watches_) w->SetPendingLocked(FakeWatch::Pending::kBreak);
   cv_.notify_all();
 }
 
 std::string FakeApi::Bookmark() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ++rv_;
   history_.push_back({rv_, "*",
                       WatchEvent{WatchEvent::Type::kBookmark,
@@ -237,13 +242,13 @@ std::string FakeApi::Bookmark() {
 }
 
 int FakeApi::OpenWatches() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return static_cast<int>(watches_.size());
 }
 
 kube::ApiResult<Json> FakeApi::Get(const kube::Resource& r, const std::string& ns,
                                    const std::string& name) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"get", r.plural, ns, name, nullptr})) return *e;
   Json* found = FindLocked(r, ns, name);
   if (!found) return NotFound(r, name);
@@ -252,7 +257,7 @@ kube::ApiResult<Json> FakeApi::Get(const kube::Resource& r, const std::string& n
 
 kube::ApiResult<Json> FakeApi::List(const kube::Resource& r, const std::string& ns,
                                     const kube::ListOptions& options) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"list", r.plural, ns, "", OptionsBody(options)})) return *e;
   kube::ApiResult<kube::LabelSelector> selector = ParseSelector(options.label_selector);
   if (!selector.ok()) return selector.error();
@@ -271,7 +276,7 @@ kube::ApiResult<Json> FakeApi::List(const kube::Resource& r, const std::string& 
 
 kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string& ns,
                                       const Json& object) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::string name = object["metadata"].value("name", "");
   if (auto e = RecordLocked({"create", r.plural, ns, name, object})) return *e;
   if (FindLocked(r, ns, name)) {
@@ -309,7 +314,7 @@ kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::
 
 kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::string& ns,
                                        const Json& object) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e =
           RecordLocked({"update", r.plural, ns, object["metadata"].value("name", ""), object})) {
     return *e;
@@ -319,7 +324,7 @@ kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::strin
 
 kube::ApiResult<Json> FakeApi::ReplaceStatus(const kube::Resource& r, const std::string& ns,
                                              const Json& object) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked(
           {"update-status", r.plural, ns, object["metadata"].value("name", ""), object})) {
     return *e;
@@ -330,7 +335,7 @@ kube::ApiResult<Json> FakeApi::ReplaceStatus(const kube::Resource& r, const std:
 kube::ApiResult<Json> FakeApi::MergePatch(const kube::Resource& r, const std::string& ns,
                                           const std::string& name, const Json& patch,
                                           const std::string& subresource) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::string verb = subresource.empty() ? "patch" : "patch-" + subresource;
   if (auto e = RecordLocked({verb, r.plural, ns, name, patch})) return *e;
   Json* found = FindLocked(r, ns, name);
@@ -348,7 +353,7 @@ kube::ApiResult<Json> FakeApi::MergePatch(const kube::Resource& r, const std::st
 
 kube::ApiResult<Json> FakeApi::Delete(const kube::Resource& r, const std::string& ns,
                                       const std::string& name, const kube::DeleteOptions& options) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"delete", r.plural, ns, name, nullptr})) return *e;
   Json* found = FindLocked(r, ns, name);
   if (!found) return NotFound(r, name);
@@ -363,7 +368,7 @@ kube::ApiResult<Json> FakeApi::Delete(const kube::Resource& r, const std::string
 
 kube::ApiResult<kube::WatchStreamPtr> FakeApi::Watch(const kube::Resource& r, const std::string& ns,
                                                      const kube::ListOptions& options) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"watch", r.plural, ns, "", OptionsBody(options)})) return *e;
   kube::ApiResult<kube::LabelSelector> selector = ParseSelector(options.label_selector);
   if (!selector.ok()) return selector.error();
@@ -376,7 +381,7 @@ kube::ApiResult<kube::WatchStreamPtr> FakeApi::Watch(const kube::Resource& r, co
 
 kube::ApiResult<Json> FakeApi::Bind(const std::string& ns, const std::string& pod,
                                     const std::string& node) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"bind", "pods", ns, pod, {{"node", node}}})) return *e;
   Json* found = FindLocked(kube::resources::kPods, ns, pod);
   if (!found) return NotFound(kube::resources::kPods, pod);
@@ -390,7 +395,7 @@ kube::ApiResult<Json> FakeApi::Bind(const std::string& ns, const std::string& po
 
 kube::ApiResult<kube::LineStreamPtr> FakeApi::Logs(const std::string& ns, const std::string& pod,
                                                    const kube::LogOptions& options) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (auto e = RecordLocked({"logs", "pods", ns, pod, nullptr})) return *e;
   return ApiError{404, "NotFound", "FakeApi keeps no logs"};
 }

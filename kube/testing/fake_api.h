@@ -17,12 +17,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "kube/api.h"
 
 namespace dljob::kube::testing {
@@ -104,23 +104,25 @@ class FakeApi final : public kube::Api {
   using Objects_ = std::map<std::string, Json>;  // key → object
 
   // Records the call; returns the injected error for it, if any.
-  std::optional<kube::ApiError> RecordLocked(Call call);
-  Json StoreLocked(const kube::Resource& r, Json object, kube::WatchEvent::Type type);
-  void EraseLocked(const kube::Resource& r, const std::string& key);
-  Json* FindLocked(const kube::Resource& r, const std::string& ns, const std::string& name);
+  std::optional<kube::ApiError> RecordLocked(Call call) REQUIRES(mu_);
+  Json StoreLocked(const kube::Resource& r, Json object, kube::WatchEvent::Type type) REQUIRES(mu_);
+  void EraseLocked(const kube::Resource& r, const std::string& key) REQUIRES(mu_);
+  Json* FindLocked(const kube::Resource& r, const std::string& ns, const std::string& name)
+      REQUIRES(mu_);
   kube::ApiResult<Json> UpdateLocked(const kube::Resource& r, const std::string& ns,
-                                     const Json& object, bool status_only);
+                                     const Json& object, bool status_only) REQUIRES(mu_);
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, Objects_> objects_;  // plural → objects
-  std::vector<Call> calls_;
-  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> failures_;
-  std::vector<HistoryEvent> history_;
-  std::set<FakeWatch*> watches_;
-  int64_t rv_ = 100;
-  int64_t compacted_ = 0;  // watches from versions below this get 410
-  int64_t uid_ = 0;
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
+  std::map<std::string, Objects_> objects_ GUARDED_BY(mu_);  // plural → objects
+  std::vector<Call> calls_ GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> failures_
+      GUARDED_BY(mu_);
+  std::vector<HistoryEvent> history_ GUARDED_BY(mu_);
+  std::set<FakeWatch*> watches_ GUARDED_BY(mu_);
+  int64_t rv_ GUARDED_BY(mu_) = 100;
+  int64_t compacted_ GUARDED_BY(mu_) = 0;  // watches from versions below this get 410
+  int64_t uid_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace dljob::kube::testing

@@ -18,10 +18,10 @@ void Log(const std::string& message) {
 
 // Waits `d` or until stopped; false when stopped.
 bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
-  std::mutex mu;
+  Mutex mu;  // guards nothing: wait_for needs a lock to release
   std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait_for(lock, stop, d, [] { return false; });
+  MutexLock lock(mu);
+  cv.wait_for(mu, stop, d, [] { return false; });
   return !stop.stop_requested();
 }
 
@@ -113,7 +113,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   controller::Controller controller(api_, clock_, co);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     controller_ = &controller;
     collectors_ = &collectors;
   }
@@ -129,7 +129,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   }
   leading_ = false;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     controller_ = nullptr;
     collectors_ = nullptr;
   }
@@ -143,7 +143,7 @@ OperatorState OperatorApp::State() const {
   OperatorState s;
   s.leader_elect = options_.leader_elect;
   s.log_archive_dir = options_.log_archive_dir;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   s.leading = leading_ && controller_ != nullptr;
   if (controller_) {
     s.synced = controller_->HasSynced();

@@ -13,10 +13,10 @@
 #pragma once
 
 #include <atomic>
-#include <mutex>
 #include <stop_token>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "kube/api.h"
 #include "operator/app/endpoints.h"
 #include "operator/app/options.h"
@@ -40,9 +40,9 @@ class OperatorApp {
   kube::Api& api_;
   Clock& clock_;
   std::atomic<bool> leading_{false};
-  mutable std::mutex mu_;
-  controller::Controller* controller_ = nullptr;  // GUARDED_BY(mu_), while leading
-  metrics::LogCollectors* collectors_ = nullptr;  // GUARDED_BY(mu_), while leading
+  mutable Mutex mu_;
+  controller::Controller* controller_ GUARDED_BY(mu_) = nullptr;  // while leading
+  metrics::LogCollectors* collectors_ GUARDED_BY(mu_) = nullptr;  // while leading
 };
 
 // The launcher pods among a job's children (label dljob.io/role=launcher).

@@ -167,7 +167,11 @@ TEST_F(GpuLedgerTest, NodeChangesReportNewRoomAndUnschedulableNodesTakeNothing) 
   EXPECT_TRUE(ledger_.UpsertNode(tainted));
   EXPECT_FALSE(ledger_.PlaceAndAssume("ns/a", Job(1, 1), Claims("a", 1)).ok());
   DLJob tolerant = Job(1, 1);
-  tolerant.spec.scheduling.tolerations.push_back({"gpu", "Exists", "", "NoSchedule"});
+  tolerant.spec.scheduling.tolerations.push_back({.key = "gpu",
+                                                  .operator_ = "Exists",
+                                                  .value = "",
+                                                  .effect = "NoSchedule",
+                                                  .toleration_seconds = {}});
   EXPECT_TRUE(ledger_.PlaceAndAssume("ns/a", tolerant, Claims("a", 1)).ok());
   ledger_.RemoveNode(tainted);
   EXPECT_TRUE(ledger_.Nodes().empty());

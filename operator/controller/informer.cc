@@ -27,12 +27,12 @@ Informer::Informer(kube::Api& api, kube::Resource resource, InformerOptions opti
 void Informer::AddHandlers(EventHandlers handlers) { handlers_.push_back(std::move(handlers)); }
 
 std::string Informer::LastResourceVersion() const {
-  std::lock_guard lock(rv_mu_);
+  MutexLock lock(rv_mu_);
   return rv_;
 }
 
 void Informer::SetResourceVersion(std::string rv) {
-  std::lock_guard lock(rv_mu_);
+  MutexLock lock(rv_mu_);
   rv_ = std::move(rv);
 }
 
@@ -145,8 +145,8 @@ bool Informer::Apply(const kube::WatchEvent& event) {
 }
 
 void Informer::Backoff(std::stop_token stop) {
-  std::unique_lock lock(sleep_mu_);
-  sleep_cv_.wait_for(lock, stop, backoff_, [] { return false; });
+  MutexLock lock(sleep_mu_);
+  sleep_cv_.wait_for(sleep_mu_, stop, backoff_, [] { return false; });
   backoff_ = std::min(backoff_ * 2, options_.max_backoff);
 }
 

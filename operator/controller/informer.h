@@ -20,11 +20,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <stop_token>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "kube/api.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/store.h"
@@ -94,9 +94,9 @@ class Informer {
   std::atomic<bool> synced_{false};
   std::atomic<int> lists_{0};
   Duration backoff_;
-  mutable std::mutex rv_mu_;
-  std::string rv_;  // GUARDED_BY(rv_mu_); written only by the Run() thread
-  std::mutex sleep_mu_;
+  mutable Mutex rv_mu_;
+  std::string rv_ GUARDED_BY(rv_mu_);  // written only by the Run() thread
+  Mutex sleep_mu_;                     // guards nothing: Backoff's wait needs a lock to release
   std::condition_variable_any sleep_cv_;
 };
 

@@ -2,12 +2,12 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
 #include "kube/testing/fake_api.h"
 #include "operator/controller/builders.h"
 
@@ -34,6 +34,14 @@ bool Eventually(F done) {
   return done();
 }
 
+// A handler that holds the informer's thread until the test releases it.
+struct Gate {
+  Mutex mu;
+  std::condition_variable_any cv;
+  bool held GUARDED_BY(mu) = false;     // the handler is holding the informer's thread
+  bool release GUARDED_BY(mu) = false;  // the test lets it go
+};
+
 // What the handlers saw, as "add ns/a", "update ns/a", "delete ns/b".
 class Recorder {
  public:
@@ -43,29 +51,39 @@ class Recorder {
             [this](const Json& o) { Record("delete " + ObjectKey(o)); }};
   }
   std::vector<std::string> Events() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return events_;
   }
   size_t Size() const { return Events().size(); }
 
  private:
   void Record(std::string e) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     events_.push_back(std::move(e));
   }
-  mutable std::mutex mu_;
-  std::vector<std::string> events_;
+  mutable Mutex mu_;
+  std::vector<std::string> events_ GUARDED_BY(mu_);
 };
+
+// The defaults, but for the label selector and the backoff.
+InformerOptions Options(std::string label_selector, Duration initial_backoff,
+                        Duration max_backoff) {
+  InformerOptions o;
+  o.label_selector = std::move(label_selector);
+  o.initial_backoff = initial_backoff;
+  o.max_backoff = max_backoff;
+  return o;
+}
 
 class InformerTest : public ::testing::Test {
  protected:
   InformerTest()
-      : informer_(api_, kPods,
-                  InformerOptions{"", kJobNameLabel, 300, 500, std::chrono::milliseconds(1),
-                                  std::chrono::milliseconds(10)},
-                  [](const Json& o) {
-                    return o["metadata"]["labels"].value(kJobNameLabel, std::string());
-                  }) {
+      : informer_(
+            api_, kPods,
+            Options(kJobNameLabel, std::chrono::milliseconds(1), std::chrono::milliseconds(10)),
+            [](const Json& o) {
+              return o["metadata"]["labels"].value(kJobNameLabel, std::string());
+            }) {
     informer_.AddHandlers(recorder_.Handlers());
   }
   ~InformerTest() override { Stop(); }
@@ -152,31 +170,29 @@ TEST_F(InformerTest, ErrorEventRelistsAndNotifiesOnlyTheDifference) {
   // A handler that holds the informer's thread while the test changes the world behind its
   // back: the changes and a compaction happen while it is not reading, so its watch can only
   // answer "too old" (an ERROR event with 410) and the informer must re-list.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool held = false, release = false;
+  Gate gate;
   informer_.AddHandlers({[&](const Json& o) {
                            if (ObjectKey(o) != "ns/gate") return;
-                           std::unique_lock lock(mu);
-                           held = true;
-                           cv.notify_all();
-                           cv.wait(lock, [&] { return release; });
+                           MutexLock lock(gate.mu);
+                           gate.held = true;
+                           gate.cv.notify_all();
+                           gate.cv.wait(gate.mu, [&]() REQUIRES(gate.mu) { return gate.release; });
                          },
                          nullptr, nullptr});
   Start();
   api_.Put(kPods, Pod("gate"));
   {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return held; });
+    MutexLock lock(gate.mu);
+    gate.cv.wait(gate.mu, [&]() REQUIRES(gate.mu) { return gate.held; });
   }
   api_.Put(kPods, Pod("a", "j", "changed"));
   api_.Erase(kPods, "ns", "b");
   api_.Put(kPods, Pod("d"));
   api_.Compact();
   {
-    std::lock_guard lock(mu);
-    release = true;
-    cv.notify_all();
+    MutexLock lock(gate.mu);
+    gate.release = true;
+    gate.cv.notify_all();
   }
   ASSERT_TRUE(Eventually([&] { return informer_.Lists() == 2 && api_.OpenWatches() == 1; }));
 
@@ -229,8 +245,7 @@ TEST_F(InformerTest, StopsPromptlyWhileWatching) {
 TEST(InformerStopTest, StopsPromptlyWhileBackingOff) {
   FakeApi api;
   for (int i = 0; i < 10; ++i) api.FailNext("list", "pods", {503, "ServiceUnavailable", "down"});
-  Informer informer(
-      api, kPods, InformerOptions{"", "", 300, 500, std::chrono::hours(1), std::chrono::hours(1)});
+  Informer informer(api, kPods, Options("", std::chrono::hours(1), std::chrono::hours(1)));
   std::jthread thread([&](std::stop_token stop) { informer.Run(stop); });
   ASSERT_TRUE(Eventually([&] { return api.Calls().size() == 1; }));
   thread.request_stop();

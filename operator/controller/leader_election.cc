@@ -78,10 +78,11 @@ namespace {
 
 // MicroTime: RFC 3339 with six fractional digits, as the API server stores Lease times.
 std::string MicroTime(WallTime now) {
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()) %
-                std::chrono::seconds(1);
-  std::string base = FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(now));
-  char frac[8];
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - seconds);
+  std::string base = FormatRfc3339(seconds);
+  // micros is in [0, 999999] (six digits), but the compiler cannot prove it: room for any value.
+  char frac[24];
   std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros.count()));
   return base.substr(0, base.size() - 1) + frac + "Z";  // base ends in 'Z'
 }

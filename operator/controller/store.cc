@@ -18,7 +18,7 @@ void Store::IndexLocked(const std::string& key, const Json& object, bool add) {
 
 std::optional<Json> Store::Upsert(const Json& object) {
   std::string key = ObjectKey(object);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::optional<Json> old;
   auto it = items_.find(key);
   if (it != items_.end()) {
@@ -31,7 +31,7 @@ std::optional<Json> Store::Upsert(const Json& object) {
 }
 
 std::optional<Json> Store::Remove(const std::string& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return std::nullopt;
   Json old = std::move(it->second);
@@ -41,14 +41,14 @@ std::optional<Json> Store::Remove(const std::string& key) {
 }
 
 std::optional<Json> Store::Get(const std::string& key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = items_.find(key);
   if (it == items_.end()) return std::nullopt;
   return it->second;
 }
 
 std::vector<Json> Store::List() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Json> out;
   out.reserve(items_.size());
   for (const auto& [key, object] : items_) out.push_back(object);
@@ -56,14 +56,14 @@ std::vector<Json> Store::List() const {
 }
 
 std::vector<std::string> Store::Keys() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<std::string> out;
   for (const auto& [key, object] : items_) out.push_back(key);
   return out;
 }
 
 std::vector<Json> Store::ByIndex(const std::string& value) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Json> out;
   auto it = by_index_.find(value);
   if (it == by_index_.end()) return out;
@@ -72,7 +72,7 @@ std::vector<Json> Store::ByIndex(const std::string& value) const {
 }
 
 size_t Store::Size() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return items_.size();
 }
 

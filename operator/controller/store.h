@@ -9,7 +9,6 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/mutex.h"
 #include "kube/object_key.h"
 
 namespace dljob::controller {
@@ -47,12 +47,12 @@ class Store {
   size_t Size() const;
 
  private:
-  void IndexLocked(const std::string& key, const Json& object, bool add);
+  void IndexLocked(const std::string& key, const Json& object, bool add) REQUIRES(mu_);
 
   const IndexFunc index_;
-  mutable std::mutex mu_;
-  std::map<std::string, Json> items_;                      // GUARDED_BY(mu_)
-  std::map<std::string, std::set<std::string>> by_index_;  // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::map<std::string, Json> items_ GUARDED_BY(mu_);
+  std::map<std::string, std::set<std::string>> by_index_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::controller

@@ -9,6 +9,17 @@ namespace {
 
 using json = nlohmann::json;
 
+// A spec.data entry without a Secret of its own (the operator's --oss-secret applies).
+DataVolume Volume(std::string name, std::string source, std::string mount_path, bool read_only,
+                  std::optional<CacheSpec> cache = std::nullopt) {
+  return {.name = std::move(name),
+          .source = std::move(source),
+          .mount_path = std::move(mount_path),
+          .read_only = read_only,
+          .cache = std::move(cache),
+          .secret_name = std::nullopt};
+}
+
 struct Case {
   const char* name;
   const char* source;
@@ -22,7 +33,7 @@ class RenderSource : public ::testing::TestWithParam<Case> {};
 TEST_P(RenderSource, FieldByField) {
   const Case& c = GetParam();
   DLJob job;
-  job.spec.data = {{"ds", c.source, "/data", c.read_only, std::nullopt}};
+  job.spec.data = {Volume("ds", c.source, "/data", c.read_only)};
   VolumeOptions options;
   options.oss_endpoint = "oss-cn-hangzhou-internal.aliyuncs.com";
   Result<RenderedVolumes> r = RenderDataVolumes(job, options);
@@ -57,8 +68,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(RenderDataVolumes, NamesTheBadSource) {
   DLJob job;
-  job.spec.data = {{"ok", "hostPath:/x", "/x", true, std::nullopt},
-                   {"bad", "s4://x", "/y", true, std::nullopt}};
+  job.spec.data = {Volume("ok", "hostPath:/x", "/x", true), Volume("bad", "s4://x", "/y", true)};
   Result<RenderedVolumes> r = RenderDataVolumes(job, VolumeOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("spec.data[1].source: unknown scheme", 0), 0u)
@@ -69,7 +79,7 @@ DLJob CachedJob(const std::string& source, const std::string& name = "ds") {
   DLJob job;
   job.spec.image = "registry.example.com/dljob/trainer:cuda";
   job.spec.data = {
-      {name, source, "/data/ds", true, CacheSpec{"LocalSSD", "/mnt/nvme/dljob-cache"}}};
+      Volume(name, source, "/data/ds", true, CacheSpec{"LocalSSD", "/mnt/nvme/dljob-cache"})};
   return job;
 }
 
@@ -116,7 +126,7 @@ TEST(RenderDataVolumes, WithoutAnEndpointOptionTheEndpointComesFromTheSecret) {
 TEST(RenderDataVolumes, AnEntrysSecretNameOverridesTheOperatorsSecret) {
   DLJob job = CachedJob("oss://bucket/x");
   job.spec.data[0].secret_name = "vision-team-oss";
-  job.spec.data.push_back({"plain", "oss://bucket/y", "/data/y", true, std::nullopt});
+  job.spec.data.push_back(Volume("plain", "oss://bucket/y", "/data/y", true));
   VolumeOptions options;
   options.oss_secret = "operator-default";
   Result<RenderedVolumes> r = RenderDataVolumes(job, options);
@@ -165,7 +175,7 @@ TEST(RenderDataVolumes, ACachedPvcKeepsItsSubpathInTheInitContainer) {
 
 TEST(RenderDataVolumes, UncachedEntriesHaveNoInitContainerAndMixWithCachedOnes) {
   DLJob job = CachedJob("hostPath:/srv/fmnist", "cached");
-  job.spec.data.push_back({"plain", "oss://bucket/x", "/data/x", true, std::nullopt});
+  job.spec.data.push_back(Volume("plain", "oss://bucket/x", "/data/x", true));
   Result<RenderedVolumes> r = RenderDataVolumes(job, VolumeOptions{});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->init_containers.size(), 1u);

@@ -25,13 +25,13 @@ void WorkQueue::PushLocked(const std::string& key) {
 }
 
 void WorkQueue::Add(const std::string& key, Lane lane) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   AddLocked(key, lane);
 }
 
 void WorkQueue::AddAfter(const std::string& key, Duration delay) {
   if (delay <= Duration::zero()) return Add(key);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (shutting_down_ || dirty_.count(key)) return;
   WallTime due = clock_.Now() + delay;
   auto [it, inserted] = waiting_.emplace(key, due);
@@ -42,24 +42,24 @@ void WorkQueue::AddAfter(const std::string& key, Duration delay) {
 void WorkQueue::AddRateLimited(const std::string& key) {
   Duration delay;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     int n = failures_[key]++;
     delay = options_.base_delay;
     for (int i = 0; i < n && delay < options_.max_delay; ++i) delay *= 2;
     delay = std::min(delay, options_.max_delay);
   }
   AddAfter(key, delay);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (waiting_.count(key)) retrying_.insert(key);  // a retry is work under way: a follow-up
 }
 
 void WorkQueue::Forget(const std::string& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   failures_.erase(key);
 }
 
 int WorkQueue::Failures(const std::string& key) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = failures_.find(key);
   return it == failures_.end() ? 0 : it->second;
 }
@@ -105,48 +105,48 @@ std::optional<std::string> WorkQueue::PopLocked() {
 }
 
 std::optional<std::string> WorkQueue::Get() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   while (true) {
     if (shutting_down_) return std::nullopt;
     PromoteDueLocked();
     if (std::optional<std::string> key = PopLocked()) return key;
     if (waiting_.empty()) {
-      cv_.wait(lock);
+      cv_.wait(mu_);
       continue;
     }
     WallTime next = waiting_.begin()->second;
     for (const auto& [k, due] : waiting_) next = std::min(next, due);
     auto sleep = std::chrono::duration_cast<Duration>(next - clock_.Now());
-    cv_.wait_for(lock, std::clamp(sleep, Duration(1), options_.poll));
+    cv_.wait_for(mu_, std::clamp(sleep, Duration(1), options_.poll));
   }
 }
 
 std::optional<std::string> WorkQueue::TryGet() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (shutting_down_) return std::nullopt;
   PromoteDueLocked();
   return PopLocked();
 }
 
 void WorkQueue::Done(const std::string& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   processing_.erase(key);
   if (dirty_.count(key) && !shutting_down_) PushLocked(key);
 }
 
 void WorkQueue::ShutDown() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   shutting_down_ = true;
   cv_.notify_all();
 }
 
 bool WorkQueue::ShuttingDown() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return shutting_down_;
 }
 
 size_t WorkQueue::Len() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   size_t n = 0;
   for (const std::string& key : dirty_) n += processing_.count(key) ? 0 : 1;
   return n;

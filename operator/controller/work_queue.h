@@ -20,12 +20,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "operator/controller/duration.h"
 
 namespace dljob::controller {
@@ -69,29 +69,29 @@ class WorkQueue {
   size_t Len() const;
 
  private:
-  void AddLocked(const std::string& key, Lane lane);
-  void PushLocked(const std::string& key);
+  void AddLocked(const std::string& key, Lane lane) REQUIRES(mu_);
+  void PushLocked(const std::string& key) REQUIRES(mu_);
   // Drops entries of keys handed out, moved or processing from the front of a lane.
-  void TrimLocked(std::deque<std::string>& lane, bool follow_up);
-  void PromoteDueLocked();
-  std::optional<std::string> PopLocked();
+  void TrimLocked(std::deque<std::string>& lane, bool follow_up) REQUIRES(mu_);
+  void PromoteDueLocked() REQUIRES(mu_);
+  std::optional<std::string> PopLocked() REQUIRES(mu_);
 
   const Clock& clock_;
   const WorkQueueOptions options_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
   // Ready keys in order, per lane; an entry whose key was handed out or moved lanes since is
   // skipped (dirty_ and follow_up_ say which entries count).
-  std::deque<std::string> queue_;            // GUARDED_BY(mu_)
-  std::deque<std::string> follow_ups_;       // GUARDED_BY(mu_)
-  std::set<std::string> dirty_;              // GUARDED_BY(mu_): needs processing
-  std::set<std::string> follow_up_;          // GUARDED_BY(mu_): dirty keys in the follow-up lane
-  std::set<std::string> retrying_;           // GUARDED_BY(mu_): waiting keys that failed
-  int streak_ = 0;                           // GUARDED_BY(mu_): follow-ups handed out in a row
-  std::set<std::string> processing_;         // GUARDED_BY(mu_)
-  std::map<std::string, WallTime> waiting_;  // GUARDED_BY(mu_): key → when it is due
-  std::map<std::string, int> failures_;      // GUARDED_BY(mu_)
-  bool shutting_down_ = false;               // GUARDED_BY(mu_)
+  std::deque<std::string> queue_ GUARDED_BY(mu_);
+  std::deque<std::string> follow_ups_ GUARDED_BY(mu_);
+  std::set<std::string> dirty_ GUARDED_BY(mu_);      // needs processing
+  std::set<std::string> follow_up_ GUARDED_BY(mu_);  // dirty keys in the follow-up lane
+  std::set<std::string> retrying_ GUARDED_BY(mu_);   // waiting keys that failed
+  int streak_ GUARDED_BY(mu_) = 0;                   // follow-ups handed out in a row
+  std::set<std::string> processing_ GUARDED_BY(mu_);
+  std::map<std::string, WallTime> waiting_ GUARDED_BY(mu_);  // key → when it is due
+  std::map<std::string, int> failures_ GUARDED_BY(mu_);
+  bool shutting_down_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace dljob::controller

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
 #include "base/testing/fake_clock.h"
 
 namespace dljob::controller {
@@ -135,27 +136,33 @@ TEST_F(WorkQueueTest, ShutDownWakesBlockedWorkers) {
   EXPECT_TRUE(queue_.ShuttingDown());
 }
 
+// What the workers below share: how many of them hold each key now, and how often each was
+// processed.
+struct Tally {
+  Mutex mu;
+  std::map<std::string, int> in_flight GUARDED_BY(mu);
+  std::map<std::string, int> processed GUARDED_BY(mu);
+};
+
 TEST(WorkQueue, ManyWorkersNeverProcessOneKeyConcurrently) {
   WorkQueue queue(RealClock());
   constexpr int kKeys = 8;
   constexpr int kAddsPerKey = 200;
-  std::mutex mu;
-  std::map<std::string, int> in_flight;
-  std::map<std::string, int> processed;
+  Tally tally;
   std::atomic<bool> overlap{false};
   std::vector<std::thread> workers;
   for (int w = 0; w < 4; ++w) {
     workers.emplace_back([&] {
       while (std::optional<std::string> key = queue.Get()) {
         {
-          std::lock_guard lock(mu);
-          if (++in_flight[*key] > 1) overlap = true;
-          processed[*key]++;
+          MutexLock lock(tally.mu);
+          if (++tally.in_flight[*key] > 1) overlap = true;
+          tally.processed[*key]++;
         }
         std::this_thread::yield();
         {
-          std::lock_guard lock(mu);
-          --in_flight[*key];
+          MutexLock lock(tally.mu);
+          --tally.in_flight[*key];
         }
         queue.Done(*key);
       }
@@ -168,9 +175,9 @@ TEST(WorkQueue, ManyWorkersNeverProcessOneKeyConcurrently) {
   }
   for (bool done = false; !done;) {
     std::this_thread::sleep_for(milliseconds(1));
-    std::lock_guard lock(mu);
+    MutexLock lock(tally.mu);
     done = true;
-    for (int k = 0; k < kKeys; ++k) done = done && processed["ns/" + std::to_string(k)] > 0;
+    for (int k = 0; k < kKeys; ++k) done = done && tally.processed["ns/" + std::to_string(k)] > 0;
   }
   queue.ShutDown();
   for (std::thread& t : workers) t.join();

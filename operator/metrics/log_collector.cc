@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "jobs/log_lines.h"
 
 namespace dljob::metrics {
@@ -35,10 +35,10 @@ Result<File> OpenArchive(const std::string& path) {
 
 // Sleeps `d` unless stopped first; returns whether it was stopped.
 bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
-  std::mutex mu;  // guards nothing: wait_for needs a lock to release
+  Mutex mu;  // guards nothing: wait_for needs a lock to release
   std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  cv.wait_for(lock, stop, d, [] { return false; });
+  MutexLock lock(mu);
+  cv.wait_for(mu, stop, d, [] { return false; });
   return stop.stop_requested();
 }
 

@@ -72,7 +72,9 @@ class RestHandlerTest : public ::testing::Test {
   Json MustCall(const std::string& method, const std::string& target, const Json& body,
                 int want = 0, HttpHeaders headers = {}) {
     FakeWriter out = Call(method, target, body.is_null() ? "" : body.dump(), std::move(headers));
-    if (want) EXPECT_EQ(out.status_, want) << method << " " << target << ": " << out.body_;
+    if (want) {
+      EXPECT_EQ(out.status_, want) << method << " " << target << ": " << out.body_;
+    }
     return out.body_.empty() ? Json() : out.json();
   }
 

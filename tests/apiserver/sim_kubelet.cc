@@ -89,7 +89,10 @@ void SimKubelet::Run() {
       }
       const auto& [ns, name] = it->first;
       store_.Mutate(pods_, ns, name, [&](Json& pod) -> std::optional<ApiError> {
-        if (BoundAndPending(pod)) ApplyPodState(pod, PodState{"Running"}, now_());
+        if (!BoundAndPending(pod)) return std::nullopt;
+        PodState running;  // every other field at its default
+        running.phase = "Running";
+        ApplyPodState(pod, running, now_());
         return std::nullopt;
       });
       it = due.erase(it);

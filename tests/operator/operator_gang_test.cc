@@ -4,12 +4,12 @@
 // Queued condition, an Event, its pods' PodScheduled condition) and starts when they free up.
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
 #include "tests/operator/e2e_fixture.h"
 
 namespace dljob::testing {
@@ -86,13 +86,13 @@ class PodHistory {
   ~PodHistory() {
     stop_ = true;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (stream_) stream_->Cancel();
     }
     if (reader_.joinable()) reader_.join();
   }
   std::vector<Change> changes() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return changes_;
   }
 
@@ -102,7 +102,7 @@ class PodHistory {
       kube::ApiResult<kube::WatchStreamPtr> w = api_.Watch(kPods, kNs, o);
       if (!w.ok()) continue;
       {
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         stream_ = w->get();
         if (stop_) stream_->Cancel();
       }
@@ -117,19 +117,19 @@ class PodHistory {
                            : (*e)->type == kube::WatchEvent::Type::kDeleted  ? "DELETED"
                                                                              : "";
         if (*type == 0) continue;
-        std::lock_guard lock(mu_);
+        MutexLock lock(mu_);
         changes_.push_back({type, NameOf(pod), UidOf(pod), NodeOf(pod)});
       }
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       stream_ = nullptr;
     }
   }
 
   kube::Api& api_;
   std::atomic<bool> stop_{false};
-  mutable std::mutex mu_;
-  kube::WatchStream* stream_ = nullptr;  // guarded by mu_
-  std::vector<Change> changes_;          // guarded by mu_
+  mutable Mutex mu_;
+  kube::WatchStream* stream_ GUARDED_BY(mu_) = nullptr;
+  std::vector<Change> changes_ GUARDED_BY(mu_);
   std::thread reader_;
 };
 

@@ -51,7 +51,7 @@ GradientOverlap::GradientOverlap(std::vector<torch::Tensor> params, FusedAllredu
 GradientOverlap::~GradientOverlap() {
   for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hook_handles_[i]);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
@@ -59,7 +59,7 @@ GradientOverlap::~GradientOverlap() {
 }
 
 Status GradientOverlap::BeginStep(int64_t step) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (!error_.ok()) return error_;
   if (armed_) return Status::FailedPrecondition("gradient overlap: step already in progress");
   // The caller owns the FusedAllreducer until we arm: make sure its plan is ours.
@@ -74,7 +74,7 @@ Status GradientOverlap::BeginStep(int64_t step) {
 }
 
 void GradientOverlap::OnGradient(size_t index, const torch::Tensor& grad) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (!armed_ || backward_done_ || !grad.defined()) return;
   if (seen_[index]) {
     if (error_.ok()) {
@@ -98,15 +98,19 @@ bool GradientOverlap::BucketReady(size_t bucket) const {
 
 void GradientOverlap::CommLoop() {
   torch::NoGradGuard no_grad;  // grad mode is per thread
-  std::unique_lock<std::mutex> lock(mutex_);
+  // Held throughout, except while a bucket is fused and reduced (the waits release it).
+  mutex_.Lock();
   while (true) {
-    wake_.wait(lock, [this] { return stop_ || (armed_ && next_bucket_ < plan_.size()); });
-    if (stop_) return;
+    wake_.wait(mutex_, [this]() REQUIRES(mutex_) {
+      return stop_ || (armed_ && next_bucket_ < plan_.size());
+    });
+    if (stop_) break;
     const size_t b = next_bucket_;
     const int64_t step = step_;
     const Timeline::Clock::time_point waiting = Timeline::Clock::now();
-    wake_.wait(lock, [this, b] { return stop_ || backward_done_ || BucketReady(b); });
-    if (stop_) return;
+    wake_.wait(mutex_,
+               [this, b]() REQUIRES(mutex_) { return stop_ || backward_done_ || BucketReady(b); });
+    if (stop_) break;
     if (timeline_ != nullptr) {
       timeline_->Record("NEGOTIATE", "comm", waiting, Timeline::Clock::now(), kCommThread, step,
                         static_cast<int64_t>(b));
@@ -115,7 +119,7 @@ void GradientOverlap::CommLoop() {
     std::vector<torch::Tensor> grads;
     grads.reserve(bucket.last - bucket.first);
     for (size_t i = bucket.first; i < bucket.last; ++i) grads.push_back(std::move(held_[i]));
-    lock.unlock();
+    mutex_.Unlock();
     Status status;
     try {
       {
@@ -136,7 +140,7 @@ void GradientOverlap::CommLoop() {
     } catch (const std::exception& e) {
       status = Status::Internal(e.what());
     }
-    lock.lock();
+    mutex_.Lock();
     if (!status.ok()) {
       if (error_.ok()) {
         error_ = status.WithContext("gradient bucket " + std::to_string(b + 1) + " of " +
@@ -148,22 +152,25 @@ void GradientOverlap::CommLoop() {
     }
     if (next_bucket_ >= plan_.size()) done_.notify_all();
   }
+  mutex_.Unlock();
 }
 
 Status GradientOverlap::Finish() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (!armed_) {
-    return error_.ok() ? Status::FailedPrecondition("gradient overlap: Finish without BeginStep")
-                       : error_;
+  int64_t step = 0;
+  {
+    MutexLock lock(mutex_);
+    if (!armed_) {
+      return error_.ok() ? Status::FailedPrecondition("gradient overlap: Finish without BeginStep")
+                         : error_;
+    }
+    backward_done_ = true;
+    wake_.notify_all();
+    done_.wait(mutex_, [this]() REQUIRES(mutex_) { return next_bucket_ >= plan_.size(); });
+    armed_ = false;
+    step = step_;
+    for (torch::Tensor& h : held_) h = torch::Tensor();
+    if (!error_.ok()) return error_;
   }
-  backward_done_ = true;
-  wake_.notify_all();
-  done_.wait(lock, [this] { return next_bucket_ >= plan_.size(); });
-  armed_ = false;
-  const int64_t step = step_;
-  for (torch::Tensor& h : held_) h = torch::Tensor();
-  if (!error_.ok()) return error_;
-  lock.unlock();
   torch::NoGradGuard no_grad;
   for (size_t b = 0; b < plan_.size(); ++b) {
     TimelineSpan unfuse(timeline_, "UNFUSE", "comm", kMainThread, step, static_cast<int64_t>(b));

@@ -47,12 +47,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include <torch/types.h>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
@@ -82,7 +82,7 @@ class GradientOverlap {
   GradientOverlap(std::vector<torch::Tensor> params, FusedAllreducer& fusion, Timeline* timeline);
   void OnGradient(size_t index, const torch::Tensor& grad);
   void CommLoop();
-  bool BucketReady(size_t bucket) const;  // REQUIRES: mutex_ held
+  bool BucketReady(size_t bucket) const REQUIRES(mutex_);
 
   std::vector<torch::Tensor> params_;
   FusedAllreducer& fusion_;
@@ -93,19 +93,19 @@ class GradientOverlap {
   std::vector<size_t> bucket_of_;  // parameter -> bucket
   std::vector<unsigned> hook_handles_;
 
-  std::mutex mutex_;
-  std::condition_variable wake_;     // to the communication thread
-  std::condition_variable done_;     // to Finish
-  bool armed_ = false;               // guarded by mutex_: a step is in progress
-  bool backward_done_ = false;       // guarded by mutex_: Finish was called
-  bool stop_ = false;                // guarded by mutex_
-  int64_t step_ = 0;                 // guarded by mutex_
-  size_t next_bucket_ = 0;           // guarded by mutex_: buckets before it are reduced
-  std::vector<torch::Tensor> held_;  // guarded by mutex_: this step's incoming gradients
-  std::vector<char> seen_;           // guarded by mutex_: a gradient arrived this step
-  std::vector<size_t> counts_;       // elements per parameter
-  Status error_;                     // guarded by mutex_: sticky
-  std::thread thread_;               // last: started once everything above exists
+  Mutex mutex_;
+  std::condition_variable_any wake_;               // to the communication thread
+  std::condition_variable_any done_;               // to Finish
+  bool armed_ GUARDED_BY(mutex_) = false;          // a step is in progress
+  bool backward_done_ GUARDED_BY(mutex_) = false;  // Finish was called
+  bool stop_ GUARDED_BY(mutex_) = false;
+  int64_t step_ GUARDED_BY(mutex_) = 0;
+  size_t next_bucket_ GUARDED_BY(mutex_) = 0;           // buckets before it are reduced
+  std::vector<torch::Tensor> held_ GUARDED_BY(mutex_);  // this step's incoming gradients
+  std::vector<char> seen_ GUARDED_BY(mutex_);           // a gradient arrived this step
+  std::vector<size_t> counts_;                          // elements per parameter
+  Status error_ GUARDED_BY(mutex_);                     // sticky
+  std::thread thread_;  // last: started once everything above exists
 };
 
 }  // namespace dljob::trainer

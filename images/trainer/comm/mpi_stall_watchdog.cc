@@ -78,7 +78,7 @@ MpiStallWatchdog::~MpiStallWatchdog() { Stop(); }
 
 void MpiStallWatchdog::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (stop_) return;
     stop_ = true;
   }
@@ -98,8 +98,8 @@ void MpiStallWatchdog::Run() {
     Receive();
     Beat(/*farewell=*/false);
     CheckStall();
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (wake_.wait_for(lock, period, [this] { return stop_; })) break;
+    MutexLock lock(mutex_);
+    if (wake_.wait_for(mutex_, period, [this]() REQUIRES(mutex_) { return stop_; })) break;
   }
   // A rank unwinding from an exception is about to abort the job: no farewell to wait for.
   if (std::uncaught_exceptions() == 0) Farewell();

@@ -34,12 +34,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include <mpi.h>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "images/trainer/comm/watched_collective.h"
 
@@ -79,9 +79,9 @@ class MpiStallWatchdog {
   int size_ = 1;
   std::vector<Peer> peers_;  // owned by the watchdog thread once it runs
   std::chrono::steady_clock::time_point started_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;  // guarded by mutex_
+  Mutex mutex_;
+  std::condition_variable_any wake_;
+  bool stop_ GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

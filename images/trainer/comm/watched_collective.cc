@@ -7,7 +7,7 @@ namespace dljob::trainer {
 
 void WatchedCollective::Enter(const char* operation) {
   const Clock::time_point now = Clock::now();
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   ++collectives_;
   waiting_ = true;
   operation_ = operation;
@@ -15,7 +15,7 @@ void WatchedCollective::Enter(const char* operation) {
 }
 
 void WatchedCollective::Leave() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   waiting_ = false;
 }
 
@@ -81,12 +81,12 @@ Status WatchedCollective::Wait(uint64_t request) {
 }
 
 void WatchedCollective::SetStep(int64_t step) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   step_ = step;
 }
 
 void WatchedCollective::Annotate(std::string_view purpose) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const size_t n = std::min(purpose.size(), sizeof(purpose_) - 1);
   std::memcpy(purpose_, purpose.data(), n);
   purpose_[n] = '\0';
@@ -94,7 +94,7 @@ void WatchedCollective::Annotate(std::string_view purpose) {
 
 WatchedCollective::Progress WatchedCollective::Snapshot() const {
   Progress p;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   p.record.rank = inner_.rank();
   p.record.collectives = collectives_;
   p.record.waiting = waiting_;

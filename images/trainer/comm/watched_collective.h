@@ -14,9 +14,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 
+#include "base/mutex.h"
 #include "images/trainer/comm/collective.h"
 #include "images/trainer/comm/stall_detector.h"
 
@@ -59,13 +59,13 @@ class WatchedCollective : public Collective {
   void Leave();
 
   Collective& inner_;
-  mutable std::mutex mutex_;
-  int64_t collectives_ = 0;     // guarded by mutex_
-  bool waiting_ = false;        // guarded by mutex_
-  int64_t step_ = 0;            // guarded by mutex_
-  const char* operation_ = "";  // guarded by mutex_
-  char purpose_[64] = {0};      // guarded by mutex_
-  Clock::time_point since_{};   // guarded by mutex_
+  mutable Mutex mutex_;
+  int64_t collectives_ GUARDED_BY(mutex_) = 0;
+  bool waiting_ GUARDED_BY(mutex_) = false;
+  int64_t step_ GUARDED_BY(mutex_) = 0;
+  const char* operation_ GUARDED_BY(mutex_) = "";
+  char purpose_[64] GUARDED_BY(mutex_) = {0};
+  Clock::time_point since_ GUARDED_BY(mutex_){};
 };
 
 }  // namespace dljob::trainer

@@ -12,7 +12,7 @@ namespace {
 TEST(ModelRegistryTest, MnistModelsProduceLogitsOfTheDeclaredShape) {
   ModelRegistry registry = BuiltinModels();
   torch::manual_seed(1);
-  for (const std::string& name : {"mnist_cnn", "mnist_mlp"}) {
+  for (const char* name : {"mnist_cnn", "mnist_mlp"}) {
     Result<const ModelInfo*> info = registry.Find(name);
     ASSERT_TRUE(info.ok());
     ModelPtr model = (*info)->create();

@@ -5,13 +5,13 @@
 
 #include <deque>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "base/mutex.h"
 #include "base/testing/fake_clock.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
@@ -45,7 +45,7 @@ class AimedFaults final : public kube::Api {
 
   void FailFor(const std::string& verb, const std::string& name, kube::ApiError error,
                int times = 1) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (int i = 0; i < times; ++i) aimed_[{verb, name}].push_back(error);
   }
 
@@ -97,7 +97,7 @@ class AimedFaults final : public kube::Api {
 
  private:
   void Arm(const std::string& verb, const std::string& plural, const std::string& name) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = aimed_.find({verb, name});
     if (it == aimed_.end() || it->second.empty()) return;
     api_.FailNext(verb, plural, it->second.front());
@@ -105,8 +105,8 @@ class AimedFaults final : public kube::Api {
   }
 
   FakeApi& api_;
-  std::mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> aimed_;
+  Mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> aimed_ GUARDED_BY(mu_);
 };
 
 class ReconcilerWorld : public ::testing::Test {

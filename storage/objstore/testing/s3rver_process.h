@@ -35,7 +35,6 @@ class S3rverProcess {
   // For programs that are not tests (bench/), which may print InstallHint() and stop. Tests call
   // Start() and fail on its error instead of skipping.
   static bool Available() { return !ScriptPath().empty(); }
-  static std::string SkipMessage() { return InstallHint(); }  // old name of InstallHint
 
   explicit S3rverProcess(std::string bucket = "dljob-test") : bucket_(std::move(bucket)) {}
   ~S3rverProcess();
