@@ -103,10 +103,12 @@ Background::Background(const std::vector<std::string>& argv,
 }
 
 Background::~Background() {
-  if (pid_ > 0 && !reaped_) {
-    kill(-pid_, SIGKILL);
-    Wait(10000);
-  }
+  if (pid_ <= 0) return;
+  // The whole process group, also when the leader has ended and been reaped: what it started in
+  // the background (a shell's `cmd &`) may still run. Its id cannot have been reused while any
+  // member lives, and a group with no member left makes this a no-op (ESRCH).
+  kill(-pid_, SIGKILL);
+  if (!reaped_) Wait(10000);
 }
 
 void Background::Signal(int sig) {

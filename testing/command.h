@@ -36,6 +36,8 @@ class Background {
   // Starts argv with stdout/stderr going to files (out_path, err_path).
   Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
              const std::string& out_path, const std::string& err_path);
+  // SIGKILLs the command's process group (everything it started that did not leave the group,
+  // also after the command itself has ended) and reaps the command.
   ~Background();
   pid_t pid() const { return pid_; }
   void Signal(int sig);
