@@ -33,7 +33,8 @@ class CliClusterE2eTest : public ::testing::Test {
   void SetUp() override {
     server_bin_ = BinDir() + "/dljob-test-apiserver";
     if (::access(server_bin_.c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "dljob-test-apiserver is not built (" << server_bin_ << ")";
+      GTEST_FAIL() << "dljob-test-apiserver is not built (" << server_bin_
+                   << "): run scripts/build.sh";
     }
     dir_ = std::make_unique<TempDir>();
     kubeconfig_ = dir_->path() + "/kubeconfig";

@@ -180,7 +180,8 @@ TEST_F(LocalDataTest, ACacheOnAHostPathCopiesTheDirectoryToTheCachePathFirst) {
 TEST_F(LocalDataTest, FashionMnistFromAnOssSourceTrainsLikeFromLocalFiles) {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz") ||
       !fs::exists(BinDir() + "/dljob-train")) {
-    GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
+    GTEST_FAIL()
+        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
   }
   storage::ObjectStorePtr bucket = Bucket();
   ASSERT_NE(bucket, nullptr);
@@ -236,7 +237,8 @@ TEST_F(LocalDataTest, TheOssShardsExampleValidates) {
 TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz") ||
       !fs::exists(BinDir() + "/dljob-train")) {
-    GTEST_SKIP() << "needs dataset-fashion-mnist and dljob-train";
+    GTEST_FAIL()
+        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
   }
   const std::string packed = work_.path() + "/packed";
   CommandResult pack = Dljob(

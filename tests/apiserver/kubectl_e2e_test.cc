@@ -41,7 +41,9 @@ class KubectlE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
     kubectl_ = FindKubectl();
-    if (kubectl_.empty()) GTEST_SKIP() << "kubectl is not installed";
+    if (kubectl_.empty())
+      GTEST_FAIL()
+          << "kubectl is not installed: run scripts/setup.sh (Debian package kubernetes-client)";
     dir_ = std::make_unique<TempDir>();
     kubeconfig_ = dir_->path() + "/kubeconfig";
     std::string port_file = dir_->path() + "/port";

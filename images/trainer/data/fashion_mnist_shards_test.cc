@@ -169,7 +169,7 @@ TEST_F(FashionMnistShardsTest, ADirectoryWithNeitherIdxNorShardsSaysBoth) {
 TEST_F(FashionMnistShardsTest, TheRealDatasetPacksIntoTheSameDataset) {
   const std::string real = kDefaultFashionMnistDir;
   if (!fs::exists(real + "/train-images-idx3-ubyte.gz")) {
-    GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+    GTEST_FAIL() << "dataset-fashion-mnist is not installed: run scripts/setup.sh";
   }
   const std::string packed = dir_.path() + "/real";
   ASSERT_TRUE(storage::PackDataset(real, packed, {}).ok());
