@@ -212,7 +212,9 @@ TEST_P(PlacementProperties, OnRandomClusters) {
       EXPECT_EQ(p.status().code(), StatusCode::kFailedPrecondition) << where;
       EXPECT_EQ(p.status().message(), reordered.status().message()) << where;
       EXPECT_LT(room, g.workers) << where << ": refused a gang that fits: " << p.status().message();
-      if (small) EXPECT_EQ(FewestNodesByBruteForce(g, nodes), -1) << where;
+      if (small) {
+        EXPECT_EQ(FewestNodesByBruteForce(g, nodes), -1) << where;
+      }
       continue;
     }
     ++placed;
@@ -238,7 +240,9 @@ TEST_P(PlacementProperties, OnRandomClusters) {
   // The generator must exercise both outcomes, or the test proves little.
   EXPECT_GT(placed, kClusters / 5);
   EXPECT_GT(refused, kClusters / 5);
-  if (policy.Name() == "dljob") EXPECT_GT(packed, 20);  // 32 with this seed
+  if (policy.Name() == "dljob") {
+    EXPECT_GT(packed, 20);  // 32 with this seed
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, PlacementProperties,
