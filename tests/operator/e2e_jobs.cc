@@ -137,4 +137,18 @@ std::string MetricLine(int rank, int step, double images_per_sec, int world_size
   return buf;
 }
 
+bool RestartedWhole(kube::Api& api, const std::string& job, const std::set<std::string>& old_uids,
+                    int64_t restarts, size_t pods) {
+  std::optional<Json> got = GetJob(api, job);
+  std::optional<std::vector<Json>> now = JobPods(api, job);
+  if (!got || !now || got->value("status", Json::object()).value("phase", "") != "Running") {
+    return false;
+  }
+  size_t fresh = 0;
+  for (const Json& p : *now) {
+    fresh += Incarnation(p) == restarts && PodPhase(p) == "Running" && !old_uids.count(UidOf(p));
+  }
+  return Restarts(*got) == restarts && fresh == pods && now->size() == pods;
+}
+
 }  // namespace dljob::testing

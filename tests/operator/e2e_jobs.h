@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ std::string NameOf(const Json& object);
 std::string UidOf(const Json& object);
 int64_t Incarnation(const Json& pod);
 bool IsDeleting(const Json& object);
+// Whether the job is Running again after a whole-job restart: `restarts` counted and exactly
+// `pods` pods, every one new (no uid of `old_uids`), of incarnation `restarts` and Running.
+bool RestartedWhole(kube::Api& api, const std::string& job, const std::set<std::string>& old_uids,
+                    int64_t restarts, size_t pods);
 
 // Marks every pod of `pods` that has not finished Running and Ready (as a kubelet would once a
 // pod is bound); returns whether every call succeeded.

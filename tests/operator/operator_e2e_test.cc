@@ -147,20 +147,7 @@ TEST_F(OperatorE2eTest, FailedWorkerRestartsTheWholeJobUntilTheBackoffLimitFails
 
   ASSERT_TRUE(Finish(control(), "flaky-worker-1", 1).ok());
   // The whole job comes back: every pod new, of incarnation 1.
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::optional<Json> job = GetJob(api(), "flaky");
-        std::optional<std::vector<Json>> pods = JobPods(api(), "flaky");
-        if (!job || !pods || job->value("status", Json::object()).value("phase", "") != "Running") {
-          return false;
-        }
-        int fresh = 0;
-        for (const Json& p : *pods) {
-          fresh += Incarnation(p) == 1 && PodPhase(p) == "Running" && !first_uids.count(UidOf(p));
-        }
-        return Restarts(*job) == 1 && fresh == 3 && pods->size() == 3;
-      },
-      kWait))
+  ASSERT_TRUE(WaitFor([&] { return RestartedWhole(api(), "flaky", first_uids, 1, 3); }, kWait))
       << Describe(api(), "flaky");
 
   ASSERT_TRUE(Finish(control(), "flaky-worker-0", 1).ok());

@@ -226,20 +226,7 @@ TEST_F(OperatorE2eTest, ADeletedWorkerRestartsTheWholeJobWhichThenSucceeds) {
   ASSERT_EQ(first_uids.size(), 3u) << Describe(api(), "lost");
 
   ASSERT_TRUE(api().Delete(kPods, kNs, "lost-worker-1").ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::optional<Json> job = GetJob(api(), "lost");
-        std::optional<std::vector<Json>> pods = JobPods(api(), "lost");
-        if (!job || !pods || job->value("status", Json::object()).value("phase", "") != "Running") {
-          return false;
-        }
-        int fresh = 0;
-        for (const Json& p : *pods) {
-          fresh += Incarnation(p) == 1 && PodPhase(p) == "Running" && !first_uids.count(UidOf(p));
-        }
-        return Restarts(*job) == 1 && fresh == 3 && pods->size() == 3;
-      },
-      kWait))
+  ASSERT_TRUE(WaitFor([&] { return RestartedWhole(api(), "lost", first_uids, 1, 3); }, kWait))
       << Describe(api(), "lost");
   std::vector<Json> lost = EventsOf(api(), "lost", "WorkerLost");
   ASSERT_EQ(lost.size(), 1u) << Describe(api(), "lost");
