@@ -19,7 +19,12 @@ flags=(--model=mnist_cnn --batch_size=16 --num_warmup_batches=0 --display_every=
        --seed=7 --print_losses)
 ckpt="$tmp/checkpoints"
 
-steps_in() { grep -c $'^loss\t' "$1" || true; }
+# The loss lines in a file so far: 0 until the background job's shell has created it (grep would
+# print nothing for a missing file, and the loop's arithmetic would break on that).
+steps_in() {
+  [[ -e $1 ]] || { echo 0; return; }
+  grep -c $'^loss\t' "$1" || true
+}
 
 # mpirun itself in the background (not on_ranks, a function: $! would be its subshell), so that
 # its children are the ranks.
