@@ -3,8 +3,8 @@
 # multi-rank under mpirun, end to end through the dljob binary), then the libFuzzer target for a
 # short while. FUZZ_SECONDS (default 20) sets the fuzzing time; 0 skips it.
 # DLJOB_IMAGE_TESTS=1 also builds the CPU container image with podman and runs a 2-rank job in it
-# (label "container"): 8 min 37 s on a fresh idle 2-core machine (2026-11-25), seconds once podman's cache is warm,
-# so it is opt-in here (ctest -L container runs it alone).
+# (label "container"): 8 min 37 s on a fresh idle 2-core machine (2026-11-25), seconds once
+# podman's cache is warm, so it is opt-in here (ctest -L container runs it alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
