@@ -4,23 +4,12 @@
 #include <string>
 
 #include "jobs/quantity.h"
+#include "operator/controller/json_fields.h"
 
 namespace dljob::controller {
 namespace {
 
 using Json = nlohmann::json;
-
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Field(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 constexpr int64_t kMilliPerMib = int64_t{1000} << 20;
 
@@ -39,15 +28,16 @@ scheduler::Resources ResourcesOf(const Json& list, bool round_up) {
   auto div = [round_up](int64_t milli, int64_t unit) {
     return round_up ? (milli + unit - 1) / unit : milli / unit;
   };
-  return {div(Milli(Field(list, "nvidia.com/gpu")), 1000), Milli(Field(list, "cpu")),
-          div(Milli(Field(list, "memory")), kMilliPerMib), div(Milli(Field(list, "pods")), 1000)};
+  return {div(Milli(FieldOf(list, "nvidia.com/gpu")), 1000), Milli(FieldOf(list, "cpu")),
+          div(Milli(FieldOf(list, "memory")), kMilliPerMib),
+          div(Milli(FieldOf(list, "pods")), 1000)};
 }
 
 // A container's requests, each left out defaulting to its limit (as the API server defaults them).
 scheduler::Resources ContainerRequests(const Json& container) {
-  const Json& res = Field(container, "resources");
-  const Json& requests = Field(res, "requests");
-  const Json& limits = Field(res, "limits");
+  const Json& res = FieldOf(container, "resources");
+  const Json& requests = FieldOf(res, "requests");
+  const Json& limits = FieldOf(res, "limits");
   Json merged = limits.is_object() ? limits : Json::object();
   if (requests.is_object()) {
     for (const auto& [k, v] : requests.items()) merged[k] = v;
@@ -68,10 +58,10 @@ void Max(scheduler::Resources& to, const scheduler::Resources& r) {
 }
 
 bool NodeReady(const Json& node) {
-  const Json& conditions = Field(Field(node, "status"), "conditions");
+  const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
   if (!conditions.is_array()) return true;  // a node that reports nothing yet is taken at its word
   for (const Json& c : conditions) {
-    if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
+    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
   }
   return conditions.empty();
 }
@@ -81,7 +71,7 @@ Json SlimContainers(const Json& containers) {
   Json out = Json::array();
   for (const Json& c : containers) {
     Json slim = Json::object();
-    if (const Json& r = Field(c, "resources"); r.is_object()) slim["resources"] = r;
+    if (const Json& r = FieldOf(c, "resources"); r.is_object()) slim["resources"] = r;
     out.push_back(std::move(slim));
   }
   return out;
@@ -90,55 +80,56 @@ Json SlimContainers(const Json& containers) {
 }  // namespace
 
 scheduler::Node SchedulerNodeOf(const Json& node) {
-  const Json& meta = Field(node, "metadata");
+  const Json& meta = FieldOf(node, "metadata");
   scheduler::Node n;
-  n.name = Str(meta, "name");
-  n.allocatable = ResourcesOf(Field(Field(node, "status"), "allocatable"), /*round_up=*/false);
-  const Json& labels = Field(meta, "labels");
+  n.name = StringAt(meta, "name");
+  n.allocatable = ResourcesOf(FieldOf(FieldOf(node, "status"), "allocatable"), /*round_up=*/false);
+  const Json& labels = FieldOf(meta, "labels");
   if (labels.is_object()) {
     for (const auto& [k, v] : labels.items()) {
       if (v.is_string()) n.labels[k] = v.get<std::string>();
     }
   }
-  const Json& spec = Field(node, "spec");
-  const Json& taints = Field(spec, "taints");
+  const Json& spec = FieldOf(node, "spec");
+  const Json& taints = FieldOf(spec, "taints");
   if (taints.is_array()) {
     for (const Json& t : taints)
-      n.taints.push_back({Str(t, "key"), Str(t, "value"), Str(t, "effect")});
+      n.taints.push_back({StringAt(t, "key"), StringAt(t, "value"), StringAt(t, "effect")});
   }
-  const Json& cordoned = Field(spec, "unschedulable");
+  const Json& cordoned = FieldOf(spec, "unschedulable");
   n.schedulable = !(cordoned.is_boolean() && cordoned.get<bool>()) && NodeReady(node);
   return n;
 }
 
 scheduler::Resources PodRequests(const Json& pod) {
-  const Json& spec = Field(pod, "spec");
+  const Json& spec = FieldOf(pod, "spec");
   scheduler::Resources total;
-  if (const Json& cs = Field(spec, "containers"); cs.is_array()) {
+  if (const Json& cs = FieldOf(spec, "containers"); cs.is_array()) {
     for (const Json& c : cs) Add(total, ContainerRequests(c));
   }
-  if (const Json& init = Field(spec, "initContainers"); init.is_array()) {
+  if (const Json& init = FieldOf(spec, "initContainers"); init.is_array()) {
     for (const Json& c : init) Max(total, ContainerRequests(c));  // they run one at a time
   }
-  Add(total, ResourcesOf(Field(spec, "overhead"), /*round_up=*/true));
+  Add(total, ResourcesOf(FieldOf(spec, "overhead"), /*round_up=*/true));
   total.pods = 1;
   return total;
 }
 
 Json LedgerPodView(const Json& pod) {
   Json out = Json::object();
-  const Json& meta = Field(pod, "metadata");
+  const Json& meta = FieldOf(pod, "metadata");
   Json& m = out["metadata"] = Json::object();
   for (const char* key : {"name", "namespace", "uid", "resourceVersion"}) {
-    if (const Json& v = Field(meta, key); v.is_string()) m[key] = v;
+    if (const Json& v = FieldOf(meta, key); v.is_string()) m[key] = v;
   }
-  const Json& spec = Field(pod, "spec");
-  if (const Json& node = Field(spec, "nodeName"); node.is_string()) out["spec"]["nodeName"] = node;
+  const Json& spec = FieldOf(pod, "spec");
+  if (const Json& node = FieldOf(spec, "nodeName"); node.is_string())
+    out["spec"]["nodeName"] = node;
   for (const char* key : {"containers", "initContainers"}) {
-    if (const Json& cs = Field(spec, key); cs.is_array()) out["spec"][key] = SlimContainers(cs);
+    if (const Json& cs = FieldOf(spec, key); cs.is_array()) out["spec"][key] = SlimContainers(cs);
   }
-  if (const Json& o = Field(spec, "overhead"); o.is_object()) out["spec"]["overhead"] = o;
-  if (const Json& phase = Field(Field(pod, "status"), "phase"); phase.is_string()) {
+  if (const Json& o = FieldOf(spec, "overhead"); o.is_object()) out["spec"]["overhead"] = o;
+  if (const Json& phase = FieldOf(FieldOf(pod, "status"), "phase"); phase.is_string()) {
     out["status"]["phase"] = phase;
   }
   return out;

@@ -3,26 +3,15 @@
 #include <algorithm>
 
 #include "operator/controller/children.h"
+#include "operator/controller/json_fields.h"
 #include "operator/controller/store.h"
 
 namespace dljob::controller {
 namespace {
 
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Field(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
-std::string NameOf(const Json& pod) { return Str(Field(pod, "metadata"), "name"); }
-std::string UidOf(const Json& pod) { return Str(Field(pod, "metadata"), "uid"); }
-std::string NodeOf(const Json& pod) { return Str(Field(pod, "spec"), "nodeName"); }
+std::string NameOf(const Json& pod) { return StringAt(FieldOf(pod, "metadata"), "name"); }
+std::string UidOf(const Json& pod) { return StringAt(FieldOf(pod, "metadata"), "uid"); }
+std::string NodeOf(const Json& pod) { return StringAt(FieldOf(pod, "spec"), "nodeName"); }
 
 PodClaim ClaimOf(const Json& pod) { return {ObjectKey(pod), UidOf(pod)}; }
 
@@ -192,16 +181,17 @@ std::optional<Json> UnschedulablePatch(const Json& pod, const std::string& messa
   if (!NodeOf(pod).empty()) return std::nullopt;
   Json conditions = Json::array();
   std::string since = now;
-  const Json& old = Field(Field(pod, "status"), "conditions");
+  const Json& old = FieldOf(FieldOf(pod, "status"), "conditions");
   if (old.is_array()) {
     for (const Json& c : old) {
-      if (Str(c, "type") != "PodScheduled") {
+      if (StringAt(c, "type") != "PodScheduled") {
         conditions.push_back(c);
         continue;
       }
-      if (Str(c, "status") != "False") continue;
-      if (Str(c, "reason") == "Unschedulable" && Str(c, "message") == message) return std::nullopt;
-      if (!Str(c, "lastTransitionTime").empty()) since = Str(c, "lastTransitionTime");
+      if (StringAt(c, "status") != "False") continue;
+      if (StringAt(c, "reason") == "Unschedulable" && StringAt(c, "message") == message)
+        return std::nullopt;
+      if (!StringAt(c, "lastTransitionTime").empty()) since = StringAt(c, "lastTransitionTime");
     }
   }
   conditions.push_back({{"type", "PodScheduled"},

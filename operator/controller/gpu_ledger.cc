@@ -1,5 +1,6 @@
 #include "operator/controller/gpu_ledger.h"
 
+#include "operator/controller/json_fields.h"
 #include "operator/controller/store.h"
 #include "operator/scheduler/dljob_policy.h"
 #include "operator/scheduler/gang.h"
@@ -7,20 +8,8 @@
 namespace dljob::controller {
 namespace {
 
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Field(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
 bool IsTerminal(const Json& pod) {
-  std::string phase = Str(Field(pod, "status"), "phase");
+  std::string phase = StringAt(FieldOf(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
@@ -89,15 +78,15 @@ bool GpuLedger::UpsertNode(const Json& node) {
 
 bool GpuLedger::RemoveNode(const Json& node) {
   MutexLock lock(mu_);
-  nodes_.erase(Str(Field(node, "metadata"), "name"));
+  nodes_.erase(StringAt(FieldOf(node, "metadata"), "name"));
   return false;
 }
 
 bool GpuLedger::UpsertPod(const Json& pod) {
-  const Json& meta = Field(pod, "metadata");
-  const std::string key = ObjectKey(Str(meta, "namespace"), Str(meta, "name"));
-  const std::string uid = Str(meta, "uid");
-  const std::string node = Str(Field(pod, "spec"), "nodeName");
+  const Json& meta = FieldOf(pod, "metadata");
+  const std::string key = ObjectKey(StringAt(meta, "namespace"), StringAt(meta, "name"));
+  const std::string uid = StringAt(meta, "uid");
+  const std::string node = StringAt(FieldOf(pod, "spec"), "nodeName");
   if (node.empty()) return false;  // not bound yet: uses nothing
   MutexLock lock(mu_);
   // The informer shows the pod bound: the observation replaces what was assumed for it.
@@ -120,9 +109,9 @@ bool GpuLedger::UpsertPod(const Json& pod) {
 }
 
 bool GpuLedger::RemovePod(const Json& pod) {
-  const Json& meta = Field(pod, "metadata");
-  const std::string key = ObjectKey(Str(meta, "namespace"), Str(meta, "name"));
-  const std::string uid = Str(meta, "uid");
+  const Json& meta = FieldOf(pod, "metadata");
+  const std::string key = ObjectKey(StringAt(meta, "namespace"), StringAt(meta, "name"));
+  const std::string uid = StringAt(meta, "uid");
   MutexLock lock(mu_);
   auto o = observed_.find(key);
   // A pod of the same name created since is not the one that went.
