@@ -199,6 +199,12 @@ struct DLJobStatus {
   std::optional<WorkerCounts> workers;
   std::vector<PlacementEntry> placement;
   std::optional<int64_t> restarts;
+  // Times the scheduler suspended the job to make room for another (it resumes from its
+  // checkpoint when placed again; these are not restarts).
+  std::optional<int64_t> preemptions;
+  // GPU-seconds held in earlier runs (run time × GPUs, summed when a run ends by suspension,
+  // preemption or restart): the service the las queue policy orders by.
+  std::optional<int64_t> attained_gpu_seconds;
   std::optional<Throughput> throughput;
   std::string start_time;       // RFC 3339
   std::string completion_time;  // RFC 3339
