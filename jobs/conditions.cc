@@ -20,7 +20,7 @@ void TransitionTo(DLJobStatus& status, JobPhase phase, const std::string& reason
   status.phase = phase;
   std::string type = PhaseName(phase);
   for (Condition& c : status.conditions) {
-    if (c.type != type && c.status == "True") {
+    if (c.type != type && c.status == "True" && ParsePhase(c.type)) {  // phases only
       c.status = "False";
       c.last_transition_time = now;
     }

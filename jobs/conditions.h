@@ -17,7 +17,8 @@ void SetCondition(DLJobStatus& status, const std::string& type, const std::strin
                   const std::string& reason, const std::string& message, const std::string& now);
 
 // Moves the job to `phase`: sets the phase, marks the phase's condition True and every other
-// phase condition False, and stamps startTime (first Running) or completionTime (finished).
+// phase condition False (conditions of other types, e.g. Preempted, are left alone), and stamps
+// startTime (first Running) or completionTime (finished).
 void TransitionTo(DLJobStatus& status, JobPhase phase, const std::string& reason,
                   const std::string& message, const std::string& now);
 

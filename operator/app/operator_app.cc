@@ -7,6 +7,7 @@
 
 #include "operator/controller/builders.h"
 #include "operator/controller/leader_election.h"
+#include "operator/scheduler/queue/queue_policy.h"
 
 namespace dljob::op {
 namespace {
@@ -110,6 +111,8 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.reconcile.build.volumes.oss_secret = options_.oss_secret;
   co.placement_policy = options_.placement_policy;
   co.placement.rack_label = options_.rack_label;
+  co.scheduling.queue = scheduler::QueueOptionsByName(options_.queue_policy).value();
+  co.scheduling.queue.min_run_time = options_.min_run_time.count();
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   controller::Controller controller(api_, clock_, co);
   {

@@ -4,16 +4,18 @@
 #include <CLI/CLI.hpp>
 
 #include "operator/scheduler/placement_policy.h"
+#include "operator/scheduler/queue/queue_policy.h"
 
 namespace dljob::op {
 namespace {
 
-// Seconds flags accept "15" or "15s", as the chart and kubectl users write them.
+// Seconds flags accept "15" or "15s", as the chart and kubectl users write them; positive unless
+// `zero_ok`.
 std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::seconds* out,
-                        const std::string& help) {
+                        const std::string& help, bool zero_ok = false) {
   app.add_option_function<std::string>(
          name,
-         [out, name](const std::string& v) {
+         [out, name, zero_ok](const std::string& v) {
            std::string digits = v;
            if (!digits.empty() && digits.back() == 's') digits.pop_back();
            size_t used = 0;
@@ -23,9 +25,10 @@ std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::sec
            } catch (const std::exception&) {
              used = 0;
            }
-           if (used != digits.size() || digits.empty() || n <= 0) {
-             throw CLI::ValidationError(name,
-                                        "must be a positive number of seconds, got \"" + v + "\"");
+           if (used != digits.size() || digits.empty() || n < (zero_ok ? 0 : 1)) {
+             throw CLI::ValidationError(name, std::string("must be a ") +
+                                                  (zero_ok ? "non-negative" : "positive") +
+                                                  " number of seconds, got \"" + v + "\"");
            }
            *out = std::chrono::seconds(n);
          },
@@ -102,6 +105,23 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--rack-label", o.rack_label,
                  "node label naming a node's rack, for the dljob placement policy")
       ->capture_default_str();
+  std::string queue_policies;
+  for (std::string_view name : scheduler::QueuePolicyNames()) {
+    if (name == "sjf") continue;  // an oracle: it needs durations no real job declares
+    queue_policies += (queue_policies.empty() ? "" : ", ") + std::string(name);
+  }
+  app.add_option("--queue-policy", o.queue_policy,
+                 "which waiting job goes first: " + queue_policies +
+                     " (dljob: priority, then FIFO, with backfill and preemption; las: least "
+                     "GPU-time used first, preempting by suspend)")
+      ->check([](const std::string& name) {
+        if (name == "sjf") return std::string("sjf needs job durations; use dljob or las");
+        Result<scheduler::QueueOptions> q = scheduler::QueueOptionsByName(name);
+        return q.ok() ? std::string() : q.status().message();
+      })
+      ->capture_default_str();
+  SecondsFlag(app, "--min-run-time", &o.min_run_time,
+              "how long a job runs before the queue may preempt it", /*zero_ok=*/true);
 
   // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
   // value; CLI11 would otherwise take the next argument as the value.

@@ -44,6 +44,10 @@ struct OperatorOptions {
   // that names a node's rack.
   std::string placement_policy = "dljob";
   std::string rack_label = scheduler::kDefaultRackLabel;
+  // The queue (operator/scheduler/queue/queue_policy.h): its policy, and how long a job runs
+  // before the queue may preempt it.
+  std::string queue_policy = "dljob";
+  std::chrono::seconds min_run_time{300};
 };
 
 // What parsing produced: options to run with, or text to print and an exit code (help, errors).

@@ -48,25 +48,50 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   bound.field_selector = "spec.nodeName!=";
   bound.transform = LedgerPodView;
   bound_pods_ = std::make_unique<Informer>(api, kPods, bound);
+  queues_ = std::make_unique<Informer>(api, kDLQueues, For(options_, "", ""));
+  scheduler_ = std::make_unique<QueueScheduler>(
+      api, clock, QueueSources{jobs_->store(), pods_->store(), queues_->store()}, ledger_, book_,
+      *policy_, options_.scheduling, [this](const std::string& key) { queue_.Add(key); });
+  auto trigger = [this](const Json&) { scheduler_->Trigger(); };
+  auto trigger2 = [this](const Json&, const Json&) { scheduler_->Trigger(); };
+  queues_->AddHandlers({trigger, trigger2, trigger});
 
   auto enqueue = [this](const Json& o) { queue_.Add(ObjectKey(o)); };
-  jobs_->AddHandlers({enqueue, [enqueue](const Json&, const Json& o) { enqueue(o); },
+  jobs_->AddHandlers({[this, enqueue](const Json& o) {
+                        enqueue(o);
+                        scheduler_->Trigger();
+                      },
+                      [this, enqueue](const Json&, const Json& o) {
+                        enqueue(o);
+                        scheduler_->Trigger();
+                      },
                       [this](const Json& o) {
                         ledger_.StopWaiting(ObjectKey(o));
                         queue_.Add(ObjectKey(o));
+                        scheduler_->Trigger();
                       }});
   auto owner = [this](const Json& o) {
     // The job's next step (e.g. its launcher once its workers are Ready) goes ahead of new jobs.
     if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, Lane::kFollowUp);
   };
-  for (Informer* child : {pods_.get(), services_.get(), config_maps_.get(), secrets_.get()}) {
+  for (Informer* child : {services_.get(), config_maps_.get(), secrets_.get()}) {
     child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
   }
+  // A job's pods change what the queue sees of it (bound, going away).
+  auto owned_pod = [this, owner](const Json& o) {
+    owner(o);
+    scheduler_->Trigger();
+  };
+  pods_->AddHandlers(
+      {owned_pod, [owned_pod](const Json&, const Json& o) { owned_pod(o); }, owned_pod});
   auto node_seen = [this](const Json& o) {
     if (ledger_.UpsertNode(o)) WakeWaiting();
   };
   nodes_->AddHandlers({node_seen, [node_seen](const Json&, const Json& o) { node_seen(o); },
-                       [this](const Json& o) { ledger_.RemoveNode(o); }});
+                       [this](const Json& o) {
+                         ledger_.RemoveNode(o);
+                         scheduler_->Trigger();
+                       }});
   auto pod_seen = [this](const Json& o) {
     if (ledger_.UpsertPod(o)) WakeWaiting();
   };
@@ -75,22 +100,23 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                               if (ledger_.RemovePod(o)) WakeWaiting();
                             }});
 
-  reconciler_ =
-      std::make_unique<Reconciler>(api, clock,
-                                   Caches{jobs_->store(), pods_->store(), services_->store(),
-                                          config_maps_->store(), secrets_->store(), ledger_},
-                                   options_.reconcile, std::move(keys));
+  reconciler_ = std::make_unique<Reconciler>(
+      api, clock,
+      Caches{jobs_->store(), pods_->store(), services_->store(), config_maps_->store(),
+             secrets_->store(), ledger_, &book_},
+      options_.reconcile, std::move(keys));
 }
 
 Controller::~Controller() = default;
 
 std::vector<Informer*> Controller::Informers() const {
-  return {jobs_.get(),    pods_.get(),  services_.get(),  config_maps_.get(),
-          secrets_.get(), nodes_.get(), bound_pods_.get()};
+  return {jobs_.get(),    pods_.get(),  services_.get(),   config_maps_.get(),
+          secrets_.get(), nodes_.get(), bound_pods_.get(), queues_.get()};
 }
 
 void Controller::WakeWaiting() {
   for (const std::string& key : ledger_.Waiting()) queue_.Add(key);
+  scheduler_->Trigger();
 }
 
 bool Controller::HasSynced() const {
@@ -111,6 +137,7 @@ void Controller::Run(std::stop_token stop) {
   }
   std::vector<std::jthread> workers;
   if (!stop.stop_requested()) {
+    workers.emplace_back([this, stop] { scheduler_->Run(stop); });
     for (int i = 0; i < std::max(1, options_.workers); ++i)
       workers.emplace_back([this] { Work(); });
   }

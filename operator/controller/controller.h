@@ -1,16 +1,18 @@
 // Controller: informers → work queue → N workers calling the Reconciler.
 //
-// Informers keep caches of DLJobs, of their children (pods, services, config maps, secrets that
-// carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every pod bound to
-// a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the last two feed
-// the GpuLedger that gang placement uses. Every change to a job or a child enqueues the job's key
-// (a child's change in the queue's follow-up lane, so a job under way takes its next step before
-// new jobs start); a change that frees GPUs (a node added or changed, a bound pod finished or
-// deleted) enqueues the jobs that are waiting for GPUs. Workers take keys from the WorkQueue (never
-// one key twice at once), reconcile, then Forget the key on success, AddRateLimited on error, and
-// AddAfter when the reconciler asks to look again (deadlines, TTL, waiting for GPUs). Run() blocks
-// until its stop token is requested, then stops the informers and workers and returns. Thread-safe:
-// Run() once; the rest from any thread.
+// Informers keep caches of DLJobs, of DLQueues, of their children (pods, services, config maps,
+// secrets that carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every
+// pod bound to a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the
+// last two feed the GpuLedger that gang placement uses. Every change to a job or a child enqueues
+// the job's key (a child's change in the queue's follow-up lane, so a job under way takes its next
+// step before new jobs start); a change that frees GPUs (a node added or changed, a bound pod
+// finished or deleted) enqueues the jobs that are waiting for GPUs. Every change to a job, a queue,
+// a node or a bound pod also triggers the queue scheduler (queue_scheduler.h), whose passes decide
+// which jobs may bind their gangs and which are preempted, and wake those jobs. Workers take keys
+// from the WorkQueue (never one key twice at once), reconcile, then Forget the key on success,
+// AddRateLimited on error, and AddAfter when the reconciler asks to look again (deadlines, TTL,
+// waiting for GPUs). Run() blocks until its stop token is requested, then stops the informers and
+// workers and returns. Thread-safe: Run() once; the rest from any thread.
 #pragma once
 
 #include <functional>
@@ -20,8 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/informer.h"
+#include "operator/controller/queue_scheduler.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/work_queue.h"
 #include "operator/scheduler/placement_policy.h"
@@ -38,6 +42,8 @@ struct ControllerOptions {
   // REQUIRES: a name PlacementPolicyNames() lists (the caller validates it; a wrong one aborts).
   std::string placement_policy = "dljob";
   scheduler::PlacementOptions placement;
+  // The queue: its policy (queue order, backfill, preemption, minimum run time) and pacing.
+  QueueSchedulerOptions scheduling;
   // When a job last made progress (its newest metric line), for progressDeadlineSeconds.
   std::function<std::optional<WallTime>(const std::string& key)> last_progress;
 };
@@ -58,6 +64,7 @@ class Controller {
   // Pods labelled with a job name, indexed by OwnerJobKey (children.h).
   const Store& pods() const { return pods_->store(); }
   const GpuLedger& ledger() const { return ledger_; }
+  const AdmissionBook& admissions() const { return book_; }
 
  private:
   void Work();
@@ -67,10 +74,13 @@ class Controller {
   std::vector<Informer*> Informers() const;
   void WakeWaiting();
 
-  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_;
+  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_,
+      queues_;
   WorkQueue queue_;
   const scheduler::PlacementPolicyPtr policy_;  // before ledger_, which uses it
   GpuLedger ledger_;
+  AdmissionBook book_;
+  std::unique_ptr<QueueScheduler> scheduler_;
   std::unique_ptr<Reconciler> reconciler_;
 };
 

@@ -195,20 +195,29 @@ void GpuLedger::StopWaiting(const std::string& job_key) {
   waiting_.erase(job_key);
 }
 
-std::vector<scheduler::Node> GpuLedger::Nodes() const {
+std::vector<scheduler::Node> GpuLedger::Nodes() const { return View().nodes; }
+
+LedgerView GpuLedger::View() const {
   MutexLock lock(mu_);
   const WallTime now = clock_.Now();
+  LedgerView view;
   std::map<std::string, scheduler::Resources> expired;  // not yet dropped (this is a const view)
   for (const auto& [key, a] : assumed_) {
-    if (a.expires <= now) Accumulate(expired[a.use.node], a.use.requests, +1);
+    if (a.expires <= now) {
+      Accumulate(expired[a.use.node], a.use.requests, +1);
+    } else {
+      view.pods[key] = {a.use.node, a.use.requests};
+    }
   }
-  std::vector<scheduler::Node> out;
+  for (const auto& [key, use] : observed_) view.pods[key] = {use.node, use.requests};
   for (const auto& [name, node] : nodes_) {
-    out.push_back(node);
-    if (auto u = used_.find(name); u != used_.end()) out.back().used = u->second;
-    if (auto e = expired.find(name); e != expired.end()) Accumulate(out.back().used, e->second, -1);
+    view.nodes.push_back(node);
+    if (auto u = used_.find(name); u != used_.end()) view.nodes.back().used = u->second;
+    if (auto e = expired.find(name); e != expired.end()) {
+      Accumulate(view.nodes.back().used, e->second, -1);
+    }
   }
-  return out;
+  return view;
 }
 
 size_t GpuLedger::Assumed() const {

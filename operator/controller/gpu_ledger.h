@@ -56,6 +56,17 @@ struct Seat {
   bool fresh = false;
 };
 
+// What the ledger counts, at one instant: the nodes with their use, and every pod counted there
+// (observed bound, or assumed and not expired) by "namespace/name".
+struct LedgerView {
+  struct Pod {
+    std::string node;
+    scheduler::Resources requests;
+  };
+  std::vector<scheduler::Node> nodes;  // by name
+  std::map<std::string, Pod> pods;
+};
+
 class GpuLedger {
  public:
   // Places with `policy` (not owned; it must outlive the ledger).
@@ -93,6 +104,8 @@ class GpuLedger {
   void StopWaiting(const std::string& job_key) EXCLUDES(mu_);
   // The nodes as the policy would see them now (used = observed + unexpired assumed), by name.
   std::vector<scheduler::Node> Nodes() const EXCLUDES(mu_);
+  // The nodes and the pods counted on them, read under one lock.
+  LedgerView View() const EXCLUDES(mu_);
   size_t Assumed() const EXCLUDES(mu_);  // not yet expired
   size_t Observed() const EXCLUDES(mu_);
 

@@ -39,6 +39,9 @@ struct Reconciler::Pass {
   }
 };
 
+// The condition a job carries while the queue has it suspended (True), and once it resumes.
+inline constexpr char kPreemptedCondition[] = "Preempted";
+
 // The reason and the message of the condition named after the phase ("" when none).
 inline std::string PhaseReason(const DLJobStatus& s) {
   const Condition* c = FindCondition(s, PhaseName(s.phase));

@@ -9,6 +9,7 @@
 #include "operator/controller/children.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/observation.h"
+#include "operator/controller/queue_snapshot.h"
 #include "operator/controller/reconcile_pass.h"
 
 namespace dljob::controller {
@@ -64,6 +65,15 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
     Apply(p, decision, seen);
     return Finish(p);
   }
+  if (caches_.admission) {
+    Admission admission = caches_.admission->Get(key);
+    if (admission.verdict == Verdict::kPreempt) {
+      Preempt(p, admission.message);
+      Result<ReconcileResult> done = Finish(p);
+      if (done.ok()) caches_.admission->Preempted(key, PhaseMessage(p.job.status));
+      return done;
+    }
+  }
   Result<bool> config = EnsureConfig(p);
   if (!config.ok()) return config.status();
   if (!*config) return Finish(p);
@@ -92,10 +102,22 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   p.job.status.placement = now.placement;
   bool restarting = p.job.status.phase == JobPhase::kRestarting;
   switch (now.state) {
-    case JobState::kRunning:
-      p.Set(JobPhase::kRunning, "Running",
-            "mpirun is running on " + std::to_string(now.workers.desired) + " workers", false);
+    case JobState::kRunning: {
+      const std::string running =
+          "mpirun is running on " + std::to_string(now.workers.desired) + " workers";
+      const Condition* preempted = FindCondition(p.job.status, kPreemptedCondition);
+      if (preempted && preempted->status == "True") {
+        const std::string message =
+            running + " again after " + std::to_string(p.job.status.preemptions.value_or(0)) +
+            " preemption(s), " +
+            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)");
+        SetCondition(p.job.status, kPreemptedCondition, "False", "Resumed", message, p.now_s);
+        p.Set(JobPhase::kRunning, "Resumed", message, false);
+      } else if (p.old.phase != JobPhase::kRunning || PhaseReason(p.old) != "Resumed") {
+        p.Set(JobPhase::kRunning, "Running", running, false);
+      }
       break;
+    }
     case JobState::kStarting:
       if (!restarting) {
         p.Set(JobPhase::kScheduled, "WorkersReady",
@@ -199,6 +221,28 @@ void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
     case RunAction::kNone:
       break;
   }
+}
+
+// Suspends the job for the queue, as Apply does for runPolicy.suspend, and accounts for the run.
+void Reconciler::Preempt(Pass& p, const std::string& why) {
+  DLJobStatus& s = p.job.status;
+  if (std::optional<WallTime> since = RunStart(p.old)) {
+    int64_t seconds = std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::seconds>(p.now - *since).count());
+    s.attained_gpu_seconds =
+        s.attained_gpu_seconds.value_or(0) + seconds * p.job.spec.gpus.value_or(0);
+  }
+  s.preemptions = s.preemptions.value_or(0) + 1;
+  const std::string message =
+      why + (p.job.spec.checkpoint
+                 ? "; it resumes from its checkpoint when the queue admits it again"
+                 : "; it has no spec.checkpoint, so it starts over when the queue admits it again");
+  p.Set(JobPhase::kQueued, "Preempted", message, true);
+  SetCondition(s, kPreemptedCondition, "True", "Preempted", message, p.now_s);
+  s.start_time.clear();
+  s.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
+  s.placement.clear();
+  p.delete_all = true;
 }
 
 }  // namespace dljob::controller

@@ -11,6 +11,14 @@
 // Event for every phase transition (and for every new reason a Queued job gives). Running it
 // again with nothing changed writes nothing.
 //
+// The queue (queue_scheduler.h) decides which jobs may bind their gangs (AdmissionBook): a job it
+// has not admitted stays Queued with the queue's reason (QuotaExceeded, Unschedulable,
+// WaitingInQueue, Inadmissible) and binds nothing. A job it preempts is suspended like
+// runPolicy.suspend — Queued/Preempted, a Preempted condition, status.preemptions counted, the
+// GPU-seconds of the run added to status.attainedGpuSeconds, its pods deleted (they get SIGTERM
+// and checkpoint) — and is not restarted: when admitted again it resumes (reason Resumed) from
+// its checkpoint, with restarts unchanged.
+//
 // Workers lost and gangs that do not bind:
 //   - A worker that fails, or goes away (deleted, evicted, its node removed: FindLostWorker in
 //     observation.h) once its gang was bound, ends the attempt: the run policy restarts the whole
@@ -42,6 +50,7 @@
 #include "base/status.h"
 #include "jobs/run_policy.h"
 #include "kube/api.h"
+#include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/events.h"
@@ -55,6 +64,9 @@ namespace dljob::controller {
 // The informer caches the reconciler reads. Pods must be indexed by OwnerJobKey (children.h);
 // services, config maps and secrets are looked up by "namespace/name". The ledger, fed with nodes
 // and bound pods, is where workers are placed (and their GPUs reserved).
+// `admission`, when set, is the queue's word on each job (admission.h): a job binds its gang only
+// once admitted, and is suspended when the queue preempts it. Unset, every job binds as soon as
+// its gang fits (no queue; tests of other behaviour use this).
 struct Caches {
   const Store& jobs;
   const Store& pods;
@@ -62,6 +74,7 @@ struct Caches {
   const Store& config_maps;
   const Store& secrets;
   GpuLedger& gpus;
+  AdmissionBook* admission = nullptr;
 };
 
 struct ReconcilerOptions {
@@ -109,6 +122,11 @@ class Reconciler {
                                  const std::optional<LostWorker>& lost,
                                  std::optional<WallTime> last_progress);
   static void Apply(Pass& p, const RunDecision& d, const Observation& seen);
+  // Suspends the job for the queue (`why`: the preemption's reason): status first, then its pods.
+  static void Preempt(Pass& p, const std::string& why);
+  // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
+  // reason and its workers' PodScheduled condition says it.
+  bool Admitted(Pass& p, std::vector<Json>& workers);
 
   kube::Api& api_;
   Clock& clock_;

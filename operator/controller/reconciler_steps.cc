@@ -185,6 +185,13 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   std::optional<Json> launcher;
   if (auto it = have.find(LauncherName(job)); it != have.end()) launcher = std::move(it->second);
 
+  if (!Admitted(p, workers)) {
+    p.pods = workers;
+    if (launcher) p.pods.push_back(*launcher);
+    p.job.status.workers = Observe(job, p.pods).workers;
+    p.RequeueIn(options_.queued_retry);
+    return false;
+  }
   Result<GangOutcome> gang =
       BindGang(api_, clock_, caches_.gpus, job, workers, options_.bind_retry);
   if (gang.ok() && gang->state == GangState::kNoRoom) {
@@ -232,6 +239,27 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   if (Status s = BindLauncher(api_, job, workers, pod, fresh); !s.ok()) return s;
   p.pods.push_back(std::move(pod));
   return true;
+}
+
+bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {
+  if (!caches_.admission) return true;
+  for (const Json& w : workers) {
+    if (!NodeNameOf(w).empty()) return true;  // BindGang completes or undoes a bound part
+  }
+  const std::string key = ObjectKey(p.job.metadata.namespace_, p.job.metadata.name);
+  Admission a = caches_.admission->Get(key);
+  if (a.verdict == Verdict::kAdmitted) return true;
+  if (a.verdict == Verdict::kUnknown) {
+    a.reason = "WaitingInQueue";
+    a.message = "waiting for the queue's next pass";
+  }
+  MarkUnschedulable(api_, p.job.metadata.namespace_, workers, a.message, p.now_s);
+  if (p.job.status.phase != JobPhase::kRestarting) {
+    bool warn = a.reason == "QuotaExceeded" || a.reason == "Unschedulable" ||
+                a.reason == "Inadmissible" || a.reason == "Preempted";
+    p.Set(JobPhase::kQueued, a.reason, a.message, warn);
+  }
+  return false;
 }
 
 }  // namespace dljob::controller

@@ -30,6 +30,33 @@ Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_
             {"runPolicy", {{"backoffLimit", backoff_limit}}}}}};
 }
 
+Json ConditionOf(const Json& object, const std::string& type) {
+  for (const Json& c : object.value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == type) return c;
+  }
+  return Json::object();
+}
+
+std::vector<Json> Workers(kube::Api& api, const std::string& job) {
+  std::vector<Json> out;
+  for (const Json& p : PodsNow(api, job)) {
+    if (Role(p) == "worker") out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason) {
+  std::vector<Json> out;
+  kube::ApiResult<Json> events = kube::ListAll(api, kube::resources::kEvents, kNs);
+  if (!events.ok()) return out;
+  for (const Json& e : (*events)["items"]) {
+    if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
 std::optional<Json> GetJob(kube::Api& api, const std::string& name) {
   kube::ApiResult<Json> r = api.Get(kube::resources::kDLJobs, kNs, name);
   if (!r.ok()) return std::nullopt;

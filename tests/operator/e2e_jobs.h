@@ -50,6 +50,13 @@ bool IsDeleting(const Json& object);
 bool RestartedWhole(kube::Api& api, const std::string& job, const std::set<std::string>& old_uids,
                     int64_t restarts, size_t pods);
 
+// The status condition of that type of a job or pod (an empty object when it has none).
+Json ConditionOf(const Json& object, const std::string& type);
+// The job's worker pods (empty when the list failed).
+std::vector<Json> Workers(kube::Api& api, const std::string& job);
+// The Events about the job with this reason, oldest first (empty when the list fails).
+std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason);
+
 // Marks every pod of `pods` that has not finished Running and Ready (as a kubelet would once a
 // pod is bound); returns whether every call succeeded.
 bool MarkRunning(const ControlClient& control, const std::vector<Json>& pods);

@@ -24,38 +24,7 @@ bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& pha
 }
 
 std::string QueuedMessage(const Json& job) {
-  for (const Json& c : job.value("status", Json::object()).value("conditions", Json::array())) {
-    if (c.value("type", "") == "Queued") return c.value("message", "");
-  }
-  return "";
-}
-
-Json PodCondition(const Json& pod, const std::string& type) {
-  for (const Json& c : pod.value("status", Json::object()).value("conditions", Json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return Json::object();
-}
-
-// The job's Events with this reason (an empty list when the list fails).
-std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason) {
-  std::vector<Json> out;
-  kube::ApiResult<Json> events = kube::ListAll(api, kEvents, kNs);
-  if (!events.ok()) return out;
-  for (const Json& e : (*events)["items"]) {
-    if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
-      out.push_back(e);
-    }
-  }
-  return out;
-}
-
-std::vector<Json> Workers(kube::Api& api, const std::string& job) {
-  std::vector<Json> out;
-  for (const Json& p : PodsNow(api, job)) {
-    if (Role(p) == "worker") out.push_back(p);
-  }
-  return out;
+  return ConditionOf(job, "Queued").value("message", "");
 }
 
 int BoundWorkers(kube::Api& api, const std::string& job) {
@@ -250,7 +219,7 @@ TEST_F(OperatorE2eTest, AWaitingJobSaysWhyOnItselfAndItsPodsAndStartsWhenGpusFre
   Json second = *GetJob(api(), "second");
   EXPECT_EQ(PhaseReason(second), "Unschedulable");
   std::string why = QueuedMessage(second);
-  EXPECT_NE(why.find("needs 1 worker"), std::string::npos) << why;
+  EXPECT_NE(why.find("needs 8 GPUs (any model) in queue default"), std::string::npos) << why;
 
   // The pod says the same, as kube-scheduler would have it say (kubectl describe pod).
   Json condition;
@@ -258,7 +227,7 @@ TEST_F(OperatorE2eTest, AWaitingJobSaysWhyOnItselfAndItsPodsAndStartsWhenGpusFre
       [&] {
         std::vector<Json> workers = Workers(api(), "second");
         if (workers.size() != 1) return false;
-        condition = PodCondition(workers[0], "PodScheduled");
+        condition = ConditionOf(workers[0], "PodScheduled");
         return condition.value("message", "") == why;
       },
       kWait))
@@ -275,7 +244,7 @@ TEST_F(OperatorE2eTest, AWaitingJobSaysWhyOnItselfAndItsPodsAndStartsWhenGpusFre
   ASSERT_TRUE(WaitForPhase(api(), "second", "Running")) << Describe(api(), "second");
   std::vector<Json> workers = Workers(api(), "second");
   ASSERT_EQ(workers.size(), 1u);
-  condition = PodCondition(workers[0], "PodScheduled");
+  condition = ConditionOf(workers[0], "PodScheduled");
   EXPECT_EQ(condition.value("status", ""), "True") << condition.dump();
   EXPECT_FALSE(condition.contains("message")) << condition.dump();
   ASSERT_TRUE(Finish(control(), "second-launcher", 0).ok());

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include "base/human_format.h"
 #include "operator/scheduler/queue/preemption.h"
@@ -37,7 +38,7 @@ struct JobQueue::Pass {
   std::optional<ReservationPlan> plan;     // the head's, with Backfill::kReservation
   std::set<int> failed_products;           // preemption attempts that found nothing
   std::unordered_set<const Job*> stopped;  // suspended in this pass
-  std::unordered_map<const Job*, std::string> reasons;  // why each job waits
+  std::unordered_map<const Job*, std::pair<WaitCause, std::string>> reasons;  // why each waits
 };
 
 bool JobQueue::PendingKey::operator<(const PendingKey& o) const {
@@ -225,8 +226,8 @@ std::string JobQueue::Describe(const Job& j) {
          std::to_string(room_.LargestFreeOf(j.product_id));
 }
 
-void JobQueue::Wait(Pass& pass, const Job& job, const std::string& detail) {
-  if (options_.explain) pass.reasons[&job] = detail;
+void JobQueue::Wait(Pass& pass, const Job& job, WaitCause cause, const std::string& detail) {
+  if (options_.explain) pass.reasons[&job] = {cause, detail};
 }
 
 std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
@@ -336,7 +337,7 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
     ++v.history.preemptions;
     Enqueue(v);
     pass.stopped.insert(&v);
-    Wait(pass, v, reason);
+    Wait(pass, v, WaitCause::kPreempted, reason);
   }
   Start(job, std::move(plan->placement), false, pass);
   return true;
@@ -380,7 +381,7 @@ void JobQueue::BecomeHead(Job& job, Pass& pass) {
     }
   }
   if (job.never_fits) {
-    Wait(pass, job, "can never fit these nodes: " + *job.never_fits);
+    Wait(pass, job, WaitCause::kNeverFits, "can never fit these nodes: " + *job.never_fits);
     return;
   }
   pass.head = &job;
@@ -394,14 +395,14 @@ void JobQueue::BecomeHead(Job& job, Pass& pass) {
                        " (by the running jobs' time limits)"
                  : "first in line, waits for jobs without a time limit to end";
   }
-  Wait(pass, job, detail);
+  Wait(pass, job, WaitCause::kRoom, detail);
 }
 
 // Returns false when the scan may stop: nothing behind this job can start in this pass.
 bool JobQueue::Consider(Job& job, Pass& pass) {
   if (pass.stopped.count(&job)) return true;
   if (!job.account) {
-    Wait(pass, job,
+    Wait(pass, job, WaitCause::kNoQueue,
          quota_.HasQueue(job.req.queue)
              ? "queue " + job.req.queue + " has no quota for this GPU model"
              : "queue \"" + job.req.queue + "\" does not exist (queues: " + quota_.QueueNames() +
@@ -413,7 +414,7 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
       options_.preemption && (!behind || options_.backfill == Backfill::kGreedy);
   if (behind && options_.backfill == Backfill::kNone) {
     if (!options_.explain) return false;
-    Wait(pass, job, "behind " + pass.head->req.name + " (strict order)");
+    Wait(pass, job, WaitCause::kBehind, "behind " + pass.head->req.name + " (strict order)");
     return true;
   }
   if (!options_.explain && !may_preempt && job.gpus > 0 && room_.FreeGpusOf(kAnyProduct) == 0) {
@@ -439,15 +440,15 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
   if (may_preempt && TryPreempt(job, quota_problem.has_value(), pass)) return true;
   if (!pass.first_blocked) pass.first_blocked = &job;
   if (quota_problem) {
-    Wait(pass, job,
+    Wait(pass, job, WaitCause::kQuota,
          quota_problem->empty() ? "waits for quota" : "waits for quota: " + *quota_problem);
   } else if (!behind) {
     BecomeHead(job, pass);
   } else if (masked && room_.WorkerRoom(job.product_id, job.req.gang.per_worker.gpus) >=
                            job.req.gang.workers) {
-    Wait(pass, job, "would delay " + pass.head->req.name + "'s reservation");
+    Wait(pass, job, WaitCause::kBehind, "would delay " + pass.head->req.name + "'s reservation");
   } else {
-    Wait(pass, job, "waits for room");
+    Wait(pass, job, WaitCause::kRoom, "waits for room");
   }
   return true;
 }
@@ -496,9 +497,10 @@ Decision JobQueue::Schedule(int64_t now) {
     for (const PendingKey& k : pending_) {
       auto r = pass.reasons.find(k.job);
       // The job's needs against the cluster and quota as the pass leaves them, then why it waits.
+      const bool known = r != pass.reasons.end();
       pass.decision.waiting.push_back(
-          {k.job->req.name,
-           Describe(*k.job) + "; " + (r == pass.reasons.end() ? "not considered" : r->second)});
+          {k.job->req.name, Describe(*k.job) + "; " + (known ? r->second.second : "not considered"),
+           known ? r->second.first : WaitCause::kNotConsidered});
     }
   }
   pass.decision.next_change = NextChange(pass);

@@ -118,7 +118,7 @@ class JobQueue {
   std::optional<int64_t> NextChange(const Pass& pass) const;
 
   std::string Describe(const Job& job);
-  void Wait(Pass& pass, const Job& job, const std::string& detail);
+  void Wait(Pass& pass, const Job& job, WaitCause cause, const std::string& detail);
 
   QuotaLedger quota_;
   const PlacementPolicy& policy_;

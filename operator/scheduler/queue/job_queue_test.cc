@@ -64,6 +64,8 @@ TEST(JobQueue, StrictOrderStartsNothingBehindAHeadThatDoesNotFit) {
   EXPECT_EQ(d.waiting[1].reason,
             "needs 2 GPUs (any model) in queue default; 12 free, largest node 8; behind big "
             "(strict order)");
+  EXPECT_EQ(d.waiting[0].cause, WaitCause::kRoom);
+  EXPECT_EQ(d.waiting[1].cause, WaitCause::kBehind);
 }
 
 // EASY backfill, as a table: one 8-GPU node, a running job holding 6 GPUs until t=100 by its
@@ -121,6 +123,8 @@ TEST(JobQueue, BackfillMayUseWhatTheReservedPlacementDoesNotNeed) {
   EXPECT_EQ(d.waiting[1].reason,
             "needs 5 GPUs (any model) in queue default; 2 free, largest node 2; would delay head's "
             "reservation");
+  EXPECT_EQ(d.waiting[0].cause, WaitCause::kRoom);
+  EXPECT_EQ(d.waiting[1].cause, WaitCause::kBehind);
 }
 
 TEST(JobQueue, WithoutTimeLimitsTheHeadReservesItsPlacementOnTheIdleCluster) {
@@ -173,6 +177,7 @@ TEST(JobQueue, UnknownQueueWaitsWithThatReason) {
   EXPECT_EQ(d.waiting[0].reason,
             "needs 1 GPUs (any model) in queue team-z; 7 free, largest node 7; queue \"team-z\" "
             "does not exist (queues: team-a)");
+  EXPECT_EQ(d.waiting[0].cause, WaitCause::kNoQueue);
 }
 
 TEST(JobQueue, QuotaReasonNamesQuotaUseAndFreeGpus) {
@@ -193,6 +198,7 @@ TEST(JobQueue, QuotaReasonNamesQuotaUseAndFreeGpus) {
   EXPECT_EQ(d.waiting[0].reason,
             "needs 16 GPUs (A100, 2 workers × 8) in queue team-a; quota 32, used 24; 12 free, "
             "largest node 8; waits for quota");
+  EXPECT_EQ(d.waiting[0].cause, WaitCause::kQuota);
 }
 
 TEST(JobQueue, BorrowsOnlyIdleQuotaWithinTheBorrowingLimit) {

@@ -116,9 +116,21 @@ struct PreemptAction {
   bool operator==(const PreemptAction&) const = default;
 };
 
+// What a waiting job waits for, for a machine to branch on (the reason says it to a person).
+enum class WaitCause {
+  kNotConsidered,  // the pass did not get to it
+  kNoQueue,        // its queue does not exist, or has no quota for its GPU product
+  kQuota,          // its queue's quota (with what it may borrow) is used up
+  kRoom,           // first in line; waits for room to free up (or for its reservation)
+  kBehind,         // behind the first job in line: strict order, or it would delay its reservation
+  kNeverFits,      // no node set of this cluster could ever hold the gang
+  kPreempted,      // suspended by this pass to make room for another job
+};
+
 struct WaitingJob {
   std::string job;
   std::string reason;  // a sentence a person can act on
+  WaitCause cause = WaitCause::kNotConsidered;
   bool operator==(const WaitingJob&) const = default;
 };
 

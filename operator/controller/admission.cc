@@ -1,0 +1,100 @@
+#include "operator/controller/admission.h"
+
+#include <set>
+#include <utility>
+
+namespace dljob::controller {
+
+std::string WaitReason(scheduler::WaitCause cause) {
+  using scheduler::WaitCause;
+  switch (cause) {
+    case WaitCause::kNoQueue:
+      return "Inadmissible";
+    case WaitCause::kQuota:
+      return "QuotaExceeded";
+    case WaitCause::kRoom:
+    case WaitCause::kNeverFits:
+      return "Unschedulable";
+    case WaitCause::kPreempted:
+      return "Preempted";
+    case WaitCause::kBehind:
+    case WaitCause::kNotConsidered:
+      break;
+  }
+  return "WaitingInQueue";
+}
+
+AdmissionBook::AdmissionBook(Duration admission_ttl) : admission_ttl_(admission_ttl) {}
+
+Admission AdmissionBook::Get(const std::string& key) const {
+  MutexLock lock(mu_);
+  auto it = book_.find(key);
+  return it == book_.end() ? Admission{} : it->second;
+}
+
+std::map<std::string, Admission> AdmissionBook::All() const {
+  MutexLock lock(mu_);
+  return book_;
+}
+
+bool AdmissionBook::Lapsed(const Admission& a, WallTime now) const {
+  return a.verdict == Verdict::kAdmitted && now - a.since > admission_ttl_;
+}
+
+std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decision,
+                                               const std::vector<std::string>& running,
+                                               const std::vector<std::string>& leaving,
+                                               WallTime now) {
+  MutexLock lock(mu_);
+  std::map<std::string, Admission> next;
+  std::set<std::string> changed;
+  auto keep = [&](const std::string& key, Admission a) {
+    auto it = book_.find(key);
+    if (it == book_.end() || it->second.verdict != a.verdict || it->second.reason != a.reason ||
+        it->second.message != a.message) {
+      changed.insert(key);
+    }
+    next[key] = std::move(a);
+  };
+  auto old = [&](const std::string& key) {
+    auto it = book_.find(key);
+    return it == book_.end() ? Admission{} : it->second;
+  };
+  for (const std::string& key : leaving) keep(key, old(key));
+  for (const std::string& key : running) {
+    Admission a = old(key);
+    if (a.verdict != Verdict::kPreempt && a.verdict != Verdict::kAdmitted) {
+      a = Admission{Verdict::kAdmitted, "", "", {}, now};
+    }
+    keep(key, std::move(a));
+  }
+  for (const scheduler::WaitingJob& w : decision.waiting) {
+    if (w.cause == scheduler::WaitCause::kPreempted) continue;  // in decision.preempt
+    Admission a = old(w.job);
+    if (a.verdict == Verdict::kPreempt) {  // not suspended yet: it still holds its GPUs
+      keep(w.job, std::move(a));
+      continue;
+    }
+    keep(w.job, Admission{Verdict::kWaiting, WaitReason(w.cause), w.reason, {}, now});
+  }
+  for (const scheduler::PreemptAction& p : decision.preempt) {
+    keep(p.job, Admission{Verdict::kPreempt, "Preempted", p.reason, {}, now});
+  }
+  for (const scheduler::StartAction& s : decision.start) {
+    keep(s.job, Admission{Verdict::kAdmitted, "", "", s.placement, now});
+  }
+  for (const auto& [key, a] : book_) {
+    if (!next.count(key) && a.verdict != Verdict::kUnknown) changed.insert(key);
+  }
+  book_ = std::move(next);
+  return {changed.begin(), changed.end()};
+}
+
+void AdmissionBook::Preempted(const std::string& key, const std::string& message) {
+  MutexLock lock(mu_);
+  auto it = book_.find(key);
+  if (it == book_.end() || it->second.verdict != Verdict::kPreempt) return;
+  it->second = Admission{Verdict::kWaiting, "Preempted", message, {}, it->second.since};
+}
+
+}  // namespace dljob::controller

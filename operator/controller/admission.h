@@ -1,0 +1,80 @@
+// AdmissionBook: what the queue scheduler (queue_scheduler.h) last decided for each DLJob, read by
+// the reconciler before it binds a gang or keeps a job running.
+//
+// Verdicts:
+//   kUnknown    no pass has seen the job yet: it waits (a pass follows every job change).
+//   kAdmitted   it may place its gang now (at `placement`, the queue's plan; the GPU ledger makes
+//               the final choice when it binds). A job stays admitted while it runs.
+//   kWaiting    not yet: `reason` (a condition reason: QueueNotFound, QuotaExceeded,
+//               Unschedulable, WaitingForReservation, Preempted) and `message` say why.
+//   kPreempt    it runs, and must be suspended to make room for another job; the reconciler
+//               suspends it (its pods get SIGTERM and checkpoint), then calls Preempted(), and the
+//               job waits like any other until a pass admits it again.
+// A job the scheduler has asked to suspend is never admitted again before the reconciler says it
+// has done so. Lapse(): an admission that has not led to a bound gang within the TTL is planned
+// again (the snapshot then counts the job as pending), so a job that cannot bind where the queue
+// planned (a view that was wrong) does not hold its plan forever.
+//
+// Pure and thread-safe: the scheduler thread writes, reconcilers read and report.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
+#include "operator/controller/duration.h"
+#include "operator/scheduler/cluster.h"
+#include "operator/scheduler/queue/queue_types.h"
+
+namespace dljob::controller {
+
+enum class Verdict { kUnknown, kAdmitted, kWaiting, kPreempt };
+
+struct Admission {
+  Verdict verdict = Verdict::kUnknown;
+  std::string reason;
+  std::string message;
+  scheduler::Placement placement;  // kAdmitted: the queue's plan
+  WallTime since{};                // when the verdict was given
+  bool operator==(const Admission&) const = default;
+};
+
+// The condition reason for a waiting job's cause.
+std::string WaitReason(scheduler::WaitCause cause);
+
+class AdmissionBook {
+ public:
+  explicit AdmissionBook(Duration admission_ttl = std::chrono::minutes(5));
+
+  // The job's verdict (kUnknown when none).
+  Admission Get(const std::string& key) const EXCLUDES(mu_);
+  std::map<std::string, Admission> All() const EXCLUDES(mu_);
+
+  // Whether the job's admission is older than the TTL (the caller knows its gang is not bound).
+  bool Lapsed(const Admission& a, WallTime now) const;
+
+  // Records a pass's decision at `now`: the started jobs admitted (afresh), the preempted ones to
+  // be suspended, the waiting ones with their reason. `running` are the jobs the pass counted as
+  // running: they stay (or become) admitted, unless a suspension is pending. `leaving` are the
+  // jobs left out of the pass because their suspension is pending or under way: they keep their
+  // verdict. Every other job is forgotten. Returns the jobs whose verdict, reason or message
+  // changed, so the caller can wake their reconcilers.
+  std::vector<std::string> Record(const scheduler::Decision& decision,
+                                  const std::vector<std::string>& running,
+                                  const std::vector<std::string>& leaving, WallTime now)
+      EXCLUDES(mu_);
+
+  // The reconciler has suspended the job as asked: it now waits (reason Preempted) until a pass
+  // admits it again.
+  void Preempted(const std::string& key, const std::string& message) EXCLUDES(mu_);
+
+ private:
+  const Duration admission_ttl_;
+  mutable Mutex mu_;
+  std::map<std::string, Admission> book_ GUARDED_BY(mu_);
+};
+
+}  // namespace dljob::controller

@@ -1,0 +1,79 @@
+// QueueScheduler: the operator's queue, run over its caches. Each pass reads the DLJobs, their
+// pods, the DLQueues and the GPU ledger (queue_snapshot.h), asks the queue core
+// (operator/scheduler/queue/job_queue.h) which jobs start, which running ones to suspend for
+// them and why each other job waits, records that in the AdmissionBook that the reconciler obeys,
+// wakes the reconcilers of the jobs whose verdict changed, and writes each DLQueue's status
+// (used, borrowed, running and pending jobs) when it changed.
+//
+// Passes run on their own thread (Run): soon after Trigger() (every change to a job, a queue, a
+// node or a bound pod calls it; triggers within `batch` share a pass), at the time the last
+// decision named (a minimum run time ends, an attained-service level changes), and at least every
+// `resync`. RunOnce() is one pass, for tests. A DLQueue status write that fails is left for the
+// next pass. Thread-safe: Trigger from any thread; Run once.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <stop_token>
+#include <string>
+
+#include "base/clock.h"
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
+#include "jobs/dlqueue_types.h"
+#include "kube/api.h"
+#include "operator/controller/admission.h"
+#include "operator/controller/duration.h"
+#include "operator/controller/gpu_ledger.h"
+#include "operator/controller/store.h"
+#include "operator/scheduler/placement_policy.h"
+#include "operator/scheduler/queue/queue_types.h"
+
+namespace dljob::controller {
+
+struct QueueSchedulerOptions {
+  scheduler::QueueOptions queue;  // queue_policy.h's QueueOptionsByName, with the run time set
+  Duration batch{std::chrono::milliseconds(20)};
+  Duration resync{std::chrono::seconds(30)};
+};
+
+// The caches a pass reads: DLJobs, the jobs' pods indexed by OwnerJobKey, DLQueues.
+struct QueueSources {
+  const Store& jobs;
+  const Store& pods;
+  const Store& queues;
+};
+
+class QueueScheduler {
+ public:
+  // `wake(key)` asks for the job's reconcile. The policy must outlive the scheduler.
+  QueueScheduler(kube::Api& api, const Clock& clock, QueueSources sources, GpuLedger& ledger,
+                 AdmissionBook& book, const scheduler::PlacementPolicy& policy,
+                 QueueSchedulerOptions options, std::function<void(const std::string&)> wake);
+
+  void Trigger() EXCLUDES(mu_);
+  // Passes until `stop` is requested.
+  void Run(std::stop_token stop) EXCLUDES(mu_);
+  // One pass now; returns its decision (nullopt when the queue core refused the snapshot).
+  std::optional<scheduler::Decision> RunOnce() EXCLUDES(mu_);
+
+ private:
+  void WriteStatuses(const std::map<std::string, DLQueueStatus>& statuses);
+
+  kube::Api& api_;
+  const Clock& clock_;
+  const QueueSources sources_;
+  GpuLedger& ledger_;
+  AdmissionBook& book_;
+  const scheduler::PlacementPolicy& policy_;
+  const QueueSchedulerOptions options_;
+  const std::function<void(const std::string&)> wake_;
+
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  bool triggered_ GUARDED_BY(mu_) = true;
+  std::optional<WallTime> next_change_ GUARDED_BY(mu_);
+};
+
+}  // namespace dljob::controller

@@ -1,0 +1,71 @@
+// The queue scheduler's input, read from the operator's caches: which DLJobs run where, which
+// wait, the queues, and the nodes as the queue should plan with them; and the DLQueue statuses a
+// decision leads to. Pure: informer objects and the GPU ledger's view in, scheduler values out.
+//
+// How each DLJob counts (finished, deleted, invalid and user-suspended jobs do not count at all):
+//   leaving   its suspension is pending (the book says kPreempt) or under way (suspended, but
+//             the cache still shows its pods bound): left out of the pass, and its pods' use
+//             counted as free, so the queue does not suspend more jobs for room that is coming.
+//   running   a worker of its current incarnation is bound (placement: the workers' nodes), or
+//             the book admitted it and the admission has not lapsed (placement: where the ledger
+//             assumed its workers, else the queue's plan, whose use is added to the nodes).
+//   pending   everything else: queued, new, restarting, or waiting after a preemption.
+// Pods being deleted (a restart, a suspension) count as free too: they are going. The placement
+// the queue plans with is then not free yet on the nodes; the reconciler binds only once the GPU
+// ledger (which counts those pods until they are gone) has room.
+//
+// Queues: with no DLQueue objects in the cluster, queues are off: every queue a job names is one
+// without a limit. With DLQueues, only those exist; a job naming another waits (Inadmissible).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "jobs/dlqueue_types.h"
+#include "operator/controller/admission.h"
+#include "operator/controller/gpu_ledger.h"
+#include "operator/scheduler/queue/job_queue.h"
+
+namespace dljob::controller {
+
+// When the job's current run got its GPUs: since it became Running (the Running condition's
+// transition), or since its workers were bound (Scheduled); nullopt when it has none now.
+std::optional<WallTime> RunStart(const DLJobStatus& status);
+
+struct QueueSnapshot {
+  std::vector<scheduler::QueueSpec> queues;
+  std::vector<scheduler::JobSnapshot> jobs;  // running ones have a placement
+  std::vector<scheduler::Node> nodes;        // used: as the queue should see it
+  std::vector<std::string> running;          // job keys, for AdmissionBook::Record
+  std::vector<std::string> leaving;
+  // Every job that counts (running or pending): its queue and its GPUs, for the queue statuses.
+  struct JobQueueEntry {
+    std::string queue;
+    std::string gpu_product;
+    int64_t gpus = 0;
+  };
+  std::map<std::string, JobQueueEntry> entries;
+  bool queues_defined = false;  // there are DLQueue objects
+};
+
+// `jobs`: DLJob objects (the informer's); `pods_of`: each job key's pods (the pods informer's
+// index); `queue_objects`: DLQueue objects; `ledger`: the GPU ledger's view; `book`: the
+// admissions so far. Times in Unix seconds come from `now`.
+QueueSnapshot BuildQueueSnapshot(const std::vector<nlohmann::json>& jobs,
+                                 const std::map<std::string, std::vector<nlohmann::json>>& pods_of,
+                                 const std::vector<nlohmann::json>& queue_objects,
+                                 const LedgerView& ledger, const AdmissionBook& book, WallTime now);
+
+// The status of every defined queue once `decision` is carried out: GPUs used and borrowed per
+// quota entry (the job's product when the queue has an entry for it, else ""), and its running
+// and pending jobs. Queues with no jobs report zeros.
+std::map<std::string, DLQueueStatus> QueueStatuses(const QueueSnapshot& snapshot,
+                                                   const scheduler::Decision& decision);
+
+}  // namespace dljob::controller

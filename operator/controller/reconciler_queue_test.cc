@@ -1,0 +1,302 @@
+// The queue in the operator: the QueueScheduler's passes over the caches decide, the reconciler
+// obeys (admission.h). A job the queue has not admitted binds nothing and says why; a quota holds
+// a job back and the DLQueue's status says so; a higher-priority job preempts a running one, which
+// is suspended (not restarted), then resumes once room is back, and its status tells the story.
+#include <chrono>
+
+#include "base/time_format.h"
+#include "operator/controller/queue_scheduler.h"
+#include "operator/controller/reconciler.h"
+#include "operator/controller/testing/reconciler_test_util.h"
+#include "operator/scheduler/placement_policy.h"
+#include "operator/scheduler/queue/queue_policy.h"
+
+namespace dljob::controller::testing {
+namespace {
+
+using kube::resources::kDLJobs;
+using kube::resources::kDLQueues;
+using kube::resources::kNodes;
+using kube::resources::kPods;
+using Strings = std::vector<std::string>;
+
+class QueueTest : public ReconcilerWorld {
+ protected:
+  void SetUp() override { api_.Put(kNodes, GpuNode("n1", 4)); }
+
+  static QueueSchedulerOptions Options(const std::string& policy = "dljob") {
+    QueueSchedulerOptions o;
+    o.queue = scheduler::QueueOptionsByName(policy).value();
+    o.queue.min_run_time = 0;
+    return o;
+  }
+
+  // A 4-GPU job of 2 workers with this priority, in queue `queue` ("" = unset).
+  void PutQueuedJob(const std::string& name, int priority, const std::string& queue = "",
+                    bool checkpoint = false) {
+    Json job = {
+        {"apiVersion", "dljob.io/v1alpha1"},
+        {"kind", "DLJob"},
+        {"metadata",
+         {{"name", name}, {"namespace", "ns"}, {"creationTimestamp", "2026-01-02T03:00:00Z"}}},
+        {"spec",
+         {{"image", "img"},
+          {"command", {"train"}},
+          {"gpus", 4},
+          {"gpusPerWorker", 2},
+          {"scheduling", {{"priority", priority}}}}}};
+    if (!queue.empty()) job["spec"]["scheduling"]["queue"] = queue;
+    if (checkpoint) job["spec"]["checkpoint"] = {{"source", "pvc:ckpt/" + name}};
+    if (auto old = api_.Object(kDLJobs, "ns", name)) job["status"] = (*old)["status"];
+    api_.Put(kDLJobs, job);
+  }
+
+  // Caches caught up, then one queue pass.
+  void Pass() {
+    Sync();
+    for (const std::string& k : queues_.Keys()) queues_.Remove(k);
+    for (const Json& q : api_.Objects(kDLQueues)) queues_.Upsert(q);
+    woken_.clear();
+    ASSERT_TRUE(scheduler_.RunOnce().has_value());
+  }
+
+  // The job runs: its pods are made and bound, its workers and launcher Running.
+  void RunToRunning(const std::string& job) {
+    Reconcile(job);
+    SetPod(job + "-worker-0", "Running");
+    SetPod(job + "-worker-1", "Running");
+    Reconcile(job);
+    SetPod(job + "-launcher", "Running");
+    Reconcile(job);
+    ASSERT_EQ(JobStatus(job)["phase"], "Running");
+  }
+
+  Json Condition(const std::string& job, const std::string& type) {
+    for (const Json& c : JobStatus(job).value("conditions", Json::array())) {
+      if (c["type"] == type) return c;
+    }
+    return Json::object();
+  }
+
+  bool HasBind() const {
+    for (const std::string& c : Calls()) {
+      if (c.rfind("bind ", 0) == 0) return true;
+    }
+    return false;
+  }
+
+  Store queues_;
+  AdmissionBook book_;
+  scheduler::PlacementPolicyPtr policy_ = scheduler::MakePlacementPolicy("dljob").value();
+  std::vector<std::string> woken_;
+  QueueScheduler scheduler_{faults_,
+                            clock_,
+                            QueueSources{jobs_, pods_, queues_},
+                            ledger_,
+                            book_,
+                            *policy_,
+                            Options(),
+                            [this](const std::string& key) { woken_.push_back(key); }};
+  Reconciler queued_{faults_, clock_,
+                     Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_, &book_},
+                     options_, FixedKeys};
+
+  ReconcileResult Reconcile(const std::string& name) {
+    Sync();
+    api_.ClearCalls();
+    Result<ReconcileResult> r = queued_.Reconcile("ns/" + name);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : ReconcileResult{};
+  }
+};
+
+TEST_F(QueueTest, AJobTheQueueHasNotSeenYetWaitsAndBindsNothing) {
+  PutQueuedJob("a", 0);
+  Reconcile("a");
+  EXPECT_FALSE(HasBind());
+  EXPECT_EQ(JobStatus("a")["phase"], "Queued");
+  EXPECT_EQ(Condition("a", "Queued")["reason"], "WaitingInQueue");
+
+  Pass();
+  EXPECT_EQ(woken_, (Strings{"ns/a"}));
+  EXPECT_EQ(book_.Get("ns/a").verdict, Verdict::kAdmitted);
+  Reconcile("a");
+  EXPECT_TRUE(HasBind());
+  EXPECT_EQ(JobStatus("a")["phase"], "Scheduled");
+}
+
+TEST_F(QueueTest, TheSecondJobWaitsForRoomWithTheQueuesReason) {
+  PutQueuedJob("a", 0);
+  Pass();
+  RunToRunning("a");
+  PutQueuedJob("b", 0);
+  Pass();
+  Admission b = book_.Get("ns/b");
+  ASSERT_EQ(b.verdict, Verdict::kWaiting);
+  EXPECT_EQ(b.reason, "Unschedulable");
+  Reconcile("b");
+  EXPECT_FALSE(HasBind());
+  EXPECT_EQ(JobStatus("b")["phase"], "Queued");
+  EXPECT_EQ(Condition("b", "Queued")["reason"], "Unschedulable");
+  const std::string message = Condition("b", "Queued")["message"];
+  EXPECT_EQ(message.rfind("needs 4 GPUs (any model, 2 workers × 2) in queue default; 0 free", 0),
+            0u)
+      << message;
+  // Its pods say it too, for kubectl describe and cluster-autoscaler.
+  Json pod = *api_.Object(kPods, "ns", "b-worker-0");
+  EXPECT_EQ(pod["status"]["conditions"][0]["reason"], "Unschedulable");
+  EXPECT_EQ(pod["status"]["conditions"][0]["message"], message);
+
+  // a ends: b is admitted and binds.
+  SetPod("a-launcher", "Succeeded");
+  Reconcile("a");
+  ASSERT_EQ(JobStatus("a")["phase"], "Succeeded");
+  // cleanPodPolicy Running: its workers were deleted as it ended.
+  ASSERT_FALSE(api_.Object(kPods, "ns", "a-worker-0"));
+  Pass();
+  EXPECT_EQ(book_.Get("ns/b").verdict, Verdict::kAdmitted);
+  Reconcile("b");
+  EXPECT_TRUE(HasBind());
+}
+
+TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
+  api_.Put(kDLQueues, {{"apiVersion", "dljob.io/v1alpha1"},
+                       {"kind", "DLQueue"},
+                       {"metadata", {{"name", "team-a"}}},
+                       {"spec", {{"quotas", {{{"nominal", 2}, {"borrowingLimit", 0}}}}}}});
+  PutQueuedJob("a", 0, "team-a");
+  PutQueuedJob("b", 0, "other");
+  Pass();
+  Admission a = book_.Get("ns/a");
+  ASSERT_EQ(a.verdict, Verdict::kWaiting);
+  EXPECT_EQ(a.reason, "QuotaExceeded");
+  Admission b = book_.Get("ns/b");
+  ASSERT_EQ(b.verdict, Verdict::kWaiting);
+  EXPECT_EQ(b.reason, "Inadmissible");
+  EXPECT_NE(b.message.find("queue \"other\" does not exist (queues: team-a)"), std::string::npos)
+      << b.message;
+
+  Json status = (*api_.Object(kDLQueues, "", "team-a"))["status"];
+  EXPECT_EQ(status["pendingJobs"], 1);
+  EXPECT_EQ(status["runningJobs"], 0);
+  Reconcile("a");
+  EXPECT_FALSE(HasBind());
+  EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
+}
+
+TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
+  PutQueuedJob("low", 0);
+  Pass();
+  RunToRunning("low");
+  clock_.Advance(std::chrono::seconds(100));
+
+  PutQueuedJob("high", 10);
+  Pass();
+  ASSERT_EQ(book_.Get("ns/low").verdict, Verdict::kPreempt);
+  EXPECT_EQ(book_.Get("ns/high").verdict, Verdict::kAdmitted);
+
+  // The preempted job is suspended: status first, then its pods; no restart.
+  Reconcile("low");
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/low", "create events Preempted",
+                              "delete pods ns/low-launcher", "delete pods ns/low-worker-0",
+                              "delete pods ns/low-worker-1"}));
+  Json low = JobStatus("low");
+  EXPECT_EQ(low["phase"], "Queued");
+  EXPECT_EQ(low["restarts"], 0);
+  EXPECT_EQ(low["preemptions"], 1);
+  EXPECT_EQ(low["attainedGpuSeconds"], 400);  // 100 s × 4 GPUs
+  EXPECT_EQ(Condition("low", "Preempted")["status"], "True");
+  const std::string why = Condition("low", "Queued")["message"];
+  EXPECT_EQ(why.rfind("suspended for ns/high (priority 10 > 0)", 0), 0u) << why;
+  EXPECT_NE(why.find("it has no spec.checkpoint, so it starts over"), std::string::npos) << why;
+  Admission after = book_.Get("ns/low");
+  EXPECT_EQ(after.verdict, Verdict::kWaiting);
+  EXPECT_EQ(after.reason, "Preempted");
+
+  // The high-priority job binds on the freed GPUs and runs.
+  Pass();
+  RunToRunning("high");
+  EXPECT_EQ(book_.Get("ns/low").verdict, Verdict::kWaiting);
+
+  // It ends; the preempted job is admitted again and resumes, counting no restart.
+  SetPod("high-launcher", "Succeeded");
+  Reconcile("high");
+  // cleanPodPolicy Running: its workers were deleted as it ended.
+  ASSERT_FALSE(api_.Object(kPods, "ns", "high-worker-0"));
+  Pass();
+  ASSERT_EQ(book_.Get("ns/low").verdict, Verdict::kAdmitted);
+  RunToRunning("low");
+  low = JobStatus("low");
+  EXPECT_EQ(low["restarts"], 0);
+  EXPECT_EQ(low["preemptions"], 1);
+  EXPECT_EQ(Condition("low", "Running")["reason"], "Resumed");
+  EXPECT_EQ(Condition("low", "Preempted")["status"], "False");
+  EXPECT_EQ(Condition("low", "Preempted")["reason"], "Resumed");
+  EXPECT_EQ(Condition("low", "Running")["message"],
+            "mpirun is running on 2 workers again after 1 preemption(s), from the start (no "
+            "spec.checkpoint)");
+  // A later pass changes nothing.
+  Reconcile("low");
+  EXPECT_EQ(Calls(), Strings{});
+}
+
+// las: no priorities, no runtime estimates. A job that has held its GPUs past the first level of
+// attained service (3,600 GPU-seconds) gives way to a new one by suspension, and resumes from its
+// checkpoint afterwards; what it had is kept in status.attainedGpuSeconds.
+class LasTest : public QueueTest {
+ protected:
+  QueueScheduler las_{faults_,
+                      clock_,
+                      QueueSources{jobs_, pods_, queues_},
+                      ledger_,
+                      book_,
+                      *policy_,
+                      Options("las"),
+                      [this](const std::string& key) { woken_.push_back(key); }};
+  void LasPass() {
+    Sync();
+    ASSERT_TRUE(las_.RunOnce().has_value());
+  }
+};
+
+TEST_F(LasTest, AJobPastTheFirstLevelIsSuspendedForANewOneAndResumesFromItsCheckpoint) {
+  PutQueuedJob("old", 0, "", /*checkpoint=*/true);
+  LasPass();
+  RunToRunning("old");
+  clock_.Advance(std::chrono::seconds(600));  // 2,400 GPU-seconds: still level 0
+  PutQueuedJob("new", 0);
+  LasPass();
+  EXPECT_EQ(book_.Get("ns/old").verdict, Verdict::kAdmitted);
+  EXPECT_EQ(book_.Get("ns/new").verdict, Verdict::kWaiting);
+
+  clock_.Advance(std::chrono::seconds(301));  // 3,604 GPU-seconds: level 1
+  LasPass();
+  ASSERT_EQ(book_.Get("ns/old").verdict, Verdict::kPreempt);
+  Reconcile("old");
+  Json old = JobStatus("old");
+  EXPECT_EQ(old["attainedGpuSeconds"], 3604);
+  EXPECT_EQ(old["preemptions"], 1);
+  EXPECT_EQ(old["restarts"], 0);
+  const std::string why = Condition("old", "Queued")["message"];
+  EXPECT_NE(why.find("it resumes from its checkpoint when the queue admits it again"),
+            std::string::npos)
+      << why;
+
+  LasPass();
+  RunToRunning("new");
+  SetPod("new-launcher", "Succeeded");
+  Reconcile("new");
+  // cleanPodPolicy Running: its workers were deleted as it ended.
+  ASSERT_FALSE(api_.Object(kPods, "ns", "new-worker-0"));
+  LasPass();
+  ASSERT_EQ(book_.Get("ns/old").verdict, Verdict::kAdmitted);
+  RunToRunning("old");
+  EXPECT_EQ(Condition("old", "Running")["message"],
+            "mpirun is running on 2 workers again after 1 preemption(s), from its checkpoint");
+  // The checkpoint is where it was: worker 0 mounts it and is told where it is.
+  Json worker = *api_.Object(kPods, "ns", "old-worker-0");
+  EXPECT_NE(worker.dump().find("DLJOB_CHECKPOINT_DIR"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dljob::controller::testing
