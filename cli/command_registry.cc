@@ -19,8 +19,9 @@ CLI::App* CommandRegistry::Add(const std::string& name, const std::string& descr
 }
 
 int CommandRegistry::RunChosen() {
-  for (auto& [cmd, run] : commands_) {
-    if (cmd->parsed()) return run(shared_);
+  // `top nodes` parses both `top` and `nodes`: the one added last, the deepest, was chosen.
+  for (auto it = commands_.rbegin(); it != commands_.rend(); ++it) {
+    if (it->first->parsed()) return it->second(shared_);
   }
   return kExitUsage;
 }

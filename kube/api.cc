@@ -12,6 +12,7 @@ const Resource kEvents{"", "v1", "events", true, "Event"};
 const Resource kNodes{"", "v1", "nodes", false, "Node"};
 const Resource kLeases{"coordination.k8s.io", "v1", "leases", true, "Lease"};
 const Resource kDLJobs{"dljob.io", "v1alpha1", "dljobs", true, "DLJob"};
+const Resource kDLQueues{"dljob.io", "v1alpha1", "dlqueues", false, "DLQueue"};
 }  // namespace resources
 
 std::string ApiError::ToString() const {

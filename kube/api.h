@@ -52,8 +52,9 @@ extern const Resource kConfigMaps;
 extern const Resource kSecrets;
 extern const Resource kEvents;
 extern const Resource kNodes;
-extern const Resource kLeases;  // coordination.k8s.io/v1
-extern const Resource kDLJobs;  // dljob.io/v1alpha1
+extern const Resource kLeases;    // coordination.k8s.io/v1
+extern const Resource kDLJobs;    // dljob.io/v1alpha1
+extern const Resource kDLQueues;  // dljob.io/v1alpha1, cluster-scoped
 }  // namespace resources
 
 // An error answer from the server (a metav1.Status body) or a transport failure (http == 0).
