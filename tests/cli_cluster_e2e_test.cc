@@ -117,6 +117,14 @@ class CliClusterE2eTest : public ::testing::Test {
     ASSERT_TRUE(patched.ok()) << patched.error().ToString();
   }
 
+  // The namespace `ns`, which the server wants to exist before anything is created in it.
+  void CreateNamespace(const std::string& ns) {
+    static const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+    json object = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+    auto created = api_->Create(kNamespaces, "", object);
+    ASSERT_TRUE(created.ok()) << created.error().ToString();
+  }
+
   // A pod bound to `node` in `ns` taking `gpus` (as a request, or as a limit only), left in
   // `phase` (the test server runs no kubelet: a bound pod stays Pending unless told).
   void BindPod(const std::string& ns, const std::string& name, const std::string& node, int gpus,
@@ -375,6 +383,7 @@ TEST_F(CliClusterE2eTest, TopNodesShowsGpusPerNodeAndASummary) {
                                                            {"value", "present"},
                                                            {"effect", "NoSchedule"}}})}}}})
                   .ok());
+  CreateNamespace("team-b");
   BindPod("default", "w-0", "gpu-node-0", 4);
   BindPod("team-b", "w-1", "gpu-node-0", 2, /*as_limit=*/true, "Pending");
   BindPod("team-b", "done", "gpu-node-0", 2, false, "Succeeded");  // holds nothing any more
@@ -450,6 +459,8 @@ TEST_F(CliClusterE2eTest, QueueListAndGetShowQuotaUseAndWhyJobsWait) {
                {"borrowed", json::array({{{"gpuProduct", "NVIDIA-A100-SXM4-80GB"}, {"gpus", 8}}})},
                {"pendingJobs", 2},
                {"runningJobs", 1}});
+  CreateNamespace("ml");
+  CreateNamespace("vision");
   CreateJob("ml", "small", 8, "team-a", 0, "Running");
   CreateJob("ml", "big", 16, "team-a", 0, "Queued",
             "needs 16 GPUs (NVIDIA-A100-SXM4-80GB) in queue team-a; quota 32, used 40");
