@@ -55,6 +55,7 @@ Result<std::vector<Json>> KubeBackend::BoundPods() {
   // What kube-scheduler's informer of assigned pods asks for; filtered here again, for a server
   // that ignores part of the selector.
   options.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  options.limit = 500;  // in pages, as kubectl reads a big cluster's pods
   Result<std::vector<Json>> pods =
       Items(kube::resources::kPods, "", options, "listing pods in all namespaces");
   if (pods.ok()) std::erase_if(*pods, [](const Json& pod) { return !HoldsResources(pod); });
