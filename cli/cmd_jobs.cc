@@ -165,6 +165,7 @@ void AddTopCommand(CommandRegistry& registry) {
   cmd->add_flag("-a,--all", o->all, "Finished jobs too");
   AddBackendFlags(cmd, registry.shared().backend, /*with_local_and_namespace=*/true,
                   /*with_all_namespaces=*/true);
+  AddTopNodesCommand(registry, cmd);
 }
 
 }  // namespace dljob

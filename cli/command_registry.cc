@@ -9,7 +9,8 @@ const char kBackendRule[] =
     "                          pod's service account, else ~/.kube/config (--context picks a\n"
     "                          context, -n a namespace; default: the context's)\n"
     "  no cluster configured   submit fails (use --local); list, get, logs, delete and top read\n"
-    "                          this machine's jobs, as with --local";
+    "                          this machine's jobs, as with --local; top nodes and queue\n"
+    "                          need a cluster";
 
 CLI::App* CommandRegistry::Add(const std::string& name, const std::string& description,
                                CommandHandler run, CLI::App* parent) {
@@ -19,8 +20,9 @@ CLI::App* CommandRegistry::Add(const std::string& name, const std::string& descr
 }
 
 int CommandRegistry::RunChosen() {
-  for (auto& [cmd, run] : commands_) {
-    if (cmd->parsed()) return run(shared_);
+  // `top nodes` parses both `top` and `nodes`: the one added last, the deepest, was chosen.
+  for (auto it = commands_.rbegin(); it != commands_.rend(); ++it) {
+    if (it->first->parsed()) return it->second(shared_);
   }
   return kExitUsage;
 }

@@ -55,7 +55,8 @@ class CommandRegistry {
                 CLI::App* parent = nullptr);
 
   // After a successful parse: the handler of the subcommand chosen (a leaf: `data` itself has
-  // none, `data pack` has), else kExitUsage.
+  // none, `data pack` has), else kExitUsage. A command may have a handler and subcommands of its
+  // own (`top`, `top nodes`): the subcommand, added after its parent, wins when both parsed.
   int RunChosen();
 
  private:

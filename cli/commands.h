@@ -17,6 +17,10 @@
 #include "cli/backend/backend.h"
 #include "cli/job_flags.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace dljob {
 
 class CommandRegistry;
@@ -86,6 +90,25 @@ struct TopOptions {
 };
 int RunTop(const TopOptions& options, CliContext& ctx);
 
+// dljob top nodes: the cluster's nodes and GPUs (cmd_top_nodes.cc, node_report.h).
+struct TopNodesOptions {
+  std::string output;
+};
+int RunTopNodes(const TopNodesOptions& options, CliContext& ctx);
+
+// dljob queue list | get NAME: the cluster's DLQueues (cmd_queue.cc, queue_report.h).
+struct QueueListOptions {
+  std::string output;
+};
+int RunQueueList(const QueueListOptions& options, CliContext& ctx);
+
+struct QueueGetOptions {
+  std::string name;
+  std::string output;
+  bool all = false;  // finished jobs too
+};
+int RunQueueGet(const QueueGetOptions& options, CliContext& ctx);
+
 // `dljob data …`: record-shard datasets (cmd_data.cc, storage/).
 struct DataPackOptions {
   std::string from, to;
@@ -126,7 +149,10 @@ void AddGetCommand(CommandRegistry& registry);       // cmd_jobs.cc
 void AddLogsCommand(CommandRegistry& registry);      // cmd_jobs.cc
 void AddDeleteCommand(CommandRegistry& registry);    // cmd_jobs.cc
 void AddTopCommand(CommandRegistry& registry);       // cmd_jobs.cc
-void AddBenchCommand(CommandRegistry& registry);     // cmd_bench.cc
-void AddDataCommands(CommandRegistry& registry);     // cmd_data.cc: data pack|ls|verify|cache
+// `top nodes`, under `top` (cmd_top_nodes.cc); AddTopCommand calls it.
+void AddTopNodesCommand(CommandRegistry& registry, CLI::App* top);
+void AddQueueCommands(CommandRegistry& registry);  // cmd_queue.cc: queue list|get
+void AddBenchCommand(CommandRegistry& registry);   // cmd_bench.cc
+void AddDataCommands(CommandRegistry& registry);   // cmd_data.cc: data pack|ls|verify|cache
 
 }  // namespace dljob

@@ -74,8 +74,8 @@ Result<BackendPtr> MakeBackend(const BackendFlags& flags, bool needs_cluster,
 // The subcommands, in the order `dljob --help` lists them; each file adds its own
 // (commands.h, command_registry.h).
 constexpr void (*kCommands[])(CommandRegistry&) = {
-    AddValidateCommand, AddSubmitCommand, AddListCommand,  AddGetCommand,   AddLogsCommand,
-    AddDeleteCommand,   AddTopCommand,    AddBenchCommand, AddDataCommands,
+    AddValidateCommand, AddSubmitCommand, AddListCommand,   AddGetCommand,   AddLogsCommand,
+    AddDeleteCommand,   AddTopCommand,    AddQueueCommands, AddBenchCommand, AddDataCommands,
 };
 
 int Main(int argc, char** argv) {

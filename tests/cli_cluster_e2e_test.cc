@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -43,7 +44,8 @@ class CliClusterE2eTest : public ::testing::Test {
         std::vector<std::string>{server_bin_, "--port", "0", "--port-file", port_file,
                                  "--kubeconfig-out", kubeconfig_, "--nodes", "2", "--gpus-per-node",
                                  "8", "--crd",
-                                 SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml"},
+                                 SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml", "--crd",
+                                 SourceDir() + "/charts/dljob/crds/dljob.io_dlqueues.yaml"},
         std::map<std::string, std::string>{}, dir_->path() + "/server.out",
         dir_->path() + "/server.err");
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(port_file); }, 30000))
@@ -112,6 +114,80 @@ class CliClusterE2eTest : public ::testing::Test {
   void SetStatus(const std::string& job, const json& status) {
     auto patched =
         api_->MergePatch(kube::resources::kDLJobs, "default", job, {{"status", status}}, "status");
+    ASSERT_TRUE(patched.ok()) << patched.error().ToString();
+  }
+
+  // The namespace `ns`, which the server wants to exist before anything is created in it.
+  void CreateNamespace(const std::string& ns) {
+    static const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+    json object = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+    auto created = api_->Create(kNamespaces, "", object);
+    ASSERT_TRUE(created.ok()) << created.error().ToString();
+  }
+
+  // A pod bound to `node` in `ns` taking `gpus` (as a request, or as a limit only), left in
+  // `phase` (the test server runs no kubelet: a bound pod stays Pending unless told).
+  void BindPod(const std::string& ns, const std::string& name, const std::string& node, int gpus,
+               bool as_limit = false, const std::string& phase = "Running") {
+    json resources = {{"requests", {{"cpu", "2"}, {"memory", "8Gi"}}}};
+    if (as_limit) {
+      resources["limits"] = {{"nvidia.com/gpu", std::to_string(gpus)}};
+    } else {
+      resources["requests"]["nvidia.com/gpu"] = std::to_string(gpus);
+    }
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"spec",
+                 {{"nodeName", node},
+                  {"containers",
+                   json::array({{{"name", "c"}, {"image", "t"}, {"resources", resources}}})}}}};
+    auto created = api_->Create(kube::resources::kPods, ns, pod);
+    ASSERT_TRUE(created.ok()) << created.error().ToString();
+    ASSERT_EQ(Control("/_test/pods/" + ns + "/" + name + "/status", json{{"phase", phase}}.dump()),
+              200);
+  }
+
+  // A DLQueue with `quotas`, and a status when it is not null.
+  void CreateQueue(const std::string& name, const json& quotas, const json& status = nullptr) {
+    json queue = {{"apiVersion", "dljob.io/v1alpha1"},
+                  {"kind", "DLQueue"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"quotas", quotas}}}};
+    auto created = api_->Create(kube::resources::kDLQueues, "", queue);
+    ASSERT_TRUE(created.ok()) << created.error().ToString();
+    if (status.is_null()) return;
+    auto patched =
+        api_->MergePatch(kube::resources::kDLQueues, "", name, {{"status", status}}, "status");
+    ASSERT_TRUE(patched.ok()) << patched.error().ToString();
+  }
+
+  // A DLJob in `ns` as the operator would leave it: in `queue` (none: the default), with the
+  // phase and, when waiting, a Queued condition saying why.
+  void CreateJob(const std::string& ns, const std::string& name, int gpus, const json& queue,
+                 int priority, const std::string& phase, const std::string& why = "") {
+    json scheduling = {{"priority", priority}};
+    if (!queue.is_null()) scheduling["queue"] = queue;
+    json job = {{"apiVersion", "dljob.io/v1alpha1"},
+                {"kind", "DLJob"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"spec",
+                 {{"image", "t"},
+                  {"command", json::array({"true"})},
+                  {"gpus", gpus},
+                  {"scheduling", scheduling}}}};
+    auto created = api_->Create(kube::resources::kDLJobs, ns, job);
+    ASSERT_TRUE(created.ok()) << created.error().ToString();
+    json status = {{"phase", phase}};
+    if (!why.empty()) {
+      status["conditions"] = json::array({{{"type", "Queued"},
+                                           {"status", "True"},
+                                           {"reason", "Unschedulable"},
+                                           {"message", why},
+                                           {"lastTransitionTime", "2026-11-22T05:00:00Z"}}});
+    }
+    auto patched =
+        api_->MergePatch(kube::resources::kDLJobs, ns, name, {{"status", status}}, "status");
     ASSERT_TRUE(patched.ok()) << patched.error().ToString();
   }
 
@@ -271,6 +347,189 @@ TEST(CliWithoutCluster, SubmitSaysWhatToDoAndListStaysLocal) {
   CommandResult ns = RunCommand({BinDir() + "/dljob", "list", "-n", "team-a"}, env);
   EXPECT_EQ(ns.exit_code, 1);
   EXPECT_TRUE(Contains(ns.err, "no cluster configured for --namespace")) << ns.err;
+}
+
+// The server's two A100 nodes (gpu-node-0, gpu-node-1) plus an H100 node and a node without GPUs;
+// pods from several namespaces bound to them, finished ones among them; one node cordoned and
+// one tainted for dljob.
+TEST_F(CliClusterE2eTest, TopNodesShowsGpusPerNodeAndASummary) {
+  for (const auto& [name, labels, gpus] : {std::tuple<std::string, json, std::string>{
+                                               "h100-0",
+                                               {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                                                {"nvidia.com/gpu.clique", "nvl-1"},
+                                                {"topology.kubernetes.io/zone", "zone-b"},
+                                                {"dljob.io/rack", "rack-7"}},
+                                               "8"},
+                                           {"cpu-0", json::object(), "0"}}) {
+    json node = {{"apiVersion", "v1"},
+                 {"kind", "Node"},
+                 {"metadata", {{"name", name}, {"labels", labels}}},
+                 {"spec", json::object()}};
+    ASSERT_TRUE(api_->Create(kube::resources::kNodes, "", node).ok());
+    json status = {
+        {"allocatable",
+         {{"nvidia.com/gpu", gpus}, {"cpu", "64"}, {"memory", "512Gi"}, {"pods", "110"}}},
+        {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}};
+    auto patched =
+        api_->MergePatch(kube::resources::kNodes, "", name, {{"status", status}}, "status");
+    ASSERT_TRUE(patched.ok()) << patched.error().ToString();
+  }
+  ASSERT_TRUE(api_->MergePatch(kube::resources::kNodes, "", "gpu-node-1",
+                               {{"spec", {{"unschedulable", true}}}})
+                  .ok());
+  ASSERT_TRUE(api_->MergePatch(kube::resources::kNodes, "", "gpu-node-0",
+                               {{"spec",
+                                 {{"taints", json::array({{{"key", "nvidia.com/gpu"},
+                                                           {"value", "present"},
+                                                           {"effect", "NoSchedule"}}})}}}})
+                  .ok());
+  CreateNamespace("team-b");
+  BindPod("default", "w-0", "gpu-node-0", 4);
+  BindPod("team-b", "w-1", "gpu-node-0", 2, /*as_limit=*/true, "Pending");
+  BindPod("team-b", "done", "gpu-node-0", 2, false, "Succeeded");  // holds nothing any more
+  BindPod("team-b", "failed", "h100-0", 8, false, "Failed");
+  BindPod("default", "h-0", "h100-0", 3);
+  BindPod("default", "g-1", "gpu-node-1", 8);
+
+  CommandResult top = Dljob({"top", "nodes", "--kubeconfig", kubeconfig_});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(
+      top.out,
+      "NAME         GPUS   ALLOCATED   FREE   PRODUCT                 CLIQUE   SCHEDULABLE\n"
+      "cpu-0        0      0           0      -                       -        yes\n"
+      "gpu-node-0   8      6           2      NVIDIA-A100-SXM4-80GB   -        yes (tainted)\n"
+      "gpu-node-1   8      8           0      NVIDIA-A100-SXM4-80GB   -        cordoned\n"
+      "h100-0       8      3           5      NVIDIA-H100-80GB-HBM3   nvl-1    yes\n"
+      "\n"
+      "PRODUCT                 NODES   GPUS   ALLOCATED   FREE   LARGEST FREE\n"
+      "NVIDIA-A100-SXM4-80GB   2       16     14          2      2 (gpu-node-0)\n"
+      "NVIDIA-H100-80GB-HBM3   1       8      3           5      5 (h100-0)\n"
+      "total                   4       24     17          7      5 (h100-0)\n");
+
+  CommandResult wide = Dljob({"top", "nodes", "--kubeconfig", kubeconfig_, "-o", "wide"});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_TRUE(Contains(wide.out, "ZONE     RACK     TAINTS")) << wide.out;
+  EXPECT_TRUE(Contains(wide.out, "nvidia.com/gpu=present:NoSchedule")) << wide.out;
+  std::string h100 = wide.out.substr(wide.out.find("\nh100-0 ") + 1);
+  h100 = h100.substr(0, h100.find('\n'));
+  EXPECT_TRUE(Contains(h100, "   2/64   ")) << wide.out;
+  EXPECT_TRUE(Contains(h100, "   8Gi/512Gi   ")) << wide.out;
+  EXPECT_TRUE(Contains(h100, "   1/110   ")) << wide.out;
+  EXPECT_TRUE(Contains(h100, "   zone-b   rack-7   -")) << wide.out;
+
+  CommandResult j = Dljob({"top", "nodes", "--kubeconfig", kubeconfig_, "-o", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  json report = json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << j.out;
+  ASSERT_EQ(report["nodes"].size(), 4u);
+  EXPECT_EQ(report["nodes"][1]["gpus"], (json{{"allocatable", 8}, {"allocated", 6}, {"free", 2}}));
+  EXPECT_EQ(report["nodes"][2]["cordoned"], true);
+  EXPECT_EQ(report["summary"]["allocated"], 17);
+  EXPECT_EQ(report["summary"]["unavailableFree"], 0);
+  CommandResult y = Dljob({"top", "nodes", "--kubeconfig", kubeconfig_, "-o", "yaml"});
+  ASSERT_EQ(y.exit_code, 0) << y.err;
+  EXPECT_TRUE(Contains(y.out, "largestFreeNode: h100-0")) << y.out;
+
+  // `dljob top` alone still means jobs.
+  CommandResult jobs = Dljob({"top", "--kubeconfig", kubeconfig_});
+  EXPECT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_TRUE(Contains(jobs.err, "No unfinished jobs")) << jobs.err;
+}
+
+TEST_F(CliClusterE2eTest, TopNodesAndQueueNeedACluster) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"top", "nodes"}, {"queue", "list"}, {"queue", "get", "default"}}) {
+    CommandResult r = Dljob(args);
+    EXPECT_EQ(r.exit_code, 1) << args[1];
+    EXPECT_TRUE(Contains(r.err, "reads a Kubernetes cluster, and none is configured")) << r.err;
+    EXPECT_TRUE(Contains(r.err, "hint: pass --kubeconfig FILE")) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  CommandResult local = Dljob({"top", "nodes", "--local"});
+  EXPECT_EQ(local.exit_code, 2);
+  EXPECT_TRUE(Contains(local.err, "--local")) << local.err;
+}
+
+TEST_F(CliClusterE2eTest, QueueListAndGetShowQuotaUseAndWhyJobsWait) {
+  CreateQueue("default", json::array({{{"nominal", 16}, {"borrowingLimit", 16}}}));
+  CreateQueue("team-a",
+              json::array({{{"gpuProduct", "NVIDIA-A100-SXM4-80GB"}, {"nominal", 32}},
+                           {{"nominal", 8}, {"borrowingLimit", 4}}}),
+              {{"used", json::array({{{"gpuProduct", "NVIDIA-A100-SXM4-80GB"}, {"gpus", 40}}})},
+               {"borrowed", json::array({{{"gpuProduct", "NVIDIA-A100-SXM4-80GB"}, {"gpus", 8}}})},
+               {"pendingJobs", 2},
+               {"runningJobs", 1}});
+  CreateNamespace("ml");
+  CreateNamespace("vision");
+  CreateJob("ml", "small", 8, "team-a", 0, "Running");
+  CreateJob("ml", "big", 16, "team-a", 0, "Queued",
+            "needs 16 GPUs (NVIDIA-A100-SXM4-80GB) in queue team-a; quota 32, used 40");
+  CreateJob("vision", "urgent", 8, "team-a", 5, "Queued", "needs 8 GPUs; 2 free, largest node 2");
+  CreateJob("ml", "finished", 8, "team-a", 0, "Succeeded");
+  CreateJob("ml", "elsewhere", 8, nullptr, 0, "Running");  // the default queue
+
+  CommandResult list = Dljob({"queue", "list", "--kubeconfig", kubeconfig_});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out,
+            "NAME      GPU PRODUCT             NOMINAL   BORROWING LIMIT   USED   BORROWED   "
+            "PENDING   RUNNING\n"
+            "default   (any)                   16        16                -      -          "
+            "-         -\n"
+            "team-a    NVIDIA-A100-SXM4-80GB   32        unlimited         40     8          "
+            "2         1\n"
+            "team-a    (any)                   8         4                 0      0          "
+            "2         1\n");
+
+  CommandResult get = Dljob({"queue", "get", "team-a", "--kubeconfig", kubeconfig_});
+  ASSERT_EQ(get.exit_code, 0) << get.err;
+  std::string jobs = get.out.substr(get.out.find("NAMESPACE"));
+  EXPECT_EQ(
+      jobs,
+      "NAMESPACE   NAME     PHASE     GPUS   PRIORITY   REASON\n"
+      "ml          small    Running   8      0          -\n"
+      "vision      urgent   Queued    8      5          needs 8 GPUs; 2 free, largest node 2\n"
+      "ml          big      Queued    16     0          needs 16 GPUs (NVIDIA-A100-SXM4-80GB) "
+      "in queue team-a; quota 32, used 40\n");
+  EXPECT_TRUE(Contains(get.out, "Pending:   2\nRunning:   1\n")) << get.out;
+  CommandResult all = Dljob({"queue", "get", "team-a", "--all", "--kubeconfig", kubeconfig_});
+  EXPECT_TRUE(Contains(all.out, "ml          finished   Succeeded")) << all.out;
+  CommandResult def = Dljob({"queue", "get", "default", "--kubeconfig", kubeconfig_});
+  EXPECT_TRUE(Contains(def.out, "ml          elsewhere   Running")) << def.out;
+
+  // json and yaml print the API object, as kubectl does.
+  CommandResult j = Dljob({"queue", "get", "team-a", "-o", "json", "--kubeconfig", kubeconfig_});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  json queue = json::parse(j.out, nullptr, false);
+  auto stored = api_->Get(kube::resources::kDLQueues, "", "team-a");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(queue["kind"], "DLQueue");
+  EXPECT_EQ(queue["spec"], (*stored)["spec"]);
+  EXPECT_EQ(queue["status"], (*stored)["status"]);
+  EXPECT_EQ(queue["metadata"]["uid"], (*stored)["metadata"]["uid"]);
+  CommandResult ly = Dljob({"queue", "list", "-o", "yaml", "--kubeconfig", kubeconfig_});
+  ASSERT_EQ(ly.exit_code, 0) << ly.err;
+  EXPECT_TRUE(Contains(ly.out, "kind: DLQueueList")) << ly.out;
+
+  CommandResult missing = Dljob({"queue", "get", "team-z", "--kubeconfig", kubeconfig_});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err,
+            "error: no DLQueue \"team-z\"; the queues are: default and team-a\n"
+            "hint: list them with: dljob queue list\n");
+}
+
+TEST_F(CliClusterE2eTest, HelpListsTheClusterViews) {
+  CommandResult help = Dljob({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.out, "top nodes")) << help.out;
+  EXPECT_TRUE(Contains(help.out, "queue")) << help.out;
+  CommandResult queue = Dljob({"queue", "--help"});
+  EXPECT_EQ(queue.exit_code, 0);
+  EXPECT_TRUE(Contains(queue.out, "list")) << queue.out;
+  EXPECT_TRUE(Contains(queue.out, "get")) << queue.out;
+  CommandResult top = Dljob({"top", "--help"});
+  EXPECT_TRUE(Contains(top.out, "nodes")) << top.out;
+  CommandResult none = Dljob({"queue"});
+  EXPECT_EQ(none.exit_code, 2);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // Two implementations: LocalBackend (local/local_backend.h) runs a job on this machine through
 // mpirun and keeps its record under the state directory; KubeBackend (kube/kube_backend.h)
 // creates DLJob objects in a cluster. `dljob list|get|logs|delete|top` read either; which one a
-// command uses is decided in backend_choice.h.
+// command uses is decided in backend_choice.h. `dljob top nodes` and `dljob queue` read a cluster
+// only, through Cluster().
 //
 // A Backend is used from one thread. Objects passed in are not retained beyond the call.
 #pragma once
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cli/backend/cluster_reader.h"
 #include "jobs/dljob_types.h"
 
 namespace dljob {
@@ -58,6 +60,10 @@ class Backend {
   virtual Status Logs(const std::string& name, const LogOptions& options, std::ostream& out) = 0;
   // Stops the job if it runs, then removes it and its record.
   virtual Status Delete(const std::string& name) = 0;
+
+  // The cluster's nodes, queues and jobs everywhere (cluster_reader.h), owned by the backend;
+  // null for a backend without a cluster (local).
+  virtual ClusterReader* Cluster() { return nullptr; }
 };
 
 using BackendPtr = std::unique_ptr<Backend>;

@@ -33,7 +33,8 @@ KubeBackend::KubeBackend(std::unique_ptr<kube::Api> api, KubeBackendOptions opti
 KubeBackend::KubeBackend(kube::Api& api, KubeBackendOptions options)
     : api_(api), options_(WithDefaults(std::move(options))) {}
 
-Status KubeBackend::Failure(const kube::ApiError& error, const std::string& what) const {
+Status KubeBackend::Failure(const kube::ApiError& error, const std::string& what,
+                            const std::string& permission) const {
   std::string where = options_.cluster.empty() ? "" : " (cluster " + options_.cluster + ")";
   if (error.http == 0) {
     return Status::Unavailable(what + ": cannot reach the Kubernetes API server" + where + ": " +
@@ -43,8 +44,8 @@ Status KubeBackend::Failure(const kube::ApiError& error, const std::string& what
   }
   if (error.http == 401 || error.http == 403) {
     return Status::FailedPrecondition(what + ": " + error.ToString() + where +
-                                      "; check your credentials and that your user may manage "
-                                      "dljobs.dljob.io in this namespace");
+                                      "; check your credentials and that your user may " +
+                                      permission);
   }
   return error.ToStatus().WithContext(what);
 }
@@ -76,7 +77,10 @@ Result<DLJob> KubeBackend::Submit(const DLJob& job, JobObserver& /*observer*/) {
 }
 
 Result<std::vector<DLJob>> KubeBackend::List() {
-  std::string ns = options_.all_namespaces ? "" : options_.namespace_;
+  return ListJobs(options_.all_namespaces ? "" : options_.namespace_);
+}
+
+Result<std::vector<DLJob>> KubeBackend::ListJobs(const std::string& ns) {
   kube::ApiResult<Json> list = kube::ListAll(api_, kube::resources::kDLJobs, ns);
   if (!list.ok()) {
     std::string what = "listing DLJobs" + (ns.empty() ? std::string(" in all namespaces")

@@ -5,8 +5,10 @@
 // Queued). List/Get read DLJobs in the backend's namespace (List: in every namespace when
 // all_namespaces). Delete deletes the DLJob with background propagation; the garbage collector
 // removes its pods, service, config map and secret. Logs print the launcher pod's log
-// (launcher_log.h). Every API failure comes back as a Status naming the object and the cluster,
-// with what to do when the cause is a common one (operator not installed, cluster unreachable).
+// (launcher_log.h). It is its own ClusterReader (cluster_reader.h): nodes, bound pods, DLQueues
+// and DLJobs in every namespace, for `dljob top nodes` and `dljob queue`. Every API failure comes
+// back as a Status naming the object and the cluster, with what to do when the cause is a common
+// one (operator not installed, cluster unreachable).
 //
 // The Api is either owned or borrowed (tests); a borrowed one must outlive the backend. Like
 // every Backend, used from one thread.
@@ -15,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/backend/backend.h"
 #include "kube/api.h"
@@ -31,7 +34,7 @@ struct KubeBackendOptions {
   std::function<void()> pause;
 };
 
-class KubeBackend : public Backend {
+class KubeBackend : public Backend, public ClusterReader {
  public:
   KubeBackend(std::unique_ptr<kube::Api> api, KubeBackendOptions options);
   KubeBackend(kube::Api& api, KubeBackendOptions options);  // borrowed
@@ -43,10 +46,25 @@ class KubeBackend : public Backend {
   Result<DLJob> Get(const std::string& name) override;
   Status Logs(const std::string& name, const LogOptions& options, std::ostream& out) override;
   Status Delete(const std::string& name) override;
+  ClusterReader* Cluster() override { return this; }
+
+  // ClusterReader (kube_cluster_reads.cc).
+  Result<std::vector<kube::Json>> Nodes() override;
+  Result<std::vector<kube::Json>> BoundPods() override;
+  Result<std::vector<DLQueue>> Queues() override;
+  Result<DLQueue> Queue(const std::string& name) override;
+  Result<std::vector<DLJob>> JobsInAllNamespaces() override;
 
  private:
-  // An API error as a Status: "<what>: <error>", with advice for the common causes.
-  Status Failure(const kube::ApiError& error, const std::string& what) const;
+  // An API error as a Status: "<what>: <error>", with advice for the common causes; `permission`
+  // is what the user must be allowed to do, for a 401/403.
+  Status Failure(const kube::ApiError& error, const std::string& what,
+                 const std::string& permission = "manage dljobs.dljob.io in this namespace") const;
+  // DLJobs in `ns` ("" every namespace), newest first.
+  Result<std::vector<DLJob>> ListJobs(const std::string& ns);
+  // Every object of `r` in `ns` ("" all namespaces), its items; `what` names them for errors.
+  Result<std::vector<kube::Json>> Items(const kube::Resource& r, const std::string& ns,
+                                        const kube::ListOptions& options, const std::string& what);
 
   std::unique_ptr<kube::Api> owned_;
   kube::Api& api_;

@@ -2,10 +2,13 @@
 // when the cluster answers with an error.
 #include "cli/kube/kube_backend.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/dlqueue_codec.h"
 #include "kube/testing/fake_api.h"
 
 namespace dljob {
@@ -173,6 +176,89 @@ TEST_F(KubeBackendTest, ForbiddenSaysToCheckPermissions) {
   Status s = Backend().Delete("x");
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("may manage dljobs.dljob.io"), std::string::npos) << s.message();
+}
+
+Json PodOn(const std::string& ns, const std::string& name, const std::string& node,
+           const std::string& phase) {
+  Json pod = {{"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec", {{"containers", Json::array()}}},
+              {"status", {{"phase", phase}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+Json Queue(const std::string& name, int64_t nominal) {
+  DLQueue q;
+  q.metadata.name = name;
+  q.spec.quotas = {{"", nominal, std::nullopt}};
+  return EncodeQueueTree(q);
+}
+
+TEST_F(KubeBackendTest, IsItsOwnClusterReader) {
+  KubeBackend backend = Backend();
+  EXPECT_EQ(backend.Cluster(), static_cast<ClusterReader*>(&backend));
+}
+
+TEST_F(KubeBackendTest, BoundPodsAreTheUnfinishedPodsOnNodesInEveryNamespace) {
+  api_.Put(kube::resources::kPods, PodOn("a", "running", "n1", "Running"));
+  api_.Put(kube::resources::kPods, PodOn("b", "pending-bound", "n2", "Pending"));
+  api_.Put(kube::resources::kPods, PodOn("b", "pending-unbound", "", "Pending"));
+  api_.Put(kube::resources::kPods, PodOn("a", "succeeded", "n1", "Succeeded"));
+  api_.Put(kube::resources::kPods, PodOn("a", "failed", "n1", "Failed"));
+  Result<std::vector<Json>> pods = Backend().BoundPods();
+  ASSERT_TRUE(pods.ok()) << pods.status().message();
+  std::set<std::string> names;
+  for (const Json& p : *pods) names.insert(p["metadata"]["name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"running", "pending-bound"}));
+  EXPECT_EQ(api_.CallStrings(), std::vector<std::string>{"list pods"});
+}
+
+TEST_F(KubeBackendTest, QueuesByNameAndOneQueueOrNotFound) {
+  api_.Put(kube::resources::kDLQueues, Queue("team-b", 8));
+  api_.Put(kube::resources::kDLQueues, Queue("default", 16));
+  Result<std::vector<DLQueue>> queues = Backend().Queues();
+  ASSERT_TRUE(queues.ok()) << queues.status().message();
+  ASSERT_EQ(queues->size(), 2u);
+  EXPECT_EQ((*queues)[0].metadata.name, "default");
+  EXPECT_EQ((*queues)[1].spec.quotas[0].nominal, 8);
+
+  Result<DLQueue> one = Backend().Queue("team-b");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->spec.quotas[0].nominal, 8);
+  Result<DLQueue> none = Backend().Queue("team-z");
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(none.status().message(), "no DLQueue \"team-z\"");
+}
+
+TEST_F(KubeBackendTest, QueuesWithoutTheCrdSayToInstallDljob) {
+  api_.FailNext("list", "dlqueues", {404, "NotFound", "the server could not find the resource"});
+  Result<std::vector<DLQueue>> queues = Backend().Queues();
+  ASSERT_FALSE(queues.ok());
+  EXPECT_EQ(queues.status().code(), StatusCode::kFailedPrecondition);
+  const std::string m = queues.status().message();
+  EXPECT_NE(m.find("listing DLQueues: the cluster does not know DLQueues"), std::string::npos) << m;
+  EXPECT_NE(m.find("helm install dljob charts/dljob"), std::string::npos) << m;
+}
+
+TEST_F(KubeBackendTest, ForbiddenNodesSayWhichPermissionIsMissing) {
+  api_.FailNext("list", "nodes", {403, "Forbidden", "nodes is forbidden"});
+  Result<std::vector<Json>> nodes = Backend().Nodes();
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_EQ(nodes.status().code(), StatusCode::kFailedPrecondition);
+  const std::string m = nodes.status().message();
+  EXPECT_NE(m.find("listing nodes: 403 Forbidden"), std::string::npos) << m;
+  EXPECT_NE(m.find("may list nodes"), std::string::npos) << m;
+}
+
+TEST_F(KubeBackendTest, JobsInAllNamespacesWhateverTheBackendsNamespace) {
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("a", "team-a", "2026-01-01T00:00:00Z", JobPhase::kRunning));
+  api_.Put(kube::resources::kDLJobs,
+           StoredJob("b", "team-b", "2026-01-02T00:00:00Z", JobPhase::kQueued));
+  Result<std::vector<DLJob>> jobs = Backend("team-a", false).JobsInAllNamespaces();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].metadata.name, "b");
 }
 
 }  // namespace

@@ -1,70 +1,11 @@
 #include "operator/controller/cluster_view.h"
 
-#include <algorithm>
-#include <string>
-
-#include "jobs/quantity.h"
-#include "operator/controller/json_fields.h"
+#include "jobs/json_fields.h"
 
 namespace dljob::controller {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr int64_t kMilliPerMib = int64_t{1000} << 20;
-
-// A quantity in thousandths of its unit: "500m", "8", "64Gi", or a JSON number; 0 when neither.
-int64_t Milli(const Json& v) {
-  if (v.is_number_integer()) return v.get<int64_t>() * 1000;
-  if (v.is_number()) return static_cast<int64_t>(v.get<double>() * 1000);
-  if (!v.is_string()) return 0;
-  Result<int64_t> milli = QuantityMilli(v.get<std::string>());
-  return milli.ok() ? *milli : 0;
-}
-
-// A resource list (requests, limits, allocatable, overhead) in the scheduler's units, rounding
-// up (what a pod takes) or down (what a node has).
-scheduler::Resources ResourcesOf(const Json& list, bool round_up) {
-  auto div = [round_up](int64_t milli, int64_t unit) {
-    return round_up ? (milli + unit - 1) / unit : milli / unit;
-  };
-  return {div(Milli(FieldOf(list, "nvidia.com/gpu")), 1000), Milli(FieldOf(list, "cpu")),
-          div(Milli(FieldOf(list, "memory")), kMilliPerMib),
-          div(Milli(FieldOf(list, "pods")), 1000)};
-}
-
-// A container's requests, each left out defaulting to its limit (as the API server defaults them).
-scheduler::Resources ContainerRequests(const Json& container) {
-  const Json& res = FieldOf(container, "resources");
-  const Json& requests = FieldOf(res, "requests");
-  const Json& limits = FieldOf(res, "limits");
-  Json merged = limits.is_object() ? limits : Json::object();
-  if (requests.is_object()) {
-    for (const auto& [k, v] : requests.items()) merged[k] = v;
-  }
-  return ResourcesOf(merged, /*round_up=*/true);
-}
-
-void Add(scheduler::Resources& to, const scheduler::Resources& r) {
-  to.gpus += r.gpus;
-  to.cpu_milli += r.cpu_milli;
-  to.memory_mib += r.memory_mib;
-}
-
-void Max(scheduler::Resources& to, const scheduler::Resources& r) {
-  to.gpus = std::max(to.gpus, r.gpus);
-  to.cpu_milli = std::max(to.cpu_milli, r.cpu_milli);
-  to.memory_mib = std::max(to.memory_mib, r.memory_mib);
-}
-
-bool NodeReady(const Json& node) {
-  const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
-  if (!conditions.is_array()) return true;  // a node that reports nothing yet is taken at its word
-  for (const Json& c : conditions) {
-    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
-  }
-  return conditions.empty();
-}
 
 // Keeps only `resources` of each container.
 Json SlimContainers(const Json& containers) {
@@ -78,42 +19,6 @@ Json SlimContainers(const Json& containers) {
 }
 
 }  // namespace
-
-scheduler::Node SchedulerNodeOf(const Json& node) {
-  const Json& meta = FieldOf(node, "metadata");
-  scheduler::Node n;
-  n.name = StringAt(meta, "name");
-  n.allocatable = ResourcesOf(FieldOf(FieldOf(node, "status"), "allocatable"), /*round_up=*/false);
-  const Json& labels = FieldOf(meta, "labels");
-  if (labels.is_object()) {
-    for (const auto& [k, v] : labels.items()) {
-      if (v.is_string()) n.labels[k] = v.get<std::string>();
-    }
-  }
-  const Json& spec = FieldOf(node, "spec");
-  const Json& taints = FieldOf(spec, "taints");
-  if (taints.is_array()) {
-    for (const Json& t : taints)
-      n.taints.push_back({StringAt(t, "key"), StringAt(t, "value"), StringAt(t, "effect")});
-  }
-  const Json& cordoned = FieldOf(spec, "unschedulable");
-  n.schedulable = !(cordoned.is_boolean() && cordoned.get<bool>()) && NodeReady(node);
-  return n;
-}
-
-scheduler::Resources PodRequests(const Json& pod) {
-  const Json& spec = FieldOf(pod, "spec");
-  scheduler::Resources total;
-  if (const Json& cs = FieldOf(spec, "containers"); cs.is_array()) {
-    for (const Json& c : cs) Add(total, ContainerRequests(c));
-  }
-  if (const Json& init = FieldOf(spec, "initContainers"); init.is_array()) {
-    for (const Json& c : init) Max(total, ContainerRequests(c));  // they run one at a time
-  }
-  Add(total, ResourcesOf(FieldOf(spec, "overhead"), /*round_up=*/true));
-  total.pods = 1;
-  return total;
-}
 
 Json LedgerPodView(const Json& pod) {
   Json out = Json::object();

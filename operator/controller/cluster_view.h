@@ -1,24 +1,17 @@
-// The scheduler's view of Kubernetes objects: a Node object as scheduler::Node (cluster.h) and
-// what a Pod takes from its node, counted as kube-scheduler counts it. The GPU ledger
-// (gpu_ledger.h) feeds these from informers. Pure; thread-safe.
+// The ledger's view of Kubernetes objects. Reading a Node as a scheduler::Node and counting what a
+// Pod takes from its node live in operator/scheduler/kube_objects.h, shared with `dljob top
+// nodes`; they are named here too, for the ledger (gpu_ledger.h). This file adds the informer
+// transform that keeps the ledger's pod cache small. Pure; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "operator/scheduler/cluster.h"
+#include "operator/scheduler/kube_objects.h"
 
 namespace dljob::controller {
 
-// The placer's view of one Node object: name, labels, taints, schedulable (not cordoned and
-// Ready), and status.allocatable nvidia.com/gpu, cpu (millicores), memory (MiB, rounded down) and
-// pods. `used` and cached datasets are left empty: the ledger fills in the use.
-scheduler::Node SchedulerNodeOf(const nlohmann::json& node);
-
-// What a pod takes from its node (resource.PodRequests in Kubernetes): per resource, the sum of
-// its containers' requests (a request left out defaults to the limit), or the largest of its init
-// containers' when that is more, plus spec.overhead; pods 1. Memory in MiB, rounded up. Quantities
-// that do not parse count as 0.
-scheduler::Resources PodRequests(const nlohmann::json& pod);
+using scheduler::PodRequests;
+using scheduler::SchedulerNodeOf;
 
 // Only the fields of a pod the ledger reads (metadata name/namespace/uid/resourceVersion,
 // spec.nodeName, the containers' and init containers' resources, spec.overhead, status.phase): an

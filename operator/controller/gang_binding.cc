@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "jobs/json_fields.h"
 #include "operator/controller/children.h"
-#include "operator/controller/json_fields.h"
 #include "operator/controller/store.h"
 
 namespace dljob::controller {

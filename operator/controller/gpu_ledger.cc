@@ -1,6 +1,6 @@
 #include "operator/controller/gpu_ledger.h"
 
-#include "operator/controller/json_fields.h"
+#include "jobs/json_fields.h"
 #include "operator/controller/store.h"
 #include "operator/scheduler/dljob_policy.h"
 #include "operator/scheduler/gang.h"

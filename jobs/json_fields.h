@@ -1,13 +1,13 @@
 // Reading Kubernetes objects held as JSON without throwing: a missing key, or a value of another
-// type, reads as null or "". For code that inspects informer objects (pods, nodes) whose shape
-// the server decides. Pure; thread-safe.
+// type, reads as null or "". For code that inspects objects whose shape the server decides (the
+// operator's informer objects, the nodes and pods `dljob top nodes` reads). Pure; thread-safe.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-namespace dljob::controller {
+namespace dljob {
 
 // j[key] when j is an object that has it, else a null.
 inline const nlohmann::json& FieldOf(const nlohmann::json& j, const char* key) {
@@ -23,4 +23,4 @@ inline std::string StringAt(const nlohmann::json& j, const char* key) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
-}  // namespace dljob::controller
+}  // namespace dljob
