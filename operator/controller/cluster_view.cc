@@ -4,6 +4,7 @@
 #include <string>
 
 #include "jobs/quantity.h"
+#include "operator/controller/dataset_cache.h"
 #include "operator/controller/json_fields.h"
 
 namespace dljob::controller {
@@ -98,6 +99,7 @@ scheduler::Node SchedulerNodeOf(const Json& node) {
   }
   const Json& cordoned = FieldOf(spec, "unschedulable");
   n.schedulable = !(cordoned.is_boolean() && cordoned.get<bool>()) && NodeReady(node);
+  for (std::string& source : CachedDatasetsOf(node)) n.cached_datasets.insert(std::move(source));
   return n;
 }
 

@@ -10,8 +10,9 @@
 namespace dljob::controller {
 
 // The placer's view of one Node object: name, labels, taints, schedulable (not cordoned and
-// Ready), and status.allocatable nvidia.com/gpu, cpu (millicores), memory (MiB, rounded down) and
-// pods. `used` and cached datasets are left empty: the ledger fills in the use.
+// Ready), status.allocatable nvidia.com/gpu, cpu (millicores), memory (MiB, rounded down) and
+// pods, and the datasets warm there (its dljob.io/cached-datasets annotation, dataset_cache.h).
+// `used` is left empty: the ledger fills in the use.
 scheduler::Node SchedulerNodeOf(const nlohmann::json& node);
 
 // What a pod takes from its node (resource.PodRequests in Kubernetes): per resource, the sum of
