@@ -130,7 +130,8 @@ TEST_F(LocalityTest, AJobWhoseAffinityNoNodeMatchesWaitsAndSaysWhy) {
       [&] {
         std::optional<Json> j = GetJob(api(), "nowhere");
         if (!j) return false;
-        for (const Json& c : (*j)["status"].value("conditions", Json::array())) {
+        for (const Json& c :
+             j->value("status", Json::object()).value("conditions", Json::array())) {
           if (c.value("type", "") == "Queued") message = c.value("message", "");
         }
         return message.find("didn't match node affinity") != std::string::npos;
