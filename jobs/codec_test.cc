@@ -28,7 +28,8 @@ const FieldError* Find(const FieldErrors& errors, const std::string& path) {
 }
 
 TEST(CodecExamples, BothExamplesDecodeValidateAndRoundTrip) {
-  for (const char* path : {"examples/mnist-job.yaml", "examples/resnet-job.yaml"}) {
+  for (const char* path :
+       {"examples/mnist-job.yaml", "examples/resnet-job.yaml", "examples/affinity-job.yaml"}) {
     SCOPED_TRACE(path);
     std::string text = ReadFile(path);
     ASSERT_FALSE(text.empty()) << "run from the repository root";
@@ -72,6 +73,51 @@ TEST(CodecExamples, ResnetFieldsDecoded) {
   ASSERT_EQ(j.spec.scheduling.tolerations.size(), 1u);
   EXPECT_EQ(j.spec.scheduling.tolerations[0].operator_, "Exists");
   EXPECT_EQ(j.spec.command.back(), "--use_fp16");
+}
+
+// A pod's spec.affinity as Kubernetes writes it decodes field for field; what dljob does not
+// take (preferred terms, pod affinity, matchFields) is an unknown field at its path.
+TEST(CodecExamples, AffinityAsKubernetesWritesIt) {
+  DecodeResult r = ReadJobFile("examples/affinity-job.yaml");
+  ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
+  const std::optional<Affinity>& a = r.job.spec.scheduling.affinity;
+  ASSERT_TRUE(a && a->node_affinity);
+  const std::optional<NodeSelector>& required =
+      a->node_affinity->required_during_scheduling_ignored_during_execution;
+  ASSERT_TRUE(required);
+  ASSERT_EQ(required->node_selector_terms.size(), 1u);
+  const std::vector<NodeSelectorRequirement>& reqs =
+      required->node_selector_terms[0].match_expressions;
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[0], (NodeSelectorRequirement{"nvidia.com/gpu.product",
+                                              "In",
+                                              {"NVIDIA-A100-SXM4-80GB", "NVIDIA-H100-80GB-HBM3"}}));
+  EXPECT_EQ(reqs[1], (NodeSelectorRequirement{"nvidia.com/gpu.memory", "Gt", {"40000"}}));
+  EXPECT_EQ(reqs[2], (NodeSelectorRequirement{"topology.kubernetes.io/zone", "NotIn", {"z3"}}));
+  EXPECT_EQ(reqs[3], (NodeSelectorRequirement{"dljob.io/draining", "DoesNotExist", {}}));
+
+  DecodeResult other = DecodeYaml(R"(apiVersion: dljob.io/v1alpha1
+kind: DLJob
+metadata: {name: a}
+spec:
+  scheduling:
+    affinity:
+      podAntiAffinity: {}
+      nodeAffinity:
+        preferredDuringSchedulingIgnoredDuringExecution: []
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+            - matchFields: [{key: metadata.name, operator: In, values: [n1]}]
+)");
+  std::vector<std::string> paths;
+  for (const FieldError& e : other.errors) paths.push_back(e.path);
+  const std::string node = "spec.scheduling.affinity.nodeAffinity.";
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       "spec.scheduling.affinity.podAntiAffinity",
+                       node + "preferredDuringSchedulingIgnoredDuringExecution",
+                       node + "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+                              ".matchFields"}))
+      << JoinFieldErrors(other.errors);
 }
 
 TEST(CodecEncode, KeyOrderAndOmissions) {

@@ -25,6 +25,8 @@ inline constexpr std::string_view kTopologies[] = {"Pack", "Spread"};
 inline constexpr std::string_view kTolerationOperators[] = {"Exists", "Equal"};
 inline constexpr std::string_view kTaintEffects[] = {"", "NoSchedule", "PreferNoSchedule",
                                                      "NoExecute"};
+inline constexpr std::string_view kNodeSelectorOperators[] = {"In",           "NotIn", "Exists",
+                                                              "DoesNotExist", "Gt",    "Lt"};
 inline constexpr std::string_view kConditionStatuses[] = {"True", "False", "Unknown"};
 
 template <>
@@ -147,6 +149,51 @@ struct FieldTable<Toleration> {
 };
 
 template <>
+struct FieldTable<NodeSelectorRequirement> {
+  using T = NodeSelectorRequirement;
+  static constexpr std::tuple kFields{
+      Field("key", &T::key, Info().Describe("A node label key.").Required()),
+      Field("operator", &T::operator_, Info().OneOf(kNodeSelectorOperators).Required()),
+      Field("values", &T::values,
+            Info().Describe("In/NotIn: one or more; Exists/DoesNotExist: none; Gt/Lt: one "
+                            "integer.")),
+  };
+};
+
+template <>
+struct FieldTable<NodeSelectorTerm> {
+  using T = NodeSelectorTerm;
+  static constexpr std::tuple kFields{
+      Field("matchExpressions", &T::match_expressions,
+            Info().Describe("Every requirement must match (a term without any matches no node).")),
+  };
+};
+
+template <>
+struct FieldTable<NodeSelector> {
+  using T = NodeSelector;
+  static constexpr std::tuple kFields{
+      Field("nodeSelectorTerms", &T::node_selector_terms,
+            Info().Describe("A node passes when any term matches.").Required()),
+  };
+};
+
+template <>
+struct FieldTable<NodeAffinity> {
+  using T = NodeAffinity;
+  static constexpr std::tuple kFields{
+      Field("requiredDuringSchedulingIgnoredDuringExecution",
+            &T::required_during_scheduling_ignored_during_execution),
+  };
+};
+
+template <>
+struct FieldTable<Affinity> {
+  using T = Affinity;
+  static constexpr std::tuple kFields{Field("nodeAffinity", &T::node_affinity)};
+};
+
+template <>
 struct FieldTable<SchedulingSpec> {
   using T = SchedulingSpec;
   static constexpr std::tuple kFields{
@@ -155,6 +202,9 @@ struct FieldTable<SchedulingSpec> {
       Field("topology", &T::topology, Info().OneOf(kTopologies)),
       Field("nodeSelector", &T::node_selector),
       Field("tolerations", &T::tolerations),
+      Field("affinity", &T::affinity,
+            Info().Describe("Required node affinity, as in a pod's spec.affinity (nodeAffinity "
+                            "only); the scheduler and the job's pods obey it.")),
   };
 };
 

@@ -113,12 +113,45 @@ struct Toleration {
   bool operator==(const Toleration&) const = default;
 };
 
+// Required node affinity, shaped as Kubernetes' pod spec.affinity so that what users know pastes
+// in unchanged: affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+// .nodeSelectorTerms[].matchExpressions[]. A node passes when any term matches; a term matches
+// when all its requirements do. Only required node affinity (no preferred terms, no pod
+// affinity, no matchFields): the scheduler obeys it, and the job's pods carry it.
+struct NodeSelectorRequirement {
+  std::string key;                  // a node label key
+  std::string operator_;            // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  std::vector<std::string> values;  // In/NotIn: 1+; Exists/DoesNotExist: none; Gt/Lt: 1 integer
+  bool operator==(const NodeSelectorRequirement&) const = default;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> node_selector_terms;  // at least one
+  bool operator==(const NodeSelector&) const = default;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required_during_scheduling_ignored_during_execution;
+  bool operator==(const NodeAffinity&) const = default;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  bool operator==(const Affinity&) const = default;
+};
+
 struct SchedulingSpec {
   std::optional<std::string> queue;
   std::optional<int64_t> priority;
   std::optional<std::string> topology;  // Pack | Spread
   std::map<std::string, std::string> node_selector;
   std::vector<Toleration> tolerations;
+  std::optional<Affinity> affinity;
   bool operator==(const SchedulingSpec&) const = default;
 };
 

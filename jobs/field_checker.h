@@ -16,6 +16,10 @@
 #include "jobs/field_path.h"
 #include "jobs/field_table.h"
 
+namespace dljob {
+struct Affinity;
+}  // namespace dljob
+
 namespace dljob::validation_internal {
 
 // The path of `member` of the struct at `parent`: At("spec", &DLJobSpec::gpus) == "spec.gpus".
@@ -54,6 +58,9 @@ class Checker {
  private:
   FieldErrors& errors_;
 };
+
+// spec.scheduling.affinity, at `path` (validation_affinity.cc).
+void CheckAffinity(Checker& c, const std::string& path, const Affinity& affinity);
 
 // Labels and annotations: every key a label key, and for labels every value a label value.
 void CheckStringMap(Checker& c, const std::string& path,

@@ -62,6 +62,9 @@ DLJob EveryFieldJob() {
                   .ttl_seconds_after_finished = 3600,
                   .clean_pod_policy = "Running",
                   .suspend = false};
+  NodeSelectorTerm term{.match_expressions = {{"gpu-memory", "Gt", {"40000"}}}};
+  NodeAffinity node_affinity{.required_during_scheduling_ignored_during_execution =
+                                 NodeSelector{{term}}};
   s.scheduling = {.queue = "research",
                   .priority = 5,
                   .topology = "Pack",
@@ -70,7 +73,8 @@ DLJob EveryFieldJob() {
                                              .operator_ = "Equal",
                                              .value = "yes",
                                              .effect = "NoExecute",
-                                             .toleration_seconds = 30}}};
+                                             .toleration_seconds = 30}},
+                  .affinity = Affinity{.node_affinity = node_affinity}};
   DLJobStatus& st = j.status;
   st.phase = JobPhase::kRunning;
   st.conditions = {Condition{.type = "Running",
@@ -162,6 +166,15 @@ spec:
         value: yes
         effect: NoExecute
         tolerationSeconds: 30
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+            - matchExpressions:
+                - key: gpu-memory
+                  operator: Gt
+                  values:
+                    - "40000"
 status:
   phase: Running
   conditions:
@@ -222,7 +235,7 @@ TEST(FieldTable, EveryObjectReportsAnUnknownKeyAtItsPath) {
   const json tree = EncodeTree(EveryFieldJob());
   std::vector<StructObject> objects;
   CollectStructs<DLJob>(tree, json::json_pointer(), "", objects);
-  ASSERT_EQ(objects.size(), 17u);  // the job, metadata, spec and status, and 13 nested
+  ASSERT_EQ(objects.size(), 22u);  // the job, metadata, spec and status, and 18 nested
   for (const StructObject& o : objects) {
     SCOPED_TRACE(o.path);
     json bad = tree;

@@ -301,6 +301,7 @@ void CheckScheduling(Checker& c, const std::string& path, const SchedulingSpec& 
   for (size_t i = 0; i < s.tolerations.size(); ++i) {
     CheckToleration(c, JoinIndex(At(path, &S::tolerations), i), s.tolerations[i]);
   }
+  if (s.affinity) validation_internal::CheckAffinity(c, At(path, &S::affinity), *s.affinity);
 }
 
 }  // namespace

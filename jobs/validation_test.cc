@@ -40,6 +40,25 @@ DLJob ValidJob() {
   return j;
 }
 
+// spec.scheduling.affinity requiring `terms` (nodeAffinity, required during scheduling).
+Affinity Required(std::vector<NodeSelectorTerm> terms) {
+  return Affinity{.node_affinity =
+                      NodeAffinity{.required_during_scheduling_ignored_during_execution =
+                                       NodeSelector{.node_selector_terms = std::move(terms)}}};
+}
+
+// A job whose affinity has one term with one requirement, `r`.
+void RequireOne(DLJob& j, NodeSelectorRequirement r) {
+  j.spec.scheduling.affinity = Required({NodeSelectorTerm{.match_expressions = {std::move(r)}}});
+}
+
+constexpr char kTerms[] =
+    "spec.scheduling.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+    "nodeSelectorTerms";
+#define REQ0(field)                                                                       \
+  "spec.scheduling.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution." \
+  "nodeSelectorTerms[0].matchExpressions[0]." field
+
 TEST(Validation, ValidJobHasNoErrors) { EXPECT_EQ(JoinFieldErrors(Validate(ValidJob())), ""); }
 
 struct Case {
@@ -209,9 +228,91 @@ const Case kCases[] = {
        j.spec.scheduling.tolerations = {{"k", "Exists", "", "NoSchedule", 60}};
      },
      "spec.scheduling.tolerations[0].tolerationSeconds", "NoExecute"},
+    {"AffinityNoTerms", [](DLJob& j) { j.spec.scheduling.affinity = Required({}); }, kTerms,
+     "must have at least one node selector term"},
+    {"AffinityKeyRequired",
+     [](DLJob& j) {
+       RequireOne(j, {"", "Exists", {}});
+     },
+     REQ0("key"), "required: the node label to match"},
+    {"AffinityKeyNotAQualifiedName",
+     [](DLJob& j) {
+       RequireOne(j, {"a/b/c", "Exists", {}});
+     },
+     REQ0("key"), "key \"a/b/c\": name must be"},
+    {"AffinityKeyPrefixNotADnsSubdomain",
+     [](DLJob& j) {
+       RequireOne(j, {"Example.com/gpu", "Exists", {}});
+     },
+     REQ0("key"), "prefix must be a DNS subdomain"},
+    {"AffinityOperatorRequired",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "", {"a"}});
+     },
+     REQ0("operator"), "required: one of In, NotIn, Exists, DoesNotExist, Gt or Lt"},
+    {"AffinityOperatorUnknown",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "Equals", {"a"}});
+     },
+     REQ0("operator"), "must be In, NotIn, Exists, DoesNotExist, Gt or Lt, got \"Equals\""},
+    {"AffinityInWithoutValues",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "In", {}});
+     },
+     REQ0("values"), "must have at least one value when operator is In"},
+    {"AffinityNotInWithoutValues",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "NotIn", {}});
+     },
+     REQ0("values"), "must have at least one value when operator is NotIn"},
+    {"AffinityExistsWithValues",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "Exists", {"a"}});
+     },
+     REQ0("values"), "must be empty when operator is Exists, got 1 value"},
+    {"AffinityDoesNotExistWithValues",
+     [](DLJob& j) {
+       RequireOne(j, {"zone", "DoesNotExist", {"a", "b"}});
+     },
+     REQ0("values"), "must be empty when operator is DoesNotExist, got 2 values"},
+    {"AffinityGtWithoutValue",
+     [](DLJob& j) {
+       RequireOne(j, {"mem", "Gt", {}});
+     },
+     REQ0("values"), "must be exactly one integer when operator is Gt, got 0 values"},
+    {"AffinityLtWithTwoValues",
+     [](DLJob& j) {
+       RequireOne(j, {"mem", "Lt", {"1", "2"}});
+     },
+     REQ0("values"), "must be exactly one integer when operator is Lt, got 2 values"},
+    {"AffinityGtNotAnInteger",
+     [](DLJob& j) {
+       RequireOne(j, {"mem", "Gt", {"40Gi"}});
+     },
+     REQ0("values[0]"),
+     "must be an integer when operator is Gt (node labels compare as "
+     "numbers), got \"40Gi\""},
+    {"AffinityLtBeyond64Bits",
+     [](DLJob& j) {
+       RequireOne(j, {"mem", "Lt", {"99999999999999999999"}});
+     },
+     REQ0("values[0]"), "must be an integer"},
+    {"AffinityIndexesTermAndRequirement",
+     [](DLJob& j) {
+       j.spec.scheduling.affinity =
+           Required({NodeSelectorTerm{.match_expressions = {{"zone", "Exists", {}}}},
+                     NodeSelectorTerm{.match_expressions = {{"zone", "In", {"a"}},
+                                                            {"gpu", "In", {"a100"}},
+                                                            {"mem", "Gt", {"x"}}}}});
+     },
+     "spec.scheduling.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+     "nodeSelectorTerms[1].matchExpressions[2].values[0]",
+     "must be an integer"},
     {"ControlCharQuoted", [](DLJob& j) { j.spec.working_dir = "rel\x1b[31m"; }, "spec.workingDir",
      "\"rel\\x1b[31m\""},
 };
+
+#undef REQ0
 
 INSTANTIATE_TEST_SUITE_P(AllRules, ValidationRule, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
@@ -243,6 +344,26 @@ TEST(Validation, TolerationsThatAreFine) {
   DLJob j = ValidJob();
   j.spec.scheduling.tolerations = {{"", "Exists", "", "", {}},
                                    {"nvidia.com/gpu", "Equal", "present", "NoExecute", 300}};
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+}
+
+TEST(Validation, AffinitiesThatAreFine) {
+  DLJob j = ValidJob();
+  j.spec.scheduling.affinity = Affinity{};  // nothing required
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  j.spec.scheduling.affinity = Affinity{.node_affinity = NodeAffinity{}};
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  // Every operator with the values it takes; an empty term is allowed (it matches no node), as
+  // the API server allows it.
+  j.spec.scheduling.affinity = Required({
+      NodeSelectorTerm{.match_expressions = {{"nvidia.com/gpu.product", "In", {"A100", "H100"}},
+                                             {"topology.kubernetes.io/zone", "NotIn", {"z9"}},
+                                             {"nvidia.com/gpu.clique", "Exists", {}},
+                                             {"dljob.io/drain", "DoesNotExist", {}},
+                                             {"nvidia.com/gpu.memory", "Gt", {"40000"}},
+                                             {"nvidia.com/gpu.count", "Lt", {"-1"}}}},
+      NodeSelectorTerm{},
+  });
   EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
 }
 

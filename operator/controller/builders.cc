@@ -6,6 +6,7 @@
 #include "jobs/checkpoint_env.h"
 #include "jobs/defaults.h"
 #include "jobs/quantity.h"
+#include "operator/controller/dataset_cache.h"
 #include "operator/controller/graceful_stop.h"
 
 namespace dljob::controller {
@@ -78,9 +79,31 @@ Result<json> Resources(const DLJob& job) {
   return out;
 }
 
+// spec.scheduling.affinity's required node affinity as a pod's spec.affinity; null when it
+// requires nothing.
+json PodAffinity(const SchedulingSpec& s) {
+  if (!s.affinity || !s.affinity->node_affinity) return nullptr;
+  const std::optional<NodeSelector>& required =
+      s.affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+  if (!required) return nullptr;
+  json terms = json::array();
+  for (const NodeSelectorTerm& term : required->node_selector_terms) {
+    json t = json::object();
+    for (const NodeSelectorRequirement& r : term.match_expressions) {
+      json x = {{"key", r.key}, {"operator", r.operator_}};
+      if (!r.values.empty()) x["values"] = r.values;
+      t["matchExpressions"].push_back(std::move(x));
+    }
+    terms.push_back(std::move(t));
+  }
+  return {{"nodeAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", terms}}}}}};
+}
+
 void AddScheduling(const DLJob& job, json& pod_spec) {
   const SchedulingSpec& s = job.spec.scheduling;
   if (!s.node_selector.empty()) pod_spec["nodeSelector"] = s.node_selector;
+  if (json affinity = PodAffinity(s); !affinity.is_null()) pod_spec["affinity"] = affinity;
   if (s.tolerations.empty()) return;
   json tolerations = json::array();
   for (const Toleration& t : s.tolerations) {
@@ -182,6 +205,10 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
   if (!job.spec.working_dir.empty()) container["workingDir"] = job.spec.working_dir;
   json metadata = Metadata(job, WorkerName(job, index), "worker");
   metadata["labels"][kIndexLabel] = std::to_string(index);
+  // Which dataset each cache init container copies, so the pod alone proves a warm cache.
+  if (std::string sources = CacheSourcesAnnotation(job); !sources.empty()) {
+    metadata["annotations"][kCacheSourcesAnnotation] = std::move(sources);
+  }
   json spec = {{"hostname", WorkerName(job, index)},
                {"subdomain", ServiceName(job)},
                {"schedulerName", kSchedulerName},

@@ -7,8 +7,13 @@
 //   <job>-worker-<i>      worker Pods running sshd, each requesting gpusPerWorker GPUs, with the
 //                         data volumes of volumes.h (and init containers filling their caches);
 //                         worker 0 also mounts spec.checkpoint's volume read-write: it runs rank 0
-//                         (mpirun fills the hostfile's first host's slots first)
+//                         (mpirun fills the hostfile's first host's slots first); with a cache,
+//                         annotated dljob.io/cache-sources (dataset_cache.h)
 //   <job>-launcher        the launcher Pod running `mpirun … <command>` once every worker is Ready
+//
+// Worker and launcher pods carry spec.scheduling's nodeSelector, tolerations and required node
+// affinity (as the pod's spec.affinity.nodeAffinity), so kubelet's admission and anything else
+// that reads the pods see the constraints the operator placed them by.
 //
 // With spec.checkpoint every container's environment, and so every rank's (mpirun -x), has the
 // DLJOB_CHECKPOINT_* variables of jobs/checkpoint_env.h with the mount path as the directory, and a

@@ -102,6 +102,37 @@ TEST(NewWorkerPod, HasNoInitContainersWithoutACache) {
       json::parse(R"({"name": "data-imagenet", "mountPath": "/data/imagenet", "readOnly": true})"));
 }
 
+TEST(NewWorkerPod, CarriesTheRequiredNodeAffinityAsAPodSpecAffinity) {
+  DLJob job = ResNetJob();
+  Result<json> pod = NewWorkerPod(job, 0, BuildOptions{});
+  ASSERT_TRUE(pod.ok());
+  EXPECT_FALSE((*pod)["spec"].contains("affinity"));
+  job.spec.scheduling.affinity = Affinity{.node_affinity = NodeAffinity{}};  // requires nothing
+  EXPECT_FALSE(NewWorkerPod(job, 0, BuildOptions{})->at("spec").contains("affinity"));
+
+  job.spec.scheduling.affinity =
+      Affinity{.node_affinity = NodeAffinity{
+                   .required_during_scheduling_ignored_during_execution = NodeSelector{{
+                       NodeSelectorTerm{{{"nvidia.com/gpu.memory", "Gt", {"40000"}},
+                                         {"dljob.io/draining", "DoesNotExist", {}}}},
+                       NodeSelectorTerm{{{"topology.kubernetes.io/zone", "In", {"z1", "z2"}}}},
+                       NodeSelectorTerm{},
+                   }}}};
+  const json want =
+      json::parse(R"({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+      {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "nvidia.com/gpu.memory", "operator": "Gt",
+                               "values": ["40000"]},
+                              {"key": "dljob.io/draining", "operator": "DoesNotExist"}]},
+        {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+                               "values": ["z1", "z2"]}]},
+        {}]}}})");
+  pod = NewWorkerPod(job, 1, BuildOptions{});
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ((*pod)["spec"]["affinity"], want);
+  EXPECT_EQ(NewLauncherPod(job)["spec"]["affinity"], want);  // as its nodeSelector does
+}
+
 TEST(NewWorkerPod, ABadQuantityNamesItsField) {
   DLJob job = ResNetJob();
   job.spec.resources.memory_per_gpu = "1e3";

@@ -1,6 +1,7 @@
 #include "operator/controller/cluster_view.h"
 
 #include "jobs/json_fields.h"
+#include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {
 namespace {
@@ -19,6 +20,12 @@ Json SlimContainers(const Json& containers) {
 }
 
 }  // namespace
+
+scheduler::Node SchedulerNodeOf(const Json& node) {
+  scheduler::Node n = scheduler::SchedulerNodeOf(node);
+  for (std::string& source : CachedDatasetsOf(node)) n.cached_datasets.insert(std::move(source));
+  return n;
+}
 
 Json LedgerPodView(const Json& pod) {
   Json out = Json::object();

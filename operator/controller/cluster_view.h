@@ -1,7 +1,8 @@
 // The ledger's view of Kubernetes objects. Reading a Node as a scheduler::Node and counting what a
 // Pod takes from its node live in operator/scheduler/kube_objects.h, shared with `dljob top
-// nodes`; they are named here too, for the ledger (gpu_ledger.h). This file adds the informer
-// transform that keeps the ledger's pod cache small. Pure; thread-safe.
+// nodes`; they are named here too, for the ledger (gpu_ledger.h), the node with what only the
+// operator knows: the datasets warm there. This file also has the informer transform that keeps
+// the ledger's pod cache small. Pure; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,7 +12,10 @@
 namespace dljob::controller {
 
 using scheduler::PodRequests;
-using scheduler::SchedulerNodeOf;
+
+// scheduler::SchedulerNodeOf, plus the datasets warm on the node (its dljob.io/cached-datasets
+// annotation, dataset_cache.h): the node as the operator's placement sees it.
+scheduler::Node SchedulerNodeOf(const nlohmann::json& node);
 
 // Only the fields of a pod the ledger reads (metadata name/namespace/uid/resourceVersion,
 // spec.nodeName, the containers' and init containers' resources, spec.overhead, status.phase): an

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "operator/controller/children.h"
+#include "operator/controller/dataset_cache_recorder.h"
 
 namespace dljob::controller {
 namespace {
@@ -84,6 +85,14 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   };
   pods_->AddHandlers(
       {owned_pod, [owned_pod](const Json&, const Json& o) { owned_pod(o); }, owned_pod});
+  // Data locality: a job's pod that has warmed a dataset's cache is recorded on its node.
+  auto warmed = [this, &api](const Json* old, const Json& pod) {
+    if (Status s = RecordWarmCaches(api, nodes_->store(), old, pod); !s.ok())
+      std::fprintf(stderr, "dljob-operator: %s (placement will not prefer it)\n",
+                   s.message().c_str());
+  };
+  pods_->AddHandlers({[warmed](const Json& o) { warmed(nullptr, o); },
+                      [warmed](const Json& old, const Json& o) { warmed(&old, o); }, nullptr});
   auto node_seen = [this](const Json& o) {
     if (ledger_.UpsertNode(o)) WakeWaiting();
   };

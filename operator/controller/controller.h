@@ -13,6 +13,10 @@
 // AddRateLimited on error, and AddAfter when the reconciler asks to look again (deadlines, TTL,
 // waiting for GPUs). Run() blocks until its stop token is requested, then stops the informers and
 // workers and returns. Thread-safe: Run() once; the rest from any thread.
+//
+// Data locality: a job pod that proves a dataset's cache warm on its node gets that recorded on
+// the Node (dataset_cache_recorder.h, on the pod informer's thread); placement then prefers the
+// node for jobs that read the dataset.
 #pragma once
 
 #include <functional>

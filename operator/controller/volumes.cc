@@ -51,7 +51,7 @@ json SecretEnv(const std::string& name, const std::string& secret, const std::st
 void AddCachedEntry(const DLJob& job, const DataVolume& d, const VolumeSource& s,
                     const VolumeOptions& options, RenderedVolumes& out) {
   const std::string source_volume = "data-" + d.name;
-  const std::string cache_volume = "cache-" + d.name;
+  const std::string cache_volume = CacheContainerName(d);
   const std::string subdir = CacheSubdir(s);
   out.volumes.push_back({{"name", cache_volume},
                          {"hostPath", {{"path", d.cache->path}, {"type", "DirectoryOrCreate"}}}});
@@ -87,6 +87,8 @@ void AddCachedEntry(const DLJob& job, const DataVolume& d, const VolumeSource& s
 }
 
 }  // namespace
+
+std::string CacheContainerName(const DataVolume& d) { return "cache-" + d.name; }
 
 Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& defaults) {
   RenderedVolumes out;

@@ -58,6 +58,9 @@ inline constexpr char kCacheMountDir[] = "/dljob/cache";  // in the init contain
 inline constexpr char kCheckpointVolume[] = "checkpoint";
 inline constexpr char kSourceMountDir[] = "/dljob/source";  // + "/<name>"
 
+// "cache-<name>": the name of a cached entry's volume and of the init container that fills it.
+std::string CacheContainerName(const DataVolume& d);
+
 // Errors name the field ("spec.data[1].source: …"). REQUIRES: a validated job.
 Result<RenderedVolumes> RenderDataVolumes(const DLJob& job, const VolumeOptions& options);
 

@@ -136,6 +136,8 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       }
       EXPECT_EQ(verbs["dlqueues"], (std::set<std::string>{"get", "list", "watch"}));
       EXPECT_EQ(verbs["dlqueues/status"], (std::set<std::string>{"get", "update", "patch"}));
+      // It reads nodes, and patches them only to record warm dataset caches on them.
+      EXPECT_EQ(verbs["nodes"], (std::set<std::string>{"get", "list", "watch", "patch"}));
     }
     if (d["kind"] == "Deployment") {
       EXPECT_EQ(d["spec"]["replicas"], 2);

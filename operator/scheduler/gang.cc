@@ -15,6 +15,22 @@ Result<int64_t> PerWorkerMilli(const std::string& field, const std::string& per_
   return *milli;
 }
 
+// spec.scheduling.affinity's required node affinity as the scheduler's terms; none when unset.
+std::vector<NodeSelectorTerm> RequiredTermsOf(const SchedulingSpec& s) {
+  std::vector<NodeSelectorTerm> out;
+  if (!s.affinity || !s.affinity->node_affinity) return out;
+  const std::optional<dljob::NodeSelector>& required =
+      s.affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+  if (!required) return out;
+  for (const dljob::NodeSelectorTerm& term : required->node_selector_terms) {
+    NodeSelectorTerm& t = out.emplace_back();
+    for (const dljob::NodeSelectorRequirement& r : term.match_expressions) {
+      t.match_expressions.push_back({r.key, r.operator_, r.values});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Gang> GangOf(const DLJob& job) {
@@ -48,6 +64,7 @@ Result<Gang> GangOf(const DLJob& job) {
   }
   gang.node_selector = spec.scheduling.node_selector;
   gang.tolerations = spec.scheduling.tolerations;
+  gang.required_affinity = RequiredTermsOf(spec.scheduling);
   const std::optional<std::string>& topology = spec.scheduling.topology;
   if (!topology) {
     gang.topology = Topology::kAny;

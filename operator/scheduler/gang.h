@@ -3,7 +3,11 @@
 //   workers      spec.gpus / spec.gpusPerWorker (gpusPerWorker unset: DefaultGpusPerWorker)
 //   per_worker   gpusPerWorker GPUs; resources.cpuPerGpu and memoryPerGpu × gpusPerWorker, as the
 //                worker pod requests them (jobs/quantity.h; memory rounded up to MiB); 1 pod
-//   where        scheduling.nodeSelector and tolerations; topology Pack / Spread / unset
+//   where        scheduling.nodeSelector and tolerations; topology Pack / Spread / unset;
+//                required_affinity from scheduling.affinity.nodeAffinity
+//                .requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (none when
+//                unset; a required node selector with no terms, which validation rejects, also
+//                none)
 //   datasets     spec.data[].source, for cache locality
 //   gpu_model    the nodeSelector's nvidia.com/gpu.product, "" when it names none
 // Pure; thread-safe.

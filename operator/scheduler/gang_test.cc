@@ -1,6 +1,13 @@
 #include "operator/scheduler/gang.h"
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "operator/scheduler/placement_policy.h"
 
 namespace dljob::scheduler {
 namespace {
@@ -35,6 +42,74 @@ TEST(GangOf, WorkersAndTheirResourcesFromTheSpec) {
   want.datasets = {"oss://bucket/imagenet", "nas://srv/export/vocab"};
   want.gpu_model = "NVIDIA-A100-SXM4-80GB";
   EXPECT_EQ(*gang, want);
+}
+
+// spec.scheduling.affinity in the API's shape (jobs/dljob_types.h), requiring `terms`.
+Affinity RequiredAffinity(std::vector<dljob::NodeSelectorTerm> terms) {
+  return Affinity{.node_affinity = NodeAffinity{
+                      .required_during_scheduling_ignored_during_execution =
+                          dljob::NodeSelector{.node_selector_terms = std::move(terms)}}};
+}
+
+TEST(GangOf, RequiredNodeAffinityFromTheSpec) {
+  DLJob job = Job(16, 8);
+  EXPECT_TRUE(GangOf(job)->required_affinity.empty());
+  job.spec.scheduling.affinity = Affinity{};  // set, but requiring nothing
+  EXPECT_TRUE(GangOf(job)->required_affinity.empty());
+  job.spec.scheduling.affinity = Affinity{.node_affinity = NodeAffinity{}};
+  EXPECT_TRUE(GangOf(job)->required_affinity.empty());
+
+  job.spec.scheduling.affinity = RequiredAffinity({
+      {.match_expressions = {{"gpu-mem", "Gt", {"40"}}, {"zone", "In", {"z1", "z2"}}}},
+      {.match_expressions = {{"dljob.io/big", "Exists", {}}}},
+  });
+  Result<Gang> gang = GangOf(job);
+  ASSERT_TRUE(gang.ok()) << gang.status().message();
+  EXPECT_EQ(gang->required_affinity,
+            (std::vector<NodeSelectorTerm>{
+                {.match_expressions = {{"gpu-mem", "Gt", {"40"}}, {"zone", "In", {"z1", "z2"}}}},
+                {.match_expressions = {{"dljob.io/big", "Exists", {}}}}}));
+}
+
+// From spec to placement: every policy puts the gang only on nodes its affinity admits, and one
+// that admits none is refused with kube-scheduler's reason.
+TEST(GangOf, EveryPolicyObeysTheSpecsAffinity) {
+  auto node = [](std::string name, std::map<std::string, std::string> labels) {
+    Node n;
+    n.name = std::move(name);
+    n.allocatable = {8, 0, 0, 0};
+    n.labels = std::move(labels);
+    return n;
+  };
+  // a and b come first by name (first-fit's order), c is the tightest fit (best-fit's), but only
+  // d and e have more than 40 GB per GPU outside zone z3.
+  std::vector<Node> nodes = {node("a", {{"gpu-mem", "24"}, {"zone", "z1"}}),
+                             node("b", {{"zone", "z1"}}),
+                             node("c", {{"gpu-mem", "80"}, {"zone", "z3"}}),
+                             node("d", {{"gpu-mem", "80"}, {"zone", "z1"}}),
+                             node("e", {{"gpu-mem", "80"}, {"zone", "z2"}})};
+  nodes[2].used.gpus = 4;
+  DLJob job = Job(16, 8);
+  job.spec.scheduling.affinity = RequiredAffinity(
+      {{.match_expressions = {{"gpu-mem", "Gt", {"40"}}, {"zone", "NotIn", {"z3"}}}}});
+  Result<Gang> gang = GangOf(job);
+  ASSERT_TRUE(gang.ok()) << gang.status().message();
+  for (std::string_view name : PlacementPolicyNames()) {
+    SCOPED_TRACE(name);
+    Result<PlacementPolicyPtr> policy = MakePlacementPolicy(name);
+    ASSERT_TRUE(policy.ok()) << policy.status().message();
+    Result<Placement> placed = (*policy)->Place(*gang, nodes);
+    ASSERT_TRUE(placed.ok()) << placed.status().message();
+    std::vector<std::string> where = placed->worker_nodes;
+    std::sort(where.begin(), where.end());
+    EXPECT_EQ(where, (std::vector<std::string>{"d", "e"}));
+
+    Result<Placement> refused = (*policy)->Place(*gang, {nodes[0], nodes[1], nodes[2]});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("node(s) didn't match node affinity"),
+              std::string::npos)
+        << refused.status().message();
+  }
 }
 
 TEST(GangOf, DefaultsAndRounding) {
