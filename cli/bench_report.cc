@@ -49,6 +49,7 @@ const std::vector<Strategy>& Strategies() {
       {"fp16", 'x', {"--fusion_threshold_mb=64", "--fp16_allreduce"}},
       {"hierarchical", 'h', {"--fusion_threshold_mb=64", "--allreduce_alg=hierarchical"}},
       {"parameter-server", 'p', {"--fusion_threshold_mb=64", "--variable_update=parameter_server"}},
+      {"2bit", 'c', {"--gradient_compression=2bit"}},
   };
   return *all;
 }

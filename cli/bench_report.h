@@ -20,8 +20,8 @@ namespace dljob {
 struct BenchOptions {
   std::string model = "resnet18";
   std::string gpus = "1,2";  // rank counts, comma-separated
-  // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server (dljob-train flags
-  // in bench_report.cc's strategy table)
+  // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server | 2bit (dljob-train
+  // flags in bench_report.cc's strategy table)
   std::string strategies = "fused";
   // synthetic | fashion-mnist | imagenet, comma-separated: real data beside the synthetic
   // baseline in one table. data_dir: --data_dir of the non-synthetic runs, as the ranks see it

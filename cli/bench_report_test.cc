@@ -33,15 +33,16 @@ TEST(BenchPlanTest, OneRunPerStrategyAndRankCountWithTheTrainerFlags) {
 TEST(BenchPlanTest, EveryStrategyAddsItsTrainerFlagsAndHasItsOwnJobName) {
   BenchOptions o;
   o.gpus = "2";
-  o.strategies = "no-overlap,fp16,hierarchical,parameter-server";
+  o.strategies = "no-overlap,fp16,hierarchical,parameter-server,2bit";
   Result<std::vector<BenchRun>> runs = PlanBench(o);
   ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ASSERT_EQ(runs->size(), 4u);
+  ASSERT_EQ(runs->size(), 5u);
   const std::vector<std::pair<std::string, std::string>> want = {
       {"--overlap_backward=false", "bench-resnet18-n2"},
       {"--fp16_allreduce", "bench-resnet18-x2"},
       {"--allreduce_alg=hierarchical", "bench-resnet18-h2"},
-      {"--variable_update=parameter_server", "bench-resnet18-p2"}};
+      {"--variable_update=parameter_server", "bench-resnet18-p2"},
+      {"--gradient_compression=2bit", "bench-resnet18-c2"}};
   for (size_t i = 0; i < want.size(); ++i) {
     const std::vector<std::string>& cmd = (*runs)[i].job.spec.command;
     EXPECT_NE(std::find(cmd.begin(), cmd.end(), want[i].first), cmd.end()) << want[i].first;

@@ -128,7 +128,8 @@ void AddBenchCommand(CommandRegistry& registry) {
                 "backward), per-tensor, no-overlap (fused after backward), fp16 (fused, "
                 "half-precision wire), hierarchical (intra-node reduce-scatter/allgather around "
                 "an inter-node allreduce), parameter-server (reduce to rank 0, update there, "
-                "broadcast)")
+                "broadcast), 2bit (MXNet-style 2-bit gradient compression with error feedback, "
+                "packed codes allgathered after backward)")
       ->capture_default_str();
   b->add_option("--data", bench->data,
                 "Data sets, comma-separated: synthetic (no I/O, the baseline), fashion-mnist, "

@@ -1,5 +1,6 @@
 // dljob-train's enumerated options: each flag that picks one of a few named values (--data_name,
-// --data_format, --collective, --variable_update, --allreduce_alg) is an enum here, with one
+// --data_format, --collective, --variable_update, --allreduce_alg, --gradient_compression) is an
+// enum here, with one
 // table giving every value its flag spelling. flags.cc parses the command line into these once;
 // the rest of the trainer switches on the enums and never compares strings.
 //
@@ -31,6 +32,9 @@ enum class VariableUpdate { kAllreduce, kParameterServer };
 // --allreduce_alg: the backend's flat allreduce, or the two-level one over nodes
 // (comm/hierarchical_collective.h).
 enum class AllreduceAlg { kRing, kHierarchical };
+// --gradient_compression: the allreduce update's gradients as float32, or quantised to 2 bits
+// with error feedback (comm/gradient_compression.h).
+enum class GradientCompression { kNone, kTwoBit };
 
 template <typename E>
 struct ChoiceName {
@@ -53,6 +57,8 @@ inline constexpr ChoiceName<VariableUpdate> kVariableUpdates[] = {
     {VariableUpdate::kParameterServer, "parameter_server"}};
 inline constexpr ChoiceName<AllreduceAlg> kAllreduceAlgs[] = {
     {AllreduceAlg::kRing, "ring"}, {AllreduceAlg::kHierarchical, "hierarchical"}};
+inline constexpr ChoiceName<GradientCompression> kGradientCompressions[] = {
+    {GradientCompression::kNone, "none"}, {GradientCompression::kTwoBit, "2bit"}};
 
 constexpr std::span<const ChoiceName<DataName>> Choices(DataName) { return kDataNames; }
 constexpr std::span<const ChoiceName<DataFormat>> Choices(DataFormat) { return kDataFormats; }
@@ -63,6 +69,9 @@ constexpr std::span<const ChoiceName<VariableUpdate>> Choices(VariableUpdate) {
   return kVariableUpdates;
 }
 constexpr std::span<const ChoiceName<AllreduceAlg>> Choices(AllreduceAlg) { return kAllreduceAlgs; }
+constexpr std::span<const ChoiceName<GradientCompression>> Choices(GradientCompression) {
+  return kGradientCompressions;
+}
 
 template <typename E>
 concept Choice = requires(E e) {

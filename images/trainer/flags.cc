@@ -127,6 +127,41 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "PATH (PATH.rank<N>.json, minus a trailing .json, when there are several ranks)");
 }
 
+// Gradient compression: a block of its own.
+void AddCompressionFlags(CLI::App& app, TrainConfig* c) {
+  AddChoice(app, "--gradient_compression", &c->gradient_compression,
+            "allreduce: none, or 2bit (MXNet KVStore's: each gradient value plus the residual "
+            "kept from the last step becomes +T, -T or 0, sent as 2 bits; turns "
+            "--overlap_backward off)");
+  app.add_option("--compression_threshold", c->compression_threshold,
+                 "2bit: the threshold T (values >= T send +T, <= -T send -T)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+// What only the command line knows (which flags were given): the overlap default yields to
+// compression; an explicit request for both, or a threshold with no compression, is an error.
+Status ResolveCompressionFlags(const CLI::App& app, TrainConfig* c) {
+  const bool given_overlap = app.get_option("--overlap_backward")->count() > 0;
+  const bool given_threshold = app.get_option("--compression_threshold")->count() > 0;
+  if (c->gradient_compression == GradientCompression::kNone) {
+    if (given_threshold) {
+      return Status::InvalidArgument(
+          "--compression_threshold applies to --gradient_compression=2bit only; add that flag "
+          "or drop this one");
+    }
+    return Status::Ok();
+  }
+  if (given_overlap && c->overlap_backward) {
+    return Status::InvalidArgument(
+        "--overlap_backward reduces gradient buckets while backward runs, and "
+        "--gradient_compression=2bit quantises the whole gradient after backward; drop "
+        "--overlap_backward (2bit turns it off)");
+  }
+  c->overlap_backward = false;
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::optional<int> ParseFlags(int argc, const char* const* argv,
@@ -136,6 +171,7 @@ std::optional<int> ParseFlags(int argc, const char* const* argv,
                "dljob-train");
   app.option_defaults()->always_capture_default();
   AddFlags(app, model_names, config);
+  AddCompressionFlags(app, config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -146,7 +182,8 @@ std::optional<int> ParseFlags(int argc, const char* const* argv,
         << "hint: run dljob-train --help for the flags and their defaults\n";
     return kUsageExitCode;
   }
-  if (Status s = CheckFlagCombinations(*config); !s.ok()) {
+  Status resolved = ResolveCompressionFlags(app, config);
+  if (Status s = resolved.ok() ? CheckFlagCombinations(*config) : resolved; !s.ok()) {
     err << "dljob-train: error: " << s.message() << "\n"
         << "hint: run dljob-train --help for the flags and their defaults\n";
     return kUsageExitCode;
@@ -179,6 +216,19 @@ Status CheckFlagCombinations(const TrainConfig& c) {
     return Status::InvalidArgument(
         "--allreduce_alg=hierarchical is built on MPI communicators; pass --collective=mpi (or "
         "auto) with it, or --allreduce_alg=ring on NCCL");
+  }
+  if (c.gradient_compression == GradientCompression::kTwoBit) {
+    const char* other = ps                 ? "--variable_update=parameter_server reduces float32 "
+                                             "gradients onto rank 0"
+                        : c.fp16_allreduce ? "--fp16_allreduce sends the gradients as float16"
+                        : hierarchical     ? "--allreduce_alg=hierarchical allreduces float32 "
+                                             "gradients in two levels"
+                                           : nullptr;
+    if (other != nullptr) {
+      return Status::InvalidArgument(
+          std::string("--gradient_compression=2bit sends the gradients as 2-bit codes, and ") +
+          other + "; drop one of the two");
+    }
   }
   if (c.hierarchical_local_size > 0 && !hierarchical) {
     return Status::InvalidArgument(

@@ -49,11 +49,16 @@ struct TrainConfig {
   bool fp16_allreduce = false;      // gradients travel as IEEE half
   bool overlap_backward = true;     // allreduce buckets during backward
   std::string timeline;             // empty: no Chrome trace
+
+  // 2-bit gradient compression of the allreduce update (comm/gradient_compression.h).
+  GradientCompression gradient_compression = GradientCompression::kNone;
+  double compression_threshold = 0.5;  // > 0; MXNet's default
 };
 
 // Combinations the flags cannot express alone, checked after parsing: parameter_server with
 // --allreduce_alg=hierarchical, --fp16_allreduce or --collective=nccl; hierarchical with nccl;
-// --hierarchical_local_size without hierarchical. InvalidArgument naming the flags; pure.
+// --hierarchical_local_size without hierarchical; --gradient_compression=2bit with
+// parameter_server, --fp16_allreduce or hierarchical. InvalidArgument naming the flags; pure.
 // (ParseFlags runs it and reports its error like any bad flag.)
 Status CheckFlagCombinations(const TrainConfig& config);
 
@@ -68,6 +73,10 @@ bool NeedsMpiThreadMultiple(const TrainConfig& config);
 
 inline constexpr int kUsageExitCode = 2;
 
+// --gradient_compression=2bit exchanges the gradients after backward: ParseFlags turns
+// --overlap_backward off with it, and refuses an explicit --overlap_backward(=true), as it refuses
+// --compression_threshold without --gradient_compression=2bit.
+//
 // Parses argv into *config. Returns nullopt to go on, or the exit code to exit with: 0 after
 // --help (printed to `out`), kUsageExitCode after a bad flag (a one-line
 // `dljob-train: error: ...` plus a hint line, printed to `err`).

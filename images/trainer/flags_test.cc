@@ -170,6 +170,7 @@ TEST(FlagsTest, EveryChoiceNameRoundTrips) {
   ExpectEveryNameRoundTrips("--collective", &TrainConfig::collective);
   ExpectEveryNameRoundTrips("--variable_update", &TrainConfig::variable_update);
   ExpectEveryNameRoundTrips("--allreduce_alg", &TrainConfig::allreduce_alg);
+  ExpectEveryNameRoundTrips("--gradient_compression", &TrainConfig::gradient_compression);
 }
 
 TEST(FlagsTest, UnknownChoiceListsTheValidValues) {
@@ -212,6 +213,51 @@ TEST(FlagsTest, MpiThreadMultipleOnlyForASecondMpiThread) {
       NeedsMpiThreadMultiple(Parse({"--stall_timeout=0", "--overlap_backward=false"}).config));
   EXPECT_FALSE(NeedsMpiThreadMultiple(
       Parse({"--stall_timeout=0", "--variable_update=parameter_server"}).config));
+}
+
+// --gradient_compression / --compression_threshold: their own block of flags.
+TEST(FlagsTest, GradientCompressionTurnsTheOverlapOffAndRefusesWhatItCannotCombineWith) {
+  Parsed defaults = Parse({});
+  EXPECT_EQ(defaults.config.gradient_compression, GradientCompression::kNone);
+  EXPECT_DOUBLE_EQ(defaults.config.compression_threshold, 0.5);
+  EXPECT_TRUE(defaults.config.overlap_backward);
+
+  Parsed p = Parse({"--gradient_compression=2bit", "--compression_threshold=0.02"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_EQ(p.config.gradient_compression, GradientCompression::kTwoBit);
+  EXPECT_DOUBLE_EQ(p.config.compression_threshold, 0.02);
+  EXPECT_FALSE(p.config.overlap_backward) << "2bit exchanges the gradients after backward";
+  EXPECT_FALSE(
+      NeedsMpiThreadMultiple(Parse({"--gradient_compression=2bit", "--stall_timeout=0"}).config));
+  EXPECT_FALSE(Parse({"--gradient_compression=2bit", "--overlap_backward=false"}).exit);
+  EXPECT_FALSE(Parse({"--gradient_compression=none"}).exit);
+
+  struct Case {
+    std::vector<const char*> args;
+    std::vector<const char*> named;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{"--gradient_compression=2bit", "--variable_update=parameter_server"},
+                          {"--gradient_compression=2bit", "--variable_update=parameter_server"}},
+                         {{"--gradient_compression=2bit", "--fp16_allreduce"},
+                          {"--gradient_compression=2bit", "--fp16_allreduce"}},
+                         {{"--gradient_compression=2bit", "--allreduce_alg=hierarchical"},
+                          {"--gradient_compression=2bit", "--allreduce_alg=hierarchical"}},
+                         {{"--gradient_compression=2bit", "--overlap_backward"},
+                          {"--gradient_compression=2bit", "--overlap_backward"}},
+                         {{"--compression_threshold=0.1"},
+                          {"--compression_threshold", "--gradient_compression=2bit"}},
+                         {{"--gradient_compression=2bit", "--compression_threshold=0"},
+                          {"--compression_threshold"}},
+                         {{"--gradient_compression=2bit", "--compression_threshold=-1"},
+                          {"--compression_threshold"}},
+                         {{"--gradient_compression=4bit"},
+                          {"--gradient_compression: 4bit not in {none,2bit}"}}}) {
+    Parsed bad = Parse(c.args);
+    EXPECT_EQ(bad.exit, kUsageExitCode) << c.args.back();
+    EXPECT_EQ(bad.err.rfind("dljob-train: error: ", 0), 0u) << bad.err;
+    for (const char* name : c.named) EXPECT_NE(bad.err.find(name), std::string::npos) << bad.err;
+  }
 }
 
 }  // namespace

@@ -161,11 +161,13 @@ Result<TrainResult> Trainer::Run() {
       torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum));
   EnsureMomentumBuffers(*optimizer_);
   updater_.reset();  // an earlier Run's hooks must not see this one's backward
-  Result<VariableUpdaterPtr> updater = MakeVariableUpdater(
-      {options_.variable_update, options_.fusion, options_.overlap_backward, options_.timeline},
-      model_, collective_);
+  Result<VariableUpdaterPtr> updater =
+      MakeVariableUpdater({options_.variable_update, options_.fusion, options_.overlap_backward,
+                           options_.timeline, options_.compression, options_.compression_threshold},
+                          model_, collective_);
   if (!updater.ok()) return updater.status();
   updater_ = std::move(*updater);
+  result.gradient_traffic = updater_->traffic();
   Result<int64_t> resumed = StartState();
   if (!resumed.ok()) return resumed.status();
   const int64_t start = *resumed;  // steps already done

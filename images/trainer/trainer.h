@@ -81,6 +81,8 @@ struct TrainerOptions {
   int64_t checkpoint_every_seconds = 0;     // > 0: also save once N seconds have passed
   const Checkpoint* resume_from = nullptr;  // rank 0: continue from this checkpoint
   std::function<bool()> stop_requested;     // polled once a step; unset: never stop early
+  GradientCompression compression = GradientCompression::kNone;  // allreduce: 2bit
+  float compression_threshold = 0.5f;
 };
 
 struct TrainResult {
@@ -89,7 +91,8 @@ struct TrainResult {
   double total_images_per_sec = 0.0;  // global, over the timed steps
   double final_loss = 0.0;            // global mean loss of the last step
   std::optional<double> final_accuracy;
-  std::vector<double> losses;  // global mean loss of every step
+  std::vector<double> losses;        // global mean loss of every step
+  GradientTraffic gradient_traffic;  // this rank's gradient bytes per step (VariableUpdater)
 };
 
 class Trainer {

@@ -72,6 +72,8 @@ TrainerOptions MakeTrainerOptions(const TrainConfig& config, int64_t steps_per_e
   options.variable_update = config.variable_update;
   options.overlap_backward = config.overlap_backward;
   options.fusion.fp16 = config.fp16_allreduce;
+  options.compression = config.gradient_compression;
+  options.compression_threshold = static_cast<float>(config.compression_threshold);
   options.device = device;
   options.seed = config.seed;
   options.model_name = config.model;
@@ -207,6 +209,7 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     return kRuntimeExitCode;
   }
   if (result->stopped) return kStoppedExitCode;  // resumed later from its checkpoint
+  reporter.Human(FormatGradientTraffic(result->gradient_traffic));
   if (!config.dump_params.empty()) {
     const std::string path = DumpPath(config.dump_params, collective.rank(), collective.size());
     if (Status s = DumpParameters(*model, path); !s.ok()) {

@@ -1,11 +1,13 @@
 #include "images/trainer/variable_update.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "images/trainer/comm/gradient_compression.h"
 #include "images/trainer/comm/gradient_overlap.h"
 
 namespace dljob::trainer {
@@ -23,6 +25,23 @@ std::vector<torch::Tensor> ReductionOrder(Model& model) {
   return order;
 }
 
+int64_t ValueCount(const std::vector<torch::Tensor>& params) {
+  int64_t total = 0;
+  for (const torch::Tensor& p : params) total += p.numel();
+  return total;
+}
+
+// 1234567 -> "1,234,567".
+std::string WithThousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 // The backward pass already divided the gradients by the world size (loss_scale()).
 FusionOptions SumOnly(FusionOptions fusion) {
   fusion.average = false;
@@ -35,9 +54,14 @@ class AllreduceUpdater : public VariableUpdater {
       : model_(model),
         collective_(collective),
         timeline_(options.timeline),
-        fusion_(collective, SumOnly(options.fusion)) {}
+        fusion_(collective, SumOnly(options.fusion)),
+        fp16_(options.fusion.fp16),
+        values_(ValueCount(ReductionOrder(model))) {}
 
   double loss_scale() const override { return 1.0 / collective_.size(); }
+  GradientTraffic traffic() const override {
+    return {fp16_ ? "fp16" : "fp32", values_ * (fp16_ ? 2 : 4), values_ * 4};
+  }
 
   // Sets up the overlap when it applies: more than one rank, float32 CPU parameters.
   Status Prepare(bool overlap_backward) {
@@ -112,6 +136,8 @@ class AllreduceUpdater : public VariableUpdater {
   Collective& collective_;
   Timeline* timeline_;
   FusedAllreducer fusion_;
+  bool fp16_;
+  int64_t values_;                            // trainable parameter values
   std::unique_ptr<GradientOverlap> overlap_;  // last: it borrows fusion_
 };
 
@@ -138,6 +164,9 @@ class ParameterServerUpdater : public VariableUpdater {
   }
 
   Status BeforeBackward(int64_t) override { return Status::Ok(); }
+  GradientTraffic traffic() const override {
+    return {"fp32", flat_.numel() * 4, flat_.numel() * 4};
+  }
 
   // Gradients to rank 0, its optimizer step, parameters back from rank 0.
   Status Apply(int64_t step, torch::optim::Optimizer& optimizer) override {
@@ -230,10 +259,115 @@ class ParameterServerUpdater : public VariableUpdater {
   std::vector<std::pair<int64_t, int64_t>> chunks_;  // (offset, count) into flat_
 };
 
+// MXNet KVStore's 2-bit compression as an allreduce (variable_update.h): quantise with the
+// residual, allgather the packed words, sum every rank's decoded values, average, step.
+class TwoBitUpdater : public VariableUpdater {
+ public:
+  TwoBitUpdater(const VariableUpdateOptions& options, Model& model, Collective& collective)
+      : model_(model),
+        collective_(collective),
+        timeline_(options.timeline),
+        threshold_(options.compression_threshold) {
+    const int64_t values = ValueCount(ReductionOrder(model_));
+    flat_ = torch::zeros({values}, torch::kFloat32);
+    residual_.assign(static_cast<size_t>(values), 0.0f);
+    packed_.assign(PackedWords(static_cast<size_t>(values)), 0);
+    gathered_.assign(packed_.size() * static_cast<size_t>(collective_.size()), 0);
+  }
+
+  // Each rank quantises its own mean gradient: the threshold means the same at any world size.
+  double loss_scale() const override { return 1.0; }
+  GradientTraffic traffic() const override {
+    return {"2bit", static_cast<int64_t>(packed_.size() * sizeof(uint32_t)), flat_.numel() * 4};
+  }
+  Status BeforeBackward(int64_t) override { return Status::Ok(); }
+
+  Status Apply(int64_t step, torch::optim::Optimizer& optimizer) override {
+    torch::NoGradGuard no_grad;
+    const std::vector<torch::Tensor> params = ReductionOrder(model_);
+    const size_t values = static_cast<size_t>(flat_.numel());
+    float* flat = flat_.data_ptr<float>();
+    {
+      TimelineSpan span(timeline_, "FUSE", "comm", kMainThread, step);
+      int64_t offset = 0;
+      for (const torch::Tensor& p : params) {
+        torch::Tensor slot = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
+        if (p.grad().defined()) {
+          slot.copy_(p.grad());
+        } else {
+          slot.zero_();  // no gradient on this rank: only the residual is sent
+        }
+        offset += p.numel();
+      }
+    }
+    {
+      TimelineSpan span(timeline_, "QUANTIZE", "compute", kMainThread, step);
+      QuantizeTwoBit(flat, residual_.data(), values, threshold_, packed_.data());
+    }
+    {
+      TimelineSpan span(timeline_, "ALLGATHER", "comm", kMainThread, step);
+      collective_.Annotate("2-bit gradients");
+      Status s = collective_.AllgatherBytes(packed_.data(), packed_.size() * sizeof(uint32_t),
+                                            gathered_.data());
+      if (!s.ok()) return s.WithContext("2-bit gradients");
+    }
+    {
+      TimelineSpan span(timeline_, "UNFUSE", "comm", kMainThread, step);
+      SumPackedTwoBit(gathered_.data(), collective_.size(), values, threshold_, flat);
+      flat_.mul_(1.0f / static_cast<float>(collective_.size()));
+      int64_t offset = 0;
+      for (const torch::Tensor& p : params) {
+        torch::Tensor mean = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
+        torch::Tensor& grad = p.mutable_grad();
+        if (grad.defined()) {
+          grad.copy_(mean);
+        } else {
+          grad = mean.clone().to(p.device());
+        }
+        offset += p.numel();
+      }
+    }
+    TimelineSpan span(timeline_, "OPTIMIZER", "compute", kMainThread, step);
+    optimizer.step();
+    return Status::Ok();
+  }
+
+ private:
+  Model& model_;
+  Collective& collective_;
+  Timeline* timeline_;
+  float threshold_;
+  torch::Tensor flat_;              // this rank's gradients, then the mean of the decoded sums
+  std::vector<float> residual_;     // error feedback, one per value of flat_
+  std::vector<uint32_t> packed_;    // this rank's 2-bit codes
+  std::vector<uint32_t> gathered_;  // every rank's codes, rank order
+};
+
 }  // namespace
+
+std::string FormatGradientTraffic(const GradientTraffic& traffic) {
+  std::string line = "gradient bytes/step: " + WithThousands(traffic.bytes_per_step) + " (" +
+                     traffic.encoding + ")";
+  if (traffic.encoding != "fp32") {
+    line += " vs " + WithThousands(traffic.fp32_bytes_per_step) + " (fp32)";
+  }
+  return line;
+}
 
 Result<VariableUpdaterPtr> MakeVariableUpdater(const VariableUpdateOptions& options, Model& model,
                                                Collective& collective) {
+  if (options.compression == GradientCompression::kTwoBit) {
+    if (options.kind != VariableUpdate::kAllreduce) {
+      return Status::InvalidArgument(
+          "2-bit gradient compression is an allreduce update; the parameter server reduces "
+          "float32 gradients");
+    }
+    if (!(options.compression_threshold > 0) || !std::isfinite(options.compression_threshold)) {
+      return Status::InvalidArgument("compression threshold must be a positive number, got " +
+                                     std::to_string(options.compression_threshold));
+    }
+    return VariableUpdaterPtr(std::make_unique<TwoBitUpdater>(options, model, collective));
+  }
   if (options.kind == VariableUpdate::kParameterServer) {
     return VariableUpdaterPtr(std::make_unique<ParameterServerUpdater>(options, model, collective));
   }

@@ -1,6 +1,7 @@
 #include "images/trainer/comm/collective.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include <torch/torch.h>
@@ -65,6 +66,22 @@ Status Collective::AllreduceSumHalf(uint16_t* data, size_t count) {
   HalvesToFloatsScaled(data, sum.data(), count, 1.0f);
   if (Status s = AllreduceSum(sum.data(), count); !s.ok()) return s;
   FloatsToHalves(sum.data(), data, count);
+  return Status::Ok();
+}
+
+Status Collective::AllgatherBytes(const void* send, size_t bytes, void* recv) {
+  if ((send == nullptr || recv == nullptr) && bytes > 0) {
+    return Status::InvalidArgument("allgather (bytes): null buffer");
+  }
+  const size_t floats = (bytes + sizeof(float) - 1) / sizeof(float);
+  std::vector<float> mine(floats, 0.0f);
+  std::vector<float> all(floats * static_cast<size_t>(size()));
+  if (bytes > 0) std::memcpy(mine.data(), send, bytes);
+  if (Status s = Allgather(mine.data(), floats, all.data()); !s.ok()) return s;
+  if (bytes == 0) return Status::Ok();
+  for (size_t r = 0; r < static_cast<size_t>(size()); ++r) {
+    std::memcpy(static_cast<char*>(recv) + r * bytes, all.data() + r * floats, bytes);
+  }
   return Status::Ok();
 }
 

@@ -11,7 +11,9 @@
 // ReduceSum (to one root, for the parameter-server update), ReduceScatterSum (the first half of a
 // hierarchical allreduce, comm/hierarchical_collective.h) and AllreduceSumHalf (fp16 compression
 // of the fusion layer) have defaults built on AllreduceSum that are correct for any backend; the
-// MPI and NCCL backends override them with their native operations.
+// MPI and NCCL backends override them with their native operations. AllgatherBytes (the packed
+// words of 2-bit gradient compression, comm/gradient_compression.h) has a default built on the
+// float Allgather; MPI and loopback override it with a native byte allgather.
 //
 // Besides the blocking operations there is one non-blocking pair, StartAllreduceSum/Wait, which
 // the fusion layer (comm/fused_allreduce.h) uses to keep a few segments of its buffer in flight.
@@ -57,6 +59,11 @@ class Collective {
   // Gathers every rank's send[0..count) into recv[0..count * size()), rank r's block at
   // recv + r * count. REQUIRES: the same count on every rank; recv does not overlap send.
   virtual Status Allgather(const float* send, size_t count, float* recv) = 0;
+  // Gathers every rank's send[0..bytes) into recv[0..bytes * size()), rank r's block at
+  // recv + r * bytes. The bytes are moved, never interpreted. REQUIRES: the same bytes on every
+  // rank; recv does not overlap send. The default pads the bytes to whole floats and allgathers
+  // them as floats through memcpy'd staging buffers (exact: an allgather moves bits unchanged).
+  virtual Status AllgatherBytes(const void* send, size_t bytes, void* recv);
   // Returns once every rank has called Barrier.
   virtual Status Barrier() = 0;
 

@@ -68,6 +68,10 @@ Status HierarchicalCollective::Allgather(const float* send, size_t count, float*
   return world_->Allgather(send, count, recv);
 }
 
+Status HierarchicalCollective::AllgatherBytes(const void* send, size_t bytes, void* recv) {
+  return world_->AllgatherBytes(send, bytes, recv);
+}
+
 Status HierarchicalCollective::Barrier() { return world_->Barrier(); }
 
 Status HierarchicalCollective::ReduceSum(float* data, size_t count, int root) {

@@ -9,8 +9,9 @@
 //   3. local Allgather of the blocks, so every rank holds the whole sum.
 // A count not divisible by L is padded with zeros to the next multiple. Long buffers are reduced
 // in chunks of `chunk_floats` so the scratch stays small and cache-resident. Every other
-// operation (Broadcast, Allgather, Barrier, ReduceSum, ReduceScatterSum, AllreduceSumHalf, the
-// non-blocking pair) goes to `world` unchanged, so rank() and size() are world's.
+// operation (Broadcast, Allgather, AllgatherBytes, Barrier, ReduceSum, ReduceScatterSum,
+// AllreduceSumHalf, the non-blocking pair) goes to `world` unchanged, so rank() and size() are
+// world's.
 //
 // REQUIRES: every node has the same number of ranks; local.size() * cross.size() ==
 // world.size(); all three are over the same processes. MakeHierarchicalMpiCollective builds the
@@ -48,6 +49,7 @@ class HierarchicalCollective : public Collective {
   Status AllreduceSum(float* data, size_t count) override;
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
+  Status AllgatherBytes(const void* send, size_t bytes, void* recv) override;
   Status Barrier() override;
   Status ReduceSum(float* data, size_t count, int root) override;
   Status ReduceScatterSum(const float* send, float* recv, size_t block) override;

@@ -2,13 +2,14 @@
 //
 // An allreduce sum multiplies by the world size (exact for powers of two), so an average gives the
 // values back (ReduceSum, ReduceScatterSum and AllreduceSumHalf likewise multiply, the half sum
-// rounded to half once): a Trainer on this collective must compute exactly what it computes on one
-// rank, while still sending every message a multi-rank job sends. It counts the operations it
-// served and can be told to fail from the n-th allreduce on (a broken communicator). Header-only,
-// for tests. Thread-compatible.
+// rounded to half once; AllgatherBytes repeats this rank's bytes `world` times): a Trainer on
+// this collective must compute exactly what it computes on one rank, while still sending every
+// message a multi-rank job sends. It counts the operations it served and can be told to fail
+// from the n-th allreduce on (a broken communicator). Header-only, for tests. Thread-compatible.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "images/trainer/comm/collective.h"
@@ -36,6 +37,14 @@ class IdenticalRanksCollective : public Collective {
   Status Allgather(const float* send, size_t count, float* recv) override {
     for (int r = 0; r < world_; ++r) {
       for (size_t i = 0; i < count; ++i) recv[static_cast<size_t>(r) * count + i] = send[i];
+    }
+    return Status::Ok();
+  }
+  Status AllgatherBytes(const void* send, size_t bytes, void* recv) override {
+    ++allgather_bytes_calls_;
+    if (bytes == 0) return Status::Ok();
+    for (int r = 0; r < world_; ++r) {
+      std::memcpy(static_cast<char*>(recv) + static_cast<size_t>(r) * bytes, send, bytes);
     }
     return Status::Ok();
   }
@@ -68,6 +77,7 @@ class IdenticalRanksCollective : public Collective {
   int64_t broadcast_calls() const { return broadcast_calls_; }
   int64_t reduce_calls() const { return reduce_calls_; }
   int64_t allreduce_half_calls() const { return allreduce_half_calls_; }
+  int64_t allgather_bytes_calls() const { return allgather_bytes_calls_; }
 
  private:
   bool Broken() const {
@@ -81,6 +91,7 @@ class IdenticalRanksCollective : public Collective {
   int64_t broadcast_calls_ = 0;
   int64_t reduce_calls_ = 0;
   int64_t allreduce_half_calls_ = 0;
+  int64_t allgather_bytes_calls_ = 0;
 };
 
 }  // namespace dljob::trainer

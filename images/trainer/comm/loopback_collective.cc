@@ -28,6 +28,15 @@ Status LoopbackCollective::Allgather(const float* send, size_t count, float* rec
   return Status::Ok();
 }
 
+Status LoopbackCollective::AllgatherBytes(const void* send, size_t bytes, void* recv) {
+  if ((send == nullptr || recv == nullptr) && bytes > 0) {
+    return Status::InvalidArgument("allgather (bytes): null buffer");
+  }
+  ++allgather_bytes_calls_;
+  if (bytes > 0) std::memmove(recv, send, bytes);
+  return Status::Ok();
+}
+
 Status LoopbackCollective::Barrier() { return Status::Ok(); }
 
 Status LoopbackCollective::ReduceSum(float* data, size_t count, int root) {

@@ -22,6 +22,7 @@ class LoopbackCollective : public Collective {
   Status AllreduceSum(float* data, size_t count) override;
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
+  Status AllgatherBytes(const void* send, size_t bytes, void* recv) override;
   Status Barrier() override;
   Status ReduceSum(float* data, size_t count, int root) override;
   Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
@@ -33,12 +34,14 @@ class LoopbackCollective : public Collective {
   int64_t broadcast_calls() const { return broadcast_calls_; }
   int64_t reduce_calls() const { return reduce_calls_; }
   int64_t allreduce_half_calls() const { return allreduce_half_calls_; }
+  int64_t allgather_bytes_calls() const { return allgather_bytes_calls_; }
 
  private:
   int64_t allreduce_calls_ = 0;
   int64_t broadcast_calls_ = 0;
   int64_t reduce_calls_ = 0;
   int64_t allreduce_half_calls_ = 0;
+  int64_t allgather_bytes_calls_ = 0;
 };
 
 }  // namespace dljob::trainer

@@ -170,6 +170,20 @@ Status MpiCollective::Allgather(const float* send, size_t count, float* recv) {
   return MpiStatus("MPI_Allgather", rc);
 }
 
+Status MpiCollective::AllgatherBytes(const void* send, size_t bytes, void* recv) {
+  if ((send == nullptr || recv == nullptr) && bytes > 0) {
+    return Status::InvalidArgument("allgather (bytes): null buffer");
+  }
+  if (bytes > static_cast<size_t>(INT_MAX)) {
+    return Status::InvalidArgument("allgather (bytes): at most INT_MAX bytes per rank, got " +
+                                   std::to_string(bytes));
+  }
+  if (bytes == 0) return Status::Ok();
+  int rc = MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes),
+                         MPI_BYTE, comm_);
+  return MpiStatus("MPI_Allgather", rc);
+}
+
 Status MpiCollective::ReduceSum(float* data, size_t count, int root) {
   if (root < 0 || root >= size_) {
     return Status::InvalidArgument("reduce: root " + std::to_string(root) + " is not a rank of " +

@@ -11,7 +11,8 @@
 // ones for 100 MB, see bench/README.md); segments of a few MB stay cache-resident. Other operations
 // are sent in chunks of at most INT_MAX elements (MPI counts are ints).
 //
-// ReduceSum is MPI_Reduce (in place on the root), ReduceScatterSum MPI_Reduce_scatter_block.
+// ReduceSum is MPI_Reduce (in place on the root), ReduceScatterSum MPI_Reduce_scatter_block,
+// AllgatherBytes MPI_Allgather of MPI_BYTE (at most INT_MAX bytes per rank).
 // AllreduceSumHalf sends 2-byte elements (a committed MPI datatype of two bytes) combined by a
 // user MPI_Op (MPI_Op_create) that adds each pair in float and rounds back to half (comm/half.h);
 // both are created with the collective and freed with it. Half allreduces are segmented like
@@ -57,6 +58,7 @@ class MpiCollective : public Collective {
   Status AllreduceSum(float* data, size_t count) override;
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
+  Status AllgatherBytes(const void* send, size_t bytes, void* recv) override;
   Status Barrier() override;
   Status ReduceSum(float* data, size_t count, int root) override;
   // REQUIRES: block <= INT_MAX.

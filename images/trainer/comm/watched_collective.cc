@@ -40,6 +40,13 @@ Status WatchedCollective::Allgather(const float* send, size_t count, float* recv
   return s;
 }
 
+Status WatchedCollective::AllgatherBytes(const void* send, size_t bytes, void* recv) {
+  Enter("allgather");
+  Status s = inner_.AllgatherBytes(send, bytes, recv);
+  Leave();
+  return s;
+}
+
 Status WatchedCollective::Barrier() {
   Enter("barrier");
   Status s = inner_.Barrier();

@@ -35,6 +35,7 @@ class WatchedCollective : public Collective {
   Status AllreduceSum(float* data, size_t count) override;
   Status Broadcast(float* data, size_t count, int root) override;
   Status Allgather(const float* send, size_t count, float* recv) override;
+  Status AllgatherBytes(const void* send, size_t bytes, void* recv) override;
   Status Barrier() override;
   Status ReduceSum(float* data, size_t count, int root) override;
   Status ReduceScatterSum(const float* send, float* recv, size_t block) override;
