@@ -109,6 +109,12 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx);
 struct BenchOptions;
 int RunBench(const BenchOptions& options, CliContext& ctx);
 
+// dljob advise: right-sizing by short trials on this machine (cmd_advise.cc, cli/advise/).
+// `interrupt_requested` returns the signal that asked to stop (Ctrl-C), else 0.
+struct AdviseCommandOptions;
+int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
+              const std::function<int()>& interrupt_requested);
+
 // dljob data cache: copies a dataset from object storage (or a NAS directory) to local disk.
 struct DataCacheOptions {
   std::string from, to;
@@ -127,6 +133,7 @@ void AddLogsCommand(CommandRegistry& registry);      // cmd_jobs.cc
 void AddDeleteCommand(CommandRegistry& registry);    // cmd_jobs.cc
 void AddTopCommand(CommandRegistry& registry);       // cmd_jobs.cc
 void AddBenchCommand(CommandRegistry& registry);     // cmd_bench.cc
+void AddAdviseCommand(CommandRegistry& registry);    // cmd_advise.cc
 void AddDataCommands(CommandRegistry& registry);     // cmd_data.cc: data pack|ls|verify|cache
 
 }  // namespace dljob

@@ -75,14 +75,15 @@ Result<BackendPtr> MakeBackend(const BackendFlags& flags, bool needs_cluster,
 // (commands.h, command_registry.h).
 constexpr void (*kCommands[])(CommandRegistry&) = {
     AddValidateCommand, AddSubmitCommand, AddListCommand,  AddGetCommand,   AddLogsCommand,
-    AddDeleteCommand,   AddTopCommand,    AddBenchCommand, AddDataCommands,
+    AddDeleteCommand,   AddTopCommand,    AddBenchCommand, AddAdviseCommand, AddDataCommands,
 };
 
 int Main(int argc, char** argv) {
   CliContext ctx{
       std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(), {}};
   std::string state_dir;
-  CommandShared shared{ctx, {}, false, {}, InstallInterruptHandlers};
+  CommandShared shared{ctx, {}, false, {}, InstallInterruptHandlers,
+                       [] { return static_cast<int>(g_interrupt); }};
   ctx.make_backend = [&]() { return MakeBackend(shared.backend, shared.needs_cluster, state_dir); };
 
   CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)"};
