@@ -57,8 +57,7 @@ class AdviseObserver : public JobObserver {
 
   void Started(const advise::TrialRecord& t, int planned) {
     prefix_ = "trial " + std::to_string(t.index) + "/" +
-              std::to_string(std::max(planned, t.index)) + " (" + t.axis + ": " + Describe(t) +
-              ")";
+              std::to_string(std::max(planned, t.index)) + " (" + t.axis + ": " + Describe(t) + ")";
     start_ = Clock::now();
     line_.Show(prefix_ + " starting");
   }
@@ -157,7 +156,8 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
     return kExitUsage;
   }
   if (o.apply && o.file.empty()) {
-    PrintError(ctx, "--apply writes into the job file: give -f FILE", "dljob advise -f JOB.yaml --apply");
+    PrintError(ctx, "--apply writes into the job file: give -f FILE",
+               "dljob advise -f JOB.yaml --apply");
     return kExitUsage;
   }
   if (!o.output.empty() && o.output != "json" && o.output != "yaml") {
@@ -197,8 +197,9 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
     return kExitUsage;
   }
   if (machine.gpus > 0 && plan->ranks > machine.gpus) {
-    PrintError(ctx, "spec.gpus: " + std::to_string(plan->ranks) + " ranks but this machine has " +
-                        std::to_string(machine.gpus) + " GPUs",
+    PrintError(ctx,
+               "spec.gpus: " + std::to_string(plan->ranks) + " ranks but this machine has " +
+                   std::to_string(machine.gpus) + " GPUs",
                "pass --ranks " + std::to_string(machine.gpus) + " (memoryPerGpu is per rank)");
     return kExitUsage;
   }
@@ -213,7 +214,7 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
   advise::AdviceRun run = advise::RunAdvice(*job, *plan, o.advise, **runner, observer, progress);
 
   const bool on_gpu = machine.gpus > 0;
-  advise::AdviceContext context{job->metadata.name, o.file, plan->ranks, plan->cpus,
+  advise::AdviceContext context{job->metadata.name,     o.file, plan->ranks, plan->cpus,
                                 on_gpu ? "GPU" : "CPU", {}};
   if (!plan->memory_note.empty()) context.notices.push_back("memory: " + plan->memory_note);
   advise::Recommendation rec = advise::Recommend(run, *plan);
@@ -261,7 +262,8 @@ void AddAdviseCommand(CommandRegistry& registry) {
         return RunAdvise(*o, shared.ctx, shared.interrupt_requested);
       });
   cmd->add_option("-f,--filename", o->file, "DLJob YAML or JSON file");
-  cmd->add_option("name", o->name, "Or the name of one of this machine's jobs (dljob list --local)");
+  cmd->add_option("name", o->name,
+                  "Or the name of one of this machine's jobs (dljob list --local)");
   cmd->add_option("--threads", o->advise.threads,
                   "Threads per rank to try, e.g. 1,2,4 (default: powers of two up to twice a "
                   "rank's share of the cores)")
@@ -287,13 +289,15 @@ void AddAdviseCommand(CommandRegistry& registry) {
   cmd->add_option("--tolerance", o->advise.tolerance,
                   "Within this fraction of the best counts as saturated")
       ->capture_default_str();
-  cmd->add_option("--trial-timeout", o->advise.trial_timeout_seconds, "Seconds before a trial is stopped")
+  cmd->add_option("--trial-timeout", o->advise.trial_timeout_seconds,
+                  "Seconds before a trial is stopped")
       ->capture_default_str();
   cmd->add_option("--cache-path", o->advise.cache_path,
                   "cache.path written by --apply and used by nas:// cache trials (default: this "
                   "machine's dljob cache)");
   cmd->add_option("-o,--output", o->output, "json or yaml (default: a table)");
-  cmd->add_option("--svg", o->svg, "Where to write the plot (default: JOB-advise.svg next to the file)");
+  cmd->add_option("--svg", o->svg,
+                  "Where to write the plot (default: JOB-advise.svg next to the file)");
   cmd->add_flag("--apply", o->apply,
                 "Write the recommendation into the job file (only the lines it changes)");
   cmd->footer(

@@ -32,10 +32,10 @@ TEST(AdviseE2E, FashionMnistReducedGrid) {
   const std::string job = dir.path() + "/mnist-job.yaml";
   fs::copy_file(SourceDir() + "/examples/mnist-job.yaml", job);
   const std::string svg = dir.path() + "/plot.svg";
-  CommandResult r = RunCommand({BinDir() + "/dljob", "advise", "-f", job, "--ranks", "1",
-                                "--threads", "1,2", "--memory-fractions", "0.5", "--num-batches",
-                                "30", "-o", "json", "--svg", svg, "--apply"},
-                               {{"XDG_STATE_HOME", dir.path() + "/state"}});
+  CommandResult r = RunCommand(
+      {BinDir() + "/dljob", "advise", "-f", job, "--ranks", "1", "--threads", "1,2",
+       "--memory-fractions", "0.5", "--num-batches", "30", "-o", "json", "--svg", svg, "--apply"},
+      {{"XDG_STATE_HOME", dir.path() + "/state"}});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;

@@ -140,10 +140,10 @@ class Driver {
     const Option* chosen = best;
     for (const Option& o : options) {
       if (!o.point.ok || o.point.value < best->point.value * (1 - band) || &o == chosen) continue;
-      const bool starts_faster = o.startup <= chosen->startup - 1.0 &&
-                                 o.startup <= chosen->startup * 0.9;
-      const bool starts_slower = chosen->startup <= o.startup - 1.0 &&
-                                 chosen->startup <= o.startup * 0.9;
+      const bool starts_faster =
+          o.startup <= chosen->startup - 1.0 && o.startup <= chosen->startup * 0.9;
+      const bool starts_slower =
+          chosen->startup <= o.startup - 1.0 && chosen->startup <= o.startup * 0.9;
       if (starts_faster || (!starts_slower && o.path != kDataCache && chosen->path == kDataCache)) {
         chosen = &o;
       }
@@ -204,7 +204,8 @@ class Driver {
     for (double f : plan_.memory_fractions) {
       if (Stopped()) break;
       TrialSetting s = current;
-      const int64_t cap = std::max<int64_t>(16 * kMiB, static_cast<int64_t>(peak * f) / kMiB * kMiB);
+      const int64_t cap =
+          std::max<int64_t>(16 * kMiB, static_cast<int64_t>(peak * f) / kMiB * kMiB);
       s.memory_limit_bytes = cap;
       AxisPoint p = RunSetting(kAxisMemory, s, result);
       p.setting = static_cast<double>(cap);

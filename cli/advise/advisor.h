@@ -37,17 +37,17 @@ struct TrialRecord {
 
 struct AxisResult {
   std::string axis;
-  std::vector<int> trials;            // indexes of its trials
+  std::vector<int> trials;               // indexes of its trials
   std::optional<Saturation> saturation;  // numeric axes
-  std::string choice;                 // the setting chosen, as text ("2", "cache", "512Mi"); "" none
-  std::string explanation;            // why
+  std::string choice;       // the setting chosen, as text ("2", "cache", "512Mi"); "" none
+  std::string explanation;  // why
 };
 
 struct AdviceRun {
   std::vector<TrialRecord> trials;
   std::vector<AxisResult> axes;
-  TrialSetting chosen;                        // every axis's choice together
-  std::optional<int64_t> memory_cap_bytes;    // the memory axis's choice
+  TrialSetting chosen;                          // every axis's choice together
+  std::optional<int64_t> memory_cap_bytes;      // the memory axis's choice
   std::optional<int64_t> reference_peak_bytes;  // the chosen setting's peak, uncapped
   std::string unit = "images/sec";
   bool interrupted = false;

@@ -173,7 +173,7 @@ TEST(Advisor, CacheWhenStoreIsSlower) {
   AdviseOptions o;
   o.threads = {1};
   o.memory_fractions = {};
-  Outcome out = Advise(MnistJob("oss://b/fmnist/shards"), std::move(slower), o);
+  Outcome out = Advise(MnistJob("oss://bucket/fmnist/shards"), std::move(slower), o);
   ASSERT_EQ(out.calls.size(), 3u);  // threads 1 (cache, the default), then cache and store
   EXPECT_EQ(out.calls[2].data, "store");
   EXPECT_EQ(out.run.chosen.data_path, "cache");
@@ -186,7 +186,7 @@ TEST(Advisor, SameThroughputTieGoesToFasterStart) {
   AdviseOptions o;
   o.threads = {1};
   o.memory_fractions = {};
-  Outcome out = Advise(MnistJob("oss://b/fmnist/shards"), std::move(same), o);
+  Outcome out = Advise(MnistJob("oss://bucket/fmnist/shards"), std::move(same), o);
   EXPECT_EQ(out.rec.cache, true);
   const AxisResult* data = nullptr;
   for (const AxisResult& a : out.run.axes) {

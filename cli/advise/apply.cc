@@ -182,9 +182,9 @@ Result<AppliedFile> ApplyRecommendation(const std::string& text, const Recommend
     want.spec.resources.memory_per_gpu = *rec.memory_per_gpu;
     out.changes.push_back("spec.resources.cpuPerGpu: " + rec.cpu_per_gpu);
     out.changes.push_back("spec.resources.memoryPerGpu: " + *rec.memory_per_gpu);
-    editor.Insert("spec", "resources", "",
-                  {"cpuPerGpu: " + Quoted(rec.cpu_per_gpu),
-                   "memoryPerGpu: " + Quoted(*rec.memory_per_gpu)});
+    editor.Insert(
+        "spec", "resources", "",
+        {"cpuPerGpu: " + Quoted(rec.cpu_per_gpu), "memoryPerGpu: " + Quoted(*rec.memory_per_gpu)});
   } else {
     set_resource("cpuPerGpu", &ResourcesSpec::cpu_per_gpu, rec.cpu_per_gpu);
     if (rec.memory_per_gpu) {

@@ -66,9 +66,9 @@ TEST(Apply, MnistExampleKeepsEveryLineAndComment) {
   Result<AppliedFile> a = ApplyRecommendation(before, Rec(false), "/var/cache/dljob");
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->warning, "");
-  EXPECT_EQ(Added(before, a->text), (std::vector<std::string>{"  resources:",
-                                                               "    cpuPerGpu: \"3\"",
-                                                               "    memoryPerGpu: \"640Mi\""}));
+  EXPECT_EQ(Added(before, a->text),
+            (std::vector<std::string>{"  resources:", "    cpuPerGpu: \"3\"",
+                                      "    memoryPerGpu: \"640Mi\""}));
   ExpectValid(a->text);
   DecodeResult d = DecodeAny(a->text);
   EXPECT_EQ(d.job.spec.resources.cpu_per_gpu, "3");

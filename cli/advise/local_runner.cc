@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 
 #include "cli/advise/metrics.h"
 #include "cli/local/data_fetch.h"
@@ -22,25 +23,24 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Collects the trial's metric lines with their times and the last lines of its output (for a
-// failure's message); forwards the record's updates to the caller's observer for progress.
+// Notes when the first metric line arrived (the supervisor folds metric lines into the record's
+// throughput and keeps them from the terminal) and keeps the last lines of the trial's output
+// (for a failure's message); forwards the record's updates to the caller's observer for progress.
 class TrialObserver : public JobObserver {
  public:
   TrialObserver(JobObserver& outer, Clock::time_point start) : outer_(outer), start_(start) {}
 
-  void OnOutput(int rank, bool is_stderr, std::string_view line) override {
-    if (std::optional<MetricSample> m = ParseMetricLine(line)) {
-      if (!m->rank && rank >= 0) m->rank = rank;
-      samples_.push_back({SecondsSince(start_), std::move(*m)});
-      return;
-    }
+  void OnOutput(int, bool, std::string_view line) override {
     tail_.emplace_back(line);
     if (tail_.size() > 8) tail_.pop_front();
   }
-  void OnUpdate(const DLJob& job) override { outer_.OnUpdate(job); }
+  void OnUpdate(const DLJob& job) override {
+    if (!first_metric_ && job.status.throughput) first_metric_ = SecondsSince(start_);
+    outer_.OnUpdate(job);
+  }
   void OnNotice(std::string_view message) override { outer_.OnNotice(message); }
 
-  const std::vector<TimedSample>& samples() const { return samples_; }
+  std::optional<double> first_metric() const { return first_metric_; }
   // The last output line that looks like an error, else the last line.
   std::string LastError() const {
     for (auto it = tail_.rbegin(); it != tail_.rend(); ++it) {
@@ -52,9 +52,28 @@ class TrialObserver : public JobObserver {
  private:
   JobObserver& outer_;
   Clock::time_point start_;
-  std::vector<TimedSample> samples_;
+  std::optional<double> first_metric_;
   std::deque<std::string> tail_;
 };
+
+// The metric lines the supervisor recorded (metrics.jsonl: {"time", "rank", "metric"} a line),
+// in order, each at `seconds`.
+std::vector<TimedSample> ReadMetrics(const std::string& path, double seconds) {
+  std::vector<TimedSample> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    if (!record.is_object() || !record.contains("metric")) continue;
+    std::optional<MetricSample> m =
+        ParseMetricLine(std::string(kMetricPrefix) + record["metric"].dump());
+    if (!m) continue;
+    if (!m->rank && record.contains("rank") && record["rank"].is_number_integer()) {
+      m->rank = record["rank"].get<int64_t>();
+    }
+    out.push_back({seconds, std::move(*m)});
+  }
+  return out;
+}
 
 std::string FailureOf(const DLJob& job) {
   for (const Condition& c : job.status.conditions) {
@@ -116,9 +135,8 @@ TrialMeasurement LocalTrialRunner::Run(const DLJob& trial, std::optional<int64_t
   }
   std::unique_ptr<MemoryCgroup> cgroup;
   if (cgroups_) {
-    Result<std::unique_ptr<MemoryCgroup>> made =
-        cgroups_->Create("dljob-" + job.metadata.name + "-" + std::to_string(getpid()),
-                         memory_limit);
+    Result<std::unique_ptr<MemoryCgroup>> made = cgroups_->Create(
+        "dljob-" + job.metadata.name + "-" + std::to_string(getpid()), memory_limit);
     if (!made.ok()) {
       m.error = made.status().message();
       return m;
@@ -140,16 +158,19 @@ TrialMeasurement LocalTrialRunner::Run(const DLJob& trial, std::optional<int64_t
   TrialObserver collect(observer, start);
   SupervisorOptions supervise;
   supervise.interrupt_requested = options_.interrupt_requested;
-  supervise.kill_grace = std::chrono::seconds(3);  // a trial keeps no checkpoint
+  supervise.kill_grace = std::chrono::seconds(3);              // a trial keeps no checkpoint
+  supervise.update_interval = std::chrono::milliseconds(200);  // times the first metric line
   DLJob done = JobSupervisor(store, collect, supervise).Run(job, *plan);
   m.wall_seconds = SecondsSince(start);
+  const std::vector<TimedSample> samples =
+      ReadMetrics(store.MetricsPath(job.metadata.name), collect.first_metric().value_or(0));
   store.Remove(job.metadata.name);
 
   if (cgroup) {
     m.peak_memory_bytes = cgroup->PeakBytes();
     m.out_of_memory = cgroup->OutOfMemoryKilled();
   }
-  SummarizeMetrics(collect.samples(), m);
+  SummarizeMetrics(samples, m);
   if (done.status.phase == JobPhase::kSucceeded && m.error.empty()) {
     m.ok = true;
     return m;

@@ -26,7 +26,7 @@
 namespace dljob::advise {
 
 struct LocalRunnerOptions {
-  LocalMachine machine;  // cache_root: where cache trials copy data (the state directory's)
+  LocalMachine machine;    // cache_root: where cache trials copy data (the state directory's)
   storage::EnvLookup env;  // endpoint and keys for oss:// fetches
   // The signal that asked to stop (Ctrl-C), else 0.
   std::function<int()> interrupt_requested = [] { return 0; };

@@ -44,8 +44,8 @@ void SummarizeMetrics(const std::vector<TimedSample>& samples, TrialMeasurement&
   for (const TimedSample& t : samples) {
     first = std::min(first.value_or(t.seconds), t.seconds);
     if (t.sample.world_size) world = std::max(world.value_or(0), *t.sample.world_size);
-    std::optional<double> rate = words ? NumberField(t.sample.fields, "words_per_sec")
-                                       : t.sample.images_per_sec;
+    std::optional<double> rate =
+        words ? NumberField(t.sample.fields, "words_per_sec") : t.sample.images_per_sec;
     if (rate && *rate > 0) rates[t.sample.rank.value_or(0)].push_back(*rate);
   }
   out.unit = words ? "words/sec" : "images/sec";

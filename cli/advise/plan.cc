@@ -56,7 +56,8 @@ void ApplyDataPath(DLJob& job, const std::string& path, const std::string& cache
     if (!remote) {
       d.cache.reset();  // local: read in place
     } else if (path == kDataCache) {
-      if (!d.cache && s->kind == VolumeSource::Kind::kNas) d.cache = CacheSpec{"LocalSSD", cache_path};
+      if (!d.cache && s->kind == VolumeSource::Kind::kNas)
+        d.cache = CacheSpec{"LocalSSD", cache_path};
     } else if (path == kDataStore) {
       d.cache.reset();
       if (s->kind == VolumeSource::Kind::kOss) {
@@ -143,9 +144,10 @@ Result<AdvisePlan> PlanAdvice(const DLJob& job, const AdviseOptions& o, int cpus
   if (Status s = CheckPositive(o.loader_threads, "--loader-threads"); !s.ok()) return s;
   plan.dljob_train = IsDljobTrain(job);
   if (!plan.dljob_train) {
-    plan.notices.push_back("the command is not dljob-train: each trial runs it as written (keep "
-                           "it short; it must print DLJOB_METRIC lines with images_per_sec or "
-                           "words_per_sec)");
+    plan.notices.push_back(
+        "the command is not dljob-train: each trial runs it as written (keep "
+        "it short; it must print DLJOB_METRIC lines with images_per_sec or "
+        "words_per_sec)");
   }
 
   const int limit = std::min(plan.cpus, std::max(1, 2 * plan.cpus / plan.ranks));
@@ -197,8 +199,9 @@ Result<AdvisePlan> PlanAdvice(const DLJob& job, const AdviseOptions& o, int cpus
     plan.data_note = "not varied: only " + plan.data_paths.front() + " given";
   }
   if (plan.dljob_train && remote && (!data_name || *data_name == "fashion-mnist")) {
-    plan.notices.push_back("store trials read oss:// data with dljob-train's own reader, which "
-                           "takes record shards (dljob data pack), not IDX files");
+    plan.notices.push_back(
+        "store trials read oss:// data with dljob-train's own reader, which "
+        "takes record shards (dljob data pack), not IDX files");
   }
 
   if (!can_limit_memory) {
@@ -210,8 +213,9 @@ Result<AdvisePlan> PlanAdvice(const DLJob& job, const AdviseOptions& o, int cpus
     std::sort(plan.memory_fractions.rbegin(), plan.memory_fractions.rend());
   }
   if (job.spec.checkpoint) {
-    plan.notices.push_back("trials run without the job's checkpoint (they neither resume from it "
-                           "nor overwrite it)");
+    plan.notices.push_back(
+        "trials run without the job's checkpoint (they neither resume from it "
+        "nor overwrite it)");
   }
   return plan;
 }

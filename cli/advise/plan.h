@@ -7,8 +7,8 @@
 //            the cores, so oversubscription shows as a falling curve.
 //   loader   dljob-train's --loader_threads (1, 2, 4, … up to the cores). Run only where it does
 //            something: --data_name=imagenet (JPEG decode threads), or a command that sets
-//            --loader_threads itself, or when the user gives --loader-threads. Fashion-MNIST is read
-//            into memory at start and has no loader threads to size.
+//            --loader_threads itself, or when the user gives --loader-threads. Fashion-MNIST is
+//            read into memory at start and has no loader threads to size.
 //   data     where the data is read from (trial.h): store and cache for oss:// and nas:// volumes;
 //            hostPath and pvc volumes are on local disk already and are read in place (no axis).
 //   memory   memory caps, as fractions of the peak the chosen setting used uncapped (the runner
@@ -35,24 +35,24 @@
 namespace dljob::advise {
 
 struct AdviseOptions {
-  std::vector<int> threads;                 // empty: the default grid
-  std::vector<int> loader_threads;          // empty: the default grid where the axis applies
-  std::vector<std::string> data_paths;      // empty: those that apply to the job's volumes
+  std::vector<int> threads;             // empty: the default grid
+  std::vector<int> loader_threads;      // empty: the default grid where the axis applies
+  std::vector<std::string> data_paths;  // empty: those that apply to the job's volumes
   std::vector<double> memory_fractions = {0.75, 0.5, 0.3};  // empty: no memory axis
-  int64_t num_batches = 60;                 // steps per trial (dljob-train)
-  int ranks = 0;                            // 0: spec.gpus
-  int repeats = 1;                          // trials per setting; the median counts
-  double tolerance = 0.05;                  // the saturation band's floor (saturation.h)
-  int64_t trial_timeout_seconds = 600;      // activeDeadlineSeconds of each trial
-  std::string cache_path;                   // cache trials of nas:// volumes copy here
+  int64_t num_batches = 60;                                 // steps per trial (dljob-train)
+  int ranks = 0;                                            // 0: spec.gpus
+  int repeats = 1;                                          // trials per setting; the median counts
+  double tolerance = 0.05;              // the saturation band's floor (saturation.h)
+  int64_t trial_timeout_seconds = 600;  // activeDeadlineSeconds of each trial
+  std::string cache_path;               // cache trials of nas:// volumes copy here
 };
 
 struct AdvisePlan {
   int ranks = 1;
   int cpus = 1;
-  bool dljob_train = false;          // the command is dljob-train (its flags can be set)
-  std::vector<int> threads;          // never empty
-  std::vector<int> loader_threads;   // empty: not varied (loader_note says why)
+  bool dljob_train = false;         // the command is dljob-train (its flags can be set)
+  std::vector<int> threads;         // never empty
+  std::vector<int> loader_threads;  // empty: not varied (loader_note says why)
   std::string loader_note;
   std::vector<std::string> data_paths;  // the trial default first; < 2: not varied (data_note)
   std::string data_note;
@@ -73,7 +73,8 @@ DLJob TrialJob(const DLJob& job, const AdvisePlan& plan, const AdviseOptions& op
 // The value of `flag` ("--loader_threads") in `command`, written as --flag=V or --flag V.
 std::optional<std::string> FlagValue(const std::vector<std::string>& command,
                                      const std::string& flag);
-// `command` with `flag` set to `value` (replacing --flag=V / --flag V, else appending --flag=value).
+// `command` with `flag` set to `value` (replacing --flag=V / --flag V, else appending
+// --flag=value).
 std::vector<std::string> WithFlag(std::vector<std::string> command, const std::string& flag,
                                   const std::string& value);
 // `command` without `flag` (either form).

@@ -52,14 +52,15 @@ TEST(PlanAdvice, AxesFollowTheJob) {
   EXPECT_EQ(local->data_paths, std::vector<std::string>{kDataLocal});
   EXPECT_EQ(local->memory_fractions, (std::vector<double>{0.75, 0.5, 0.3}));
 
-  Result<AdvisePlan> oss = PlanAdvice(Job("oss://b/fmnist/shards"), o, 2, false, "no cgroup");
+  Result<AdvisePlan> oss = PlanAdvice(Job("oss://bucket/fmnist/shards"), o, 2, false, "no cgroup");
   ASSERT_TRUE(oss.ok());
   EXPECT_EQ(oss->data_paths, (std::vector<std::string>{kDataCache, kDataStore}));
   EXPECT_TRUE(oss->memory_fractions.empty());
   EXPECT_EQ(oss->memory_note, "not measured: no cgroup");
 
-  Result<AdvisePlan> imagenet =
-      PlanAdvice(Job("nas://nfs/imagenet", {"--data_name=imagenet"}), o, 4, true, "");
+  DLJob imagenet_job = Job("nas://nfs/imagenet");
+  imagenet_job.spec.command[2] = "--data_name=imagenet";
+  Result<AdvisePlan> imagenet = PlanAdvice(imagenet_job, o, 4, true, "");
   ASSERT_TRUE(imagenet.ok());
   EXPECT_EQ(imagenet->loader_threads, (std::vector<int>{1, 2, 4}));
   EXPECT_EQ(imagenet->data_paths, (std::vector<std::string>{kDataCache, kDataStore}));
@@ -97,11 +98,10 @@ TEST(TrialJob, ShortSafeAndSet) {
   EXPECT_EQ(t.metadata.name, "advise-trial-7");
   EXPECT_FALSE(t.spec.checkpoint.has_value());
   EXPECT_EQ(t.spec.run_policy.backoff_limit, 0);
-  EXPECT_EQ(t.spec.command,
-            (std::vector<std::string>{"dljob-train", "--model=mnist_cnn",
-                                      "--data_name=fashion-mnist", "--data_dir=/data/fashion-mnist",
-                                      "--num_batches=40", "--display_every=5", "--eval=false",
-                                      "--loader_threads=3"}));
+  EXPECT_EQ(t.spec.command, (std::vector<std::string>{
+                                "dljob-train", "--model=mnist_cnn", "--data_name=fashion-mnist",
+                                "--data_dir=/data/fashion-mnist", "--num_batches=40",
+                                "--display_every=5", "--eval=false", "--loader_threads=3"}));
   ASSERT_EQ(t.spec.env.size(), 1u);
   EXPECT_EQ(t.spec.env[0].value, "2");
   EXPECT_EQ(t.spec.data, job.spec.data);
@@ -137,7 +137,8 @@ TEST(Flags, SetAndRemoveBothForms) {
   EXPECT_EQ(WithFlag(c, "--b", "5")[3], "5");
   EXPECT_EQ(WithFlag(c, "--d", "4").back(), "--d=4");
   EXPECT_EQ(WithoutFlag(c, "--b"), (std::vector<std::string>{"prog", "--a=1", "--eval", "--c=3"}));
-  EXPECT_EQ(WithoutFlag(c, "--eval"), (std::vector<std::string>{"prog", "--a=1", "--b", "2", "--c=3"}));
+  EXPECT_EQ(WithoutFlag(c, "--eval"),
+            (std::vector<std::string>{"prog", "--a=1", "--b", "2", "--c=3"}));
   EXPECT_EQ(WithoutFlag({"--a=1"}, "--a"), std::vector<std::string>{"--a=1"});  // argv[0] stays
 }
 

@@ -19,24 +19,24 @@ Recommendation Recommend(const AdviceRun& run, const AdvisePlan& plan) {
   r.threads_per_rank = run.chosen.threads_per_rank;
   if (!plan.loader_threads.empty()) r.loader_threads = run.chosen.loader_threads;
   r.cpu_per_gpu = std::to_string(r.threads_per_rank + r.loader_threads.value_or(0));
-  r.lines.push_back({"resources.cpuPerGpu", r.cpu_per_gpu,
-                     std::to_string(r.threads_per_rank) + " intra-op thread(s) per rank" +
-                         (r.loader_threads
-                              ? " + " + std::to_string(*r.loader_threads) + " loader thread(s)"
-                              : "") +
-                         "; threads " + WhyOf(run, kAxisThreads, "")});
+  r.lines.push_back(
+      {"resources.cpuPerGpu", r.cpu_per_gpu,
+       std::to_string(r.threads_per_rank) + " intra-op thread(s) per rank" +
+           (r.loader_threads ? " + " + std::to_string(*r.loader_threads) + " loader thread(s)"
+                             : "") +
+           "; threads " + WhyOf(run, kAxisThreads, "")});
   if (run.memory_cap_bytes) {
-    const double per_rank = static_cast<double>(*run.memory_cap_bytes) * kMemoryHeadroom /
-                            std::max(1, plan.ranks);
+    const double per_rank =
+        static_cast<double>(*run.memory_cap_bytes) * kMemoryHeadroom / std::max(1, plan.ranks);
     r.memory_per_gpu = MemoryQuantity(static_cast<int64_t>(std::ceil(per_rank)));
     r.lines.push_back({"resources.memoryPerGpu", *r.memory_per_gpu,
                        "cap " + MemoryQuantity(*run.memory_cap_bytes) + " for " +
                            std::to_string(plan.ranks) + " rank(s), +25% headroom; memory " +
                            WhyOf(run, kAxisMemory, "")});
   } else {
-    r.lines.push_back({"resources.memoryPerGpu", "-",
-                       plan.memory_note.empty() ? WhyOf(run, kAxisMemory, "not measured")
-                                                : plan.memory_note});
+    r.lines.push_back(
+        {"resources.memoryPerGpu", "-",
+         plan.memory_note.empty() ? WhyOf(run, kAxisMemory, "not measured") : plan.memory_note});
   }
   if (r.loader_threads) {
     r.lines.push_back({"loader threads", std::to_string(*r.loader_threads),
@@ -68,10 +68,12 @@ std::vector<std::string> CarryOverNotes(bool on_gpu, const std::string& job_file
         "the cache decision, and the memory of the host process (dataset in memory, loader "
         "buffers, libraries) — GPU memory is not counted either way.");
   }
-  notes.push_back("To size the GPU job, run advise on a GPU node of the kind the job will get: `dljob "
-                  "advise -f " + file +
-                  "` there (with dljob and dljob-train installed), or as a DLJob whose command is "
-                  "`dljob advise -f <the job file> -o yaml` on one GPU worker.");
+  notes.push_back(
+      "To size the GPU job, run advise on a GPU node of the kind the job will get: `dljob "
+      "advise -f " +
+      file +
+      "` there (with dljob and dljob-train installed), or as a DLJob whose command is "
+      "`dljob advise -f <the job file> -o yaml` on one GPU worker.");
   return notes;
 }
 

@@ -40,10 +40,11 @@ std::optional<Saturation> FindSaturation(std::vector<AxisPoint> points, double t
   if (candidates.empty()) return std::nullopt;
 
   Saturation s;
+  if (std::isfinite(highest_failed)) s.highest_failed = highest_failed;
   s.band = std::max(tolerance, 3 * max_noise);
-  const auto best = std::max_element(
-      candidates.begin(), candidates.end(),
-      [](const AxisPoint& a, const AxisPoint& b) { return a.value < b.value; });
+  const auto best =
+      std::max_element(candidates.begin(), candidates.end(),
+                       [](const AxisPoint& a, const AxisPoint& b) { return a.value < b.value; });
   s.best = best->setting;
   s.best_value = best->value;
   const double floor = best->value * (1 - s.band);
@@ -68,8 +69,8 @@ std::optional<Saturation> FindSaturation(std::vector<AxisPoint> points, double t
   return s;
 }
 
-std::string ExplainSaturation(const Saturation& s,
-                              const std::function<std::string(double)>& format) {
+static std::string ExplainShape(const Saturation& s,
+                                const std::function<std::string(double)>& format) {
   char band[32];
   std::snprintf(band, sizeof band, "%.0f%%", s.band * 100);
   const std::string chosen = format(s.chosen), best = format(s.best);
@@ -90,6 +91,13 @@ std::string ExplainSaturation(const Saturation& s,
              chosen;
   }
   return "";
+}
+
+std::string ExplainSaturation(const Saturation& s,
+                              const std::function<std::string(double)>& format) {
+  std::string text = ExplainShape(s, format);
+  if (s.highest_failed) text += "; " + format(*s.highest_failed) + " and below failed";
+  return text;
 }
 
 }  // namespace dljob::advise

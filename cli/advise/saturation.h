@@ -37,12 +37,13 @@ enum class CurveShape { kSingle, kFlat, kSaturates, kStillRising, kFalls };
 const char* ShapeName(CurveShape shape);  // "single", "flat", "saturates", "still rising", "falls"
 
 struct Saturation {
-  double chosen = 0;   // the setting recommended
-  double best = 0;     // the setting with the highest throughput
-  double band = 0;     // relative, e.g. 0.05
+  double chosen = 0;  // the setting recommended
+  double best = 0;    // the setting with the highest throughput
+  double band = 0;    // relative, e.g. 0.05
   double chosen_value = 0;
   double best_value = 0;
   CurveShape shape = CurveShape::kSingle;
+  std::optional<double> highest_failed;  // the largest setting that failed, if any
 };
 
 // Points in any order. nullopt when no point is a candidate (all failed, or every ok setting lies

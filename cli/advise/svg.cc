@@ -70,8 +70,8 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   const double n = static_cast<double>(std::max<size_t>(1, labels.size()));
   auto x = [&](int c) { return kLeft + (kWidth - kLeft - kRight) * (c + 0.5) / n; };
   auto y = [&](double v) { return plot_bottom - (plot_bottom - plot_top) * v / (max_value * 1.1); };
-  s << "<text x=\"" << kLeft << "\" y=\"" << top + 18 << "\" font-size=\"13\">" << axis.axis
-    << ": " << Escape(axis.explanation) << "</text>\n";
+  s << "<text x=\"" << kLeft << "\" y=\"" << top + 18 << "\" font-size=\"13\">" << axis.axis << ": "
+    << Escape(axis.explanation) << "</text>\n";
   s << "<line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\"" << kWidth - kRight
     << "\" y2=\"" << plot_bottom << "\" stroke=\"black\"/>\n"
     << "<line x1=\"" << kLeft << "\" y1=\"" << plot_bottom << "\" x2=\"" << kLeft << "\" y2=\""
@@ -91,8 +91,9 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   if (axis.saturation) {
     const double hi = axis.saturation->best_value;
     const double lo = hi * (1 - axis.saturation->band);
-    s << "<rect x=\"" << kLeft << "\" y=\"" << Num(y(hi)) << "\" width=\"" << kWidth - kLeft - kRight
-      << "\" height=\"" << Num(y(lo) - y(hi)) << "\" fill=\"#2ca02c\" opacity=\"0.15\"/>\n";
+    s << "<rect x=\"" << kLeft << "\" y=\"" << Num(y(hi)) << "\" width=\""
+      << kWidth - kLeft - kRight << "\" height=\"" << Num(y(lo) - y(hi))
+      << "\" fill=\"#2ca02c\" opacity=\"0.15\"/>\n";
   }
   const bool bars = axis.axis == kAxisData;
   std::string polyline;
