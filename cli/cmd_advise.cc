@@ -217,6 +217,9 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
   advise::AdviceContext context{job->metadata.name,     o.file, plan->ranks, plan->cpus,
                                 on_gpu ? "GPU" : "CPU", {}};
   if (!plan->memory_note.empty()) context.notices.push_back("memory: " + plan->memory_note);
+  for (const std::string& n : advise::NoiseNotes(run, o.advise.tolerance)) {
+    context.notices.push_back(n);
+  }
   advise::Recommendation rec = advise::Recommend(run, *plan);
   std::vector<std::string> notes = advise::CarryOverNotes(on_gpu, o.file);
   if (o.output == "json") {

@@ -135,7 +135,7 @@ class Driver {
       run_.axes.push_back(result);
       return;
     }
-    const double band = std::max(options_.tolerance, 3 * max_noise);
+    const double band = std::max(options_.tolerance, 2 * max_noise);
     // Ties: faster start (>= 1 s and 10%), then reading in place.
     const Option* chosen = best;
     for (const Option& o : options) {
@@ -210,6 +210,7 @@ class Driver {
       AxisPoint p = RunSetting(kAxisMemory, s, result);
       p.setting = static_cast<double>(cap);
       points.push_back(p);
+      if (!p.ok) break;  // smaller caps would not be trusted (saturation.h)
     }
     result.saturation = FindSaturation(points, options_.tolerance);
     auto format = [](double v) { return MemoryQuantity(static_cast<int64_t>(v)); };

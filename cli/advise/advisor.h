@@ -6,8 +6,9 @@
 // highest throughput wins; trials within the band of it are tied, and a tie goes to the one that
 // starts faster by at least 1 s and 10% (a job pays its startup every run, the cache fill once per
 // node), then to reading in place (no copy to keep). A failed data path never wins.
-// The memory axis caps memory at fractions of the peak the chosen setting used uncapped; the
-// uncapped run counts as the point at its own peak.
+// The memory axis caps memory at fractions of the peak the chosen setting used uncapped, largest
+// first, and stops at the first cap that fails; the uncapped run counts as the point at its own
+// peak.
 //
 // RunAdvice blocks; it stops starting trials once the runner reports an interrupt. Single thread.
 #pragma once

@@ -112,6 +112,7 @@ TEST(Advisor, ThreadsSaturateThenMemoryCapsFromThePeak) {
                     /*oom_below=*/450 * kMiB);
   AdviseOptions o;
   o.ranks = 1;
+  o.memory_fractions = {0.75, 0.5, 0.3};
   Outcome out = Advise(MnistJob(), std::move(runner), o);
   // threads 1..8 (8 cpus, 1 rank: up to min(8, 16)), then caps at 0.75, 0.5, 0.3 of 1000 MiB.
   ASSERT_EQ(out.calls.size(), 7u);
@@ -128,6 +129,19 @@ TEST(Advisor, ThreadsSaturateThenMemoryCapsFromThePeak) {
   EXPECT_EQ(out.rec.cache, false);             // hostPath: on local disk already
   EXPECT_FALSE(out.rec.loader_threads.has_value());
   EXPECT_TRUE(out.run.trials[6].measurement.out_of_memory);
+}
+
+TEST(Advisor, MemoryAxisStopsAtTheFirstFailure) {
+  FakeRunner runner([](int, int, const std::string&) { return 100.0; }, /*oom_below=*/450 * kMiB);
+  AdviseOptions o;
+  o.threads = {1};
+  o.memory_fractions = {0.75, 0.3, 0.2};
+  Outcome out = Advise(MnistJob(), std::move(runner), o);
+  ASSERT_EQ(out.calls.size(), 3u);  // 0.2 is not tried after 0.3 ran out of memory
+  EXPECT_EQ(out.calls[2].cap, 300 * kMiB);
+  EXPECT_EQ(out.run.memory_cap_bytes, 750 * kMiB);
+  EXPECT_NE(out.run.axes.back().explanation.find("320Mi and below failed"), std::string::npos)
+      << out.run.axes.back().explanation;
 }
 
 TEST(Advisor, MemoryPerGpuDividesByRanks) {
@@ -230,6 +244,19 @@ TEST(Advisor, ReportTableJsonAndSvg) {
   EXPECT_NE(svg.find("threads: saturates"), std::string::npos);
   EXPECT_NE(svg.find("memory: "), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(Advisor, NoisyTrialsAreSaidToBe) {
+  FakeRunner runner([](int t, int, const std::string&) { return 100.0 * t; });
+  AdviseOptions o;
+  o.threads = {1, 2};
+  o.memory_fractions = {};
+  Outcome quiet = Advise(MnistJob(), std::move(runner), o);
+  EXPECT_TRUE(NoiseNotes(quiet.run, 0.05).empty());
+  AdviceRun noisy = quiet.run;
+  noisy.axes[0].saturation->band = 0.3;
+  ASSERT_EQ(NoiseNotes(noisy, 0.05).size(), 1u);
+  EXPECT_NE(NoiseNotes(noisy, 0.05)[0].find("threads trials were noisy"), std::string::npos);
 }
 
 TEST(MemoryQuantity, RoundsUpTo64Mi) {

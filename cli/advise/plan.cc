@@ -240,7 +240,7 @@ DLJob TrialJob(const DLJob& job, const AdvisePlan& plan, const AdviseOptions& o,
     std::vector<std::string>& c = t.spec.command;
     for (const char* f : {"--checkpoint_dir", "--num_epochs"}) c = WithoutFlag(c, f);
     c = WithFlag(c, "--num_batches", std::to_string(o.num_batches));
-    c = WithFlag(c, "--display_every", std::to_string(std::max<int64_t>(1, o.num_batches / 8)));
+    c = WithFlag(c, "--display_every", std::to_string(std::max<int64_t>(1, o.num_batches / 10)));
     c = WithoutFlag(c, "--noeval");
     c = WithFlag(c, "--eval", "false");
     if (setting.loader_threads) {

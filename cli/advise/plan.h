@@ -12,7 +12,8 @@
 //   data     where the data is read from (trial.h): store and cache for oss:// and nas:// volumes;
 //            hostPath and pvc volumes are on local disk already and are read in place (no axis).
 //   memory   memory caps, as fractions of the peak the chosen setting used uncapped (the runner
-//            measures it); run only when the runner can cap memory.
+//            measures it), largest first, stopping at the first cap that fails (a smaller one
+//            would not be trusted anyway: saturation.h); run only when the runner can cap memory.
 //
 // A trial's job is the user's job, shortened and made safe to run many times: for dljob-train
 // --num_batches=N (a fixed number of steps), --display_every so each trial gives several
@@ -38,10 +39,10 @@ struct AdviseOptions {
   std::vector<int> threads;             // empty: the default grid
   std::vector<int> loader_threads;      // empty: the default grid where the axis applies
   std::vector<std::string> data_paths;  // empty: those that apply to the job's volumes
-  std::vector<double> memory_fractions = {0.75, 0.5, 0.3};  // empty: no memory axis
-  int64_t num_batches = 60;                                 // steps per trial (dljob-train)
-  int ranks = 0;                                            // 0: spec.gpus
-  int repeats = 1;                                          // trials per setting; the median counts
+  std::vector<double> memory_fractions = {0.9, 0.75, 0.6, 0.45, 0.3};  // empty: no memory axis
+  int64_t num_batches = 100;            // steps per trial (dljob-train)
+  int ranks = 0;                        // 0: spec.gpus
+  int repeats = 1;                      // trials per setting; the median counts
   double tolerance = 0.05;              // the saturation band's floor (saturation.h)
   int64_t trial_timeout_seconds = 600;  // activeDeadlineSeconds of each trial
   std::string cache_path;               // cache trials of nas:// volumes copy here

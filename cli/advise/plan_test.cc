@@ -50,7 +50,7 @@ TEST(PlanAdvice, AxesFollowTheJob) {
   EXPECT_TRUE(local->loader_threads.empty());  // fashion-mnist has no loader threads
   EXPECT_NE(local->loader_note.find("fashion-mnist"), std::string::npos);
   EXPECT_EQ(local->data_paths, std::vector<std::string>{kDataLocal});
-  EXPECT_EQ(local->memory_fractions, (std::vector<double>{0.75, 0.5, 0.3}));
+  EXPECT_EQ(local->memory_fractions, (std::vector<double>{0.9, 0.75, 0.6, 0.45, 0.3}));
 
   Result<AdvisePlan> oss = PlanAdvice(Job("oss://bucket/fmnist/shards"), o, 2, false, "no cgroup");
   ASSERT_TRUE(oss.ok());
@@ -101,7 +101,7 @@ TEST(TrialJob, ShortSafeAndSet) {
   EXPECT_EQ(t.spec.command, (std::vector<std::string>{
                                 "dljob-train", "--model=mnist_cnn", "--data_name=fashion-mnist",
                                 "--data_dir=/data/fashion-mnist", "--num_batches=40",
-                                "--display_every=5", "--eval=false", "--loader_threads=3"}));
+                                "--display_every=4", "--eval=false", "--loader_threads=3"}));
   ASSERT_EQ(t.spec.env.size(), 1u);
   EXPECT_EQ(t.spec.env[0].value, "2");
   EXPECT_EQ(t.spec.data, job.spec.data);

@@ -1,6 +1,7 @@
 #include "cli/advise/recommendation.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace dljob::advise {
 namespace {
@@ -52,6 +53,21 @@ Recommendation Recommend(const AdviceRun& run, const AdvisePlan& plan) {
     r.lines.push_back({"cache the data", *r.cache ? "yes" : "no", why});
   }
   return r;
+}
+
+std::vector<std::string> NoiseNotes(const AdviceRun& run, double tolerance) {
+  std::vector<std::string> notes;
+  for (const AxisResult& a : run.axes) {
+    if (!a.saturation || a.saturation->band <= tolerance + 1e-9) continue;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the %s trials were noisy: their band widened from %.0f%% to %.0f%%, so "
+                  "smaller differences count as none; for a firmer answer rerun on a quieter "
+                  "machine, with --repeats 3 or a larger --num-batches",
+                  a.axis.c_str(), tolerance * 100, a.saturation->band * 100);
+    notes.push_back(text);
+  }
+  return notes;
 }
 
 std::vector<std::string> CarryOverNotes(bool on_gpu, const std::string& job_file) {

@@ -40,6 +40,10 @@ struct Recommendation {
 
 Recommendation Recommend(const AdviceRun& run, const AdvisePlan& plan);
 
+// A note per numeric axis whose band the trials' noise widened beyond `tolerance`: its
+// conclusion is weaker, and how to firm it up.
+std::vector<std::string> NoiseNotes(const AdviceRun& run, double tolerance);
+
 // Which conclusions hold only for CPU ranks and how to run advise on a GPU node. `on_gpu`: the
 // trials ran on GPUs (then only the note on running it as a job remains).
 std::vector<std::string> CarryOverNotes(bool on_gpu, const std::string& job_file);

@@ -41,7 +41,7 @@ std::optional<Saturation> FindSaturation(std::vector<AxisPoint> points, double t
 
   Saturation s;
   if (std::isfinite(highest_failed)) s.highest_failed = highest_failed;
-  s.band = std::max(tolerance, 3 * max_noise);
+  s.band = std::max(tolerance, 2 * max_noise);
   const auto best =
       std::max_element(candidates.begin(), candidates.end(),
                        [](const AxisPoint& a, const AxisPoint& b) { return a.value < b.value; });

@@ -5,8 +5,9 @@
 //   1. Failed points (crashed, out of memory) are not candidates, and neither is any setting at or
 //      below a failed one: a cap that once ran out of memory is not trusted because a smaller one
 //      happened to pass.
-//   2. The band: band = max(tolerance, 3 × the largest relative noise of the ok points), so a
-//      noisy machine widens the band instead of letting one lucky trial set the bar. (Noise is the
+//   2. The band: band = max(tolerance, 2 × the largest relative noise of the ok points), so a
+//      noisy machine widens the band instead of letting one lucky trial set the bar (two
+//      standard errors: a difference inside it is not one the trials can tell apart). (Noise is the
 //      relative standard error of a trial's throughput, from the spread of its own windows.)
 //   3. best = the highest throughput among candidates; chosen = the smallest candidate setting
 //      whose throughput is within the band of best (>= best × (1 − band)). That is the knee: the
