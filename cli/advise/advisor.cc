@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/human_format.h"
+
 namespace dljob::advise {
 namespace {
 
@@ -213,7 +215,7 @@ class Driver {
       if (!p.ok) break;  // smaller caps would not be trusted (saturation.h)
     }
     result.saturation = FindSaturation(points, options_.tolerance);
-    auto format = [](double v) { return MemoryQuantity(static_cast<int64_t>(v)); };
+    auto format = [](double v) { return HumanBytes(static_cast<uint64_t>(v)); };
     if (result.saturation) {
       run_.memory_cap_bytes = static_cast<int64_t>(result.saturation->chosen);
       result.choice = format(result.saturation->chosen);

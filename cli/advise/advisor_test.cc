@@ -140,7 +140,7 @@ TEST(Advisor, MemoryAxisStopsAtTheFirstFailure) {
   ASSERT_EQ(out.calls.size(), 3u);  // 0.2 is not tried after 0.3 ran out of memory
   EXPECT_EQ(out.calls[2].cap, 300 * kMiB);
   EXPECT_EQ(out.run.memory_cap_bytes, 750 * kMiB);
-  EXPECT_NE(out.run.axes.back().explanation.find("320Mi and below failed"), std::string::npos)
+  EXPECT_NE(out.run.axes.back().explanation.find("300.0 MiB and below failed"), std::string::npos)
       << out.run.axes.back().explanation;
 }
 

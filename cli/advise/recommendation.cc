@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/human_format.h"
+
 namespace dljob::advise {
 namespace {
 
@@ -31,9 +33,8 @@ Recommendation Recommend(const AdviceRun& run, const AdvisePlan& plan) {
         static_cast<double>(*run.memory_cap_bytes) * kMemoryHeadroom / std::max(1, plan.ranks);
     r.memory_per_gpu = MemoryQuantity(static_cast<int64_t>(std::ceil(per_rank)));
     r.lines.push_back({"resources.memoryPerGpu", *r.memory_per_gpu,
-                       "cap " + MemoryQuantity(*run.memory_cap_bytes) + " for " +
-                           std::to_string(plan.ranks) + " rank(s), +25% headroom; memory " +
-                           WhyOf(run, kAxisMemory, "")});
+                       HumanBytes(*run.memory_cap_bytes) + " for " + std::to_string(plan.ranks) +
+                           " rank(s), +25% headroom; memory " + WhyOf(run, kAxisMemory, "")});
   } else {
     r.lines.push_back(
         {"resources.memoryPerGpu", "-",

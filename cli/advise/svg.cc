@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "base/human_format.h"
+
 namespace dljob::advise {
 namespace {
 
@@ -45,10 +47,10 @@ std::pair<double, std::string> SettingOf(const TrialRecord& t) {
   if (t.axis == kAxisMemory) {
     if (!t.setting.memory_limit_bytes) {
       const int64_t peak = t.measurement.peak_memory_bytes.value_or(0);
-      return {static_cast<double>(peak), "uncapped (" + MemoryQuantity(peak) + ")"};
+      return {static_cast<double>(peak), "uncapped (" + HumanBytes(peak) + ")"};
     }
     return {static_cast<double>(*t.setting.memory_limit_bytes),
-            MemoryQuantity(*t.setting.memory_limit_bytes)};
+            HumanBytes(*t.setting.memory_limit_bytes)};
   }
   const std::string& d = t.setting.data_path;
   return {d == kDataLocal ? 0 : d == kDataStore ? 1 : 2, d};
