@@ -50,29 +50,60 @@ class Driver {
   }
 
  private:
-  // Runs `setting` options_.repeats times; the point is the median of the ok runs.
-  AxisPoint RunSetting(const std::string& axis, const TrialSetting& setting, AxisResult& result) {
+  // The trials so far with exactly `setting`, whichever axis ran them.
+  std::vector<const TrialRecord*> TrialsWith(const TrialSetting& setting) const {
+    std::vector<const TrialRecord*> out;
+    for (const TrialRecord& t : run_.trials) {
+      if (t.setting == setting) out.push_back(&t);
+    }
+    return out;
+  }
+
+  void RunTrial(const std::string& axis, const TrialSetting& setting, AxisResult& result) {
+    TrialRecord t{static_cast<int>(run_.trials.size()) + 1, axis, setting, {}};
+    progress_.started(t, planned_);
+    DLJob trial = TrialJob(job_, plan_, options_, setting, t.index);
+    t.measurement = runner_.Run(trial, setting.memory_limit_bytes, observer_);
+    if (t.measurement.ok) run_.unit = t.measurement.unit;
+    run_.trials.push_back(t);
+    result.trials.push_back(t.index);
+    progress_.finished(run_.trials.back());
+  }
+
+  // Brings every setting to options_.repeats trials, in rounds (each setting once, then each
+  // again), so a load that drifts while the trials run touches every setting alike. Trials an
+  // earlier axis ran with the same setting count, and join this axis's list.
+  void RunRounds(const std::string& axis, const std::vector<TrialSetting>& settings,
+                 AxisResult& result) {
+    for (const TrialSetting& s : settings) {
+      for (const TrialRecord* t : TrialsWith(s)) result.trials.push_back(t->index);
+    }
+    for (int round = 0; round < options_.repeats; ++round) {
+      for (const TrialSetting& s : settings) {
+        if (Stopped()) return;
+        if (static_cast<int>(TrialsWith(s).size()) <= round) RunTrial(axis, s, result);
+      }
+    }
+  }
+
+  // The median of the setting's ok trials; ok when at least half of them are. Noise: the largest
+  // of the trials' own, and the spread of the repeats as a standard error.
+  AxisPoint PointOf(const TrialSetting& setting, double value_of_setting) const {
     std::vector<double> values;
     double noise = 0;
-    for (int r = 0; r < options_.repeats && !Stopped(); ++r) {
-      TrialRecord t{static_cast<int>(run_.trials.size()) + 1, axis, setting, {}};
-      progress_.started(t, planned_);
-      DLJob trial = TrialJob(job_, plan_, options_, setting, t.index);
-      t.measurement = runner_.Run(trial, setting.memory_limit_bytes, observer_);
-      if (t.measurement.ok) {
-        values.push_back(t.measurement.throughput);
-        noise = std::max(noise, t.measurement.noise);
-        run_.unit = t.measurement.unit;
-      }
-      run_.trials.push_back(t);
-      result.trials.push_back(t.index);
-      progress_.finished(run_.trials.back());
+    size_t count = 0;
+    for (const TrialRecord* t : TrialsWith(setting)) {
+      ++count;
+      if (!t->measurement.ok) continue;
+      values.push_back(t->measurement.throughput);
+      noise = std::max(noise, t->measurement.noise);
     }
     AxisPoint p;
-    p.ok = !values.empty() && values.size() * 2 >= static_cast<size_t>(options_.repeats);
+    p.setting = value_of_setting;
+    p.ok = !values.empty() && values.size() * 2 >= count;
     if (!values.empty()) {
       p.value = Median(values);
-      if (values.size() >= 2) {  // the spread of the repeats, as a standard error
+      if (values.size() >= 2 && p.value > 0) {
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
         noise = std::max(noise, (*hi - *lo) / p.value / 2 / std::sqrt(double(values.size())));
       }
@@ -84,14 +115,18 @@ class Driver {
   template <typename Values, typename Set>
   void NumericAxis(const char* axis, TrialSetting& current, const Values& values, Set set) {
     AxisResult result{axis, {}, std::nullopt, "", ""};
-    std::vector<AxisPoint> points;
+    std::vector<TrialSetting> settings;
     for (auto v : values) {
-      if (Stopped()) break;
       TrialSetting s = current;
       set(s, static_cast<double>(v));
-      AxisPoint p = RunSetting(axis, s, result);
-      p.setting = static_cast<double>(v);
-      points.push_back(p);
+      settings.push_back(s);
+    }
+    RunRounds(axis, settings, result);
+    std::vector<AxisPoint> points;
+    for (size_t i = 0; i < settings.size(); ++i) {
+      if (!TrialsWith(settings[i]).empty()) {
+        points.push_back(PointOf(settings[i], static_cast<double>(values[i])));
+      }
     }
     result.saturation = FindSaturation(points, options_.tolerance);
     auto format = [](double v) { return std::to_string(static_cast<int>(v)); };
@@ -112,18 +147,21 @@ class Driver {
       AxisPoint point;
       double startup = 0;
     };
-    std::vector<Option> options;
+    std::vector<TrialSetting> settings;
     for (const std::string& path : plan_.data_paths) {
-      if (Stopped()) break;
       TrialSetting s = current;
       s.data_path = path;
-      AxisPoint p = RunSetting(kAxisData, s, result);
+      settings.push_back(s);
+    }
+    RunRounds(kAxisData, settings, result);
+    std::vector<Option> options;
+    for (const TrialSetting& s : settings) {
+      if (TrialsWith(s).empty()) continue;
       std::vector<double> startups;
-      for (int i : result.trials) {
-        const TrialRecord& t = run_.trials[i - 1];
-        if (t.setting == s && t.measurement.ok) startups.push_back(t.measurement.startup_seconds);
+      for (const TrialRecord* t : TrialsWith(s)) {
+        if (t->measurement.ok) startups.push_back(t->measurement.startup_seconds);
       }
-      options.push_back({path, p, startups.empty() ? 0 : Median(startups)});
+      options.push_back({s.data_path, PointOf(s, 0), startups.empty() ? 0 : Median(startups)});
     }
     const Option* best = nullptr;
     double max_noise = 0;
@@ -173,35 +211,22 @@ class Driver {
     std::string why_not;
     if (!runner_.CanLimitMemory(&why_not) || Stopped()) return;
     AxisResult result{kAxisMemory, {}, std::nullopt, "", ""};
-    // The reference: the chosen setting uncapped, from an earlier axis if it ran there.
-    const TrialRecord* reference = nullptr;
-    for (const TrialRecord& t : run_.trials) {
-      if (t.setting == current && t.measurement.ok && t.measurement.peak_memory_bytes) {
-        reference = &t;
+    // The reference: the chosen setting uncapped (run now unless an earlier axis ran it), at the
+    // largest peak its trials measured.
+    RunRounds(kAxisMemory, {current}, result);
+    std::optional<int64_t> reference;
+    for (const TrialRecord* t : TrialsWith(current)) {
+      if (t->measurement.ok && t->measurement.peak_memory_bytes) {
+        reference = std::max(reference.value_or(0), *t->measurement.peak_memory_bytes);
       }
     }
-    std::vector<AxisPoint> points;
-    if (reference == nullptr) {
-      AxisPoint p = RunSetting(kAxisMemory, current, result);
-      for (const TrialRecord& t : run_.trials) {
-        if (t.setting == current && t.measurement.ok && t.measurement.peak_memory_bytes) {
-          reference = &t;
-        }
-      }
-      if (reference == nullptr) {
-        result.explanation = "the uncapped trial measured no peak";
-        run_.axes.push_back(result);
-        return;
-      }
-      p.setting = static_cast<double>(*reference->measurement.peak_memory_bytes);
-      points.push_back(p);
-    } else {
-      AxisPoint p{static_cast<double>(*reference->measurement.peak_memory_bytes),
-                  reference->measurement.throughput, reference->measurement.noise, true};
-      points.push_back(p);
-      result.trials.push_back(reference->index);
+    if (!reference) {
+      result.explanation = "the uncapped trial measured no peak";
+      run_.axes.push_back(result);
+      return;
     }
-    const int64_t peak = *reference->measurement.peak_memory_bytes;
+    std::vector<AxisPoint> points = {PointOf(current, static_cast<double>(*reference))};
+    const int64_t peak = *reference;
     run_.reference_peak_bytes = peak;
     for (double f : plan_.memory_fractions) {
       if (Stopped()) break;
@@ -209,8 +234,9 @@ class Driver {
       const int64_t cap =
           std::max<int64_t>(16 * kMiB, static_cast<int64_t>(peak * f) / kMiB * kMiB);
       s.memory_limit_bytes = cap;
-      AxisPoint p = RunSetting(kAxisMemory, s, result);
-      p.setting = static_cast<double>(cap);
+      RunRounds(kAxisMemory, {s}, result);
+      if (TrialsWith(s).empty()) break;
+      AxisPoint p = PointOf(s, static_cast<double>(cap));
       points.push_back(p);
       if (!p.ok) break;  // smaller caps would not be trusted (saturation.h)
     }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -188,8 +189,11 @@ TEST(Advisor, CacheWhenStoreIsSlower) {
   o.threads = {1};
   o.memory_fractions = {};
   Outcome out = Advise(MnistJob("oss://bucket/fmnist/shards"), std::move(slower), o);
-  ASSERT_EQ(out.calls.size(), 3u);  // threads 1 (cache, the default), then cache and store
-  EXPECT_EQ(out.calls[2].data, "store");
+  // threads 1 (cache, the default); the data axis reuses it for cache and runs store.
+  ASSERT_EQ(out.calls.size(), 2u);
+  EXPECT_EQ(out.calls[0].data, "cache");
+  EXPECT_EQ(out.calls[1].data, "store");
+  EXPECT_EQ(out.run.axes[1].trials, (std::vector<int>{1, 2}));
   EXPECT_EQ(out.run.chosen.data_path, "cache");
   EXPECT_EQ(out.rec.cache, true);
 }
@@ -244,6 +248,31 @@ TEST(Advisor, ReportTableJsonAndSvg) {
   EXPECT_NE(svg.find("threads: saturates"), std::string::npos);
   EXPECT_NE(svg.find("memory: "), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(Advisor, RepeatsRunInRoundsAndTheMedianCounts) {
+  // Each call of a setting gives the next of its values: the median is the middle one.
+  std::map<int, int> seen;
+  FakeRunner runner([&seen](int t, int, const std::string&) {
+    const int n = seen[t]++;
+    return t == 1 ? std::vector<double>{100, 300, 110}[n] : std::vector<double>{150, 160, 140}[n];
+  });
+  AdviseOptions o;
+  o.threads = {1, 2};
+  o.repeats = 3;
+  o.memory_fractions = {};
+  Outcome out = Advise(MnistJob(), std::move(runner), o);
+  ASSERT_EQ(out.calls.size(), 6u);
+  std::vector<int> order;
+  for (const auto& c : out.calls) order.push_back(c.threads);
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 1, 2, 1, 2}));
+  // Medians 110 and 150: 2 threads look better, but the spread of the 1-thread repeats widens
+  // the band to 2 × (300 − 100) / 110 / 2 / √3 ≈ 105%: the trials cannot tell them apart, so the
+  // curve is flat and the least is chosen.
+  ASSERT_TRUE(out.run.axes[0].saturation.has_value());
+  EXPECT_EQ(out.run.axes[0].saturation->best_value, 150);
+  EXPECT_EQ(out.run.axes[0].saturation->chosen, 1);
+  EXPECT_EQ(out.run.axes[0].saturation->shape, CurveShape::kFlat);
 }
 
 TEST(Advisor, NoisyTrialsAreSaidToBe) {
