@@ -72,7 +72,8 @@ class Driver {
 
   // Brings every setting to options_.repeats trials, in rounds (each setting once, then each
   // again), so a load that drifts while the trials run touches every setting alike. Trials an
-  // earlier axis ran with the same setting count, and join this axis's list.
+  // earlier axis ran with the same setting count, and join this axis's list. A cap that ran out
+  // of memory is not run again.
   void RunRounds(const std::string& axis, const std::vector<TrialSetting>& settings,
                  AxisResult& result) {
     for (const TrialSetting& s : settings) {
@@ -81,7 +82,12 @@ class Driver {
     for (int round = 0; round < options_.repeats; ++round) {
       for (const TrialSetting& s : settings) {
         if (Stopped()) return;
-        if (static_cast<int>(TrialsWith(s).size()) <= round) RunTrial(axis, s, result);
+        const std::vector<const TrialRecord*> done = TrialsWith(s);
+        // Running out of memory under a cap is an answer, not noise: not repeated.
+        const bool out_of_memory = std::any_of(done.begin(), done.end(), [](const TrialRecord* t) {
+          return t->measurement.out_of_memory;
+        });
+        if (static_cast<int>(done.size()) <= round && !out_of_memory) RunTrial(axis, s, result);
       }
     }
   }

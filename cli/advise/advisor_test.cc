@@ -145,6 +145,18 @@ TEST(Advisor, MemoryAxisStopsAtTheFirstFailure) {
       << out.run.axes.back().explanation;
 }
 
+TEST(Advisor, OutOfMemoryIsNotRepeated) {
+  FakeRunner runner([](int, int, const std::string&) { return 100.0; }, /*oom_below=*/450 * kMiB);
+  AdviseOptions o;
+  o.threads = {1};
+  o.repeats = 2;
+  o.memory_fractions = {0.75, 0.3};
+  Outcome out = Advise(MnistJob(), std::move(runner), o);
+  // threads 1 twice (the memory reference too), 750 MiB twice, 300 MiB once: it ran out.
+  ASSERT_EQ(out.calls.size(), 5u);
+  EXPECT_EQ(out.calls[4].cap, 300 * kMiB);
+}
+
 TEST(Advisor, MemoryPerGpuDividesByRanks) {
   FakeRunner runner([](int, int, const std::string&) { return 100.0; });
   AdviseOptions o;

@@ -59,12 +59,15 @@ Recommendation Recommend(const AdviceRun& run, const AdvisePlan& plan) {
 std::vector<std::string> NoiseNotes(const AdviceRun& run, double tolerance) {
   std::vector<std::string> notes;
   for (const AxisResult& a : run.axes) {
-    if (!a.saturation || a.saturation->band <= tolerance + 1e-9) continue;
+    if (!a.saturation || a.saturation->shape == CurveShape::kSingle ||
+        a.saturation->band <= tolerance + 1e-9) {
+      continue;  // one candidate: the band decided nothing
+    }
     char text[320];
     std::snprintf(text, sizeof text,
                   "the %s trials were noisy: their band widened from %.0f%% to %.0f%%, so "
                   "smaller differences count as none; for a firmer answer rerun on a quieter "
-                  "machine, with --repeats 3 or a larger --num-batches",
+                  "machine, or with more --repeats or a larger --num-batches",
                   a.axis.c_str(), tolerance * 100, a.saturation->band * 100);
     notes.push_back(text);
   }
