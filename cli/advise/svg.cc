@@ -10,7 +10,7 @@
 namespace dljob::advise {
 namespace {
 
-constexpr double kWidth = 640, kPanelHeight = 230, kLeft = 80, kRight = 30, kTop = 50,
+constexpr double kWidth = 720, kPanelHeight = 230, kLeft = 80, kRight = 30, kTop = 50,
                  kPanelTop = 30, kPanelBottom = 45;
 
 std::string Num(double v) {
@@ -36,15 +36,15 @@ std::string Escape(const std::string& s) {
 }
 
 // The setting a trial varied on its axis, for ordering and labels.
-std::pair<double, std::string> SettingOf(const TrialRecord& t) {
-  if (t.axis == kAxisThreads) {
+std::pair<double, std::string> SettingOf(const TrialRecord& t, const std::string& axis) {
+  if (axis == kAxisThreads) {
     return {t.setting.threads_per_rank, std::to_string(t.setting.threads_per_rank)};
   }
-  if (t.axis == kAxisLoader) {
+  if (axis == kAxisLoader) {
     const int v = t.setting.loader_threads.value_or(0);
     return {v, std::to_string(v)};
   }
-  if (t.axis == kAxisMemory) {
+  if (axis == kAxisMemory) {
     if (!t.setting.memory_limit_bytes) {
       const int64_t peak = t.measurement.peak_memory_bytes.value_or(0);
       return {static_cast<double>(peak), "uncapped (" + HumanBytes(peak) + ")"};
@@ -62,7 +62,7 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   double max_value = 1;
   for (int i : axis.trials) {
     const TrialRecord& t = run.trials[i - 1];
-    auto [key, label] = SettingOf(t);
+    auto [key, label] = SettingOf(t, axis.axis);
     labels[key] = label;
     if (t.measurement.ok) max_value = std::max(max_value, t.measurement.throughput);
   }
@@ -81,7 +81,7 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   for (int i = 0; i <= 2; ++i) {
     const double v = max_value * 1.1 * i / 2;
     s << "<text x=\"" << kLeft - 6 << "\" y=\"" << Num(y(v) + 4) << "\" text-anchor=\"end\">"
-      << Num(v) << "</text>\n";
+      << static_cast<int64_t>(v + 0.5) << "</text>\n";
   }
   s << "<text x=\"14\" y=\"" << Num((plot_top + plot_bottom) / 2) << "\" transform=\"rotate(-90 14 "
     << Num((plot_top + plot_bottom) / 2) << ")\" text-anchor=\"middle\">" << run.unit
@@ -97,25 +97,41 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
       << kWidth - kLeft - kRight << "\" height=\"" << Num(y(lo) - y(hi))
       << "\" fill=\"#2ca02c\" opacity=\"0.15\"/>\n";
   }
+  // Each trial a small dot; each setting's median a larger one, joined by a line (bars on the data
+  // axis); the chosen setting's median ringed.
   const bool bars = axis.axis == kAxisData;
-  std::string polyline;
+  std::map<int, std::vector<double>> by_column;
+  std::map<int, std::string> column_label;
   for (int i : axis.trials) {
     const TrialRecord& t = run.trials[i - 1];
-    const double cx = x(column[SettingOf(t).first]);
+    const auto [key, label] = SettingOf(t, axis.axis);
+    const int c = column[key];
+    column_label[c] = label;
+    const double cx = x(c);
     if (!t.measurement.ok) {
       s << "<text x=\"" << Num(cx) << "\" y=\"" << plot_bottom - 4
         << "\" text-anchor=\"middle\" fill=\"#d62728\" font-size=\"16\">×</text>\n";
       continue;
     }
-    const double cy = y(t.measurement.throughput);
+    by_column[c].push_back(t.measurement.throughput);
+    s << "<circle cx=\"" << Num(cx + (bars ? 32 : 0)) << "\" cy=\""
+      << Num(y(t.measurement.throughput)) << "\" r=\"2.5\" fill=\"#7f7f7f\"/>\n";
+  }
+  std::string polyline;
+  for (auto& [c, values] : by_column) {
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    const double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    const double cx = x(c), cy = y(median);
     if (bars) {
       s << "<rect x=\"" << Num(cx - 25) << "\" y=\"" << Num(cy) << "\" width=\"50\" height=\""
         << Num(plot_bottom - cy) << "\" fill=\"#1f77b4\"/>\n";
     } else {
       polyline += Num(cx) + "," + Num(cy) + " ";
-      s << "<circle cx=\"" << Num(cx) << "\" cy=\"" << Num(cy) << "\" r=\"4\" fill=\"#1f77b4\"/>\n";
+      s << "<circle cx=\"" << Num(cx) << "\" cy=\"" << Num(cy)
+        << "\" r=\"4.5\" fill=\"#1f77b4\"/>\n";
     }
-    const std::string label = SettingOf(t).second;
+    const std::string& label = column_label[c];
     if (!axis.choice.empty() &&
         (label == axis.choice || label.find("(" + axis.choice + ")") != std::string::npos)) {
       s << "<circle cx=\"" << Num(cx) << "\" cy=\"" << Num(cy)
@@ -141,7 +157,7 @@ std::string AdviceSvg(const std::string& job_name, const AdviceRun& run) {
     << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"15\">dljob advise: " << Escape(job_name)
-    << ", " << run.unit << " by setting (ringed: chosen; shaded: the band)</text>\n";
+    << " (" << run.unit << "; ringed: chosen, shaded: the band)</text>\n";
   double top = kTop;
   for (const AxisResult* a : axes) {
     Panel(s, *a, run, top);
