@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "base/human_format.h"
@@ -36,7 +37,8 @@ std::string Escape(const std::string& s) {
 }
 
 // The setting a trial varied on its axis, for ordering and labels.
-std::pair<double, std::string> SettingOf(const TrialRecord& t, const std::string& axis) {
+std::pair<double, std::string> SettingOf(const TrialRecord& t, const std::string& axis,
+                                         std::optional<int64_t> reference_peak) {
   if (axis == kAxisThreads) {
     return {t.setting.threads_per_rank, std::to_string(t.setting.threads_per_rank)};
   }
@@ -45,8 +47,8 @@ std::pair<double, std::string> SettingOf(const TrialRecord& t, const std::string
     return {v, std::to_string(v)};
   }
   if (axis == kAxisMemory) {
-    if (!t.setting.memory_limit_bytes) {
-      const int64_t peak = t.measurement.peak_memory_bytes.value_or(0);
+    if (!t.setting.memory_limit_bytes) {  // the reference: at the peak the axis used
+      const int64_t peak = reference_peak.value_or(t.measurement.peak_memory_bytes.value_or(0));
       return {static_cast<double>(peak), "uncapped (" + HumanBytes(peak) + ")"};
     }
     return {static_cast<double>(*t.setting.memory_limit_bytes),
@@ -62,7 +64,7 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   double max_value = 1;
   for (int i : axis.trials) {
     const TrialRecord& t = run.trials[i - 1];
-    auto [key, label] = SettingOf(t, axis.axis);
+    auto [key, label] = SettingOf(t, axis.axis, run.reference_peak_bytes);
     labels[key] = label;
     if (t.measurement.ok) max_value = std::max(max_value, t.measurement.throughput);
   }
@@ -104,7 +106,7 @@ void Panel(std::ostringstream& s, const AxisResult& axis, const AdviceRun& run, 
   std::map<int, std::string> column_label;
   for (int i : axis.trials) {
     const TrialRecord& t = run.trials[i - 1];
-    const auto [key, label] = SettingOf(t, axis.axis);
+    const auto [key, label] = SettingOf(t, axis.axis, run.reference_peak_bytes);
     const int c = column[key];
     column_label[c] = label;
     const double cx = x(c);
