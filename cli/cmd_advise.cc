@@ -56,8 +56,10 @@ class AdviseObserver : public JobObserver {
   explicit AdviseObserver(CliContext& ctx) : ctx_(ctx), line_(ctx.err, ctx.err_is_tty, "") {}
 
   void Started(const advise::TrialRecord& t, int planned) {
-    prefix_ = "trial " + std::to_string(t.index) + "/" +
-              std::to_string(std::max(planned, t.index)) + " (" + t.axis + ": " + Describe(t) + ")";
+    // The memory axis stops at its first failure and reuses trials: the plan is an upper bound.
+    prefix_ = "trial " + std::to_string(t.index) +
+              " of <=" + std::to_string(std::max(planned, t.index)) + " (" + t.axis + ": " +
+              Describe(t) + ")";
     start_ = Clock::now();
     line_.Show(prefix_ + " starting");
   }

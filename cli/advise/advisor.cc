@@ -140,6 +140,12 @@ class Driver {
       set(current, result.saturation->chosen);
       result.choice = format(result.saturation->chosen);
       result.explanation = ExplainSaturation(*result.saturation, format);
+      if (axis == std::string(kAxisThreads) &&
+          result.saturation->shape == CurveShape::kStillRising &&
+          result.saturation->chosen * plan_.ranks >= plan_.cpus) {
+        result.explanation += " — but the ranks use all " + std::to_string(plan_.cpus) +
+                              " cores of this machine already";
+      }
     } else {
       result.explanation = "no trial succeeded";
     }

@@ -287,6 +287,17 @@ TEST(Advisor, RepeatsRunInRoundsAndTheMedianCounts) {
   EXPECT_EQ(out.run.axes[0].saturation->shape, CurveShape::kFlat);
 }
 
+TEST(Advisor, StillRisingAtAllTheCoresSaysSo) {
+  FakeRunner runner([](int t, int, const std::string&) { return 100.0 * t; });
+  AdviseOptions o;
+  o.ranks = 1;
+  o.memory_fractions = {};
+  Outcome out = Advise(MnistJob(), std::move(runner), o, /*cpus=*/2);
+  EXPECT_EQ(out.rec.cpu_per_gpu, "2");
+  EXPECT_NE(out.run.axes[0].explanation.find("use all 2 cores of this machine"), std::string::npos)
+      << out.run.axes[0].explanation;
+}
+
 TEST(Advisor, NoisyTrialsAreSaidToBe) {
   FakeRunner runner([](int t, int, const std::string&) { return 100.0 * t; });
   AdviseOptions o;
