@@ -50,11 +50,12 @@ class Driver {
   }
 
  private:
-  // The trials so far with exactly `setting`, whichever axis ran them.
-  std::vector<const TrialRecord*> TrialsWith(const TrialSetting& setting) const {
+  // The trials so far with exactly `setting`, run by `axis` ("": by any axis).
+  std::vector<const TrialRecord*> TrialsWith(const TrialSetting& setting,
+                                             const std::string& axis = "") const {
     std::vector<const TrialRecord*> out;
     for (const TrialRecord& t : run_.trials) {
-      if (t.setting == setting) out.push_back(&t);
+      if (t.setting == setting && (axis.empty() || t.axis == axis)) out.push_back(&t);
     }
     return out;
   }
@@ -72,17 +73,19 @@ class Driver {
 
   // Brings every setting to options_.repeats trials, in rounds (each setting once, then each
   // again), so a load that drifts while the trials run touches every setting alike. Trials an
-  // earlier axis ran with the same setting count, and join this axis's list. A cap that ran out
-  // of memory is not run again.
+  // earlier axis ran with the same setting count, and join this axis's list — unless `fresh`,
+  // where settings that are compared with each other must have been measured side by side. A cap
+  // that ran out of memory is not run again.
   void RunRounds(const std::string& axis, const std::vector<TrialSetting>& settings,
-                 AxisResult& result) {
+                 AxisResult& result, bool fresh = false) {
+    const std::string only = fresh ? axis : "";
     for (const TrialSetting& s : settings) {
-      for (const TrialRecord* t : TrialsWith(s)) result.trials.push_back(t->index);
+      for (const TrialRecord* t : TrialsWith(s, only)) result.trials.push_back(t->index);
     }
     for (int round = 0; round < options_.repeats; ++round) {
       for (const TrialSetting& s : settings) {
         if (Stopped()) return;
-        const std::vector<const TrialRecord*> done = TrialsWith(s);
+        const std::vector<const TrialRecord*> done = TrialsWith(s, only);
         // Running out of memory under a cap is an answer, not noise: not repeated.
         const bool out_of_memory = std::any_of(done.begin(), done.end(), [](const TrialRecord* t) {
           return t->measurement.out_of_memory;
@@ -94,11 +97,12 @@ class Driver {
 
   // The median of the setting's ok trials; ok when at least half of them are. Noise: the largest
   // of the trials' own, and the spread of the repeats as a standard error.
-  AxisPoint PointOf(const TrialSetting& setting, double value_of_setting) const {
+  AxisPoint PointOf(const TrialSetting& setting, double value_of_setting,
+                    const std::string& only_axis = "") const {
     std::vector<double> values;
     double noise = 0;
     size_t count = 0;
-    for (const TrialRecord* t : TrialsWith(setting)) {
+    for (const TrialRecord* t : TrialsWith(setting, only_axis)) {
       ++count;
       if (!t->measurement.ok) continue;
       values.push_back(t->measurement.throughput);
@@ -165,15 +169,18 @@ class Driver {
       s.data_path = path;
       settings.push_back(s);
     }
-    RunRounds(kAxisData, settings, result);
+    // Fresh and interleaved: the data path's trials are compared with each other only, and a load
+    // that drifted since the threads axis must not decide between them.
+    RunRounds(kAxisData, settings, result, /*fresh=*/true);
     std::vector<Option> options;
     for (const TrialSetting& s : settings) {
-      if (TrialsWith(s).empty()) continue;
+      if (TrialsWith(s, kAxisData).empty()) continue;
       std::vector<double> startups;
-      for (const TrialRecord* t : TrialsWith(s)) {
+      for (const TrialRecord* t : TrialsWith(s, kAxisData)) {
         if (t->measurement.ok) startups.push_back(t->measurement.startup_seconds);
       }
-      options.push_back({s.data_path, PointOf(s, 0), startups.empty() ? 0 : Median(startups)});
+      options.push_back(
+          {s.data_path, PointOf(s, 0, kAxisData), startups.empty() ? 0 : Median(startups)});
     }
     const Option* best = nullptr;
     double max_noise = 0;

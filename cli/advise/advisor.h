@@ -2,6 +2,9 @@
 // what the earlier ones chose, and collects the trials and the choices (plan.h for the axes,
 // saturation.h for the rule that picks a setting on the numeric ones).
 //
+// Trials are run in rounds (every setting once, then again, --repeats times), and a setting an
+// earlier axis already ran is reused rather than run again — except on the data axis, whose
+// settings all run afresh side by side.
 // The data axis is a choice between places, not more or less of something: the trial with the
 // highest throughput wins; trials within the band of it are tied, and a tie goes to the one that
 // starts faster by at least 1 s and 10% (a job pays its startup every run, the cache fill once per

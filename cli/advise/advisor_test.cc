@@ -201,11 +201,12 @@ TEST(Advisor, CacheWhenStoreIsSlower) {
   o.threads = {1};
   o.memory_fractions = {};
   Outcome out = Advise(MnistJob("oss://bucket/fmnist/shards"), std::move(slower), o);
-  // threads 1 (cache, the default); the data axis reuses it for cache and runs store.
-  ASSERT_EQ(out.calls.size(), 2u);
+  // threads 1 (cache, the default), then the data axis runs cache and store afresh, side by side.
+  ASSERT_EQ(out.calls.size(), 3u);
   EXPECT_EQ(out.calls[0].data, "cache");
-  EXPECT_EQ(out.calls[1].data, "store");
-  EXPECT_EQ(out.run.axes[1].trials, (std::vector<int>{1, 2}));
+  EXPECT_EQ(out.calls[1].data, "cache");
+  EXPECT_EQ(out.calls[2].data, "store");
+  EXPECT_EQ(out.run.axes[1].trials, (std::vector<int>{2, 3}));
   EXPECT_EQ(out.run.chosen.data_path, "cache");
   EXPECT_EQ(out.rec.cache, true);
 }
