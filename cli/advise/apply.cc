@@ -147,6 +147,119 @@ bool IsRemote(const DataVolume& d) {
   return s.ok() && (s->kind == VolumeSource::Kind::kOss || s->kind == VolumeSource::Kind::kNas);
 }
 
+// One application: the intended job and the line edits that should produce it, side by side.
+class Applier {
+ public:
+  Applier(const std::string& text, const DecodeResult& decoded)
+      : want_(decoded.job),
+        positions_(decoded.positions),
+        editor_(text, decoded.positions),
+        yaml_(!decoded.positions.values.empty()) {}
+
+  void Resources(const Recommendation& rec) {
+    if (yaml_ && !positions_.keys.count("spec.resources")) {
+      // A new block under spec with every key at once.
+      std::vector<std::string> lines = {"cpuPerGpu: " + Quoted(rec.cpu_per_gpu)};
+      if (rec.memory_per_gpu) lines.push_back("memoryPerGpu: " + Quoted(*rec.memory_per_gpu));
+      editor_.Insert("spec", "resources", "", lines);
+      yaml_edits_done_ = true;
+    }
+    Resource("cpuPerGpu", &ResourcesSpec::cpu_per_gpu, rec.cpu_per_gpu);
+    if (rec.memory_per_gpu) {
+      Resource("memoryPerGpu", &ResourcesSpec::memory_per_gpu, *rec.memory_per_gpu);
+    }
+    yaml_edits_done_ = false;
+  }
+
+  // A LocalSSD cache at `cache_path` on each remote volume without one.
+  void Cache(const Recommendation& rec, const std::string& cache_path) {
+    if (!rec.cache.value_or(false)) return;
+    for (size_t i = 0; i < want_.spec.data.size(); ++i) {
+      DataVolume& d = want_.spec.data[i];
+      if (!IsRemote(d) || d.cache) continue;
+      d.cache = CacheSpec{"LocalSSD", cache_path};
+      const std::string path = "spec.data[" + std::to_string(i) + "]";
+      changes_.push_back(path + ".cache: {medium: LocalSSD, path: " + cache_path + "}");
+      if (yaml_) editor_.Insert(path, "cache", "", {"medium: LocalSSD", "path: " + cache_path});
+    }
+  }
+
+  // dljob-train's --loader_threads, replaced where the command has it, else appended.
+  void LoaderThreads(const Recommendation& rec) {
+    if (!rec.loader_threads || !IsDljobTrain(want_)) return;
+    std::vector<std::string>& c = want_.spec.command;
+    const std::string flag = "--loader_threads", value = std::to_string(*rec.loader_threads);
+    changes_.push_back("spec.command: " + flag + "=" + value);
+    auto item = [](size_t i) { return "spec.command[" + std::to_string(i) + "]"; };
+    for (size_t i = 1; i < c.size(); ++i) {
+      if (c[i].rfind(flag + "=", 0) == 0) {
+        c[i] = flag + "=" + value;
+        if (yaml_) editor_.Replace(item(i), c[i]);
+        return;
+      }
+      if (c[i] == flag && i + 1 < c.size()) {
+        c[i + 1] = value;
+        if (yaml_) editor_.Replace(item(i + 1), Quoted(value));
+        return;
+      }
+    }
+    if (yaml_) editor_.Append("spec.command", c.size(), flag + "=" + value);
+    c.push_back(flag + "=" + value);
+  }
+
+  // OMP_NUM_THREADS, only where the job sets it already (else cpuPerGpu says it).
+  void ThreadsEnv(const Recommendation& rec) {
+    for (size_t i = 0; i < want_.spec.env.size(); ++i) {
+      EnvVar& e = want_.spec.env[i];
+      if (e.name != "OMP_NUM_THREADS") continue;
+      e.value = std::to_string(rec.threads_per_rank);
+      changes_.push_back("spec.env OMP_NUM_THREADS: " + e.value);
+      if (yaml_) editor_.Replace("spec.env[" + std::to_string(i) + "].value", Quoted(e.value));
+    }
+  }
+
+  // The edited text when it decodes to exactly the intended job; else the job emitted afresh.
+  AppliedFile Finish() {
+    AppliedFile out;
+    out.changes = changes_;
+    if (yaml_ && editor_.ok()) {
+      std::string edited = editor_.Text();
+      DecodeResult check = DecodeAny(edited);
+      if (check.ok() && EncodeTree(check.job) == EncodeTree(want_)) {
+        out.text = std::move(edited);
+        return out;
+      }
+    }
+    if (yaml_) {
+      out.text = EncodeYaml(want_);
+      out.warning =
+          "the file's layout could not be edited in place; it was written afresh, and its "
+          "comments and key order were not kept (the previous version is in the .bak file)";
+    } else {
+      out.text = EncodeJson(want_) + "\n";
+      out.warning = "the JSON file was written afresh (its formatting was not kept)";
+    }
+    return out;
+  }
+
+ private:
+  void Resource(const char* key, std::optional<std::string> ResourcesSpec::*member,
+                const std::string& value) {
+    want_.spec.resources.*member = value;
+    const std::string path = std::string("spec.resources.") + key;
+    changes_.push_back(path + ": " + value);
+    if (!yaml_ || yaml_edits_done_ || editor_.Replace(path, Quoted(value))) return;
+    editor_.Insert("spec.resources", key, Quoted(value));
+  }
+
+  DLJob want_;
+  const SourcePositions& positions_;
+  LineEditor editor_;
+  const bool yaml_;
+  bool yaml_edits_done_ = false;  // Resources wrote a whole new block
+  std::vector<std::string> changes_;
+};
+
 }  // namespace
 
 Result<AppliedFile> ApplyRecommendation(const std::string& text, const Recommendation& rec,
@@ -156,105 +269,12 @@ Result<AppliedFile> ApplyRecommendation(const std::string& text, const Recommend
     return Status::InvalidArgument("the job file does not decode: " +
                                    decoded.errors.front().ToString());
   }
-  const DLJob& original = decoded.job;
-  DLJob want = original;
-  AppliedFile out;
-  LineEditor editor(text, decoded.positions);
-  const bool yaml = !decoded.positions.values.empty();
-
-  // resources
-  auto set_resource = [&](const char* key, std::optional<std::string> ResourcesSpec::*member,
-                          const std::string& value) {
-    (want.spec.resources.*member) = value;
-    out.changes.push_back(std::string("spec.resources.") + key + ": " + value);
-    if (!yaml || editor.Replace(std::string("spec.resources.") + key, Quoted(value))) return;
-    if (decoded.positions.keys.count("spec.resources")) {
-      editor.Insert("spec.resources", key, Quoted(value));
-    } else {
-      editor.Insert("spec", "resources", "", {std::string(key) + ": " + Quoted(value)});
-      // A second resource joins the block just made: written together below instead.
-    }
-  };
-  const bool had_resources = decoded.positions.keys.count("spec.resources") > 0;
-  if (!had_resources && yaml && rec.memory_per_gpu) {
-    // Both keys in one new block.
-    want.spec.resources.cpu_per_gpu = rec.cpu_per_gpu;
-    want.spec.resources.memory_per_gpu = *rec.memory_per_gpu;
-    out.changes.push_back("spec.resources.cpuPerGpu: " + rec.cpu_per_gpu);
-    out.changes.push_back("spec.resources.memoryPerGpu: " + *rec.memory_per_gpu);
-    editor.Insert(
-        "spec", "resources", "",
-        {"cpuPerGpu: " + Quoted(rec.cpu_per_gpu), "memoryPerGpu: " + Quoted(*rec.memory_per_gpu)});
-  } else {
-    set_resource("cpuPerGpu", &ResourcesSpec::cpu_per_gpu, rec.cpu_per_gpu);
-    if (rec.memory_per_gpu) {
-      set_resource("memoryPerGpu", &ResourcesSpec::memory_per_gpu, *rec.memory_per_gpu);
-    }
-  }
-
-  // cache
-  if (rec.cache.value_or(false)) {
-    for (size_t i = 0; i < want.spec.data.size(); ++i) {
-      DataVolume& d = want.spec.data[i];
-      if (!IsRemote(d) || d.cache) continue;
-      d.cache = CacheSpec{"LocalSSD", cache_path};
-      const std::string path = "spec.data[" + std::to_string(i) + "]";
-      out.changes.push_back(path + ".cache: {medium: LocalSSD, path: " + cache_path + "}");
-      if (yaml) editor.Insert(path, "cache", "", {"medium: LocalSSD", "path: " + cache_path});
-    }
-  }
-
-  // loader threads, in dljob-train's command
-  if (rec.loader_threads && IsDljobTrain(want)) {
-    std::vector<std::string>& c = want.spec.command;
-    const std::string flag = "--loader_threads", value = std::to_string(*rec.loader_threads);
-    out.changes.push_back("spec.command: " + flag + "=" + value);
-    bool done = false;
-    for (size_t i = 1; i < c.size() && !done; ++i) {
-      const std::string path = "spec.command[" + std::to_string(i) + "]";
-      if (c[i].rfind(flag + "=", 0) == 0) {
-        c[i] = flag + "=" + value;
-        if (yaml) editor.Replace(path, c[i]);
-        done = true;
-      } else if (c[i] == flag && i + 1 < c.size()) {
-        c[i + 1] = value;
-        if (yaml) editor.Replace("spec.command[" + std::to_string(i + 1) + "]", Quoted(value));
-        done = true;
-      }
-    }
-    if (!done) {
-      if (yaml) editor.Append("spec.command", c.size(), flag + "=" + value);
-      c.push_back(flag + "=" + value);
-    }
-  }
-
-  // threads per rank, only where the job says it already
-  for (size_t i = 0; i < want.spec.env.size(); ++i) {
-    EnvVar& e = want.spec.env[i];
-    if (e.name != "OMP_NUM_THREADS") continue;
-    e.value = std::to_string(rec.threads_per_rank);
-    out.changes.push_back("spec.env OMP_NUM_THREADS: " + e.value);
-    if (yaml) editor.Replace("spec.env[" + std::to_string(i) + "].value", Quoted(e.value));
-  }
-
-  if (yaml && editor.ok()) {
-    std::string edited = editor.Text();
-    DecodeResult check = DecodeAny(edited);
-    if (check.ok() && EncodeTree(check.job) == EncodeTree(want)) {
-      out.text = std::move(edited);
-      return out;
-    }
-  }
-  if (yaml) {
-    out.text = EncodeYaml(want);
-    out.warning =
-        "the file's layout could not be edited in place; it was written afresh, and its comments "
-        "and key order were not kept (the previous version is in the .bak file)";
-  } else {
-    out.text = EncodeJson(want) + "\n";
-    out.warning = "the JSON file was written afresh (its formatting was not kept)";
-  }
-  return out;
+  Applier applier(text, decoded);
+  applier.Resources(rec);
+  applier.Cache(rec, cache_path);
+  applier.LoaderThreads(rec);
+  applier.ThreadsEnv(rec);
+  return applier.Finish();
 }
 
 }  // namespace dljob::advise

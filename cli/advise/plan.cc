@@ -207,7 +207,7 @@ Result<AdvisePlan> PlanAdvice(const DLJob& job, const AdviseOptions& o, int cpus
   if (!can_limit_memory) {
     plan.memory_note = "not measured: " + memory_why_not;
   } else if (o.memory_fractions.empty()) {
-    plan.memory_note = "not varied (--memory-fractions is empty); peak measured uncapped";
+    plan.memory_note = "not varied (--no-memory); the peak was measured uncapped";
   } else {
     plan.memory_fractions = o.memory_fractions;
     std::sort(plan.memory_fractions.rbegin(), plan.memory_fractions.rend());
