@@ -2,6 +2,7 @@
 // the runner, the saturation rule), prints the trials and the recommended resources.cpuPerGpu,
 // memoryPerGpu, loader threads and data cache, writes an SVG plot, and with --apply writes the
 // recommendation into the job file.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -149,22 +150,76 @@ int WriteApply(const AdviseCommandOptions& o, const advise::Recommendation& rec,
 
 }  // namespace
 
+namespace {
+
+// The usage errors that need no job; "" when the options are usable.
+std::pair<std::string, std::string> UsageError(const AdviseCommandOptions& o) {
+  if (o.file.empty() == o.name.empty()) {
+    return {"give the job as -f FILE or as the name of one of this machine's jobs",
+            "dljob advise -f examples/mnist-job.yaml"};
+  }
+  if (o.apply && o.file.empty()) {
+    return {"--apply writes into the job file: give -f FILE", "dljob advise -f JOB.yaml --apply"};
+  }
+  if (!o.output.empty() && o.output != "json" && o.output != "yaml") {
+    return {"-o " + o.output + ": dljob advise prints a table, json or yaml",
+            "use -o json or -o yaml, or leave -o out for the table"};
+  }
+  return {"", ""};
+}
+
+Result<std::unique_ptr<advise::LocalTrialRunner>> MakeRunner(
+    const LocalMachine& machine, const std::function<int()>& interrupt_requested) {
+  advise::LocalRunnerOptions options;
+  options.machine = machine;
+  options.env = [env = machine.inherited_env](const std::string& k) {
+    auto it = env.find(k);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  options.interrupt_requested = interrupt_requested;
+  return advise::LocalTrialRunner::Create(std::move(options));
+}
+
+// The table (or -o json|yaml) on stdout and the plot; returns the recommendation.
+advise::Recommendation Report(const AdviseCommandOptions& o, const DLJob& job,
+                              const advise::AdvisePlan& plan, const advise::AdviceRun& run,
+                              bool on_gpu, CliContext& ctx) {
+  advise::AdviceContext context{job.metadata.name,      o.file, plan.ranks, plan.cpus,
+                                on_gpu ? "GPU" : "CPU", {}};
+  if (!plan.memory_note.empty()) context.notices.push_back("memory: " + plan.memory_note);
+  for (const std::string& n : advise::NoiseNotes(run, o.advise.tolerance)) {
+    context.notices.push_back(n);
+  }
+  advise::Recommendation rec = advise::Recommend(run, plan);
+  std::vector<std::string> notes = advise::CarryOverNotes(on_gpu, o.file);
+  if (o.output == "json") {
+    ctx.out << advise::AdviceJson(context, run, rec, notes).dump(2) << "\n";
+  } else if (o.output == "yaml") {
+    ctx.out << JsonToYaml(nlohmann::json(advise::AdviceJson(context, run, rec, notes)));
+  } else {
+    ctx.out << advise::FormatTrialTable(run)
+            << advise::FormatRecommendation(context, run, rec, notes);
+  }
+  ctx.out.flush();
+
+  const std::string svg_path = o.svg.empty() ? DefaultSvgPath(o.file, job.metadata.name) : o.svg;
+  std::ofstream svg(svg_path);
+  svg << advise::AdviceSvg(job.metadata.name, run);
+  if (!svg.flush()) {
+    PrintError(ctx, "cannot write the plot to " + svg_path, "pass --svg PATH in a writable place");
+  } else {
+    ctx.err << "plot: " << svg_path << "\n";
+  }
+  return rec;
+}
+
+}  // namespace
+
 int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
               const std::function<int()>& interrupt_requested) {
   AdviseCommandOptions o = options;
-  if (o.file.empty() == o.name.empty()) {
-    PrintError(ctx, "give the job as -f FILE or as the name of one of this machine's jobs",
-               "dljob advise -f examples/mnist-job.yaml");
-    return kExitUsage;
-  }
-  if (o.apply && o.file.empty()) {
-    PrintError(ctx, "--apply writes into the job file: give -f FILE",
-               "dljob advise -f JOB.yaml --apply");
-    return kExitUsage;
-  }
-  if (!o.output.empty() && o.output != "json" && o.output != "yaml") {
-    PrintError(ctx, "-o " + o.output + ": dljob advise prints a table, json or yaml",
-               "use -o json or -o yaml, or leave -o out for the table");
+  if (auto [cause, hint] = UsageError(o); !cause.empty()) {
+    PrintError(ctx, cause, hint);
     return kExitUsage;
   }
   if (o.no_memory) o.advise.memory_fractions.clear();
@@ -173,19 +228,11 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
     if (o.file.empty()) PrintError(ctx, job.status().message(), "see: dljob list --local");
     return kExitFailed;
   }
-
   LocalMachine machine = LocalBackend::ProbeMachine();
   machine.cache_root = JobStore::DefaultRoot(machine.inherited_env) + "/cache";
   if (o.advise.cache_path.empty()) o.advise.cache_path = machine.cache_root;
-  advise::LocalRunnerOptions runner_options;
-  runner_options.machine = machine;
-  runner_options.env = [env = machine.inherited_env](const std::string& k) {
-    auto it = env.find(k);
-    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-  runner_options.interrupt_requested = interrupt_requested;
   Result<std::unique_ptr<advise::LocalTrialRunner>> runner =
-      advise::LocalTrialRunner::Create(std::move(runner_options));
+      MakeRunner(machine, interrupt_requested);
   if (!runner.ok()) {
     PrintError(ctx, runner.status().message(), "check that $TMPDIR is writable");
     return kExitFailed;
@@ -214,37 +261,11 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
   };
   progress.finished = [&](const advise::TrialRecord& t) { observer.Finished(t); };
   advise::AdviceRun run = advise::RunAdvice(*job, *plan, o.advise, **runner, observer, progress);
+  advise::Recommendation rec = Report(o, *job, *plan, run, machine.gpus > 0, ctx);
 
-  const bool on_gpu = machine.gpus > 0;
-  advise::AdviceContext context{job->metadata.name,     o.file, plan->ranks, plan->cpus,
-                                on_gpu ? "GPU" : "CPU", {}};
-  if (!plan->memory_note.empty()) context.notices.push_back("memory: " + plan->memory_note);
-  for (const std::string& n : advise::NoiseNotes(run, o.advise.tolerance)) {
-    context.notices.push_back(n);
-  }
-  advise::Recommendation rec = advise::Recommend(run, *plan);
-  std::vector<std::string> notes = advise::CarryOverNotes(on_gpu, o.file);
-  if (o.output == "json") {
-    ctx.out << advise::AdviceJson(context, run, rec, notes).dump(2) << "\n";
-  } else if (o.output == "yaml") {
-    ctx.out << JsonToYaml(nlohmann::json(advise::AdviceJson(context, run, rec, notes)));
-  } else {
-    ctx.out << advise::FormatTrialTable(run)
-            << advise::FormatRecommendation(context, run, rec, notes);
-  }
-  ctx.out.flush();
-
-  const std::string svg_path = o.svg.empty() ? DefaultSvgPath(o.file, job->metadata.name) : o.svg;
-  std::ofstream svg(svg_path);
-  svg << advise::AdviceSvg(job->metadata.name, run);
-  if (!svg.flush()) {
-    PrintError(ctx, "cannot write the plot to " + svg_path, "pass --svg PATH in a writable place");
-  } else {
-    ctx.err << "plot: " << svg_path << "\n";
-  }
   if (run.interrupted) return kExitInterrupted;
-  bool any_ok = false;
-  for (const advise::TrialRecord& t : run.trials) any_ok = any_ok || t.measurement.ok;
+  const bool any_ok = std::any_of(run.trials.begin(), run.trials.end(),
+                                  [](const advise::TrialRecord& t) { return t.measurement.ok; });
   if (!any_ok) {
     PrintError(ctx, "no trial succeeded; nothing to recommend",
                "run the job once with dljob submit --local -f " +
