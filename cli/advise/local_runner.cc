@@ -75,9 +75,14 @@ std::vector<TimedSample> ReadMetrics(const std::string& path, double seconds) {
   return out;
 }
 
+// Why the trial's record says it ended, without the supervisor's pointer to logs the trial's
+// private record no longer has.
 std::string FailureOf(const DLJob& job) {
+  if (job.status.phase == JobPhase::kInterrupted) return "interrupted";
   for (const Condition& c : job.status.conditions) {
-    if (c.type == PhaseName(job.status.phase) && !c.message.empty()) return c.message;
+    if (c.type == PhaseName(job.status.phase) && !c.message.empty()) {
+      return c.message.substr(0, c.message.find("; logs are kept"));
+    }
   }
   return std::string("the trial ended ") + PhaseName(job.status.phase);
 }
@@ -179,8 +184,9 @@ TrialMeasurement LocalTrialRunner::Run(const DLJob& trial, std::optional<int64_t
   if (m.out_of_memory) {
     m.error = "killed by the memory cap";
   } else if (done.status.phase != JobPhase::kSucceeded) {
-    std::string last = collect.LastError();
-    m.error = FailureOf(done) + (last.empty() ? "" : ": " + last);
+    const std::string last = collect.LastError();
+    m.error = FailureOf(done);
+    if (done.status.phase != JobPhase::kInterrupted && !last.empty()) m.error += ": " + last;
   }
   return m;
 }
