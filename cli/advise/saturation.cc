@@ -76,7 +76,8 @@ static std::string ExplainShape(const Saturation& s,
   const std::string chosen = format(s.chosen), best = format(s.best);
   switch (s.shape) {
     case CurveShape::kSingle:
-      return "one setting tried (" + chosen + ")";
+      return s.highest_failed ? "only " + chosen + " succeeded"
+                              : "one setting tried (" + chosen + ")";
     case CurveShape::kFlat:
       return std::string("flat: every setting within ") + band + " of the best; the least (" +
              chosen + ") is enough";
