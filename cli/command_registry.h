@@ -35,6 +35,8 @@ struct CommandShared {
   std::vector<std::string> job_command;
   // Called by commands that run jobs before they start one, so Ctrl-C stops the job cleanly.
   std::function<void()> install_interrupt_handlers;
+  // After install_interrupt_handlers: the signal that asked to stop (SIGINT, SIGTERM), else 0.
+  std::function<int()> interrupt_requested = [] { return 0; };
 };
 
 // Runs a chosen subcommand; returns the process's exit code (commands.h).

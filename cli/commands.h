@@ -132,6 +132,12 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx);
 struct BenchOptions;
 int RunBench(const BenchOptions& options, CliContext& ctx);
 
+// dljob advise: right-sizing by short trials on this machine (cmd_advise.cc, cli/advise/).
+// `interrupt_requested` returns the signal that asked to stop (Ctrl-C), else 0.
+struct AdviseCommandOptions;
+int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
+              const std::function<int()>& interrupt_requested);
+
 // dljob data cache: copies a dataset from object storage (or a NAS directory) to local disk.
 struct DataCacheOptions {
   std::string from, to;
@@ -154,5 +160,6 @@ void AddTopNodesCommand(CommandRegistry& registry, CLI::App* top);
 void AddQueueCommands(CommandRegistry& registry);  // cmd_queue.cc: queue list|get
 void AddBenchCommand(CommandRegistry& registry);   // cmd_bench.cc
 void AddDataCommands(CommandRegistry& registry);   // cmd_data.cc: data pack|ls|verify|cache
+void AddAdviseCommand(CommandRegistry& registry);  // cmd_advise.cc
 
 }  // namespace dljob

@@ -74,15 +74,17 @@ Result<BackendPtr> MakeBackend(const BackendFlags& flags, bool needs_cluster,
 // The subcommands, in the order `dljob --help` lists them; each file adds its own
 // (commands.h, command_registry.h).
 constexpr void (*kCommands[])(CommandRegistry&) = {
-    AddValidateCommand, AddSubmitCommand, AddListCommand,   AddGetCommand,   AddLogsCommand,
-    AddDeleteCommand,   AddTopCommand,    AddQueueCommands, AddBenchCommand, AddDataCommands,
+    AddValidateCommand, AddSubmitCommand, AddListCommand,  AddGetCommand,
+    AddLogsCommand,     AddDeleteCommand, AddTopCommand,   AddQueueCommands,
+    AddBenchCommand,    AddAdviseCommand, AddDataCommands,
 };
 
 int Main(int argc, char** argv) {
   CliContext ctx{
       std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(), {}};
   std::string state_dir;
-  CommandShared shared{ctx, {}, false, {}, InstallInterruptHandlers};
+  CommandShared shared{
+      ctx, {}, false, {}, InstallInterruptHandlers, [] { return static_cast<int>(g_interrupt); }};
   ctx.make_backend = [&]() { return MakeBackend(shared.backend, shared.needs_cluster, state_dir); };
 
   CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)"};
