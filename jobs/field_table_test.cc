@@ -85,6 +85,8 @@ DLJob EveryFieldJob() {
   st.workers = WorkerCounts{.desired = 2, .ready = 2, .failed = 1};
   st.placement = {PlacementEntry{.node = "node-a", .gpus = 8}};
   st.restarts = 1;
+  st.preemptions = 2;
+  st.attained_gpu_seconds = 7200;
   st.throughput = Throughput{.images_per_sec = 2950.5,
                              .per_gpu_images_per_sec = 184.25,
                              .step = 100,
@@ -191,6 +193,8 @@ status:
     - node: node-a
       gpus: 8
   restarts: 1
+  preemptions: 2
+  attainedGpuSeconds: 7200
   throughput:
     imagesPerSec: 2950.5
     perGpuImagesPerSec: 184.25
