@@ -1,5 +1,6 @@
 #include "base/human_format.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 
@@ -33,6 +34,24 @@ std::string ClockDuration(std::chrono::seconds d) {
     std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
   }
   return buf;
+}
+
+std::string RenderTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace dljob

@@ -1,6 +1,7 @@
-// Numbers as a person reads them on a terminal: byte counts ("1.5 MiB") and clock-style durations
-// ("1:02:03"). The one byte formatter of the project: the CLI's data commands, the local
-// backend's fetch notices and the progress printer (progress_printer.h) all print through it.
+// Numbers and tables as a person reads them on a terminal: byte counts ("1.5 MiB"), clock-style
+// durations ("1:02:03") and kubectl-style tables. The one byte formatter of the project: the CLI's
+// data commands, the local backend's fetch notices and the progress printer (progress_printer.h)
+// all print through it.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dljob {
 
@@ -17,5 +19,8 @@ std::string HumanBytes(uint64_t bytes);
 
 // Minutes and seconds, with hours once there are any: "0:21", "1:02:03". Negative reads as 0:00.
 std::string ClockDuration(std::chrono::seconds d);
+
+// Left-aligned columns separated by at least three spaces, as kubectl prints them; a line per row.
+std::string RenderTable(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace dljob

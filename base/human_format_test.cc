@@ -77,3 +77,17 @@ TEST(ClockDuration, PrintsMinutesAndHours) {
 
 }  // namespace
 }  // namespace dljob
+
+namespace dljob {
+namespace {
+
+TEST(RenderTable, ColumnsAreLeftAlignedThreeSpacesApart) {
+  EXPECT_EQ(RenderTable({{"NAME", "GPUS"}, {"a-long-name", "8"}, {"b", "16", "extra"}}),
+            "NAME          GPUS\n"
+            "a-long-name   8\n"
+            "b             16     extra\n");
+  EXPECT_EQ(RenderTable({}), "");
+}
+
+}  // namespace
+}  // namespace dljob

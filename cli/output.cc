@@ -120,24 +120,6 @@ Result<OutputFormat> ParseOutputFormat(const std::string& name) {
                                  "\" (expected json, yaml or wide)");
 }
 
-std::string RenderTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string FormatJobs(const std::vector<DLJob>& jobs, OutputFormat format,
                        SysClock::time_point now, bool namespace_column) {
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/human_format.h"  // RenderTable
 #include "base/status.h"
 #include "jobs/dljob_types.h"
 
@@ -38,8 +39,5 @@ std::string FormatJob(const DLJob& job, OutputFormat format,
 // else IMG/SEC divided by GPUS. json and yaml print the DLJobList, as FormatJobs does.
 std::string FormatTop(const std::vector<DLJob>& jobs, OutputFormat format,
                       std::chrono::system_clock::time_point now, bool namespace_column = false);
-
-// Left-aligned columns separated by at least three spaces, as kubectl prints them.
-std::string RenderTable(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace dljob

@@ -28,26 +28,6 @@ std::string Result(const TrialMeasurement& m) {
   return "failed: " + e;
 }
 
-// Left-aligned columns three spaces apart, as the other dljob tables (cli/output.h, which this
-// layer cannot include).
-std::string RenderTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string FormatTrialTable(const AdviceRun& run) {
