@@ -71,6 +71,14 @@ class QueueTest : public ReconcilerWorld {
     ASSERT_EQ(JobStatus(job)["phase"], "Running");
   }
 
+  // The job's launcher succeeds: the job ends and (cleanPodPolicy Running) its workers go.
+  void FinishJob(const std::string& job) {
+    SetPod(job + "-launcher", "Succeeded");
+    Reconcile(job);
+    ASSERT_EQ(JobStatus(job)["phase"], "Succeeded");
+    ASSERT_FALSE(api_.Object(kPods, "ns", job + "-worker-0"));
+  }
+
   Json Condition(const std::string& job, const std::string& type) {
     for (const Json& c : JobStatus(job).value("conditions", Json::array())) {
       if (c["type"] == type) return c;
@@ -148,11 +156,7 @@ TEST_F(QueueTest, TheSecondJobWaitsForRoomWithTheQueuesReason) {
   EXPECT_EQ(pod["status"]["conditions"][0]["message"], message);
 
   // a ends: b is admitted and binds.
-  SetPod("a-launcher", "Succeeded");
-  Reconcile("a");
-  ASSERT_EQ(JobStatus("a")["phase"], "Succeeded");
-  // cleanPodPolicy Running: its workers were deleted as it ended.
-  ASSERT_FALSE(api_.Object(kPods, "ns", "a-worker-0"));
+  FinishJob("a");
   Pass();
   EXPECT_EQ(book_.Get("ns/b").verdict, Verdict::kAdmitted);
   Reconcile("b");
@@ -219,10 +223,7 @@ TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
   EXPECT_EQ(book_.Get("ns/low").verdict, Verdict::kWaiting);
 
   // It ends; the preempted job is admitted again and resumes, counting no restart.
-  SetPod("high-launcher", "Succeeded");
-  Reconcile("high");
-  // cleanPodPolicy Running: its workers were deleted as it ended.
-  ASSERT_FALSE(api_.Object(kPods, "ns", "high-worker-0"));
+  FinishJob("high");
   Pass();
   ASSERT_EQ(book_.Get("ns/low").verdict, Verdict::kAdmitted);
   RunToRunning("low");
@@ -284,10 +285,7 @@ TEST_F(LasTest, AJobPastTheFirstLevelIsSuspendedForANewOneAndResumesFromItsCheck
 
   LasPass();
   RunToRunning("new");
-  SetPod("new-launcher", "Succeeded");
-  Reconcile("new");
-  // cleanPodPolicy Running: its workers were deleted as it ended.
-  ASSERT_FALSE(api_.Object(kPods, "ns", "new-worker-0"));
+  FinishJob("new");
   LasPass();
   ASSERT_EQ(book_.Get("ns/old").verdict, Verdict::kAdmitted);
   RunToRunning("old");
