@@ -48,18 +48,17 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
   MutexLock lock(mu_);
   std::map<std::string, Admission> next;
   std::set<std::string> changed;
-  const std::map<std::string, Admission>& book = book_;  // read under the lock, by the lambdas
-  auto keep = [&](const std::string& key, Admission a) {
-    auto it = book.find(key);
-    if (it == book.end() || it->second.verdict != a.verdict || it->second.reason != a.reason ||
+  auto keep = [&](const std::string& key, Admission a) REQUIRES(mu_) {
+    auto it = book_.find(key);
+    if (it == book_.end() || it->second.verdict != a.verdict || it->second.reason != a.reason ||
         it->second.message != a.message) {
       changed.insert(key);
     }
     next[key] = std::move(a);
   };
-  auto old = [&](const std::string& key) {
-    auto it = book.find(key);
-    return it == book.end() ? Admission{} : it->second;
+  auto old = [&](const std::string& key) REQUIRES(mu_) {
+    auto it = book_.find(key);
+    return it == book_.end() ? Admission{} : it->second;
   };
   for (const std::string& key : leaving) keep(key, old(key));
   for (const std::string& key : running) {
