@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "images/trainer/choices.h"
+#include "images/trainer/language_model_flags.h"
 
 namespace dljob::trainer {
 
@@ -49,6 +50,9 @@ struct TrainConfig {
   bool fp16_allreduce = false;      // gradients travel as IEEE half
   bool overlap_backward = true;     // allreduce buckets during backward
   std::string timeline;             // empty: no Chrome trace
+  // Language models (language_model_flags.h) and gradient clipping.
+  LanguageModelFlags lm;
+  double clip_grad_norm = 0.0;  // > 0: the global gradient norm is clipped to this
 };
 
 // Combinations the flags cannot express alone, checked after parsing: parameter_server with
