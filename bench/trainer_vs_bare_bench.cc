@@ -73,10 +73,10 @@ struct Workload {
 std::unique_ptr<DataSource> MakeSource(const ModelInfo& info, const BenchConfig& c,
                                        const LanguageModelSettings& lm) {
   const bool text = info.task == Task::kLanguageModel;
-  Result<TrainingData> data = MakeTrainingData(
-      {text && c.data == "kjv" ? DataName::kKjv : DataName::kSynthetic, "", info.input_shape,
-       info.num_classes, 1, 0, c.batch_size, 42, /*load_test=*/false, 1, info.task, lm.bptt,
-       lm.model.vocab_size});
+  Result<TrainingData> data =
+      MakeTrainingData({text && c.data == "kjv" ? DataName::kKjv : DataName::kSynthetic, "",
+                        info.input_shape, info.num_classes, 1, 0, c.batch_size, 42,
+                        /*load_test=*/false, 1, info.task, lm.bptt, lm.model.vocab_size});
   if (!data.ok()) {
     std::cerr << "data: " << data.status().message() << "\n";
     std::exit(2);
@@ -114,7 +114,8 @@ class BareLoop {
       torch::Tensor loss = torch::nn::functional::cross_entropy(
           logits.reshape({-1, logits.size(-1)}), batch.labels.reshape(-1));
       (workload_.loss_multiplier == 1.0 ? loss : loss * workload_.loss_multiplier).backward();
-      if (workload_.clip > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), workload_.clip);
+      if (workload_.clip > 0)
+        torch::nn::utils::clip_grad_norm_(model_->parameters(), workload_.clip);
       optimizer_.step();
       loss_sum += loss.item<float>();  // a real loop looks at its loss; the trainer does too
     }
@@ -235,9 +236,9 @@ int RunBench(const BenchConfig& c) {
             << (text ? " (small: 2 x 200, BPTT 20, vocabulary 10000, clip " +
                            std::to_string(c.clip) + ", data " + c.data + ")"
                      : "")
-            << ", batch " << c.batch_size << ", " << c.threads
-            << " intra-op thread(s), fusion " << c.fusion_threshold_mb << " MB, " << c.reps
-            << " reps x " << c.steps << " steps per side\n";
+            << ", batch " << c.batch_size << ", " << c.threads << " intra-op thread(s), fusion "
+            << c.fusion_threshold_mb << " MB, " << c.reps << " reps x " << c.steps
+            << " steps per side\n";
   bare.Run(c.warmup);
   trained.Run(c.warmup);
   std::vector<double> bare_rates, trainer_rates, ratios;

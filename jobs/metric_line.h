@@ -6,9 +6,9 @@
 // Only "step" (a non-negative integer) is required. Known optional fields: epoch, images_per_sec
 // (of the reporting rank), loss, accuracy (evaluation accuracy, 0..1), rank, world_size,
 // total_steps (for an ETA), and for language models words_per_sec (of the reporting rank, in
-// place of images_per_sec) and perplexity (validation perplexity). Unknown fields are kept. Anything else — a line without the prefix,
-// bad JSON, a missing or negative step, a known field of the wrong type — is not a metric line and
-// is ignored; parsing never fails loudly.
+// place of images_per_sec) and perplexity (validation perplexity). Unknown fields are kept.
+// Anything else — a line without the prefix, bad JSON, a missing or negative step, a known field of
+// the wrong type — is not a metric line and is ignored; parsing never fails loudly.
 //
 // The local runner and the operator both parse with ParseMetricLine and fold samples into a job's
 // Throughput with ProgressAggregator, so the two backends report the same numbers.

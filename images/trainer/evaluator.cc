@@ -11,8 +11,8 @@
 
 namespace dljob::trainer {
 
-Result<EvalResult> AccuracyEvaluator::Evaluate(Model& model, Collective& collective,
-                                               int64_t epoch, torch::Device device) {
+Result<EvalResult> AccuracyEvaluator::Evaluate(Model& model, Collective& collective, int64_t epoch,
+                                               torch::Device device) {
   torch::NoGradGuard no_grad;
   model.eval();
   const int64_t n = test_.size();

@@ -43,7 +43,8 @@ class Evaluator {
 
 class AccuracyEvaluator : public Evaluator {
  public:
-  AccuracyEvaluator(const Dataset& test, int64_t batch_size) : test_(test), batch_size_(batch_size) {}
+  AccuracyEvaluator(const Dataset& test, int64_t batch_size)
+      : test_(test), batch_size_(batch_size) {}
   Result<EvalResult> Evaluate(Model& model, Collective& collective, int64_t epoch,
                               torch::Device device) override;
 

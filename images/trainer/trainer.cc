@@ -253,14 +253,10 @@ void Trainer::Finish(TrainResult& result) {
   result.total_images_per_sec = own_rate * collective_.size();
   reporter_.Human(FormatTotal(result.total_images_per_sec, options_.rate_unit));
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  MetricReport report{result.steps,
-                      (result.steps + steps_per_epoch - 1) / steps_per_epoch,
-                      std::nullopt,
-                      result.final_loss,
-                      result.final_accuracy,
-                      collective_.rank(),
-                      collective_.size(),
-                      options_.total_steps};
+  MetricReport report{result.steps,          (result.steps + steps_per_epoch - 1) / steps_per_epoch,
+                      std::nullopt,          result.final_loss,
+                      result.final_accuracy, collective_.rank(),
+                      collective_.size(),    options_.total_steps};
   report.SetRate(options_.rate_unit, own_rate);
   report.perplexity = result.final_perplexity;
   reporter_.Metric(report);

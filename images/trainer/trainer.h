@@ -73,7 +73,7 @@ struct TrainerOptions {
   double learning_rate = 0.05;
   double momentum = 0.9;
   int64_t display_every = 100;  // >= 1
-  bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
+  bool print_losses = false;    // rank 0 prints every step's global loss (FormatLossTrace)
   torch::Device device = torch::kCPU;
   FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
@@ -130,7 +130,7 @@ class Trainer {
   void Finish(TrainResult& result);
   double SamplesPerStep() const {
     return static_cast<double>(options_.samples_per_step > 0 ? options_.samples_per_step
-                                                              : options_.batch_size);
+                                                             : options_.batch_size);
   }
 
   TrainerOptions options_;

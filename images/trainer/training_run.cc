@@ -48,8 +48,8 @@ std::string LanguageModelDescription(const TrainConfig& config, const LanguageMo
   std::ostringstream out;
   out << config.model << " (" << Name(config.lm.preset) << ": " << m.layers << " x "
       << m.hidden_size << ", dropout " << m.dropout << ", BPTT " << bptt << ", "
-      << (m.tied_embeddings ? "tied" : "untied") << ", vocabulary " << m.vocab_size
-      << "; clip " << config.clip_grad_norm << ")";
+      << (m.tied_embeddings ? "tied" : "untied") << ", vocabulary " << m.vocab_size << "; clip "
+      << config.clip_grad_norm << ")";
   return out.str();
 }
 
@@ -61,7 +61,8 @@ HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const
   h.per_device_batch = config.batch_size;
   h.global_batch = config.batch_size * c.size();
   h.num_batches = options.total_steps;
-  const int64_t per_step = options.samples_per_step > 0 ? options.samples_per_step : config.batch_size;
+  const int64_t per_step =
+      options.samples_per_step > 0 ? options.samples_per_step : config.batch_size;
   h.num_epochs =
       static_cast<double>(options.total_steps * per_step * c.size()) / data.train_examples;
   h.device = device;
@@ -149,8 +150,8 @@ std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& colle
 // A fresh model of `info` on `device`, in the --data_format and --use_fp16 compute format.
 // Deliberately a different initialisation on each rank: the broadcast from rank 0 is what makes
 // the ranks start equal (and the two-rank test checks it). Rank 0 matches a 1-rank run.
-ModelPtr CreateModel(const TrainConfig& config, const ModelInfo& info, int64_t vocab_size,
-                     int rank, torch::Device device) {
+ModelPtr CreateModel(const TrainConfig& config, const ModelInfo& info, int64_t vocab_size, int rank,
+                     torch::Device device) {
   torch::manual_seed(config.seed + static_cast<uint64_t>(rank));
   ModelPtr model;
   if (info.task == Task::kLanguageModel) {
@@ -190,7 +191,7 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
        collective.rank(), config.batch_size, config.seed, config.eval, config.loader_threads,
        info.task, lm.bptt, lm.model.vocab_size});
-  const char* data_hint = info.task == Task::kLanguageModel      ? kTextHint
+  const char* data_hint = info.task == Task::kLanguageModel         ? kTextHint
                           : config.data_name == DataName::kImagenet ? kImagenetHint
                                                                     : kDataHint;
   if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, data_hint)) {

@@ -40,8 +40,8 @@ Result<TrainingData> MakeKjvData(const TrainingDataOptions& o) {
   const Corpus corpus = BuildCorpus(SplitByBook(*verses), o.vocab_size);
   const double unigram = UnigramPerplexity(corpus.train, corpus.valid, corpus.vocab.size());
   TrainingData data;
-  data.train = std::make_unique<TokenStreamSource>(RankShare(ToTensor(corpus.train), o.world, o.rank),
-                                                   o.batch_size, o.bptt);
+  data.train = std::make_unique<TokenStreamSource>(
+      RankShare(ToTensor(corpus.train), o.world, o.rank), o.batch_size, o.bptt);
   if (o.load_test) data.valid_tokens = ToTensor(corpus.valid);
   data.train_examples = static_cast<int64_t>(corpus.train.size());
   data.vocab_size = corpus.vocab.size();

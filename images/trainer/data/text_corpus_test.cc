@@ -17,9 +17,9 @@ namespace {
 using Words = std::vector<std::string>;
 
 TEST(TokenizeTest, LowercaseWordsWithoutPunctuation) {
-  EXPECT_EQ(Tokenize("In the beginning God created the heaven and the earth."),
-            (Words{"in", "the", "beginning", "god", "created", "the", "heaven", "and", "the",
-                   "earth"}));
+  EXPECT_EQ(
+      Tokenize("In the beginning God created the heaven and the earth."),
+      (Words{"in", "the", "beginning", "god", "created", "the", "heaven", "and", "the", "earth"}));
   EXPECT_EQ(Tokenize("the LORD'S house; (selah) Jesus' sake--amen! 'Tis 3 ways"),
             (Words{"the", "lord's", "house", "selah", "jesus", "sake", "amen", "tis", "ways"}));
   EXPECT_EQ(Tokenize(""), Words{});
@@ -75,7 +75,7 @@ TEST(KjvTest, SplitsTheRealCorpusDeterministicallyByBook) {
   EXPECT_GT(total, 800000);  // ~790k words plus 31,102 <eos>
   EXPECT_NEAR(words.valid.size() / total, 0.08, 0.02);
   EXPECT_NEAR(words.test.size() / total, 0.08, 0.02);
-  EXPECT_EQ(words.train.front(), "in");  // Genesis opens the training split
+  EXPECT_EQ(words.train.front(), "in");   // Genesis opens the training split
   EXPECT_EQ(words.valid.front(), "now");  // Joshua 1:1, "Now after the death of Moses"
   EXPECT_EQ(words.test.front(), "now");   // Ruth 1:1, "Now it came to pass"
   EXPECT_EQ(words.train.back(), "<eos>");
@@ -95,7 +95,7 @@ TEST(KjvTest, SplitsTheRealCorpusDeterministicallyByBook) {
 
 TEST(BatchifyTest, ColumnsAreContiguousPiecesAndWindowsShiftByOne) {
   torch::Tensor stream = torch::arange(26, torch::kInt64);  // 0..25
-  torch::Tensor b = Batchify(stream, 4);                      // 6 rows, 2 dropped
+  torch::Tensor b = Batchify(stream, 4);                    // 6 rows, 2 dropped
   ASSERT_EQ(b.sizes(), (std::vector<int64_t>{6, 4}));
   EXPECT_EQ(b[0][1].item<int64_t>(), 6);  // column 1 starts at 6
   EXPECT_EQ(b[5][3].item<int64_t>(), 23);

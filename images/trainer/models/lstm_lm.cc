@@ -19,10 +19,10 @@ class LstmLanguageModel : public Model {
       : hidden_size_(o.hidden_size),
         layers_(o.layers),
         embedding_(register_module("embedding", torch::nn::Embedding(o.vocab_size, o.hidden_size))),
-        lstm_(register_module("lstm", torch::nn::LSTM(torch::nn::LSTMOptions(o.hidden_size,
-                                                                              o.hidden_size)
-                                                          .num_layers(o.layers)
-                                                          .dropout(o.layers > 1 ? o.dropout : 0.0)))),
+        lstm_(register_module("lstm",
+                              torch::nn::LSTM(torch::nn::LSTMOptions(o.hidden_size, o.hidden_size)
+                                                  .num_layers(o.layers)
+                                                  .dropout(o.layers > 1 ? o.dropout : 0.0)))),
         dropout_(register_module("dropout", torch::nn::Dropout(o.dropout))),
         // Tied: one parameter, registered once (as the embedding's), used twice.
         decoder_weight_(o.tied_embeddings
@@ -37,9 +37,9 @@ class LstmLanguageModel : public Model {
 
   torch::Tensor forward(torch::Tensor tokens) override {
     const int64_t streams = tokens.size(1);
-    if (!h_.defined() || h_.size(1) != streams || h_.device() != tokens.device()) {
-      h_ = torch::zeros({layers_, streams, hidden_size_},
-                        torch::TensorOptions().device(tokens.device()));
+    if (!h_.defined() || h_.size(1) != streams || h_.dtype() != decoder_bias_.dtype() ||
+        h_.device() != decoder_bias_.device()) {
+      h_ = torch::zeros({layers_, streams, hidden_size_}, decoder_bias_.options());
       c_ = torch::zeros_like(h_);
     }
     torch::Tensor x = dropout_->forward(embedding_->forward(tokens));

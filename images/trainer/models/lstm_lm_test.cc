@@ -1,6 +1,7 @@
 // lstm_lm: truncated BPTT's carried state, the preset shapes, tied embeddings, the perplexity
 // evaluation (a uniform model scores the vocabulary's size), gradient clipping, and a short run
 // of the trainer on a language model.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -54,6 +55,40 @@ TEST(LstmLanguageModelTest, StateIsDetachedBetweenBatches) {
   // The second backward would fail ("trying to backward through the graph a second time") if
   // the carried state still belonged to the first batch's graph.
   EXPECT_NO_THROW(model->forward(tokens).sum().backward());
+}
+
+// Caffe-style numerical gradient check in float64, as models/gradient_check_test.cc does for the
+// classifiers: the gradient of the per-word loss against central differences, every parameter
+// tensor (tied embeddings: the shared weight gets both uses' gradients).
+TEST(LstmLanguageModelTest, GradientsMatchCentralDifferences) {
+  for (bool tied : {false, true}) {
+    ModelPtr model = MakeLstm({13, 2, 6, 0.0, tied, 0.3}, 3);
+    model->to(torch::kFloat64);
+    torch::Tensor x = torch::randint(0, 13, {5, 2}, torch::kInt64);
+    torch::Tensor y = torch::randint(0, 13, {5, 2}, torch::kInt64);
+    auto loss = [&] {
+      model->ResetState();
+      torch::Tensor logits = model->forward(x);
+      return torch::nn::functional::cross_entropy(logits.reshape({-1, 13}), y.reshape(-1));
+    };
+    loss().backward();
+    torch::NoGradGuard no_grad;
+    for (const auto& item : model->named_parameters()) {
+      torch::Tensor flat = item.value().detach().view({-1});
+      torch::Tensor grad = item.value().grad().view({-1});
+      for (int64_t i = 0; i < flat.numel(); i += std::max<int64_t>(1, flat.numel() / 5)) {
+        const double original = flat[i].item<double>();
+        flat[i] = original + 1e-6;
+        const double plus = loss().item<double>();
+        flat[i] = original - 1e-6;
+        const double minus = loss().item<double>();
+        flat[i] = original;
+        const double numeric = (plus - minus) / 2e-6;
+        EXPECT_NEAR(grad[i].item<double>(), numeric, 1e-6 + 1e-4 * std::fabs(numeric))
+            << (tied ? "tied " : "") << item.key() << "[" << i << "]";
+      }
+    }
+  }
 }
 
 TEST(LstmLanguageModelTest, PresetShapesAndTiedEmbeddings) {

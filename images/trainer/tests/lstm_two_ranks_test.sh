@@ -30,7 +30,7 @@ run() {
   grep -q "^total words/sec: " "$tmp/$name.out" || fail "$name: no total words/sec"
   if grep -q "images" "$tmp/$name.out"; then fail "$name: speaks of images"; fi
   for rank in 0 1; do
-    grep -q "DLJOB_METRIC .*\"words_per_sec\":.*\"rank\":$rank" "$tmp/$name.out" ||
+    grep -q "DLJOB_METRIC .*\"rank\":$rank,.*\"words_per_sec\":" "$tmp/$name.out" ||
       fail "$name: rank $rank printed no words_per_sec metric line"
   done
 }
