@@ -81,6 +81,8 @@ DLJob EveryFieldJob() {
   st.workers = WorkerCounts{.desired = 2, .ready = 2, .failed = 1};
   st.placement = {PlacementEntry{.node = "node-a", .gpus = 8}};
   st.restarts = 1;
+  st.preemptions = 2;
+  st.attained_gpu_seconds = 3600;
   st.throughput = Throughput{.images_per_sec = 2950.5,
                              .per_gpu_images_per_sec = 184.25,
                              .step = 100,
@@ -88,7 +90,10 @@ DLJob EveryFieldJob() {
                              .epoch = 1,
                              .loss = 2.5,
                              .accuracy = 0.75,
-                             .updated_at = "2024-05-01T10:02:00Z"};
+                             .updated_at = "2024-05-01T10:02:00Z",
+                             .words_per_sec = 8000.5,
+                             .per_gpu_words_per_sec = 4000.25,
+                             .perplexity = 143.5};
   st.start_time = "2024-05-01T10:00:30Z";
   st.completion_time = "2024-05-01T12:00:00Z";
   return j;
@@ -178,6 +183,8 @@ status:
     - node: node-a
       gpus: 8
   restarts: 1
+  preemptions: 2
+  attainedGpuSeconds: 3600
   throughput:
     imagesPerSec: 2950.5
     perGpuImagesPerSec: 184.25
@@ -187,6 +194,9 @@ status:
     loss: 2.5
     accuracy: 0.75
     updatedAt: 2024-05-01T10:02:00Z
+    wordsPerSec: 8000.5
+    perGpuWordsPerSec: 4000.25
+    perplexity: 143.5
   startTime: 2024-05-01T10:00:30Z
   completionTime: 2024-05-01T12:00:00Z
 )";
