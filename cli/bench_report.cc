@@ -70,7 +70,7 @@ const Strategy* FindStrategy(const std::string& name) {
 // Data sets dljob bench knows, and the suffix their runs' job names get (synthetic: none).
 const std::vector<std::pair<std::string, std::string>>& DataSets() {
   static const auto* all = new std::vector<std::pair<std::string, std::string>>{
-      {"synthetic", ""}, {"fashion-mnist", "-fmnist"}, {"imagenet", "-imagenet"}};
+      {"synthetic", ""}, {"fashion-mnist", "-fmnist"}, {"imagenet", "-imagenet"}, {"kjv", "-kjv"}};
   return *all;
 }
 
@@ -82,12 +82,12 @@ Result<std::vector<std::string>> ParseDataSets(const std::string& text) {
     for (const auto& [name, suffix] : DataSets()) known = known || item == name;
     if (!known) {
       return Status::InvalidArgument("--data: unknown data set \"" + item +
-                                     "\" (expected synthetic, fashion-mnist or imagenet)");
+                                     "\" (expected synthetic, fashion-mnist, imagenet or kjv)");
     }
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   }
   if (out.empty())
-    return Status::InvalidArgument("--data: give synthetic, fashion-mnist or imagenet");
+    return Status::InvalidArgument("--data: give synthetic, fashion-mnist, imagenet or kjv");
   return out;
 }
 
@@ -186,7 +186,7 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
   std::vector<BenchRow> rows;
   for (const BenchResult& r : results) {
     BenchRow row{r.data,       r.strategy,   r.ranks, r.images_per_sec,
-                 std::nullopt, std::nullopt, r.error};
+                 std::nullopt, std::nullopt, r.error, r.words};
     if (r.images_per_sec) {
       row.per_rank = *r.images_per_sec / r.ranks;
       if (auto it = base.find({r.data, r.strategy}); it != base.end() && it->second.second > 0) {
@@ -196,6 +196,10 @@ std::vector<BenchRow> ScalingRows(const std::vector<BenchResult>& results) {
     rows.push_back(row);
   }
   return rows;
+}
+
+bool CountsWords(const std::vector<BenchRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.words; });
 }
 
 std::string FormatBenchTable(const std::string& model, const std::vector<BenchRow>& rows) {
@@ -208,7 +212,8 @@ std::string FormatBenchTable(const std::string& model, const std::vector<BenchRo
     data_width = std::max(data_width, static_cast<int>(r.data.size()));
   }
   std::snprintf(buf, sizeof buf, "%-12s %-*s %-*s %6s %12s %14s %8s\n", "MODEL", data_width, "DATA",
-                width, "STRATEGY", "RANKS", "IMAGES/SEC", "PER-RANK", "SCALING");
+                width, "STRATEGY", "RANKS", CountsWords(rows) ? "WORDS/SEC" : "IMAGES/SEC",
+                "PER-RANK", "SCALING");
   out += buf;
   for (const BenchRow& r : rows) {
     std::string scaling = r.efficiency ? Fixed(*r.efficiency * 100, "%.1f%%") : "-";
@@ -228,8 +233,10 @@ nlohmann::json BenchJson(const std::string& model, int batch_size,
   nlohmann::json runs = nlohmann::json::array();
   for (const BenchRow& r : rows) {
     nlohmann::json j = {{"data", r.data}, {"strategy", r.strategy}, {"ranks", r.ranks}};
-    j["imagesPerSec"] = r.images_per_sec ? nlohmann::json(*r.images_per_sec) : nullptr;
-    j["perRankImagesPerSec"] = r.per_rank ? nlohmann::json(*r.per_rank) : nullptr;
+    const nlohmann::json rate = r.images_per_sec ? nlohmann::json(*r.images_per_sec) : nullptr;
+    const nlohmann::json per_rank = r.per_rank ? nlohmann::json(*r.per_rank) : nullptr;
+    j[r.words ? "wordsPerSec" : "imagesPerSec"] = rate;
+    j[r.words ? "perRankWordsPerSec" : "perRankImagesPerSec"] = per_rank;
     j["scalingEfficiency"] = r.efficiency ? nlohmann::json(*r.efficiency) : nullptr;
     if (!r.error.empty()) j["error"] = r.error;
     runs.push_back(j);
@@ -265,7 +272,7 @@ std::string BenchSvg(const std::string& model, const std::vector<BenchRow>& rows
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"15\">dljob bench: " << model
-    << " images/sec vs ranks</text>\n"
+    << (CountsWords(rows) ? " words/sec" : " images/sec") << " vs ranks</text>\n"
     << "<line x1=\"" << kLeft << "\" y1=\"" << y(0) << "\" x2=\"" << x(max_ranks) << "\" y2=\""
     << y(0) << "\" stroke=\"black\"/>\n"
     << "<line x1=\"" << kLeft << "\" y1=\"" << y(0) << "\" x2=\"" << kLeft << "\" y2=\"" << kTop

@@ -23,7 +23,7 @@ struct BenchOptions {
   // fused | per-tensor | no-overlap | fp16 | hierarchical | parameter-server | 2bit (dljob-train
   // flags in bench_report.cc's strategy table)
   std::string strategies = "fused";
-  // synthetic | fashion-mnist | imagenet, comma-separated: real data beside the synthetic
+  // synthetic | fashion-mnist | imagenet | kjv, comma-separated: real data beside the synthetic
   // baseline in one table. data_dir: --data_dir of the non-synthetic runs, as the ranks see it
   // ("" = dljob-train's default).
   std::string data = "synthetic";
@@ -59,6 +59,7 @@ struct BenchResult {
   int ranks = 1;
   std::optional<double> images_per_sec;  // nullopt: the run failed or reported nothing
   std::string error;                     // why, when it failed
+  bool words = false;                    // the rate counts words (a language model), not images
 };
 
 struct BenchRow {
@@ -67,7 +68,11 @@ struct BenchRow {
   int ranks = 1;
   std::optional<double> images_per_sec, per_rank, efficiency;  // efficiency in 0..1+
   std::string error;
+  bool words = false;  // the rates count words: the table, JSON and plot say words/sec
 };
+
+// Whether the rows' rates count words (dljob-train --model=lstm_lm) rather than images.
+bool CountsWords(const std::vector<BenchRow>& rows);
 
 // Per-rank throughput and efficiency against the smallest successful rank count of the same
 // data and strategy: (ips_n / n) / (ips_base / base).

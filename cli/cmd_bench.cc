@@ -77,11 +77,15 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
       result.error = FailureOf(*done);
     } else if (done->status.throughput && done->status.throughput->images_per_sec) {
       result.images_per_sec = *done->status.throughput->images_per_sec;
+    } else if (done->status.throughput && done->status.throughput->words_per_sec) {
+      result.images_per_sec = *done->status.throughput->words_per_sec;
+      result.words = true;
     } else {
       result.error = "the job reported no images/sec";
     }
     ctx.err << (result.images_per_sec
-                    ? std::to_string(static_cast<int64_t>(*result.images_per_sec)) + " images/sec"
+                    ? std::to_string(static_cast<int64_t>(*result.images_per_sec)) +
+                          (result.words ? " words/sec" : " images/sec")
                     : "failed: " + result.error)
             << "\n";
     if (!options.keep) (*backend)->Delete(run.job.metadata.name);

@@ -30,8 +30,16 @@ void PrintSummary(const DLJob& job, CliContext& ctx) {
       std::snprintf(buf, sizeof buf, ", %.1f images/sec", *t->images_per_sec);
       o << buf;
     }
+    if (t->words_per_sec) {
+      std::snprintf(buf, sizeof buf, ", %.1f words/sec", *t->words_per_sec);
+      o << buf;
+    }
     if (t->accuracy) {
       std::snprintf(buf, sizeof buf, ", accuracy %.2f%%", *t->accuracy * 100);
+      o << buf;
+    }
+    if (t->perplexity) {
+      std::snprintf(buf, sizeof buf, ", validation perplexity %.2f", *t->perplexity);
       o << buf;
     }
   }

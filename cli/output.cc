@@ -37,6 +37,20 @@ std::string Integer(const std::optional<T>& v) {
   return v.has_value() ? std::to_string(v.value()) : "-";
 }
 
+// The IMG/SEC columns: images/sec, or for a job that reports words (a language model) its
+// words/sec marked " words/s", so that the two are never mistaken for each other.
+std::string Rate(const std::optional<double>& images, const std::optional<double>& words) {
+  if (!images && words) return Number(*words, "%.1f") + " words/s";
+  return Number(images, "%.1f");
+}
+
+// The ACCURACY column: accuracy, or a language model's validation perplexity ("ppl 143.2").
+std::string Quality(const Throughput& t) {
+  if (t.accuracy) return Number(*t.accuracy * 100, "%.2f%%");
+  if (t.perplexity) return "ppl " + Number(*t.perplexity, "%.1f");
+  return "-";
+}
+
 // Each row is built left to right, in the order of its table's header.
 std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point now) {
   const DLJobStatus& st = job.status;
@@ -45,13 +59,13 @@ std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point n
   row.push_back(job.metadata.name);
   row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
   row.push_back(Integer(job.spec.gpus));
-  row.push_back(Number(t.images_per_sec, "%.1f"));
+  row.push_back(Rate(t.images_per_sec, t.words_per_sec));
   if (wide) {
     std::string step = Integer(t.step);
     if (t.step && t.total_steps) step += "/" + std::to_string(*t.total_steps);
     row.push_back(step);
     row.push_back(Number(t.loss, "%.4g"));
-    row.push_back(t.accuracy ? Number(*t.accuracy * 100, "%.2f%%") : "-");
+    row.push_back(Quality(t));
     row.push_back(std::to_string(st.restarts.value_or(0)));
   }
   row.push_back(st.start_time.empty() ? "-" : Since(st.start_time, st.completion_time, now));
@@ -67,6 +81,10 @@ std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_poin
   if (!per_gpu && t.images_per_sec && job.spec.gpus.value_or(0) > 0) {
     per_gpu = *t.images_per_sec / *job.spec.gpus;
   }
+  std::optional<double> per_gpu_words = t.per_gpu_words_per_sec;
+  if (!per_gpu_words && t.words_per_sec && job.spec.gpus.value_or(0) > 0) {
+    per_gpu_words = *t.words_per_sec / *job.spec.gpus;
+  }
   std::string workers = "-";
   if (st.workers) {
     workers = std::to_string(st.workers->ready) + "/" + std::to_string(st.workers->desired);
@@ -76,8 +94,8 @@ std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_poin
   row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
   row.push_back(Integer(job.spec.gpus));
   row.push_back(workers);
-  row.push_back(Number(t.images_per_sec, "%.1f"));
-  row.push_back(Number(per_gpu, "%.1f"));
+  row.push_back(Rate(t.images_per_sec, t.words_per_sec));
+  row.push_back(Rate(per_gpu, per_gpu_words));
   row.push_back(Integer(t.step));
   row.push_back(Number(t.loss, "%.4g"));
   row.push_back(Since(t.updated_at, "", now));  // "-" before the first report
@@ -85,7 +103,7 @@ std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_poin
     std::string nodes;
     for (const PlacementEntry& p : st.placement) nodes += (nodes.empty() ? "" : ",") + p.node;
     row.push_back(Integer(t.epoch));
-    row.push_back(t.accuracy ? Number(*t.accuracy * 100, "%.2f%%") : "-");
+    row.push_back(Quality(t));
     row.push_back(std::to_string(st.restarts.value_or(0)));
     row.push_back(nodes.empty() ? "-" : nodes);
   }
@@ -148,17 +166,20 @@ std::string FormatTop(const std::vector<DLJob>& jobs, OutputFormat format, SysCl
   }
   int64_t total_gpus = 0;
   double total_rate = 0;
+  std::optional<double> total_words;
   for (const DLJob& job : jobs) {
     rows.push_back(TopRow(job, wide, now));
     total_gpus += job.spec.gpus.value_or(0);
     const auto& t = job.status.throughput;
     if (t && t->images_per_sec) total_rate += *t->images_per_sec;
+    if (t && t->words_per_sec) total_words = total_words.value_or(0) + *t->words_per_sec;
   }
   if (namespace_column) AddNamespaceColumn(jobs, rows);
-  char total[128];
-  std::snprintf(total, sizeof total, "%zu %s, %lld GPUs, %.1f images/sec\n", jobs.size(),
+  char total[160];
+  std::snprintf(total, sizeof total, "%zu %s, %lld GPUs, %.1f images/sec", jobs.size(),
                 jobs.size() == 1 ? "job" : "jobs", static_cast<long long>(total_gpus), total_rate);
-  return RenderTable(rows) + total;
+  std::string words = total_words ? ", " + Number(*total_words, "%.1f") + " words/sec" : "";
+  return RenderTable(rows) + total + words + "\n";
 }
 
 std::string FormatJob(const DLJob& job, OutputFormat format, SysClock::time_point now) {

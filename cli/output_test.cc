@@ -126,6 +126,33 @@ TEST(FormatTop, WideAddsEpochAccuracyRestartsAndNodes) {
       "1 job, 16 GPUs, 9843.1 images/sec\n");
 }
 
+// A language model reports words/sec and validation perplexity: the rate columns say words/s,
+// the accuracy column shows the perplexity, and the total line adds the words.
+TEST(FormatTop, LanguageModelsShowWordsPerSecondAndPerplexity) {
+  DLJob lstm = Training("lstm", 8, std::nullopt);
+  lstm.status.throughput->words_per_sec = 8000.0;
+  lstm.status.throughput->perplexity = 143.21;
+  std::string out =
+      FormatTop({Training("resnet", 16, 9843.1), lstm}, OutputFormat::kWide, Now(), false);
+  EXPECT_NE(out.find("lstm     Running   8      1/1       8000.0 words/s   1000.0 words/s"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("ppl 143.2"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 jobs, 24 GPUs, 9843.1 images/sec, 8000.0 words/sec\n"), std::string::npos)
+      << out;
+  DLJob done = Finished("lm");
+  done.status.throughput->images_per_sec.reset();
+  done.status.throughput->accuracy.reset();
+  done.status.throughput->words_per_sec = 4321.0;
+  done.status.throughput->perplexity = 99.5;
+  std::string list = FormatJobs({done}, OutputFormat::kWide, Now());
+  EXPECT_NE(list.find("4321.0 words/s"), std::string::npos) << list;
+  EXPECT_NE(list.find("ppl 99.5"), std::string::npos) << list;
+  auto tree = nlohmann::json::parse(FormatJobs({done}, OutputFormat::kJson, Now()));
+  EXPECT_EQ(tree["items"][0]["status"]["throughput"]["wordsPerSec"], 4321.0);
+  EXPECT_EQ(tree["items"][0]["status"]["throughput"]["perplexity"], 99.5);
+}
+
 TEST(FormatTop, JsonIsTheJobList) {
   auto tree = nlohmann::json::parse(
       FormatTop({Training("resnet", 16, 9843.1)}, OutputFormat::kJson, Now()));

@@ -42,12 +42,20 @@ std::string FormatProgress(const DLJob& job, std::chrono::seconds elapsed,
       std::snprintf(buf, sizeof buf, "  %.1f img/s", *t->images_per_sec);
       out += buf;
     }
+    if (t->words_per_sec) {
+      std::snprintf(buf, sizeof buf, "  %.1f words/s", *t->words_per_sec);
+      out += buf;
+    }
     if (t->loss) {
       std::snprintf(buf, sizeof buf, "  loss %.4g", *t->loss);
       out += buf;
     }
     if (t->accuracy) {
       std::snprintf(buf, sizeof buf, "  acc %.1f%%", *t->accuracy * 100);
+      out += buf;
+    }
+    if (t->perplexity) {
+      std::snprintf(buf, sizeof buf, "  ppl %.1f", *t->perplexity);
       out += buf;
     }
   }

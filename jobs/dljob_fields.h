@@ -269,6 +269,9 @@ struct FieldTable<Throughput> {
       Field("loss", &T::loss),
       Field("accuracy", &T::accuracy),
       Field("updatedAt", &T::updated_at),
+      Field("wordsPerSec", &T::words_per_sec),
+      Field("perGpuWordsPerSec", &T::per_gpu_words_per_sec),
+      Field("perplexity", &T::perplexity),
   };
 };
 

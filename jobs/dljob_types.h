@@ -223,6 +223,10 @@ struct Throughput {
   std::optional<double> loss;
   std::optional<double> accuracy;  // latest evaluation accuracy, 0..1
   std::string updated_at;          // RFC 3339
+  // Language models report words instead of images, and validation perplexity.
+  std::optional<double> words_per_sec;          // whole job, all ranks
+  std::optional<double> per_gpu_words_per_sec;  // words_per_sec / ranks
+  std::optional<double> perplexity;             // latest validation perplexity
   bool operator==(const Throughput&) const = default;
 };
 

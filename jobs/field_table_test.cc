@@ -94,7 +94,10 @@ DLJob EveryFieldJob() {
                              .epoch = 1,
                              .loss = 2.5,
                              .accuracy = 0.75,
-                             .updated_at = "2024-05-01T10:02:00Z"};
+                             .updated_at = "2024-05-01T10:02:00Z",
+                             .words_per_sec = 8000.5,
+                             .per_gpu_words_per_sec = 4000.25,
+                             .perplexity = 143.5};
   st.start_time = "2024-05-01T10:00:30Z";
   st.completion_time = "2024-05-01T12:00:00Z";
   return j;
@@ -204,6 +207,9 @@ status:
     loss: 2.5
     accuracy: 0.75
     updatedAt: 2024-05-01T10:02:00Z
+    wordsPerSec: 8000.5
+    perGpuWordsPerSec: 4000.25
+    perplexity: 143.5
   startTime: 2024-05-01T10:00:30Z
   completionTime: 2024-05-01T12:00:00Z
 )";

@@ -58,10 +58,13 @@ std::optional<MetricSample> ParseMetricLine(std::string_view line) {
   bool ok = ReadInt(obj, "epoch", s.epoch) && ReadDouble(obj, "images_per_sec", s.images_per_sec) &&
             ReadDouble(obj, "loss", s.loss) && ReadDouble(obj, "accuracy", s.accuracy) &&
             ReadInt(obj, "rank", s.rank) && ReadInt(obj, "world_size", s.world_size) &&
-            ReadInt(obj, "total_steps", s.total_steps);
+            ReadInt(obj, "total_steps", s.total_steps) &&
+            ReadDouble(obj, "words_per_sec", s.words_per_sec) &&
+            ReadDouble(obj, "perplexity", s.perplexity);
   if (!ok) return std::nullopt;
   if ((s.rank && *s.rank < 0) || (s.world_size && *s.world_size <= 0) ||
-      (s.images_per_sec && *s.images_per_sec < 0)) {
+      (s.images_per_sec && *s.images_per_sec < 0) || (s.words_per_sec && *s.words_per_sec < 0) ||
+      (s.perplexity && *s.perplexity < 1)) {
     return std::nullopt;
   }
   s.fields = std::move(obj);
@@ -75,15 +78,18 @@ std::string FormatMetricLine(const nlohmann::json& fields) {
 void ProgressAggregator::Add(const MetricSample& sample, const std::string& now_rfc3339) {
   int64_t rank = sample.rank.value_or(0);
   MetricSample& slot = latest_by_rank_[rank];
-  // A sample without images_per_sec (e.g. an evaluation line) keeps the rank's last rate.
+  // A sample without a rate (e.g. an evaluation line) keeps the rank's last rate.
   std::optional<double> previous_rate = slot.images_per_sec;
+  std::optional<double> previous_words = slot.words_per_sec;
   std::optional<double> previous_loss = slot.loss;
   slot = sample;
   if (!slot.images_per_sec) slot.images_per_sec = previous_rate;
+  if (!slot.words_per_sec) slot.words_per_sec = previous_words;
   if (!slot.loss) slot.loss = previous_loss;
 
   if (sample.world_size) world_size_ = sample.world_size;
   if (sample.accuracy) accuracy_ = sample.accuracy;
+  if (sample.perplexity) perplexity_ = sample.perplexity;
   if (!max_step_ || sample.step > *max_step_) max_step_ = sample.step;
   if (sample.epoch && (!max_epoch_ || *sample.epoch > *max_epoch_)) max_epoch_ = sample.epoch;
   if (sample.total_steps) total_steps_ = sample.total_steps;
@@ -96,24 +102,31 @@ Throughput ProgressAggregator::Current() const {
   t.epoch = max_epoch_;
   t.total_steps = total_steps_;
   t.accuracy = accuracy_;
+  t.perplexity = perplexity_;
   t.updated_at = updated_at_;
+  for (const auto& [rank, s] : latest_by_rank_) {
+    if (!t.loss && s.loss) t.loss = s.loss;  // map order: lowest rank first
+  }
+  SumRates(&MetricSample::images_per_sec, &t.images_per_sec, &t.per_gpu_images_per_sec);
+  SumRates(&MetricSample::words_per_sec, &t.words_per_sec, &t.per_gpu_words_per_sec);
+  return t;
+}
 
+void ProgressAggregator::SumRates(std::optional<double> MetricSample::*rate,
+                                  std::optional<double>* total,
+                                  std::optional<double>* per_rank) const {
   double sum = 0;
   int64_t reporting = 0;
   for (const auto& [rank, s] : latest_by_rank_) {
-    if (s.images_per_sec) {
-      sum += *s.images_per_sec;
+    if (s.*rate) {
+      sum += *(s.*rate);
       ++reporting;
     }
-    if (!t.loss && s.loss) t.loss = s.loss;  // map order: lowest rank first
   }
-  if (reporting > 0) {
-    int64_t ranks = std::max<int64_t>(reporting, world_size_.value_or(reporting));
-    double total = sum * static_cast<double>(ranks) / static_cast<double>(reporting);
-    t.images_per_sec = total;
-    t.per_gpu_images_per_sec = total / static_cast<double>(ranks);
-  }
-  return t;
+  if (reporting == 0) return;
+  int64_t ranks = std::max<int64_t>(reporting, world_size_.value_or(reporting));
+  *total = sum * static_cast<double>(ranks) / static_cast<double>(reporting);
+  *per_rank = **total / static_cast<double>(ranks);
 }
 
 }  // namespace dljob

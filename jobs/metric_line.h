@@ -5,9 +5,10 @@
 //   {"step":100,"epoch":1,"images_per_sec":2950.3,"loss":2.31,"rank":0,"world_size":16}
 // Only "step" (a non-negative integer) is required. Known optional fields: epoch, images_per_sec
 // (of the reporting rank), loss, accuracy (evaluation accuracy, 0..1), rank, world_size,
-// total_steps (for an ETA). Unknown fields are kept. Anything else — a line without the prefix,
-// bad JSON, a missing or negative step, a known field of the wrong type — is not a metric line and
-// is ignored; parsing never fails loudly.
+// total_steps (for an ETA), and for language models words_per_sec (of the reporting rank, in
+// place of images_per_sec) and perplexity (validation perplexity). Unknown fields are kept.
+// Anything else — a line without the prefix, bad JSON, a missing or negative step, a known field of
+// the wrong type — is not a metric line and is ignored; parsing never fails loudly.
 //
 // The local runner and the operator both parse with ParseMetricLine and fold samples into a job's
 // Throughput with ProgressAggregator, so the two backends report the same numbers.
@@ -36,6 +37,8 @@ struct MetricSample {
   std::optional<int64_t> rank;
   std::optional<int64_t> world_size;
   std::optional<int64_t> total_steps;
+  std::optional<double> words_per_sec;
+  std::optional<double> perplexity;
   nlohmann::json fields = nlohmann::json::object();  // the whole object, unknown fields included
 };
 
@@ -51,9 +54,9 @@ std::string FormatMetricLine(const nlohmann::json& fields);
 // Aggregation: each rank's latest sample counts. The job's images/sec is the sum of the latest
 // images_per_sec of every rank that reported; when fewer ranks report than world_size says exist
 // (scripts commonly log from rank 0 only), the sum is scaled up to world_size on the assumption
-// that ranks run in lock step, as data-parallel ranks do. step, epoch and total_steps are the
-// highest seen; loss is the latest from the lowest-numbered reporting rank; accuracy the latest
-// reported by any rank.
+// that ranks run in lock step, as data-parallel ranks do. words/sec is summed the same way, on
+// its own. step, epoch and total_steps are the highest seen; loss is the latest from the
+// lowest-numbered reporting rank; accuracy and perplexity the latest reported by any rank.
 class ProgressAggregator {
  public:
   void Add(const MetricSample& sample, const std::string& now_rfc3339);
@@ -61,9 +64,14 @@ class ProgressAggregator {
   Throughput Current() const;
 
  private:
+  // The job's rate from each rank's latest `rate`, scaled up to world_size (see above).
+  void SumRates(std::optional<double> MetricSample::*rate, std::optional<double>* total,
+                std::optional<double>* per_rank) const;
+
   std::map<int64_t, MetricSample> latest_by_rank_;  // samples without a rank count as rank 0
   std::optional<int64_t> world_size_;
   std::optional<double> accuracy_;
+  std::optional<double> perplexity_;
   std::optional<int64_t> max_step_, max_epoch_, total_steps_;
   std::string updated_at_;
 };

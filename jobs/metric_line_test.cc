@@ -118,6 +118,33 @@ TEST(ProgressAggregator, EvalLineKeepsRateAndSetsAccuracy) {
   EXPECT_EQ(t.loss, 0.7);
 }
 
+// A language model reports words/sec and validation perplexity; both travel apart from images.
+TEST(ProgressAggregator, WordsPerSecAndPerplexityFromALanguageModel) {
+  std::optional<MetricSample> r0 = ParseMetricLine(
+      "DLJOB_METRIC {\"step\":50,\"words_per_sec\":4000.5,\"loss\":5.1,\"rank\":0,"
+      "\"world_size\":2}");
+  std::optional<MetricSample> r1 = ParseMetricLine(
+      "DLJOB_METRIC {\"step\":50,\"words_per_sec\":3999.5,\"rank\":1,\"world_size\":2}");
+  std::optional<MetricSample> eval =
+      ParseMetricLine("DLJOB_METRIC {\"step\":60,\"perplexity\":143.25,\"rank\":0}");
+  ASSERT_TRUE(r0 && r1 && eval);
+  EXPECT_EQ(r0->words_per_sec, 4000.5);
+  EXPECT_EQ(eval->perplexity, 143.25);
+  ProgressAggregator agg;
+  agg.Add(*r0, "t1");
+  agg.Add(*r1, "t1");
+  agg.Add(*eval, "t2");
+  Throughput t = agg.Current();
+  EXPECT_DOUBLE_EQ(*t.words_per_sec, 8000.0);  // the eval line keeps rank 0's rate
+  EXPECT_DOUBLE_EQ(*t.per_gpu_words_per_sec, 4000.0);
+  EXPECT_EQ(t.perplexity, 143.25);
+  EXPECT_FALSE(t.images_per_sec.has_value());
+  EXPECT_FALSE(t.accuracy.has_value());
+  // A perplexity below 1 or a negative rate is not a metric line.
+  EXPECT_FALSE(ParseMetricLine("DLJOB_METRIC {\"step\":1,\"perplexity\":0.5}"));
+  EXPECT_FALSE(ParseMetricLine("DLJOB_METRIC {\"step\":1,\"words_per_sec\":-1}"));
+}
+
 TEST(ProgressAggregator, LossFromLowestRankAndMaxEpoch) {
   ProgressAggregator agg;
   MetricSample a = Sample(3, 1, 10.0);

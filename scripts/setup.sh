@@ -17,6 +17,7 @@ PACKAGES=(
   libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev
   libtorch-dev
   dataset-fashion-mnist
+  bible-kjv  # dljob-train --data_name=kjv: the King James Bible, read through `bible`
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format clang-tidy  # scripts/check-*.sh, scripts/fuzz.sh
   python3  # scripts/check-tidy.sh reads build/compile_commands.json

@@ -32,7 +32,8 @@ class CliTest : public ::testing::Test {
 };
 
 TEST_F(CliTest, ValidatesTheExamples) {
-  for (const char* example : {"examples/mnist-job.yaml", "examples/resnet-job.yaml"}) {
+  for (const char* example :
+       {"examples/mnist-job.yaml", "examples/resnet-job.yaml", "examples/lstm-job.yaml"}) {
     CommandResult r = Dljob({"validate", "-f", SourceDir() + "/" + example});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("OK: "), std::string::npos) << r.out;

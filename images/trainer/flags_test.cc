@@ -181,7 +181,7 @@ TEST(FlagsTest, UnknownChoiceListsTheValidValues) {
   };
   for (const Case& c : std::vector<Case>{
            {"--data_name=cifar10",
-            "--data_name: cifar10 not in {fashion-mnist,synthetic,imagenet}"},
+            "--data_name: cifar10 not in {fashion-mnist,synthetic,imagenet,kjv}"},
            {"--data_format=NCWH", "--data_format: NCWH not in {NCHW,NHWC}"},
            {"--collective=gloo", "--collective: gloo not in {auto,mpi,nccl}"},
            {"--variable_update=replicated",

@@ -22,6 +22,8 @@ std::string Field(const std::string& label, const std::string& value) {
   return line + value + "\n";
 }
 
+const char* UnitName(RateUnit unit) { return unit == RateUnit::kWords ? "words" : "images"; }
+
 }  // namespace
 
 std::string FormatHeader(const HeaderInfo& info) {
@@ -42,9 +44,14 @@ std::string FormatHeader(const HeaderInfo& info) {
   return out;
 }
 
-std::string FormatStepRow(int64_t step, const SpeedStats& speed, double loss) {
-  return std::to_string(step) + Printf("\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f",
-                                       speed.mean, speed.uncertainty, speed.jitter, loss);
+void MetricReport::SetRate(RateUnit unit, double rate) {
+  (unit == RateUnit::kWords ? words_per_sec : images_per_sec) = rate;
+}
+
+std::string FormatStepRow(int64_t step, const SpeedStats& speed, double loss, RateUnit unit) {
+  return std::to_string(step) + "\t" + UnitName(unit) +
+         Printf("/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f", speed.mean, speed.uncertainty,
+                speed.jitter, loss);
 }
 
 std::string FormatAccuracy(int64_t epoch, double accuracy, int64_t correct, int64_t total) {
@@ -52,8 +59,8 @@ std::string FormatAccuracy(int64_t epoch, double accuracy, int64_t correct, int6
          std::to_string(correct) + " of " + std::to_string(total) + ")";
 }
 
-std::string FormatTotal(double images_per_sec) {
-  return std::string(kRule) + "\n" + Printf("total images/sec: %.2f", images_per_sec) + "\n" +
+std::string FormatTotal(double rate, RateUnit unit) {
+  return std::string(kRule) + "\ntotal " + UnitName(unit) + Printf("/sec: %.2f", rate) + "\n" +
          kRule;
 }
 
@@ -62,6 +69,8 @@ nlohmann::json MetricFields(const MetricReport& report) {
   if (report.images_per_sec) fields["images_per_sec"] = *report.images_per_sec;
   if (report.loss) fields["loss"] = *report.loss;
   if (report.accuracy) fields["accuracy"] = *report.accuracy;
+  if (report.words_per_sec) fields["words_per_sec"] = *report.words_per_sec;
+  if (report.perplexity) fields["perplexity"] = *report.perplexity;
   fields["rank"] = report.rank;
   fields["world_size"] = report.world_size;
   fields["total_steps"] = report.total_steps;

@@ -37,6 +37,9 @@ struct HeaderInfo {
   double learning_rate = 0.0;
 };
 
+// What the throughput counts: images (classifiers) or words (language models).
+enum class RateUnit { kImages, kWords };
+
 // What a metric line carries. Optional fields are left out of the line when unset.
 struct MetricReport {
   int64_t step = 0;
@@ -47,15 +50,22 @@ struct MetricReport {
   int rank = 0;
   int world_size = 1;
   int64_t total_steps = 0;
+  std::optional<double> words_per_sec;  // this rank's own rate, language models
+  std::optional<double> perplexity;     // validation perplexity, language models
+
+  // Sets images_per_sec or words_per_sec.
+  void SetRate(RateUnit unit, double rate);
 };
 
 std::string FormatHeader(const HeaderInfo& info);
-// "100\timages/sec: 1532.4 +/- 12.1 (jitter = 8.0)\t0.512"
-std::string FormatStepRow(int64_t step, const SpeedStats& speed, double loss);
+// "100\timages/sec: 1532.4 +/- 12.1 (jitter = 8.0)\t0.512" ("words/sec" for kWords)
+std::string FormatStepRow(int64_t step, const SpeedStats& speed, double loss,
+                          RateUnit unit = RateUnit::kImages);
 // "Epoch 1: test accuracy = 0.8712 (8712 of 10000)"
 std::string FormatAccuracy(int64_t epoch, double accuracy, int64_t correct, int64_t total);
-// A dashed rule, "total images/sec: 1510.22", a dashed rule (three lines, no final newline).
-std::string FormatTotal(double images_per_sec);
+// A dashed rule, "total images/sec: 1510.22", a dashed rule (three lines, no final newline);
+// "total words/sec" for kWords.
+std::string FormatTotal(double rate, RateUnit unit = RateUnit::kImages);
 nlohmann::json MetricFields(const MetricReport& report);
 // "loss\t<step>\t<loss with 9 significant digits>", for --print_losses.
 std::string FormatLossTrace(int64_t step, double loss);
@@ -75,7 +85,9 @@ class Reporter {
   void Header(const HeaderInfo& info) { Human(FormatHeader(info)); }
   void WarmupStarted() { Human("Running warm up"); }
   void WarmupDone() { Human("Done warm up"); }
-  void StepTableHeader() { Human("Step\tImg/sec\ttotal_loss"); }
+  void StepTableHeader(RateUnit unit = RateUnit::kImages) {
+    Human(unit == RateUnit::kWords ? "Step\tWords/sec\ttotal_loss" : "Step\tImg/sec\ttotal_loss");
+  }
 
  private:
   std::ostream& out_;

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "images/trainer/clipped_sgd.h"
 #include "images/trainer/training_state.h"
 
 namespace dljob::trainer {
@@ -21,12 +22,12 @@ double SecondsSince(Clock::time_point start) {
 }  // namespace
 
 Trainer::Trainer(const TrainerOptions& options, Model& model, Collective& collective,
-                 DataSource& train, const Dataset* test, Reporter& reporter)
+                 DataSource& train, Evaluator* evaluator, Reporter& reporter)
     : options_(options),
       model_(model),
       collective_(collective),
       train_(train),
-      test_(test),
+      evaluator_(evaluator),
       reporter_(reporter) {}
 
 Result<int64_t> Trainer::StartState() {
@@ -61,6 +62,7 @@ Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_e
   const int64_t step = epoch * train_.steps_per_epoch() + step_in_epoch + 1;
   collective_.SetStep(step);
   Batch batch = train_.Get(epoch, step_in_epoch);
+  if (step_in_epoch == 0) model_.ResetState();
   torch::manual_seed(StepSeed(options_.seed, collective_.rank(), step - 1));
   torch::Tensor images = batch.images.to(options_.device);
   torch::Tensor labels = batch.labels.to(options_.device);
@@ -69,14 +71,17 @@ Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_e
   torch::Tensor loss;
   {
     TimelineSpan span(timeline, "FORWARD", "compute", kMainThread, step);
-    loss = torch::nn::functional::cross_entropy(model_.forward(images), labels);
+    torch::Tensor logits = model_.forward(images);
+    // Classifiers: [B, C] against [B]; language models: [T, B, V] against [T, B].
+    loss = torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
+                                                labels.reshape(-1));
   }
   collective_.Annotate("gradients");
   // From BeforeBackward to the end of Apply the Collective belongs to the updater.
   if (Status s = updater_->BeforeBackward(step); !s.ok()) return s;
   {
     TimelineSpan span(timeline, "BACKWARD", "compute", kMainThread, step);
-    const double scale = updater_->loss_scale();
+    const double scale = updater_->loss_scale() * options_.loss_multiplier;
     (scale == 1.0 ? loss : loss * scale).backward();
   }
   if (Status s = updater_->Apply(step, *optimizer_); !s.ok()) return s;
@@ -85,28 +90,6 @@ Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_e
   collective_.Annotate("loss");
   if (Status s = collective_.AllreduceSum(global, 2); !s.ok()) return s.WithContext("loss");
   return StepOutcome{static_cast<double>(global[0]) / collective_.size(), global[1] > 0.0f};
-}
-
-Result<Trainer::Evaluation> Trainer::Evaluate() {
-  torch::NoGradGuard no_grad;
-  model_.eval();
-  const int64_t n = test_->size();
-  const int64_t world = collective_.size();
-  // This rank's shard: indices rank, rank + W, rank + 2W, ...
-  torch::Tensor shard = torch::arange(collective_.rank(), n, world, torch::kInt64);
-  float counts[2] = {0.0f, static_cast<float>(shard.numel())};
-  for (int64_t begin = 0; begin < shard.numel(); begin += options_.eval_batch_size) {
-    torch::Tensor index = shard.slice(0, begin, begin + options_.eval_batch_size);
-    torch::Tensor images = test_->images.index_select(0, index).to(options_.device);
-    torch::Tensor labels = test_->labels.index_select(0, index).to(options_.device);
-    torch::Tensor predicted = model_.forward(images).argmax(1);
-    counts[0] += static_cast<float>(predicted.eq(labels).sum().item<int64_t>());
-  }
-  model_.train();
-  // float is exact for counts below 2^24.
-  collective_.Annotate("evaluation");
-  if (Status s = collective_.AllreduceSum(counts, 2); !s.ok()) return s.WithContext("evaluation");
-  return Evaluation{static_cast<int64_t>(counts[0]), static_cast<int64_t>(counts[1])};
 }
 
 void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window_rate,
@@ -120,9 +103,10 @@ void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window
                       collective_.size(),
                       options_.total_steps};
   if (!step_seconds_.empty()) {
-    report.images_per_sec = window_rate;
-    const double global_batch = static_cast<double>(options_.batch_size) * collective_.size();
-    reporter_.Human(FormatStepRow(step, ComputeSpeedStats(global_batch, step_seconds_), loss));
+    report.SetRate(options_.rate_unit, window_rate);
+    const double global_batch = static_cast<double>(SamplesPerStep()) * collective_.size();
+    reporter_.Human(FormatStepRow(step, ComputeSpeedStats(global_batch, step_seconds_), loss,
+                                  options_.rate_unit));
   }
   if (metric_line) reporter_.Metric(report);
 }
@@ -137,15 +121,15 @@ Status Trainer::EndEpoch(int64_t step, int64_t epoch, double loss, double window
                       collective_.rank(),
                       collective_.size(),
                       options_.total_steps};
-  if (window_rate > 0) report.images_per_sec = window_rate;
-  if (test_ != nullptr) {
-    Result<Evaluation> eval = Evaluate();
+  if (window_rate > 0) report.SetRate(options_.rate_unit, window_rate);
+  if (evaluator_ != nullptr) {
+    Result<EvalResult> eval = evaluator_->Evaluate(model_, collective_, epoch, options_.device);
     if (!eval.ok()) return eval.status();
-    const double accuracy =
-        eval->total > 0 ? static_cast<double>(eval->correct) / static_cast<double>(eval->total) : 0;
-    reporter_.Human(FormatAccuracy(epoch, accuracy, eval->correct, eval->total));
-    report.accuracy = accuracy;
-    result.final_accuracy = accuracy;
+    reporter_.Human(eval->human);
+    report.accuracy = eval->accuracy;
+    report.perplexity = eval->perplexity;
+    if (eval->accuracy) result.final_accuracy = eval->accuracy;
+    if (eval->perplexity) result.final_perplexity = eval->perplexity;
   }
   reporter_.Metric(report);
   return Status::Ok();
@@ -156,9 +140,10 @@ Result<TrainResult> Trainer::Run() {
   if (train_.steps_per_epoch() <= 0) {
     return Status::InvalidArgument("the training data has fewer samples than one global batch");
   }
-  optimizer_ = std::make_unique<torch::optim::SGD>(
+  optimizer_ = std::make_unique<ClippedSgd>(
       model_.parameters(),
-      torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum));
+      torch::optim::SGDOptions(options_.learning_rate).momentum(options_.momentum),
+      options_.clip_grad_norm);
   EnsureMomentumBuffers(*optimizer_);
   updater_.reset();  // an earlier Run's hooks must not see this one's backward
   Result<VariableUpdaterPtr> updater =
@@ -185,7 +170,7 @@ Result<TrainResult> Trainer::Run() {
   if (warmup > start) {
     reporter_.WarmupStarted();
   } else {
-    reporter_.StepTableHeader();
+    reporter_.StepTableHeader(options_.rate_unit);
   }
   step_seconds_.clear();
   double window_seconds = 0.0;
@@ -213,10 +198,10 @@ Result<TrainResult> Trainer::Run() {
       ++window_steps;
     } else if (step == warmup) {
       reporter_.WarmupDone();
-      reporter_.StepTableHeader();
+      reporter_.StepTableHeader(options_.rate_unit);
     }
     const double window_rate =
-        window_steps > 0 ? options_.batch_size * window_steps / window_seconds : 0.0;
+        window_steps > 0 ? SamplesPerStep() * window_steps / window_seconds : 0.0;
     const bool display = step % display_every == 0;
     // A stopping run skips the evaluation: the grace period is for the checkpoint.
     const bool epoch_end = (step_in_epoch == steps_per_epoch - 1 || step == total) && !stopping;
@@ -266,18 +251,16 @@ void Trainer::Finish(TrainResult& result) {
   double seconds = 0.0;
   for (double s : step_seconds_) seconds += s;
   const double own_rate =
-      seconds > 0 ? options_.batch_size * static_cast<double>(step_seconds_.size()) / seconds : 0;
+      seconds > 0 ? SamplesPerStep() * static_cast<double>(step_seconds_.size()) / seconds : 0;
   result.total_images_per_sec = own_rate * collective_.size();
-  reporter_.Human(FormatTotal(result.total_images_per_sec));
+  reporter_.Human(FormatTotal(result.total_images_per_sec, options_.rate_unit));
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  MetricReport report{result.steps,
-                      (result.steps + steps_per_epoch - 1) / steps_per_epoch,
-                      own_rate,
-                      result.final_loss,
-                      result.final_accuracy,
-                      collective_.rank(),
-                      collective_.size(),
-                      options_.total_steps};
+  MetricReport report{result.steps,          (result.steps + steps_per_epoch - 1) / steps_per_epoch,
+                      std::nullopt,          result.final_loss,
+                      result.final_accuracy, collective_.rank(),
+                      collective_.size(),    options_.total_steps};
+  report.SetRate(options_.rate_unit, own_rate);
+  report.perplexity = result.final_perplexity;
   reporter_.Metric(report);
 }
 

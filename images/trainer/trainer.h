@@ -9,8 +9,13 @@
 //      0, rank 0 alone averages them and steps the optimizer, whose momentum is the one that
 //      counts and that checkpoints keep, and the parameters broadcast back from rank 0). Either
 //      way ranks apply the same update and keep bit-identical parameters;
-//   3. at the end of each epoch (and after the last step), if a test set was given, evaluates
-//      accuracy with the test set sharded across ranks and the counts allreduced.
+//   3. at the end of each epoch (and after the last step), if an Evaluator was given, evaluates:
+//      test accuracy for classifiers, validation perplexity for language models (evaluator.h).
+// The task shows in three options: rate_unit and samples_per_step (a language model's step
+// trains batch_size * bptt words, and the rates read words/sec), loss_multiplier (its gradient
+// is that of the loss summed over the BPTT window) and the model's carried state, which the loop
+// resets at each epoch's start (a run resumed mid-epoch starts its first batch from a zero
+// state). clip_grad_norm clips the global gradient norm before each update (clipped_sgd.h).
 // The first num_warmup_batches steps are trained but not timed. All output goes through the
 // Reporter. The Trainer does not know how gradients travel, only that a Collective moves them.
 //
@@ -34,7 +39,7 @@
 // VariableUpdater the rest: OPTIMIZER and the per-bucket NEGOTIATE/FUSE/ALLREDUCE/UNFUSE spans
 // (parameter_server: FUSE, REDUCE, UNFUSE, BROADCAST).
 //
-// Borrowed references (model, collective, data, test set, reporter, timeline) must outlive Run().
+// Borrowed references (model, collective, data, evaluator, reporter, timeline) must outlive Run().
 // Not thread-safe (the updater's overlap thread is internal and joined at the end of Run()).
 #pragma once
 
@@ -54,6 +59,7 @@
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
 #include "images/trainer/data/data_source.h"
+#include "images/trainer/evaluator.h"
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
 #include "images/trainer/variable_update.h"
@@ -67,8 +73,7 @@ struct TrainerOptions {
   double learning_rate = 0.05;
   double momentum = 0.9;
   int64_t display_every = 100;  // >= 1
-  int64_t eval_batch_size = 1000;
-  bool print_losses = false;  // rank 0 prints every step's global loss (FormatLossTrace)
+  bool print_losses = false;    // rank 0 prints every step's global loss (FormatLossTrace)
   torch::Device device = torch::kCPU;
   FusionOptions fusion;  // gradient tensor fusion (threshold_bytes 0: one allreduce per tensor)
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
@@ -83,34 +88,34 @@ struct TrainerOptions {
   std::function<bool()> stop_requested;     // polled once a step; unset: never stop early
   GradientCompression compression = GradientCompression::kNone;  // allreduce: 2bit
   float compression_threshold = 0.5f;
+  RateUnit rate_unit = RateUnit::kImages;  // what samples_per_step counts
+  int64_t samples_per_step = 0;            // per rank; 0: batch_size
+  double loss_multiplier = 1.0;            // the loss backpropagated is loss * this
+  double clip_grad_norm = 0.0;             // > 0: clip the global gradient norm to this
 };
 
 struct TrainResult {
   int64_t steps = 0;                  // the last step trained
   bool stopped = false;               // stopped at `steps` on request, before total_steps
-  double total_images_per_sec = 0.0;  // global, over the timed steps
+  double total_images_per_sec = 0.0;  // global, over the timed steps (words/sec: rate_unit)
   double final_loss = 0.0;            // global mean loss of the last step
   std::optional<double> final_accuracy;
+  std::optional<double> final_perplexity;
   std::vector<double> losses;        // global mean loss of every step
   GradientTraffic gradient_traffic;  // this rank's gradient bytes per step (VariableUpdater)
 };
 
 class Trainer {
  public:
-  // `test` may be null (no evaluation).
+  // `evaluator` may be null (no evaluation).
   Trainer(const TrainerOptions& options, Model& model, Collective& collective, DataSource& train,
-          const Dataset* test, Reporter& reporter);
+          Evaluator* evaluator, Reporter& reporter);
 
   // Errors: communication failures, a non-finite loss. Never throws for expected failures;
   // LibTorch exceptions on broken invariants propagate to main's boundary.
   Result<TrainResult> Run();
 
  private:
-  struct Evaluation {
-    int64_t correct = 0;
-    int64_t total = 0;
-  };
-
   // Broadcasts rank 0's state (restored from resume_from if given); returns the step to resume
   // after (0: from the start).
   struct StepOutcome {
@@ -122,19 +127,22 @@ class Trainer {
   bool SaveCheckpoint(int64_t step);  // false after a failed save (already warned about)
   Result<StepOutcome> TrainStep(int64_t epoch, int64_t step_in_epoch);
   Result<TrainResult> Stop(int64_t step, bool saved, TrainResult& result);
-  Result<Evaluation> Evaluate();
   Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                   TrainResult& result);
   void ReportStep(int64_t step, int64_t epoch, double loss, double window_rate, bool metric_line);
   void Finish(TrainResult& result);
+  double SamplesPerStep() const {
+    return static_cast<double>(options_.samples_per_step > 0 ? options_.samples_per_step
+                                                             : options_.batch_size);
+  }
 
   TrainerOptions options_;
   Model& model_;
   Collective& collective_;
   DataSource& train_;
-  const Dataset* test_;
+  Evaluator* evaluator_;
   Reporter& reporter_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run()
+  std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run(); a ClippedSgd
   VariableUpdaterPtr updater_;                    // created by Run(), reset at its end
   std::vector<double> step_seconds_;              // timed steps only
 };

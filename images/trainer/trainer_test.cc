@@ -122,8 +122,8 @@ TEST(TrainerTest, EvaluatesAtTheEndOfEachEpoch) {
   Reporter reporter(out, 0);
   TrainerOptions options = Options(2 * data.steps_per_epoch());
   options.display_every = 100;
-  options.eval_batch_size = 30;  // exercises a partial last eval batch
-  Result<TrainResult> r = Trainer(options, *model, collective, data, &test, reporter).Run();
+  AccuracyEvaluator evaluator(test, 30);  // exercises a partial last eval batch
+  Result<TrainResult> r = Trainer(options, *model, collective, data, &evaluator, reporter).Run();
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->final_accuracy.has_value());
   EXPECT_GT(*r->final_accuracy, 0.9);

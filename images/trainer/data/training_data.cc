@@ -5,6 +5,7 @@
 #include "images/trainer/data/fashion_mnist.h"
 #include "images/trainer/data/fashion_mnist_shards.h"
 #include "images/trainer/data/imagenet_shards.h"
+#include "images/trainer/data/language_data.h"
 
 namespace dljob::trainer {
 namespace {
@@ -73,10 +74,30 @@ Result<TrainingData> MakeSynthetic(const TrainingDataOptions& o) {
   return data;
 }
 
+Result<TrainingData> MakeTextData(const TrainingDataOptions& o) {
+  switch (o.data_name) {
+    case DataName::kKjv:
+      return MakeKjvData(o);
+    case DataName::kSynthetic:
+      return MakeSyntheticText(o);
+    case DataName::kFashionMnist:
+    case DataName::kImagenet:
+      break;
+  }
+  return Status::InvalidArgument("--data_name=" + std::string(Name(o.data_name)) +
+                                 " is image data and this model is a language model; pass "
+                                 "--data_name=kjv or --data_name=synthetic");
+}
+
 }  // namespace
 
 Result<TrainingData> MakeTrainingData(const TrainingDataOptions& o) {
+  if (o.task == Task::kLanguageModel) return MakeTextData(o);
   switch (o.data_name) {
+    case DataName::kKjv:
+      return Status::InvalidArgument(
+          "--data_name=kjv is text, for language models (--model=lstm_lm); pass an image data "
+          "set to this model");
     case DataName::kFashionMnist:
       return MakeFashionMnist(o);
     case DataName::kImagenet:

@@ -7,6 +7,9 @@
 // kSynthetic makes a fixed random batch of the model's input shape and has no test split.
 // kImagenet reads record shards of a packed JPEG tree from a directory or oss:// URL
 // (imagenet_shards.h), with no test split (no evaluation yet). Each rank builds its own.
+// For a language model (options.task) the data is text (language_data.h): kKjv is the King James
+// Bible's training stream, its validation stream kept whole in valid_tokens for perplexity;
+// kSynthetic random ids, no validation split; kFashionMnist and kImagenet are refused.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,7 @@
 #include "base/status.h"
 #include "images/trainer/choices.h"
 #include "images/trainer/data/data_source.h"
+#include "images/trainer/models/model.h"
 
 namespace dljob::trainer {
 
@@ -32,13 +36,21 @@ struct TrainingDataOptions {
   uint64_t seed = 0;
   bool load_test = true;
   int loader_threads = 4;  // imagenet: JPEG decode threads
+  Task task = Task::kClassification;
+  int64_t bptt = 20;           // language models: time steps per batch
+  int64_t vocab_size = 10000;  // language models: kjv's largest vocabulary, synthetic's size
 };
 
 struct TrainingData {
   std::unique_ptr<DataSource> train;
   std::optional<Dataset> test;
-  int64_t train_examples = 0;  // per epoch, all ranks together
+  int64_t train_examples = 0;  // per epoch, all ranks together (words for text)
   std::string description;     // for the header
+  // Language models: the whole validation stream (int64 ids), the vocabulary's size and the
+  // unigram baseline's perplexity on the validation split (0 when there is none).
+  std::optional<torch::Tensor> valid_tokens;
+  int64_t vocab_size = 0;
+  double unigram_valid_perplexity = 0.0;
 };
 
 // Errors for fashion-mnist read `cannot read Fashion-MNIST from "<dir>": <why>`.

@@ -11,6 +11,7 @@ ModelRegistry BuiltinModels() {
   RegisterAlexNet(registry);
   RegisterGoogLeNet(registry);
   RegisterInception3(registry);
+  RegisterLstmLanguageModel(registry);
   return registry;
 }
 

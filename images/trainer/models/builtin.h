@@ -26,6 +26,9 @@ void RegisterGoogLeNet(ModelRegistry& registry);
 // inception3 (InceptionV3, 3x299x299, without the auxiliary classifier).
 void RegisterInception3(ModelRegistry& registry);
 
+// lstm_lm (word-level LSTM language model; Task::kLanguageModel).
+void RegisterLstmLanguageModel(ModelRegistry& registry);
+
 // A registry holding every built-in model.
 ModelRegistry BuiltinModels();
 

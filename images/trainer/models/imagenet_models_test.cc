@@ -70,7 +70,7 @@ TEST(ImagenetModelsTest, RegistryListsEveryModel) {
   for (const Expected& e : ImagenetModels()) {
     EXPECT_NE(std::find(names.begin(), names.end(), e.name), names.end()) << e.name;
   }
-  EXPECT_EQ(names.size(), ImagenetModels().size() + 2);  // + mnist_cnn, mnist_mlp
+  EXPECT_EQ(names.size(), ImagenetModels().size() + 3);  // + mnist_cnn, mnist_mlp, lstm_lm
 }
 
 TEST(ImagenetModelsTest, HelpAndAMistypedModelListEveryName) {

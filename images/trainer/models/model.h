@@ -1,7 +1,13 @@
 // Model and ModelRegistry: the networks dljob-train can train, by name.
 //
-// A Model is a LibTorch module whose forward() maps a float32 batch [B, C, H, W] to logits
-// [B, num_classes]. LibTorch modules are reference-counted (register_module and the optimizer
+// A Model is a LibTorch module whose forward() maps a batch to logits. For classifiers
+// (Task::kClassification) that is a float32 batch [B, C, H, W] to logits [B, num_classes]; for
+// language models (Task::kLanguageModel) int64 token ids [T, B] (T time steps of B streams) to
+// logits [T, B, vocab] for the next token at each position. Either way the training loss is the
+// cross-entropy of logits.reshape({-1, last}) against the targets flattened. A recurrent
+// language model carries its hidden state from one batch to the next (truncated BPTT: the
+// state, detached from the graph, is where the next batch starts); ResetState() forgets it.
+// LibTorch modules are reference-counted (register_module and the optimizer
 // keep shared_ptrs), so models travel as ModelPtr = std::shared_ptr<Model>.
 //
 // The registry maps a name ("mnist_cnn") to a factory plus the input shape and class count the
@@ -28,10 +34,25 @@ namespace dljob::trainer {
 
 class Model : public torch::nn::Module {
  public:
-  // Logits [B, num_classes] for inputs [B, C, H, W].
+  // Logits [B, num_classes] for inputs [B, C, H, W]; language models: [T, B, vocab] for [T, B].
   virtual torch::Tensor forward(torch::Tensor input) = 0;
+  // Stateful models (recurrent language models) start the next batch from a zero state; the
+  // trainer calls it at each epoch start and before an evaluation. Others: nothing to forget.
+  virtual void ResetState() {}
 };
 using ModelPtr = std::shared_ptr<Model>;
+
+enum class Task { kClassification, kLanguageModel };
+
+// The shape of a language model, fixed by the flags and the corpus's vocabulary.
+struct LanguageModelOptions {
+  int64_t vocab_size = 10000;
+  int64_t layers = 2;
+  int64_t hidden_size = 200;  // also the embedding size
+  double dropout = 0.0;       // on the embeddings, between layers and before the decoder
+  bool tied_embeddings = false;
+  double init_scale = 0.1;  // parameters drawn uniformly from [-init_scale, init_scale]
+};
 
 struct ModelInfo {
   std::string name;
@@ -39,6 +60,9 @@ struct ModelInfo {
   std::vector<int64_t> input_shape;  // [C, H, W]
   int64_t num_classes = 0;
   std::function<ModelPtr()> create;  // a freshly initialised model (uses torch's RNG)
+  Task task = Task::kClassification;
+  // kLanguageModel: a model of the given shape (create() makes one of the default shape).
+  std::function<ModelPtr(const LanguageModelOptions&)> create_language_model;
 };
 
 class ModelRegistry {

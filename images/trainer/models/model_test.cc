@@ -30,7 +30,7 @@ TEST(ModelRegistryTest, UnknownNameListsTheKnownOnes) {
   ASSERT_FALSE(info.ok());
   EXPECT_EQ(info.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(info.status().message(),
-            "unknown model \"mnist_cn\" (known models: alexnet, googlenet, inception3, "
+            "unknown model \"mnist_cn\" (known models: alexnet, googlenet, inception3, lstm_lm, "
             "mnist_cnn, mnist_mlp, resnet101, resnet152, resnet18, resnet34, resnet50, vgg16)");
   EXPECT_EQ(UnknownModelHint("mnist_cn", registry.Names()), "did you mean --model=mnist_cnn?");
   EXPECT_EQ(UnknownModelHint("resnet5", registry.Names()), "did you mean --model=resnet50?");

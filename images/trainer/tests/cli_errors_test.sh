@@ -14,7 +14,7 @@ run() { "$train" "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 grep -q -- '--num_warmup_batches' "$tmp/out" || fail "--help lists no flags"
 
 [[ $(run --model=mnist_cn) == 2 ]] || fail "unknown model: exit code"
-[[ $(sed -n 1p "$tmp/err") == 'dljob-train: error: unknown model "mnist_cn" (known models: alexnet, googlenet, inception3, mnist_cnn, mnist_mlp, resnet101, resnet152, resnet18, resnet34, resnet50, vgg16)' ]] \
+[[ $(sed -n 1p "$tmp/err") == 'dljob-train: error: unknown model "mnist_cn" (known models: alexnet, googlenet, inception3, lstm_lm, mnist_cnn, mnist_mlp, resnet101, resnet152, resnet18, resnet34, resnet50, vgg16)' ]] \
   || fail "unknown model: message"
 [[ $(sed -n 2p "$tmp/err") == 'hint: did you mean --model=mnist_cnn?' ]] || fail "unknown model: hint"
 [[ $(wc -l <"$tmp/err") == 2 ]] || fail "unknown model: extra output"
