@@ -48,6 +48,23 @@ FusionOptions SumOnly(FusionOptions fusion) {
   return fusion;
 }
 
+// The gradients summed over `ranks` ranks, laid end to end in `flat` (param order), become each
+// parameter's mean gradient. Scales `flat` in place.
+void SetMeanGradients(torch::Tensor& flat, int ranks, const std::vector<torch::Tensor>& params) {
+  flat.mul_(1.0f / static_cast<float>(ranks));
+  int64_t offset = 0;
+  for (const torch::Tensor& p : params) {
+    torch::Tensor mean = flat.slice(0, offset, offset + p.numel()).view(p.sizes());
+    torch::Tensor& grad = p.mutable_grad();
+    if (grad.defined()) {
+      grad.copy_(mean);
+    } else {
+      grad = mean.clone().to(p.device());
+    }
+    offset += p.numel();
+  }
+}
+
 class AllreduceUpdater : public VariableUpdater {
  public:
   AllreduceUpdater(const VariableUpdateOptions& options, Model& model, Collective& collective)
@@ -228,18 +245,7 @@ class ParameterServerUpdater : public VariableUpdater {
   // Rank 0: the reduced sums in flat_ become the mean gradients.
   void UnfuseMean(int64_t step, const std::vector<torch::Tensor>& params) {
     TimelineSpan span(timeline_, "UNFUSE", "comm", kMainThread, step);
-    flat_.mul_(1.0f / static_cast<float>(collective_.size()));
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params) {
-      torch::Tensor mean = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-      torch::Tensor& grad = p.mutable_grad();
-      if (grad.defined()) {
-        grad.copy_(mean);
-      } else {
-        grad = mean.clone().to(p.device());
-      }
-      offset += p.numel();
-    }
+    SetMeanGradients(flat_, collective_.size(), params);
   }
 
   // Sends flat_ in the pieces of chunks_ with `op` (ReduceSum or Broadcast to 0).
@@ -314,18 +320,7 @@ class TwoBitUpdater : public VariableUpdater {
     {
       TimelineSpan span(timeline_, "UNFUSE", "comm", kMainThread, step);
       SumPackedTwoBit(gathered_.data(), collective_.size(), values, threshold_, flat);
-      flat_.mul_(1.0f / static_cast<float>(collective_.size()));
-      int64_t offset = 0;
-      for (const torch::Tensor& p : params) {
-        torch::Tensor mean = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-        torch::Tensor& grad = p.mutable_grad();
-        if (grad.defined()) {
-          grad.copy_(mean);
-        } else {
-          grad = mean.clone().to(p.device());
-        }
-        offset += p.numel();
-      }
+      SetMeanGradients(flat_, collective_.size(), params);
     }
     TimelineSpan span(timeline_, "OPTIMIZER", "compute", kMainThread, step);
     optimizer.step();
