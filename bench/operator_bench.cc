@@ -263,7 +263,8 @@ int Main(int argc, char** argv) {
       {dljob::testing::BinDir() + "/dljob-test-apiserver", "--port", "0", "--port-file",
        dir.path() + "/port", "--kubeconfig-out", dir.path() + "/kubeconfig", "--nodes",
        std::to_string(nodes), "--gpus-per-node", std::to_string(kGpusPerNode), "--kubelet-delay-ms",
-       "0", "--crd", dljob::testing::SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml"},
+       "0", "--crd", dljob::testing::SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml",
+       "--crd", dljob::testing::SourceDir() + "/charts/dljob/crds/dljob.io_dlqueues.yaml"},
       {}, dir.path() + "/apiserver.out", dir.path() + "/apiserver.err");
   if (!WaitFor([&] { return std::ifstream(dir.path() + "/port").good(); }, 30'000)) {
     std::fprintf(stderr, "operator_bench: the test API server did not start\n");

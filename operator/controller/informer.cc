@@ -1,6 +1,7 @@
 #include "operator/controller/informer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 namespace dljob::controller {
@@ -63,7 +64,21 @@ void Informer::Run(std::stop_token stop) {
 
 bool Informer::List() {
   kube::ApiResult<Json> list = kube::ListAll(api_, resource_, options_.ns, ListOpts(options_));
-  if (!list.ok()) return false;
+  if (!list.ok()) {
+    // Logged once per distinct error, as it is retried with backoff. A 404 for a dljob.io kind is
+    // the usual case: its CRD is not installed (or older than this operator).
+    std::string error = list.error().ToString();
+    if (error != last_list_error_) {
+      std::fprintf(stderr, "dljob-operator: listing %s failed: %s (retrying)%s\n",
+                   resource_.plural.c_str(), error.c_str(),
+                   list.error().IsNotFound() && !resource_.group.empty()
+                       ? "; install the CRDs: kubectl apply -f charts/dljob/crds/"
+                       : "");
+      last_list_error_ = std::move(error);
+    }
+    return false;
+  }
+  last_list_error_.clear();
   ++lists_;
   std::vector<Json> items;
   for (Json& item : (*list)["items"]) {

@@ -94,6 +94,7 @@ class Informer {
   std::atomic<bool> synced_{false};
   std::atomic<int> lists_{0};
   Duration backoff_;
+  std::string last_list_error_;  // Run's thread only: a failed list is logged once per error
   mutable Mutex rv_mu_;
   std::string rv_ GUARDED_BY(rv_mu_);  // written only by the Run() thread
   Mutex sleep_mu_;                     // guards nothing: Backoff's wait needs a lock to release

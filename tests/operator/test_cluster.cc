@@ -55,6 +55,7 @@ Result<std::unique_ptr<TestCluster>> TestCluster::Start(const ClusterOptions& op
       "--port-file=" + port_file,
       "--kubeconfig-out=" + c->kubeconfig_,
       "--crd=" + SourceDir() + "/charts/dljob/crds/dljob.io_dljobs.yaml",
+      "--crd=" + SourceDir() + "/charts/dljob/crds/dljob.io_dlqueues.yaml",
       "--nodes=" + std::to_string(options.nodes),
       "--gpus-per-node=" + std::to_string(options.gpus_per_node),
   };
