@@ -62,7 +62,7 @@ struct ModelInfo {
   std::function<ModelPtr()> create;  // a freshly initialised model (uses torch's RNG)
   Task task = Task::kClassification;
   // kLanguageModel: a model of the given shape (create() makes one of the default shape).
-  std::function<ModelPtr(const LanguageModelOptions&)> create_language_model;
+  std::function<ModelPtr(const LanguageModelOptions&)> create_language_model = nullptr;
 };
 
 class ModelRegistry {
