@@ -34,10 +34,9 @@ METRICS="http://127.0.0.1:$(cat "$DIR/metrics-port")"
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 post() { curl -sf -X POST "$API$1" --data-binary @- >/dev/null; }
 
-printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n' |
-  kubectl apply --validate=false -f - >/dev/null
+kubectl create namespace team-a >/dev/null
 step kubectl apply -f examples/resnet-job.yaml
-kubectl apply --validate=false -f examples/resnet-job.yaml
+kubectl apply -f examples/resnet-job.yaml
 sleep 3
 step kubectl get dljobs,pods -n team-a -o wide
 kubectl get dljobs,pods -n team-a -o wide

@@ -1,5 +1,8 @@
 // Stock kubectl against dljob-test-apiserver: the test API server must be faithful enough for
-// apply, get (server-side printing of the DLJob CRD's columns), -o json, watch and delete.
+// apply, get (server-side printing of the DLJob CRD's columns), -o json, watch and delete, all
+// with kubectl's default validation (OpenAPI v3 + fieldValidation=Strict, no --validate=false),
+// `kubectl create namespace` (a protobuf body), and the real server's refusals of unknown fields,
+// schema violations and invalid names.
 // Each test starts the server as a child process on port 0 and kills it by PID at the end;
 // kubectl gets a private HOME and cache dir under the test's temporary directory.
 // Skipped when kubectl is not installed.
@@ -94,18 +97,15 @@ class KubectlE2eTest : public ::testing::Test {
 };
 
 TEST_F(KubectlE2eTest, ApplyGetListAndDeleteADLJob) {
-  // Not `kubectl create namespace`: that sends protobuf, which the test server does not read.
-  CommandResult ns = Kubectl({"apply", "-f",
-                              WriteManifest("ns.yaml",
-                                            "apiVersion: v1\nkind: Namespace\n"
-                                            "metadata:\n  name: team-a\n"),
-                              "--validate=false"});
+  // kubectl 1.32 sends this create as protobuf.
+  CommandResult ns = Kubectl({"create", "namespace", "team-a"});
   ASSERT_EQ(ns.exit_code, 0) << ns.err;
+  EXPECT_EQ(ns.out, "namespace/team-a created\n");
   std::string job = SourceDir() + "/examples/resnet-job.yaml";
-  CommandResult applied = Kubectl({"apply", "-f", job, "--validate=false"});
+  CommandResult applied = Kubectl({"apply", "-f", job});
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
   EXPECT_EQ(applied.out, "dljob.dljob.io/resnet50 created\n");
-  CommandResult again = Kubectl({"apply", "-f", job, "--validate=false"});
+  CommandResult again = Kubectl({"apply", "-f", job});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.out, "dljob.dljob.io/resnet50 unchanged\n");
 
@@ -171,13 +171,19 @@ spec:
     std::snprintf(text, sizeof text, kPod, name.c_str());
     return WriteManifest(name + ".yaml", text);
   };
-  ASSERT_EQ(Kubectl({"apply", "-f", pod("first"), "--validate=false"}).exit_code, 0);
+  ASSERT_EQ(Kubectl({
+                        "apply",
+                        "-f",
+                        pod("first"),
+                    })
+                .exit_code,
+            0);
   std::string out = dir_->path() + "/watch.out", err = dir_->path() + "/watch.err";
   Background watch(KubectlArgv({"get", "pods", "-w"}), Env(), out, err);
   // The watch lists first; once it printed "first", "second" can only reach it as an event.
   ASSERT_TRUE(WaitFor([&] { return Contains(ReadFile(out), "first"); }, 30000))
       << ReadFile(out) << ReadFile(err);
-  CommandResult created = Kubectl({"apply", "-f", pod("second"), "--validate=false"});
+  CommandResult created = Kubectl({"apply", "-f", pod("second")});
   ASSERT_EQ(created.exit_code, 0) << created.err;
   ASSERT_TRUE(WaitFor([&] { return Contains(ReadFile(out), "second"); }, 30000))
       << ReadFile(out) << ReadFile(err);
@@ -185,6 +191,86 @@ spec:
   StopServer();  // with the watch still open: it must still stop cleanly
   watch.Signal(SIGKILL);
   watch.Wait(30000);
+}
+
+// kubectl's default validation (no --validate=false) applies the real objects users write: the
+// Fashion-MNIST example, a Namespace from a manifest, a Pod and a headless Service.
+TEST_F(KubectlE2eTest, DefaultValidationAppliesExamplesAndBuiltinKinds) {
+  CommandResult ns = Kubectl({"apply", "-f",
+                              WriteManifest("ns.yaml",
+                                            "apiVersion: v1\nkind: Namespace\n"
+                                            "metadata:\n  name: team-b\n")});
+  ASSERT_EQ(ns.exit_code, 0) << ns.err;
+  EXPECT_EQ(ns.out, "namespace/team-b created\n");
+  CommandResult job =
+      Kubectl({"apply", "-n", "team-b", "-f", SourceDir() + "/examples/mnist-job.yaml"});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_EQ(job.out, "dljob.dljob.io/mnist created\n");
+  EXPECT_EQ(job.err, "");  // no warnings: every field of the example is in the CRD's schema
+  CommandResult objects =
+      Kubectl({"apply", "-n", "team-b", "-f",
+               WriteManifest("objects.yaml",
+                             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n"
+                             "  labels:\n    app: web\nspec:\n  hostname: web-0\n  subdomain: web\n"
+                             "  containers:\n    - name: main\n      image: busybox\n"
+                             "      ports:\n        - containerPort: 8080\n"
+                             "---\n"
+                             "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n"
+                             "  clusterIP: None\n  selector:\n    app: web\n"
+                             "  ports:\n    - name: http\n      port: 8080\n")});
+  ASSERT_EQ(objects.exit_code, 0) << objects.err;
+  EXPECT_EQ(objects.out, "pod/web-0 created\nservice/web created\n");
+  // A second apply patches (strategic merge for built-ins, merge patch for the DLJob).
+  CommandResult again =
+      Kubectl({"apply", "-n", "team-b", "-f", SourceDir() + "/examples/mnist-job.yaml"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "dljob.dljob.io/mnist unchanged\n");
+}
+
+// What a real server's CRD schema refuses, kubectl reports with the field's path.
+TEST_F(KubectlE2eTest, DefaultValidationRefusesAnUnknownDLJobFieldWithItsPath) {
+  const std::string job =
+      "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n  name: typo\nspec:\n"
+      "  image: dljob/trainer:cpu\n  command: [dljob-train]\n  gpus: 2\n";
+  CommandResult unknown =
+      Kubectl({"apply", "-f", WriteManifest("unknown.yaml", job + "  gpusPerWorkr: 1\n")});
+  EXPECT_NE(unknown.exit_code, 0) << unknown.out;
+  EXPECT_TRUE(Contains(unknown.err, "strict decoding error: unknown field \"spec.gpusPerWorkr\""))
+      << unknown.err;
+  CommandResult wrong_type =
+      Kubectl({"apply", "-f",
+               WriteManifest("type.yaml", job.substr(0, job.find("  gpus:")) + "  gpus: two\n")});
+  EXPECT_NE(wrong_type.exit_code, 0) << wrong_type.out;
+  EXPECT_TRUE(Contains(wrong_type.err,
+                       "spec.gpus: Invalid value: \"string\": spec.gpus in body must be of type "
+                       "integer: \"string\""))
+      << wrong_type.err;
+  CommandResult negative =
+      Kubectl({"apply", "-f",
+               WriteManifest("neg.yaml", job.substr(0, job.find("  gpus:")) + "  gpus: -3\n")});
+  EXPECT_NE(negative.exit_code, 0);
+  EXPECT_TRUE(Contains(negative.err, "spec.gpus in body should be greater than or equal to 1"))
+      << negative.err;
+  CommandResult nothing = Kubectl({"get", "dljobs", "-o", "name"});
+  EXPECT_EQ(nothing.out, "");
+  // Skipping validation (as --validate=false did) only warns, and the field is dropped.
+  CommandResult lenient = Kubectl({"apply", "--validate=warn", "-f",
+                                   WriteManifest("unknown.yaml", job + "  gpusPerWorkr: 1\n")});
+  ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_TRUE(Contains(lenient.err, "unknown field \"spec.gpusPerWorkr\"")) << lenient.err;
+}
+
+TEST_F(KubectlE2eTest, InvalidNamesAreRefusedAsTheRealServerRefusesThem) {
+  CommandResult service =
+      Kubectl({"create", "service", "clusterip", "1abc-worker", "--clusterip=None"});
+  EXPECT_NE(service.exit_code, 0);
+  EXPECT_TRUE(Contains(service.err,
+                       "metadata.name: Invalid value: \"1abc-worker\": a DNS-1035 label must "
+                       "consist of lower case alphanumeric characters"))
+      << service.err;
+  CommandResult ns = Kubectl({"create", "namespace", "Team_A"});
+  EXPECT_NE(ns.exit_code, 0);
+  EXPECT_TRUE(Contains(ns.err, "a lowercase RFC 1123 label must consist of")) << ns.err;
 }
 
 }  // namespace

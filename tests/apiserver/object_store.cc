@@ -126,7 +126,8 @@ void ObjectStore::RecordLocked(StoredEvent event) {
   changed_.notify_all();
 }
 
-ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns, Json object) {
+ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns, Json object,
+                                    const Admission& admit) {
   if (!object.is_object()) return BadRequestError("the body of a create must be a JSON object");
   Json& meta = Metadata(object);
   MutexLock lock(mu_);
@@ -164,6 +165,7 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
   meta["creationTimestamp"] = NowText();
   meta["generation"] = 1;
   meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
   switch (type.create_status) {
     case CreateStatus::kKeep:
       break;
@@ -177,7 +179,10 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
       object["status"] = {{"phase", "Active"}};
       break;
   }
-  meta["resourceVersion"] = std::to_string(++version_);
+  if (admit) {
+    if (std::optional<ApiError> refused = admit(nullptr, object)) return *refused;
+  }
+  object["metadata"]["resourceVersion"] = std::to_string(++version_);
   auto stored = std::make_shared<const Json>(std::move(object));
   objects_[type.Key()][ObjectKey(type, ns, name)] = stored;
   uid_to_type_[UidOf(*stored)] = type.Key();
@@ -243,13 +248,21 @@ ApiResult<Json> ObjectStore::CommitLocked(const ResourceType& type, const Object
   if (SpecPart(updated) != SpecPart(*old)) meta["generation"] = old_meta.value("generation", 1) + 1;
   meta["resourceVersion"] = std::to_string(++version_);
   auto stored = std::make_shared<const Json>(std::move(updated));
-  objects_[type.Key()][ObjectKey(type, NamespaceOf(*stored), NameOf(*stored))] = stored;
+  std::string object_key = ObjectKey(type, NamespaceOf(*stored), NameOf(*stored));
+  objects_[type.Key()][object_key] = stored;
   RecordLocked({version_, type.Key(), "MODIFIED", stored, old});
+  const Json& stored_meta = (*stored)["metadata"];
+  bool finalizers = stored_meta.contains("finalizers") && stored_meta["finalizers"].is_array() &&
+                    !stored_meta["finalizers"].empty();
+  if (stored_meta.contains("deletionTimestamp") && !finalizers &&
+      stored_meta.value("deletionGracePeriodSeconds", 0) == 0) {
+    DeleteLocked(type.Key(), object_key, "Background");  // the last finalizer went
+  }
   return *stored;
 }
 
 ApiResult<Json> ObjectStore::UpdateLocked(const ResourceType& type, const ObjectPtr& old,
-                                          Json object, Part part) {
+                                          Json object, Part part, const Admission& admit) {
   const Json& old_meta = (*old)["metadata"];
   Json updated;
   if (part == Part::kStatus) {
@@ -262,11 +275,29 @@ ApiResult<Json> ObjectStore::UpdateLocked(const ResourceType& type, const Object
   } else {
     updated = std::move(object);
     Json& meta = Metadata(updated);
-    for (const char* kept : {"name", "namespace", "uid", "creationTimestamp"}) {
+    for (const char* kept : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                             "deletionGracePeriodSeconds"}) {
       if (old_meta.contains(kept)) {
         meta[kept] = old_meta[kept];
       } else {
         meta.erase(kept);
+      }
+    }
+    if (old_meta.contains("deletionTimestamp") && meta.contains("finalizers") &&
+        meta["finalizers"].is_array()) {
+      Json added = Json::array();
+      for (const Json& f : meta["finalizers"]) {
+        bool had = false;
+        for (const Json& g : old_meta.value("finalizers", Json::array())) had = had || g == f;
+        if (!had) added.push_back(f);
+      }
+      if (!added.empty()) {
+        std::string list;
+        for (const Json& f : added) list += (list.empty() ? "" : ", ") + f.dump();
+        return InvalidError(type.kind, NameOf(*old),
+                            "metadata.finalizers: Forbidden: no new finalizers can be added if "
+                            "the object is being deleted, found new finalizers []string{" +
+                                list + "}");
       }
     }
     if (type.has_status) {
@@ -279,11 +310,15 @@ ApiResult<Json> ObjectStore::UpdateLocked(const ResourceType& type, const Object
   }
   updated["kind"] = type.kind;
   updated["apiVersion"] = type.ApiVersion();
+  if (admit) {
+    if (std::optional<ApiError> refused = admit(old.get(), updated)) return *refused;
+  }
   return CommitLocked(type, old, std::move(updated));
 }
 
 ApiResult<Json> ObjectStore::Update(const ResourceType& type, const std::string& ns,
-                                    const std::string& name, Json object, Part part) {
+                                    const std::string& name, Json object, Part part,
+                                    const Admission& admit) {
   if (!object.is_object()) return BadRequestError("the body of an update must be a JSON object");
   std::string body_name = NameOf(object);
   if (!body_name.empty() && body_name != name) {
@@ -300,11 +335,12 @@ ApiResult<Json> ObjectStore::Update(const ResourceType& type, const std::string&
                         "update");
   }
   if (!rv.empty() && rv != ResourceVersionOf(*old)) return StaleUpdateError(type.Key(), name);
-  return UpdateLocked(type, old, std::move(object), part);
+  return UpdateLocked(type, old, std::move(object), part, admit);
 }
 
 ApiResult<Json> ObjectStore::MergePatch(const ResourceType& type, const std::string& ns,
-                                        const std::string& name, const Json& patch, Part part) {
+                                        const std::string& name, const Json& patch, Part part,
+                                        const Admission& admit) {
   if (!patch.is_object()) return BadRequestError("a merge patch must be a JSON object");
   MutexLock lock(mu_);
   ObjectPtr old = FindLocked(type, ns, name);
@@ -315,7 +351,7 @@ ApiResult<Json> ObjectStore::MergePatch(const ResourceType& type, const std::str
   }
   Json patched = *old;
   patched.merge_patch(patch);
-  return UpdateLocked(type, old, std::move(patched), part);
+  return UpdateLocked(type, old, std::move(patched), part, admit);
 }
 
 ApiResult<Json> ObjectStore::Mutate(const ResourceType& type, const std::string& ns,

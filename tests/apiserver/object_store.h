@@ -9,7 +9,16 @@
 // Part::kStatus writes change only .status. Deleting an object deletes, recursively, every object
 // whose ownerReferences name it (unless all of that dependent's owners are not gone yet, or the
 // propagation policy is Orphan, which strips the reference instead); deleting a namespace deletes
-// its contents. Objects are deleted at once: no finalizers, no deletionTimestamp.
+// its contents.
+//
+// Finalizers and graceful deletion: deleting an object that has metadata.finalizers only sets
+// metadata.deletionTimestamp (deletionGracePeriodSeconds 0); the object goes when an update
+// removes its last finalizer. While SetGracefulPodDeletion(true) (the simulated kubelet is on),
+// deleting a pod bound to a node and not finished sets deletionTimestamp to now + the grace period
+// (DeleteRequest's, else spec.terminationGracePeriodSeconds, else 30) and
+// deletionGracePeriodSeconds; a later delete with grace 0 (what the kubelet sends) removes it.
+// Clients cannot set or clear deletionTimestamp, nor add finalizers to an object being deleted.
+// Garbage collection and namespace deletion remove dependents at once, with neither.
 //
 // Objects are stored as immutable shared JSON trees, so events and lists share them.
 // Thread-safety: every method is safe to call from many threads (one mutex).
@@ -22,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -56,6 +66,7 @@ struct ListQuery {
 
 struct DeleteRequest {
   std::string propagation_policy = "Background";  // Background | Foreground | Orphan
+  std::optional<int64_t> grace_period_seconds;    // pods: unset is the pod's own
   std::string precondition_uid;
   std::string precondition_resource_version;
 };
@@ -71,10 +82,15 @@ class ObjectStore {
   enum class Part { kMain, kStatus };
   // Edits an object in place; returning an error leaves the object unchanged.
   using Mutation = std::function<std::optional<ApiError>(Json&)>;
+  // A client write's admission (admission.h): called under the store's lock with the object
+  // about to be stored (metadata filled in) and the stored one (null for a create); it may edit
+  // the object (pruning) or refuse the write. It must not call back into the store.
+  using Admission = std::function<std::optional<ApiError>(const Json* old, Json& object)>;
 
   explicit ObjectStore(StoreOptions options = {});
 
-  ApiResult<Json> Create(const ResourceType& type, const std::string& ns, Json object);
+  ApiResult<Json> Create(const ResourceType& type, const std::string& ns, Json object,
+                         const Admission& admit = nullptr);
   ApiResult<Json> Get(const ResourceType& type, const std::string& ns,
                       const std::string& name) const;
   // A `<Kind>List` with metadata.resourceVersion (and metadata.continue when limited). `ns` ""
@@ -84,10 +100,11 @@ class ObjectStore {
   // PUT. An empty metadata.resourceVersion is an unconditional update, except for custom
   // resources (422, as the real server).
   ApiResult<Json> Update(const ResourceType& type, const std::string& ns, const std::string& name,
-                         Json object, Part part = Part::kMain);
+                         Json object, Part part = Part::kMain, const Admission& admit = nullptr);
   // RFC 7386 JSON merge patch. A metadata.resourceVersion in the patch is a precondition.
   ApiResult<Json> MergePatch(const ResourceType& type, const std::string& ns,
-                             const std::string& name, const Json& patch, Part part = Part::kMain);
+                             const std::string& name, const Json& patch, Part part = Part::kMain,
+                             const Admission& admit = nullptr);
   // Applies `mutation` to the whole object (status included): for the server's own writes
   // (binding, the simulated kubelet, test controls).
   ApiResult<Json> Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
@@ -97,6 +114,8 @@ class ObjectStore {
                          const DeleteRequest& request = {});
   // Deletes every object of a type (its CRD went away).
   void DeleteAll(const ResourceType& type);
+  // Whether deleting a running pod waits for a kubelet (see the header comment).
+  void SetGracefulPodDeletion(bool graceful);
 
   // Objects of a type by its key ("pods", "dljobs.dljob.io"); ns "" = all namespaces.
   std::vector<Json> Objects(const std::string& key, const std::string& ns = "") const;
@@ -129,9 +148,12 @@ class ObjectStore {
   ApiResult<Json> CommitLocked(const ResourceType& type, const ObjectPtr& old, Json updated)
       REQUIRES(mu_);
   ApiResult<Json> UpdateLocked(const ResourceType& type, const ObjectPtr& old, Json object,
-                               Part part) REQUIRES(mu_);
+                               Part part, const Admission& admit) REQUIRES(mu_);
   Json DeleteLocked(const std::string& key, const std::string& object_key,
                     const std::string& policy) REQUIRES(mu_);
+  // The pod's grace period when its delete must wait for a kubelet; nullopt: delete now.
+  std::optional<int64_t> GracePeriodLocked(const ResourceType& type, const Json& object,
+                                           const DeleteRequest& request) const REQUIRES(mu_);
   void CollectGarbageLocked(const std::string& owner_uid, const std::string& policy) REQUIRES(mu_);
   void DeleteNamespaceContentsLocked(const std::string& ns) REQUIRES(mu_);
   void RecordLocked(StoredEvent event) REQUIRES(mu_);
@@ -149,6 +171,7 @@ class ObjectStore {
   uint64_t compacted_ GUARDED_BY(mu_) = 0;
   uint64_t interrupts_ GUARDED_BY(mu_) = 0;
   uint64_t uids_ GUARDED_BY(mu_) = 0;
+  bool graceful_pods_ GUARDED_BY(mu_) = false;
   std::mt19937 names_ GUARDED_BY(mu_){20240611};
 };
 

@@ -2,6 +2,7 @@
 // See object_store.h.
 #include <utility>
 
+#include "base/time_format.h"
 #include "tests/apiserver/object_store.h"
 
 namespace dljob::apiserver {
@@ -39,7 +40,43 @@ ApiResult<Json> ObjectStore::Delete(const ResourceType& type, const std::string&
   if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
     return BadRequestError("unsupported propagationPolicy \"" + policy + "\"");
   }
-  return DeleteLocked(type.Key(), ObjectKey(type, ns, name), policy);
+  const Json& meta = (*old)["metadata"];
+  bool finalizers =
+      meta.contains("finalizers") && meta["finalizers"].is_array() && !meta["finalizers"].empty();
+  std::optional<int64_t> grace = GracePeriodLocked(type, *old, request);
+  if (!finalizers && !grace) return DeleteLocked(type.Key(), ObjectKey(type, ns, name), policy);
+  // Mark it: a kubelet or the holders of its finalizers finish the deletion.
+  int64_t seconds = grace.value_or(0);
+  if (meta.contains("deletionTimestamp") &&
+      meta.value("deletionGracePeriodSeconds", int64_t{0}) <= seconds) {
+    return *old;  // already being deleted, at least as soon
+  }
+  Json updated = *old;
+  updated["metadata"]["deletionTimestamp"] =
+      FormatRfc3339((options_.now ? options_.now() : std::chrono::system_clock::now()) +
+                    std::chrono::seconds(seconds));
+  updated["metadata"]["deletionGracePeriodSeconds"] = seconds;
+  return CommitLocked(type, old, std::move(updated));
+}
+
+void ObjectStore::SetGracefulPodDeletion(bool graceful) {
+  MutexLock lock(mu_);
+  graceful_pods_ = graceful;
+}
+
+std::optional<int64_t> ObjectStore::GracePeriodLocked(const ResourceType& type, const Json& object,
+                                                      const DeleteRequest& request) const {
+  if (!graceful_pods_ || type.custom || type.Key() != "pods") return std::nullopt;
+  const Json spec = object.value("spec", Json::object());
+  std::string phase = object.contains("status") ? object["status"].value("phase", "") : "";
+  if (spec.value("nodeName", "").empty() || phase == "Succeeded" || phase == "Failed") {
+    return std::nullopt;  // no kubelet runs it: nothing to wait for
+  }
+  int64_t grace = request.grace_period_seconds
+                      ? *request.grace_period_seconds
+                      : spec.value("terminationGracePeriodSeconds", int64_t{30});
+  if (grace <= 0) return std::nullopt;
+  return grace;
 }
 
 Json ObjectStore::DeleteLocked(const std::string& key, const std::string& object_key,

@@ -119,6 +119,11 @@ Result<ResourceType> TypeFromCrd(const Json& crd) {
   t.has_status = sub.is_object() && sub.contains("status");
   t.create_status = t.has_status ? CreateStatus::kDrop : CreateStatus::kKeep;
 
+  auto schema = version->find("schema");
+  if (schema != version->end() && schema->is_object() && schema->contains("openAPIV3Schema")) {
+    t.schema = std::make_shared<const Json>((*schema)["openAPIV3Schema"]);
+  }
+
   auto columns = version->find("additionalPrinterColumns");
   if (columns != version->end() && columns->is_array()) {
     t.table = TableStyle::kColumns;

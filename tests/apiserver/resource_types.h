@@ -10,6 +10,7 @@
 // lookups return copies, so a type stays valid while a CRD is added or removed concurrently.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ struct ResourceType {
   CreateStatus create_status = CreateStatus::kKeep;
   TableStyle table = TableStyle::kDefault;
   std::vector<PrinterColumn> columns;  // for TableStyle::kColumns
+  // A CRD's spec.versions[].schema.openAPIV3Schema (null for built-in types; shared, immutable).
+  std::shared_ptr<const Json> schema;
 
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
   std::string ListKind() const { return kind + "List"; }

@@ -10,6 +10,7 @@
 #include "base/time_format.h"
 #include "jobs/codec.h"
 #include "tests/apiserver/discovery.h"
+#include "tests/apiserver/openapi.h"
 #include "tests/apiserver/rest_response.h"
 
 namespace dljob::apiserver {
@@ -86,6 +87,15 @@ void RestHandler::ServeApi(const HttpRequest& request, const RestPath& path, Res
     if (request.path == "/healthz" || request.path == "/readyz" || request.path == "/livez") {
       out.Respond(200, {{"Content-Type", "text/plain"}}, "ok");
       return;
+    }
+    if (request.method == "GET" && request.path == "/openapi/v3") {
+      RespondJson(out, 200, OpenApiV3Index(registry_.All()));
+      return;
+    }
+    if (request.method == "GET" && request.path.rfind("/openapi/v3/", 0) == 0) {
+      std::optional<Json> doc =
+          OpenApiV3Document(registry_.All(), request.path.substr(sizeof("/openapi/v3/") - 1));
+      if (doc) return RespondJson(out, 200, *doc);
     }
     RespondError(out, ErrorForCode(404, "the server could not find the requested resource"));
     return;

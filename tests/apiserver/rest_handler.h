@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "tests/apiserver/admission.h"
 #include "tests/apiserver/faults.h"
 #include "tests/apiserver/object_store.h"
 #include "tests/apiserver/pod_logs.h"
@@ -87,7 +88,7 @@ class RestHandler {
   void ServeList(const HttpRequest& request, const RestPath& path, const ResourceType& type,
                  const QueryParams& query, ResponseWriter& out);
   void ServePatch(const HttpRequest& request, const RestPath& path, const ResourceType& type,
-                  ResponseWriter& out);
+                  FieldValidation mode, ResponseWriter& out);
   void ServeDelete(const HttpRequest& request, const RestPath& path, const ResourceType& type,
                    const QueryParams& query, ResponseWriter& out);
   // The CRD side effects of a write to customresourcedefinitions.

@@ -4,44 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/apiserver/fake_writer.h"
+
 namespace dljob::apiserver {
 namespace {
-
-// Records what the handler answered; Connected() turns false after `max_writes` stream writes.
-class FakeWriter : public ResponseWriter {
- public:
-  explicit FakeWriter(int max_writes = 1 << 30) : max_writes_(max_writes) {}
-  void Respond(int status, const HttpHeaders& headers, std::string_view body) override {
-    status_ = status;
-    headers_ = headers;
-    body_ = std::string(body);
-  }
-  void StartStream(int status, const HttpHeaders& headers) override {
-    status_ = status;
-    headers_ = headers;
-    streamed_ = true;
-  }
-  bool Write(std::string_view data) override {
-    chunks_.emplace_back(data);
-    return static_cast<int>(chunks_.size()) < max_writes_;
-  }
-  bool Connected() override { return static_cast<int>(chunks_.size()) < max_writes_; }
-
-  Json json() const { return Json::parse(body_); }
-  // Each line of the streamed body as JSON.
-  std::vector<Json> Events() const {
-    std::vector<Json> out;
-    for (const std::string& c : chunks_) out.push_back(Json::parse(c));
-    return out;
-  }
-
-  int status_ = 0;
-  HttpHeaders headers_;
-  std::string body_;
-  bool streamed_ = false;
-  std::vector<std::string> chunks_;
-  int max_writes_;
-};
 
 class RestHandlerTest : public ::testing::Test {
  protected:
@@ -131,7 +97,7 @@ TEST_F(RestHandlerTest, CrdFromTheChartServesDLJobsWithPrinterColumns) {
   Json job = {{"apiVersion", "dljob.io/v1alpha1"},
               {"kind", "DLJob"},
               {"metadata", {{"name", "j"}}},
-              {"spec", {{"gpus", 8}}}};
+              {"spec", {{"image", "i"}, {"command", {"c"}}, {"gpus", 8}}}};
   MustCall("POST", jobs, job, 201);
   MustCall("PATCH", jobs + "/j/status", {{"status", {{"phase", "Running"}}}}, 200,
            {{"Content-Type", "application/merge-patch+json"}});
@@ -242,11 +208,12 @@ TEST_F(RestHandlerTest, BindingReplacesAnUnschedulableConditionAndRefusesAPodBei
   EXPECT_FALSE(conditions[0].contains("reason")) << conditions;
   EXPECT_FALSE(conditions[0].contains("message")) << conditions;
 
+  // A finalizer keeps a deleted pod, marked with a deletionTimestamp, until it is removed.
   Json deleting = Pod("q");
+  deleting["metadata"]["finalizers"] = {"example.com/hold"};
   MustCall("POST", kPods, deleting, 201);
-  Json q = MustCall("GET", std::string(kPods) + "/q", nullptr, 200);
-  q["metadata"]["deletionTimestamp"] = "2026-01-02T03:04:05Z";
-  MustCall("PUT", std::string(kPods) + "/q", q, 200);
+  Json marked = MustCall("DELETE", std::string(kPods) + "/q", nullptr, 200);
+  EXPECT_TRUE(marked["metadata"].contains("deletionTimestamp")) << marked;
   Json refused = MustCall("POST", std::string(kPods) + "/q/binding", binding, 409);
   EXPECT_EQ(refused["reason"], "Conflict");
   EXPECT_NE(refused["message"].get<std::string>().find("is being deleted"), std::string::npos)
@@ -361,6 +328,29 @@ TEST_F(RestHandlerTest, KubeletStartsBoundPods) {
   FakeWriter running = Call("GET", target, "", {}, 1);
   ASSERT_EQ(running.Events().size(), 1u);
   EXPECT_EQ(running.Events()[0]["object"]["status"]["conditions"].size(), 4u);
+}
+
+TEST_F(RestHandlerTest, KubeletRemovesAGracefullyDeletedPod) {
+  MustCall("POST", "/_test/kubelet", {{"enabled", true}, {"delayMilliseconds", 0}}, 200);
+  Json created = MustCall("POST", kPods, Pod("p"), 201);
+  MustCall("POST", std::string(kPods) + "/p/binding",
+           {{"target", {{"kind", "Node"}, {"name", "gpu-1"}}}}, 201);
+  FakeWriter running =
+      Call("GET",
+           std::string(kPods) + "?watch=1&fieldSelector=status.phase%3DRunning&resourceVersion=" +
+               created["metadata"]["resourceVersion"].get<std::string>(),
+           "", {}, 1);
+  ASSERT_EQ(running.Events().size(), 1u);
+  // A running pod is only marked; the kubelet then deletes it (grace 0) and it is gone.
+  Json marked = MustCall("DELETE", std::string(kPods) + "/p", {{"gracePeriodSeconds", 10}}, 200);
+  EXPECT_EQ(marked["metadata"]["deletionGracePeriodSeconds"], 10) << marked;
+  FakeWriter gone = Call("GET",
+                         std::string(kPods) + "?watch=1&resourceVersion=" +
+                             marked["metadata"]["resourceVersion"].get<std::string>(),
+                         "", {}, 1);
+  ASSERT_EQ(gone.Events().size(), 1u);
+  EXPECT_EQ(gone.Events()[0]["type"], "DELETED");
+  EXPECT_EQ(Call("GET", std::string(kPods) + "/p").status_, 404);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // RestHandler: get, list, create, update, patch and delete of objects, and the CRD side effects.
 // See rest_handler.h.
 #include "base/time_format.h"
+#include "tests/apiserver/admission.h"
+#include "tests/apiserver/protobuf.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/strategic_patch.h"
@@ -13,6 +15,16 @@ constexpr char kCrdKey[] = "customresourcedefinitions.apiextensions.k8s.io";
 
 ApiResult<Json> ParseBody(const HttpRequest& request) {
   if (request.body.empty()) return BadRequestError("the request body is empty; send a JSON object");
+  std::string content_type = RequestHeader(request, "Content-Type");
+  content_type = content_type.substr(0, content_type.find(';'));
+  if (content_type == kProtobufMediaType) return DecodeProtobufObject(request.body);
+  if (!content_type.empty() && content_type != "application/json" &&
+      content_type != "application/yaml" && content_type.find("json") == std::string::npos) {
+    return ErrorForCode(415,
+                        "the body of the request was in an unknown format - accepted media "
+                        "types include: application/json, application/yaml, " +
+                            std::string(kProtobufMediaType));
+  }
   Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return BadRequestError("the request body is not valid JSON");
   return body;
@@ -24,6 +36,14 @@ ObjectStore::Part PartOf(const RestPath& path) {
 
 std::chrono::system_clock::time_point Now(const StoreOptions& options) {
   return options.now ? options.now() : std::chrono::system_clock::now();
+}
+
+// The admission of one client write (admission.h), reporting into `report`.
+ObjectStore::Admission AdmitWith(const ResourceType& type, FieldValidation mode, bool patch,
+                                 AdmissionReport* report) {
+  return [&type, mode, patch, report](const Json* old, Json& object) {
+    return Admit(type, mode, patch, old, object, report);
+  };
 }
 
 }  // namespace
@@ -60,6 +80,11 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
         out, 200,
         ObjectsToTable(type, {*got}, ResourceVersionOf(*got), "", include, Now(options_.store)));
   }
+  ApiResult<FieldValidation> mode = ParseFieldValidation(query);
+  if (!mode.ok() && (m == "POST" || m == "PUT" || m == "PATCH")) {
+    return RespondError(out, mode.error());
+  }
+  AdmissionReport report;
   if (m == "POST" && path.name.empty()) {
     ApiResult<Json> body = ParseBody(request);
     if (!body.ok()) return RespondError(out, body.error());
@@ -70,21 +95,22 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
                             InvalidError(type.kind, NameOf(*body), crd_type.status().message()));
       }
     }
-    ApiResult<Json> created = store_.Create(type, path.ns, std::move(body).value());
+    ApiResult<Json> created = store_.Create(type, path.ns, std::move(body).value(),
+                                            AdmitWith(type, *mode, false, &report));
     if (created.ok() && type.Key() == kCrdKey) created = AfterCrdWrite(*created);
-    if (!created.ok()) return RespondError(out, created.error());
-    return RespondJson(out, 201, *created);
+    if (!created.ok()) return RespondError(out, created.error(), report.details);
+    return RespondJson(out, 201, *created, report.warnings);
   }
   if (m == "PUT" && !path.name.empty()) {
     ApiResult<Json> body = ParseBody(request);
     if (!body.ok()) return RespondError(out, body.error());
-    ApiResult<Json> updated =
-        store_.Update(type, path.ns, path.name, std::move(body).value(), PartOf(path));
+    ApiResult<Json> updated = store_.Update(type, path.ns, path.name, std::move(body).value(),
+                                            PartOf(path), AdmitWith(type, *mode, false, &report));
     if (updated.ok() && type.Key() == kCrdKey) updated = AfterCrdWrite(*updated);
-    if (!updated.ok()) return RespondError(out, updated.error());
-    return RespondJson(out, 200, *updated);
+    if (!updated.ok()) return RespondError(out, updated.error(), report.details);
+    return RespondJson(out, 200, *updated, report.warnings);
   }
-  if (m == "PATCH" && !path.name.empty()) return ServePatch(request, path, type, out);
+  if (m == "PATCH" && !path.name.empty()) return ServePatch(request, path, type, *mode, out);
   if (m == "DELETE" && !path.name.empty() && sub.empty()) {
     return ServeDelete(request, path, type, query, out);
   }
@@ -124,7 +150,9 @@ void RestHandler::ServeList(const HttpRequest& request, const RestPath& path,
 }
 
 void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
-                             const ResourceType& type, ResponseWriter& out) {
+                             const ResourceType& type, FieldValidation mode, ResponseWriter& out) {
+  AdmissionReport report;
+  ObjectStore::Admission admit = AdmitWith(type, mode, true, &report);
   std::string content_type = RequestHeader(request, "Content-Type");
   content_type = content_type.substr(0, content_type.find(';'));
   bool merge = content_type == "application/merge-patch+json";
@@ -145,7 +173,7 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
   if (!patch.ok()) return RespondError(out, patch.error());
   ApiResult<Json> result = BadRequestError("unreachable");
   if (merge) {
-    result = store_.MergePatch(type, path.ns, path.name, *patch, PartOf(path));
+    result = store_.MergePatch(type, path.ns, path.name, *patch, PartOf(path), admit);
   } else {
     // Read, patch, write back at the version read; retry when someone wrote in between.
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -163,13 +191,14 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
         }
       }
       patched["metadata"]["resourceVersion"] = ResourceVersionOf(*current);
-      result = store_.Update(type, path.ns, path.name, std::move(patched), PartOf(path));
+      report = {};
+      result = store_.Update(type, path.ns, path.name, std::move(patched), PartOf(path), admit);
       if (result.ok() || !result.error().IsConflict()) break;
     }
   }
   if (result.ok() && type.Key() == kCrdKey) result = AfterCrdWrite(*result);
-  if (!result.ok()) return RespondError(out, result.error());
-  RespondJson(out, 200, *result);
+  if (!result.ok()) return RespondError(out, result.error(), report.details);
+  RespondJson(out, 200, *result, report.warnings);
 }
 
 void RestHandler::ServeDelete(const HttpRequest& request, const RestPath& path,
@@ -181,16 +210,29 @@ void RestHandler::ServeDelete(const HttpRequest& request, const RestPath& path,
     if (!body.ok()) return RespondError(out, body.error());
     del.propagation_policy = body->value("propagationPolicy", del.propagation_policy);
     if (body->value("orphanDependents", false)) del.propagation_policy = "Orphan";
+    if (body->contains("gracePeriodSeconds") && (*body)["gracePeriodSeconds"].is_number_integer()) {
+      del.grace_period_seconds = (*body)["gracePeriodSeconds"].get<int64_t>();
+    }
     if (body->contains("preconditions") && (*body)["preconditions"].is_object()) {
       del.precondition_uid = (*body)["preconditions"].value("uid", "");
       del.precondition_resource_version = (*body)["preconditions"].value("resourceVersion", "");
     }
   }
   if (query.count("propagationPolicy")) del.propagation_policy = query.at("propagationPolicy");
+  if (query.count("gracePeriodSeconds")) {
+    try {
+      del.grace_period_seconds = std::stoll(query.at("gracePeriodSeconds"));
+    } catch (...) {
+      return RespondError(out, BadRequestError("gracePeriodSeconds: must be an integer, got \"" +
+                                               query.at("gracePeriodSeconds") + "\""));
+    }
+  }
   ApiResult<Json> deleted = store_.Delete(type, path.ns, path.name, del);
   if (!deleted.ok()) return RespondError(out, deleted.error());
   if (type.Key() == kCrdKey) AfterCrdDelete(*deleted);
-  if (type.Key() == "pods") logs_.Erase(path.ns + "/" + path.name);
+  if (type.Key() == "pods" && !store_.Get(type, path.ns, path.name).ok()) {
+    logs_.Erase(path.ns + "/" + path.name);
+  }
   RespondJson(out, 200, *deleted);
 }
 

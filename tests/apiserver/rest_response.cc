@@ -9,10 +9,26 @@ void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body) {
   out.Respond(status, {{"Content-Type", "application/json"}}, body.dump() + "\n");
 }
 
-void RespondError(ResponseWriter& out, const ApiError& error) {
+void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
+                 const std::vector<std::string>& warnings) {
+  HttpHeaders headers = {{"Content-Type", "application/json"}};
+  for (const std::string& w : warnings) {
+    std::string quoted = "\"";
+    for (char c : w) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    headers.emplace_back("Warning", "299 - " + quoted + "\"");
+  }
+  out.Respond(status, headers, body.dump() + "\n");
+}
+
+void RespondError(ResponseWriter& out, const ApiError& error, const nlohmann::json& details) {
   HttpHeaders headers = {{"Content-Type", "application/json"}};
   if (error.http == 429) headers.emplace_back("Retry-After", "1");
-  out.Respond(error.http, headers, StatusBody(error).dump() + "\n");
+  nlohmann::json body = StatusBody(error);
+  if (!details.is_null()) body["details"] = details;
+  out.Respond(error.http, headers, body.dump() + "\n");
 }
 
 std::string RequestHeader(const HttpRequest& request, std::string_view name) {

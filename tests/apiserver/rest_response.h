@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "http/http.h"
 #include "tests/apiserver/api_errors.h"
@@ -18,8 +19,13 @@ using http::HttpRequest;
 using http::ResponseWriter;
 
 void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body);
-// A metav1.Status body with the error's code (and Retry-After on 429).
-void RespondError(ResponseWriter& out, const ApiError& error);
+// With a `Warning: 299 - "<text>"` header per warning (what kubectl prints as "Warning: <text>").
+void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
+                 const std::vector<std::string>& warnings);
+// A metav1.Status body with the error's code (and Retry-After on 429), and `details` (a 422's
+// causes) when it is not null.
+void RespondError(ResponseWriter& out, const ApiError& error,
+                  const nlohmann::json& details = nullptr);
 // The first header named `name` (ASCII case-insensitive), or "".
 std::string RequestHeader(const HttpRequest& request, std::string_view name);
 

@@ -13,6 +13,11 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+bool Terminating(const Json& pod) {
+  return pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
+         pod.contains("spec") && !pod["spec"].value("nodeName", "").empty();
+}
+
 bool BoundAndPending(const Json& pod) {
   std::string node = pod.contains("spec") ? pod["spec"].value("nodeName", "") : "";
   std::string phase = pod.contains("status") ? pod["status"].value("phase", "") : "";
@@ -27,6 +32,7 @@ SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std:
 SimKubelet::~SimKubelet() { Disable(); }
 
 void SimKubelet::Enable(std::chrono::milliseconds delay) {
+  store_.SetGracefulPodDeletion(true);
   MutexLock lock(mu_);
   delay_ = delay;
   if (thread_.joinable()) return;
@@ -43,6 +49,7 @@ void SimKubelet::Disable() {
   }
   store_.Interrupt();
   if (thread.joinable()) thread.join();
+  store_.SetGracefulPodDeletion(false);
 }
 
 bool SimKubelet::enabled() const { return !stop_; }
@@ -57,12 +64,20 @@ void SimKubelet::Run() {
   filter.type = pods_;
   std::optional<WatchCursor> cursor;
   std::map<std::pair<std::string, std::string>, SteadyClock::time_point> due;  // (ns, name)
+  // Pods being deleted gracefully: removed `delay` after the kubelet saw it (by uid).
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, SteadyClock::time_point>>
+      stopping;
   auto note = [&](const WatchOut& e) {
     auto key = std::make_pair(NamespaceOf(*e.object), NameOf(*e.object));
     if (e.type == "DELETED" || !BoundAndPending(*e.object)) {
       due.erase(key);
     } else if (!due.count(key)) {
       due[key] = SteadyClock::now() + delay();
+    }
+    if (e.type == "DELETED" || !Terminating(*e.object)) {
+      stopping.erase(key);
+    } else if (!stopping.count(key)) {
+      stopping[key] = {UidOf(*e.object), SteadyClock::now() + delay()};
     }
   };
   while (!stop_) {
@@ -96,6 +111,18 @@ void SimKubelet::Run() {
         return std::nullopt;
       });
       it = due.erase(it);
+    }
+    for (auto it = stopping.begin(); it != stopping.end();) {
+      if (it->second.second > SteadyClock::now()) {
+        next = std::min(next, it->second.second);
+        ++it;
+        continue;
+      }
+      DeleteRequest containers_stopped;  // what a kubelet sends once the containers are gone
+      containers_stopped.grace_period_seconds = 0;
+      containers_stopped.precondition_uid = it->second.first;
+      store_.Delete(pods_, it->first.first, it->first.second, containers_stopped);
+      it = stopping.erase(it);
     }
     if (!stop_) cursor->Wait(next);
   }

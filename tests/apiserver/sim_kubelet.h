@@ -1,7 +1,10 @@
 // SimKubelet: an optional stand-in for the kubelets of the simulated nodes. While enabled, every
 // pod that is bound to a node (spec.nodeName set) and still Pending becomes Running and Ready
-// `delay` after the kubelet first saw it bound. Tests that want other outcomes drive phases
-// explicitly through /_test/pods/... instead (or as well).
+// `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (the
+// store marks it while the kubelet is enabled: ObjectStore::SetGracefulPodDeletion) is removed
+// `delay` after the kubelet saw it marked, with the grace-0 delete a real kubelet sends once its
+// containers stopped. Tests that want other outcomes drive phases explicitly through
+// /_test/pods/... instead (or as well).
 //
 // It runs on its own thread, started by Enable() and joined by Disable() or the destructor.
 // Thread-safe.

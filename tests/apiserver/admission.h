@@ -1,0 +1,47 @@
+// Admission of a client's write: what the real API server does to an object between decoding the
+// request and storing it, as one pure step the store calls under its lock (ObjectStore::Admission).
+//
+//  1. Unknown fields: ObjectMeta's (every type) and, for custom resources, every field the CRD's
+//     structural schema does not declare, are pruned. The request's fieldValidation decides what
+//     the client hears: Strict refuses the write (400 "strict decoding error: unknown field
+//     \"spec.foo\""), Warn (the default, as on a real server since 1.27) answers with a Warning
+//     header per field, Ignore says nothing.
+//  2. Validation: object_validation.h for every type, then the CRD schema (crd_schema.h) for
+//     custom resources; errors are a 422 Invalid with details.causes naming each field.
+//
+// Not modelled: defaulting from the schema, CEL rules, admission webhooks and plugins
+// (docs/test-apiserver.md).
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/apiserver/api_errors.h"
+#include "tests/apiserver/resource_types.h"
+#include "tests/apiserver/rest_path.h"
+
+namespace dljob::apiserver {
+
+enum class FieldValidation { kIgnore, kWarn, kStrict };
+
+// The fieldValidation query parameter ("" is Warn); anything else is a 400.
+ApiResult<FieldValidation> ParseFieldValidation(const QueryParams& query);
+
+struct AdmissionReport {
+  std::vector<std::string> warnings;  // Warning header texts
+  nlohmann::json details;             // Status details of a 422 (null otherwise)
+};
+
+// Prunes and validates `object` (the whole object about to be stored; `old` is the stored one
+// for an update, null for a create). `patch` says the write came from a PATCH (the strict
+// decoding message differs). Returns the error that refuses the write, if any.
+std::optional<ApiError> Admit(const ResourceType& type, FieldValidation mode, bool patch,
+                              const nlohmann::json* old, nlohmann::json& object,
+                              AdmissionReport* report);
+
+}  // namespace dljob::apiserver
