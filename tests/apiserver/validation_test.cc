@@ -58,7 +58,9 @@ TEST(NameRulesTest, TableOfNames) {
       {"", false, false, false},
       {std::string(63, 'a'), true, true, true},
       {std::string(64, 'a'), false, true, false},
-      {std::string(253, 'a'), false, false, false},  // one label of 253 is not a subdomain
+      // The real rule limits a subdomain's length, not its labels'.
+      {std::string(253, 'a'), false, true, false},
+      {std::string(254, 'a'), false, false, false},
       {"a." + std::string(63, 'b') + "." + std::string(63, 'c'), false, true, false},
   };
   for (const Case& c : cases) {
