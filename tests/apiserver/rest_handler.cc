@@ -39,8 +39,9 @@ std::vector<std::string> YamlDocuments(const std::string& text) {
 
 RestHandler::RestHandler(RestOptions options)
     : options_(std::move(options)), store_(options_.store) {
-  kubelet_ = std::make_unique<SimKubelet>(store_, *registry_.FindByKey("pods"),
-                                          [this] { return NowText(options_.store); });
+  kubelet_ = std::make_unique<SimKubelet>(
+      store_, *registry_.FindByKey("pods"), [this] { return NowText(options_.store); },
+      options_.graceful_pod_deletion);
   ResourceType namespaces = *registry_.FindByKey("namespaces");
   for (const std::string& ns : options_.namespaces) {
     store_.Create(namespaces, "", {{"metadata", {{"name", ns}}}});

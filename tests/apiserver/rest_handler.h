@@ -46,6 +46,10 @@ struct RestOptions {
   // How often an idle watch or followed log checks that its client is still there.
   std::chrono::milliseconds idle_check{std::chrono::milliseconds(200)};
   std::string server_address = "127.0.0.1";  // for /api's serverAddressByClientCIDRs
+  // While the simulated kubelet is enabled, deleting a running pod marks it (deletionTimestamp)
+  // and the kubelet removes it, as on a real cluster (ObjectStore::SetGracefulPodDeletion).
+  // Off by default: tests/operator still expects deleted pods to vanish at once.
+  bool graceful_pod_deletion = false;
 };
 
 class RestHandler {

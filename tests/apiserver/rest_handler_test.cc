@@ -15,6 +15,7 @@ class RestHandlerTest : public ::testing::Test {
     RestOptions options;
     options.bookmark_interval = std::chrono::milliseconds(1);
     options.idle_check = std::chrono::milliseconds(5);
+    options.graceful_pod_deletion = true;
     auto created = RestHandler::Create(options);
     EXPECT_TRUE(created.ok()) << created.status().message();
     handler_ = std::move(created).value();

@@ -26,13 +26,17 @@ bool BoundAndPending(const Json& pod) {
 
 }  // namespace
 
-SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now)
-    : store_(store), pods_(std::move(pods)), now_(std::move(now)) {}
+SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now,
+                       bool graceful_deletion)
+    : store_(store),
+      pods_(std::move(pods)),
+      now_(std::move(now)),
+      graceful_deletion_(graceful_deletion) {}
 
 SimKubelet::~SimKubelet() { Disable(); }
 
 void SimKubelet::Enable(std::chrono::milliseconds delay) {
-  store_.SetGracefulPodDeletion(true);
+  if (graceful_deletion_) store_.SetGracefulPodDeletion(true);
   MutexLock lock(mu_);
   delay_ = delay;
   if (thread_.joinable()) return;

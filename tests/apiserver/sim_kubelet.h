@@ -1,7 +1,8 @@
 // SimKubelet: an optional stand-in for the kubelets of the simulated nodes. While enabled, every
 // pod that is bound to a node (spec.nodeName set) and still Pending becomes Running and Ready
-// `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (the
-// store marks it while the kubelet is enabled: ObjectStore::SetGracefulPodDeletion) is removed
+// `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (with
+// graceful_deletion, the store marks it while the kubelet is enabled:
+// ObjectStore::SetGracefulPodDeletion) is removed
 // `delay` after the kubelet saw it marked, with the grace-0 delete a real kubelet sends once its
 // containers stopped. Tests that want other outcomes drive phases explicitly through
 // /_test/pods/... instead (or as well).
@@ -24,7 +25,9 @@ namespace dljob::apiserver {
 class SimKubelet {
  public:
   // REQUIRES: `store` outlives this object. `now` gives RFC 3339 times for pod status.
-  SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now);
+  // `graceful_deletion`: while enabled, turn the store's graceful pod deletion on.
+  SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now,
+             bool graceful_deletion = false);
   ~SimKubelet();
 
   void Enable(std::chrono::milliseconds delay);
@@ -38,6 +41,7 @@ class SimKubelet {
   ObjectStore& store_;
   const ResourceType pods_;
   const std::function<std::string()> now_;
+  const bool graceful_deletion_;
   mutable Mutex mu_;
   std::thread thread_ GUARDED_BY(mu_);
   std::chrono::milliseconds delay_ GUARDED_BY(mu_){0};

@@ -36,6 +36,7 @@ struct Flags {
   int gpus_per_node = 8;
   std::string kubeconfig_out;
   int kubelet_delay_ms = -1;
+  bool graceful_pod_deletion = false;
 };
 
 // Writes through a temporary file and a rename, so a reader never sees half a file.
@@ -100,6 +101,7 @@ int Run(const Flags& flags) {
   RestOptions options;
   options.crd_files = flags.crds;
   options.server_address = flags.host;
+  options.graceful_pod_deletion = flags.graceful_pod_deletion;
   Result<std::unique_ptr<RestHandler>> handler = RestHandler::Create(options);
   if (!handler.ok()) {
     std::fprintf(stderr, "dljob-test-apiserver: %s\n", handler.status().message().c_str());
@@ -173,6 +175,9 @@ int main(int argc, char** argv) {
                  "Write a kubeconfig that points at this server");
   app.add_option("--kubelet-delay-ms", flags.kubelet_delay_ms,
                  "Simulate kubelets: bound pods turn Running after this delay (default: off)");
+  app.add_flag("--graceful-pod-deletion", flags.graceful_pod_deletion,
+               "With simulated kubelets: deleting a running pod marks it Terminating "
+               "(deletionTimestamp) and its kubelet removes it after the delay, as on a cluster");
   CLI11_PARSE(app, argc, argv);
   return dljob::apiserver::Run(flags);
 }
