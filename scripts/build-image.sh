@@ -15,7 +15,8 @@
 #   --tag NAME         image name to build instead of the image's default
 #   --no-install       never apt-get podman/debootstrap; exit 3 when they are missing
 # Environment: DLJOB_IMAGE_CACHE (default /var/cache/dljob), DEBIAN_MIRROR (default
-# http://deb.debian.org/debian).
+# http://deb.debian.org/debian), BUILD_JOBS (parallel compile jobs in the image build; default
+# every core).
 # Exit codes: 0 built, 2 bad arguments, 3 podman cannot be installed or run here, other: the build
 # failed.
 {
@@ -113,7 +114,8 @@ fi
 
 # 4. The image itself.
 step "podman build -f $CONTAINERFILE -t $TAG"
-podman build --runtime runc --network host -f "$ROOT/$CONTAINERFILE" -t "$TAG" "$ROOT"
+podman build --runtime runc --network host --build-arg "BUILD_JOBS=${BUILD_JOBS:-0}" \
+  -f "$ROOT/$CONTAINERFILE" -t "$TAG" "$ROOT"
 step "built $TAG ($(podman image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}'))"
 exit 0
 }
