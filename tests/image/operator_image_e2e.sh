@@ -82,12 +82,26 @@ echo "PASS: runs as $id_out"
 (cd "$ROOT" && exec "$APISERVER" --port 0 --port-file "$TMP/apiserver.port" \
    --kubeconfig-out "$TMP/kubeconfig" --nodes 1 --kubelet-delay-ms 0) >"$TMP/apiserver.log" 2>&1 &
 SERVER_PID=$!
-wait_for test -s "$TMP/apiserver.port" || { cat "$TMP/apiserver.log"; fail "the test API server did not start"; }
+# Ready once the port file is written; a server that exits fails the test at once.
+server_ready() {
+  [ -s "$TMP/apiserver.port" ] && return 0
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/apiserver.log"; fail "the test API server exited"; }
+  return 1
+}
+wait_for server_ready || { cat "$TMP/apiserver.log"; fail "the test API server did not start"; }
 api="http://127.0.0.1:$(cat "$TMP/apiserver.port")"
 # The container's user reads the kubeconfig and writes the log archive and the port file, as in a
 # pod whose emptyDir is world-writable.
 chmod 0644 "$TMP/kubeconfig"
 mkdir -m 0777 "$TMP/logs" "$TMP/run"
+
+# The chart's namespace, as `helm install --create-namespace` (or the manifest) makes it: the Lease
+# lives there.
+lease_namespace="$(printf '%s\n' "${chart_command[@]}" | sed -n 's/^--lease-namespace=//p')"
+[ -n "$lease_namespace" ] || fail "the chart's command has no --lease-namespace"
+curl -fsS -H 'Content-Type: application/json' \
+  -d "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"$lease_namespace\"}}" \
+  "$api/api/v1/namespaces" >/dev/null || fail "creating the namespace $lease_namespace failed"
 
 args=()
 for arg in "${chart_command[@]:1}"; do
@@ -101,11 +115,17 @@ CONTAINER="$(podman run -d --runtime runc --network host --read-only \
   --kubeconfig=/etc/dljob/kubeconfig --metrics-port=0 --metrics-address=127.0.0.1 \
   --port-file=/run/dljob/port)" || fail "podman run could not start $IMAGE"
 logs() { podman logs "$CONTAINER" 2>&1 | tail -30; }
-wait_for test -s "$TMP/run/port" || { logs; fail "the operator wrote no port file"; }
+# Ready once the port file is written; a container that exits fails the test at once.
+operator_ready() {
+  [ -s "$TMP/run/port" ] && return 0
+  [ "$(podman inspect --format '{{.State.Running}}' "$CONTAINER")" = true ] ||
+    { logs; fail "the operator container exited"; }
+  return 1
+}
+wait_for operator_ready || { logs; fail "the operator wrote no port file"; }
 metrics="http://127.0.0.1:$(cat "$TMP/run/port")"
 curl -fsS "$metrics/healthz" >/dev/null || { logs; fail "/healthz does not answer 200"; }
 wait_for curl -fsS -o /dev/null "$metrics/readyz" || { logs; fail "/readyz never answered 200"; }
-lease_namespace="$(printf '%s\n' "${args[@]}" | sed -n 's/^--lease-namespace=//p')"
 holder() {
   curl -fsS "$api/apis/coordination.k8s.io/v1/namespaces/$lease_namespace/leases/dljob-operator" |
     jq -r '.spec.holderIdentity // ""'
