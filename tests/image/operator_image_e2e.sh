@@ -5,7 +5,8 @@
 #   1. `--help` lists every flag the chart passes (charts/manifests/dljob.yaml, the chart rendered);
 #   2. the image runs as the numeric non-root user 65532;
 #   3. with the chart's command (the program found on the image's PATH) and arguments, plus a
-#      kubeconfig for the test API server, on a read-only root filesystem, with the log archive
+#      kubeconfig for the test API server, as a restricted pod runs it (a read-only root
+#      filesystem, no capabilities, no privilege escalation), with the log archive
 #      directory as an emptyDir would be (a world-writable volume): it takes the Lease, answers
 #      /healthz and /readyz, and reconciles a DLJob until its launcher pod exists (the server's
 #      simulated kubelet makes the workers Running).
@@ -109,6 +110,7 @@ for arg in "${chart_command[@]:1}"; do
   args+=("$arg")
 done
 CONTAINER="$(podman run -d --runtime runc --network host --read-only \
+  --cap-drop=ALL --security-opt no-new-privileges \
   -e POD_NAME=dljob-operator-test-0 \
   -v "$TMP/kubeconfig:/etc/dljob/kubeconfig:ro" -v "$TMP/logs:/var/log/dljob" -v "$TMP/run:/run/dljob" \
   --entrypoint "${chart_command[0]}" "$IMAGE" "${args[@]}" \
