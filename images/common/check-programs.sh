@@ -9,7 +9,10 @@ set -eu
 
 [ $# -gt 0 ] || { echo "check-programs.sh: name at least one program" >&2; exit 2; }
 for program in "$@"; do
-  [ -x "/usr/local/bin/$program" ] || { echo "check-programs.sh: /usr/local/bin/$program is missing" >&2; exit 1; }
+  if [ ! -x "/usr/local/bin/$program" ]; then
+    echo "check-programs.sh: /usr/local/bin/$program is missing" >&2
+    exit 1
+  fi
 done
 for program in "$@"; do
   if ldd "/usr/local/bin/$program" | grep 'not found'; then
