@@ -107,18 +107,24 @@ for _ in 1 2 3; do
   done
 done
 
-# 5. Network: veths on the bridge, the bridge, iptables.
-for veth in $(ip -o link show master "$KUBE_BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+# 5. Network: veths on the bridge, the bridge, iptables; only when this cluster set them up (a
+# kube-up that failed before, say on a port in use, must not touch another cluster's rules).
+NETWORK=0
+[ -f "$KUBE_DIR/host/network" ] && NETWORK=1
+[ -e "$KUBE_DIR" ] || NETWORK=1  # no state left at all: clean up whatever this cluster left
+for veth in $( [ "$NETWORK" = 0 ] || ip -o link show master "$KUBE_BRIDGE" 2>/dev/null \
+    | awk -F': ' '{print $2}' | cut -d@ -f1); do
   ip link del "$veth" 2>/dev/null || true
 done
-if ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
+if [ "$NETWORK" = 1 ] && ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
   ip link del "$KUBE_BRIDGE" && say "removed bridge $KUBE_BRIDGE"
 fi
-if [ -x "$KUBE_BIN/kube-proxy" ]; then
+if [ "$NETWORK" = 1 ] && [ -x "$KUBE_BIN/kube-proxy" ]; then
   "$KUBE_BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
 # What kube-proxy --cleanup leaves (the kubelet's KUBE-FIREWALL, KUBE-MARK-*, canaries) and the guard.
 for ipt in iptables ip6tables; do
+  [ "$NETWORK" = 1 ] || break
   command -v "$ipt" >/dev/null || continue
   for table in filter nat mangle; do
     "$ipt" -t "$table" -S 2>/dev/null | grep -E -- "^-A [A-Z]+ .*-j (KUBE-[A-Z0-9-]+|$KUBE_GUARD_CHAIN)\$" \
@@ -136,8 +142,11 @@ for ipt in iptables ip6tables; do
     done
   done
 done
-conntrack -D -s "$KUBE_POD_CIDR" >/dev/null 2>&1 || true
-conntrack -D -d "$KUBE_SVC_CIDR" >/dev/null 2>&1 || true
+if [ "$NETWORK" = 1 ]; then
+  conntrack -D -s "$KUBE_POD_CIDR" >/dev/null 2>&1 || true
+  conntrack -D -d "$KUBE_SVC_CIDR" >/dev/null 2>&1 || true
+  rm -f /var/lib/cni/results/dljob-kube-* 2>/dev/null || true
+fi
 
 # 6. Host state: sysctls back, paths made outside the state directory removed.
 if [ -f "$KUBE_DIR/host/sysctl.saved" ]; then
@@ -159,8 +168,14 @@ if [ -f "$KUBE_DIR/host/preexisting" ]; then
     rm -rf "$p"
   done
 fi
-# The CNI result cache may predate the cluster: remove only this network's entries.
-rm -f /var/lib/cni/results/dljob-kube-* 2>/dev/null || true
+# containerd puts every container's cgroup under k8s.io/ in each hierarchy (cgroupfs driver).
+if [ -f "$KUBE_DIR/host/preexisting" ]; then
+  for cg in /sys/fs/cgroup/*/k8s.io; do
+    [ -d "$cg" ] || continue
+    grep -qxF "$cg" "$KUBE_DIR/host/preexisting" && continue
+    find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null || kwarn "could not remove cgroup $cg (tasks left in it?)"
+  done
+fi
 
 # 7. The state directory.
 if [ -e "$KUBE_DIR" ]; then
@@ -177,8 +192,10 @@ problems=()
 left=$(cluster_pids | tr '\n' ' ')
 [ -z "$left" ] || problems+=("cluster processes still run: pids $left")
 awk -v d="$KUBE_DIR" 'index($2, d) == 1' /proc/mounts | grep -q . && problems+=("mounts under $KUBE_DIR remain")
-ip link show "$KUBE_BRIDGE" >/dev/null 2>&1 && problems+=("interface $KUBE_BRIDGE remains")
-iptables-save 2>/dev/null | grep -q -E "KUBE-|$KUBE_GUARD_CHAIN" && problems+=("iptables KUBE-* rules remain")
+if [ "$NETWORK" = 1 ]; then
+  ip link show "$KUBE_BRIDGE" >/dev/null 2>&1 && problems+=("interface $KUBE_BRIDGE remains")
+  iptables-save 2>/dev/null | grep -q -E "KUBE-|$KUBE_GUARD_CHAIN" && problems+=("iptables KUBE-* rules remain")
+fi
 [ -e "$KUBE_DIR" ] && problems+=("$KUBE_DIR remains")
 if [ ${#problems[@]} -gt 0 ]; then
   printf 'kube-down: left behind: %s\n' "${problems[@]}" >&2

@@ -99,7 +99,7 @@ on_exit() {
   if [ "$KEEP" = 1 ]; then
     echo "kube-up: left running (--keep-on-failure); logs in $KUBE_DIR/logs; stop with scripts/kube-down.sh" >&2
   else
-    if [ -d "$KUBE_DIR/logs" ]; then
+    if [ -d "$KUBE_DIR/logs" ] && [ -n "$(ls -A "$KUBE_DIR/logs")" ]; then
       local keep
       keep="/tmp/dljob-kube-logs.$(date +%Y%m%d-%H%M%S)"
       cp -r "$KUBE_DIR/logs" "$keep" && echo "kube-up: the components' logs are kept in $keep" >&2
@@ -143,6 +143,7 @@ build_pause_image
 
 # 5. Network, certificates, configuration.
 mkdir -p "$KUBE_DIR/run" "$KUBE_DIR/logs"
+check_ports
 record_host_state
 setup_network
 make_pki

@@ -89,7 +89,7 @@ record_host_state() {
   for s in "${KUBE_SYSCTLS[@]}"; do
     echo "$s=$(sysctl -n "$s" 2>/dev/null || echo '?')"
   done >"$KUBE_DIR/host/sysctl.saved"
-  for p in "${KUBE_OUTSIDE_PATHS[@]}"; do [ -e "$p" ] && echo "$p"; done \
+  for p in "${KUBE_OUTSIDE_PATHS[@]}" /sys/fs/cgroup/*/k8s.io; do [ -e "$p" ] && echo "$p"; done \
     >"$KUBE_DIR/host/preexisting" || true
 }
 
@@ -103,6 +103,8 @@ setup_network() {
       fail "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
     fi
   done
+  # From here on the host's network is this cluster's to clean up (kube-down.sh reads the mark).
+  touch "$KUBE_DIR/host/network"
   ip link add "$KUBE_BRIDGE" type bridge
   ip addr add "$KUBE_GW/24" dev "$KUBE_BRIDGE"
   ip link set "$KUBE_BRIDGE" up
@@ -149,13 +151,18 @@ ctr_ready() { ctr -a "$KUBE_SOCK" version; }
 kubelet_ready() { curl -sf --max-time 2 http://127.0.0.1:10248/healthz | grep -qx ok; }
 proxy_ready() { iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- "-d $KUBE_SVC_IP/32"; }
 
-start_control_plane() {
-  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
-  for port in $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10248 10249 10256; do
+# Before anything is changed on the host: the ports the cluster listens on are free.
+check_ports() {
+  local port
+  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10248 10249 10256; do
     if ss -Hltn "sport = :$port" | grep -q .; then
       fail "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
     fi
   done
+}
+
+start_control_plane() {
+  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
   start_and_wait etcd 60 etcd_ready -- etcd --name dljob-kube --data-dir "$d/etcd" \
     --listen-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
     --advertise-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
@@ -195,11 +202,17 @@ start_control_plane() {
 
 start_node() {
   local d="$KUBE_DIR"
-  start_and_wait containerd 60 ctr_ready -- containerd --config "$d/containerd/config.toml"
+  # No registry is reachable from here, and none may be tried: every pull goes to a proxy on a
+  # closed loopback port and fails at once ("proxyconnect ... connection refused").
+  start_and_wait containerd 60 ctr_ready -- env HTTP_PROXY=http://127.0.0.1:9 \
+    HTTPS_PROXY=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
+    NO_PROXY= no_proxy= containerd --config "$d/containerd/config.toml"
   ctr_import "$KUBE_CACHE/pause.oci.tar" "localhost/dljob/pause:$KUBE_VERSION" "$KUBE_PAUSE_IMAGE"
   local labels="nvidia.com/gpu.product=$KUBE_GPU_PRODUCT,nvidia.com/gpu.count=$KUBE_GPUS"
   labels="$labels,nvidia.com/gpu.clique=$KUBE_CLIQUE,topology.kubernetes.io/zone=$KUBE_ZONE"
-  start_and_wait kubelet 120 kubelet_ready -- "$KUBE_BIN/kubelet" \
+  # AWS_EC2_METADATA_DISABLED: the kubelet's in-tree ECR credential provider otherwise asks the
+  # EC2 metadata address (169.254.169.254) for credentials at start-up.
+  start_and_wait kubelet 120 kubelet_ready -- env AWS_EC2_METADATA_DISABLED=true "$KUBE_BIN/kubelet" \
     --config="$d/kubelet/config.yaml" --kubeconfig="$d/kubelet.kubeconfig" \
     --root-dir="$d/kubelet" --cert-dir="$d/pki/generated-kubelet" \
     --volume-plugin-dir="$d/kubelet/volume-plugins" \
