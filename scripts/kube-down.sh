@@ -52,7 +52,8 @@ fi
 if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
   stop_daemon kube-controller-manager
   stop_daemon kube-scheduler
-  if kctl get pods -A --no-headers 2>/dev/null | grep -q .; then
+  pods=$(kctl get pods -A --no-headers 2>/dev/null || true)
+  if [ -n "$pods" ]; then
     say "deleting every pod"
     kctl delete pods -A --all --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
     end=$((SECONDS + 60))
@@ -66,7 +67,8 @@ fi
 # 2. The daemons, in reverse order of start.
 for name in kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do
   if daemon_pid "$name" >/dev/null; then say "stopping $name"; fi
-  stop_daemon "$name"
+  # The API server drains its requests (watches included) before it exits: give it longer.
+  if [ "$name" = kube-apiserver ]; then stop_daemon "$name" 30; else stop_daemon "$name"; fi
 done
 
 # 3. containerd: kill what still runs, note each sandbox's network namespace, then stop it.
@@ -95,6 +97,15 @@ for pid in $(cluster_pids); do
 done
 
 # 4. Mounts: under the state directory, and the sandboxes' network namespaces.
+# Without containerd to ask (it died, or a state directory is gone): the cni-* namespaces whose
+# interfaces hold an address of this cluster's pod network.
+if [ ${#NETNS[@]} -eq 0 ] && [ -d /run/netns ]; then
+  for ns in /run/netns/cni-*; do
+    [ -e "$ns" ] || continue
+    ip netns exec "$(basename "$ns")" ip -4 -o addr show 2>/dev/null \
+      | grep -q "inet ${KUBE_POD_NET//./\\.}\." && NETNS+=("$ns")
+  done
+fi
 for ns in "${NETNS[@]}"; do
   if [ -e "$ns" ]; then umount "$ns" 2>/dev/null || umount -l "$ns" 2>/dev/null; rm -f "$ns"; fi
 done
@@ -166,6 +177,13 @@ if [ -f "$KUBE_DIR/host/preexisting" ]; then
     [ -e "$p" ] || continue
     if grep -q " $p/" /proc/mounts; then kwarn "$p still has mounts; left in place"; continue; fi
     rm -rf "$p"
+  done
+  for p in "${KUBE_SHARED_PATHS[@]}"; do
+    grep -qxF "$p" "$KUBE_DIR/host/preexisting" && continue
+    [ -d "$p" ] && [ -z "$(ls -A "$p")" ] || continue
+    # ip-netns and containerd make /run/netns a bind mount of itself.
+    if grep -q " $p " /proc/mounts; then umount "$p" 2>/dev/null || continue; fi
+    rmdir "$p" 2>/dev/null || true
   done
 fi
 # containerd puts every container's cgroup under k8s.io/ in each hierarchy (cgroupfs driver).

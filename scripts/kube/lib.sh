@@ -40,9 +40,13 @@ KUBECONFIG_ADMIN="$KUBE_DIR/kubeconfig"
 KUBE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.conf.all.route_localnet
   net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables)
-# Paths outside $KUBE_DIR the components create on their own (hard-coded in them).
-KUBE_OUTSIDE_PATHS=(/var/log/pods /var/log/containers /var/lib/cni /run/containerd /var/run/netns
-  /var/lib/kubelet /var/run/kubernetes /etc/kubernetes)
+# Paths outside $KUBE_DIR the components create on their own (hard-coded in them). The first
+# are the cluster's alone (removed when they did not exist before it); the shared ones are also
+# podman's (/var/lib/cni, /run/netns): there only this cluster's entries are removed, and the
+# directory too when it is left empty and did not exist before.
+KUBE_OUTSIDE_PATHS=(/var/log/pods /var/log/containers /run/containerd /var/lib/kubelet
+  /var/run/kubernetes /etc/kubernetes)
+KUBE_SHARED_PATHS=(/var/lib/cni/results /var/lib/cni /run/netns)
 
 KUBE_T0=${KUBE_T0:-$SECONDS}
 kstep() { echo "$KUBE_PROG: [$((SECONDS - KUBE_T0))s] $*"; }

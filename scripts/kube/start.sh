@@ -89,7 +89,7 @@ record_host_state() {
   for s in "${KUBE_SYSCTLS[@]}"; do
     echo "$s=$(sysctl -n "$s" 2>/dev/null || echo '?')"
   done >"$KUBE_DIR/host/sysctl.saved"
-  for p in "${KUBE_OUTSIDE_PATHS[@]}" /sys/fs/cgroup/*/k8s.io; do [ -e "$p" ] && echo "$p"; done \
+  for p in "${KUBE_OUTSIDE_PATHS[@]}" "${KUBE_SHARED_PATHS[@]}" /sys/fs/cgroup/*/k8s.io; do [ -e "$p" ] && echo "$p"; done \
     >"$KUBE_DIR/host/preexisting" || true
 }
 
@@ -238,12 +238,26 @@ ctr_import() {
   FAILED_LOG=""
 }
 
+# Whether containerd's docker.io/NAME is podman's localhost/NAME: an import also names the image
+# by its config digest (podman's image ID), and both names then share one manifest digest.
+image_current() {
+  local id digest_by_id digest_by_name
+  id=$(podman image inspect --format '{{.Id}}' "localhost/$1" 2>/dev/null) || return 1
+  digest_by_id=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==sha256:$id" 2>/dev/null | awk 'NR==2 {print $3}')
+  digest_by_name=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==docker.io/$1" 2>/dev/null | awk 'NR==2 {print $3}')
+  [ -n "$digest_by_id" ] && [ "$digest_by_id" = "$digest_by_name" ]
+}
+
 # dljob's podman images into containerd, under the names the chart and examples use.
 load_dljob_images() {
   local name t0 tar="$KUBE_DIR/image.oci.tar"
   for name in dljob/trainer:cpu dljob/operator:0.1.0; do
     if ! podman image exists "localhost/$name"; then
       kwarn "podman has no $name; not loaded"
+      continue
+    fi
+    if image_current "$name"; then
+      kstep "docker.io/$name in containerd is podman's current one (not loaded again)"
       continue
     fi
     t0=$SECONDS
