@@ -93,7 +93,7 @@ stop_daemon containerd
 descendants() { local c; for c in $(pgrep -P "$1"); do descendants "$c"; echo "$c"; done; }
 for pid in $(cluster_pids); do
   for child in $(descendants "$pid"); do kill -KILL "$child" 2>/dev/null || true; done
-  kill -KILL "$pid" 2>/dev/null && say "killed leftover $(cat /proc/$pid/comm 2>/dev/null) (pid $pid)"
+  kill -KILL "$pid" 2>/dev/null && say "killed leftover $(cat "/proc/$pid/comm" 2>/dev/null) (pid $pid)"
 done
 
 # 4. Mounts: under the state directory, and the sandboxes' network namespaces.

@@ -51,7 +51,7 @@ if ! apt-cache showsrc kubernetes 2>/dev/null | grep -q "^Version: "; then
       uri=$(awk '$1=="deb" && $2 !~ /^\[/ {print $2; exit}' /etc/apt/sources.list)
     fi
     [ -n "$uri" ] || die "no Debian archive found in /etc/apt/sources.list*; add a deb-src line for it"
-    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    codename=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release); codename=${codename:-bookworm}
     step "adding $SRC_LIST (deb-src $uri $codename main)"
     {
       echo "# Written by dljob scripts/kube/build-kubernetes.sh: Debian's kubernetes source package."

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Certificates and kubeconfigs of the one-machine cluster (sourced by scripts/kube-up.sh after
 # scripts/kube/lib.sh). All made with openssl into $KUBE_DIR/pki, once: a cluster directory that
 # has them keeps them.

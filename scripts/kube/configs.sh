@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Configuration files of the one-machine cluster's node components (sourced by
 # scripts/kube-up.sh after scripts/kube/lib.sh): containerd (its own root, state and socket
 # under $KUBE_DIR; CRI with restrict_oom_score_adj, which runc here needs, and the local pause

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared settings and helpers of scripts/kube-up.sh and scripts/kube-down.sh (sourced, not run).
 #
 # One directory holds all of a cluster's state ($KUBE_DIR: certificates, kubeconfigs, etcd data,

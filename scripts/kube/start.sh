@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The stages of scripts/kube-up.sh (sourced after scripts/kube/lib.sh, certs.sh and configs.sh):
 # packages, images, host state, network, control plane, node. Each stage prints a progress line
 # and, on failure, names the log to read (kube-up prints its tail) and exits non-zero.
