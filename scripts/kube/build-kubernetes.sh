@@ -94,7 +94,7 @@ step "source fetched and unpacked in $((SECONDS - t0))s"
 # 3. reflect2 1.0.2 from Debian in place of the vendored 1.0.1.
 SRC="$CACHE/src"
 rm -rf "$SRC/vendor/github.com/modern-go/reflect2"
-# The build runs in GOPATH mode (hack/lib/golang.sh sets GO111MODULE=off), so vendor/modules.txt
+# The build runs in GOPATH mode (the top Makefile exports GO111MODULE=off), so vendor/modules.txt
 # and go.mod, which still say v1.0.1, are not consulted.
 cp -rL /usr/share/gocode/src/github.com/modern-go/reflect2 "$SRC/vendor/github.com/modern-go/reflect2"
 
