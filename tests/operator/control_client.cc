@@ -49,6 +49,7 @@ Status ControlClient::AppendLog(const std::string& ns, const std::string& pod,
 Status ControlClient::AddFault(const Fault& f) const {
   json body = {
       {"method", f.method}, {"pathPrefix", f.path_prefix}, {"code", f.code}, {"count", f.count}};
+  if (!f.message.empty()) body["message"] = f.message;
   return Send("POST", "/_test/faults", body.dump(), "application/json").status();
 }
 

@@ -30,6 +30,7 @@ struct Fault {
   std::string path_prefix;
   int code = 500;
   int count = 1;
+  std::string message;  // the Status message; "" for the server's "injected fault"
 };
 
 class ControlClient {
