@@ -125,7 +125,7 @@ TEST(JobNameRule, AtTheBoundaryAndJustPastIt) {
 }
 
 TEST(JobNameRule, EveryLengthAroundEveryLimitMatchesTheServer) {
-  for (int64_t workers : {1, 2, 10, 11, 100, 101, 1000, 1001}) {
+  for (int64_t workers : {1, 2, 10, 11, 100, 101}) {
     for (size_t length = 1; length <= 70; ++length) {
       ExpectRuleMatchesServer("j" + std::string(length - 1, '0'), workers);
     }

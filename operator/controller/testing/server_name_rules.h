@@ -20,30 +20,36 @@ namespace dljob::controller::testing {
 
 namespace server_rules {
 
-inline bool Matches(const std::string& value, const char* pattern, size_t max) {
-  return value.size() <= max && std::regex_match(value, std::regex(pattern));
+inline bool Matches(const std::string& value, const std::regex& pattern, size_t max) {
+  return value.size() <= max && std::regex_match(value, pattern);
 }
 inline bool IsDns1123Label(const std::string& v) {
-  return Matches(v, "[a-z0-9]([-a-z0-9]*[a-z0-9])?", 63);
+  static const std::regex kPattern("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  return Matches(v, kPattern, 63);
 }
 inline bool IsDns1035Label(const std::string& v) {
-  return Matches(v, "[a-z]([-a-z0-9]*[a-z0-9])?", 63);
+  static const std::regex kPattern("[a-z]([-a-z0-9]*[a-z0-9])?");
+  return Matches(v, kPattern, 63);
 }
 inline bool IsDns1123Subdomain(const std::string& v) {
-  return Matches(v, "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", 253);
+  static const std::regex kPattern(
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  return Matches(v, kPattern, 253);
 }
 inline bool IsQualifiedName(const std::string& v) {
+  static const std::regex kName("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
   size_t slash = v.find('/');
   std::string name = slash == std::string::npos ? v : v.substr(slash + 1);
   if (slash != std::string::npos && !IsDns1123Subdomain(v.substr(0, slash))) return false;
-  return Matches(name, "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", 63);
+  return Matches(name, kName, 63);
 }
 inline bool IsLabelValue(const std::string& v) {
-  return Matches(v, "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", 63);
+  static const std::regex kPattern("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  return Matches(v, kPattern, 63);
 }
 inline bool IsIp(const std::string& v) {
-  return std::regex_match(v,
-                          std::regex("([0-9]{1,3}\\.){3}[0-9]{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*"));
+  static const std::regex kPattern("([0-9]{1,3}\\.){3}[0-9]{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*");
+  return std::regex_match(v, kPattern);
 }
 
 inline std::string Str(const nlohmann::json& j, const char* key) {
