@@ -21,12 +21,8 @@ TEST_F(OperatorE2eTest, AChildTheServerRefusesForGoodFailsTheJobOnceWithTheServe
   // Three refusals: a retry loop would use them all up and then make the Service.
   const int kFaults = 3;
   ASSERT_TRUE(control()
-                  .AddFault({.method = "POST",
-                             .path_prefix = "/api/v1/namespaces/default/services",
-                             .code = 422,
-                             .count = kFaults,
-                             .message = "Service \"refused-worker\" is invalid: spec: a webhook "
-                                        "said no"})
+                  .AddFault({"POST", "/api/v1/namespaces/default/services", 422, kFaults},
+                            "Service \"refused-worker\" is invalid: spec: a webhook said no")
                   .ok());
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("refused", 2, 1)).ok());
@@ -58,12 +54,8 @@ TEST_F(OperatorE2eTest, AChildTheServerRefusesForGoodFailsTheJobOnceWithTheServe
 
 TEST_F(OperatorE2eTest, AJobShowsAPhaseFromItsFirstPassAndRunsOnceTheServerRecovers) {
   StartCluster({.nodes = 1});
-  ASSERT_TRUE(control()
-                  .AddFault({.method = "POST",
-                             .path_prefix = "/api/v1/namespaces/default/services",
-                             .code = 503,
-                             .count = 100000})
-                  .ok());
+  ASSERT_TRUE(
+      control().AddFault({"POST", "/api/v1/namespaces/default/services", 503, 100000}).ok());
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("patient", 2, 1)).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "patient") == "Queued"; }, kWait))
