@@ -309,13 +309,14 @@ TEST(CodecStatus, RoundTripsAndRejectsUnknownPhase) {
   j.status.conditions.push_back({"Restarting", "True", "WorkerFailed", "worker 1 exited", "t"});
   j.status.placement.push_back({"node-a", 8});
   j.status.restarts = 1;
-  j.status.throughput = Throughput{.images_per_sec = 2950.5,
-                                   .per_gpu_images_per_sec = 184.4,
-                                   .step = 100,
-                                   .total_steps = 1000,
-                                   .epoch = 1,
-                                   .loss = 2.31,
-                                   .updated_at = "now"};
+  Throughput& t = j.status.throughput.emplace();
+  t.images_per_sec = 2950.5;
+  t.per_gpu_images_per_sec = 184.4;
+  t.step = 100;
+  t.total_steps = 1000;
+  t.epoch = 1;
+  t.loss = 2.31;
+  t.updated_at = "now";
   EXPECT_EQ(DecodeYaml(EncodeYaml(j)).job, j);
   DecodeResult bad = DecodeYaml("status: {phase: Runing}\n");
   ASSERT_EQ(bad.errors.size(), 1u);

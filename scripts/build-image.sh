@@ -1,30 +1,51 @@
 #!/usr/bin/env bash
-# Builds the dljob CPU image (dljob/trainer:cpu) from this checkout with podman.
+# Builds a dljob image from this checkout with podman: the CPU trainer image (dljob/trainer:cpu,
+# images/cpu/Containerfile) or the operator image (dljob/operator:0.1.0, the name the Helm chart's
+# values.yaml gives; images/operator/Containerfile).
 #
 # No container registry is reachable from these machines, so the debian:bookworm base image is
 # made here: a `debootstrap --variant=minbase bookworm` root filesystem (from the Debian archive,
 # cached as a tarball under $DLJOB_IMAGE_CACHE) imported into podman. The rest is an ordinary
-# multi-stage `podman build` of images/cpu/Containerfile (set-up shared with CUDA: images/common/).
+# multi-stage `podman build` of the image's Containerfile (set-up shared by all images:
+# images/common/).
 #
-# Usage: scripts/build-image.sh [--tag NAME] [--no-install]
-#   --tag NAME     image name to build (default dljob/trainer:cpu)
-#   --no-install   never apt-get podman/debootstrap; exit 3 when they are missing
+# Usage: scripts/build-image.sh [--image cpu|operator] [--tag NAME] [--no-install]
+#   --image cpu        dljob-train and dljob, Open MPI, sshd (default): dljob/trainer:cpu
+#   --image operator   dljob-operator alone, run as a non-root user: dljob/operator:0.1.0
+#   --tag NAME         image name to build instead of the image's default
+#   --no-install       never apt-get podman/debootstrap; exit 3 when they are missing
 # Environment: DLJOB_IMAGE_CACHE (default /var/cache/dljob), DEBIAN_MIRROR (default
-# http://deb.debian.org/debian).
-# Exit codes: 0 built, 3 podman cannot be installed or run here, other: the build failed.
+# http://deb.debian.org/debian), BUILD_JOBS (parallel compile jobs in the image build; default
+# every core).
+# Exit codes: 0 built, 2 bad arguments, 3 podman cannot be installed or run here, other: the build
+# failed.
+{
+# The whole script is one block, read before it runs: editing this file (a checkout switching
+# branches) while an image builds does not change what the running build does.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TAG="dljob/trainer:cpu"
+IMAGE=cpu
+TAG=""
 INSTALL=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    --tag) TAG="$2"; shift 2 ;;
+    --image|--tag)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then echo "build-image: $1 needs a value (see --help)" >&2; exit 2; fi
+      if [ "$1" = --image ]; then IMAGE="$2"; else TAG="$2"; fi
+      shift 2 ;;
     --no-install) INSTALL=0; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-image: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$IMAGE" in
+  cpu) DEFAULT_TAG="dljob/trainer:cpu" ;;
+  operator) DEFAULT_TAG="dljob/operator:0.1.0" ;;
+  *) echo "build-image: --image is cpu or operator, not '$IMAGE'" >&2; exit 2 ;;
+esac
+TAG="${TAG:-$DEFAULT_TAG}"
+CONTAINERFILE="images/$IMAGE/Containerfile"
 CACHE="${DLJOB_IMAGE_CACHE:-/var/cache/dljob}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 SUDO=""
@@ -92,6 +113,9 @@ else
 fi
 
 # 4. The image itself.
-step "podman build -f images/cpu/Containerfile -t $TAG"
-podman build --runtime runc --network host -f "$ROOT/images/cpu/Containerfile" -t "$TAG" "$ROOT"
+step "podman build -f $CONTAINERFILE -t $TAG"
+podman build --runtime runc --network host --build-arg "BUILD_JOBS=${BUILD_JOBS:-0}" \
+  -f "$ROOT/$CONTAINERFILE" -t "$TAG" "$ROOT"
 step "built $TAG ($(podman image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}'))"
+exit 0
+}

@@ -77,7 +77,8 @@ class LineEditor {
     after.insert(after.end(), added.begin(), added.end());
   }
 
-  // Appends `item` to the block sequence at `sequence` (which has `count` items).
+  // Appends `item` to the sequence at `sequence` (which has `count` items): a block sequence, or
+  // a flow sequence whose last item and `]` share a line.
   void Append(const std::string& sequence, size_t count, const std::string& item) {
     auto it = positions_.values.find(sequence + "[" + std::to_string(count - 1) + "]");
     if (count == 0 || it == positions_.values.end()) {
@@ -85,14 +86,38 @@ class LineEditor {
       return;
     }
     const int line = it->second.first - 1;
-    const std::string prefix = lines_[line].substr(0, it->second.second - 1);
-    if (prefix.find_first_not_of(' ') == std::string::npos ||
-        prefix.substr(prefix.find_first_not_of(' ')).rfind("- ", 0) != 0) {
-      ok_ = false;  // not a block sequence item line
+    const size_t col = static_cast<size_t>(it->second.second - 1);
+    if (line < 0 || line >= static_cast<int>(lines_.size()) || col >= lines_[line].size()) {
+      ok_ = false;
       return;
     }
-    // Later lines of the same item (none for a plain scalar) would follow; plain scalars only.
-    inserts_[line].push_back(prefix + item);
+    const std::string prefix = lines_[line].substr(0, col);
+    const size_t first = prefix.find_first_not_of(' ');
+    if (first != std::string::npos && prefix.substr(first).rfind("- ", 0) == 0) {
+      // A block sequence: a new item line like the last one. Later lines of the same item (none
+      // for a plain scalar) would follow; plain scalars only.
+      inserts_[line].push_back(prefix + item);
+      return;
+    }
+    // A flow sequence closed on the last item's line (`command: [a, b]`): `, item` before `]`.
+    const std::string& l = lines_[line];
+    size_t end = col;
+    if (l[col] == '"' || l[col] == '\'') {
+      end = l.find(l[col], col + 1);
+      if (end == std::string::npos) {
+        ok_ = false;
+        return;
+      }
+      ++end;
+    } else {
+      end = l.find_first_of(",]", col);
+    }
+    const size_t close = end == std::string::npos ? end : l.find_first_not_of(' ', end);
+    if (close == std::string::npos || l[close] != ']') {
+      ok_ = false;  // neither a block item line nor a one-line flow sequence
+      return;
+    }
+    replacements_[line].push_back({end, end, ", " + item});
   }
 
   std::string Text() const {

@@ -135,6 +135,36 @@ TEST(Apply, JsonIsRewritten) {
   EXPECT_EQ(DecodeAny(a->text).job.spec.resources.cpu_per_gpu, "3");
 }
 
+TEST(Apply, AppendsToAOneLineFlowSequenceInPlace) {
+  const std::string before =
+      "apiVersion: dljob.io/v1alpha1\n"
+      "kind: DLJob\n"
+      "metadata: {name: j}\n"
+      "spec:\n"
+      "  image: img\n"
+      "  command: [dljob-train, \"--data_name=imagenet\" ]  # flow style\n"
+      "  gpus: 1\n";
+  Result<AppliedFile> a = ApplyRecommendation(before, Rec(false, 4), "/c");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->warning, "") << a->text;
+  EXPECT_NE(a->text.find(
+                "  command: [dljob-train, \"--data_name=imagenet\", --loader_threads=4 ]  # flow"),
+            std::string::npos)
+      << a->text;
+  ExpectValid(a->text);
+
+  // Over several lines: the item goes where the last one and `]` are.
+  const std::string multiline =
+      "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata: {name: j}\nspec:\n  image: img\n"
+      "  command: [dljob-train,\n    --data_name=imagenet]\n  gpus: 1\n";
+  Result<AppliedFile> b = ApplyRecommendation(multiline, Rec(false, 4), "/c");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->warning, "") << b->text;
+  EXPECT_NE(b->text.find("    --data_name=imagenet, --loader_threads=4]\n"), std::string::npos)
+      << b->text;
+  ExpectValid(b->text);
+}
+
 TEST(Apply, EveryExampleJob) {
   for (const auto& e : std::filesystem::directory_iterator("examples")) {
     const std::string text = Read(e.path().string());

@@ -1,9 +1,11 @@
 #!/bin/sh
-# Installs the packages of one stage of the dljob trainer images (images/cpu, images/cuda) with
-# apt-get: what every image needs in that stage, plus the PACKAGEs its Containerfile names for its
-# base (LibTorch, MPI, and shared libraries under that distribution's names).
+# Installs the packages of one stage of the dljob images (images/cpu, images/cuda, images/operator)
+# with apt-get: what every image needs in that stage, plus the PACKAGEs its Containerfile names for
+# its base (LibTorch, MPI, and shared libraries under that distribution's names).
 #   install-packages.sh build   [PACKAGE...]   compiler, CMake, Ninja and dljob's -dev packages
-#   install-packages.sh runtime [PACKAGE...]   OpenSSH server and client, CA certificates
+#   install-packages.sh runtime [PACKAGE...]   a trainer image's runtime: OpenSSH server and
+#                                              client, CA certificates
+#   install-packages.sh libs    PACKAGE...     only the PACKAGEs (the operator's shared libraries)
 # Package lists are removed afterwards, so the layer holds only the packages.
 set -eu
 
@@ -16,8 +18,12 @@ case "${1:-}" in
   runtime)
     common="openssh-server openssh-client ca-certificates"
     ;;
+  libs)
+    common=""
+    [ $# -gt 1 ] || { echo "install-packages.sh: libs needs at least one PACKAGE" >&2; exit 2; }
+    ;;
   *)
-    echo "install-packages.sh: the first argument is build or runtime, not '${1:-}'" >&2
+    echo "install-packages.sh: the first argument is build, runtime or libs, not '${1:-}'" >&2
     exit 2
     ;;
 esac

@@ -44,14 +44,14 @@ enum class RateUnit { kImages, kWords };
 struct MetricReport {
   int64_t step = 0;
   int64_t epoch = 0;
-  std::optional<double> images_per_sec;  // this rank's own rate
-  std::optional<double> loss;
-  std::optional<double> accuracy;
+  std::optional<double> images_per_sec = std::nullopt;  // this rank's own rate
+  std::optional<double> loss = std::nullopt;
+  std::optional<double> accuracy = std::nullopt;
   int rank = 0;
   int world_size = 1;
   int64_t total_steps = 0;
-  std::optional<double> words_per_sec;  // this rank's own rate, language models
-  std::optional<double> perplexity;     // validation perplexity, language models
+  std::optional<double> words_per_sec = std::nullopt;  // this rank's own rate, language models
+  std::optional<double> perplexity = std::nullopt;     // validation perplexity, language models
 
   // Sets images_per_sec or words_per_sec.
   void SetRate(RateUnit unit, double rate);

@@ -48,6 +48,21 @@ FusionOptions SumOnly(FusionOptions fusion) {
   return fusion;
 }
 
+// Lays each parameter's gradient end to end in `flat` (param order); a parameter with no gradient
+// on this rank contributes zeros.
+void PackGradients(const std::vector<torch::Tensor>& params, torch::Tensor& flat) {
+  int64_t offset = 0;
+  for (const torch::Tensor& p : params) {
+    torch::Tensor slot = flat.slice(0, offset, offset + p.numel()).view(p.sizes());
+    if (p.grad().defined()) {
+      slot.copy_(p.grad());
+    } else {
+      slot.zero_();
+    }
+    offset += p.numel();
+  }
+}
+
 // The gradients summed over `ranks` ranks, laid end to end in `flat` (param order), become each
 // parameter's mean gradient. Scales `flat` in place.
 void SetMeanGradients(torch::Tensor& flat, int ranks, const std::vector<torch::Tensor>& params) {
@@ -230,16 +245,7 @@ class ParameterServerUpdater : public VariableUpdater {
   // Packs this rank's gradients into flat_.
   void Fuse(int64_t step, const std::vector<torch::Tensor>& params) {
     TimelineSpan span(timeline_, "FUSE", "comm", kMainThread, step);
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params) {
-      torch::Tensor slot = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-      if (p.grad().defined()) {
-        slot.copy_(p.grad());
-      } else {
-        slot.zero_();  // no gradient on this rank: contributes nothing to the sum
-      }
-      offset += p.numel();
-    }
+    PackGradients(params, flat_);  // no gradient on this rank: contributes nothing to the sum
   }
 
   // Rank 0: the reduced sums in flat_ become the mean gradients.
@@ -295,16 +301,7 @@ class TwoBitUpdater : public VariableUpdater {
     float* flat = flat_.data_ptr<float>();
     {
       TimelineSpan span(timeline_, "FUSE", "comm", kMainThread, step);
-      int64_t offset = 0;
-      for (const torch::Tensor& p : params) {
-        torch::Tensor slot = flat_.slice(0, offset, offset + p.numel()).view(p.sizes());
-        if (p.grad().defined()) {
-          slot.copy_(p.grad());
-        } else {
-          slot.zero_();  // no gradient on this rank: only the residual is sent
-        }
-        offset += p.numel();
-      }
+      PackGradients(params, flat_);  // no gradient on this rank: only the residual is sent
     }
     {
       TimelineSpan span(timeline_, "QUANTIZE", "compute", kMainThread, step);

@@ -204,8 +204,20 @@ TEST(VariableUpdateTest, TwoBitOnThreeRanksAppliesTheMeanOfEachRanksCodes) {
   ThreadRanks group(kRanks);
   std::array<std::vector<torch::Tensor>, kRanks> start, grads, after1, after2;
   std::array<Status, kRanks> failed;
+  // torch's random generator is one per process: the models and batches are made here, in rank
+  // order, not in the rank threads, where the draws would interleave differently on each run.
+  std::array<ModelPtr, kRanks> models;
+  std::array<std::array<torch::Tensor, 2>, kRanks> images, labels;
+  for (int r = 0; r < kRanks; ++r) {
+    models[r] = MakeModel();  // the same initialisation on every rank
+    torch::manual_seed(20 + static_cast<uint64_t>(r));
+    for (int i = 0; i < 2; ++i) {
+      images[r][i] = torch::randn({8, 1, 28, 28});
+      labels[r][i] = torch::randint(0, 10, {8}, torch::kInt64);
+    }
+  }
   group.Run([&](int r, Collective& c) {
-    ModelPtr model = MakeModel();  // the same initialisation on every rank
+    Model* model = models[r].get();
     torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.1));
     Result<VariableUpdaterPtr> updater = MakeVariableUpdater(TwoBit(kT), *model, c);
     if (!updater.ok()) {
@@ -213,12 +225,11 @@ TEST(VariableUpdateTest, TwoBitOnThreeRanksAppliesTheMeanOfEachRanksCodes) {
       return;
     }
     for (const torch::Tensor& p : model->parameters()) start[r].push_back(p.detach().clone());
-    torch::manual_seed(20 + static_cast<uint64_t>(r));
     for (int64_t step = 1; step <= 2; ++step) {
-      torch::Tensor images = torch::randn({8, 1, 28, 28});
-      torch::Tensor labels = torch::randint(0, 10, {8}, torch::kInt64);
+      const torch::Tensor& batch = images[r][step - 1];
       sgd.zero_grad();
-      torch::Tensor loss = torch::nn::functional::cross_entropy(model->forward(images), labels);
+      torch::Tensor loss =
+          torch::nn::functional::cross_entropy(model->forward(batch), labels[r][step - 1]);
       (loss * (*updater)->loss_scale()).backward();
       if (step == 1) {
         for (const torch::Tensor& p : model->parameters()) grads[r].push_back(p.grad().clone());

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "operator/controller/dataset_cache.h"
 #include "jobs/json_fields.h"
+#include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {
 namespace {

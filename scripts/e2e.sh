@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# dljob end to end on a real Kubernetes, from a fresh clone: clones this checkout's HEAD (a local
+# clone: nothing is fetched), installs and builds what it needs there (scripts/setup.sh,
+# scripts/build.sh), starts the one-machine cluster with scripts/kube-up.sh from the clone (which
+# builds and loads the clone's images), runs the ctest label `cluster` against it with
+# DLJOB_CLUSTER_TESTS=1 and KUBECONFIG set, and stops the cluster and removes the clone on exit,
+# whatever happened.
+#
+# Usage: scripts/e2e.sh [--reuse-images] [--keep]
+#   --reuse-images  load the dljob images podman already has instead of rebuilding them
+#   --keep          leave the cluster running and the clone in place (prints where)
+# Needs root (kube-up.sh). Exit code: ctest's (no test in the label counts as a failure).
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+IMAGES=--rebuild-images
+KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reuse-images) IMAGES=""; shift ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e2e: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+START=$SECONDS
+step() { echo "e2e: [$((SECONDS - START))s] $*"; }
+
+WORK=$(mktemp -d /tmp/dljob-e2e.XXXXXX)
+CLONE="$WORK/dljob"
+cleanup() {
+  local rc=$?
+  if [ "$KEEP" = 1 ]; then
+    step "kept: the clone in $CLONE, the cluster (export KUBECONFIG=${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig)"
+    return
+  fi
+  if [ -x "$CLONE/scripts/kube-down.sh" ]; then bash "$CLONE/scripts/kube-down.sh" --quiet || rc=1; fi
+  rm -rf "$WORK"
+  step "done (exit $rc)"
+  exit $rc
+}
+trap cleanup EXIT
+
+step "cloning $(git -C "$SRC" rev-parse --short HEAD) into $CLONE"
+git clone -q --no-hardlinks "$SRC" "$CLONE"
+cd "$CLONE"
+# The object-store tests' S3 server lives in the source checkout's .deps (git-ignored).
+if [ -d "$SRC/.deps" ]; then ln -s "$SRC/.deps" .deps; fi
+step "setup and build"
+bash scripts/setup.sh
+nice -n 10 bash scripts/build.sh
+step "kube-up"
+# shellcheck disable=SC2086
+bash scripts/kube-up.sh $IMAGES
+export KUBECONFIG="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig"
+step "ctest -L cluster"
+DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure --timeout 1800

@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# Certificates and kubeconfigs of the one-machine cluster (sourced by scripts/kube-up.sh after
+# scripts/kube/lib.sh). All made with openssl into $KUBE_DIR/pki, once: a cluster directory that
+# has them keeps them.
+#
+# One CA signs: the API server's serving certificate (SANs: the bridge gateway, 127.0.0.1, the
+# `kubernetes` Service's ClusterIP and its DNS names), the kubelet's serving certificate, and the
+# client certificates the RBAC bootstrap policy expects: admin (O=system:masters),
+# system:kube-controller-manager, system:kube-scheduler, system:kube-proxy,
+# system:node:$KUBE_NODE (O=system:nodes) and the API server's client to the kubelet. The
+# service-account token signing pair is a separate RSA key.
+
+# new_cert NAME SUBJECT [SANS] [USAGE]: a P-256 key and a CA-signed certificate, pki/NAME.{key,crt}.
+new_cert() {
+  local name="$1" subj="$2" sans="${3:-}" usage="${4:-clientAuth}" pki="$KUBE_DIR/pki"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$pki/$name.key" 2>/dev/null
+  openssl req -new -key "$pki/$name.key" -subj "$subj" -out "$pki/$name.csr" 2>/dev/null
+  {
+    echo "basicConstraints=critical,CA:FALSE"
+    echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    echo "extendedKeyUsage=$usage"
+    [ -z "$sans" ] || echo "subjectAltName=$sans"
+  } >"$pki/$name.ext"
+  openssl x509 -req -in "$pki/$name.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+    -days 365 -sha256 -extfile "$pki/$name.ext" -out "$pki/$name.crt" 2>/dev/null
+  rm -f "$pki/$name.csr" "$pki/$name.ext"
+}
+
+# write_kubeconfig FILE USER CERTNAME: a kubeconfig for the API server on the bridge gateway.
+write_kubeconfig() {
+  local file="$1" user="$2" cert="$3" pki="$KUBE_DIR/pki"
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: dljob-kube
+  cluster:
+    server: https://$KUBE_GW:$KUBE_API_PORT
+    certificate-authority-data: $(base64 -w0 "$pki/ca.crt")
+users:
+- name: $user
+  user:
+    client-certificate-data: $(base64 -w0 "$pki/$cert.crt")
+    client-key-data: $(base64 -w0 "$pki/$cert.key")
+contexts:
+- name: dljob-kube
+  context: {cluster: dljob-kube, user: $user}
+current-context: dljob-kube
+EOF
+  chmod 600 "$file"
+}
+
+make_pki() {
+  local pki="$KUBE_DIR/pki"
+  [ -f "$pki/done" ] && return 0
+  mkdir -p "$pki"
+  chmod 700 "$pki"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$pki/ca.key" 2>/dev/null
+  openssl req -x509 -new -key "$pki/ca.key" -subj "/CN=dljob-kube-ca" -days 365 -sha256 \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+    -out "$pki/ca.crt" 2>/dev/null
+  local dns="DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
+  dns="$dns,DNS:kubernetes.default.svc.cluster.local,DNS:localhost"
+  new_cert apiserver "/CN=kube-apiserver" "IP:$KUBE_GW,IP:127.0.0.1,IP:$KUBE_SVC_IP,$dns" serverAuth
+  new_cert kubelet-serving "/CN=$KUBE_NODE" "IP:$KUBE_GW,DNS:$KUBE_NODE" serverAuth
+  new_cert admin "/O=system:masters/CN=dljob-admin"
+  new_cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+  new_cert controller-manager "/CN=system:kube-controller-manager"
+  new_cert scheduler "/CN=system:kube-scheduler"
+  new_cert kube-proxy "/CN=system:kube-proxy"
+  new_cert kubelet "/O=system:nodes/CN=system:node:$KUBE_NODE"
+  openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
+  write_kubeconfig "$KUBECONFIG_ADMIN" dljob-admin admin
+  write_kubeconfig "$KUBE_DIR/controller-manager.kubeconfig" system:kube-controller-manager \
+    controller-manager
+  write_kubeconfig "$KUBE_DIR/scheduler.kubeconfig" system:kube-scheduler scheduler
+  write_kubeconfig "$KUBE_DIR/kube-proxy.kubeconfig" system:kube-proxy kube-proxy
+  write_kubeconfig "$KUBE_DIR/kubelet.kubeconfig" "system:node:$KUBE_NODE" kubelet
+  touch "$pki/done"
+}

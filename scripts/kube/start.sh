@@ -1,0 +1,295 @@
+# shellcheck shell=bash
+# The stages of scripts/kube-up.sh (sourced after scripts/kube/lib.sh, certs.sh and configs.sh):
+# packages, images, host state, network, control plane, node. Each stage prints a progress line
+# and, on failure, names the log to read (kube-up prints its tail) and exits non-zero.
+
+# Packages each needed command comes from (Debian bookworm).
+install_packages() {
+  local -A pkg_of=([etcd]=etcd-server [containerd]=containerd [ctr]=containerd [runc]=runc
+    [iptables]=iptables [ip6tables]=iptables [conntrack]=conntrack [socat]=socat [go]=golang-go
+    [rsync]=rsync [dpkg-source]=dpkg-dev [podman]=podman [openssl]=openssl [curl]=curl [jq]=jq
+    [gcc]=build-essential [make]=build-essential [kubectl]=kubernetes-client [ip]=iproute2
+    [setsid]=util-linux)
+  local missing=() cmd
+  for cmd in "${!pkg_of[@]}"; do
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("${pkg_of[$cmd]}")
+  done
+  [ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] \
+    || missing+=(containernetworking-plugins)
+  [ -d /usr/share/gocode/src/github.com/modern-go/reflect2 ] \
+    || missing+=(golang-github-modern-go-reflect2-dev)
+  if [ ${#missing[@]} -eq 0 ]; then
+    kstep "packages present"
+    return 0
+  fi
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  kstep "apt-get install ${missing[*]}"
+  mkdir -p "$KUBE_DIR/logs"
+  FAILED_LOG="$KUBE_DIR/logs/apt.log"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -q && nice -n 10 apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+    >"$FAILED_LOG" 2>&1 || fail "apt-get could not install ${missing[*]}"
+  FAILED_LOG=""
+}
+
+# dljob's images in podman: built with scripts/build-image.sh when missing (or --rebuild-images).
+build_dljob_images() {
+  mkdir -p "$KUBE_DIR/logs"
+  local t0=$SECONDS
+  if [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/trainer:cpu; then
+    kstep "building dljob/trainer:cpu (scripts/build-image.sh; log: $KUBE_DIR/logs/build-image-cpu.log)"
+    FAILED_LOG="$KUBE_DIR/logs/build-image-cpu.log"
+    nice -n 10 bash "$ROOT/scripts/build-image.sh" >"$FAILED_LOG" 2>&1 \
+      || fail "scripts/build-image.sh failed"
+    kstep "dljob/trainer:cpu built in $((SECONDS - t0))s"
+  else
+    kstep "dljob/trainer:cpu present in podman (reused; --rebuild-images rebuilds it)"
+  fi
+  t0=$SECONDS
+  if ! bash "$ROOT/scripts/build-image.sh" --help 2>/dev/null | grep -q -- '--image operator'; then
+    if podman image exists localhost/dljob/operator:0.1.0; then
+      kwarn "scripts/build-image.sh cannot build the operator image here; using the dljob/operator:0.1.0 podman has"
+    else
+      kwarn "scripts/build-image.sh cannot build the operator image (no --image operator) and podman has none: the chart's operator pods will not start"
+    fi
+  elif [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/operator:0.1.0; then
+    kstep "building dljob/operator:0.1.0 (log: $KUBE_DIR/logs/build-image-operator.log)"
+    FAILED_LOG="$KUBE_DIR/logs/build-image-operator.log"
+    nice -n 10 bash "$ROOT/scripts/build-image.sh" --image operator >"$FAILED_LOG" 2>&1 \
+      || fail "scripts/build-image.sh --image operator failed"
+    kstep "dljob/operator:0.1.0 built in $((SECONDS - t0))s"
+  else
+    kstep "dljob/operator:0.1.0 present in podman (reused)"
+  fi
+  FAILED_LOG=""
+}
+
+# The pod sandbox image, FROM scratch around the static pause binary; an OCI archive in the cache.
+build_pause_image() {
+  local tar="$KUBE_CACHE/pause.oci.tar" ctx="$KUBE_CACHE/pause-context"
+  [ -f "$tar" ] && return 0
+  rm -rf "$ctx"
+  mkdir -p "$ctx"
+  cp "$KUBE_BIN/pause" "$ctx/pause"
+  printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$ctx/Containerfile"
+  local tag="localhost/dljob/pause:$KUBE_VERSION"
+  podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >"$KUBE_CACHE/pause-build.log" 2>&1 \
+    || { FAILED_LOG="$KUBE_CACHE/pause-build.log"; fail "podman could not build the pause image"; }
+  podman save -q --format oci-archive -o "$tar.tmp" "$tag" && mv "$tar.tmp" "$tar"
+  podman rmi "$tag" >/dev/null 2>&1 || true
+  rm -rf "$ctx"
+  kstep "pause image built from build/pause/linux/pause.c ($tar)"
+}
+
+# Saves what a cluster changes on the host, for kube-down.sh to restore: sysctls, and which of
+# the paths the components create outside $KUBE_DIR existed before.
+record_host_state() {
+  mkdir -p "$KUBE_DIR/host"
+  [ -f "$KUBE_DIR/host/sysctl.saved" ] && return 0
+  local s p
+  for s in "${KUBE_SYSCTLS[@]}"; do
+    echo "$s=$(sysctl -n "$s" 2>/dev/null || echo '?')"
+  done >"$KUBE_DIR/host/sysctl.saved"
+  for p in "${KUBE_OUTSIDE_PATHS[@]}" "${KUBE_SHARED_PATHS[@]}" /sys/fs/cgroup/*/k8s.io; do [ -e "$p" ] && echo "$p"; done \
+    >"$KUBE_DIR/host/preexisting" || true
+}
+
+setup_network() {
+  if ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
+    fail "interface $KUBE_BRIDGE exists already; run scripts/kube-down.sh (or set DLJOB_KUBE_BRIDGE)"
+  fi
+  local net
+  for net in "$KUBE_POD_NET" "$KUBE_SVC_NET"; do
+    if ip -4 -o addr show | grep -q "inet ${net//./\\.}\." || ip -4 route show | grep -q "^${net//./\\.}\."; then
+      fail "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
+    fi
+  done
+  # From here on the host's network is this cluster's to clean up (kube-down.sh reads the mark).
+  touch "$KUBE_DIR/host/network"
+  ip link add "$KUBE_BRIDGE" type bridge
+  ip addr add "$KUBE_GW/24" dev "$KUBE_BRIDGE"
+  ip link set "$KUBE_BRIDGE" up
+  # Services to pods on the same bridge need forwarding and bridged traffic through iptables.
+  sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
+  iptables -N "$KUBE_GUARD_CHAIN" 2>/dev/null || iptables -F "$KUBE_GUARD_CHAIN"
+  iptables -A "$KUBE_GUARD_CHAIN" -i "$KUBE_BRIDGE" -o "$KUBE_BRIDGE" -j RETURN
+  iptables -A "$KUBE_GUARD_CHAIN" -i "$KUBE_BRIDGE" -j DROP
+  iptables -A "$KUBE_GUARD_CHAIN" -o "$KUBE_BRIDGE" -j DROP
+  guard_first
+}
+
+# Puts the jump to the guard chain first in FORWARD (kube-proxy prepends its own jumps).
+guard_first() {
+  while iptables -D FORWARD -j "$KUBE_GUARD_CHAIN" 2>/dev/null; do :; done
+  iptables -I FORWARD 1 -j "$KUBE_GUARD_CHAIN"
+}
+
+api_ready() {
+  curl -sf --max-time 3 --cacert "$KUBE_DIR/pki/ca.crt" --cert "$KUBE_DIR/pki/admin.crt" \
+    --key "$KUBE_DIR/pki/admin.key" "https://$KUBE_GW:$KUBE_API_PORT/readyz" | grep -qx ok
+}
+
+# start_and_wait NAME TIMEOUT CHECK -- COMMAND...: starts a daemon and polls CHECK (a function).
+start_and_wait() {
+  local name="$1" timeout="$2" check="$3" t0=$SECONDS
+  shift 4
+  start_daemon "$name" "$@"
+  FAILED_LOG="$KUBE_DIR/logs/$name.log"
+  local end=$((SECONDS + timeout))
+  until $check >/dev/null 2>&1; do
+    daemon_pid "$name" >/dev/null || fail "$name exited during start-up"
+    [ $SECONDS -lt $end ] || fail "$name not ready after ${timeout}s"
+    sleep 0.5
+  done
+  FAILED_LOG=""
+  kstep "$name up (pid $(daemon_pid "$name"), $((SECONDS - t0))s)"
+}
+
+etcd_ready() { curl -sf --max-time 2 "http://127.0.0.1:$KUBE_ETCD_PORT/health" | grep -q '"health":"true"'; }
+cm_ready() { curl -skf --max-time 2 https://127.0.0.1:10257/healthz | grep -qx ok; }
+sched_ready() { curl -skf --max-time 2 https://127.0.0.1:10259/healthz | grep -qx ok; }
+ctr_ready() { ctr -a "$KUBE_SOCK" version; }
+kubelet_ready() { curl -sf --max-time 2 http://127.0.0.1:10248/healthz | grep -qx ok; }
+proxy_ready() { iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- "-d $KUBE_SVC_IP/32"; }
+
+# Before anything is changed on the host: the ports the cluster listens on are free.
+check_ports() {
+  local port
+  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10248 10249 10256; do
+    if ss -Hltn "sport = :$port" | grep -q .; then
+      fail "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
+    fi
+  done
+}
+
+start_control_plane() {
+  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
+  start_and_wait etcd 60 etcd_ready -- etcd --name dljob-kube --data-dir "$d/etcd" \
+    --listen-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
+    --advertise-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" \
+    --initial-cluster "dljob-kube=http://127.0.0.1:$KUBE_ETCD_PEER_PORT"
+  start_and_wait kube-apiserver 180 api_ready -- "$KUBE_BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$KUBE_ETCD_PORT" \
+    --bind-address="$KUBE_GW" --advertise-address="$KUBE_GW" --secure-port="$KUBE_API_PORT" \
+    --insecure-port=0 --cert-dir="$pki/generated" \
+    --service-cluster-ip-range="$KUBE_SVC_CIDR" \
+    --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
+    --client-ca-file="$pki/ca.crt" \
+    --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt" \
+    --kubelet-client-key="$pki/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types=InternalIP \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
+    --allow-privileged=true --profiling=false --v=1
+  start_and_wait kube-controller-manager 120 cm_ready -- "$KUBE_BIN/kube-controller-manager" \
+    --kubeconfig="$d/controller-manager.kubeconfig" \
+    --authentication-kubeconfig="$d/controller-manager.kubeconfig" \
+    --authorization-kubeconfig="$d/controller-manager.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port=10257 --port=0 --cert-dir="$pki/generated" \
+    --leader-elect=false --use-service-account-credentials=true \
+    --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+    --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
+    --cluster-name=dljob-kube --profiling=false --v=1
+  start_and_wait kube-scheduler 120 sched_ready -- "$KUBE_BIN/kube-scheduler" \
+    --kubeconfig="$d/scheduler.kubeconfig" \
+    --authentication-kubeconfig="$d/scheduler.kubeconfig" \
+    --authorization-kubeconfig="$d/scheduler.kubeconfig" \
+    --bind-address=127.0.0.1 --secure-port=10259 --port=0 --cert-dir="$pki/generated" \
+    --leader-elect=false --profiling=false --v=1
+}
+
+start_node() {
+  local d="$KUBE_DIR"
+  # No registry is reachable from here, and none may be tried: every pull goes to a proxy on a
+  # closed loopback port and fails at once ("proxyconnect ... connection refused").
+  start_and_wait containerd 60 ctr_ready -- env HTTP_PROXY=http://127.0.0.1:9 \
+    HTTPS_PROXY=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
+    NO_PROXY= no_proxy= containerd --config "$d/containerd/config.toml"
+  ctr_import "$KUBE_CACHE/pause.oci.tar" "localhost/dljob/pause:$KUBE_VERSION" "$KUBE_PAUSE_IMAGE"
+  local labels="nvidia.com/gpu.product=$KUBE_GPU_PRODUCT,nvidia.com/gpu.count=$KUBE_GPUS"
+  labels="$labels,nvidia.com/gpu.clique=$KUBE_CLIQUE,topology.kubernetes.io/zone=$KUBE_ZONE"
+  # AWS_EC2_METADATA_DISABLED: the kubelet's in-tree ECR credential provider otherwise asks the
+  # EC2 metadata address (169.254.169.254) for credentials at start-up.
+  start_and_wait kubelet 120 kubelet_ready -- env AWS_EC2_METADATA_DISABLED=true "$KUBE_BIN/kubelet" \
+    --config="$d/kubelet/config.yaml" --kubeconfig="$d/kubelet.kubeconfig" \
+    --root-dir="$d/kubelet" --cert-dir="$d/pki/generated-kubelet" \
+    --volume-plugin-dir="$d/kubelet/volume-plugins" \
+    --container-runtime=remote --container-runtime-endpoint="unix://$KUBE_SOCK" \
+    --runtime-request-timeout=10m --pod-infra-container-image="$KUBE_PAUSE_IMAGE" \
+    --node-ip="$KUBE_GW" --hostname-override="$KUBE_NODE" --node-labels="$labels" --v=1
+  start_and_wait kube-proxy 120 proxy_ready -- "$KUBE_BIN/kube-proxy" --config="$d/kube-proxy.yaml" --v=1
+  guard_first
+}
+
+# ctr_import ARCHIVE NAME_IN_ARCHIVE NAME: loads an OCI archive into containerd's k8s.io namespace
+# and names the image NAME (the name pods use).
+ctr_import() {
+  local tar="$1" from="$2" to="$3"
+  FAILED_LOG="$KUBE_DIR/logs/ctr-import.log"
+  ctr -a "$KUBE_SOCK" -n k8s.io images import "$tar" >>"$FAILED_LOG" 2>&1 \
+    || fail "ctr could not import $tar"
+  if [ "$from" != "$to" ]; then
+    ctr -a "$KUBE_SOCK" -n k8s.io images tag --force "$from" "$to" >>"$FAILED_LOG" 2>&1 \
+      || fail "ctr could not name $from $to"
+    ctr -a "$KUBE_SOCK" -n k8s.io images rm "$from" >>"$FAILED_LOG" 2>&1 || true
+  fi
+  FAILED_LOG=""
+}
+
+# Whether containerd's docker.io/NAME is podman's localhost/NAME: an import also names the image
+# by its config digest (podman's image ID), and both names then share one manifest digest.
+image_current() {
+  local id digest_by_id digest_by_name
+  id=$(podman image inspect --format '{{.Id}}' "localhost/$1" 2>/dev/null) || return 1
+  digest_by_id=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==sha256:$id" 2>/dev/null | awk 'NR==2 {print $3}')
+  digest_by_name=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==docker.io/$1" 2>/dev/null | awk 'NR==2 {print $3}')
+  [ -n "$digest_by_id" ] && [ "$digest_by_id" = "$digest_by_name" ]
+}
+
+# dljob's podman images into containerd, under the names the chart and examples use.
+load_dljob_images() {
+  local name t0 tar="$KUBE_DIR/image.oci.tar"
+  for name in dljob/trainer:cpu dljob/operator:0.1.0; do
+    if ! podman image exists "localhost/$name"; then
+      kwarn "podman has no $name; not loaded"
+      continue
+    fi
+    if image_current "$name"; then
+      kstep "docker.io/$name in containerd is podman's current one (not loaded again)"
+      continue
+    fi
+    t0=$SECONDS
+    podman save -q --format oci-archive -o "$tar" "localhost/$name" \
+      || fail "podman save localhost/$name failed"
+    ctr_import "$tar" "localhost/$name" "docker.io/$name"
+    rm -f "$tar"
+    kstep "loaded docker.io/$name into containerd ($((SECONDS - t0))s)"
+  done
+}
+
+node_gpus() { kctl get node "$KUBE_NODE" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' | grep -qx "$KUBE_GPUS"; }
+node_ready() {
+  kctl get node "$KUBE_NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True
+}
+default_sa() { kctl -n default get serviceaccount default; }
+
+finish_node() {
+  FAILED_LOG="$KUBE_DIR/logs/kubelet.log"
+  wait_for 120 kctl get node "$KUBE_NODE" || fail "node $KUBE_NODE did not register"
+  # The documented way to advertise an extended resource: a JSON patch of the node's status.
+  curl -sSf --max-time 10 --cacert "$KUBE_DIR/pki/ca.crt" --cert "$KUBE_DIR/pki/admin.crt" \
+    --key "$KUBE_DIR/pki/admin.key" -X PATCH -H 'Content-Type: application/json-patch+json' \
+    --data "[{\"op\":\"add\",\"path\":\"/status/capacity/nvidia.com~1gpu\",\"value\":\"$KUBE_GPUS\"}]" \
+    "https://$KUBE_GW:$KUBE_API_PORT/api/v1/nodes/$KUBE_NODE/status" >/dev/null \
+    || fail "could not patch node $KUBE_NODE's status capacity"
+  wait_for 180 node_ready || fail "node $KUBE_NODE is not Ready after 180s"
+  wait_for 60 node_gpus || fail "node $KUBE_NODE does not show $KUBE_GPUS nvidia.com/gpu allocatable"
+  kstep "node $KUBE_NODE Ready with $KUBE_GPUS nvidia.com/gpu"
+  FAILED_LOG="$KUBE_DIR/logs/kube-controller-manager.log"
+  wait_for 120 default_sa || fail "the default service account was not created"
+  FAILED_LOG=""
+  guard_first
+}
