@@ -40,6 +40,10 @@ bool IsOwnedBy(const Json& object, const DLJob& job) {
   return false;
 }
 
+int64_t JobIncarnation(const DLJobStatus& status) {
+  return status.restarts.value_or(0) + status.preemptions.value_or(0);
+}
+
 int64_t IncarnationOf(const Json& pod) {
   std::string v = Str(Meta(pod).value("annotations", Json::object()), kIncarnationAnnotation);
   try {

@@ -3,9 +3,10 @@
 // Every child of a DLJob carries the job-name label (so informers can filter and index them) and a
 // controller ownerReference with the job's uid (so the garbage collector and the reconciler know
 // whose it is). An object with a child's name that lacks that reference is a stranger's: it is
-// reported, never adopted or overwritten. Pods also carry the job's incarnation (status.restarts
-// when they were made), so pods left over from before a restart are recognised and removed even
-// while a cache still shows them. Thread-safe (stateless helpers over an injected kube::Api).
+// reported, never adopted or overwritten. Pods also carry the job's incarnation (JobIncarnation
+// when they were made: a restart or a preemption starts the next one), so pods left over from
+// before a restart or a preemption are recognised and removed even while a cache still shows them.
+// Thread-safe (stateless helpers over an injected kube::Api).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,11 @@ std::string OwnerJobKey(const Json& child);
 bool IsOwnedBy(const Json& object, const DLJob& job);
 // The incarnation annotation of a pod (0 when missing).
 int64_t IncarnationOf(const Json& pod);
+// The incarnation a job's current pods belong to: status.restarts + status.preemptions. Each
+// whole-job restart and each preemption by the queue starts a new one, so the pods of the run
+// that ended are told apart from the next run's (a preemption is not a restart, but its pods are
+// just as much on their way out).
+int64_t JobIncarnation(const DLJobStatus& status);
 bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
 
 // The builders' pods, stamped with the incarnation. `worker_ips`: WorkerPodIps (builders.h).

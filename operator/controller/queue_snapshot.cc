@@ -139,7 +139,7 @@ QueueSnapshot BuildQueueSnapshot(const std::vector<Json>& jobs,
     const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
     auto pods_it = pods_of.find(key);
     const std::vector<Json>& pods = pods_it == pods_of.end() ? kNoPods : pods_it->second;
-    const int64_t incarnation = job.status.restarts.value_or(0);
+    const int64_t incarnation = JobIncarnation(job.status);
 
     // The workers of this incarnation bound and live, by index; every other pod is going.
     std::vector<std::string> bound(gang->workers);

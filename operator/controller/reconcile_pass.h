@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jobs/conditions.h"
+#include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
 
 namespace dljob::controller {
@@ -19,7 +20,7 @@ struct Reconciler::Pass {
   WallTime now;
   std::string now_s;
   std::vector<Json> pods;   // this incarnation's pods
-  std::vector<Json> stale;  // pods from before a restart
+  std::vector<Json> stale;  // pods from before a restart or a preemption
   std::optional<Duration> requeue;
   bool warning = false;      // the transition deserves a Warning event
   bool delete_all = false;   // after the status write: delete every pod (restart, suspend)
@@ -28,7 +29,7 @@ struct Reconciler::Pass {
   std::optional<Status> fail_after;
   bool status_written = false;  // WriteStatus sent a new status in this pass
 
-  int64_t incarnation() const { return job.status.restarts.value_or(0); }
+  int64_t incarnation() const { return JobIncarnation(job.status); }
   void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
   void Set(JobPhase phase, const std::string& reason, const std::string& message, bool warn) {
     if (job.status.phase != phase) {

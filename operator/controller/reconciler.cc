@@ -85,7 +85,7 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
   if (!config.ok()) return config.status();
   if (!*config) return Finish(p);
 
-  if (!p.stale.empty()) {  // a restart is under way: the old pods must be gone first
+  if (!p.stale.empty()) {  // a restart or preemption is under way: the old pods go first
     for (const Json& pod : p.stale) {
       if (IsDeleting(pod)) continue;
       std::string name = pod["metadata"].value("name", "");
@@ -142,7 +142,8 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
 
 // A worker the cache lacks may be one this operator made a moment ago (the job's informer ahead
 // of the pods' one): only the server's 404 (or a pod of another incarnation, or one being
-// deleted) says it is lost. While a restart is under way there is no attempt to lose.
+// deleted) says it is lost. While a restart or a preemption is under way (the old run's pods
+// still going) there is no attempt to lose.
 Result<std::optional<LostWorker>> Reconciler::FindLost(const Pass& p) {
   if (!p.stale.empty()) return std::optional<LostWorker>();
   std::optional<LostWorker> lost = FindLostWorker(p.job, p.pods);
@@ -167,7 +168,7 @@ RunObservation Reconciler::Observed(const Pass& p, const Observation& seen,
                                     std::optional<WallTime> last_progress) {
   RunObservation o;
   o.suspended = p.job.spec.run_policy.suspend.value_or(false);
-  o.restarts = p.incarnation();
+  o.restarts = p.job.status.restarts.value_or(0);
   o.started = ParseRfc3339(p.job.status.start_time);
   o.last_progress = last_progress;
   if (!p.stale.empty()) return o;

@@ -200,6 +200,7 @@ TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
   EXPECT_EQ(book_.Get("ns/high").verdict, Verdict::kAdmitted);
 
   // The preempted job is suspended: status first, then its pods; no restart.
+  const Json launcher = *api_.Object(kPods, "ns", "low-launcher");
   Reconcile("low");
   EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/low", "create events Preempted",
                               "delete pods ns/low-launcher", "delete pods ns/low-worker-0",
@@ -216,6 +217,17 @@ TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
   Admission after = book_.Get("ns/low");
   EXPECT_EQ(after.verdict, Verdict::kWaiting);
   EXPECT_EQ(after.reason, "Preempted");
+
+  // The informers may see the workers go before the launcher: the preempted run's leftovers are
+  // not a lost worker (seen under load: the job failed with BackoffLimitExceeded instead).
+  api_.Put(kPods, launcher);
+  Reconcile("low");
+  low = JobStatus("low");
+  EXPECT_EQ(low["phase"], "Queued") << low.dump();
+  EXPECT_EQ(low["restarts"], 0);
+  EXPECT_EQ(Condition("low", "Preempted")["status"], "True");
+  EXPECT_FALSE(HasBind());  // it waits, as any job the queue has not admitted
+  api_.Erase(kPods, "ns", "low-launcher");
 
   // The high-priority job binds on the freed GPUs and runs.
   Pass();
