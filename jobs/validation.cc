@@ -3,9 +3,11 @@
 // enum-like fields are the tables' lists.
 #include "jobs/validation.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
+#include "jobs/child_names.h"
 #include "jobs/dljob_fields.h"
 #include "jobs/field_checker.h"
 #include "jobs/field_path.h"
@@ -19,8 +21,9 @@ using validation_internal::Checker;
 using validation_internal::CheckStringMap;
 using validation_internal::IsOneOf;
 
-void CheckMetadata(Checker& c, const std::string& path, const ObjectMeta& m) {
-  c.Check(At(path, &ObjectMeta::name), CheckName(m.name));
+// `workers`: how many workers the job has (its name must leave room for their names).
+void CheckMetadata(Checker& c, const std::string& path, const ObjectMeta& m, int64_t workers) {
+  c.Check(At(path, &ObjectMeta::name), CheckJobName(m.name, workers));
   if (!m.namespace_.empty()) {
     c.Check(At(path, &ObjectMeta::namespace_), CheckDnsLabel(m.namespace_));
   }
@@ -324,7 +327,9 @@ FieldErrors Validate(const DLJob& job) {
             "must be " + std::string(kApiVersion) + ", got " + Quote(job.api_version));
   }
   if (job.kind != kKind) c.Check(At("", &DLJob::kind), "must be DLJob, got " + Quote(job.kind));
-  CheckMetadata(c, At("", &DLJob::metadata), job.metadata);
+  // An invalid gpus or gpusPerWorker is reported on its own; the name is judged for one worker.
+  int64_t workers = std::clamp<int64_t>(WorkerCount(job), 1, kMaxGpus);
+  CheckMetadata(c, At("", &DLJob::metadata), job.metadata, workers);
   const DLJobSpec& s = job.spec;
   std::string spec = At("", &DLJob::spec);
   CheckContainer(c, spec, s);

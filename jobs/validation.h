@@ -13,7 +13,6 @@
 namespace dljob {
 
 inline constexpr int64_t kMaxGpus = 16384;
-inline constexpr size_t kMaxNameLength = 48;  // leaves room for "-worker-NNNN" in child names
 
 FieldErrors Validate(const DLJob& job);
 // A DLQueue: apiVersion and kind, a name that is a DNS label and no namespace (the kind is
@@ -23,10 +22,14 @@ FieldErrors Validate(const DLQueue& queue);
 
 // Individual rules, exposed for the CLI's flag form and for tests. Each returns "" when the value
 // is fine, else the reason.
-std::string CheckName(const std::string& name);       // lowercase RFC 1123 label, <= 48
-std::string CheckDnsLabel(const std::string& value);  // RFC 1123 label, <= 63
-std::string CheckQuantity(const std::string& value);  // Kubernetes resource quantity
-std::string CheckLabelKey(const std::string& key);    // [prefix/]name
+// A DLJob's metadata.name, for a job of `workers` workers: a DNS-1035 label (the job's Service is
+// named after it) no longer than MaxJobNameLength(workers) (child_names.h), so that every child's
+// name is one the API server accepts.
+std::string CheckJobName(const std::string& name, int64_t workers);
+std::string CheckDnsLabel(const std::string& value);      // RFC 1123 label, <= 63
+std::string CheckDns1035Label(const std::string& value);  // RFC 1035: a letter first, <= 63
+std::string CheckQuantity(const std::string& value);      // Kubernetes resource quantity
+std::string CheckLabelKey(const std::string& key);        // [prefix/]name
 std::string CheckAbsolutePath(const std::string& path);
 std::string CheckDnsSubdomain(const std::string& value);  // RFC 1123 subdomain, <= 253
 std::string CheckLabelValue(const std::string& value);    // "" or a label name, <= 63

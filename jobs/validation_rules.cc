@@ -1,6 +1,7 @@
 // The single-value rules of validation.h.
 #include <cctype>
 
+#include "jobs/child_names.h"
 #include "jobs/field_path.h"
 #include "jobs/validation.h"
 
@@ -75,15 +76,32 @@ std::string CheckDnsLabel(const std::string& value) {
   return "";
 }
 
-std::string CheckName(const std::string& name) {
-  if (name.empty()) return "required";
-  if (name.size() > kMaxNameLength) {
-    return "must be at most " + std::to_string(kMaxNameLength) +
-           " characters (room for pod "
-           "name suffixes), got " +
-           std::to_string(name.size());
+std::string CheckDns1035Label(const std::string& value) {
+  if (value.size() > 63)
+    return "must be at most 63 characters, got " + std::to_string(value.size());
+  if (!IsDnsLabel(value) || !(value[0] >= 'a' && value[0] <= 'z')) {
+    return "must be a DNS-1035 label (a lowercase letter first, then lowercase letters, digits "
+           "and '-', ending with a letter or digit), got " +
+           Quote(value);
   }
-  return CheckDnsLabel(name);
+  return "";
+}
+
+std::string CheckJobName(const std::string& name, int64_t workers) {
+  if (name.empty()) return "required";
+  size_t max = MaxJobNameLength(workers);
+  if (name.size() > max) {
+    std::string longest = name + LongestChildSuffix(workers);
+    return "must be at most " + std::to_string(max) + " characters for a job of " +
+           std::to_string(workers) + (workers == 1 ? " worker" : " workers") + ", got " +
+           std::to_string(name.size()) + ": its children are named after it, and " +
+           Quote(longest) + " would be " + std::to_string(longest.size()) +
+           " characters (Kubernetes allows " + std::to_string(kMaxChildNameLength) + ")";
+  }
+  if (std::string reason = CheckDns1035Label(name); !reason.empty()) {
+    return reason + " (the job's Service " + Quote(name + "-worker") + " must be one)";
+  }
+  return "";
 }
 
 std::string CheckDnsSubdomain(const std::string& value) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 
@@ -83,9 +84,17 @@ const Case kCases[] = {
     {"ApiVersion", [](DLJob& j) { j.api_version = "v1"; }, "apiVersion", "dljob.io/v1alpha1"},
     {"Kind", [](DLJob& j) { j.kind = "Job"; }, "kind", "must be DLJob"},
     {"NameRequired", [](DLJob& j) { j.metadata.name = ""; }, "metadata.name", "required"},
-    {"NameUpper", [](DLJob& j) { j.metadata.name = "ResNet"; }, "metadata.name", "DNS label"},
-    {"NameLong", [](DLJob& j) { j.metadata.name = std::string(49, 'a'); }, "metadata.name",
-     "at most 48"},
+    {"NameUpper", [](DLJob& j) { j.metadata.name = "ResNet"; }, "metadata.name", "DNS-1035 label"},
+    {"NameStartsWithADigit", [](DLJob& j) { j.metadata.name = "1abc"; }, "metadata.name",
+     "the job's Service \"1abc-worker\" must be one"},
+    {"NameLong", [](DLJob& j) { j.metadata.name = std::string(55, 'a'); }, "metadata.name",
+     "must be at most 54 characters for a job of 2 workers, got 55"},
+    {"NameLongForManyWorkers",
+     [](DLJob& j) {
+       j.metadata.name = std::string(53, 'a') + "b";  // 54 characters
+       j.spec.gpus = 800;                             // 100 workers: "-worker-99"
+     },
+     "metadata.name", "must be at most 53 characters for a job of 100 workers, got 54"},
     {"Namespace", [](DLJob& j) { j.metadata.namespace_ = "team_a"; }, "metadata.namespace",
      "DNS label"},
     {"LabelKey", [](DLJob& j) { j.metadata.labels["-bad"] = "x"; }, "metadata.labels[-bad]",
@@ -367,10 +376,26 @@ TEST(Validation, AffinitiesThatAreFine) {
   EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
 }
 
+TEST(ChildNames, TheLongestSuffixFollowsTheLargestWorkerIndex) {
+  struct Row {
+    int64_t workers;
+    const char* suffix;
+    size_t max_name;
+  };
+  for (Row r : {Row{0, "-worker-0", 54}, Row{1, "-worker-0", 54}, Row{10, "-worker-9", 54},
+                Row{11, "-worker-10", 53}, Row{100, "-worker-99", 53}, Row{101, "-worker-100", 52},
+                Row{kMaxGpus, "-worker-16383", 50}}) {
+    EXPECT_EQ(LongestChildSuffix(r.workers), r.suffix) << r.workers;
+    EXPECT_EQ(MaxJobNameLength(r.workers), r.max_name) << r.workers;
+  }
+}
+
 TEST(ValidationRules, Individual) {
-  EXPECT_EQ(CheckName("mnist"), "");
-  EXPECT_EQ(CheckName(std::string(48, 'a')), "");
-  EXPECT_NE(CheckName("-a"), "");
+  EXPECT_EQ(CheckJobName("mnist", 2), "");
+  EXPECT_NE(CheckJobName("-a", 2), "");
+  EXPECT_EQ(CheckDns1035Label("a-1"), "");
+  EXPECT_NE(CheckDns1035Label("1-a"), "");
+  EXPECT_NE(CheckDns1035Label(std::string(64, 'a')), "");
   EXPECT_EQ(CheckQuantity("500m"), "");
   EXPECT_EQ(CheckQuantity("1.5Gi"), "");
   EXPECT_EQ(CheckQuantity("1e3"), "");

@@ -1,5 +1,6 @@
 #include "operator/controller/builders.h"
 
+#include <map>
 #include <tuple>
 #include <vector>
 
@@ -120,19 +121,6 @@ void AddScheduling(const DLJob& job, json& pod_spec) {
 
 }  // namespace
 
-std::string WorkerName(const DLJob& job, int64_t index) {
-  return job.metadata.name + "-worker-" + std::to_string(index);
-}
-std::string LauncherName(const DLJob& job) { return job.metadata.name + "-launcher"; }
-std::string ServiceName(const DLJob& job) { return job.metadata.name + "-worker"; }
-std::string ConfigMapName(const DLJob& job) { return job.metadata.name + "-config"; }
-std::string SshSecretName(const DLJob& job) { return job.metadata.name + "-ssh"; }
-
-int64_t WorkerCount(const DLJob& job) {
-  int64_t per_worker = job.spec.gpus_per_worker.value_or(1);
-  return per_worker > 0 ? job.spec.gpus.value_or(0) / per_worker : 0;
-}
-
 json OwnerReference(const DLJob& job) {
   return {{"apiVersion", kApiVersion}, {"kind", kKind},      {"name", job.metadata.name},
           {"uid", job.metadata.uid},   {"controller", true}, {"blockOwnerDeletion", true}};
@@ -149,14 +137,33 @@ json NewWorkerService(const DLJob& job) {
             {"selector", {{kJobNameLabel, job.metadata.name}, {kRoleLabel, "worker"}}}}}};
 }
 
+std::string WorkerFqdn(const DLJob& job, int64_t index, const BuildOptions& options) {
+  return WorkerName(job, index) + "." + ServiceName(job) + "." + job.metadata.namespace_ + ".svc." +
+         options.cluster_domain;
+}
+
 std::string Hostfile(const DLJob& job, const BuildOptions& options) {
   std::string out;
   int64_t slots = job.spec.mpi.slots_per_worker.value_or(1);
   for (int64_t i = 0; i < WorkerCount(job); ++i) {
-    out += WorkerName(job, i) + "." + ServiceName(job) + "." + job.metadata.namespace_ + ".svc." +
-           options.cluster_domain + " slots=" + std::to_string(slots) + "\n";
+    out += WorkerFqdn(job, i, options) + " slots=" + std::to_string(slots) + "\n";
   }
   return out;
+}
+
+std::vector<std::string> WorkerPodIps(const DLJob& job, const std::vector<json>& workers) {
+  std::map<std::string, std::string> by_name;
+  for (const json& w : workers) {
+    const json& meta = w.value("metadata", json::object());
+    by_name[meta.value("name", "")] = w.value("status", json::object()).value("podIP", "");
+  }
+  std::vector<std::string> ips;
+  for (int64_t i = 0; i < WorkerCount(job); ++i) {
+    auto it = by_name.find(WorkerName(job, i));
+    if (it == by_name.end() || it->second.empty()) return {};
+    ips.push_back(it->second);
+  }
+  return ips;
 }
 
 json NewConfigMap(const DLJob& job, const BuildOptions& options) {
@@ -213,6 +220,7 @@ Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& o
                {"subdomain", ServiceName(job)},
                {"schedulerName", kSchedulerName},
                {"restartPolicy", "Never"},  // the operator restarts the whole job, not one pod
+               {"automountServiceAccountToken", false},  // ranks never call the API server
                {"terminationGracePeriodSeconds", options.termination_grace_seconds},
                {"containers", json::array({container})},
                {"volumes", volumes}};
@@ -256,12 +264,18 @@ std::vector<std::string> LauncherCommand(const DLJob& job) {
   return cmd;
 }
 
-json NewLauncherPod(const DLJob& job, const BuildOptions& options) {
+json NewLauncherPod(const DLJob& job, const BuildOptions& options,
+                    const std::vector<std::string>& worker_ips) {
+  json env = EnvList(job);
+  // Open MPI cuts "w-0.w.ns.svc.cluster.local" to "w-0" before it calls ssh unless told not to,
+  // and a pod's DNS search path does not reach the headless Service's names (mpi-operator sets
+  // the same). The launcher's own, not passed to the ranks.
+  env.push_back({{"name", "OMPI_MCA_orte_keep_fqdn_hostnames"}, {"value", "true"}});
   json container = {
       {"name", "launcher"},
       {"image", job.spec.image},
       {"command", LauncherEntrypoint(LauncherCommand(job))},
-      {"env", EnvList(job)},
+      {"env", env},
       {"volumeMounts",
        json::array({{{"name", "hostfile"}, {"mountPath", "/etc/dljob"}, {"readOnly", true}},
                     {{"name", "ssh"}, {"mountPath", "/root/.ssh"}, {"readOnly", true}}})}};
@@ -270,9 +284,20 @@ json NewLauncherPod(const DLJob& job, const BuildOptions& options) {
       {{{"name", "hostfile"}, {"configMap", {{"name", ConfigMapName(job)}}}}, SshVolume(job)});
   json spec = {{"schedulerName", kSchedulerName},
                {"restartPolicy", "Never"},
+               {"automountServiceAccountToken", false},
                {"terminationGracePeriodSeconds", options.termination_grace_seconds},
                {"containers", json::array({container})},
                {"volumes", volumes}};
+  // The hostfile's names (and their short forms) resolve from /etc/hosts, with or without
+  // cluster DNS: the launcher is made only once every worker is Ready, so their addresses are
+  // known, and they do not change while this launcher lives (a lost worker restarts the job).
+  json aliases = json::array();
+  for (size_t i = 0; i < worker_ips.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    aliases.push_back({{"ip", worker_ips[i]},
+                       {"hostnames", {WorkerFqdn(job, index, options), WorkerName(job, index)}}});
+  }
+  if (!aliases.empty()) spec["hostAliases"] = std::move(aliases);
   AddScheduling(job, spec);
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},

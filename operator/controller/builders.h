@@ -9,7 +9,11 @@
 //                         worker 0 also mounts spec.checkpoint's volume read-write: it runs rank 0
 //                         (mpirun fills the hostfile's first host's slots first); with a cache,
 //                         annotated dljob.io/cache-sources (dataset_cache.h)
-//   <job>-launcher        the launcher Pod running `mpirun … <command>` once every worker is Ready
+//   <job>-launcher        the launcher Pod running `mpirun … <command>` once every worker is Ready,
+//                         with the workers' addresses as hostAliases (no cluster DNS needed)
+//
+// Training pods do not mount a service-account token (automountServiceAccountToken: false):
+// nothing in them talks to the API server.
 //
 // Worker and launcher pods carry spec.scheduling's nodeSelector, tolerations and required node
 // affinity (as the pod's spec.affinity.nodeAffinity), so kubelet's admission and anything else
@@ -34,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "jobs/child_names.h"
 #include "jobs/dljob_types.h"
 #include "operator/controller/volumes.h"
 
@@ -55,17 +60,16 @@ struct BuildOptions {
   int64_t termination_grace_seconds = kDefaultTerminationGraceSeconds;  // of workers and launcher
 };
 
-std::string WorkerName(const DLJob& job, int64_t index);
-std::string LauncherName(const DLJob& job);
-std::string ServiceName(const DLJob& job);
-std::string ConfigMapName(const DLJob& job);
-std::string SshSecretName(const DLJob& job);
-int64_t WorkerCount(const DLJob& job);  // gpus / gpusPerWorker
+// The children's names (WorkerName, ServiceName, …, WorkerCount) are jobs/child_names.h's, the
+// functions the name rule of jobs/validation.h is computed from.
 
 // {"apiVersion": "dljob.io/v1alpha1", "kind": "DLJob", name, uid, controller, blockOwnerDeletion}
 nlohmann::json OwnerReference(const DLJob& job);
 
 nlohmann::json NewWorkerService(const DLJob& job);
+// "<job>-worker-<i>.<job>-worker.<namespace>.svc.<cluster domain>": the name the hostfile gives a
+// worker (its pod's DNS name through the headless Service).
+std::string WorkerFqdn(const DLJob& job, int64_t index, const BuildOptions& options);
 // One line per worker: "<fqdn> slots=<slotsPerWorker>".
 std::string Hostfile(const DLJob& job, const BuildOptions& options);
 nlohmann::json NewConfigMap(const DLJob& job, const BuildOptions& options);
@@ -74,6 +78,13 @@ nlohmann::json NewSshSecret(const DLJob& job, const std::string& private_key_pem
 Result<nlohmann::json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& options);
 // The mpirun command line the launcher runs.
 std::vector<std::string> LauncherCommand(const DLJob& job);
-nlohmann::json NewLauncherPod(const DLJob& job, const BuildOptions& options = BuildOptions());
+// `worker_ips[i]` is worker i's pod IP (WorkerPodIps): each becomes a hostAliases entry for the
+// worker's FQDN and short name, so mpirun reaches the workers without cluster DNS. The launcher
+// also has OMPI_MCA_orte_keep_fqdn_hostnames=true (Open MPI would shorten the FQDNs otherwise).
+nlohmann::json NewLauncherPod(const DLJob& job, const BuildOptions& options = BuildOptions(),
+                              const std::vector<std::string>& worker_ips = {});
+// Every worker's status.podIP in index order, from the job's worker pods; empty when any worker
+// is missing or has no address yet (the launcher must wait).
+std::vector<std::string> WorkerPodIps(const DLJob& job, const std::vector<nlohmann::json>& workers);
 
 }  // namespace dljob::controller

@@ -19,6 +19,13 @@ DLJob ResNetJob() {
   return d.job;
 }
 
+json Find(const json& list, const std::string& name) {
+  for (const json& item : list) {
+    if (item.value("name", "") == name) return item;
+  }
+  return nullptr;
+}
+
 TEST(Names, FollowTheJob) {
   DLJob job = ResNetJob();
   EXPECT_EQ(WorkerName(job, 1), "resnet50-worker-1");
@@ -177,6 +184,50 @@ TEST(NewLauncherPod, RunsMpirunOverTheHostfileWithTheJobsEnv) {
   EXPECT_EQ(pod["spec"]["volumes"][0]["configMap"]["name"], "resnet50-config");
 }
 
+TEST(NewLauncherPod, ReachesTheWorkersWithoutClusterDns) {
+  BuildOptions options;
+  options.cluster_domain = "corp.example";
+  json pod = NewLauncherPod(ResNetJob(), options, {"10.1.0.5", "10.1.0.6"});
+  EXPECT_EQ(pod["spec"]["hostAliases"], json::parse(R"([
+      {"ip": "10.1.0.5", "hostnames": ["resnet50-worker-0.resnet50-worker.team-a.svc.corp.example",
+                                       "resnet50-worker-0"]},
+      {"ip": "10.1.0.6", "hostnames": ["resnet50-worker-1.resnet50-worker.team-a.svc.corp.example",
+                                       "resnet50-worker-1"]}])"));
+  // The names mapped are the hostfile's.
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_NE(Hostfile(ResNetJob(), options).find(WorkerFqdn(ResNetJob(), i, options) + " "),
+              std::string::npos);
+  }
+  // Open MPI keeps the FQDNs (it would cut them to "resnet50-worker-0" otherwise); only mpirun
+  // needs it, so the ranks are not given it.
+  EXPECT_EQ(Find(pod["spec"]["containers"][0]["env"], "OMPI_MCA_orte_keep_fqdn_hostnames"),
+            json::parse(R"({"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "true"})"));
+  for (const std::string& arg : LauncherCommand(ResNetJob())) {
+    EXPECT_EQ(arg.find("OMPI_MCA"), std::string::npos) << arg;
+  }
+  EXPECT_FALSE(NewLauncherPod(ResNetJob(), options).contains("hostAliases"));
+}
+
+TEST(WorkerPodIps, InIndexOrderOnlyWhenEveryWorkerHasOne) {
+  DLJob job = ResNetJob();
+  auto worker = [&](int64_t i, const std::string& ip) {
+    json pod = {{"metadata", {{"name", WorkerName(job, i)}}}, {"status", json::object()}};
+    if (!ip.empty()) pod["status"]["podIP"] = ip;
+    return pod;
+  };
+  EXPECT_EQ(WorkerPodIps(job, {worker(1, "10.0.0.2"), worker(0, "10.0.0.1")}),
+            (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
+  EXPECT_EQ(WorkerPodIps(job, {worker(0, "10.0.0.1"), worker(1, "")}), std::vector<std::string>{});
+  EXPECT_EQ(WorkerPodIps(job, {worker(0, "10.0.0.1")}), std::vector<std::string>{});
+}
+
+TEST(TrainingPods, MountNoServiceAccountToken) {
+  Result<json> worker = NewWorkerPod(ResNetJob(), 0, BuildOptions{});
+  ASSERT_TRUE(worker.ok());
+  EXPECT_EQ((*worker)["spec"]["automountServiceAccountToken"], false);
+  EXPECT_EQ(NewLauncherPod(ResNetJob())["spec"]["automountServiceAccountToken"], false);
+}
+
 TEST(BuildOptions, TheGracePeriodIsConfigurable) {
   BuildOptions options;
   options.termination_grace_seconds = 600;
@@ -198,13 +249,6 @@ struct CheckpointCase {
 };
 
 class CheckpointBuild : public ::testing::TestWithParam<CheckpointCase> {};
-
-json Find(const json& list, const std::string& name) {
-  for (const json& item : list) {
-    if (item.value("name", "") == name) return item;
-  }
-  return nullptr;
-}
 
 TEST_P(CheckpointBuild, MountsItOnRankZerosPodAndTellsTheWorkload) {
   const CheckpointCase& c = GetParam();

@@ -59,10 +59,23 @@ Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
   return pod;
 }
 
-Json DesiredLauncher(const DLJob& job, int64_t incarnation) {
-  Json pod = NewLauncherPod(job);
+Json DesiredLauncher(const DLJob& job, int64_t incarnation,
+                     const std::vector<std::string>& worker_ips, const BuildOptions& options) {
+  Json pod = NewLauncherPod(job, options, worker_ips);
   pod["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
   return pod;
+}
+
+bool IsRefusedForGood(const kube::ApiError& error) {
+  int code = error.http;
+  return code >= 400 && code < 500 && code != 401 && code != 408 && code != 409 && code != 429;
+}
+
+std::string RefusalMessage(const std::string& verb, const std::string& kind, const std::string& ns,
+                           const std::string& name, const kube::ApiError& error) {
+  std::string why = std::to_string(error.http) + (error.reason.empty() ? "" : " " + error.reason);
+  return "the API server refused to " + verb + " " + kind + " " + ns + "/" + name + " (" + why +
+         ")" + (error.message.empty() ? "" : ": " + error.message);
 }
 
 Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const DLJob& job,
@@ -72,6 +85,10 @@ Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const 
   kube::ApiResult<Json> created = api.Create(r, ns, desired);
   if (created.ok()) return EnsuredChild{ChildState::kCreated, *created, ""};
   std::string name = Str(Meta(desired), "name");
+  if (IsRefusedForGood(created.error())) {
+    return EnsuredChild{ChildState::kRefused, Json(),
+                        RefusalMessage("create", r.kind, ns, name, created.error())};
+  }
   if (!created.error().IsAlreadyExists()) {
     return created.error().ToStatus().WithContext("creating " + r.kind + " " + ns + "/" + name);
   }

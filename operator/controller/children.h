@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "jobs/dljob_types.h"
@@ -31,22 +32,42 @@ bool IsOwnedBy(const Json& object, const DLJob& job);
 int64_t IncarnationOf(const Json& pod);
 bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
 
-// The builders' pods, stamped with the incarnation.
+// The builders' pods, stamped with the incarnation. `worker_ips`: WorkerPodIps (builders.h).
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
                            const BuildOptions& options);
-Json DesiredLauncher(const DLJob& job, int64_t incarnation);
+Json DesiredLauncher(const DLJob& job, int64_t incarnation,
+                     const std::vector<std::string>& worker_ips, const BuildOptions& options);
 
-enum class ChildState { kExists, kCreated, kForeign };
+// Whether the server refused a request for good, so that sending it again cannot help: a 4xx
+// other than 401 (the operator's own credentials, refreshed by the client), 408 (a timeout),
+// 409 (a conflict the caller settles) and 429 (throttled). 422 Invalid, 400, 403 Forbidden
+// (RBAC, a quota, admission) and 404 (the namespace is gone) are. 5xx and transport failures
+// are retried instead.
+bool IsRefusedForGood(const kube::ApiError& error);
+// The reason a job fails with when the server refuses to create one of its children, as the
+// Kubernetes controllers name that Event.
+inline constexpr char kFailedCreateReason[] = "FailedCreate";
+// "the API server refused to <verb> <Kind> <ns>/<name> (<http> <reason>): <message>".
+std::string RefusalMessage(const std::string& verb, const std::string& kind, const std::string& ns,
+                           const std::string& name, const kube::ApiError& error);
+
+enum class ChildState {
+  kExists,
+  kCreated,
+  kForeign,  // a stranger's object holds the name
+  kRefused,  // the server refused to create it for good (IsRefusedForGood)
+};
 
 struct EnsuredChild {
   ChildState state = ChildState::kExists;
-  Json object;          // what exists now (ours), when not kForeign
-  std::string message;  // kForeign: what is in the way and what to do about it
+  Json object;  // what exists now (ours), when kExists or kCreated
+  // kForeign: what is in the way and what to do about it; kRefused: RefusalMessage.
+  std::string message;
 };
 
 // Makes sure `desired` exists: `cached` is the informer's copy of that name, if it has one. Creates
 // it when missing; an AlreadyExists answer (the cache was behind, or the object lacks our label) is
-// settled by a GET. Errors are API failures other than those.
+// settled by a GET; a refusal for good is kRefused. Errors are API failures other than those.
 Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const DLJob& job,
                                  const Json& desired, const std::optional<Json>& cached);
 

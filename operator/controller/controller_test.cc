@@ -1,5 +1,6 @@
 #include "operator/controller/controller.h"
 
+#include <functional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -27,8 +28,8 @@ std::string Phase(FakeApi& api, const std::string& name) {
   return job ? job->value("status", Json::object()).value("phase", "") : "";
 }
 
-// A kubelet stand-in: every bound pod starts Running and Ready; launchers then exit 0 (or the
-// named worker fails once).
+// A kubelet stand-in: every bound pod starts Running and Ready, with an address; launchers then
+// exit 0 (or the named worker fails once).
 void Kubelet(FakeApi& api, const std::string& fail_once, bool& failed) {
   for (Json pod : api.Objects(kPods)) {
     if (pod["spec"].value("nodeName", "").empty()) continue;
@@ -37,6 +38,7 @@ void Kubelet(FakeApi& api, const std::string& fail_once, bool& failed) {
     Json status;
     if (phase.empty()) {
       status = {{"phase", "Running"},
+                {"podIP", "10.0.0." + std::to_string(std::hash<std::string>{}(name) % 250 + 2)},
                 {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}};
     } else if (phase == "Running" && name == fail_once && !failed) {
       failed = true;

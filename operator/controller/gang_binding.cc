@@ -23,6 +23,8 @@ struct BindAnswer {
   bool ok = false;     // bound to the chosen node
   bool bound = false;  // not ok, but bound all the same (elsewhere, or being deleted)
   std::string error;
+  // The server refused the bind for good (IsRefusedForGood, but not a 404: the pod is gone).
+  std::optional<kube::ApiError> refusal;
 };
 
 // One bind, retried after 5xx, 429 and transport failures. A 409 is settled by reading the pod:
@@ -37,18 +39,25 @@ BindAnswer BindOne(kube::Api& api, Clock& clock, const kube::RetryOptions& retry
     clock.SleepFor(kube::BackoffDelay(retry, n, std::nullopt, 0.5));
     bound = api.Bind(ns, name, node);
   }
-  if (bound.ok()) return {true, false, ""};
+  if (bound.ok()) return {true, false, "", std::nullopt};
   std::string error = bound.error().ToString();
-  if (!bound.error().IsConflict()) return {false, false, error};
+  // A 404 is the pod deleted meanwhile (placed again later), not a refusal.
+  if (!bound.error().IsConflict()) {
+    BindAnswer a{false, false, error, std::nullopt};
+    if (IsRefusedForGood(bound.error()) && !bound.error().IsNotFound()) a.refusal = bound.error();
+    return a;
+  }
   kube::ApiResult<Json> now = api.Get(kube::resources::kPods, ns, name);
   if (!now.ok())
-    return {false, false, error + " (reading the pod: " + now.error().ToString() + ")"};
-  if (!SamePod(pod, *now)) return {false, false, error + " (the pod was replaced)"};
-  if (NodeOf(*now) == node && !IsDeleting(*now)) return {true, false, ""};
-  if (NodeOf(*now).empty()) return {false, false, error};
+    return {false, false, error + " (reading the pod: " + now.error().ToString() + ")",
+            std::nullopt};
+  if (!SamePod(pod, *now)) return {false, false, error + " (the pod was replaced)", std::nullopt};
+  if (NodeOf(*now) == node && !IsDeleting(*now)) return {true, false, "", std::nullopt};
+  if (NodeOf(*now).empty()) return {false, false, error, std::nullopt};
   return {false, true,
           NodeOf(*now) == node ? "it is being deleted"
-                               : "it is bound to node " + NodeOf(*now) + " already"};
+                               : "it is bound to node " + NodeOf(*now) + " already",
+          std::nullopt};
 }
 
 // Whether the server still has this very pod bound and not being deleted; takes its node.
@@ -106,7 +115,7 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
   const std::string& ns = job.metadata.namespace_;
   for (const Json& w : workers) {
     if (IsDeleting(w)) {
-      return GangOutcome{GangState::kWait, "worker " + NameOf(w) + " is being deleted", {}};
+      return GangOutcome{GangState::kWait, "worker " + NameOf(w) + " is being deleted", {}, {}};
     }
   }
   std::vector<Json*> before;  // bound already, as the cache shows them
@@ -122,7 +131,7 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
   Result<std::vector<Seat>> seats =
       ledger.PlaceAndAssume(ObjectKey(ns, job.metadata.name), job, todo);
   if (!seats.ok()) {
-    GangOutcome out{GangState::kNoRoom, seats.status().message(), {}};
+    GangOutcome out{GangState::kNoRoom, seats.status().message(), {}, {}};
     if (before.empty()) return out;
     ledger.Forget(claims);
     Result<std::vector<std::string>> released = Release(api, ns, before);
@@ -148,6 +157,7 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
     return GangOutcome{GangState::kWait,
                        "worker " + NameOf(*w) +
                            " is no longer bound on the server; waiting for the cache to catch up",
+                       {},
                        {}};
   }
   for (size_t i = 0; i < unbound.size(); ++i) {
@@ -169,7 +179,12 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
                              : "deleted the " + std::to_string(released->size()) +
                                    (released->size() == 1 ? " worker" : " workers") +
                                    " bound so far (" + Join(*released) + ")";
-    GangOutcome out{GangState::kBindFailed, why + ", to place the job again", *released};
+    GangOutcome out{GangState::kBindFailed, why + ", to place the job again", *released, {}};
+    if (a.refusal) {
+      out.refused =
+          RefusalMessage("bind", "Pod", ns, NameOf(*unbound[i]), *a.refusal) + "; " +
+          (released->empty() ? "no worker was bound" : "deleted the workers bound so far");
+    }
     Drop(workers, out.released);
     return out;
   }

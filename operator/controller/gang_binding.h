@@ -14,12 +14,14 @@
 //     that every worker bound before still exists, bound, with the same uid (a worker the cache
 //     shows bound may be gone already); when the rest does not fit, the bound ones are deleted.
 //   - A worker being deleted makes the gang wait until it is gone (and recreated).
-// Each bind is retried after a 5xx, a 429 or a transport failure (kube/retry.h's backoff): a
-// repeated bind is safe, because a 409 Conflict is settled by reading the pod — bound to the node
-// we chose, with the uid we bound, it counts as done (our earlier attempt landed). Bound to
-// another node, it counts as a failure that undoes the gang: our view of that pod was wrong (a
-// bind from an earlier pass that the ledger no longer remembers), so a placement computed on
-// that view is not trusted, and the job is placed again once the informers have caught up.
+// A bind the server refuses for good (a 4xx other than 404, 409 and 429: RBAC, admission) also
+// undoes the gang, and says so in GangOutcome::refused. Each bind is retried after a 5xx, a 429 or
+// a transport failure (kube/retry.h's backoff): a repeated bind is safe, because a 409 Conflict is
+// settled by reading the pod — bound to the node we chose, with the uid we bound, it counts as done
+// (our earlier attempt landed). Bound to another node, it counts as a failure that undoes the gang:
+// our view of that pod was wrong (a bind from an earlier pass that the ledger no longer remembers),
+// so a placement computed on that view is not trusted, and the job is placed again once the
+// informers have caught up.
 //
 // MarkUnschedulable writes why a gang waits into its workers' PodScheduled condition (status
 // False, reason Unschedulable) through the pods/status subresource, as kube-scheduler does for
@@ -55,6 +57,10 @@ struct GangOutcome {
   // PodScheduled condition); kBindFailed: which bind failed, why, and what was undone; kWait: why.
   std::string reason;
   std::vector<std::string> released;  // the names of the workers deleted to undo a partial gang
+  // kBindFailed because the server refused a bind for good (children.h IsRefusedForGood; a 404,
+  // the pod deleted meanwhile, is not): which bind and the server's answer. Placing the job
+  // again cannot help, so the reconciler fails it.
+  std::optional<std::string> refused;
 };
 
 // The retries of one bind: 3 attempts, 100 ms then 200 ms apart (no jitter is drawn).

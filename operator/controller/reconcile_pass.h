@@ -26,6 +26,7 @@ struct Reconciler::Pass {
   bool delete_live = false;  // after the status write: delete running pods (deadline)
   // After the status write: end the pass with this error, so the queue backs off (a bind failed).
   std::optional<Status> fail_after;
+  bool status_written = false;  // WriteStatus sent a new status in this pass
 
   int64_t incarnation() const { return job.status.restarts.value_or(0); }
   void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
@@ -37,7 +38,20 @@ struct Reconciler::Pass {
     }
     warning = warn;
   }
+  // The server refused a child for good (children.h IsRefusedForGood): sending it again cannot
+  // help, so the job fails, with the server's answer in the condition and a Warning Event.
+  void Refused(const std::string& reason, const std::string& message) {
+    Set(JobPhase::kFailed, reason, message + "; a request the server refuses is not retried", true);
+  }
 };
+
+// The phase a job shows from its first pass until a later step says more: Queued, reason Created.
+inline constexpr char kCreatedReason[] = "Created";
+inline constexpr char kCreatedMessage[] =
+    "the operator is making the job's Service, ConfigMap, Secret and worker pods";
+
+// The reason a job fails with when the server refuses to bind one of its pods.
+inline constexpr char kFailedBindReason[] = "FailedBind";
 
 // The condition a job carries while the queue has it suspended (True), and once it resumes.
 inline constexpr char kPreemptedCondition[] = "Preempted";

@@ -37,6 +37,13 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
   if (!cached || IsDeleting(*cached)) return ReconcileResult{};  // children go with ownerRefs
   Pass p;
   p.cached = std::move(*cached);
+  Result<ReconcileResult> r = Run(p, key, last_progress);
+  if (!r.ok()) ShowFirstPhase(p, r.status());
+  return r;
+}
+
+Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
+                                        std::optional<WallTime> last_progress) {
   DecodeResult decoded = DecodeTree(p.cached);
   p.job = std::move(decoded.job);
   ApplyDefaults(p.job);

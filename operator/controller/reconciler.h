@@ -109,7 +109,10 @@ class Reconciler {
  private:
   struct Pass;  // one reconcile's working state (reconciler.cc)
 
+  Result<ReconcileResult> Run(Pass& p, const std::string& key,
+                              std::optional<WallTime> last_progress);
   Result<ReconcileResult> Finish(Pass& p);
+  void ShowFirstPhase(Pass& p, const Status& error);
   Status WriteStatus(Pass& p);
   Status DeletePods(Pass& p, bool only_live);
   Status CleanUp(Pass& p);

@@ -68,16 +68,17 @@ class GangTest : public ReconcilerWorld {
 TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain) {
   PutJob();
   Sync();
-  faults_.FailFor("bind", "j-worker-1", {403, "Forbidden", "a webhook said no"});
+  faults_.FailFor("bind", "j-worker-1", {500, "InternalError", "etcd is sad"}, 3);
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_FALSE(r.ok());  // the queue backs off
   const std::string why =
-      "binding pod ns/j-worker-1 to node n1 failed: 403 Forbidden: a webhook said no; deleted the "
+      "binding pod ns/j-worker-1 to node n1 failed: 500 InternalError: etcd is sad; deleted the "
       "1 worker bound so far (j-worker-0), to place the job again";
   EXPECT_EQ(r.status().message(), why);
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
                               "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "bind pods ns/j-worker-1",
                               "bind pods ns/j-worker-1", "delete pods ns/j-worker-0",
                               "update-status dljobs ns/j", "create events BindFailed"}));
   EXPECT_EQ(ledger_.Assumed(), 0u);  // forgotten: the GPUs are free for the next placement
@@ -95,6 +96,32 @@ TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain
                               "create events WorkersBound"}));
   EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 0, options_.build));
   EXPECT_EQ(JobStatus()["restarts"], 0);
+}
+
+TEST_F(GangTest, ABindRefusedForGoodUndoesTheGangAndFailsTheJob) {
+  PutJob();
+  Sync();
+  faults_.FailFor("bind", "j-worker-1", {403, "Forbidden", "a webhook said no"});
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_TRUE(r.ok()) << r.status().message();  // nothing to retry
+  EXPECT_FALSE(r->requeue_after);
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "delete pods ns/j-worker-0",
+                              "update-status dljobs ns/j", "create events FailedBind",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  const std::string why =
+      "the API server refused to bind Pod ns/j-worker-1 (403 Forbidden): a webhook said no; "
+      "deleted the workers bound so far; a request the server refuses is not retried";
+  EXPECT_EQ(JobStatus()["phase"], "Failed");
+  EXPECT_EQ(JobCondition("Failed", "reason"), "FailedBind");
+  EXPECT_EQ(JobCondition("Failed", "message"), why);
+  EXPECT_EQ(EventBody()["type"], "Warning");
+  EXPECT_EQ(EventBody()["message"], why);
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
 }
 
 TEST_F(GangTest, A5xxOnABindIsRetriedWithBackoff) {

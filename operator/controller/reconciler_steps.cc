@@ -24,8 +24,9 @@ std::string NodeNameOf(const Json& pod) {
 // by a later pass this way; nothing else would ever bind it, and it would stay Pending forever.
 // A launcher the cache shows unbound may just be newer than the cache: unless `fresh` (the
 // create's answer), the server is asked first, as BindGang does for workers.
+// A bind the server refuses for good is not an error: `refusal` says why, for the job's condition.
 Status BindLauncher(kube::Api& api, const DLJob& job, const std::vector<Json>& workers,
-                    Json& launcher, bool fresh) {
+                    Json& launcher, bool fresh, std::string& refusal) {
   if (!NodeNameOf(launcher).empty()) return Status::Ok();
   std::string node = workers.empty() ? "" : NodeNameOf(workers[0]);
   if (node.empty()) return Status::Ok();
@@ -40,6 +41,10 @@ Status BindLauncher(kube::Api& api, const DLJob& job, const std::vector<Json>& w
     }
   }
   kube::ApiResult<Json> bound = api.Bind(ns, NameOf(launcher), node);
+  if (!bound.ok() && IsRefusedForGood(bound.error()) && !bound.error().IsNotFound()) {
+    refusal = RefusalMessage("bind", "Pod", ns, NameOf(launcher), bound.error());
+    return Status::Ok();
+  }
   if (!bound.ok() && !bound.error().IsConflict()) {  // 409: bound meanwhile
     return bound.error().ToStatus().WithContext("binding the launcher to node " + node);
   }
@@ -50,6 +55,9 @@ Status BindLauncher(kube::Api& api, const DLJob& job, const std::vector<Json>& w
 }  // namespace
 
 Result<ReconcileResult> Reconciler::Finish(Pass& p) {
+  if (p.job.status.phase == JobPhase::kUnset) {  // nothing said more yet (waiting for the cache)
+    p.Set(JobPhase::kQueued, kCreatedReason, kCreatedMessage, false);
+  }
   if (Status s = WriteStatus(p); !s.ok()) return s;
   if (p.delete_all || p.delete_live) {
     if (Status s = DeletePods(p, /*only_live=*/!p.delete_all); !s.ok()) return s;
@@ -71,6 +79,18 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
   return ReconcileResult{};
 }
 
+// A pass that ends in an error before any status was written leaves a new job without a phase:
+// it shows Queued with the error, so `kubectl get dljobs` says what the operator is doing.
+void Reconciler::ShowFirstPhase(Pass& p, const Status& error) {
+  if (p.status_written || p.old.phase != JobPhase::kUnset) return;
+  p.job.status = p.old;
+  p.job.status.restarts = p.old.restarts.value_or(0);
+  p.Set(JobPhase::kQueued, kCreatedReason,
+        std::string(kCreatedMessage) + "; the last attempt failed, retrying: " + error.message(),
+        false);
+  (void)WriteStatus(p);  // best effort: the error goes back to the work queue either way
+}
+
 Status Reconciler::WriteStatus(Pass& p) {
   if (p.job.status == p.old) return Status::Ok();
   Json out = p.cached;
@@ -79,6 +99,7 @@ Status Reconciler::WriteStatus(Pass& p) {
       api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
   if (!r.ok())
     return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
+  p.status_written = true;
   // An Event for every transition, and for every new reason a queued job gives (the placement's
   // reason changes as the cluster does); never twice for the same one.
   std::string reason = PhaseReason(p.job.status);
@@ -143,6 +164,10 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
     }
     Result<EnsuredChild> r = EnsureChild(api_, c.r, job, desired, cached);
     if (!r.ok()) return r.status();
+    if (r->state == ChildState::kRefused) {
+      p.Refused(kFailedCreateReason, r->message);
+      return false;
+    }
     if (r->state == ChildState::kForeign) {
       p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
       p.RequeueIn(options_.queued_retry);
@@ -173,6 +198,15 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     }
     Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job, *desired, std::nullopt);
     if (!r.ok()) return r.status();
+    if (r->state == ChildState::kRefused) {
+      // The clean-up of the failed job stops the pods made so far.
+      p.pods = std::move(workers);
+      for (auto& [name, pod] : have) {
+        if (!pod.is_null()) p.pods.push_back(std::move(pod));
+      }
+      p.Refused(kFailedCreateReason, r->message);
+      return false;
+    }
     if (r->state == ChildState::kForeign) {
       p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
       p.RequeueIn(options_.queued_retry);
@@ -208,6 +242,10 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
       if (!restarting) p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
       break;
     case GangState::kBindFailed:
+      if (gang->refused) {
+        p.Refused(kFailedBindReason, *gang->refused);
+        return false;
+      }
       if (!restarting) p.Set(JobPhase::kQueued, "BindFailed", gang->reason, true);
       p.fail_after = Status::Unavailable(gang->reason);
       break;
@@ -219,16 +257,27 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     p.RequeueIn(options_.queued_retry);
     return false;
   }
+  std::string refusal;
   if (launcher) {
-    Status s = BindLauncher(api_, job, workers, p.pods.back(), /*fresh=*/false);
+    Status s = BindLauncher(api_, job, workers, p.pods.back(), /*fresh=*/false, refusal);
     if (!s.ok()) return s;
-    return true;
+    if (!refusal.empty()) p.Refused(kFailedBindReason, refusal);
+    return refusal.empty();
   }
   if (Observe(job, p.pods).state != JobState::kStarting) return true;
+  // The launcher maps the hostfile's names to the workers' addresses (no cluster DNS needed): it
+  // waits until every worker has one. A Ready pod has, so this is the cache being behind.
+  std::vector<std::string> ips = WorkerPodIps(job, workers);
+  if (ips.empty()) return true;
 
-  Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job,
-                                       DesiredLauncher(job, p.incarnation()), std::nullopt);
+  Result<EnsuredChild> r =
+      EnsureChild(api_, kube::resources::kPods, job,
+                  DesiredLauncher(job, p.incarnation(), ips, options_.build), std::nullopt);
   if (!r.ok()) return r.status();
+  if (r->state == ChildState::kRefused) {
+    p.Refused(kFailedCreateReason, r->message);
+    return false;
+  }
   if (r->state == ChildState::kForeign) {
     p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
     p.RequeueIn(options_.queued_retry);
@@ -236,9 +285,10 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   }
   Json pod = r->object;
   bool fresh = r->state == ChildState::kCreated;
-  if (Status s = BindLauncher(api_, job, workers, pod, fresh); !s.ok()) return s;
+  if (Status s = BindLauncher(api_, job, workers, pod, fresh, refusal); !s.ok()) return s;
   p.pods.push_back(std::move(pod));
-  return true;
+  if (!refusal.empty()) p.Refused(kFailedBindReason, refusal);
+  return refusal.empty();
 }
 
 bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {

@@ -69,11 +69,113 @@ TEST_F(ReconcilerTest, LauncherComesOnlyWhenEveryWorkerIsReady) {
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "bind pods ns/j-launcher",
                               "update-status dljobs ns/j", "create events WorkersReady"}));
-  EXPECT_EQ(Body("create pods ns/j-launcher"), DesiredLauncher(Job(), 0));
+  EXPECT_EQ(Body("create pods ns/j-launcher"), ExpectedLauncher());
+  EXPECT_EQ(Body("create pods ns/j-launcher")["spec"]["hostAliases"][1]["ip"], "10.0.0.3");
   SetPod("j-launcher", "Running");
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Running"}));
   EXPECT_EQ(JobStatus()["workers"]["ready"], 2);
+}
+
+TEST_F(ReconcilerTest, TheLauncherWaitsForEveryWorkersAddress) {
+  PutJob();
+  Reconcile();
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running", /*ready=*/true, 0, /*with_ip=*/false);  // the cache is behind
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events WorkersReady"}));
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "bind pods ns/j-launcher"}));
+  Json aliases = Body("create pods ns/j-launcher")["spec"]["hostAliases"];
+  EXPECT_EQ(aliases, ExpectedLauncher()["spec"]["hostAliases"]);
+  EXPECT_EQ(aliases[0],
+            (Json{{"ip", "10.0.0.2"},
+                  {"hostnames", {"j-worker-0.j-worker.ns.svc.cluster.local", "j-worker-0"}}}));
+}
+
+TEST_F(ReconcilerTest, AChildTheServerRefusesFailsTheJobWithoutRetrying) {
+  PutJob();
+  faults_.FailFor("create", "j-worker",
+                  {422, "Invalid",
+                   "Service \"j-worker\" is invalid: metadata.name: Invalid value: a DNS-1035 "
+                   "label must start with an alphabetic character"});
+  ReconcileResult r = Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "update-status dljobs ns/j",
+                              "create events FailedCreate"}));
+  EXPECT_FALSE(r.requeue_after);
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Failed");
+  const std::string why =
+      "the API server refused to create Service ns/j-worker (422 Invalid): Service \"j-worker\" "
+      "is invalid: metadata.name: Invalid value: a DNS-1035 label must start with an alphabetic "
+      "character; a request the server refuses is not retried";
+  EXPECT_EQ(status["conditions"].back()["reason"], "FailedCreate");
+  EXPECT_EQ(status["conditions"].back()["message"], why);
+  EXPECT_EQ(EventFor("FailedCreate")["type"], "Warning");
+  EXPECT_EQ(EventFor("FailedCreate")["message"], why);
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+}
+
+TEST_F(ReconcilerTest, AWorkerTheServerRefusesFailsTheJobAndStopsTheOnesMade) {
+  PutJob();
+  faults_.FailFor("create", "j-worker-1", {403, "Forbidden", "exceeded quota: pods=1"});
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events FailedCreate", "delete pods ns/j-worker-0"}));
+  EXPECT_EQ(JobStatus()["conditions"].back()["message"],
+            "the API server refused to create Pod ns/j-worker-1 (403 Forbidden): exceeded quota: "
+            "pods=1; a request the server refuses is not retried");
+}
+
+TEST_F(ReconcilerTest, ALauncherTheServerRefusesFailsTheJob) {
+  PutJob();
+  Reconcile();
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running");
+  faults_.FailFor("create", "j-launcher", {400, "BadRequest", "no"});
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "update-status dljobs ns/j",
+                              "create events FailedCreate", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Failed");
+}
+
+TEST_F(ReconcilerTest, TransientErrorsAreRetriedAndTheJobShowsAPhaseMeanwhile) {
+  PutJob();
+  for (int code : {500, 503, 429, 0, 401}) {
+    SCOPED_TRACE(code);
+    api_.FailNext("create", "services", {code, "Whatever", "not now"});
+    Sync();
+    api_.ClearCalls();
+    Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
+    ASSERT_FALSE(r.ok());  // the work queue retries with backoff
+    EXPECT_EQ(JobStatus()["phase"], "Queued");
+    EXPECT_EQ(JobStatus()["conditions"][0]["reason"], "Created");
+  }
+  std::string message = JobStatus()["conditions"][0]["message"];
+  EXPECT_NE(
+      message.find(
+          "the last attempt failed, retrying: creating Service ns/j-worker: 500 Whatever: not now"),
+      std::string::npos)
+      << message;  // written by the first pass only: the phase is shown, not every error
+  Reconcile();
+  EXPECT_EQ(JobStatus()["phase"], "Scheduled");
+}
+
+TEST_F(ReconcilerTest, TheFirstPassShowsAPhaseEvenWhenAChildCannotBeMadeYet) {
+  PutJob();
+  api_.FailNext("create", "services", {503, "ServiceUnavailable", "etcd is busy"});
+  Sync();
+  api_.ClearCalls();
+  ASSERT_FALSE(reconciler_.Reconcile("ns/j").ok());
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "update-status dljobs ns/j",
+                              "create events Created"}));
+  EXPECT_EQ(JobStatus()["phase"], "Queued");
+  EXPECT_EQ(EventFor("Created")["type"], "Normal");
 }
 
 TEST_F(ReconcilerTest, SucceededLauncherFinishesTheJobAndCleansRunningPods) {

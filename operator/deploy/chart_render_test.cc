@@ -127,17 +127,35 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       }
     }
     if (d["kind"] == "ClusterRole") {
-      // The operator reads DLQueues and keeps their status.
+      // Exactly what the operator calls (the kube::Api calls in operator/), nothing more.
       std::map<std::string, std::set<std::string>> verbs;
       for (const json& rule : d["rules"]) {
         for (const json& r : rule["resources"]) {
           for (const json& v : rule["verbs"]) verbs[r].insert(v);
         }
       }
-      EXPECT_EQ(verbs["dlqueues"], (std::set<std::string>{"get", "list", "watch"}));
-      EXPECT_EQ(verbs["dlqueues/status"], (std::set<std::string>{"get", "update", "patch"}));
-      // It reads nodes, and patches them only to record warm dataset caches on them.
-      EXPECT_EQ(verbs["nodes"], (std::set<std::string>{"get", "list", "watch", "patch"}));
+      using Verbs = std::set<std::string>;
+      EXPECT_EQ(verbs, (std::map<std::string, Verbs>{
+                           {"dljobs", {"list", "watch", "delete"}},
+                           {"dljobs/status", {"update", "patch"}},
+                           {"dljobs/finalizers", {"update"}},
+                           {"dlqueues", {"list", "watch"}},
+                           {"dlqueues/status", {"update"}},
+                           {"pods", {"get", "list", "watch", "create", "delete"}},
+                           {"pods/binding", {"create"}},
+                           {"pods/status", {"patch"}},
+                           {"pods/log", {"get"}},
+                           {"services", {"get", "list", "watch", "create"}},
+                           {"configmaps", {"get", "list", "watch", "create"}},
+                           {"secrets", {"get", "list", "watch", "create"}},
+                           {"nodes", {"get", "list", "watch", "patch"}},
+                           {"events", {"create"}},
+                       }));
+    }
+    if (d["kind"] == "Role") {  // leader election: its own Lease only
+      ASSERT_EQ(d["rules"].size(), 1u);
+      EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
+      EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
     }
     if (d["kind"] == "Deployment") {
       EXPECT_EQ(d["spec"]["replicas"], 2);

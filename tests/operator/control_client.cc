@@ -46,9 +46,10 @@ Status ControlClient::AppendLog(const std::string& ns, const std::string& pod,
   return Send("POST", "/_test/pods/" + ns + "/" + pod + "/log", text, "text/plain").status();
 }
 
-Status ControlClient::AddFault(const Fault& f) const {
+Status ControlClient::AddFault(const Fault& f, const std::string& message) const {
   json body = {
       {"method", f.method}, {"pathPrefix", f.path_prefix}, {"code", f.code}, {"count", f.count}};
+  if (!message.empty()) body["message"] = message;
   return Send("POST", "/_test/faults", body.dump(), "application/json").status();
 }
 

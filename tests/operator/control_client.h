@@ -41,7 +41,8 @@ class ControlClient {
   Status SetPodStatus(const std::string& ns, const std::string& pod,
                       const PodStatusUpdate& s) const;
   Status AppendLog(const std::string& ns, const std::string& pod, const std::string& text) const;
-  Status AddFault(const Fault& fault) const;
+  // `message`: the Status message the server answers with ("": its "injected fault").
+  Status AddFault(const Fault& fault, const std::string& message = "") const;
   Status ClearFaults() const;  // also clears injected latency
   Status DropWatches() const;  // ends every open watch and followed log now
   Status Compact() const;      // older resourceVersions answer 410 Gone from now on

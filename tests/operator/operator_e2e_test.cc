@@ -3,6 +3,7 @@
 // up, and a job that does not fit. Pods are driven through the server's /_test API (or its
 // simulated kubelet) as a kubelet would move them.
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -89,6 +90,24 @@ TEST_F(OperatorE2eTest, JobGoesQueuedThenRunningThenSucceededWithThroughputAndAr
       kWait))
       << Describe(api(), "mnist");
   EXPECT_EQ(NodeOf((*launcher)[0]), "gpu-node-a");
+  // The launcher reaches each worker by its address (hostAliases for the hostfile's name and the
+  // short one), with or without cluster DNS; no training pod mounts a service-account token.
+  const Json& launcher_spec = (*launcher)[0]["spec"];
+  std::map<std::string, std::string> alias_ip;  // short name → address
+  for (const Json& a : launcher_spec.value("hostAliases", Json::array())) {
+    alias_ip[a["hostnames"][1].get<std::string>()] = a["ip"].get<std::string>();
+    EXPECT_EQ(a["hostnames"][0],
+              a["hostnames"][1].get<std::string>() + ".mnist-worker.default.svc.cluster.local");
+  }
+  std::vector<Json> running = Workers(api(), "mnist");
+  ASSERT_EQ(running.size(), 2u);
+  for (const Json& w : running) {
+    std::string ip = w["status"].value("podIP", "");
+    EXPECT_FALSE(ip.empty()) << NameOf(w);
+    EXPECT_EQ(alias_ip[NameOf(w)], ip) << launcher_spec.dump();
+    EXPECT_EQ(w["spec"].value("automountServiceAccountToken", true), false);
+  }
+  EXPECT_EQ(launcher_spec.value("automountServiceAccountToken", true), false);
   ASSERT_TRUE(MarkRunning(control(), *launcher));
   ASSERT_TRUE(WaitForPhase(api(), "mnist", "Running")) << Describe(api(), "mnist");
 

@@ -137,10 +137,12 @@ TEST_F(OperatorE2eTest, TwoGangsThatWouldDeadlockPodAtATimeBothComplete) {
 
 TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillRuns) {
   StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
-  // The second worker's bind is refused once (403: not retried); the first one's lands.
-  ASSERT_TRUE(control()
-                  .AddFault({"POST", "/api/v1/namespaces/default/pods/half-worker-1/binding", 403})
-                  .ok());
+  // The second worker's bind fails with 503 on each of its 3 attempts (a 4xx would fail the job:
+  // operator_refusal_test.cc); the first one's lands.
+  ASSERT_TRUE(
+      control()
+          .AddFault({"POST", "/api/v1/namespaces/default/pods/half-worker-1/binding", 503, 3})
+          .ok());
   PodHistory history(api(), "half");
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("half", 8, 4)).ok());

@@ -38,7 +38,7 @@ inline Json GpuNode(const std::string& name, int gpus) {
 
 // The FakeApi with failures aimed at one object: FailFor("bind", "j-worker-1", error) fails the
 // next bind of that pod only (FakeApi::FailNext fails the next bind of any pod). The failing call
-// is recorded by the FakeApi like every call. Aims at get, delete and bind. Thread-safe.
+// is recorded by the FakeApi like every call. Aims at get, create, delete and bind. Thread-safe.
 class AimedFaults final : public kube::Api {
  public:
   explicit AimedFaults(FakeApi& api) : api_(api) {}
@@ -60,6 +60,7 @@ class AimedFaults final : public kube::Api {
   }
   kube::ApiResult<Json> Create(const kube::Resource& r, const std::string& ns,
                                const Json& object) override {
+    Arm("create", r.plural, object.value("metadata", Json::object()).value("name", ""));
     return api_.Create(r, ns, object);
   }
   kube::ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns,
@@ -168,6 +169,14 @@ class ReconcilerWorld : public ::testing::Test {
     }
     return out;
   }
+  // The Event the last pass created with this reason.
+  Json EventFor(const std::string& reason) const {
+    for (const Call& c : api_.Calls()) {
+      if (c.resource == "events" && c.body.value("reason", "") == reason) return c.body;
+    }
+    ADD_FAILURE() << "no event " << reason;
+    return nullptr;
+  }
   Json Body(const std::string& call) const {
     for (const Call& c : api_.Calls()) {
       if (c.ToString() == call) return c.body;
@@ -176,13 +185,18 @@ class ReconcilerWorld : public ::testing::Test {
     return nullptr;
   }
 
-  // The kubelet: moves a pod to `phase` (Ready when Running and `ready`).
+  // The kubelet: moves a pod to `phase` (Ready when Running and `ready`); a running pod has an
+  // address (one per pod name, 10.0.0.2 and up) unless `with_ip` is false.
   void SetPod(const std::string& name, const std::string& phase, bool ready = true,
-              int exit_code = 0) {
+              int exit_code = 0, bool with_ip = true) {
     Json pod = *api_.Object(kube::resources::kPods, "ns", name);
     pod["status"] = {{"phase", phase}};
     if (phase == "Running") {
       pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}};
+      if (with_ip) {
+        if (!pod_ips_.count(name)) pod_ips_[name] = "10.0.0." + std::to_string(pod_ips_.size() + 2);
+        pod["status"]["podIP"] = pod_ips_[name];
+      }
     }
     if (phase == "Failed" || phase == "Succeeded") {
       Json terminated = {{"exitCode", exit_code},
@@ -191,6 +205,13 @@ class ReconcilerWorld : public ::testing::Test {
       pod["status"]["containerStatuses"] = Json::array({{{"name", "c"}, {"state", state}}});
     }
     api_.Put(kube::resources::kPods, pod);
+  }
+
+  // The launcher the reconciler makes for the job as the server has its workers now.
+  Json ExpectedLauncher(int64_t incarnation = 0, const std::string& name = "j") {
+    return DesiredLauncher(Job(name), incarnation,
+                           WorkerPodIps(Job(name), api_.Objects(kube::resources::kPods)),
+                           options_.build);
   }
 
   FakeApi api_;
@@ -222,6 +243,7 @@ class ReconcilerWorld : public ::testing::Test {
     ledger_pods_ = std::move(pods);
   }
   std::map<std::string, Json> ledger_pods_;
+  std::map<std::string, std::string> pod_ips_;  // pod name → its address, once running
 
   void SyncStore(const kube::Resource& r, Store& store) {
     for (const std::string& key : store.Keys()) store.Remove(key);
