@@ -118,7 +118,8 @@ YAML
 $extra
 YAML
 }
-# A launcher log without mpirun's --tag-output prefixes ("[1,0]<stdout>:").
-untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>: ?//'; }
+# A launcher log without the rank prefixes: mpirun's --tag-output ("[1,0]<stdout>:") and
+# `dljob logs`' ("[rank 0] ").
+untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>: ?//; s/^\[rank [0-9]+\] //'; }
 TRAIN=(dljob-train --model=mnist_cnn --data_name=fashion-mnist --data_dir=/data/fashion-mnist
        --batch_size=32 --learning_rate=0.05 --display_every=50 --seed=1)

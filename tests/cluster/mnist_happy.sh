@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The happy path on a real Kubernetes: `kubectl apply -f` of a 2-worker Fashion-MNIST DLJob (one
-# epoch, dljob/trainer:cpu, the host's dataset by hostPath) in its own namespace. The workers'
+# The happy path on a real Kubernetes: `kubectl apply -f` of a 2-worker Fashion-MNIST DLJob (
+# 400 steps of 64 images, dljob/trainer:cpu, the host's dataset by hostPath) in its own namespace. The workers'
 # sshd come up, the launcher's mpirun reaches them by the addresses the operator gives it
 # (hostAliases; there is no cluster DNS) and trains; the DLJob ends Succeeded with accuracy and
 # images/sec in its status; `kubectl get dljobs`, `dljob top`, `dljob get` and `dljob logs` show
@@ -12,10 +12,11 @@ DLJOB="${1:?usage: mnist_happy.sh DLJOB}"
 JOB=mnist
 cluster_begin happy
 
-mnist_job "$JOB" 2 1 "  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --num_epochs=1 >"$TMP/job.yaml"
+mnist_job "$JOB" 2 1 "  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --num_batches=400 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job (default validation)"
 note "applied"
-wait_until "a phase on $JOB" test -n "$(jf $JOB .status.phase)"
+has_phase() { [ -n "$(jf $JOB .status.phase)" ]; }
+wait_until "a phase on $JOB" has_phase
 
 # Training: Running with a step in its throughput status (or already Succeeded).
 training_or_done() {
@@ -61,13 +62,12 @@ grep -E 'test accuracy = 0\.[0-9]+' "$TMP/dljob-logs.txt" || { tail -20 "$TMP/dl
 grep -E '^total images/sec' "$TMP/dljob-logs.txt" || fail "dljob logs: no total images/sec"
 
 # Events: the story, each step a reason on the DLJob.
-STORY="Succeeded"
+STORY="WorkersBound WorkersReady Running Succeeded"
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB" \
   --sort-by=.lastTimestamp -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message >"$TMP/events" \
   || fail "kubectl get events"
 cat "$TMP/events"
 for reason in $STORY; do grep -q " $reason " "$TMP/events" || fail "no $reason Event on the DLJob"; done
-[ "$(wc -l <"$TMP/events")" -ge 3 ] || fail "fewer than 2 Events on the DLJob"
 grep -q '^Warning ' <(grep -v MissingClusterDNS "$TMP/events") && fail "a Warning Event on the happy path"
 
 # The operator's log archive, from the leader (it holds the Lease), through the API server's

@@ -13,7 +13,7 @@ CKPT="$TMP/checkpoint"
 mkdir -m 0777 "$CKPT"
 
 mnist_job "$JOB" 2 1 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 100}
-  runPolicy: {backoffLimit: 2}" "${TRAIN[@]}" --num_batches=1500 >"$TMP/job.yaml"
+  runPolicy: {backoffLimit: 2}" "${TRAIN[@]}" --num_batches=800 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job"
 note "applied; waiting for a checkpoint in $CKPT"
 has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]; }
