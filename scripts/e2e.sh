@@ -10,6 +10,7 @@
 # Usage: scripts/e2e.sh [--reuse-images] [--keep]
 #   --reuse-images  load the dljob images podman already has instead of rebuilding them
 #   --keep          leave the cluster running and the clone in place (prints where)
+# Environment: DLJOB_E2E_TMP (where the clone goes; default /tmp), DLJOB_KUBE_DIR (as kube-up.sh).
 # Needs root (kube-up.sh). Exit code: ctest's (no test in the label counts as a failure), or 1
 # when a step before it or kube-down.sh failed. Prints each step's elapsed time, and a summary.
 # Measured on the 2-core build machine: see docs/real-cluster.md, "Measured".
@@ -38,7 +39,8 @@ step() {
 }
 [ "$(id -u)" = 0 ] || { echo "e2e: needs root (scripts/kube-up.sh: bridge, mounts, iptables)" >&2; exit 1; }
 
-WORK=$(mktemp -d /tmp/dljob-e2e.XXXXXX)
+mkdir -p "${DLJOB_E2E_TMP:-/tmp}"
+WORK=$(mktemp -d "${DLJOB_E2E_TMP:-/tmp}/dljob-e2e.XXXXXX")
 CLONE="$WORK/dljob"
 cleanup() {
   local rc=$?
@@ -62,6 +64,9 @@ cd "$CLONE"
 if [ -d "$SRC/.deps" ]; then ln -s "$SRC/.deps" .deps; fi
 step "setup and build"
 bash scripts/setup.sh
+# ccache, where installed, makes the clone's build a matter of cache hits (with ccache's base_dir
+# above the clone, DLJOB_E2E_TMP, hits are shared with other checkouts).
+if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
 nice -n 10 bash scripts/build.sh dljob
 step "kube-up"
 # shellcheck disable=SC2086
