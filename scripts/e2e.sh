@@ -10,7 +10,8 @@
 # Usage: scripts/e2e.sh [--reuse-images] [--keep]
 #   --reuse-images  load the dljob images podman already has instead of rebuilding them
 #   --keep          leave the cluster running and the clone in place (prints where)
-# Environment: DLJOB_E2E_TMP (where the clone goes; default /tmp), DLJOB_KUBE_DIR (as kube-up.sh).
+# Environment: DLJOB_E2E_TMP (where the clone goes; default /tmp), DLJOB_E2E_LOG (a file that
+# keeps ctest's full output, every test's included; default none), DLJOB_KUBE_DIR (as kube-up.sh).
 # Needs root (kube-up.sh). Exit code: ctest's (no test in the label counts as a failure), or 1
 # when a step before it or kube-down.sh failed. Prints each step's elapsed time, and a summary.
 # Measured on the 2-core build machine: see docs/real-cluster.md, "Measured".
@@ -73,4 +74,7 @@ step "kube-up"
 bash scripts/kube-up.sh $IMAGES
 export KUBECONFIG="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig"
 step "ctest -L cluster"
-DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure --timeout 1800
+log=()
+if [ -n "${DLJOB_E2E_LOG:-}" ]; then log=(--output-log "$DLJOB_E2E_LOG"); fi
+DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure \
+  --timeout 1800 "${log[@]}"

@@ -45,6 +45,11 @@ fi
 
 wait_until "Succeeded" phase_or_fail "$JOB" Succeeded
 note "succeeded"
+# The operator publishes the launcher log's last metrics (final step, accuracy) when it reaches
+# the end of that log, which may be just after the phase became Succeeded.
+final_metrics() { [ -n "$(jf $JOB .status.throughput.accuracy)" ]; }
+wait_until "the final metrics (accuracy) in its status" final_metrics
+note "final metrics in status"
 kubectl get dljobs -n "$NS" -o wide
 echo "status:"; kubectl get dljob "$JOB" -n "$NS" -o jsonpath='{.status}'; echo
 acc="$(jf $JOB .status.throughput.accuracy)"
