@@ -51,6 +51,9 @@ cleanup() {
     step "kept: the clone in $CLONE, the cluster (export KUBECONFIG=${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig)"
     return
   fi
+  if [ -n "${DLJOB_E2E_LOG:-}" ] && [ -f "$CLONE/build/Testing/Temporary/LastTest.log" ]; then
+    cp "$CLONE/build/Testing/Temporary/LastTest.log" "$DLJOB_E2E_LOG" && step "ctest's full log: $DLJOB_E2E_LOG"
+  fi
   if [ -x "$CLONE/scripts/kube-down.sh" ]; then bash "$CLONE/scripts/kube-down.sh" --quiet || rc=1; fi
   rm -rf "$WORK"
   step "done (exit $rc)"
@@ -74,7 +77,5 @@ step "kube-up"
 bash scripts/kube-up.sh $IMAGES
 export KUBECONFIG="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig"
 step "ctest -L cluster"
-log=()
-if [ -n "${DLJOB_E2E_LOG:-}" ]; then log=(--output-log "$DLJOB_E2E_LOG"); fi
 DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure \
-  --timeout 1800 "${log[@]}"
+  --timeout 1800
