@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The happy path on a real Kubernetes: `kubectl apply -f` of a 2-worker Fashion-MNIST DLJob (
-# 400 steps of 64 images, dljob/trainer:cpu, the host's dataset by hostPath) in its own namespace. The workers'
-# sshd come up, the launcher's mpirun reaches them by the addresses the operator gives it
-# (hostAliases; there is no cluster DNS) and trains; the DLJob ends Succeeded with accuracy and
-# images/sec in its status; `kubectl get dljobs`, `dljob top`, `dljob get` and `dljob logs` show
-# it; its Events tell the story; the operator archived its log.
+# The happy path on a real Kubernetes: `kubectl apply -f` of a 2-worker Fashion-MNIST DLJob
+# (400 steps of 2 × 32 images, dljob/trainer:cpu, the host's dataset by hostPath) in its own
+# namespace. The workers' sshd come up, the launcher's mpirun reaches them by the addresses the
+# operator gives it (hostAliases; there is no cluster DNS) and trains; the DLJob ends Succeeded
+# with accuracy and images/sec in its status; `kubectl get dljobs`, `dljob top` (while it runs),
+# `dljob get` and `dljob logs` show it; its Events tell the story (WorkersBound, WorkersReady,
+# Running, Succeeded; no Warning); the operator's leader archived its log.
 # Usage: mnist_happy.sh DLJOB (the dljob program of this build). Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
