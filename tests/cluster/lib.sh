@@ -1,0 +1,125 @@
+# shellcheck shell=bash disable=SC2034  # MANIFEST, TRAIN: for the scripts that source it
+# Shared by the `cluster` tests (sourced, not run): they drive a real Kubernetes started by
+# scripts/kube-up.sh with stock kubectl (its default client-side validation) and build/bin/dljob.
+#
+# Contract: `cluster_begin NAME` checks that a cluster answers at $KUBECONFIG (default: the admin
+# kubeconfig kube-up.sh writes, /var/lib/dljob-kube/kubeconfig) and FAILS (exit 1, never a skip)
+# naming scripts/kube-up.sh when none does; it makes a fresh namespace `dljob-ct-NAME-<pid>` ($NS)
+# and a temporary directory ($TMP) that are deleted on exit, whatever happened. Every wait is
+# bounded (WAIT_SECONDS, default 600): a stuck job fails the test instead of hanging it; no
+# assertion depends on how long something took.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export KUBECONFIG="${KUBECONFIG:-${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig}"
+WAIT_SECONDS="${WAIT_SECONDS:-600}"
+MANIFEST="$ROOT/charts/manifests/dljob.yaml"
+NS=""
+TMP=""
+T0=$SECONDS
+
+fail() {
+  echo "FAIL: $*"
+  if [ -n "$NS" ]; then
+    echo "--- kubectl get dljobs,pods -n $NS -o wide"
+    kubectl get dljobs,pods -n "$NS" -o wide 2>&1
+    echo "--- events in $NS"
+    kubectl get events -n "$NS" --sort-by=.lastTimestamp 2>&1 | tail -40
+  fi
+  exit 1
+}
+note() { echo "cluster-test: [$((SECONDS - T0))s] $*"; }
+
+# Fails unless the API server at $KUBECONFIG answers and the node is Ready.
+require_cluster() {
+  command -v kubectl >/dev/null || fail "kubectl is not installed (scripts/setup.sh installs it)"
+  [ -r "$KUBECONFIG" ] || fail "no kubeconfig at $KUBECONFIG: no cluster is up; start one with 'sudo bash scripts/kube-up.sh' (or set KUBECONFIG)"
+  kubectl get --raw /readyz >/dev/null 2>&1 \
+    || fail "no cluster answers at $KUBECONFIG ($(kubectl get --raw /readyz 2>&1 | tail -1)); start one with 'sudo bash scripts/kube-up.sh'"
+  kubectl wait --for=condition=Ready node --all --timeout=60s >/dev/null \
+    || fail "the cluster's node is not Ready; restart it with 'sudo bash scripts/kube-down.sh && sudo bash scripts/kube-up.sh'"
+}
+
+# Fails unless the operator (charts/manifests/dljob.yaml) is installed and Ready.
+require_operator() {
+  kubectl get crd dljobs.dljob.io >/dev/null 2>&1 \
+    || fail "the DLJob CRD is not installed: run this test through ctest (fixture cluster.operator_install) or 'kubectl apply -f charts/manifests/dljob.yaml'"
+  kubectl -n dljob-system rollout status deployment/dljob-operator --timeout=120s >/dev/null \
+    || fail "the operator Deployment is not available"
+}
+
+cleanup() {
+  local rc=$?
+  if [ -n "$NS" ]; then
+    # A deleted namespace takes its DLJobs, pods, Services and Secrets with it.
+    kubectl delete namespace "$NS" --wait=true --timeout=180s >/dev/null 2>&1 \
+      || { echo "cleanup: namespace $NS not deleted"; rc=1; }
+  fi
+  [ -n "$TMP" ] && rm -rf "$TMP"
+  exit $rc
+}
+
+cluster_begin() {
+  require_cluster
+  require_operator
+  NS="dljob-ct-$1-$$"
+  TMP="$(mktemp -d "${TMPDIR:-/tmp}/dljob-cluster-$1.XXXXXX")"
+  chmod 0755 "$TMP"
+  trap cleanup EXIT
+  trap 'exit 1' INT TERM
+  kubectl create namespace "$NS" >/dev/null || fail "kubectl create namespace $NS"
+  note "namespace $NS"
+}
+
+# Polls `$@` every 2 s until it succeeds; fails the test with $WHAT after WAIT_SECONDS.
+wait_until() {
+  local what="$1"; shift
+  local deadline=$((SECONDS + WAIT_SECONDS))
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || fail "still not $what after ${WAIT_SECONDS}s"
+    sleep 2
+  done
+}
+
+# jf JOB JSONPATH: a field of the DLJob in $NS ('' when absent).
+jf() { kubectl get dljob "$1" -n "$NS" -o "jsonpath={$2}" 2>/dev/null; }
+phase_is() { [ "$(jf "$1" .status.phase)" = "$2" ]; }
+# The job's phase is $2; fails at once if it reached Failed instead.
+phase_or_fail() {
+  local p
+  p="$(jf "$1" .status.phase)"
+  [ "$p" = Failed ] && fail "DLJob $1 Failed: $(jf "$1" '.status.conditions[?(@.type=="Failed")].message')"
+  [ "$p" = "$2" ]
+}
+
+# The job manifest for mnist_cnn on Fashion-MNIST (the host's /usr/share/datasets, a hostPath)
+# with the dljob/trainer:cpu image. mnist_job NAME GPUS GPUS_PER_WORKER EXTRA_SPEC_YAML TRAIN_ARGS...
+mnist_job() {
+  local name="$1" gpus="$2" per="$3" extra="$4"; shift 4
+  local arg
+  cat <<YAML
+apiVersion: dljob.io/v1alpha1
+kind: DLJob
+metadata:
+  name: $name
+  namespace: $NS
+spec:
+  image: dljob/trainer:cpu
+  command:
+YAML
+  for arg in "$@"; do printf "    - '%s'\n" "${arg//\'/\'\'}"; done
+  cat <<YAML
+  gpus: $gpus
+  gpusPerWorker: $per
+  data:
+    - name: fashion-mnist
+      source: hostPath:/usr/share/datasets/fashion-mnist
+      mountPath: /data/fashion-mnist
+$extra
+YAML
+}
+# A launcher log without the rank prefixes: mpirun's --tag-output ("[1,0]<stdout>:") and
+# `dljob logs`' ("[rank 0] ").
+untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>: ?//; s/^\[rank [0-9]+\] //'; }
+TRAIN=(dljob-train --model=mnist_cnn --data_name=fashion-mnist --data_dir=/data/fashion-mnist
+       --batch_size=32 --learning_rate=0.05 --display_every=50 --seed=1)
