@@ -3,12 +3,26 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tests/apiserver/resource_types.h"
 #include "tests/apiserver/rest_response.h"
 
 namespace dljob::apiserver {
+
+// A request for `target` ("/path?query"), as the HTTP server would hand it to a handler.
+inline HttpRequest RequestFor(const std::string& method, const std::string& target,
+                              const std::string& body = "", HttpHeaders headers = {}) {
+  HttpRequest request;
+  request.method = method;
+  const size_t q = target.find('?');
+  request.path = target.substr(0, q);
+  if (q != std::string::npos) request.query = target.substr(q + 1);
+  request.body = body;
+  request.headers = std::move(headers);
+  return request;
+}
 
 // Records what the handler answered; Connected() turns false after `max_writes` stream writes.
 class FakeWriter : public ResponseWriter {

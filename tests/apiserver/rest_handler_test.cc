@@ -24,13 +24,7 @@ class RestHandlerTest : public ::testing::Test {
   FakeWriter Call(const std::string& method, const std::string& target,
                   const std::string& body = "", HttpHeaders headers = {},
                   int max_writes = 1 << 30) {
-    HttpRequest request;
-    request.method = method;
-    size_t q = target.find('?');
-    request.path = target.substr(0, q);
-    if (q != std::string::npos) request.query = target.substr(q + 1);
-    request.body = body;
-    request.headers = std::move(headers);
+    HttpRequest request = RequestFor(method, target, body, std::move(headers));
     FakeWriter out(max_writes);
     handler_->Serve(request, out);
     return out;

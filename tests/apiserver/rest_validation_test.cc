@@ -21,13 +21,7 @@ class RestValidationTest : public ::testing::Test {
 
   FakeWriter Call(const std::string& method, const std::string& target, const std::string& body,
                   HttpHeaders headers = {}) {
-    HttpRequest request;
-    request.method = method;
-    size_t q = target.find('?');
-    request.path = target.substr(0, q);
-    if (q != std::string::npos) request.query = target.substr(q + 1);
-    request.body = body;
-    request.headers = std::move(headers);
+    HttpRequest request = RequestFor(method, target, body, std::move(headers));
     FakeWriter out;
     handler_->Serve(request, out);
     return out;
