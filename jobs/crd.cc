@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "jobs/child_names.h"
 #include "jobs/dljob_fields.h"
 #include "jobs/dlqueue_fields.h"
 
@@ -154,8 +155,24 @@ nlohmann::ordered_json DLJobCrd() {
                                 PrinterColumn("Img/s", "number", ".status.throughput.imagesPerSec"),
                                 PrinterColumn("Restarts", "integer", ".status.restarts"),
                                 PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
-  return Crd<DLJob>({kKind, kPlural, "dljob", kShortName, "Namespaced"},
-                    "A distributed deep-learning training job (dljob.io).", std::move(columns));
+  ojson crd =
+      Crd<DLJob>({kKind, kPlural, "dljob", kShortName, "Namespaced"},
+                 "A distributed deep-learning training job (dljob.io).", std::move(columns));
+  // The API server checks a custom resource's metadata.name against its CRD (the one part of
+  // metadata a CRD may restrict), so `kubectl apply` refuses a job whose children could not be
+  // named at once. The limit is the one for a single worker (child_names.h); a job with more
+  // workers is held to its tighter limit by validation (the operator fails it as InvalidSpec).
+  ojson name = TypeOnly("string");
+  name["description"] = "A DNS-1035 label short enough that every child's name is valid: at most " +
+                        std::to_string(MaxJobNameLength(1)) + " characters for up to 10 workers, " +
+                        std::to_string(MaxJobNameLength(100)) + " up to 100.";
+  name["maxLength"] = MaxJobNameLength(1);
+  name["pattern"] = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
+  ojson metadata = TypeOnly("object");
+  metadata["properties"] = {{"name", std::move(name)}};
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["metadata"] =
+      std::move(metadata);
+  return crd;
 }
 
 // kubectl prints one value per column (a JSON path's first match), so the quota columns show the

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
@@ -68,6 +69,12 @@ TEST(Crd, IsAStructuralSchemaWithStatusSubresourceAndColumns) {
   EXPECT_EQ(version["additionalPrinterColumns"].size(), 5u);
   ExpectStructural(Schema(crd), "");
   EXPECT_EQ(Schema(crd)["properties"]["spec"]["properties"]["gpus"]["type"], "integer");
+  // metadata: only the name is restricted (all a CRD may restrict there), as validation does for
+  // a one-worker job.
+  const ojson& name = Schema(crd)["properties"]["metadata"]["properties"]["name"];
+  EXPECT_EQ(Schema(crd)["properties"]["metadata"]["properties"].size(), 1u);
+  EXPECT_EQ(name["maxLength"], MaxJobNameLength(1));
+  EXPECT_EQ(name["pattern"], "^[a-z]([-a-z0-9]*[a-z0-9])?$");
   EXPECT_EQ(Schema(crd)["properties"]["status"]["properties"]["throughput"]["properties"]
                        ["imagesPerSec"]["type"],
             "number");

@@ -223,6 +223,18 @@ class Validator {
     for (size_t i = 0; i < v.size(); ++i) At(*items, v[i], Index(path, i), false);
   }
 
+  // A CRD may restrict only metadata.name and metadata.generateName; the rest of metadata is
+  // the API server's own (validated as for every kind, not by the schema).
+  void Metadata(const Json& schema, const Json& v) {
+    if (!v.is_object() || !schema.contains("properties")) return;
+    const Json& props = schema["properties"];
+    for (const char* key : {"name", "generateName"}) {
+      if (v.contains(key) && props.contains(key)) {
+        At(props[key], v[key], std::string("metadata.") + key, false);
+      }
+    }
+  }
+
   void Object(const Json& schema, const Json& v, const std::string& path, bool root) {
     if (schema.contains("required") && schema["required"].is_array()) {
       for (const Json& key : schema["required"]) {
@@ -246,7 +258,10 @@ class Validator {
     auto props = schema.find("properties");
     auto additional = schema.find("additionalProperties");
     for (auto it = v.begin(); it != v.end(); ++it) {
-      if (root && (it.key() == "apiVersion" || it.key() == "kind" || it.key() == "metadata")) {
+      if (root && (it.key() == "apiVersion" || it.key() == "kind")) continue;
+      if (root && it.key() == "metadata") {
+        Metadata(props != schema.end() ? props->value("metadata", Json::object()) : Json::object(),
+                 it.value());
         continue;
       }
       if (props != schema.end() && props->is_object() && props->contains(it.key())) {

@@ -213,6 +213,22 @@ TEST(CrdSchemaTest, TheChartsDLJobSchemaPrunesAndValidates) {
   Json missing = Job({{"gpus", 1}});
   EXPECT_EQ(Fields(ValidateAgainstSchema(*type.schema, missing)),
             (std::vector<std::string>{"spec.image", "spec.command"}));
+
+  // metadata.name, the one part of metadata a CRD restricts: a job named 1abc would get a
+  // Service 1abc-worker, which no server accepts, so the CRD refuses the name itself.
+  Json digit = Job(GoodSpec());
+  digit["metadata"]["name"] = "1abc";
+  errors = ValidateAgainstSchema(*type.schema, digit);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].ToString(),
+            "metadata.name: Invalid value: \"1abc\": metadata.name in body should match "
+            "'^[a-z]([-a-z0-9]*[a-z0-9])?$'");
+  Json longest = Job(GoodSpec());
+  longest["metadata"]["name"] = std::string(54, 'a');
+  EXPECT_TRUE(ValidateAgainstSchema(*type.schema, longest).empty());
+  longest["metadata"]["name"] = std::string(55, 'a');
+  EXPECT_EQ(Fields(ValidateAgainstSchema(*type.schema, longest)),
+            std::vector<std::string>{"metadata.name"});
 }
 
 TEST(CrdSchemaTest, PreserveUnknownFieldsAndNullable) {
