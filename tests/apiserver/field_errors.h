@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/name_rules.h"
 #include "tests/apiserver/api_errors.h"
 
 namespace dljob::apiserver {
@@ -71,11 +72,11 @@ struct InvalidStatus {
 InvalidStatus MakeInvalid(const std::string& kind, const std::string& group,
                           const std::string& name, const FieldErrors& errors);
 
-// --- name rules: each returns the reasons `value` breaks the rule (empty when it is valid) ---
-std::vector<std::string> Dns1123Label(const std::string& value);      // ≤ 63, [a-z0-9-]
-std::vector<std::string> Dns1123Subdomain(const std::string& value);  // ≤ 253, labels with dots
-std::vector<std::string> Dns1035Label(const std::string& value);      // ≤ 63, starts a-z
-std::vector<std::string> QualifiedName(const std::string& value);     // label and annotation keys
-std::vector<std::string> LabelValue(const std::string& value);        // ≤ 63, may be empty
+// The name rules (kube/name_rules.h), as the server's validation here uses them.
+using kube::Dns1035Label;
+using kube::Dns1123Label;
+using kube::Dns1123Subdomain;
+using kube::LabelValue;
+using kube::QualifiedName;
 
 }  // namespace dljob::apiserver

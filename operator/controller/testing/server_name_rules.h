@@ -1,8 +1,8 @@
-// The name rules a real kube-apiserver applies to the objects dljob makes, written once, as the
-// server writes them (k8s.io/apimachinery/pkg/util/validation and pkg/apis/core/validation,
-// Kubernetes 1.20): the oracle the tests hold the operator's builders and the DLJob name rule
-// against. Deliberately separate from jobs/validation_rules.cc (regular expressions copied from
-// the server, not dljob's hand-written checks), so that a mistake in one shows in the other.
+// The name rules a real kube-apiserver applies to the objects dljob makes (the rules themselves
+// are kube/name_rules.h, which the test API server enforces too; pkg/apis/core/validation of
+// Kubernetes 1.20 says which applies where): the oracle the tests hold the operator's builders
+// and the DLJob name rule against. Deliberately separate from jobs/validation_rules.cc (dljob's
+// own check of a job's name), so that a mistake in one shows in the other.
 //
 // Covered: metadata.name per kind (Service: DNS-1035 label; Pod, ConfigMap, Secret, Event: DNS-1123
 // subdomain), label keys and values, annotation keys; a Pod's hostname and subdomain (DNS-1123
@@ -16,37 +16,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/name_rules.h"
+
 namespace dljob::controller::testing {
 
 namespace server_rules {
 
-inline bool Matches(const std::string& value, const std::regex& pattern, size_t max) {
-  return value.size() <= max && std::regex_match(value, pattern);
-}
-inline bool IsDns1123Label(const std::string& v) {
-  static const std::regex kPattern("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  return Matches(v, kPattern, 63);
-}
-inline bool IsDns1035Label(const std::string& v) {
-  static const std::regex kPattern("[a-z]([-a-z0-9]*[a-z0-9])?");
-  return Matches(v, kPattern, 63);
-}
-inline bool IsDns1123Subdomain(const std::string& v) {
-  static const std::regex kPattern(
-      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  return Matches(v, kPattern, 253);
-}
-inline bool IsQualifiedName(const std::string& v) {
-  static const std::regex kName("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  size_t slash = v.find('/');
-  std::string name = slash == std::string::npos ? v : v.substr(slash + 1);
-  if (slash != std::string::npos && !IsDns1123Subdomain(v.substr(0, slash))) return false;
-  return Matches(name, kName, 63);
-}
-inline bool IsLabelValue(const std::string& v) {
-  static const std::regex kPattern("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-  return Matches(v, kPattern, 63);
-}
+// The server's rules (kube/name_rules.h) as yes/no.
+inline bool IsDns1123Label(const std::string& v) { return kube::Dns1123Label(v).empty(); }
+inline bool IsDns1035Label(const std::string& v) { return kube::Dns1035Label(v).empty(); }
+inline bool IsDns1123Subdomain(const std::string& v) { return kube::Dns1123Subdomain(v).empty(); }
+inline bool IsQualifiedName(const std::string& v) { return kube::QualifiedName(v).empty(); }
+inline bool IsLabelValue(const std::string& v) { return kube::LabelValue(v).empty(); }
 inline bool IsIp(const std::string& v) {
   static const std::regex kPattern("([0-9]{1,3}\\.){3}[0-9]{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*");
   return std::regex_match(v, kPattern);
