@@ -19,7 +19,8 @@ std::string WorkerSuffix(int64_t index) {
 std::string WorkerName(const DLJob& job, int64_t index) {
   return job.metadata.name + WorkerSuffix(index);
 }
-std::string LauncherName(const DLJob& job) { return job.metadata.name + kLauncherSuffix; }
+std::string LauncherName(const DLJob& job) { return LauncherName(job.metadata.name); }
+std::string LauncherName(const std::string& job_name) { return job_name + kLauncherSuffix; }
 std::string ServiceName(const DLJob& job) { return job.metadata.name + kWorkerSuffix; }
 std::string ConfigMapName(const DLJob& job) { return job.metadata.name + kConfigSuffix; }
 std::string SshSecretName(const DLJob& job) { return job.metadata.name + kSshSuffix; }

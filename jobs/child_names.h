@@ -26,7 +26,8 @@ inline constexpr size_t kMaxChildNameLength = 63;
 
 std::string WorkerName(const DLJob& job, int64_t index);  // pod name and hostname
 std::string LauncherName(const DLJob& job);
-std::string ServiceName(const DLJob& job);  // also the worker pods' subdomain
+std::string LauncherName(const std::string& job_name);  // for a reader that has only the name
+std::string ServiceName(const DLJob& job);              // also the worker pods' subdomain
 std::string ConfigMapName(const DLJob& job);
 std::string SshSecretName(const DLJob& job);
 int64_t WorkerCount(const DLJob& job);  // gpus / gpusPerWorker (0 when either is unset or bad)

@@ -1,5 +1,6 @@
 #include "cli/kube/launcher_log.h"
 
+#include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/log_lines.h"
 
@@ -47,7 +48,7 @@ class LauncherLog {
                               ? "not yet admitted"
                               : PhaseName(decoded.status.phase);
 
-      kube::ApiResult<Json> pod = api_.Get(kube::resources::kPods, ns_, LauncherPodName(job_));
+      kube::ApiResult<Json> pod = api_.Get(kube::resources::kPods, ns_, LauncherName(job_));
       if (!pod.ok() && !pod.error().IsNotFound()) {
         if (!Retry(pod.error())) return pod.error().ToStatus().WithContext("reading the launcher");
         continue;
@@ -92,11 +93,10 @@ class LauncherLog {
     kube::LogOptions lo;
     lo.container = kLauncherContainer;
     lo.follow = options_.follow;
-    kube::ApiResult<kube::LineStreamPtr> stream = api_.Logs(ns_, LauncherPodName(job_), lo);
+    kube::ApiResult<kube::LineStreamPtr> stream = api_.Logs(ns_, LauncherName(job_), lo);
     if (!stream.ok()) {
       if (Retry(stream.error())) return false;
-      return stream.error().ToStatus().WithContext("reading the log of pod " +
-                                                   LauncherPodName(job_));
+      return stream.error().ToStatus().WithContext("reading the log of pod " + LauncherName(job_));
     }
     started_ = true;
     int64_t skip = consumed_;  // lines printed before the stream broke
@@ -104,8 +104,7 @@ class LauncherLog {
       kube::ApiResult<std::optional<std::string>> line = (*stream)->Next();
       if (!line.ok()) {
         if (Retry(line.error())) return false;
-        return line.error().ToStatus().WithContext("reading the log of pod " +
-                                                   LauncherPodName(job_));
+        return line.error().ToStatus().WithContext("reading the log of pod " + LauncherName(job_));
       }
       if (!line->has_value()) return true;
       if (skip > 0) {
@@ -140,8 +139,6 @@ class LauncherLog {
 };
 
 }  // namespace
-
-std::string LauncherPodName(const std::string& job) { return job + "-launcher"; }
 
 std::optional<std::string> JobLogLine(std::string_view launcher_line, const LogOptions& options) {
   MpirunLine line = ParseMpirunLine(launcher_line);

@@ -24,9 +24,8 @@
 
 namespace dljob {
 
-// The launcher pod's name and container, as the operator builds them (operator/controller/
-// builders.h: LauncherName, NewLauncherPod).
-std::string LauncherPodName(const std::string& job);
+// The launcher pod's container, as the operator builds it (operator/controller/builders.h:
+// NewLauncherPod); the pod's name is jobs/child_names.h's LauncherName.
 inline constexpr char kLauncherContainer[] = "launcher";
 
 // One launcher line in the job-log format; nullopt when a rank filter drops it.
