@@ -17,7 +17,10 @@ std::string WorkerSuffix(int64_t index) {
 }  // namespace
 
 std::string WorkerName(const DLJob& job, int64_t index) {
-  return job.metadata.name + WorkerSuffix(index);
+  return WorkerName(job.metadata.name, index);
+}
+std::string WorkerName(const std::string& job_name, int64_t index) {
+  return job_name + WorkerSuffix(index);
 }
 std::string LauncherName(const DLJob& job) { return LauncherName(job.metadata.name); }
 std::string LauncherName(const std::string& job_name) { return job_name + kLauncherSuffix; }

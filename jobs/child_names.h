@@ -25,6 +25,7 @@ namespace dljob {
 inline constexpr size_t kMaxChildNameLength = 63;
 
 std::string WorkerName(const DLJob& job, int64_t index);  // pod name and hostname
+std::string WorkerName(const std::string& job_name, int64_t index);
 std::string LauncherName(const DLJob& job);
 std::string LauncherName(const std::string& job_name);  // for a reader that has only the name
 std::string ServiceName(const DLJob& job);              // also the worker pods' subdomain

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # dljob end to end on a real Kubernetes, from a fresh clone: clones this checkout's HEAD (a local
 # clone: nothing is fetched), installs and builds what it needs there (scripts/setup.sh,
-# scripts/build.sh of the one program the tests run besides kubectl: dljob; with ccache configured
-# that is a minute), starts the one-machine cluster with scripts/kube-up.sh from the clone (which
-# builds and loads the clone's images), runs the ctest label `cluster` against it with
-# DLJOB_CLUSTER_TESTS=1 and KUBECONFIG set, and stops the cluster and removes the clone on exit,
-# whatever happened.
+# scripts/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator with
+# the shared operator cases, operator_cluster_test; with ccache configured that is minutes),
+# starts the one-machine cluster with scripts/kube-up.sh from the clone (which builds and loads
+# the clone's images), runs the ctest label `cluster` against it with DLJOB_CLUSTER_TESTS=1 and
+# KUBECONFIG set, and stops the cluster and removes the clone on exit, whatever happened.
 #
 # Usage: scripts/e2e.sh [--reuse-images] [--keep]
 #   --reuse-images  load the dljob images podman already has instead of rebuilding them
@@ -71,7 +71,7 @@ bash scripts/setup.sh
 # ccache, where installed, makes the clone's build a matter of cache hits (with ccache's base_dir
 # above the clone, DLJOB_E2E_TMP, hits are shared with other checkouts).
 if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
-nice -n 10 bash scripts/build.sh dljob
+nice -n 10 bash scripts/build.sh dljob dljob-operator operator_cluster_test
 step "kube-up"
 # shellcheck disable=SC2086
 bash scripts/kube-up.sh $IMAGES

@@ -16,18 +16,32 @@ std::string Str(const Json& j, const char* key) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
+std::string& CurrentNs() {
+  static std::string ns = "default";
+  return ns;
+}
+
 }  // namespace
+
+const std::string& Ns() { return CurrentNs(); }
+void SetNs(std::string ns) { CurrentNs() = std::move(ns); }
 
 Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_limit) {
   return {{"apiVersion", "dljob.io/v1alpha1"},
           {"kind", "DLJob"},
-          {"metadata", {{"name", name}, {"namespace", kNs}}},
+          {"metadata", {{"name", name}, {"namespace", Ns()}}},
           {"spec",
            {{"image", "dljob/trainer:cpu"},
             {"command", {"dljob-train", "--model=mnist_cnn", "--num_epochs=1"}},
             {"gpus", gpus},
             {"gpusPerWorker", gpus_per_worker},
             {"runPolicy", {{"backoffLimit", backoff_limit}}}}}};
+}
+
+bool Absent(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+            const std::string& name) {
+  kube::ApiResult<Json> r = api.Get(resource, ns, name);
+  return !r.ok() && r.error().IsNotFound();
 }
 
 Json ConditionOf(const Json& object, const std::string& type) {
@@ -47,7 +61,7 @@ std::vector<Json> Workers(kube::Api& api, const std::string& job) {
 
 std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason) {
   std::vector<Json> out;
-  kube::ApiResult<Json> events = kube::ListAll(api, kube::resources::kEvents, kNs);
+  kube::ApiResult<Json> events = kube::ListAll(api, kube::resources::kEvents, Ns());
   if (!events.ok()) return out;
   for (const Json& e : (*events)["items"]) {
     if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
@@ -58,7 +72,7 @@ std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::st
 }
 
 std::optional<Json> GetJob(kube::Api& api, const std::string& name) {
-  kube::ApiResult<Json> r = api.Get(kube::resources::kDLJobs, kNs, name);
+  kube::ApiResult<Json> r = api.Get(kube::resources::kDLJobs, Ns(), name);
   if (!r.ok()) return std::nullopt;
   return *r;
 }
@@ -88,7 +102,7 @@ int64_t Restarts(const Json& job) {
 std::optional<std::vector<Json>> JobPods(kube::Api& api, const std::string& job) {
   kube::ListOptions o;
   o.label_selector = job.empty() ? "dljob.io/job-name" : "dljob.io/job-name=" + job;
-  kube::ApiResult<Json> r = kube::ListAll(api, kube::resources::kPods, kNs, o);
+  kube::ApiResult<Json> r = kube::ListAll(api, kube::resources::kPods, Ns(), o);
   if (!r.ok()) return std::nullopt;
   return Field(*r, "items").get<std::vector<Json>>();
 }
@@ -126,7 +140,7 @@ bool MarkRunning(const ControlClient& control, const std::vector<Json>& pods) {
     PodStatusUpdate running;
     running.phase = "Running";
     running.ready = true;
-    ok = control.SetPodStatus(kNs, NameOf(pod), running).ok() && ok;
+    ok = control.SetPodStatus(Ns(), NameOf(pod), running).ok() && ok;
   }
   return ok;
 }
@@ -136,7 +150,7 @@ Status Finish(const ControlClient& control, const std::string& pod, int exit_cod
   u.phase = exit_code == 0 ? "Succeeded" : "Failed";
   u.exit_code = exit_code;
   u.reason = exit_code == 0 ? "Completed" : "Error";
-  return control.SetPodStatus(kNs, pod, u);
+  return control.SetPodStatus(Ns(), pod, u);
 }
 
 std::string Describe(kube::Api& api, const std::string& job) {
@@ -155,12 +169,11 @@ std::string Describe(kube::Api& api, const std::string& job) {
   return out;
 }
 
-std::string MetricLine(int rank, int step, double images_per_sec, int world_size) {
+std::string MetricReport(int rank, int step, double images_per_sec, int world_size) {
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "[1,%d]<stdout>:DLJOB_METRIC {\"step\":%d,\"images_per_sec\":%g,"
-                "\"world_size\":%d,\"rank\":%d}\n",
-                rank, step, images_per_sec, world_size, rank);
+                "DLJOB_METRIC {\"step\":%d,\"images_per_sec\":%g,\"world_size\":%d,\"rank\":%d}",
+                step, images_per_sec, world_size, rank);
   return buf;
 }
 

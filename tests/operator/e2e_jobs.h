@@ -2,7 +2,7 @@
 // kube::Api of a TestCluster (tests/operator/test_cluster.h) and its /_test control API.
 //
 // Reads tolerate API errors (an injected fault, a restarting server) by answering "nothing
-// known", so they can sit inside polling predicates. Everything lives in the "default" namespace.
+// known", so they can sit inside polling predicates. Everything lives in the namespace Ns().
 // Thread-safe as the Api is.
 #pragma once
 
@@ -20,7 +20,10 @@
 namespace dljob::testing {
 
 using Json = nlohmann::json;
-inline constexpr char kNs[] = "default";
+// The namespace the test's jobs live in: "default" on dljob-test-apiserver, a fresh one per test
+// on a real cluster. Set by the fixture before a test body runs (tests run one at a time).
+const std::string& Ns();
+void SetNs(std::string ns);
 
 // A DLJob with `gpus` ranks in workers of `gpus_per_worker`, backoffLimit `backoff_limit`.
 Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_limit = 0);
@@ -50,6 +53,9 @@ bool IsDeleting(const Json& object);
 bool RestartedWhole(kube::Api& api, const std::string& job, const std::set<std::string>& old_uids,
                     int64_t restarts, size_t pods);
 
+// Whether the server answers 404 for the object (false while it exists or cannot be read).
+bool Absent(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+            const std::string& name);
 // The status condition of that type of a job or pod (an empty object when it has none).
 Json ConditionOf(const Json& object, const std::string& type);
 // The job's worker pods (empty when the list failed).
@@ -64,7 +70,7 @@ bool MarkRunning(const ControlClient& control, const std::vector<Json>& pods);
 Status Finish(const ControlClient& control, const std::string& pod, int exit_code);
 // The job's status and its pods (name, role, phase, node, incarnation), for failure messages.
 std::string Describe(kube::Api& api, const std::string& job);
-// A metric line as the launcher's mpirun prints it for `rank`.
-std::string MetricLine(int rank, int step, double images_per_sec, int world_size);
+// A metric line as dljob-train's `rank` prints it (no newline).
+std::string MetricReport(int rank, int step, double images_per_sec, int world_size);
 
 }  // namespace dljob::testing

@@ -1,7 +1,7 @@
-// dljob-operator end to end: gangs bound whole or not at all, and workers lost. Two gangs that
-// would deadlock under pod-at-a-time scheduling, a bind that fails half-way (the server's fault
-// injection), a worker deleted under a running job, and a job waiting for GPUs that says why (its
-// Queued condition, an Event, its pods' PodScheduled condition) and starts when they free up.
+// dljob-operator end to end against dljob-test-apiserver: gangs bound whole or not at all. Two
+// gangs that would deadlock under pod-at-a-time scheduling (two nodes), and a bind that fails
+// half-way (the server's fault injection). A deleted worker and a job waiting for GPUs run against
+// both servers: shared_job_life_test.cc, shared_queue_test.cc.
 #include <atomic>
 #include <map>
 #include <set>
@@ -16,7 +16,6 @@ namespace dljob::testing {
 namespace {
 
 using kube::resources::kDLJobs;
-using kube::resources::kEvents;
 using kube::resources::kPods;
 
 bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase) {
@@ -46,7 +45,7 @@ class PodHistory {
   PodHistory(kube::Api& api, const std::string& job) : api_(api) {
     kube::ListOptions o;
     o.label_selector = "dljob.io/job-name=" + job;
-    kube::ApiResult<Json> list = kube::ListAll(api, kPods, kNs, o);
+    kube::ApiResult<Json> list = kube::ListAll(api, kPods, Ns(), o);
     EXPECT_TRUE(list.ok()) << list.error().ToString();
     if (!list.ok()) return;
     o.resource_version = (*list)["metadata"].value("resourceVersion", "");
@@ -68,7 +67,7 @@ class PodHistory {
  private:
   void Read(kube::ListOptions o) {
     while (!stop_) {
-      kube::ApiResult<kube::WatchStreamPtr> w = api_.Watch(kPods, kNs, o);
+      kube::ApiResult<kube::WatchStreamPtr> w = api_.Watch(kPods, Ns(), o);
       if (!w.ok()) continue;
       {
         MutexLock lock(mu_);
@@ -108,8 +107,8 @@ TEST_F(OperatorE2eTest, TwoGangsThatWouldDeadlockPodAtATimeBothComplete) {
   // nothing, then runs.
   StartCluster({.nodes = 2, .gpus_per_node = 8, .kubelet_delay_ms = 0});
   StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("gang-a", 16, 8)).ok());
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("gang-b", 16, 8)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("gang-a", 16, 8)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("gang-b", 16, 8)).ok());
   std::string first, second;
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -145,7 +144,7 @@ TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillR
           .ok());
   PodHistory history(api(), "half");
   StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("half", 8, 4)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("half", 8, 4)).ok());
   ASSERT_TRUE(WaitForPhase(api(), "half", "Running")) << Describe(api(), "half");
   ASSERT_TRUE(Finish(control(), "half-launcher", 0).ok());
   ASSERT_TRUE(WaitForPhase(api(), "half", "Succeeded")) << Describe(api(), "half");
@@ -185,75 +184,6 @@ TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillR
     EXPECT_TRUE(c.uid == first_uid || c.node.empty()) << c.name << " bound to " << c.node;
   }
   EXPECT_TRUE(first_bound) << "the fault did not hit half-way";
-}
-
-TEST_F(OperatorE2eTest, ADeletedWorkerRestartsTheWholeJobWhichThenSucceeds) {
-  StartCluster({.nodes = 1, .kubelet_delay_ms = 0});
-  StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("lost", 2, 1, /*backoff_limit=*/1)).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "lost", "Running")) << Describe(api(), "lost");
-  std::set<std::string> first_uids;
-  for (const Json& p : PodsNow(api(), "lost")) first_uids.insert(UidOf(p));
-  ASSERT_EQ(first_uids.size(), 3u) << Describe(api(), "lost");
-
-  ASSERT_TRUE(api().Delete(kPods, kNs, "lost-worker-1").ok());
-  ASSERT_TRUE(WaitFor([&] { return RestartedWhole(api(), "lost", first_uids, 1, 3); }, kWait))
-      << Describe(api(), "lost");
-  std::vector<Json> lost = EventsOf(api(), "lost", "WorkerLost");
-  ASSERT_EQ(lost.size(), 1u) << Describe(api(), "lost");
-  EXPECT_EQ(lost[0].value("type", ""), "Warning");
-  EXPECT_EQ(lost[0].value("message", ""),
-            "worker lost-worker-1 disappeared (deleted, evicted through the API, or its node was "
-            "removed); restarting the whole job (restart 1 of 1)");
-
-  ASSERT_TRUE(Finish(control(), "lost-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "lost", "Succeeded")) << Describe(api(), "lost");
-  EXPECT_EQ(Restarts(*GetJob(api(), "lost")), 1);
-}
-
-TEST_F(OperatorE2eTest, AWaitingJobSaysWhyOnItselfAndItsPodsAndStartsWhenGpusFree) {
-  StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
-  StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("first", 8, 8)).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "first", "Running")) << Describe(api(), "first");
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("second", 8, 8)).ok());
-  // Queued at once (WaitingInQueue), then Unschedulable with the reason once the queue has looked.
-  ASSERT_TRUE(
-      WaitFor([&] { return PhaseReason(*GetJob(api(), "second")) == "Unschedulable"; }, kWait))
-      << Describe(api(), "second");
-  Json second = *GetJob(api(), "second");
-  EXPECT_EQ(Phase(api(), "second"), "Queued");
-  std::string why = QueuedMessage(second);
-  EXPECT_NE(why.find("needs 8 GPUs (any model) in queue default"), std::string::npos) << why;
-
-  // The pod says the same, as kube-scheduler would have it say (kubectl describe pod).
-  Json condition;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::vector<Json> workers = Workers(api(), "second");
-        if (workers.size() != 1) return false;
-        condition = ConditionOf(workers[0], "PodScheduled");
-        return condition.value("message", "") == why;
-      },
-      kWait))
-      << condition.dump() << "\n"
-      << Describe(api(), "second");
-  EXPECT_EQ(condition.value("status", ""), "False");
-  EXPECT_EQ(condition.value("reason", ""), "Unschedulable");
-  std::vector<Json> events = EventsOf(api(), "second", "Unschedulable");
-  ASSERT_FALSE(events.empty());
-  EXPECT_EQ(events[0].value("message", ""), why);
-  EXPECT_EQ(events[0].value("type", ""), "Warning");
-
-  ASSERT_TRUE(Finish(control(), "first-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "second", "Running")) << Describe(api(), "second");
-  std::vector<Json> workers = Workers(api(), "second");
-  ASSERT_EQ(workers.size(), 1u);
-  condition = ConditionOf(workers[0], "PodScheduled");
-  EXPECT_EQ(condition.value("status", ""), "True") << condition.dump();
-  EXPECT_FALSE(condition.contains("message")) << condition.dump();
-  ASSERT_TRUE(Finish(control(), "second-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "second", "Succeeded")) << Describe(api(), "second");
 }
 
 }  // namespace

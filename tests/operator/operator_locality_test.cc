@@ -66,7 +66,7 @@ class LocalityTest : public OperatorE2eTest {
   // gone); returns the node its worker ran on.
   std::string RunToCompletion(const Json& job) {
     const std::string name = job["metadata"]["name"];
-    EXPECT_TRUE(api().Create(kDLJobs, kNs, job).ok());
+    EXPECT_TRUE(api().Create(kDLJobs, Ns(), job).ok());
     EXPECT_TRUE(WaitFor([&] { return Phase(api(), name) == "Running"; }, kWait))
         << Describe(api(), name);
     std::string node = WorkerNode(api(), name);
@@ -86,7 +86,7 @@ TEST_F(LocalityTest, TheNodeThatWarmedADatasetGetsTheNextJobThatReadsIt) {
   const std::string imagenet = "nas://nas.example.com/export/imagenet";
   Json pinned = CachedJob("warm-up", imagenet);
   pinned["spec"]["scheduling"]["affinity"] = OnNode("gpu-node-2");
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, pinned).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), pinned).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "warm-up") == "Running"; }, kWait))
       << Describe(api(), "warm-up");
   EXPECT_EQ(WorkerNode(api(), "warm-up"), "gpu-node-2");
@@ -124,7 +124,7 @@ TEST_F(LocalityTest, AJobWhoseAffinityNoNodeMatchesWaitsAndSaysWhy) {
   StartOperator();
   Json job = NewJob("nowhere", 8, 8);
   job["spec"]["scheduling"]["affinity"] = OnNode("gpu-node-9");
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, job).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), job).ok());
   std::string message;
   ASSERT_TRUE(WaitFor(
       [&] {

@@ -25,7 +25,7 @@ TEST_F(OperatorE2eTest, AChildTheServerRefusesForGoodFailsTheJobOnceWithTheServe
                             "Service \"refused-worker\" is invalid: spec: a webhook said no")
                   .ok());
   StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("refused", 2, 1)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("refused", 2, 1)).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "refused") == "Failed"; }, kWait))
       << Describe(api(), "refused");
   Json job = *GetJob(api(), "refused");
@@ -57,7 +57,7 @@ TEST_F(OperatorE2eTest, AJobShowsAPhaseFromItsFirstPassAndRunsOnceTheServerRecov
   ASSERT_TRUE(
       control().AddFault({"POST", "/api/v1/namespaces/default/services", 503, 100000}).ok());
   StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("patient", 2, 1)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("patient", 2, 1)).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "patient") == "Queued"; }, kWait))
       << Describe(api(), "patient");
   Json job = *GetJob(api(), "patient");

@@ -67,7 +67,7 @@ int LeaderGauge(int port) {
 }
 
 std::string LeaseHolder(kube::Api& api) {
-  kube::ApiResult<Json> lease = api.Get(kube::resources::kLeases, kNs, "dljob-operator");
+  kube::ApiResult<Json> lease = api.Get(kube::resources::kLeases, Ns(), "dljob-operator");
   if (!lease.ok()) return "";
   return lease->value("spec", Json::object()).value("holderIdentity", "");
 }
@@ -109,7 +109,7 @@ TEST_F(OperatorE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLea
   std::string leader;
   ASSERT_TRUE(WaitFor([&] { return replicas.count(leader = LeaseHolder(api())) > 0; }, kWait));
   std::string standby = leader == "replica-a" ? "replica-b" : "replica-a";
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("ha-1", 2, 1)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("ha-1", 2, 1)).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "ha-1") == "Running"; }, kWait))
       << Describe(api(), "ha-1");
   std::map<std::string, std::string> uids;
@@ -125,7 +125,7 @@ TEST_F(OperatorE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLea
   ASSERT_TRUE(WaitFor([&] { return LeaderGauge(ports[standby]) == 1; }, kWait));
 
   // The new leader picks the running job up as it is and runs new ones.
-  ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob("ha-2", 2, 1)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("ha-2", 2, 1)).ok());
   ASSERT_TRUE(WaitFor([&] { return Phase(api(), "ha-2") == "Running"; }, kWait))
       << Describe(api(), "ha-2");
   std::map<std::string, std::string> uids_after;
@@ -155,7 +155,7 @@ TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeav
     for (int i = 0; i < kJobs; ++i) {
       Json job = NewJob(JobName("crash", i), 2, 1);
       job["spec"]["runPolicy"]["cleanPodPolicy"] = "None";  // every pod stays to be checked
-      if (!api().Create(kDLJobs, kNs, job).ok()) ++refused;
+      if (!api().Create(kDLJobs, Ns(), job).ok()) ++refused;
       ++submitted;
       std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 40));
     }
@@ -186,7 +186,7 @@ TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeav
         std::optional<std::vector<Json>> pods = JobPods(api(), "");
         if (!pods) return false;
         FinishRunningLaunchers(control(), *pods, succeed);
-        kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, kNs);
+        kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, Ns());
         if (!jobs.ok()) return false;
         succeeded = 0;
         behind.clear();
@@ -200,14 +200,14 @@ TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeav
       2 * kWait))
       << succeeded << " of " << kJobs << " jobs succeeded after " << kills << " kills:" << behind;
 
-  kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, kNs);
+  kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, Ns());
   ASSERT_TRUE(jobs.ok());
   std::map<std::string, std::string> job_uids;  // uid -> name
   for (const Json& j : (*jobs)["items"]) {
     job_uids[UidOf(j)] = NameOf(j);
     EXPECT_EQ(Restarts(j), 0) << NameOf(j) << " restarted: " << j["status"].dump();
   }
-  kube::ApiResult<Json> all_pods = kube::ListAll(api(), kube::resources::kPods, kNs);
+  kube::ApiResult<Json> all_pods = kube::ListAll(api(), kube::resources::kPods, Ns());
   ASSERT_TRUE(all_pods.ok());
   std::map<std::string, std::map<std::string, int>> per_job;  // job -> role -> count
   for (const Json& p : (*all_pods)["items"]) {
@@ -250,7 +250,7 @@ TEST_F(OperatorE2eTest, UnderInjectedFaultsEveryJobConvergesToTheRightStatus) {
   ASSERT_TRUE(control().Compact().ok());
   ASSERT_TRUE(control().DropWatches().ok());
   for (int i = 0; i < kJobs; ++i) {
-    ASSERT_TRUE(api().Create(kDLJobs, kNs, NewJob(JobName("fault", i), 2, 1)).ok());
+    ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob(JobName("fault", i), 2, 1)).ok());
   }
   // Even jobs' launchers succeed, odd ones' fail (backoffLimit 0: the job fails).
   auto exit_code = [](const std::string& job) { return std::stoi(job.substr(6)) % 2; };

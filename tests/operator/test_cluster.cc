@@ -2,11 +2,10 @@
 
 #include <signal.h>
 
-#include <algorithm>
-#include <filesystem>
-
+#include "jobs/child_names.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "tests/operator/e2e_jobs.h"
 
 namespace dljob::testing {
 namespace {
@@ -22,31 +21,10 @@ int ReadPortFile(const std::string& path) {
   }
 }
 
-bool Names(const std::vector<std::string>& args, const std::string& flag) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return a == flag || a.rfind(flag + "=", 0) == 0;
-  });
-}
-
 }  // namespace
 
-OperatorProcess::OperatorProcess(const std::vector<std::string>& argv, std::string out_path,
-                                 std::string err_path, std::string port_file)
-    : process_(argv, {}, out_path, err_path),
-      out_path_(std::move(out_path)),
-      err_path_(std::move(err_path)),
-      port_file_(std::move(port_file)) {}
-
-int OperatorProcess::MetricsPort(int timeout_ms) {
-  int port = -1;
-  WaitFor([&] { return (port = ReadPortFile(port_file_)) > 0; }, timeout_ms);
-  return port;
-}
-
-std::string OperatorProcess::Log() const { return ReadFile(err_path_) + ReadFile(out_path_); }
-
 Result<std::unique_ptr<TestCluster>> TestCluster::Start(const ClusterOptions& options) {
-  std::unique_ptr<TestCluster> c(new TestCluster());
+  std::unique_ptr<TestCluster> c(new TestCluster(options));
   std::string port_file = c->dir() + "/apiserver.port";
   c->kubeconfig_ = c->dir() + "/kubeconfig";
   std::vector<std::string> argv = {
@@ -93,23 +71,41 @@ std::string TestCluster::ApiServerLog() const {
 
 std::unique_ptr<OperatorProcess> TestCluster::StartOperator(const std::vector<std::string>& args) {
   std::string id = "operator-" + std::to_string(++operators_started_);
-  std::string port_file = dir() + "/" + id + ".port";
-  std::filesystem::create_directories(log_archive_dir());
-  std::vector<std::string> argv = {BinDir() + "/dljob-operator"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto add = [&](const std::string& flag, const std::string& value) {
-    if (!Names(args, flag)) argv.push_back(flag + "=" + value);
-  };
-  add("--kubeconfig", kubeconfig_);
-  add("--metrics-port", "0");
-  add("--port-file", port_file);
-  add("--log-archive-dir", log_archive_dir());
-  add("--lease-namespace", "default");
-  add("--leader-elect", "false");
-  add("--identity", id);
-  add("--workers", "4");
-  return std::make_unique<OperatorProcess>(argv, dir() + "/" + id + ".out",
-                                           dir() + "/" + id + ".err", port_file);
+  return StartOperatorAt({kubeconfig_, dir(), id, ns()}, args);
+}
+
+Json TestCluster::NewJob(const std::string& name, int gpus, int gpus_per_worker,
+                         int backoff_limit) {
+  return testing::NewJob(name, gpus, gpus_per_worker, backoff_limit);
+}
+
+Status TestCluster::WaitForLivePod(const std::string& name) {
+  bool live = WaitFor(
+      [&] {
+        kube::ApiResult<Json> pod = api_->Get(kube::resources::kPods, ns(), name);
+        return pod.ok() && !IsDeleting(*pod);
+      },
+      wait_ms());
+  return live ? Status::Ok() : Status::NotFound("no live pod " + name + " in " + ns());
+}
+
+Status TestCluster::Say(const std::string& job, int rank, const std::string& line) {
+  std::string launcher = LauncherName(job);
+  if (Status s = WaitForLivePod(launcher); !s.ok()) return s;
+  return control_.AppendLog(ns(), launcher,
+                            "[1," + std::to_string(rank) + "]<stdout>:" + line + "\n");
+}
+
+Status TestCluster::EndTraining(const std::string& job, int exit_code) {
+  std::string launcher = LauncherName(job);
+  if (Status s = WaitForLivePod(launcher); !s.ok()) return s;
+  return Finish(control_, launcher, exit_code);
+}
+
+Status TestCluster::FailWorker(const std::string& job, int index) {
+  std::string worker = WorkerName(job, index);
+  if (Status s = WaitForLivePod(worker); !s.ok()) return s;
+  return Finish(control_, worker, 1);
 }
 
 }  // namespace dljob::testing

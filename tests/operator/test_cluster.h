@@ -14,9 +14,6 @@
 // thread.
 #pragma once
 
-#include <sys/types.h>
-
-#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +22,7 @@
 #include "kube/api.h"
 #include "testing/command.h"
 #include "tests/operator/control_client.h"
+#include "tests/operator/e2e_cluster.h"
 
 namespace dljob::testing {
 
@@ -34,33 +32,31 @@ struct ClusterOptions {
   int kubelet_delay_ms = -1;  // >= 0: bound pods go Running+Ready by themselves after this delay
 };
 
-// One dljob-operator process. Its stderr is kept for failure messages (Log()).
-class OperatorProcess {
- public:
-  OperatorProcess(const std::vector<std::string>& argv, std::string out_path, std::string err_path,
-                  std::string port_file);
-  pid_t pid() const { return process_.pid(); }
-  // The /metrics port, once the operator wrote its port file (waits up to timeout_ms); -1 if not.
-  int MetricsPort(int timeout_ms = 20000);
-  void Kill() { process_.Signal(SIGKILL); }
-  // The exit code (128 + signal when killed), or -1 when still running after timeout_ms.
-  int Wait(int timeout_ms) { return process_.Wait(timeout_ms); }
-  std::string Log() const;
-
- private:
-  Background process_;
-  std::string out_path_;
-  std::string err_path_;
-  std::string port_file_;
-};
-
-class TestCluster {
+class TestCluster : public E2eCluster {
  public:
   // Starts the server and waits until it serves. Errors say what did not start and its output.
   static Result<std::unique_ptr<TestCluster>> Start(const ClusterOptions& options = {});
   ~TestCluster();
 
-  kube::Api& api() { return *api_; }
+  // E2eCluster, with the simulated kubelet on (ClusterOptions::kubelet_delay_ms >= 0) or pods
+  // driven by the test: Say appends "[1,<rank>]<stdout>:<line>" to the launcher's log,
+  // EndTraining ends the launcher with the code, FailWorker ends the worker with 1 (each once the
+  // pod exists and is not being deleted). ns() is "default"; gpus() is gpus_per_node.
+  std::string Name() const override { return "test-apiserver"; }
+  kube::Api& api() override { return *api_; }
+  std::string ns() const override { return "default"; }
+  int gpus() const override { return options_.gpus_per_node; }
+  int wait_ms() const override { return 45'000; }
+  std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& args) override;
+  nlohmann::json NewJob(const std::string& name, int gpus, int gpus_per_worker,
+                        int backoff_limit) override;
+  Status Say(const std::string& job, int rank, const std::string& line) override;
+  Status EndTraining(const std::string& job, int exit_code) override;
+  Status FailWorker(const std::string& job, int index) override;
+  std::string Diagnostics() const override {
+    return "--- dljob-test-apiserver ---\n" + ApiServerLog();
+  }
+
   const ControlClient& control() const { return control_; }
   int port() const { return port_; }
   const std::string& kubeconfig() const { return kubeconfig_; }
@@ -68,13 +64,12 @@ class TestCluster {
   std::string log_archive_dir() const { return dir_.path() + "/job-logs"; }
   std::string ApiServerLog() const;
 
-  // Starts dljob-operator with `args` plus the flags a test needs that `args` does not name
-  // (--kubeconfig, --metrics-port=0, --port-file, --log-archive-dir, --lease-namespace=default,
-  // --leader-elect=false, --workers=4).
-  std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& args = {});
-
  private:
-  TestCluster() = default;
+  explicit TestCluster(const ClusterOptions& options) : options_(options) {}
+  // The live (not deleting) pod `name`, once there is one; an error naming it otherwise.
+  Status WaitForLivePod(const std::string& name);
+
+  ClusterOptions options_;
 
   TempDir dir_;
   std::unique_ptr<Background> server_;

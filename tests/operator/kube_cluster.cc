@@ -1,0 +1,304 @@
+#include "tests/operator/kube_cluster.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "jobs/child_names.h"
+#include "kube/config.h"
+#include "kube/http_api.h"
+#include "tests/operator/e2e_jobs.h"
+
+namespace dljob::testing {
+namespace {
+
+const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+const kube::Resource kServiceAccounts{"", "v1", "serviceaccounts", true, "ServiceAccount"};
+const kube::Resource kCrds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false,
+                           "CustomResourceDefinition"};
+const char* const kCrdNames[] = {"dljobs.dljob.io", "dlqueues.dljob.io"};
+constexpr char kRanksMount[] = "/dljob-e2e";
+
+// The ranks of NewJob's jobs (see the header): files under /dljob-e2e/<pod IP>/ say what to do.
+constexpr char kRankLoop[] = R"sh(d=/dljob-e2e/$(hostname -i | cut -d' ' -f1)
+r=${OMPI_COMM_WORLD_RANK:-0}
+n=0
+while :; do
+  while [ -e "$d/say.$r.$n" ]; do cat "$d/say.$r.$n"; n=$((n + 1)); done
+  if [ -e "$d/kill" ]; then kill 1; fi
+  if [ -e "$d/exit" ]; then exit "$(cat "$d/exit")"; fi
+  sleep 0.2
+done)sh";
+
+int WaitLimitMs() { return 180'000; }
+
+CommandResult Kubectl(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"kubectl"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, {{"KUBECONFIG", KubeCluster::KubeconfigPath()}});
+}
+
+Result<std::unique_ptr<kube::Api>> ConnectAdmin() {
+  std::string path = KubeCluster::KubeconfigPath();
+  if (access(path.c_str(), R_OK) != 0) {
+    return Status::FailedPrecondition(
+        "no kubeconfig at " + path +
+        ": no cluster is up; start one with 'sudo bash scripts/kube-up.sh' (or set KUBECONFIG)");
+  }
+  Result<kube::Config> config = kube::LoadKubeconfig(path);
+  if (!config.ok()) return config.status();
+  return kube::MakeApi(*config);
+}
+
+bool Established(kube::Api& api, const std::string& crd) {
+  kube::ApiResult<Json> got = api.Get(kCrds, "", crd);
+  if (!got.ok()) return false;
+  for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+    if (c.value("type", "") == "Established") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+bool NodeReady(const Json& node) {
+  for (const Json& c : node["status"].value("conditions", Json::array())) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+int GpusOf(const Json& node) {
+  const Json& allocatable = node["status"].value("allocatable", Json::object());
+  auto it = allocatable.find("nvidia.com/gpu");
+  if (it == allocatable.end() || !it->is_string()) return 0;
+  try {
+    return std::stoi(it->get<std::string>());
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string Field(const Json& j, const char* a, const char* b) {
+  auto x = j.find(a);
+  if (x == j.end() || !x->is_object()) return "";
+  auto y = x->find(b);
+  return y != x->end() && y->is_string() ? y->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string KubeCluster::KubeconfigPath() {
+  if (const char* k = std::getenv("KUBECONFIG"); k && *k) return k;
+  const char* dir = std::getenv("DLJOB_KUBE_DIR");
+  return std::string(dir && *dir ? dir : "/var/lib/dljob-kube") + "/kubeconfig";
+}
+
+Status KubeCluster::EnsureCrds(bool* installed) {
+  *installed = false;
+  Result<std::unique_ptr<kube::Api>> api = ConnectAdmin();
+  if (!api.ok()) return api.status();
+  bool present = true;
+  for (const char* crd : kCrdNames) present = present && (*api)->Get(kCrds, "", crd).ok();
+  if (!present) {
+    CommandResult r = Kubectl({"apply", "-f", SourceDir() + "/charts/dljob/crds/"});
+    if (r.exit_code != 0) {
+      return Status::Unavailable("kubectl apply -f charts/dljob/crds/ failed: " + r.err + r.out);
+    }
+    *installed = true;
+  }
+  bool ready = WaitFor(
+      [&] {
+        return std::all_of(std::begin(kCrdNames), std::end(kCrdNames),
+                           [&](const char* crd) { return Established(**api, crd); });
+      },
+      WaitLimitMs());
+  return ready ? Status::Ok()
+               : Status::Unavailable("the DLJob and DLQueue CRDs never became Established");
+}
+
+Status KubeCluster::DeleteCrds() {
+  CommandResult r = Kubectl({"delete", "--wait=true", "-f", SourceDir() + "/charts/dljob/crds/"});
+  return r.exit_code == 0
+             ? Status::Ok()
+             : Status::Unavailable("kubectl delete -f charts/dljob/crds/ failed: " + r.err + r.out);
+}
+
+Result<std::unique_ptr<KubeCluster>> KubeCluster::Start() {
+  static std::atomic<int> started{0};
+  std::unique_ptr<KubeCluster> c(new KubeCluster());
+  c->kubeconfig_ = KubeconfigPath();
+  Result<std::unique_ptr<kube::Api>> api = ConnectAdmin();
+  if (!api.ok()) return api.status();
+  c->api_ = std::move(*api);
+
+  kube::ApiResult<Json> nodes = kube::ListAll(*c->api_, kube::resources::kNodes, "");
+  if (!nodes.ok()) {
+    return Status::Unavailable("no cluster answers at " + c->kubeconfig_ + " (" +
+                               nodes.error().ToString() +
+                               "); start one with 'sudo bash scripts/kube-up.sh'");
+  }
+  const Json& items = (*nodes)["items"];
+  if (items.size() != 1 || !NodeReady(items[0]) || GpusOf(items[0]) <= 0) {
+    return Status::FailedPrecondition(
+        "the shared operator cases need one Ready node with nvidia.com/gpu, as "
+        "scripts/kube-up.sh makes; this cluster has " +
+        std::to_string(items.size()) + " node(s)" +
+        (items.size() == 1 ? std::string(NodeReady(items[0]) ? "" : ", not Ready") + ", " +
+                                 std::to_string(GpusOf(items[0])) + " GPUs"
+                           : ""));
+  }
+  c->gpus_ = GpusOf(items[0]);
+
+  kube::ListOptions chart;
+  chart.label_selector = "app.kubernetes.io/name=dljob-operator";
+  kube::ApiResult<Json> operators =
+      kube::ListAll(*c->api_, kube::resources::kPods, "dljob-system", chart);
+  if (operators.ok() && !(*operators)["items"].empty()) {
+    return Status::FailedPrecondition(
+        "the chart's dljob-operator runs in dljob-system; these cases start their own operator "
+        "and the two would share the node's GPUs: remove it first (kubectl delete -f "
+        "charts/manifests/dljob.yaml)");
+  }
+  for (const char* crd : kCrdNames) {
+    if (!Established(*c->api_, crd)) {
+      return Status::FailedPrecondition(std::string("the CRD ") + crd +
+                                        " is not installed (KubeCluster::EnsureCrds)");
+    }
+  }
+
+  c->ns_ = "dljob-e2e-" + std::to_string(getpid()) + "-" + std::to_string(++started);
+  Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", c->ns_}}}};
+  if (kube::ApiResult<Json> made = c->api_->Create(kNamespaces, "", ns); !made.ok()) {
+    c->ns_.clear();
+    return Status::Unavailable("cannot create a namespace: " + made.error().ToString());
+  }
+  // Pods are refused until the namespace's default ServiceAccount exists.
+  if (!WaitFor([&] { return c->api_->Get(kServiceAccounts, c->ns_, "default").ok(); },
+               WaitLimitMs())) {
+    return Status::Unavailable("namespace " + c->ns_ + " never got its default ServiceAccount");
+  }
+  c->ranks_dir_ = c->dir_.path() + "/ranks";
+  std::filesystem::create_directories(c->ranks_dir_);
+  return c;
+}
+
+KubeCluster::~KubeCluster() {
+  if (ns_.empty() || !api_) return;
+  // Deleting the namespace takes the jobs' pods with it; wait, so the next test finds the node's
+  // GPUs free (a kubelet refuses a pod whose GPUs another still holds).
+  api_->Delete(kNamespaces, "", ns_);
+  bool gone = WaitFor([&] { return Absent(*api_, kNamespaces, "", ns_); }, WaitLimitMs());
+  if (!gone) std::fprintf(stderr, "KubeCluster: namespace %s is still there\n", ns_.c_str());
+}
+
+std::unique_ptr<OperatorProcess> KubeCluster::StartOperator(const std::vector<std::string>& args) {
+  std::string id = "operator-" + std::to_string(++operators_started_);
+  return StartOperatorAt({kubeconfig_, dir_.path(), id, ns_}, args);
+}
+
+Json KubeCluster::NewJob(const std::string& name, int gpus, int gpus_per_worker,
+                         int backoff_limit) {
+  Json job = testing::NewJob(name, gpus, gpus_per_worker, backoff_limit);
+  job["metadata"]["namespace"] = ns_;
+  job["spec"]["command"] = {"sh", "-c", kRankLoop};
+  job["spec"]["data"] = Json::array(
+      {{{"name", "e2e-ranks"}, {"source", "hostPath:" + ranks_dir_}, {"mountPath", kRanksMount}}});
+  return job;
+}
+
+Result<std::string> KubeCluster::WorkerAddress(const std::string& job, int64_t index) {
+  std::string name = WorkerName(job, index);
+  std::string address;
+  bool found = WaitFor(
+      [&] {
+        kube::ApiResult<Json> pod = api_->Get(kube::resources::kPods, ns_, name);
+        if (!pod.ok() || IsDeleting(*pod) || PodPhase(*pod) != "Running") return false;
+        address = Field(*pod, "status", "podIP");
+        return !address.empty();
+      },
+      wait_ms());
+  if (!found) return Status::NotFound("no Running worker " + name + " with an address in " + ns_);
+  return address;
+}
+
+Status KubeCluster::Put(const std::string& address, const std::string& name,
+                        const std::string& text) {
+  std::string dir = ranks_dir_ + "/" + address;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string tmp = dir + "/." + name + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out.flush()) return Status::Unavailable("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, dir + "/" + name, ec);
+  return ec ? Status::Unavailable("cannot rename " + tmp + ": " + ec.message()) : Status::Ok();
+}
+
+Status KubeCluster::Say(const std::string& job, int rank, const std::string& line) {
+  std::optional<Json> got = GetJob(*api_, job);
+  if (!got) return Status::NotFound("no DLJob " + job + " in " + ns_);
+  int per_worker = (*got)["spec"].value("gpusPerWorker", 1);
+  Result<std::string> address = WorkerAddress(job, rank / std::max(per_worker, 1));
+  if (!address.ok()) return address.status();
+  int& n = said_[*address + "/" + std::to_string(rank)];
+  return Put(*address, "say." + std::to_string(rank) + "." + std::to_string(n++), line + "\n");
+}
+
+Status KubeCluster::EndTraining(const std::string& job, int exit_code) {
+  std::optional<Json> got = GetJob(*api_, job);
+  if (!got) return Status::NotFound("no DLJob " + job + " in " + ns_);
+  int per_worker = std::max((*got)["spec"].value("gpusPerWorker", 1), 1);
+  int workers = (*got)["spec"].value("gpus", 0) / per_worker;
+  for (int i = 0; i < workers; ++i) {
+    Result<std::string> address = WorkerAddress(job, i);
+    if (!address.ok()) return address.status();
+    if (Status s = Put(*address, "exit", std::to_string(exit_code) + "\n"); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status KubeCluster::FailWorker(const std::string& job, int index) {
+  Result<std::string> address = WorkerAddress(job, index);
+  if (!address.ok()) return address.status();
+  return Put(*address, "kill", "");
+}
+
+std::string KubeCluster::Diagnostics() const {
+  std::string out = "--- pods in " + ns_ + " ---\n";
+  kube::ApiResult<Json> pods = kube::ListAll(*api_, kube::resources::kPods, ns_);
+  if (pods.ok()) {
+    for (const Json& p : (*pods)["items"]) {
+      out += NameOf(p) + " phase=" + PodPhase(p) + " node=" + NodeOf(p) +
+             " ip=" + Field(p, "status", "podIP") + (IsDeleting(p) ? " deleting" : "");
+      for (const Json& cs : p["status"].value("containerStatuses", Json::array())) {
+        out += " [" + Str(cs, "name") + " " + cs.value("state", Json::object()).dump() + "]";
+      }
+      out += "\n";
+    }
+  }
+  out += "--- events in " + ns_ + " ---\n";
+  kube::ApiResult<Json> events = kube::ListAll(*api_, kube::resources::kEvents, ns_);
+  if (events.ok()) {
+    std::vector<Json> items = (*events)["items"].get<std::vector<Json>>();
+    std::stable_sort(items.begin(), items.end(), [](const Json& a, const Json& b) {
+      return Str(a, "lastTimestamp") < Str(b, "lastTimestamp");
+    });
+    for (const Json& e : items) {
+      out += Str(e, "type") + " " + Str(e, "reason") + " " + Field(e, "involvedObject", "name") +
+             ": " + Str(e, "message") + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace dljob::testing

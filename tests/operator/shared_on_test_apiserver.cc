@@ -1,0 +1,22 @@
+// The shared operator cases (shared_fixture.h) against dljob-test-apiserver: one node of 8 GPUs,
+// as scripts/kube-up.sh's real cluster has, with the simulated kubelet moving bound pods to
+// Running and finishing graceful deletions.
+#include "tests/operator/shared_fixture.h"
+#include "tests/operator/test_cluster.h"
+
+namespace dljob::testing {
+namespace {
+
+Result<std::unique_ptr<E2eCluster>> StartTestApiServer() {
+  Result<std::unique_ptr<TestCluster>> c =
+      TestCluster::Start({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  if (!c.ok()) return c.status();
+  return std::unique_ptr<E2eCluster>(std::move(*c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, SharedE2eTest,
+                         ::testing::Values(ClusterKind{"TestApiServer", StartTestApiServer}),
+                         ClusterKindName);
+
+}  // namespace
+}  // namespace dljob::testing
