@@ -1,7 +1,7 @@
-// dljob-operator end to end against dljob-test-apiserver: gangs bound whole or not at all. Two
-// gangs that would deadlock under pod-at-a-time scheduling (two nodes), and a bind that fails
-// half-way (the server's fault injection). A deleted worker and a job waiting for GPUs run against
-// both servers: shared_job_life_test.cc, shared_queue_test.cc.
+// dljob-operator end to end against dljob-test-apiserver: a gang's bind that fails half-way (the
+// server's fault injection) leaves no bound pod behind. Two gangs that would deadlock under
+// pod-at-a-time scheduling, a deleted worker and a job waiting for GPUs run against both servers:
+// shared_operator_test.cc, shared_job_life_test.cc, shared_queue_test.cc.
 #include <atomic>
 #include <map>
 #include <set>
@@ -20,16 +20,6 @@ using kube::resources::kPods;
 
 bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase) {
   return WaitFor([&] { return Phase(api, job) == phase; }, kWait);
-}
-
-std::string QueuedMessage(const Json& job) {
-  return ConditionOf(job, "Queued").value("message", "");
-}
-
-int BoundWorkers(kube::Api& api, const std::string& job) {
-  int n = 0;
-  for (const Json& p : Workers(api, job)) n += !NodeOf(p).empty();
-  return n;
 }
 
 // Every change to a job's pods from the moment it is made, as the server's watch reports them.
@@ -100,39 +90,6 @@ class PodHistory {
   std::vector<Change> changes_ GUARDED_BY(mu_);
   std::thread reader_;
 };
-
-TEST_F(OperatorE2eTest, TwoGangsThatWouldDeadlockPodAtATimeBothComplete) {
-  // Two jobs of 2 workers × 8 GPUs on 2 nodes × 8 GPUs: placed pod at a time, each could hold one
-  // node and wait forever for the other. Placed whole, one runs and the other waits holding
-  // nothing, then runs.
-  StartCluster({.nodes = 2, .gpus_per_node = 8, .kubelet_delay_ms = 0});
-  StartOperator();
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("gang-a", 16, 8)).ok());
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("gang-b", 16, 8)).ok());
-  std::string first, second;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::string a = Phase(api(), "gang-a"), b = Phase(api(), "gang-b");
-        if (a == "Running" && b == "Queued") first = "gang-a", second = "gang-b";
-        if (b == "Running" && a == "Queued") first = "gang-b", second = "gang-a";
-        return !first.empty();
-      },
-      kWait))
-      << Describe(api(), "gang-a") << "\n"
-      << Describe(api(), "gang-b");
-  ASSERT_TRUE(WaitFor([&] { return Workers(api(), second).size() == 2; }, kWait))
-      << Describe(api(), second);
-  EXPECT_EQ(BoundWorkers(api(), second), 0) << Describe(api(), second);
-  EXPECT_EQ(BoundWorkers(api(), first), 2) << Describe(api(), first);
-  EXPECT_FALSE(QueuedMessage(*GetJob(api(), second)).empty());
-
-  ASSERT_TRUE(Finish(control(), first + "-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), first, "Succeeded")) << Describe(api(), first);
-  ASSERT_TRUE(WaitForPhase(api(), second, "Running")) << Describe(api(), second);
-  ASSERT_TRUE(Finish(control(), second + "-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), second, "Succeeded")) << Describe(api(), second);
-  for (const std::string& job : {first, second}) EXPECT_EQ(Restarts(*GetJob(api(), job)), 0);
-}
 
 TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillRuns) {
   StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});

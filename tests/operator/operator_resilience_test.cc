@@ -1,6 +1,7 @@
-// dljob-operator end to end when things go wrong around it: two replicas with leader election,
-// an operator SIGKILLed at random points while 100 jobs are submitted, and API faults (dropped
-// watches, 410 after compaction, 409, 5xx, 429). Pods run by themselves (the server's simulated
+// dljob-operator end to end against dljob-test-apiserver when things go wrong around it: an
+// operator SIGKILLed at random points while 100 jobs are submitted, and API faults (dropped
+// watches, 410 after compaction, 409, 5xx, 429). Two replicas with leader election run against
+// both servers: shared_operator_test.cc. Pods run by themselves (the server's simulated
 // kubelet); the tests end launchers as the training would.
 #include <atomic>
 #include <map>
@@ -54,92 +55,6 @@ std::string OwnerUid(const Json& object) {
     if (r.value("controller", false)) return r.value("uid", "");
   }
   return "";
-}
-
-// The dljob_operator_leader gauge of the operator serving /metrics on `port` (-1: no answer).
-int LeaderGauge(int port) {
-  http::testing::ClientResponse r = http::testing::Fetch(
-      port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-  if (r.status != 200) return -1;
-  size_t at = r.body.find("\ndljob_operator_leader ");
-  if (at == std::string::npos) return -1;
-  return r.body[at + sizeof("\ndljob_operator_leader ") - 1] == '1' ? 1 : 0;
-}
-
-std::string LeaseHolder(kube::Api& api) {
-  kube::ApiResult<Json> lease = api.Get(kube::resources::kLeases, Ns(), "dljob-operator");
-  if (!lease.ok()) return "";
-  return lease->value("spec", Json::object()).value("holderIdentity", "");
-}
-
-TEST_F(OperatorE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLeaderDies) {
-  StartCluster({.nodes = 2, .kubelet_delay_ms = 0});
-  auto flags = [](const std::string& id) {
-    return std::vector<std::string>{"--leader-elect=true", "--identity=" + id, "--lease-duration=6",
-                                    "--renew-deadline=3", "--retry-period=1"};
-  };
-  std::map<std::string, OperatorProcess*> replicas = {
-      {"replica-a", &StartOperator(flags("replica-a"))},
-      {"replica-b", &StartOperator(flags("replica-b"))}};
-  std::map<std::string, int> ports;
-  for (auto& [id, op] : replicas) {
-    ports[id] = op->MetricsPort();
-    ASSERT_GT(ports[id], 0) << op->Log();
-  }
-  // Sample both replicas' leader gauges for the whole test: never both 1 in one round.
-  std::atomic<bool> sampling{true};
-  std::atomic<int> both_leading{0}, rounds{0};
-  std::thread sampler([&] {
-    while (sampling) {
-      int leaders = (LeaderGauge(ports["replica-a"]) == 1) + (LeaderGauge(ports["replica-b"]) == 1);
-      if (leaders > 1) ++both_leading;
-      ++rounds;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  struct StopSampler {
-    std::atomic<bool>& sampling;
-    std::thread& t;
-    ~StopSampler() {
-      sampling = false;
-      t.join();
-    }
-  } stop_sampler{sampling, sampler};
-
-  std::string leader;
-  ASSERT_TRUE(WaitFor([&] { return replicas.count(leader = LeaseHolder(api())) > 0; }, kWait));
-  std::string standby = leader == "replica-a" ? "replica-b" : "replica-a";
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("ha-1", 2, 1)).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "ha-1") == "Running"; }, kWait))
-      << Describe(api(), "ha-1");
-  std::map<std::string, std::string> uids;
-  for (const Json& p : PodsNow(api(), "ha-1")) uids[NameOf(p)] = UidOf(p);
-  ASSERT_EQ(uids.size(), 3u) << Describe(api(), "ha-1");
-  EXPECT_EQ(LeaderGauge(ports[standby]), 0);
-  EXPECT_EQ(replicas[standby]->Log().find("became the leader"), std::string::npos);
-
-  replicas[leader]->Kill();
-  ASSERT_EQ(replicas[leader]->Wait(10000), 128 + SIGKILL);
-  ASSERT_TRUE(WaitFor([&] { return LeaseHolder(api()) == standby; }, kWait))
-      << "the lease is held by '" << LeaseHolder(api()) << "'";
-  ASSERT_TRUE(WaitFor([&] { return LeaderGauge(ports[standby]) == 1; }, kWait));
-
-  // The new leader picks the running job up as it is and runs new ones.
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("ha-2", 2, 1)).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "ha-2") == "Running"; }, kWait))
-      << Describe(api(), "ha-2");
-  std::map<std::string, std::string> uids_after;
-  for (const Json& p : PodsNow(api(), "ha-1")) uids_after[NameOf(p)] = UidOf(p);
-  EXPECT_EQ(uids_after, uids) << "the new leader recreated ha-1's pods";
-  for (const char* job : {"ha-1", "ha-2"}) {
-    ASSERT_TRUE(Finish(control(), std::string(job) + "-launcher", 0).ok());
-    EXPECT_TRUE(WaitFor([&] { return Phase(api(), job) == "Succeeded"; }, kWait))
-        << Describe(api(), job);
-    EXPECT_EQ(Restarts(*GetJob(api(), job)), 0);
-  }
-  sampling = false;
-  EXPECT_GT(rounds.load(), 0);
-  EXPECT_EQ(both_leading.load(), 0) << "both replicas reported leading in the same round";
 }
 
 TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeavesNoStrayPods) {
