@@ -165,6 +165,15 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       EXPECT_TRUE(args.count("--leader-elect=true"));
       EXPECT_TRUE(args.count("--cluster-domain=cluster.local"));
       EXPECT_TRUE(d["spec"]["template"]["spec"]["volumes"][0].contains("emptyDir"));
+      // The "restricted" Pod Security profile: non-root (the image's uid), no privilege
+      // escalation, no capability, a read-only root filesystem, the runtime's seccomp profile.
+      const json& pod = d["spec"]["template"]["spec"]["securityContext"];
+      EXPECT_EQ(pod["runAsNonRoot"], true);
+      EXPECT_EQ(pod["runAsUser"], 65532);
+      EXPECT_EQ(pod["seccompProfile"]["type"], "RuntimeDefault");
+      EXPECT_EQ(c["securityContext"]["allowPrivilegeEscalation"], false);
+      EXPECT_EQ(c["securityContext"]["readOnlyRootFilesystem"], true);
+      EXPECT_EQ(c["securityContext"]["capabilities"]["drop"], json::array({"ALL"}));
     }
   }
   std::ifstream in("charts/manifests/dljob.yaml");
