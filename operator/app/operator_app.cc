@@ -80,6 +80,11 @@ int OperatorApp::Run(std::stop_token stop) {
                     [](const std::string& holder) {
                       if (!holder.empty()) Log("the leader is " + holder);
                     },
+                .on_error =
+                    [&](const std::string& error) {
+                      Log(error + "; retrying every " +
+                          std::to_string(le.retry_period.count()) + " ms");
+                    },
             });
   lead_stop.request_stop();
   if (leader.joinable()) leader.join();

@@ -94,6 +94,8 @@ LeaderElector::LeaderElector(kube::Api& api, LeaderElectionOptions options, Cloc
 
 bool LeaderElector::TryAcquireOrRenew() {
   const kube::Resource& leases = kube::resources::kLeases;
+  const std::string lease_key = options_.lease_namespace + "/" + options_.lease_name;
+  last_error_.clear();
   kube::ApiResult<kube::Json> got = api_.Get(leases, options_.lease_namespace, options_.lease_name);
   std::optional<LeaseRecord> current;
   kube::Json object;
@@ -101,6 +103,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     object = std::move(got).value();
     current = ParseLease(object);
   } else if (!got.error().IsNotFound()) {
+    last_error_ = "cannot read lease " + lease_key + ": " + got.error().ToString();
     return false;
   }
   SteadyTime now = clock_.MonotonicNow();
@@ -124,7 +127,19 @@ bool LeaderElector::TryAcquireOrRenew() {
     object["spec"] = LeaseSpec(d.record);  // metadata.resourceVersion kept: stale → 409
     written = api_.Replace(leases, options_.lease_namespace, object);
   }
-  if (!written.ok()) return false;
+  if (!written.ok()) {
+    const kube::ApiError& e = written.error();
+    if (e.http != 409) {
+      last_error_ = std::string(current ? "cannot update" : "cannot create") + " lease " +
+                    lease_key + ": " + e.ToString();
+      // Creating in a namespace that does not exist answers 404 for the namespace.
+      if (!current && e.IsNotFound()) {
+        last_error_ += " (create namespace " + options_.lease_namespace +
+                       " or pass --lease-namespace)";
+      }
+    }
+    return false;
+  }
   observed_ = LeaseObservation{d.record, now};
   return true;
 }
@@ -155,8 +170,15 @@ void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) 
       if (callbacks.on_new_leader) callbacks.on_new_leader(last_holder);
     }
   };
+  std::string reported;  // the last attempt's error, passed to on_error when it changed
+  auto note_error = [&] {
+    if (last_error_ == reported) return;
+    reported = last_error_;
+    if (!reported.empty() && callbacks.on_error) callbacks.on_error(reported);
+  };
   while (!stop.stop_requested() && !TryAcquireOrRenew()) {
     note_holder();
+    note_error();
     sleep(options_.retry_period);
   }
   if (stop.stop_requested()) return;
@@ -166,7 +188,9 @@ void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) 
   while (!stop.stop_requested()) {
     sleep(options_.retry_period);
     if (stop.stop_requested()) break;
-    if (TryAcquireOrRenew()) {
+    bool renewed = TryAcquireOrRenew();
+    note_error();
+    if (renewed) {
       last_renew = clock_.MonotonicNow();
     } else if (clock_.MonotonicNow() - last_renew > options_.renew_deadline) {
       break;  // could not renew in time: step down before others see the lease expire

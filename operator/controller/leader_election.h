@@ -73,6 +73,11 @@ struct LeaderCallbacks {
   std::function<void()> on_started_leading;  // called once, on the Run() thread
   std::function<void()> on_stopped_leading;  // called when leadership is lost or Run() ends
   std::function<void(const std::string&)> on_new_leader;  // the observed holder changed
+  // An attempt failed for a reason other than losing a race to another candidate (a 409): what
+  // failed and the server's answer (LeaderElector::last_error). Called when the message changes,
+  // so a lease that cannot be written (its namespace missing, RBAC) is reported once, not at every
+  // retry; again after an attempt has succeeded in between.
+  std::function<void(const std::string&)> on_error;
 };
 
 class LeaderElector {
@@ -81,8 +86,10 @@ class LeaderElector {
   LeaderElector(kube::Api& api, LeaderElectionOptions options, Clock& clock);
 
   // One attempt: read the Lease, decide, write. Returns true when this candidate holds the lease
-  // afterwards. Never throws; API errors count as "not renewed".
+  // afterwards. Never throws; API errors count as "not renewed" and are kept in last_error().
   bool TryAcquireOrRenew();
+  // Why the last attempt failed, "" when it did not or when it only lost a race (409).
+  const std::string& last_error() const { return last_error_; }
 
   // Campaigns until it leads, then renews every retry period until `stop` is requested or a
   // renewal fails for renew_deadline. On stop while leading, the Lease is released (holder
@@ -97,6 +104,7 @@ class LeaderElector {
   Clock& clock_;
   std::optional<LeaseObservation> observed_;
   std::string resource_version_;
+  std::string last_error_;
 };
 
 }  // namespace dljob::controller

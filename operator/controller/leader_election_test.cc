@@ -1,6 +1,13 @@
 #include "operator/controller/leader_election.h"
 
+#include <stop_token>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "base/testing/fake_clock.h"
+#include "kube/testing/fake_api.h"
 
 namespace dljob::controller {
 namespace {
@@ -84,6 +91,57 @@ TEST(LeaseJson, RoundTrips) {
   EXPECT_EQ(back.transitions, 7);
   EXPECT_EQ(back.lease_duration_seconds, 15);
   EXPECT_EQ(ParseLease(kube::Json::object()).holder, "");
+}
+
+// The elector against an API that refuses its lease: the attempt fails with a message naming the
+// lease and the server's answer (a missing namespace with what to do), reported once however
+// often it retries, and not at all for a race lost to another candidate (409).
+kube::ApiError NamespaceMissing() {
+  return {404, "NotFound", "namespaces \"dljob-system\" not found"};
+}
+
+TEST(LeaderElector, ALeaseItCannotCreateSaysWhyAndWhatToDo) {
+  kube::testing::FakeApi api;
+  dljob::testing::FakeClock clock;
+  LeaderElector elector(api, {.identity = "a"}, clock);
+  api.FailNext("create", "leases", NamespaceMissing());
+  EXPECT_FALSE(elector.TryAcquireOrRenew());
+  EXPECT_EQ(elector.last_error(),
+            "cannot create lease dljob-system/dljob-operator: 404 NotFound: namespaces "
+            "\"dljob-system\" not found (create namespace dljob-system or pass --lease-namespace)");
+  EXPECT_TRUE(elector.TryAcquireOrRenew());
+  EXPECT_EQ(elector.last_error(), "");
+
+  api.FailNext("get", "leases", {503, "ServiceUnavailable", "etcd is down"});
+  EXPECT_FALSE(elector.TryAcquireOrRenew());
+  EXPECT_EQ(elector.last_error(),
+            "cannot read lease dljob-system/dljob-operator: 503 ServiceUnavailable: etcd is down");
+  api.FailNext("update", "leases", {409, "Conflict", "the object has been modified"});
+  EXPECT_FALSE(elector.TryAcquireOrRenew());
+  EXPECT_EQ(elector.last_error(), "") << "a lost race is not an error";
+}
+
+TEST(LeaderElector, ReportsARepeatedFailureOnceThenLeadsWhenItClears) {
+  kube::testing::FakeApi api;
+  dljob::testing::FakeClock clock;
+  LeaderElector elector(api, {.identity = "a"}, clock);
+  for (int i = 0; i < 3; ++i) api.FailNext("create", "leases", NamespaceMissing());
+  std::vector<std::string> errors;
+  std::stop_source stop;
+  bool led = false;
+  elector.Run(stop.get_token(), LeaderCallbacks{
+                                    .on_started_leading =
+                                        [&] {
+                                          led = true;
+                                          stop.request_stop();
+                                        },
+                                    .on_error = [&](const std::string& e) { errors.push_back(e); },
+                                });
+  EXPECT_TRUE(led);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("cannot create lease dljob-system/dljob-operator: 404"),
+            std::string::npos)
+      << errors[0];
 }
 
 }  // namespace
