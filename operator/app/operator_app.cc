@@ -65,27 +65,27 @@ int OperatorApp::Run(std::stop_token stop) {
   std::atomic<bool> lost{false};
   Log("campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
   elector.Run(
-      stop, controller::LeaderCallbacks{
-                .on_started_leading =
-                    [&] {
-                      Log("became the leader");
-                      leader = std::jthread([this, token = lead_stop.get_token()] { Lead(token); });
-                    },
-                .on_stopped_leading =
-                    [&] {
-                      if (!stop.stop_requested()) lost = true;
-                      lead_stop.request_stop();
-                    },
-                .on_new_leader =
-                    [](const std::string& holder) {
-                      if (!holder.empty()) Log("the leader is " + holder);
-                    },
-                .on_error =
-                    [&](const std::string& error) {
-                      Log(error + "; retrying every " +
-                          std::to_string(le.retry_period.count()) + " ms");
-                    },
-            });
+      stop,
+      controller::LeaderCallbacks{
+          .on_started_leading =
+              [&] {
+                Log("became the leader");
+                leader = std::jthread([this, token = lead_stop.get_token()] { Lead(token); });
+              },
+          .on_stopped_leading =
+              [&] {
+                if (!stop.stop_requested()) lost = true;
+                lead_stop.request_stop();
+              },
+          .on_new_leader =
+              [](const std::string& holder) {
+                if (!holder.empty()) Log("the leader is " + holder);
+              },
+          .on_error =
+              [&](const std::string& error) {
+                Log(error + "; retrying every " + std::to_string(le.retry_period.count()) + " ms");
+              },
+      });
   lead_stop.request_stop();
   if (leader.joinable()) leader.join();
   if (lost) Log("lost the lease: exiting so that a fresh process takes over");

@@ -134,8 +134,8 @@ bool LeaderElector::TryAcquireOrRenew() {
                     lease_key + ": " + e.ToString();
       // Creating in a namespace that does not exist answers 404 for the namespace.
       if (!current && e.IsNotFound()) {
-        last_error_ += " (create namespace " + options_.lease_namespace +
-                       " or pass --lease-namespace)";
+        last_error_ +=
+            " (create namespace " + options_.lease_namespace + " or pass --lease-namespace)";
       }
     }
     return false;
