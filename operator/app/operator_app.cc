@@ -119,6 +119,9 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.scheduling.queue = scheduler::QueueOptionsByName(options_.queue_policy).value();
   co.scheduling.queue.min_run_time = options_.min_run_time.count();
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
+  co.reconcile.launcher_log_ended = [&collectors](const std::string& uid) {
+    return collectors.Ended(uid);
+  };
   controller::Controller controller(api_, clock_, co);
   {
     MutexLock lock(mu_);

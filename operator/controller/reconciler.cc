@@ -64,6 +64,14 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
     (IncarnationOf(pod) == p.incarnation() ? p.pods : p.stale).push_back(std::move(pod));
   }
   Observation seen = Observe(p.job, p.pods);
+  if (seen.state == JobState::kSucceeded) {
+    // The launcher exited 0: its final metrics reach the status before the phase does.
+    if (std::optional<Duration> wait =
+            LauncherLogWait(p.pods, options_.launcher_log_ended, p.now)) {
+      p.RequeueIn(*wait);
+      return Finish(p);
+    }
+  }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
   RunDecision decision = DecideRun(policy, Observed(p, seen, *lost, last_progress), p.now);

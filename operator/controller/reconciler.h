@@ -52,6 +52,7 @@
 #include "kube/api.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/log_drain.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gang_binding.h"
@@ -83,6 +84,9 @@ struct ReconcilerOptions {
   Duration queued_retry{std::chrono::seconds(10)};
   // The retries of one bind (after 5xx, 429 and transport failures).
   kube::RetryOptions bind_retry = DefaultBindRetry();
+  // Whether the launcher's log has been read to its end (log_drain.h): a job whose launcher
+  // exited 0 is marked Succeeded once it has, so its final metrics come first. Unset: at once.
+  LauncherLogEnded launcher_log_ended;
 };
 
 struct ReconcileResult {

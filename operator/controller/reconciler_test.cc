@@ -191,6 +191,37 @@ TEST_F(ReconcilerTest, SucceededLauncherFinishesTheJobAndCleansRunningPods) {
   EXPECT_EQ(Calls(), Strings{});
 }
 
+// The launcher exited 0 but its log collector is still reading the last lines (the final step and
+// accuracy): the job stays Running a moment, looking again within a second, and is marked
+// Succeeded once the collector is done (log_drain.h).
+TEST_F(ReconcilerTest, ASucceededJobWaitsForItsLaunchersLogToBeReadToTheEnd) {
+  RunJob();
+  SetPod("j-launcher", "Succeeded");
+  const std::string uid = (*api_.Object(kPods, "ns", "j-launcher"))["metadata"]["uid"];
+  log_ended_[uid] = false;
+  ReconcileResult r = Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+  EXPECT_EQ(JobStatus()["phase"], "Running");
+  EXPECT_EQ(r.requeue_after, std::chrono::seconds(1));
+  clock_.Advance(std::chrono::seconds(1));
+  log_ended_[uid] = true;
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events Succeeded",
+                              "delete pods ns/j-worker-0", "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(JobStatus()["phase"], "Succeeded");
+}
+
+TEST_F(ReconcilerTest, ASucceededJobWaitsForItsLaunchersLogNoLongerThanTheGrace) {
+  RunJob();
+  SetPod("j-launcher", "Succeeded");
+  log_ended_[(*api_.Object(kPods, "ns", "j-launcher"))["metadata"]["uid"]] = false;
+  Reconcile();
+  EXPECT_EQ(JobStatus()["phase"], "Running");
+  clock_.Advance(kLauncherLogGrace);
+  Reconcile();
+  EXPECT_EQ(JobStatus()["phase"], "Succeeded");
+}
+
 TEST_F(ReconcilerTest, CleanPodPolicyAllAndNone) {
   RunJob({{"cleanPodPolicy", "None"}});
   SetPod("j-launcher", "Succeeded");

@@ -135,6 +135,13 @@ size_t LogCollectors::Following() const {
   return n;
 }
 
+std::optional<bool> LogCollectors::Ended(const std::string& launcher_uid) const {
+  MutexLock lock(mu_);
+  auto it = by_uid_.find(launcher_uid);
+  if (it == by_uid_.end()) return std::nullopt;
+  return it->second.done->load();
+}
+
 void LogCollectors::StopAll() {
   MutexLock lock(mu_);
   for (auto& [uid, e] : by_uid_) e.thread.request_stop();

@@ -52,6 +52,9 @@ class LogCollectors {
   std::optional<WallTime> LastProgress(const std::string& job_key) const;
   std::map<std::string, LogCounts> Counts() const;
   size_t Following() const;  // collectors whose log has not ended
+  // Whether the collector of the launcher pod with this uid has read its log to the end and
+  // published the last throughput: nullopt when no collector follows that pod.
+  std::optional<bool> Ended(const std::string& launcher_uid) const;
   void StopAll();
 
  private:

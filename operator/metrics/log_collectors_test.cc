@@ -80,6 +80,44 @@ TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
   EXPECT_EQ(sink.publishes.load(), 2);  // once per incarnation (the clock barely moved)
 }
 
+// A log whose end comes only once the test opens the gate.
+class GatedLines : public kube::LineStream {
+ public:
+  explicit GatedLines(const std::atomic<bool>& gate) : gate_(gate) {}
+  kube::ApiResult<std::optional<std::string>> Next() override {
+    if (!sent_) {
+      sent_ = true;
+      return std::optional<std::string>("[1,0]<stdout>:DLJOB_METRIC {\"step\":9,\"accuracy\":0.8}");
+    }
+    while (!gate_) std::this_thread::yield();
+    return std::optional<std::string>();
+  }
+  void Cancel() override {}
+
+ private:
+  const std::atomic<bool>& gate_;
+  bool sent_ = false;
+};
+
+// What the reconciler asks before it marks a job Succeeded (controller/log_drain.h): not ended
+// while the log is being read, ended only once the last throughput has been published.
+TEST(LogCollectorsTest, EndedOnlyOnceTheLogIsReadAndTheLastThroughputPublished) {
+  std::atomic<bool> gate{false};
+  CountingSink sink;
+  LogCollectors collectors(
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<GatedLines>(gate));
+      },
+      sink, LogCollectorOptions{});
+  EXPECT_EQ(collectors.Ended("u1"), std::nullopt);  // nobody follows it yet
+  collectors.Sync({Launcher("u1", "Running")});
+  EXPECT_EQ(collectors.Ended("u1"), false);
+  gate = true;
+  while (collectors.Ended("u1") != true) std::this_thread::yield();
+  EXPECT_EQ(sink.publishes.load(), 1);
+  EXPECT_EQ(collectors.Ended("u2"), std::nullopt);
+}
+
 TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
   kube::testing::FakeApi api;
   api.Put(kube::resources::kDLJobs, {{"apiVersion", "dljob.io/v1alpha1"},

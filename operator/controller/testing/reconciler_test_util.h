@@ -13,6 +13,7 @@
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
+#include "base/time_format.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "kube/testing/fake_api.h"
@@ -200,7 +201,8 @@ class ReconcilerWorld : public ::testing::Test {
     }
     if (phase == "Failed" || phase == "Succeeded") {
       Json terminated = {{"exitCode", exit_code},
-                         {"reason", phase == "Failed" ? "Error" : "Completed"}};
+                         {"reason", phase == "Failed" ? "Error" : "Completed"},
+                         {"finishedAt", FormatRfc3339(clock_.Now())}};
       Json state = {{"terminated", terminated}};
       pod["status"]["containerStatuses"] = Json::array({{{"name", "c"}, {"state", state}}});
     }
@@ -222,7 +224,13 @@ class ReconcilerWorld : public ::testing::Test {
   Store services_;
   Store config_maps_;
   Store secrets_;
-  ReconcilerOptions options_;
+  // What the log collectors say of a launcher pod's log, by uid (log_drain.h); absent: no
+  // collector follows it.
+  std::map<std::string, bool> log_ended_;
+  ReconcilerOptions options_{.launcher_log_ended = [this](const std::string& uid) {
+    auto it = log_ended_.find(uid);
+    return it == log_ended_.end() ? std::nullopt : std::optional<bool>(it->second);
+  }};
   GpuLedger ledger_{clock_};
   Reconciler reconciler_{faults_, clock_,
                          Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_}, options_,
