@@ -52,11 +52,11 @@
 #include "kube/api.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
-#include "operator/controller/log_drain.h"
 #include "operator/controller/duration.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/log_drain.h"
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/store.h"
 
