@@ -6,7 +6,14 @@
 namespace dljob::testing {
 namespace {
 
-// A port file holds "<port>\n"; until the newline is there the writer may not be done.
+bool Names(const std::vector<std::string>& args, const std::string& flag) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+    return a == flag || a.rfind(flag + "=", 0) == 0;
+  });
+}
+
+}  // namespace
+
 int ReadPortFile(const std::string& path) {
   std::string text = ReadFile(path);
   if (text.empty() || text.back() != '\n') return -1;
@@ -16,14 +23,6 @@ int ReadPortFile(const std::string& path) {
     return -1;
   }
 }
-
-bool Names(const std::vector<std::string>& args, const std::string& flag) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return a == flag || a.rfind(flag + "=", 0) == 0;
-  });
-}
-
-}  // namespace
 
 OperatorProcess::OperatorProcess(const std::vector<std::string>& argv, std::string out_path,
                                  std::string err_path, std::string port_file)

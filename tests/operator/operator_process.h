@@ -33,6 +33,10 @@ class OperatorProcess {
   std::string port_file_;
 };
 
+// The port a program wrote to its port file ("<port>\n"), or -1 while the file is missing or not
+// complete (no newline yet).
+int ReadPortFile(const std::string& path);
+
 // Where an operator started by a test keeps its files, and whom it tells it is.
 struct OperatorPlace {
   std::string kubeconfig;

@@ -8,20 +8,6 @@
 #include "tests/operator/e2e_jobs.h"
 
 namespace dljob::testing {
-namespace {
-
-// A port file holds "<port>\n"; until the newline is there the writer may not be done.
-int ReadPortFile(const std::string& path) {
-  std::string text = ReadFile(path);
-  if (text.empty() || text.back() != '\n') return -1;
-  try {
-    return std::stoi(text);
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
-}  // namespace
 
 Result<std::unique_ptr<TestCluster>> TestCluster::Start(const ClusterOptions& options) {
   std::unique_ptr<TestCluster> c(new TestCluster(options));
