@@ -14,7 +14,8 @@
 #   127.0.0.1, never the machine's external address; pods live on that bridge only, and an
 #   iptables guard drops anything forwarded between it and any other interface.
 # Binaries: built once per version by scripts/kube/build-kubernetes.sh into
-#   /var/cache/dljob/kubernetes-1.20.2 (about 20 minutes on 2 busy cores), reused after.
+#   /var/cache/dljob/kubernetes-1.20.2 (about 8 minutes on 2 quiet cores, 40 on busy ones),
+#   reused after.
 # Images: dljob/trainer:cpu (scripts/build-image.sh) and dljob/operator:0.1.0
 #   (scripts/build-image.sh --image operator), built when podman does not have them yet, then
 #   loaded into containerd's k8s.io namespace as docker.io/dljob/{trainer:cpu,operator:0.1.0}.
