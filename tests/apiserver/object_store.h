@@ -13,7 +13,8 @@
 //
 // Finalizers and graceful deletion: deleting an object that has metadata.finalizers only sets
 // metadata.deletionTimestamp (deletionGracePeriodSeconds 0); the object goes when an update
-// removes its last finalizer. While SetGracefulPodDeletion(true) (the simulated kubelet is on),
+// removes its last finalizer. While SetGracefulPodDeletion(true) (the simulated kubelet is on,
+// unless RestOptions::graceful_pod_deletion is false),
 // deleting a pod bound to a node and not finished sets deletionTimestamp to now + the grace period
 // (DeleteRequest's, else spec.terminationGracePeriodSeconds, else 30) and
 // deletionGracePeriodSeconds; a later delete with grace 0 (what the kubelet sends) removes it.

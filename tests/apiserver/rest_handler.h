@@ -48,8 +48,8 @@ struct RestOptions {
   std::string server_address = "127.0.0.1";  // for /api's serverAddressByClientCIDRs
   // While the simulated kubelet is enabled, deleting a running pod marks it (deletionTimestamp)
   // and the kubelet removes it, as on a real cluster (ObjectStore::SetGracefulPodDeletion).
-  // Off by default: tests/operator still expects deleted pods to vanish at once.
-  bool graceful_pod_deletion = false;
+  // On by default; false: deleted pods vanish at once even while the kubelet runs.
+  bool graceful_pod_deletion = true;
 };
 
 class RestHandler {

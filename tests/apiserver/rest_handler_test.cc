@@ -15,7 +15,6 @@ class RestHandlerTest : public ::testing::Test {
     RestOptions options;
     options.bookmark_interval = std::chrono::milliseconds(1);
     options.idle_check = std::chrono::milliseconds(5);
-    options.graceful_pod_deletion = true;
     auto created = RestHandler::Create(options);
     EXPECT_TRUE(created.ok()) << created.status().message();
     handler_ = std::move(created).value();
@@ -325,6 +324,7 @@ TEST_F(RestHandlerTest, KubeletStartsBoundPods) {
   EXPECT_EQ(running.Events()[0]["object"]["status"]["conditions"].size(), 4u);
 }
 
+// Graceful deletion is the default (RestOptions::graceful_pod_deletion), as on a real cluster.
 TEST_F(RestHandlerTest, KubeletRemovesAGracefullyDeletedPod) {
   MustCall("POST", "/_test/kubelet", {{"enabled", true}, {"delayMilliseconds", 0}}, 200);
   Json created = MustCall("POST", kPods, Pod("p"), 201);
@@ -346,6 +346,35 @@ TEST_F(RestHandlerTest, KubeletRemovesAGracefullyDeletedPod) {
   ASSERT_EQ(gone.Events().size(), 1u);
   EXPECT_EQ(gone.Events()[0]["type"], "DELETED");
   EXPECT_EQ(Call("GET", std::string(kPods) + "/p").status_, 404);
+}
+
+TEST(RestHandlerOptOutTest, WithoutGracefulDeletionARunningPodGoesAtOnce) {
+  RestOptions options;
+  options.graceful_pod_deletion = false;
+  RestHandler handler(options);
+  auto call = [&](const std::string& method, const std::string& target, const Json& body) {
+    FakeWriter out(1);  // a watch ends after its first event
+    handler.Serve(RequestFor(method, target, body.is_null() ? "" : body.dump(), {}), out);
+    return out;
+  };
+  EXPECT_EQ(call("POST", "/_test/kubelet", {{"enabled", true}, {"delayMilliseconds", 0}}).status_,
+            200);
+  FakeWriter created = call("POST", kPods, Pod("p"));
+  ASSERT_EQ(created.status_, 201) << created.body_;
+  ASSERT_EQ(call("POST", std::string(kPods) + "/p/binding",
+                 {{"target", {{"kind", "Node"}, {"name", "gpu-1"}}}})
+                .status_,
+            201);
+  FakeWriter running =
+      call("GET",
+           std::string(kPods) + "?watch=1&fieldSelector=status.phase%3DRunning&resourceVersion=" +
+               created.json()["metadata"]["resourceVersion"].get<std::string>(),
+           nullptr);
+  ASSERT_EQ(running.Events().size(), 1u);
+  FakeWriter deleted = call("DELETE", std::string(kPods) + "/p", {{"gracePeriodSeconds", 10}});
+  ASSERT_EQ(deleted.status_, 200) << deleted.body_;
+  EXPECT_FALSE(deleted.json()["metadata"].contains("deletionTimestamp")) << deleted.body_;
+  EXPECT_EQ(call("GET", std::string(kPods) + "/p", nullptr).status_, 404);
 }
 
 }  // namespace

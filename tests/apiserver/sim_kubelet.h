@@ -1,10 +1,9 @@
 // SimKubelet: an optional stand-in for the kubelets of the simulated nodes. While enabled, every
 // pod that is bound to a node (spec.nodeName set) and still Pending becomes Running and Ready
-// `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (with
-// graceful_deletion, the store marks it while the kubelet is enabled:
-// ObjectStore::SetGracefulPodDeletion) is removed
-// `delay` after the kubelet saw it marked, with the grace-0 delete a real kubelet sends once its
-// containers stopped. Tests that want other outcomes drive phases explicitly through
+// `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (by
+// default the store marks it while the kubelet is enabled: ObjectStore::SetGracefulPodDeletion)
+// is removed `delay` after the kubelet saw it marked, with the grace-0 delete a real kubelet sends
+// once its containers stopped. Tests that want other outcomes drive phases explicitly through
 // /_test/pods/... instead (or as well).
 //
 // It runs on its own thread, started by Enable() and joined by Disable() or the destructor.
@@ -25,9 +24,10 @@ namespace dljob::apiserver {
 class SimKubelet {
  public:
   // REQUIRES: `store` outlives this object. `now` gives RFC 3339 times for pod status.
-  // `graceful_deletion`: while enabled, turn the store's graceful pod deletion on.
+  // `graceful_deletion`: while enabled, turn the store's graceful pod deletion on (as a real
+  // API server with kubelets behaves); false: deleted pods go at once.
   SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now,
-             bool graceful_deletion = false);
+             bool graceful_deletion = true);
   ~SimKubelet();
 
   void Enable(std::chrono::milliseconds delay);

@@ -36,7 +36,7 @@ struct Flags {
   int gpus_per_node = 8;
   std::string kubeconfig_out;
   int kubelet_delay_ms = -1;
-  bool graceful_pod_deletion = false;
+  bool graceful_pod_deletion = true;
 };
 
 // Writes through a temporary file and a rename, so a reader never sees half a file.
@@ -175,9 +175,11 @@ int main(int argc, char** argv) {
                  "Write a kubeconfig that points at this server");
   app.add_option("--kubelet-delay-ms", flags.kubelet_delay_ms,
                  "Simulate kubelets: bound pods turn Running after this delay (default: off)");
-  app.add_flag("--graceful-pod-deletion", flags.graceful_pod_deletion,
+  app.add_flag("--graceful-pod-deletion,!--no-graceful-pod-deletion", flags.graceful_pod_deletion,
                "With simulated kubelets: deleting a running pod marks it Terminating "
-               "(deletionTimestamp) and its kubelet removes it after the delay, as on a cluster");
+               "(deletionTimestamp) and its kubelet removes it after the delay, as on a cluster "
+               "(default; --graceful-pod-deletion=false or --no-graceful-pod-deletion: pods go "
+               "at once)");
   CLI11_PARSE(app, argc, argv);
   return dljob::apiserver::Run(flags);
 }
