@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "jobs/child_names.h"
+#include "jobs/json_fields.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "tests/operator/e2e_jobs.h"
@@ -57,40 +58,33 @@ Result<std::unique_ptr<kube::Api>> ConnectAdmin() {
 bool Established(kube::Api& api, const std::string& crd) {
   kube::ApiResult<Json> got = api.Get(kCrds, "", crd);
   if (!got.ok()) return false;
-  for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
-    if (c.value("type", "") == "Established") return c.value("status", "") == "True";
+  const Json& conditions = FieldOf(FieldOf(*got, "status"), "conditions");
+  if (!conditions.is_array()) return false;
+  for (const Json& c : conditions) {
+    if (StringAt(c, "type") == "Established") return StringAt(c, "status") == "True";
   }
   return false;
 }
 
 bool NodeReady(const Json& node) {
-  for (const Json& c : node["status"].value("conditions", Json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
+  if (!conditions.is_array()) return false;
+  for (const Json& c : conditions) {
+    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
   }
   return false;
 }
 
 int GpusOf(const Json& node) {
-  const Json& allocatable = node["status"].value("allocatable", Json::object());
-  auto it = allocatable.find("nvidia.com/gpu");
-  if (it == allocatable.end() || !it->is_string()) return 0;
   try {
-    return std::stoi(it->get<std::string>());
+    return std::stoi(StringAt(FieldOf(FieldOf(node, "status"), "allocatable"), "nvidia.com/gpu"));
   } catch (const std::exception&) {
     return 0;
   }
 }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string Field(const Json& j, const char* a, const char* b) {
-  auto x = j.find(a);
-  if (x == j.end() || !x->is_object()) return "";
-  auto y = x->find(b);
-  return y != x->end() && y->is_string() ? y->get<std::string>() : "";
+  return StringAt(FieldOf(j, a), b);
 }
 
 }  // namespace
@@ -280,8 +274,9 @@ std::string KubeCluster::Diagnostics() const {
     for (const Json& p : (*pods)["items"]) {
       out += NameOf(p) + " phase=" + PodPhase(p) + " node=" + NodeOf(p) +
              " ip=" + Field(p, "status", "podIP") + (IsDeleting(p) ? " deleting" : "");
-      for (const Json& cs : p["status"].value("containerStatuses", Json::array())) {
-        out += " [" + Str(cs, "name") + " " + cs.value("state", Json::object()).dump() + "]";
+      const Json& statuses = FieldOf(FieldOf(p, "status"), "containerStatuses");
+      for (const Json& cs : statuses.is_array() ? statuses : Json::array()) {
+        out += " [" + StringAt(cs, "name") + " " + cs.value("state", Json::object()).dump() + "]";
       }
       out += "\n";
     }
@@ -291,11 +286,11 @@ std::string KubeCluster::Diagnostics() const {
   if (events.ok()) {
     std::vector<Json> items = (*events)["items"].get<std::vector<Json>>();
     std::stable_sort(items.begin(), items.end(), [](const Json& a, const Json& b) {
-      return Str(a, "lastTimestamp") < Str(b, "lastTimestamp");
+      return StringAt(a, "lastTimestamp") < StringAt(b, "lastTimestamp");
     });
     for (const Json& e : items) {
-      out += Str(e, "type") + " " + Str(e, "reason") + " " + Field(e, "involvedObject", "name") +
-             ": " + Str(e, "message") + "\n";
+      out += StringAt(e, "type") + " " + StringAt(e, "reason") + " " +
+             Field(e, "involvedObject", "name") + ": " + StringAt(e, "message") + "\n";
     }
   }
   return out;

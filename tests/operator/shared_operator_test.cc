@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "http/testing/http_test_client.h"
+#include "jobs/json_fields.h"
 #include "tests/operator/shared_fixture.h"
 
 namespace dljob::testing {
@@ -162,7 +163,8 @@ TEST_P(SharedE2eTest, AJobWhoseAffinityNoNodeMatchesWaitsAndSaysWhy) {
   EXPECT_EQ(BoundWorkers(api(), "nowhere"), 0) << Describe(api(), "nowhere");
   // The workers carry the affinity, as kube-scheduler would need it if it placed them.
   for (const Json& w : Workers(api(), "nowhere")) {
-    EXPECT_EQ(w["spec"]["affinity"], job["spec"]["scheduling"]["affinity"]) << NameOf(w);
+    EXPECT_EQ(FieldOf(FieldOf(w, "spec"), "affinity"), job["spec"]["scheduling"]["affinity"])
+        << NameOf(w);
   }
 }
 
