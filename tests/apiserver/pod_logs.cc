@@ -1,11 +1,27 @@
 // See pod_logs.h.
 #include "tests/apiserver/pod_logs.h"
 
+#include <algorithm>
+
 namespace dljob::apiserver {
+
+PodLogs::PodLogs(std::chrono::milliseconds delay) : delay_(delay) {}
+
+size_t PodLogs::Arrived(const Log& log, Time now) {
+  for (const auto& [begin, arrives] : log.in_flight) {
+    if (arrives > now) return begin;
+  }
+  return log.text.size();
+}
 
 void PodLogs::Append(const std::string& pod_key, std::string_view text) {
   MutexLock lock(mu_);
-  logs_[pod_key].append(text);
+  Log& log = logs_[pod_key];
+  const Time now = std::chrono::steady_clock::now();
+  while (!log.in_flight.empty() && log.in_flight.front().second <= now) log.in_flight.pop_front();
+  if (delay_.count() > 0 && !text.empty())
+    log.in_flight.emplace_back(log.text.size(), now + delay_);
+  log.text.append(text);
   changed_.notify_all();
 }
 
@@ -18,18 +34,39 @@ void PodLogs::Erase(const std::string& pod_key) {
 std::string PodLogs::Read(const std::string& pod_key, size_t offset) const {
   MutexLock lock(mu_);
   auto it = logs_.find(pod_key);
-  if (it == logs_.end() || offset >= it->second.size()) return "";
-  return it->second.substr(offset);
+  if (it == logs_.end()) return "";
+  size_t end = Arrived(it->second, std::chrono::steady_clock::now());
+  return offset >= end ? "" : it->second.text.substr(offset, end - offset);
 }
 
-void PodLogs::WaitForMore(const std::string& pod_key, size_t offset,
-                          std::chrono::steady_clock::time_point deadline) const {
+bool PodLogs::Unread(const std::string& pod_key, size_t offset) const {
+  MutexLock lock(mu_);
+  auto it = logs_.find(pod_key);
+  return it != logs_.end() && it->second.text.size() > offset;
+}
+
+void PodLogs::WaitForMore(const std::string& pod_key, size_t offset, Time deadline) const {
   MutexLock lock(mu_);
   const uint64_t wakes = wakes_;
-  changed_.wait_until(mu_, deadline, [&]() REQUIRES(mu_) {
+  auto arrived_past_offset = [&]() REQUIRES(mu_) {
     auto it = logs_.find(pod_key);
-    return wakes_ != wakes || (it != logs_.end() && it->second.size() > offset);
-  });
+    return it != logs_.end() && Arrived(it->second, std::chrono::steady_clock::now()) > offset;
+  };
+  while (wakes_ == wakes && !arrived_past_offset()) {
+    const Time now = std::chrono::steady_clock::now();
+    if (now >= deadline) return;
+    // Text on its way arrives without a notification: wake up at the next arrival too.
+    Time until = deadline;
+    if (auto it = logs_.find(pod_key); it != logs_.end()) {
+      for (const auto& [begin, arrives] : it->second.in_flight) {
+        if (arrives > now) {
+          until = std::min(until, arrives);
+          break;
+        }
+      }
+    }
+    changed_.wait_until(mu_, until);
+  }
 }
 
 void PodLogs::Wake() {

@@ -1,12 +1,19 @@
 // The pods' logs the test API server serves at pods/{name}/log: text that tests append through
 // /_test/pods/{ns}/{name}/log (or the simulated kubelet writes), kept per pod as "ns/name".
-// A followed log waits for more text with WaitForMore, woken by Append and by Wake (a pod
-// finished, the server shuts down).
+//
+// Appended text reaches readers `delay` after it was appended (0: at once), as a real node's log
+// pipeline (container runtime → log file → kubelet → API server) delivers a line a moment after
+// the container wrote it — possibly after the API server already shows the container finished.
+// Read() returns only the text that has arrived; Unread() says whether more is on its way, so a
+// followed log of a finished pod ends only once everything has been sent, as a kubelet's does.
+// A followed log waits for more text with WaitForMore, woken by Append, by delayed text arriving
+// and by Wake (a pod finished, the server shuts down).
 // Thread-safe (one mutex).
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -17,19 +24,33 @@ namespace dljob::apiserver {
 
 class PodLogs {
  public:
+  explicit PodLogs(std::chrono::milliseconds delay = std::chrono::milliseconds(0));
+
   void Append(const std::string& pod_key, std::string_view text);
   void Erase(const std::string& pod_key);
-  // The log from byte `offset` on ("" past its end).
+  // The log from byte `offset` on, as far as it has reached readers ("" past that).
   std::string Read(const std::string& pod_key, size_t offset = 0) const;
-  // Blocks until the log is longer than `offset`, Wake() is called, or `deadline`.
+  // Whether the log holds text past `offset`, arrived or still on its way.
+  bool Unread(const std::string& pod_key, size_t offset) const;
+  // Blocks until text past `offset` has arrived, Wake() is called, or `deadline`.
   void WaitForMore(const std::string& pod_key, size_t offset,
                    std::chrono::steady_clock::time_point deadline) const;
   void Wake();
 
  private:
+  using Time = std::chrono::steady_clock::time_point;
+  struct Log {
+    std::string text;
+    // Appends not yet arrived, oldest first: where each begins in `text`, and when it arrives.
+    std::deque<std::pair<size_t, Time>> in_flight;
+  };
+  // How much of the log has arrived by `now`.
+  static size_t Arrived(const Log& log, Time now);
+
+  const std::chrono::milliseconds delay_;
   mutable Mutex mu_;
   mutable std::condition_variable_any changed_;
-  std::map<std::string, std::string> logs_ GUARDED_BY(mu_);
+  std::map<std::string, Log> logs_ GUARDED_BY(mu_);
   uint64_t wakes_ GUARDED_BY(mu_) = 0;
 };
 

@@ -38,7 +38,7 @@ std::vector<std::string> YamlDocuments(const std::string& text) {
 }  // namespace
 
 RestHandler::RestHandler(RestOptions options)
-    : options_(std::move(options)), store_(options_.store) {
+    : options_(std::move(options)), store_(options_.store), logs_(options_.log_delay) {
   kubelet_ = std::make_unique<SimKubelet>(
       store_, *registry_.FindByKey("pods"), [this] { return NowText(options_.store); },
       options_.graceful_pod_deletion);

@@ -50,6 +50,8 @@ struct RestOptions {
   // and the kubelet removes it, as on a real cluster (ObjectStore::SetGracefulPodDeletion).
   // On by default; false: deleted pods vanish at once even while the kubelet runs.
   bool graceful_pod_deletion = true;
+  // How long appended pod log text takes to reach readers (pod_logs.h); 0: at once.
+  std::chrono::milliseconds log_delay{0};
 };
 
 class RestHandler {

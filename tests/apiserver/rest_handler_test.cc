@@ -348,6 +348,30 @@ TEST_F(RestHandlerTest, KubeletRemovesAGracefullyDeletedPod) {
   EXPECT_EQ(Call("GET", std::string(kPods) + "/p").status_, 404);
 }
 
+// With a log delay (RestOptions::log_delay), a pod that writes its last line and finishes at once
+// still has that line in its followed log: the stream ends only after the line has arrived.
+TEST(RestHandlerLogDelayTest, AFollowedLogEndsOnlyAfterAFinishedPodsLastLine) {
+  RestOptions options;
+  options.log_delay = std::chrono::milliseconds(100);
+  options.idle_check = std::chrono::milliseconds(5);
+  RestHandler handler(options);
+  auto call = [&](const std::string& method, const std::string& target, const std::string& body) {
+    FakeWriter out(1 << 30);
+    handler.Serve(RequestFor(method, target, body, {}), out);
+    return out;
+  };
+  ASSERT_EQ(call("POST", kPods, Pod("p").dump()).status_, 201);
+  std::thread finisher([&] {
+    call("POST", "/_test/pods/default/p/log", "last line\n");
+    call("POST", "/_test/pods/default/p/status", Json({{"phase", "Succeeded"}}).dump());
+  });
+  FakeWriter follow = call("GET", std::string(kPods) + "/p/log?follow=true", "");
+  finisher.join();
+  std::string all;
+  for (const std::string& c : follow.chunks_) all += c;
+  EXPECT_EQ(all, "last line\n");
+}
+
 TEST(RestHandlerOptOutTest, WithoutGracefulDeletionARunningPodGoesAtOnce) {
   RestOptions options;
   options.graceful_pod_deletion = false;

@@ -104,7 +104,7 @@ void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
     std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
     offset += more.size();
     if (!more.empty() && !out.Write(more)) return;
-    if (finished) return;
+    if (finished && !logs_.Unread(key, offset)) return;  // every line sent, as a kubelet does
     logs_.WaitForMore(key, offset, std::chrono::steady_clock::now() + options_.idle_check);
   }
 }

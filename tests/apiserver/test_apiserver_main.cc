@@ -37,6 +37,7 @@ struct Flags {
   std::string kubeconfig_out;
   int kubelet_delay_ms = -1;
   bool graceful_pod_deletion = true;
+  int log_delay_ms = 0;
 };
 
 // Writes through a temporary file and a rename, so a reader never sees half a file.
@@ -102,6 +103,7 @@ int Run(const Flags& flags) {
   options.crd_files = flags.crds;
   options.server_address = flags.host;
   options.graceful_pod_deletion = flags.graceful_pod_deletion;
+  options.log_delay = std::chrono::milliseconds(flags.log_delay_ms);
   Result<std::unique_ptr<RestHandler>> handler = RestHandler::Create(options);
   if (!handler.ok()) {
     std::fprintf(stderr, "dljob-test-apiserver: %s\n", handler.status().message().c_str());
@@ -180,6 +182,11 @@ int main(int argc, char** argv) {
                "(deletionTimestamp) and its kubelet removes it after the delay, as on a cluster "
                "(default; --graceful-pod-deletion=false or --no-graceful-pod-deletion: pods go "
                "at once)");
+  app.add_option("--log-delay-ms", flags.log_delay_ms,
+                 "Pod log text reaches readers this long after it is written, as through a "
+                 "node's log pipeline; a followed log still ends only after its last line "
+                 "(default: 0, at once)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   return dljob::apiserver::Run(flags);
 }

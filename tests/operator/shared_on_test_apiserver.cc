@@ -1,6 +1,8 @@
 // The shared operator cases (shared_fixture.h) against dljob-test-apiserver: one node of 8 GPUs,
 // as scripts/kube-up.sh's real cluster has, with the simulated kubelet moving bound pods to
-// Running and finishing graceful deletions.
+// Running and finishing graceful deletions, and launcher log lines reaching the operator 200 ms
+// after they are written, as through a real node's log pipeline (a line can arrive after its
+// pod is seen finished).
 #include "tests/operator/shared_fixture.h"
 #include "tests/operator/test_cluster.h"
 
@@ -8,8 +10,8 @@ namespace dljob::testing {
 namespace {
 
 Result<std::unique_ptr<E2eCluster>> StartTestApiServer() {
-  Result<std::unique_ptr<TestCluster>> c =
-      TestCluster::Start({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  Result<std::unique_ptr<TestCluster>> c = TestCluster::Start(
+      {.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0, .log_delay_ms = 200});
   if (!c.ok()) return c.status();
   return std::unique_ptr<E2eCluster>(std::move(*c));
 }

@@ -23,6 +23,9 @@ Result<std::unique_ptr<TestCluster>> TestCluster::Start(const ClusterOptions& op
       "--nodes=" + std::to_string(options.nodes),
       "--gpus-per-node=" + std::to_string(options.gpus_per_node),
   };
+  if (options.log_delay_ms > 0) {
+    argv.push_back("--log-delay-ms=" + std::to_string(options.log_delay_ms));
+  }
   if (options.kubelet_delay_ms >= 0) {
     argv.push_back("--kubelet-delay-ms=" + std::to_string(options.kubelet_delay_ms));
   }

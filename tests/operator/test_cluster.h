@@ -30,6 +30,7 @@ struct ClusterOptions {
   int nodes = 2;
   int gpus_per_node = 8;
   int kubelet_delay_ms = -1;  // >= 0: bound pods go Running+Ready by themselves after this delay
+  int log_delay_ms = 0;       // pod log lines reach readers this long after they are written
 };
 
 class TestCluster : public E2eCluster {
