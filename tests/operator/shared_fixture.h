@@ -50,7 +50,8 @@ class SharedE2eTest : public ::testing::TestWithParam<ClusterKind> {
         std::cerr << "--- operator " << i + 1 << " (pid " << operators_[i]->pid() << ") ---\n"
                   << log << "\n";
       }
-      std::cerr << cluster_->Diagnostics() << "\n";
+      std::cerr << "--- on " << cluster_->Name() << ", namespace " << cluster_->ns() << " ---\n"
+                << cluster_->Diagnostics() << "\n";
     }
     operators_.clear();
     for (const auto& [resource, name] : cluster_scoped_) api().Delete(resource, "", name);
