@@ -2,19 +2,10 @@
 
 #include <cstdio>
 
+#include "jobs/json_fields.h"
+
 namespace dljob::testing {
 namespace {
-
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Field(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 std::string& CurrentNs() {
   static std::string ns = "default";
@@ -80,22 +71,22 @@ std::optional<Json> GetJob(kube::Api& api, const std::string& name) {
 std::string Phase(kube::Api& api, const std::string& name) {
   std::optional<Json> job = GetJob(api, name);
   if (!job) return "<absent>";
-  return Str(Field(*job, "status"), "phase");
+  return StringAt(FieldOf(*job, "status"), "phase");
 }
 
 std::string PhaseReason(const Json& job) {
-  const Json& status = Field(job, "status");
-  std::string phase = Str(status, "phase");
-  const Json& conditions = Field(status, "conditions");
+  const Json& status = FieldOf(job, "status");
+  std::string phase = StringAt(status, "phase");
+  const Json& conditions = FieldOf(status, "conditions");
   if (!conditions.is_array()) return "";
   for (const Json& c : conditions) {
-    if (Str(c, "type") == phase) return Str(c, "reason");
+    if (StringAt(c, "type") == phase) return StringAt(c, "reason");
   }
   return "";
 }
 
 int64_t Restarts(const Json& job) {
-  const Json& r = Field(Field(job, "status"), "restarts");
+  const Json& r = FieldOf(FieldOf(job, "status"), "restarts");
   return r.is_number_integer() ? r.get<int64_t>() : 0;
 }
 
@@ -104,7 +95,7 @@ std::optional<std::vector<Json>> JobPods(kube::Api& api, const std::string& job)
   o.label_selector = job.empty() ? "dljob.io/job-name" : "dljob.io/job-name=" + job;
   kube::ApiResult<Json> r = kube::ListAll(api, kube::resources::kPods, Ns(), o);
   if (!r.ok()) return std::nullopt;
-  return Field(*r, "items").get<std::vector<Json>>();
+  return FieldOf(*r, "items").get<std::vector<Json>>();
 }
 
 std::vector<Json> PodsNow(kube::Api& api, const std::string& job) {
@@ -112,22 +103,56 @@ std::vector<Json> PodsNow(kube::Api& api, const std::string& job) {
 }
 
 std::string Role(const Json& pod) {
-  return Str(Field(Field(pod, "metadata"), "labels"), "dljob.io/role");
+  return StringAt(FieldOf(FieldOf(pod, "metadata"), "labels"), "dljob.io/role");
 }
-std::string PodPhase(const Json& pod) { return Str(Field(pod, "status"), "phase"); }
-std::string NodeOf(const Json& pod) { return Str(Field(pod, "spec"), "nodeName"); }
-std::string NameOf(const Json& object) { return Str(Field(object, "metadata"), "name"); }
-std::string UidOf(const Json& object) { return Str(Field(object, "metadata"), "uid"); }
+std::string JobOf(const Json& pod) {
+  return StringAt(FieldOf(FieldOf(pod, "metadata"), "labels"), "dljob.io/job-name");
+}
+std::string PodPhase(const Json& pod) { return StringAt(FieldOf(pod, "status"), "phase"); }
+std::string NodeOf(const Json& pod) { return StringAt(FieldOf(pod, "spec"), "nodeName"); }
+std::string NameOf(const Json& object) { return StringAt(FieldOf(object, "metadata"), "name"); }
+std::string UidOf(const Json& object) { return StringAt(FieldOf(object, "metadata"), "uid"); }
 bool IsDeleting(const Json& object) {
-  return !Field(Field(object, "metadata"), "deletionTimestamp").is_null();
+  return !FieldOf(FieldOf(object, "metadata"), "deletionTimestamp").is_null();
 }
 
 int64_t Incarnation(const Json& pod) {
-  std::string v = Str(Field(Field(pod, "metadata"), "annotations"), "dljob.io/incarnation");
+  std::string v =
+      StringAt(FieldOf(FieldOf(pod, "metadata"), "annotations"), "dljob.io/incarnation");
   try {
     return v.empty() ? 0 : std::stoll(v);
   } catch (const std::exception&) {
     return -1;
+  }
+}
+
+std::map<std::string, int> GpusInUse(const std::vector<Json>& pods) {
+  std::map<std::string, int> used;
+  for (const Json& p : pods) {
+    if (NodeOf(p).empty() || PodPhase(p) == "Succeeded" || PodPhase(p) == "Failed") continue;
+    const Json& containers = FieldOf(FieldOf(p, "spec"), "containers");
+    for (const Json& c : containers.is_array() ? containers : Json::array()) {
+      const Json& g = FieldOf(FieldOf(FieldOf(c, "resources"), "limits"), "nvidia.com/gpu");
+      if (g.is_number()) used[NodeOf(p)] += g.get<int>();
+      if (g.is_string()) used[NodeOf(p)] += std::stoi(g.get<std::string>());
+    }
+  }
+  return used;
+}
+
+std::string OwnerUid(const Json& object) {
+  const Json& refs = FieldOf(FieldOf(object, "metadata"), "ownerReferences");
+  for (const Json& r : refs.is_array() ? refs : Json::array()) {
+    if (r.value("controller", false)) return StringAt(r, "uid");
+  }
+  return "";
+}
+
+void EndRunningJobs(E2eCluster& cluster, const std::vector<Json>& pods,
+                    const std::function<int(const std::string& job)>& code_for) {
+  for (const Json& p : pods) {
+    if (Role(p) != "launcher" || PodPhase(p) != "Running" || IsDeleting(p)) continue;
+    (void)cluster.EndTraining(JobOf(p), code_for(JobOf(p)));
   }
 }
 
@@ -156,8 +181,8 @@ Status Finish(const ControlClient& control, const std::string& pod, int exit_cod
 std::string Describe(kube::Api& api, const std::string& job) {
   std::string out = "job " + job + ": ";
   std::optional<Json> j = GetJob(api, job);
-  out += j ? "resourceVersion " + Str(Field(*j, "metadata"), "resourceVersion") + " " +
-                 Field(*j, "status").dump()
+  out += j ? "resourceVersion " + StringAt(FieldOf(*j, "metadata"), "resourceVersion") + " " +
+                 FieldOf(*j, "status").dump()
            : std::string("<absent>");
   std::optional<std::vector<Json>> pods = JobPods(api, job);
   if (!pods) return out + "\n  pods: <list failed>";

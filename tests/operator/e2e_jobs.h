@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "kube/api.h"
 #include "tests/operator/control_client.h"
+#include "tests/operator/e2e_cluster.h"
 
 namespace dljob::testing {
 
@@ -41,7 +44,8 @@ int64_t Restarts(const Json& job);
 std::optional<std::vector<Json>> JobPods(kube::Api& api, const std::string& job);
 // The same, empty when the list failed (for range-for over a value, never a dangling temporary).
 std::vector<Json> PodsNow(kube::Api& api, const std::string& job);
-std::string Role(const Json& pod);  // "worker" | "launcher"
+std::string Role(const Json& pod);   // "worker" | "launcher"
+std::string JobOf(const Json& pod);  // its dljob.io/job-name label
 std::string PodPhase(const Json& pod);
 std::string NodeOf(const Json& pod);
 std::string NameOf(const Json& object);
@@ -62,6 +66,16 @@ Json ConditionOf(const Json& object, const std::string& type);
 std::vector<Json> Workers(kube::Api& api, const std::string& job);
 // The Events about the job with this reason, oldest first (empty when the list fails).
 std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason);
+
+// GPUs (nvidia.com/gpu limits) of the live pods bound to each node.
+std::map<std::string, int> GpusInUse(const std::vector<Json>& pods);
+// The uid of the object's controller ownerReference ("" when none).
+std::string OwnerUid(const Json& object);
+// Ends the training of every job among `pods` whose launcher runs (and is not being deleted),
+// with the exit code `code_for(job)` says (E2eCluster::EndTraining; errors ignored: the caller
+// polls).
+void EndRunningJobs(E2eCluster& cluster, const std::vector<Json>& pods,
+                    const std::function<int(const std::string& job)>& code_for);
 
 // Marks every pod of `pods` that has not finished Running and Ready (as a kubelet would once a
 // pod is bound); returns whether every call succeeded.

@@ -35,8 +35,6 @@ while :; do
   sleep 0.2
 done)sh";
 
-int WaitLimitMs() { return 180'000; }
-
 CommandResult Kubectl(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"kubectl"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -113,7 +111,7 @@ Status KubeCluster::EnsureCrds(bool* installed) {
         return std::all_of(std::begin(kCrdNames), std::end(kCrdNames),
                            [&](const char* crd) { return Established(**api, crd); });
       },
-      WaitLimitMs());
+      kWaitMs);
   return ready ? Status::Ok()
                : Status::Unavailable("the DLJob and DLQueue CRDs never became Established");
 }
@@ -175,8 +173,7 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start() {
     return Status::Unavailable("cannot create a namespace: " + made.error().ToString());
   }
   // Pods are refused until the namespace's default ServiceAccount exists.
-  if (!WaitFor([&] { return c->api_->Get(kServiceAccounts, c->ns_, "default").ok(); },
-               WaitLimitMs())) {
+  if (!WaitFor([&] { return c->api_->Get(kServiceAccounts, c->ns_, "default").ok(); }, kWaitMs)) {
     return Status::Unavailable("namespace " + c->ns_ + " never got its default ServiceAccount");
   }
   c->ranks_dir_ = c->dir_.path() + "/ranks";
@@ -189,7 +186,7 @@ KubeCluster::~KubeCluster() {
   // Deleting the namespace takes the jobs' pods with it; wait, so the next test finds the node's
   // GPUs free (a kubelet refuses a pod whose GPUs another still holds).
   api_->Delete(kNamespaces, "", ns_);
-  bool gone = WaitFor([&] { return Absent(*api_, kNamespaces, "", ns_); }, WaitLimitMs());
+  bool gone = WaitFor([&] { return Absent(*api_, kNamespaces, "", ns_); }, kWaitMs);
   if (!gone) std::fprintf(stderr, "KubeCluster: namespace %s is still there\n", ns_.c_str());
 }
 

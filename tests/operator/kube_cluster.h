@@ -51,7 +51,8 @@ class KubeCluster : public E2eCluster {
   std::string ns() const override { return ns_; }
   int gpus() const override { return gpus_; }
   // Real pods start in seconds, but a loaded 2-core machine can take a minute for a gang.
-  int wait_ms() const override { return 180'000; }
+  static constexpr int kWaitMs = 180'000;
+  int wait_ms() const override { return kWaitMs; }
   std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& args) override;
   nlohmann::json NewJob(const std::string& name, int gpus, int gpus_per_worker,
                         int backoff_limit) override;

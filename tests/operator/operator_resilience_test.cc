@@ -1,16 +1,13 @@
 // dljob-operator end to end against dljob-test-apiserver when things go wrong around it: an
 // operator SIGKILLed at random points while 100 jobs are submitted, and API faults (dropped
 // watches, 410 after compaction, 409, 5xx, 429). Two replicas with leader election run against
-// both servers: shared_operator_test.cc. Pods run by themselves (the server's simulated
+// both servers, and a few jobs with the operator killed at random points do too (the scenario is
+// operator_kills.h): shared_operator_test.cc. Pods run by themselves (the server's simulated
 // kubelet); the tests end launchers as the training would.
-#include <atomic>
-#include <map>
-#include <random>
-#include <thread>
-
 #include <gtest/gtest.h>
 
 #include "tests/operator/e2e_fixture.h"
+#include "tests/operator/operator_kills.h"
 
 namespace dljob::testing {
 namespace {
@@ -23,123 +20,18 @@ std::string JobName(const char* prefix, int i) {
   return buf;
 }
 
-// Ends every Running launcher among `pods` with the exit code `code_for(job)` says.
-void FinishRunningLaunchers(const ControlClient& control, const std::vector<Json>& pods,
-                            const std::function<int(const std::string& job)>& code_for) {
-  for (const Json& p : pods) {
-    if (Role(p) != "launcher" || PodPhase(p) != "Running" || IsDeleting(p)) continue;
-    std::string job = p["metadata"]["labels"].value("dljob.io/job-name", "");
-    (void)Finish(control, NameOf(p), code_for(job));
-  }
-}
-
-// GPUs requested by live pods, per node.
-std::map<std::string, int> GpusInUse(const std::vector<Json>& pods) {
-  std::map<std::string, int> used;
-  for (const Json& p : pods) {
-    if (NodeOf(p).empty() || PodPhase(p) == "Succeeded" || PodPhase(p) == "Failed") continue;
-    for (const Json& c : p["spec"]["containers"]) {
-      Json limits = c.value("resources", Json::object()).value("limits", Json::object());
-      if (limits.contains("nvidia.com/gpu")) {
-        const Json& g = limits["nvidia.com/gpu"];
-        used[NodeOf(p)] += g.is_number() ? g.get<int>() : std::stoi(g.get<std::string>());
-      }
-    }
-  }
-  return used;
-}
-
-// The controller ownerReference's uid ("" when none).
-std::string OwnerUid(const Json& object) {
-  for (const Json& r : object["metadata"].value("ownerReferences", Json::array())) {
-    if (r.value("controller", false)) return r.value("uid", "");
-  }
-  return "";
-}
-
 TEST_F(OperatorE2eTest, OperatorKilledAtRandomPointsDuringHundredSubmissionsLeavesNoStrayPods) {
-  constexpr int kJobs = 100;
-  constexpr int kNodes = 25, kGpusPerNode = 8;  // exactly the 200 GPUs the jobs need
-  StartCluster({.nodes = kNodes, .gpus_per_node = kGpusPerNode, .kubelet_delay_ms = 0});
-  const std::vector<std::string> flags = {"--qps=1000", "--burst=2000"};
-  OperatorProcess* op = &StartOperator(flags);
-
-  std::atomic<int> submitted{0}, refused{0};
-  std::thread submitter([&] {
-    std::mt19937 rng(7);
-    for (int i = 0; i < kJobs; ++i) {
-      Json job = NewJob(JobName("crash", i), 2, 1);
-      job["spec"]["runPolicy"]["cleanPodPolicy"] = "None";  // every pod stays to be checked
-      if (!api().Create(kDLJobs, Ns(), job).ok()) ++refused;
-      ++submitted;
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 40));
-    }
-  });
-  auto succeed = [](const std::string&) { return 0; };
-  std::mt19937 rng(20240601);
-  int kills = 0;
-  while (submitted < kJobs || kills < 10) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 900));
-    op->Kill();
-    op->Wait(10000);
-    ++kills;
-    op = &StartOperator(flags);
-    if (std::optional<std::vector<Json>> pods = JobPods(api(), "")) {
-      FinishRunningLaunchers(control(), *pods, succeed);
-      for (const auto& [node, gpus] : GpusInUse(*pods)) {
-        EXPECT_LE(gpus, kGpusPerNode) << "node " << node << " is overcommitted";
-      }
-    }
-  }
-  submitter.join();
-  ASSERT_EQ(refused.load(), 0);
-
-  int succeeded = 0;
-  std::string behind;  // the jobs not Succeeded yet, described
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::optional<std::vector<Json>> pods = JobPods(api(), "");
-        if (!pods) return false;
-        FinishRunningLaunchers(control(), *pods, succeed);
-        kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, Ns());
-        if (!jobs.ok()) return false;
-        succeeded = 0;
-        behind.clear();
-        for (const Json& j : (*jobs)["items"]) {
-          bool done = j.value("status", Json::object()).value("phase", "") == "Succeeded";
-          succeeded += done;
-          if (!done) behind += "\n" + Describe(api(), NameOf(j));
-        }
-        return succeeded == kJobs;
-      },
-      2 * kWait))
-      << succeeded << " of " << kJobs << " jobs succeeded after " << kills << " kills:" << behind;
-
-  kube::ApiResult<Json> jobs = kube::ListAll(api(), kDLJobs, Ns());
-  ASSERT_TRUE(jobs.ok());
-  std::map<std::string, std::string> job_uids;  // uid -> name
-  for (const Json& j : (*jobs)["items"]) {
-    job_uids[UidOf(j)] = NameOf(j);
-    EXPECT_EQ(Restarts(j), 0) << NameOf(j) << " restarted: " << j["status"].dump();
-  }
-  kube::ApiResult<Json> all_pods = kube::ListAll(api(), kube::resources::kPods, Ns());
-  ASSERT_TRUE(all_pods.ok());
-  std::map<std::string, std::map<std::string, int>> per_job;  // job -> role -> count
-  for (const Json& p : (*all_pods)["items"]) {
-    auto owner = job_uids.find(OwnerUid(p));
-    ASSERT_NE(owner, job_uids.end()) << "orphaned pod " << NameOf(p);
-    EXPECT_EQ(p["metadata"]["labels"].value("dljob.io/job-name", ""), owner->second);
-    EXPECT_FALSE(NodeOf(p).empty()) << NameOf(p) << " was never bound";
-    EXPECT_EQ(Incarnation(p), 0) << NameOf(p);
-    ++per_job[owner->second][Role(p)];
-  }
-  EXPECT_EQ(per_job.size(), static_cast<size_t>(kJobs));
-  for (const auto& [job, roles] : per_job) {
-    EXPECT_EQ(roles, (std::map<std::string, int>{{"launcher", 1}, {"worker", 2}})) << job;
-  }
-  for (const auto& [node, gpus] : GpusInUse((*all_pods)["items"].get<std::vector<Json>>())) {
-    EXPECT_LE(gpus, kGpusPerNode) << "node " << node << " is overcommitted";
-  }
+  // 25 nodes of 8 GPUs: exactly the 200 GPUs the hundred 2-GPU jobs need.
+  StartCluster({.nodes = 25, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  SubmitJobsWhileKillingTheOperator(*cluster_,
+                                    [&](const std::vector<std::string>& flags) -> OperatorProcess& {
+                                      return StartOperator(flags);
+                                    },
+                                    {.jobs = 100,
+                                     .min_kills = 10,
+                                     .submit_gap_ms = 40,
+                                     .kill_gap_ms = 900,
+                                     .operator_flags = {"--qps=1000", "--burst=2000"}});
 }
 
 TEST_F(OperatorE2eTest, UnderInjectedFaultsEveryJobConvergesToTheRightStatus) {
@@ -194,7 +86,7 @@ TEST_F(OperatorE2eTest, UnderInjectedFaultsEveryJobConvergesToTheRightStatus) {
           EXPECT_TRUE(control().DropWatches().ok());
         }
         if (std::optional<std::vector<Json>> pods = JobPods(api(), "")) {
-          FinishRunningLaunchers(control(), *pods, exit_code);
+          EndRunningJobs(*cluster_, *pods, exit_code);
         }
         converging = 0;
         for (int i = 0; i < kJobs; ++i) {

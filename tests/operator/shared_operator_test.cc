@@ -6,13 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <random>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "http/testing/http_test_client.h"
 #include "jobs/json_fields.h"
+#include "tests/operator/operator_kills.h"
 #include "tests/operator/shared_fixture.h"
 
 namespace dljob::testing {
@@ -108,114 +108,18 @@ TEST_P(SharedE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLeade
   EXPECT_EQ(both_leading.load(), 0) << "both replicas reported leading in the same round";
 }
 
-// GPUs requested by the live pods bound to each node.
-std::map<std::string, int> GpusInUse(const std::vector<Json>& pods) {
-  std::map<std::string, int> used;
-  for (const Json& p : pods) {
-    if (NodeOf(p).empty() || PodPhase(p) == "Succeeded" || PodPhase(p) == "Failed") continue;
-    for (const Json& c : FieldOf(FieldOf(p, "spec"), "containers")) {
-      const Json& g = FieldOf(FieldOf(FieldOf(c, "resources"), "limits"), "nvidia.com/gpu");
-      used[NodeOf(p)] += g.is_number()   ? g.get<int>()
-                         : g.is_string() ? std::stoi(g.get<std::string>())
-                                         : 0;
-    }
-  }
-  return used;
-}
-
-// The controller ownerReference's uid ("" when none).
-std::string OwnerUid(const Json& object) {
-  const Json& refs = FieldOf(FieldOf(object, "metadata"), "ownerReferences");
-  for (const Json& r : refs.is_array() ? refs : Json::array()) {
-    if (r.value("controller", false)) return StringAt(r, "uid");
-  }
-  return "";
-}
-
-// Ends the training of every job whose launcher runs now (and is not being deleted).
-void EndRunningJobs(E2eCluster& cluster, const std::vector<Json>& pods) {
-  for (const Json& p : pods) {
-    if (Role(p) != "launcher" || PodPhase(p) != "Running" || IsDeleting(p)) continue;
-    (void)cluster.EndTraining(
-        StringAt(FieldOf(FieldOf(p, "metadata"), "labels"), "dljob.io/job-name"), 0);
-  }
-}
-
 TEST_P(SharedE2eTest, AnOperatorKilledAtRandomPointsLosesNoJobAndLeavesNoStrayPod) {
   // As many 2-GPU jobs as the node holds: with cleanPodPolicy None a finished job's workers keep
   // their GPUs, so that every pod can be counted at the end.
-  const int jobs = cluster().gpus() / 2;
-  OperatorProcess* op = &StartOperator();
-  std::atomic<int> submitted{0}, refused{0};
-  std::thread submitter([&] {
-    std::mt19937 rng(7);
-    for (int i = 0; i < jobs; ++i) {
-      Json job = NewJob("crash-" + std::to_string(i), 2, 1);
-      job["spec"]["runPolicy"]["cleanPodPolicy"] = "None";  // every pod stays to be checked
-      if (!api().Create(kDLJobs, Ns(), job).ok()) ++refused;
-      ++submitted;
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 400));
-    }
-  });
-  std::mt19937 rng(20261126);
-  int kills = 0;
-  while (submitted < jobs || kills < 6) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 1500));
-    op->Kill();
-    op->Wait(10000);
-    ++kills;
-    op = &StartOperator();
-    if (std::optional<std::vector<Json>> pods = JobPods(api(), "")) {
-      for (const auto& [node, gpus] : GpusInUse(*pods)) {
-        EXPECT_LE(gpus, cluster().gpus()) << "node " << node << " is overcommitted";
-      }
-      if (kills % 2 == 0) EndRunningJobs(cluster(), *pods);
-    }
-  }
-  submitter.join();
-  ASSERT_EQ(refused.load(), 0);
-
-  int succeeded = 0;
-  std::string behind;  // the jobs not Succeeded yet, described
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        std::optional<std::vector<Json>> pods = JobPods(api(), "");
-        if (!pods) return false;
-        EndRunningJobs(cluster(), *pods);
-        kube::ApiResult<Json> all = kube::ListAll(api(), kDLJobs, Ns());
-        if (!all.ok()) return false;
-        succeeded = 0;
-        behind.clear();
-        for (const Json& j : (*all)["items"]) {
-          bool done = Phase(api(), NameOf(j)) == "Succeeded";
-          succeeded += done;
-          if (!done) behind += "\n" + Describe(api(), NameOf(j));
-        }
-        return succeeded == jobs;
-      },
-      2 * wait()))
-      << succeeded << " of " << jobs << " jobs succeeded after " << kills << " kills:" << behind;
-
-  kube::ApiResult<Json> all = kube::ListAll(api(), kDLJobs, Ns());
-  ASSERT_TRUE(all.ok());
-  std::map<std::string, std::string> job_uids;  // uid -> name
-  for (const Json& j : (*all)["items"]) {
-    job_uids[UidOf(j)] = NameOf(j);
-    EXPECT_EQ(Restarts(j), 0) << NameOf(j) << " restarted: " << j["status"].dump();
-  }
-  std::vector<Json> pods = PodsNow(api(), "");
-  std::map<std::string, std::map<std::string, int>> per_job;  // job -> role -> count
-  for (const Json& p : pods) {
-    auto owner = job_uids.find(OwnerUid(p));
-    ASSERT_NE(owner, job_uids.end()) << "orphaned pod " << NameOf(p);
-    EXPECT_FALSE(NodeOf(p).empty()) << NameOf(p) << " was never bound";
-    EXPECT_EQ(Incarnation(p), 0) << NameOf(p);
-    ++per_job[owner->second][Role(p)];
-  }
-  EXPECT_EQ(per_job.size(), static_cast<size_t>(jobs));
-  for (const auto& [job, roles] : per_job) {
-    EXPECT_EQ(roles, (std::map<std::string, int>{{"launcher", 1}, {"worker", 2}})) << job;
-  }
+  SubmitJobsWhileKillingTheOperator(cluster(),
+                                    [&](const std::vector<std::string>& flags) -> OperatorProcess& {
+                                      return StartOperator(flags);
+                                    },
+                                    {.jobs = cluster().gpus() / 2,
+                                     .min_kills = 6,
+                                     .submit_gap_ms = 400,
+                                     .kill_gap_ms = 1500,
+                                     .operator_flags = {}});
 }
 
 TEST_P(SharedE2eTest, TwoGangsThatWouldDeadlockPodAtATimeBothComplete) {
