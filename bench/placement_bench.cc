@@ -24,8 +24,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "operator/scheduler/cluster.h"
-#include "operator/scheduler/placement_policy.h"
+#include "scheduler/cluster.h"
+#include "scheduler/placement_policy.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// (h) Scheduling policies on a 20,000-job trace: dljob-sim's engine (operator/scheduler/sim) over
+// (h) Scheduling policies on a 20,000-job trace: dljob-sim's engine (tools/sim) over
 // the synthetic Philly/Helios-like trace (trace_gen.h) on 812 nodes × 8 GPUs, every policy in
 // the same run, side by side.
 //
@@ -24,10 +24,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "operator/scheduler/sim/metrics.h"
-#include "operator/scheduler/sim/report.h"
-#include "operator/scheduler/sim/simulator.h"
-#include "operator/scheduler/sim/trace_gen.h"
+#include "tools/sim/metrics.h"
+#include "tools/sim/report.h"
+#include "tools/sim/simulator.h"
+#include "tools/sim/trace_gen.h"
 
 namespace dljob::bench {
 namespace {

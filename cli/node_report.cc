@@ -6,7 +6,7 @@
 
 #include "jobs/codec.h"
 #include "jobs/json_fields.h"
-#include "operator/scheduler/kube_objects.h"
+#include "scheduler/kube_objects.h"
 
 namespace dljob {
 namespace {

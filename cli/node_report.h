@@ -1,6 +1,6 @@
 // `dljob top nodes`: what each node of a cluster has and what is taken, and a summary per GPU
 // product — built from Node and Pod objects with the operator's own reading of them
-// (operator/scheduler/kube_objects.h), so "allocated" here is what the operator places against.
+// (scheduler/kube_objects.h), so "allocated" here is what the operator places against.
 //
 //   NAME         GPUS   ALLOCATED   FREE   PRODUCT                 CLIQUE   SCHEDULABLE
 //   gpu-node-0   8      6           2      NVIDIA-A100-SXM4-80GB   c0       yes (tainted)
@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.h"
-#include "operator/scheduler/cluster.h"
+#include "scheduler/cluster.h"
 
 namespace dljob {
 

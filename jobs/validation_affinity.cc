@@ -14,7 +14,7 @@
 namespace dljob::validation_internal {
 namespace {
 
-// What the scheduler reads as an integer (operator/scheduler/feasibility.cc): an optional '-'
+// What the scheduler reads as an integer (scheduler/feasibility.cc): an optional '-'
 // and decimal digits that fit in 64 bits.
 bool IsInteger(const std::string& s) {
   int64_t v = 0;

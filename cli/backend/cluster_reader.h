@@ -3,7 +3,7 @@
 //
 // Only a backend with a cluster has one (Backend::Cluster(); KubeBackend implements it); the local
 // backend has none, and those commands say they need a cluster. Nodes and pods come as the API
-// server sends them (Kubernetes JSON): operator/scheduler/kube_objects.h reads them, the same
+// server sends them (Kubernetes JSON): scheduler/kube_objects.h reads them, the same
 // reading the operator's ledger uses. Errors name what was read and the cluster, and say what to
 // do for the common causes (unreachable, forbidden, DLQueues not installed).
 //

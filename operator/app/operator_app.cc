@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "operator/controller/builders.h"
-#include "operator/controller/leader_election.h"
-#include "operator/scheduler/queue/queue_policy.h"
+#include "kube/runtime/leader_election.h"
+#include "scheduler/queue/queue_policy.h"
 
 namespace dljob::op {
 namespace {

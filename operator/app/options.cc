@@ -3,8 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "operator/scheduler/placement_policy.h"
-#include "operator/scheduler/queue/queue_policy.h"
+#include "scheduler/placement_policy.h"
+#include "scheduler/queue/queue_policy.h"
 
 namespace dljob::op {
 namespace {

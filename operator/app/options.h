@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "operator/scheduler/cluster.h"
+#include "scheduler/cluster.h"
 
 namespace dljob::op {
 
@@ -40,11 +40,11 @@ struct OperatorOptions {
   std::string oss_csi_driver = "ossplugin.csi.alibabacloud.com";
   std::string oss_endpoint;
   std::string oss_secret = "dljob-oss";
-  // Gang placement (operator/scheduler/placement_policy.h): the policy's name and the node label
+  // Gang placement (scheduler/placement_policy.h): the policy's name and the node label
   // that names a node's rack.
   std::string placement_policy = "dljob";
   std::string rack_label = scheduler::kDefaultRackLabel;
-  // The queue (operator/scheduler/queue/queue_policy.h): its policy, and how long a job runs
+  // The queue (scheduler/queue/queue_policy.h): its policy, and how long a job runs
   // before the queue may preempt it.
   std::string queue_policy = "dljob";
   std::chrono::seconds min_run_time{300};

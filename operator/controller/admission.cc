@@ -24,7 +24,7 @@ std::string WaitReason(scheduler::WaitCause cause) {
   return "WaitingInQueue";
 }
 
-AdmissionBook::AdmissionBook(Duration admission_ttl) : admission_ttl_(admission_ttl) {}
+AdmissionBook::AdmissionBook(kube::Duration admission_ttl) : admission_ttl_(admission_ttl) {}
 
 Admission AdmissionBook::Get(const std::string& key) const {
   MutexLock lock(mu_);

@@ -25,9 +25,9 @@
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
-#include "operator/controller/duration.h"
-#include "operator/scheduler/cluster.h"
-#include "operator/scheduler/queue/queue_types.h"
+#include "kube/runtime/duration.h"
+#include "scheduler/cluster.h"
+#include "scheduler/queue/queue_types.h"
 
 namespace dljob::controller {
 
@@ -47,7 +47,7 @@ std::string WaitReason(scheduler::WaitCause cause);
 
 class AdmissionBook {
  public:
-  explicit AdmissionBook(Duration admission_ttl = std::chrono::minutes(5));
+  explicit AdmissionBook(kube::Duration admission_ttl = std::chrono::minutes(5));
 
   // The job's verdict (kUnknown when none).
   Admission Get(const std::string& key) const EXCLUDES(mu_);
@@ -72,7 +72,7 @@ class AdmissionBook {
   void Preempted(const std::string& key, const std::string& message) EXCLUDES(mu_);
 
  private:
-  const Duration admission_ttl_;
+  const kube::Duration admission_ttl_;
   mutable Mutex mu_;
   std::map<std::string, Admission> book_ GUARDED_BY(mu_);
 };

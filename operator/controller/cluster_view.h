@@ -1,5 +1,5 @@
 // The ledger's view of Kubernetes objects. Reading a Node as a scheduler::Node and counting what a
-// Pod takes from its node live in operator/scheduler/kube_objects.h, shared with `dljob top
+// Pod takes from its node live in scheduler/kube_objects.h, shared with `dljob top
 // nodes`; they are named here too, for the ledger (gpu_ledger.h), the node with what only the
 // operator knows: the datasets warm there. This file also has the informer transform that keeps
 // the ledger's pod cache small. Pure; thread-safe.
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/scheduler/kube_objects.h"
+#include "scheduler/kube_objects.h"
 
 namespace dljob::controller {
 

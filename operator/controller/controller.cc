@@ -10,9 +10,9 @@
 namespace dljob::controller {
 namespace {
 
-InformerOptions For(const ControllerOptions& o, const std::string& ns,
+kube::InformerOptions For(const ControllerOptions& o, const std::string& ns,
                     const std::string& selector) {
-  InformerOptions i = o.informer;
+  kube::InformerOptions i = o.informer;
   i.ns = ns;
   i.label_selector = selector;
   return i;
@@ -39,17 +39,17 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
       ledger_(clock, *policy_) {
   using namespace kube::resources;
   const std::string& ns = options_.ns;
-  jobs_ = std::make_unique<Informer>(api, kDLJobs, For(options_, ns, ""));
-  pods_ = std::make_unique<Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
-  services_ = std::make_unique<Informer>(api, kServices, For(options_, ns, kJobNameLabel));
-  config_maps_ = std::make_unique<Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
-  secrets_ = std::make_unique<Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
-  nodes_ = std::make_unique<Informer>(api, kNodes, For(options_, "", ""));
-  InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace
+  jobs_ = std::make_unique<kube::Informer>(api, kDLJobs, For(options_, ns, ""));
+  pods_ = std::make_unique<kube::Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
+  services_ = std::make_unique<kube::Informer>(api, kServices, For(options_, ns, kJobNameLabel));
+  config_maps_ = std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
+  secrets_ = std::make_unique<kube::Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
+  nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
+  kube::InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace
   bound.field_selector = "spec.nodeName!=";
   bound.transform = LedgerPodView;
-  bound_pods_ = std::make_unique<Informer>(api, kPods, bound);
-  queues_ = std::make_unique<Informer>(api, kDLQueues, For(options_, "", ""));
+  bound_pods_ = std::make_unique<kube::Informer>(api, kPods, bound);
+  queues_ = std::make_unique<kube::Informer>(api, kDLQueues, For(options_, "", ""));
   scheduler_ = std::make_unique<QueueScheduler>(
       api, clock, QueueSources{jobs_->store(), pods_->store(), queues_->store()}, ledger_, book_,
       *policy_, options_.scheduling, [this](const std::string& key) { queue_.Add(key); });
@@ -75,7 +75,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
     // The job's next step (e.g. its launcher once its workers are Ready) goes ahead of new jobs.
     if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, Lane::kFollowUp);
   };
-  for (Informer* child : {services_.get(), config_maps_.get(), secrets_.get()}) {
+  for (kube::Informer* child : {services_.get(), config_maps_.get(), secrets_.get()}) {
     child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
   }
   // A job's pods change what the queue sees of it (bound, going away).
@@ -118,7 +118,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
 
 Controller::~Controller() = default;
 
-std::vector<Informer*> Controller::Informers() const {
+std::vector<kube::Informer*> Controller::Informers() const {
   return {jobs_.get(),    pods_.get(),  services_.get(),   config_maps_.get(),
           secrets_.get(), nodes_.get(), bound_pods_.get(), queues_.get()};
 }
@@ -129,7 +129,7 @@ void Controller::WakeWaiting() {
 }
 
 bool Controller::HasSynced() const {
-  for (const Informer* i : Informers()) {
+  for (const kube::Informer* i : Informers()) {
     if (!i->HasSynced()) return false;
   }
   return true;
@@ -137,7 +137,7 @@ bool Controller::HasSynced() const {
 
 void Controller::Run(std::stop_token stop) {
   std::vector<std::jthread> informers;
-  for (Informer* i : Informers()) {
+  for (kube::Informer* i : Informers()) {
     informers.emplace_back([i, stop] { i->Run(stop); });
   }
   // Reconciling from half-filled caches would create children that already exist.

@@ -28,11 +28,11 @@
 
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
-#include "operator/controller/informer.h"
+#include "kube/runtime/informer.h"
 #include "operator/controller/queue_scheduler.h"
 #include "operator/controller/reconciler.h"
-#include "operator/controller/work_queue.h"
-#include "operator/scheduler/placement_policy.h"
+#include "kube/runtime/work_queue.h"
+#include "scheduler/placement_policy.h"
 
 namespace dljob::controller {
 
@@ -40,8 +40,8 @@ struct ControllerOptions {
   std::string ns;   // "" = every namespace
   int workers = 4;  // reconciles at once
   ReconcilerOptions reconcile;
-  WorkQueueOptions queue;
-  InformerOptions informer;  // ns and label_selector are set per informer
+  kube::WorkQueueOptions queue;
+  kube::InformerOptions informer;  // ns and label_selector are set per informer
   // The gang placement policy (scheduler::MakePlacementPolicy's names) and its options.
   // REQUIRES: a name PlacementPolicyNames() lists (the caller validates it; a wrong one aborts).
   std::string placement_policy = "dljob";
@@ -63,10 +63,10 @@ class Controller {
   void Run(std::stop_token stop);
   // Every informer has listed once.
   bool HasSynced() const;
-  WorkQueue& queue() { return queue_; }
-  const Store& jobs() const { return jobs_->store(); }
+  kube::WorkQueue& queue() { return queue_; }
+  const kube::Store& jobs() const { return jobs_->store(); }
   // Pods labelled with a job name, indexed by OwnerJobKey (children.h).
-  const Store& pods() const { return pods_->store(); }
+  const kube::Store& pods() const { return pods_->store(); }
   const GpuLedger& ledger() const { return ledger_; }
   const AdmissionBook& admissions() const { return book_; }
 
@@ -75,12 +75,12 @@ class Controller {
 
   const ControllerOptions options_;
   // Informers, in the order HasSynced and Run go through them.
-  std::vector<Informer*> Informers() const;
+  std::vector<kube::Informer*> Informers() const;
   void WakeWaiting();
 
-  std::unique_ptr<Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_,
+  std::unique_ptr<kube::Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_,
       queues_;
-  WorkQueue queue_;
+  kube::WorkQueue queue_;
   const scheduler::PlacementPolicyPtr policy_;  // before ledger_, which uses it
   GpuLedger ledger_;
   AdmissionBook book_;

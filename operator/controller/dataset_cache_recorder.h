@@ -16,7 +16,7 @@
 
 #include "base/status.h"
 #include "kube/api.h"
-#include "operator/controller/store.h"
+#include "kube/runtime/store.h"
 
 namespace dljob::controller {
 
@@ -25,7 +25,7 @@ namespace dljob::controller {
 // null: a new pod, or every pod again when the operator starts) what the node's cached object in
 // `nodes` already lists is skipped, so a restart writes nothing new. OK when there was nothing to
 // do or the node is gone.
-Status RecordWarmCaches(kube::Api& api, const Store& nodes, const nlohmann::json* old_pod,
+Status RecordWarmCaches(kube::Api& api, const kube::Store& nodes, const nlohmann::json* old_pod,
                         const nlohmann::json& pod);
 
 }  // namespace dljob::controller

@@ -47,7 +47,7 @@ class RecordWarmCachesTest : public ::testing::Test {
   Status Add(const Json& pod) { return RecordWarmCaches(api_, nodes_, nullptr, pod); }
 
   FakeApi api_;
-  Store nodes_;
+  kube::Store nodes_;
 };
 
 TEST_F(RecordWarmCachesTest, APodThatStartsRunningPutsItsDatasetsFirstOnItsNode) {

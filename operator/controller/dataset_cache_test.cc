@@ -13,8 +13,8 @@
 #include "jobs/defaults.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/cluster_view.h"
-#include "operator/scheduler/gang.h"
-#include "operator/scheduler/placement_policy.h"
+#include "scheduler/gang.h"
+#include "scheduler/placement_policy.h"
 
 namespace dljob::controller {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "jobs/json_fields.h"
 #include "operator/controller/children.h"
-#include "operator/controller/store.h"
+#include "kube/runtime/store.h"
 
 namespace dljob::controller {
 namespace {

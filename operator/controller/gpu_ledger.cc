@@ -1,9 +1,9 @@
 #include "operator/controller/gpu_ledger.h"
 
 #include "jobs/json_fields.h"
-#include "operator/controller/store.h"
-#include "operator/scheduler/dljob_policy.h"
-#include "operator/scheduler/gang.h"
+#include "kube/runtime/store.h"
+#include "scheduler/dljob_policy.h"
+#include "scheduler/gang.h"
 
 namespace dljob::controller {
 namespace {
@@ -28,10 +28,10 @@ void Accumulate(scheduler::Resources& to, const scheduler::Resources& r, int sig
 }  // namespace
 
 GpuLedger::GpuLedger(const Clock& clock, const scheduler::PlacementPolicy& policy,
-                     Duration assume_ttl)
+                     kube::Duration assume_ttl)
     : clock_(clock), assume_ttl_(assume_ttl), policy_(policy) {}
 
-GpuLedger::GpuLedger(const Clock& clock, Duration assume_ttl)
+GpuLedger::GpuLedger(const Clock& clock, kube::Duration assume_ttl)
     : clock_(clock),
       assume_ttl_(assume_ttl),
       owned_policy_(scheduler::NewDljobPolicy({})),

@@ -36,9 +36,9 @@
 #include "base/thread_annotations.h"
 #include "jobs/dljob_types.h"
 #include "operator/controller/cluster_view.h"
-#include "operator/controller/duration.h"
-#include "operator/scheduler/cluster.h"
-#include "operator/scheduler/placement_policy.h"
+#include "kube/runtime/duration.h"
+#include "scheduler/cluster.h"
+#include "scheduler/placement_policy.h"
 
 namespace dljob::controller {
 
@@ -71,9 +71,9 @@ class GpuLedger {
  public:
   // Places with `policy` (not owned; it must outlive the ledger).
   GpuLedger(const Clock& clock, const scheduler::PlacementPolicy& policy,
-            Duration assume_ttl = std::chrono::seconds(30));
+            kube::Duration assume_ttl = std::chrono::seconds(30));
   // Places with the "dljob" policy, as dljob-operator does by default.
-  explicit GpuLedger(const Clock& clock, Duration assume_ttl = std::chrono::seconds(30));
+  explicit GpuLedger(const Clock& clock, kube::Duration assume_ttl = std::chrono::seconds(30));
   GpuLedger(const GpuLedger&) = delete;
   GpuLedger& operator=(const GpuLedger&) = delete;
 
@@ -128,7 +128,7 @@ class GpuLedger {
   bool GpuNodeLocked(const std::string& node) const REQUIRES(mu_);
 
   const Clock& clock_;
-  const Duration assume_ttl_;
+  const kube::Duration assume_ttl_;
   const scheduler::PlacementPolicyPtr owned_policy_;  // set by the constructor without a policy
   const scheduler::PlacementPolicy& policy_;
   mutable Mutex mu_;

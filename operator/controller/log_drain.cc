@@ -26,9 +26,9 @@ std::optional<WallTime> FinishedAt(const Json& pod) {
 
 }  // namespace
 
-std::optional<Duration> LauncherLogWait(const std::vector<Json>& pods,
+std::optional<kube::Duration> LauncherLogWait(const std::vector<Json>& pods,
                                         const LauncherLogEnded& ended, WallTime now,
-                                        Duration grace) {
+                                        kube::Duration grace) {
   if (!ended) return std::nullopt;
   for (const Json& pod : pods) {
     const Json& meta = FieldOf(pod, "metadata");
@@ -36,9 +36,9 @@ std::optional<Duration> LauncherLogWait(const std::vector<Json>& pods,
     std::optional<bool> done = ended(StringAt(meta, "uid"));
     std::optional<WallTime> finished = FinishedAt(pod);
     if (done != false || !finished) return std::nullopt;
-    Duration left = std::chrono::ceil<Duration>(*finished + grace - now);
-    if (left <= Duration::zero()) return std::nullopt;
-    return std::min<Duration>(left, std::chrono::seconds(1));
+    kube::Duration left = std::chrono::ceil<kube::Duration>(*finished + grace - now);
+    if (left <= kube::Duration::zero()) return std::nullopt;
+    return std::min<kube::Duration>(left, std::chrono::seconds(1));
   }
   return std::nullopt;
 }

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
-#include "operator/controller/duration.h"
+#include "kube/runtime/duration.h"
 
 namespace dljob::controller {
 
@@ -32,8 +32,8 @@ inline constexpr std::chrono::seconds kLauncherLogGrace{15};
 // How long to wait before looking again (at most 1 s), or nullopt to mark the job Succeeded now.
 // `pods` are the job's current pods; the launcher is the one labelled dljob.io/role=launcher.
 // Without `ended`, or without a finish time on the launcher's container, never waits.
-std::optional<Duration> LauncherLogWait(const std::vector<nlohmann::json>& pods,
+std::optional<kube::Duration> LauncherLogWait(const std::vector<nlohmann::json>& pods,
                                         const LauncherLogEnded& ended, WallTime now,
-                                        Duration grace = kLauncherLogGrace);
+                                        kube::Duration grace = kLauncherLogGrace);
 
 }  // namespace dljob::controller

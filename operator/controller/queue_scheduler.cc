@@ -7,7 +7,7 @@
 
 #include "jobs/dlqueue_codec.h"
 #include "operator/controller/queue_snapshot.h"
-#include "operator/scheduler/queue/job_queue.h"
+#include "scheduler/queue/job_queue.h"
 
 namespace dljob::controller {
 namespace {
@@ -52,7 +52,7 @@ void QueueScheduler::Run(std::stop_token stop) {
       if (next_change_) {
         until =
             std::min(until, std::chrono::steady_clock::now() +
-                                std::chrono::duration_cast<Duration>(*next_change_ - clock_.Now()));
+                                std::chrono::duration_cast<kube::Duration>(*next_change_ - clock_.Now()));
       }
       while (!triggered_ && !stop.stop_requested() && std::chrono::steady_clock::now() < until) {
         cv_.wait_until(mu_, until);

@@ -1,6 +1,6 @@
 // QueueScheduler: the operator's queue, run over its caches. Each pass reads the DLJobs, their
 // pods, the DLQueues and the GPU ledger (queue_snapshot.h), asks the queue core
-// (operator/scheduler/queue/job_queue.h) which jobs start, which running ones to suspend for
+// (scheduler/queue/job_queue.h) which jobs start, which running ones to suspend for
 // them and why each other job waits, records that in the AdmissionBook that the reconciler obeys,
 // wakes the reconcilers of the jobs whose verdict changed, and writes each DLQueue's status
 // (used, borrowed, running and pending jobs) when it changed.
@@ -24,25 +24,25 @@
 #include "jobs/dlqueue_types.h"
 #include "kube/api.h"
 #include "operator/controller/admission.h"
-#include "operator/controller/duration.h"
+#include "kube/runtime/duration.h"
 #include "operator/controller/gpu_ledger.h"
-#include "operator/controller/store.h"
-#include "operator/scheduler/placement_policy.h"
-#include "operator/scheduler/queue/queue_types.h"
+#include "kube/runtime/store.h"
+#include "scheduler/placement_policy.h"
+#include "scheduler/queue/queue_types.h"
 
 namespace dljob::controller {
 
 struct QueueSchedulerOptions {
   scheduler::QueueOptions queue;  // queue_policy.h's QueueOptionsByName, with the run time set
-  Duration batch{std::chrono::milliseconds(20)};
-  Duration resync{std::chrono::seconds(30)};
+  kube::Duration batch{std::chrono::milliseconds(20)};
+  kube::Duration resync{std::chrono::seconds(30)};
 };
 
 // The caches a pass reads: DLJobs, the jobs' pods indexed by OwnerJobKey, DLQueues.
 struct QueueSources {
-  const Store& jobs;
-  const Store& pods;
-  const Store& queues;
+  const kube::Store& jobs;
+  const kube::Store& pods;
+  const kube::Store& queues;
 };
 
 class QueueScheduler {

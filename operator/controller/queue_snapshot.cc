@@ -13,7 +13,7 @@
 #include "jobs/validation.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/children.h"
-#include "operator/scheduler/gang.h"
+#include "scheduler/gang.h"
 
 namespace dljob::controller {
 namespace {

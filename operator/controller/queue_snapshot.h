@@ -30,7 +30,7 @@
 #include "jobs/dlqueue_types.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
-#include "operator/scheduler/queue/job_queue.h"
+#include "scheduler/queue/job_queue.h"
 
 namespace dljob::controller {
 

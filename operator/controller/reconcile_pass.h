@@ -21,7 +21,7 @@ struct Reconciler::Pass {
   std::string now_s;
   std::vector<Json> pods;   // this incarnation's pods
   std::vector<Json> stale;  // pods from before a restart or a preemption
-  std::optional<Duration> requeue;
+  std::optional<kube::Duration> requeue;
   bool warning = false;      // the transition deserves a Warning event
   bool delete_all = false;   // after the status write: delete every pod (restart, suspend)
   bool delete_live = false;  // after the status write: delete running pods (deadline)
@@ -30,7 +30,7 @@ struct Reconciler::Pass {
   bool status_written = false;  // WriteStatus sent a new status in this pass
 
   int64_t incarnation() const { return JobIncarnation(job.status); }
-  void RequeueIn(Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
+  void RequeueIn(kube::Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
   void Set(JobPhase phase, const std::string& reason, const std::string& message, bool warn) {
     if (job.status.phase != phase) {
       TransitionTo(job.status, phase, reason, message, now_s);

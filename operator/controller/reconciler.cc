@@ -16,8 +16,8 @@ namespace dljob::controller {
 
 namespace {
 
-Duration Until(WallTime due, WallTime now) {
-  return std::max(Duration(1), std::chrono::duration_cast<Duration>(due - now));
+kube::Duration Until(WallTime due, WallTime now) {
+  return std::max(kube::Duration(1), std::chrono::duration_cast<kube::Duration>(due - now));
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
   Observation seen = Observe(p.job, p.pods);
   if (seen.state == JobState::kSucceeded) {
     // The launcher exited 0: its final metrics reach the status before the phase does.
-    if (std::optional<Duration> wait =
+    if (std::optional<kube::Duration> wait =
             LauncherLogWait(p.pods, options_.launcher_log_ended, p.now)) {
       p.RequeueIn(*wait);
       return Finish(p);

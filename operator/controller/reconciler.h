@@ -52,13 +52,13 @@
 #include "kube/api.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
-#include "operator/controller/duration.h"
+#include "kube/runtime/duration.h"
 #include "operator/controller/events.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/log_drain.h"
 #include "operator/controller/ssh_keys.h"
-#include "operator/controller/store.h"
+#include "kube/runtime/store.h"
 
 namespace dljob::controller {
 
@@ -69,11 +69,11 @@ namespace dljob::controller {
 // once admitted, and is suspended when the queue preempts it. Unset, every job binds as soon as
 // its gang fits (no queue; tests of other behaviour use this).
 struct Caches {
-  const Store& jobs;
-  const Store& pods;
-  const Store& services;
-  const Store& config_maps;
-  const Store& secrets;
+  const kube::Store& jobs;
+  const kube::Store& pods;
+  const kube::Store& services;
+  const kube::Store& config_maps;
+  const kube::Store& secrets;
   GpuLedger& gpus;
   AdmissionBook* admission = nullptr;
 };
@@ -81,7 +81,7 @@ struct Caches {
 struct ReconcilerOptions {
   BuildOptions build;
   // How soon a job that is waiting for GPUs (or for a name held by a stranger) looks again.
-  Duration queued_retry{std::chrono::seconds(10)};
+  kube::Duration queued_retry{std::chrono::seconds(10)};
   // The retries of one bind (after 5xx, 429 and transport failures).
   kube::RetryOptions bind_retry = DefaultBindRetry();
   // Whether the launcher's log has been read to its end (log_drain.h): a job whose launcher
@@ -92,7 +92,7 @@ struct ReconcilerOptions {
 struct ReconcileResult {
   // Reconcile again after this long even if nothing changes (deadlines, TTL, waiting for GPUs);
   // nullopt: only when something changes.
-  std::optional<Duration> requeue_after;
+  std::optional<kube::Duration> requeue_after;
 };
 
 struct Observation;  // observation.h

@@ -8,8 +8,8 @@
 #include "operator/controller/queue_scheduler.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/testing/reconciler_test_util.h"
-#include "operator/scheduler/placement_policy.h"
-#include "operator/scheduler/queue/queue_policy.h"
+#include "scheduler/placement_policy.h"
+#include "scheduler/queue/queue_policy.h"
 
 namespace dljob::controller::testing {
 namespace {
@@ -93,7 +93,7 @@ class QueueTest : public ReconcilerWorld {
     return false;
   }
 
-  Store queues_;
+  kube::Store queues_;
   AdmissionBook book_;
   scheduler::PlacementPolicyPtr policy_ = scheduler::MakePlacementPolicy("dljob").value();
   std::vector<std::string> woken_;

@@ -69,7 +69,7 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
   if (!ttl || !done) return ReconcileResult{};
   WallTime due = *done + std::chrono::seconds(*ttl);
   if (p.now < due) {
-    return ReconcileResult{std::chrono::duration_cast<Duration>(due - p.now)};
+    return ReconcileResult{std::chrono::duration_cast<kube::Duration>(due - p.now)};
   }
   kube::ApiResult<Json> r =
       api_.Delete(kube::resources::kDLJobs, p.job.metadata.namespace_, p.job.metadata.name);
@@ -144,7 +144,7 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
   const std::string& ns = job.metadata.namespace_;
   struct Child {
     const kube::Resource& r;
-    const Store& cache;
+    const kube::Store& cache;
     std::string name;
   };
   for (const Child& c :

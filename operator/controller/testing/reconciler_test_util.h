@@ -219,11 +219,11 @@ class ReconcilerWorld : public ::testing::Test {
   FakeApi api_;
   AimedFaults faults_{api_};  // what the reconciler talks to
   FakeClock clock_;
-  Store jobs_;
-  Store pods_{OwnerJobKey};
-  Store services_;
-  Store config_maps_;
-  Store secrets_;
+  kube::Store jobs_;
+  kube::Store pods_{OwnerJobKey};
+  kube::Store services_;
+  kube::Store config_maps_;
+  kube::Store secrets_;
   // What the log collectors say of a launcher pod's log, by uid (log_drain.h); absent: no
   // collector follows it.
   std::map<std::string, bool> log_ended_;
@@ -253,7 +253,7 @@ class ReconcilerWorld : public ::testing::Test {
   std::map<std::string, Json> ledger_pods_;
   std::map<std::string, std::string> pod_ips_;  // pod name → its address, once running
 
-  void SyncStore(const kube::Resource& r, Store& store) {
+  void SyncStore(const kube::Resource& r, kube::Store& store) {
     for (const std::string& key : store.Keys()) store.Remove(key);
     for (const Json& o : api_.Objects(r)) {
       // Like the operator's informers: children only when they carry the job label.

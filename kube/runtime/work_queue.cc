@@ -1,0 +1,155 @@
+#include "kube/runtime/work_queue.h"
+
+#include <algorithm>
+
+namespace dljob::kube {
+
+WorkQueue::WorkQueue(const Clock& clock, WorkQueueOptions options)
+    : clock_(clock), options_(options) {}
+
+void WorkQueue::AddLocked(const std::string& key, Lane lane) {
+  if (shutting_down_) return;
+  const bool follow_up = lane == Lane::kFollowUp;
+  if (dirty_.count(key) && (!follow_up || follow_up_.count(key))) return;
+  dirty_.insert(key);
+  if (follow_up) follow_up_.insert(key);
+  waiting_.erase(key);  // ready now; a pending delayed add would only repeat it
+  retrying_.erase(key);
+  if (processing_.count(key)) return;  // Done() puts it back
+  PushLocked(key);
+}
+
+void WorkQueue::PushLocked(const std::string& key) {
+  (follow_up_.count(key) ? follow_ups_ : queue_).push_back(key);
+  cv_.notify_one();
+}
+
+void WorkQueue::Add(const std::string& key, Lane lane) {
+  MutexLock lock(mu_);
+  AddLocked(key, lane);
+}
+
+void WorkQueue::AddAfter(const std::string& key, Duration delay) {
+  if (delay <= Duration::zero()) return Add(key);
+  MutexLock lock(mu_);
+  if (shutting_down_ || dirty_.count(key)) return;
+  WallTime due = clock_.Now() + delay;
+  auto [it, inserted] = waiting_.emplace(key, due);
+  if (!inserted) it->second = std::min(it->second, due);
+  cv_.notify_all();  // a sleeping Get() may need to wake earlier
+}
+
+void WorkQueue::AddRateLimited(const std::string& key) {
+  Duration delay;
+  {
+    MutexLock lock(mu_);
+    int n = failures_[key]++;
+    delay = options_.base_delay;
+    for (int i = 0; i < n && delay < options_.max_delay; ++i) delay *= 2;
+    delay = std::min(delay, options_.max_delay);
+  }
+  AddAfter(key, delay);
+  MutexLock lock(mu_);
+  if (waiting_.count(key)) retrying_.insert(key);  // a retry is work under way: a follow-up
+}
+
+void WorkQueue::Forget(const std::string& key) {
+  MutexLock lock(mu_);
+  failures_.erase(key);
+}
+
+int WorkQueue::Failures(const std::string& key) const {
+  MutexLock lock(mu_);
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+void WorkQueue::PromoteDueLocked() {
+  WallTime now = clock_.Now();
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    std::string key = it->first;
+    it = waiting_.erase(it);
+    Lane lane = retrying_.erase(key) ? Lane::kFollowUp : Lane::kNormal;
+    AddLocked(key, lane);
+  }
+}
+
+void WorkQueue::TrimLocked(std::deque<std::string>& lane, bool follow_up) {
+  while (!lane.empty()) {
+    const std::string& key = lane.front();
+    if (dirty_.count(key) && !processing_.count(key) &&
+        follow_up_.count(key) == (follow_up ? 1 : 0)) {
+      return;
+    }
+    lane.pop_front();
+  }
+}
+
+std::optional<std::string> WorkQueue::PopLocked() {
+  TrimLocked(follow_ups_, true);
+  TrimLocked(queue_, false);
+  std::deque<std::string>* lane = &queue_;
+  if (!follow_ups_.empty() && (queue_.empty() || streak_ < kFollowUpStreak)) lane = &follow_ups_;
+  if (lane->empty()) return std::nullopt;
+  streak_ = lane == &follow_ups_ ? streak_ + 1 : 0;
+  std::string key = std::move(lane->front());
+  lane->pop_front();
+  processing_.insert(key);
+  dirty_.erase(key);
+  follow_up_.erase(key);
+  return key;
+}
+
+std::optional<std::string> WorkQueue::Get() {
+  MutexLock lock(mu_);
+  while (true) {
+    if (shutting_down_) return std::nullopt;
+    PromoteDueLocked();
+    if (std::optional<std::string> key = PopLocked()) return key;
+    if (waiting_.empty()) {
+      cv_.wait(mu_);
+      continue;
+    }
+    WallTime next = waiting_.begin()->second;
+    for (const auto& [k, due] : waiting_) next = std::min(next, due);
+    auto sleep = std::chrono::duration_cast<Duration>(next - clock_.Now());
+    cv_.wait_for(mu_, std::clamp(sleep, Duration(1), options_.poll));
+  }
+}
+
+std::optional<std::string> WorkQueue::TryGet() {
+  MutexLock lock(mu_);
+  if (shutting_down_) return std::nullopt;
+  PromoteDueLocked();
+  return PopLocked();
+}
+
+void WorkQueue::Done(const std::string& key) {
+  MutexLock lock(mu_);
+  processing_.erase(key);
+  if (dirty_.count(key) && !shutting_down_) PushLocked(key);
+}
+
+void WorkQueue::ShutDown() {
+  MutexLock lock(mu_);
+  shutting_down_ = true;
+  cv_.notify_all();
+}
+
+bool WorkQueue::ShuttingDown() const {
+  MutexLock lock(mu_);
+  return shutting_down_;
+}
+
+size_t WorkQueue::Len() const {
+  MutexLock lock(mu_);
+  size_t n = 0;
+  for (const std::string& key : dirty_) n += processing_.count(key) ? 0 : 1;
+  return n;
+}
+
+}  // namespace dljob::kube

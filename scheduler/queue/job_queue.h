@@ -1,0 +1,155 @@
+// JobQueue: the scheduler's queue core. Given the queues, the pending and running jobs, the nodes
+// and the time, a scheduling pass decides which jobs start where, which running jobs to suspend
+// to make room, and why every other job still waits ("needs 16 GPUs (A100, 2 workers × 8) in
+// queue team-a; quota 32, used 24; 12 free, largest node 8; waits for quota").
+//
+// How a pass works (the options of queue_types.h choose the variant):
+//   - Pending jobs go in order: priority, then FIFO by submit time (or least attained service,
+//     or the sjf oracle's least remaining service), ties by name.
+//   - A job starts when it fits its queue's quota (quota.h: nominal, then borrowing idle quota
+//     of the cohort within the borrowing limit) and the placement policy places its whole gang.
+//   - A job that does not fit may suspend running jobs (preemption.h): of its own queue, those
+//     after it in order; of other queues, those borrowing quota it is owed; whole gangs only,
+//     the cheapest set, only when that makes it fit, never one that ran less than the minimum
+//     run time. Failed attempts stop after one per GPU product a pass.
+//   - The first job that still cannot fit for lack of room is the head. Behind it: nothing
+//     (Backfill::kNone), anything that fits (kGreedy), or, with kReservation, only jobs that
+//     leave the head's reservation (reservation.h) intact: they end before it by their own time
+//     limit, or use only what the reserved placement does not need.
+//   - Jobs whose queue does not exist, or which could never fit on this cluster, wait with
+//     that reason and do not hold up the jobs behind them.
+//
+// The queue keeps its own copy of the nodes: SetNodes replaces it (its `used` must count every
+// running job), and the queue updates it as it starts, suspends and finishes jobs. The operator
+// builds a queue from a snapshot for each pass (ScheduleSnapshot); dljob-sim keeps one for the
+// whole replay. A pass's work grows with the jobs that could start, not with the queue's length:
+// a job needing more workers than the free GPUs allow is skipped without asking the policy, and
+// with QueueOptions::explain off the scan stops once nothing more can start.
+//
+// Deterministic: the same calls in the same order give the same decisions. The placement policy
+// is borrowed and must outlive the queue. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/status.h"
+#include "scheduler/placement_policy.h"
+#include "scheduler/queue/node_ledger.h"
+#include "scheduler/queue/queue_types.h"
+#include "scheduler/queue/quota.h"
+
+namespace dljob::scheduler {
+
+class JobQueue {
+ public:
+  JobQueue(const std::vector<QueueSpec>& queues, const PlacementPolicy& policy,
+           QueueOptions options);
+  JobQueue(const JobQueue&) = delete;
+  JobQueue& operator=(const JobQueue&) = delete;
+  ~JobQueue();
+
+  // Replaces the nodes; their `used` must already count every running job.
+  void SetNodes(std::vector<Node> nodes);
+  // A job that waits. kInvalidArgument for an empty or known name or an empty gang.
+  Status AddPending(JobRequest job, JobHistory history = {});
+  // A job already running at `placement` since `start_time` (the nodes already count it).
+  Status AddRunning(JobRequest job, Placement placement, int64_t start_time,
+                    JobHistory history = {});
+  // A running job ended (finished, failed, deleted): its GPUs and quota are free again and the
+  // queue forgets it. kNotFound for a job that is not running.
+  Status Finish(std::string_view name, int64_t now);
+  // A pending job was withdrawn. kNotFound for a job that is not pending.
+  Status Remove(std::string_view name);
+
+  // One scheduling pass at `now`, applied to the queue's own state (see Decision).
+  Decision Schedule(int64_t now);
+
+  const std::vector<Node>& nodes() const { return ledger_.nodes(); }
+  size_t pending_count() const { return pending_.size(); }
+  size_t running_count() const { return running_.size(); }
+  const QueueOptions& options() const { return options_; }
+
+  // The discretised level of attained GPU-seconds under `thresholds` (0: the least attained).
+  static int64_t LasLevel(const std::vector<int64_t>& thresholds, int64_t gpu_seconds);
+
+ private:
+  struct Job;
+  struct PendingKey {
+    int64_t neg_priority;
+    int64_t rank;  // 0, the las level, or the sjf remaining service
+    int64_t submit;
+    const std::string* name;
+    Job* job;
+    bool operator<(const PendingKey& o) const;
+  };
+  struct EndKey {
+    int64_t end;
+    const std::string* name;
+    Job* job;
+    bool operator<(const EndKey& o) const;
+  };
+  struct Pass;
+
+  Status Add(JobRequest job, JobHistory history, std::unique_ptr<Job>& out);
+  void Enqueue(Job& job);
+  void Run(Job& job, Placement placement, int64_t start);
+  void Stop(Job& job, int64_t now);
+  int64_t Priority(const Job& job) const;
+  int64_t RankAt(const Job& job, int64_t now) const;
+  bool Worse(const Job& running, int64_t now, const Job& pending) const;
+
+  bool Consider(Job& job, Pass& pass);
+  std::optional<Placement> TryPlace(const Job& job, bool masked);
+  std::vector<Job*> PreemptionCandidates(const Job& job, bool quota_blocked, int64_t now) const;
+  std::string PreemptReason(const Job& victim, const Job& job, int64_t now) const;
+  bool TryPreempt(Job& job, bool quota_blocked, Pass& pass);
+  const std::optional<std::string>& NeverFits(Job& job);
+  void BecomeHead(Job& job, Pass& pass);
+  void Start(Job& job, Placement placement, bool masked, Pass& pass);
+  std::optional<int64_t> NextChange(const Pass& pass) const;
+
+  std::string Describe(const Job& job);
+  void Wait(Pass& pass, const Job& job, WaitCause cause, const std::string& detail);
+
+  QuotaLedger quota_;
+  const PlacementPolicy& policy_;
+  const QueueOptions options_;
+  NodeLedger ledger_;
+  RoomCache room_{ledger_, ledger_.nodes()};
+  std::vector<Node> scratch_;  // what-if copies of the nodes (same order as the ledger's)
+  std::vector<Node> masked_;   // the nodes minus the head's reservation
+  RoomCache masked_room_{ledger_, masked_};
+
+  std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
+  std::set<PendingKey> pending_;
+  // The running jobs, in no particular order (every use sorts or takes a minimum).
+  std::unordered_set<Job*> running_;
+  std::multimap<int64_t, Job*> by_start_;  // the running jobs by start time
+  std::set<EndKey> bounded_;               // running jobs with a time limit, by end
+};
+
+// A job in a snapshot: running when it has a placement.
+struct JobSnapshot {
+  JobRequest request;
+  JobHistory history;
+  std::optional<Placement> placement;
+  int64_t start_time = 0;
+};
+
+// One pass over a snapshot of the cluster (the operator's entry point): a JobQueue built from
+// `jobs` and `nodes` (whose `used` counts the running jobs), scheduled once at `now`.
+Result<Decision> ScheduleSnapshot(const std::vector<QueueSpec>& queues,
+                                  const std::vector<JobSnapshot>& jobs, std::vector<Node> nodes,
+                                  int64_t now, const PlacementPolicy& policy,
+                                  const QueueOptions& options);
+
+}  // namespace dljob::scheduler

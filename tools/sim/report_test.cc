@@ -1,0 +1,98 @@
+#include "tools/sim/report.h"
+
+#include <gtest/gtest.h>
+
+namespace dljob::scheduler::sim {
+namespace {
+
+Summary Row(const std::string& policy, double jct) {
+  Summary s;
+  s.policy = policy;
+  s.jobs = 4;
+  s.finished = 4;
+  s.avg_jct = jct;
+  s.p95_jct = 497;
+  s.avg_wait = 74;
+  s.p95_wait = 197;
+  s.makespan = 9000;
+  s.gpu_allocation = 0.625;
+  s.gpu_allocation_queued = 0.875;
+  s.fragmentation = 0.25;
+  s.preemptions = 3;
+  s.wall_seconds = 0.04;
+  return s;
+}
+
+TEST(HumanSeconds, UnitsByMagnitude) {
+  EXPECT_EQ(HumanSeconds(95), "95s");
+  EXPECT_EQ(HumanSeconds(2712), "45.2m");
+  EXPECT_EQ(HumanSeconds(44424), "12.34h");
+}
+
+TEST(FormatTable, OneAlignedRowPerPolicy) {
+  EXPECT_EQ(FormatTable({Row("fifo", 264), Row("best-fit", 211.5)}),
+            "policy    jobs  done  avg JCT  p95 JCT  avg wait  p95 wait  makespan  GPU alloc  "
+            "alloc queued   frag  preempt  wall\n"
+            "fifo         4     4     4.4m     8.3m       74s      3.3m     2.50h      62.5%  "
+            "       87.5%  25.0%        3  0.0s\n"
+            "best-fit     4     4     3.5m     8.3m       74s      3.3m     2.50h      62.5%  "
+            "       87.5%  25.0%        3  0.0s\n");
+}
+
+TEST(SummaryJson, TheKeysPerPolicyInOrder) {
+  nlohmann::ordered_json j = SummaryJson({Row("fifo", 261), Row("dljob", 211.5)});
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j.begin().key(), "fifo");
+  std::vector<std::string> keys;
+  for (auto it = j["dljob"].begin(); it != j["dljob"].end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"avg_jct", "p95_jct", "avg_wait", "p95_wait",
+                                            "makespan", "gpu_allocation", "preemptions",
+                                            "gpu_allocation_queued", "fragmentation", "jobs",
+                                            "finished", "deadline_exceeded", "wall_seconds"}));
+  EXPECT_EQ(j["dljob"]["avg_jct"], 211.5);
+  EXPECT_EQ(j["dljob"]["makespan"], 9000);
+}
+
+TEST(JobsOutCsv, OneRowPerPolicyAndJob) {
+  Trace t;
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  SimResult r;
+  r.policy = "las";
+  r.jobs = {{10, 60, 50, 0, false}, {}};
+  EXPECT_EQ(JobsOutCsv(t, {r}),
+            "policy,name,submit_time,start_time,finish_time,jct,wait,num_gpu,queue,priority,"
+            "preemptions,deadline_exceeded\n"
+            "las,a,10,10,60,50,0,2,q,1,0,false\n"
+            "las,b,20,,,,,1,default,0,0,false\n");
+}
+
+TEST(AllocationSvg, AxesLegendAndOneLinePerPolicy) {
+  SimResult a, b;
+  a.policy = "fifo";
+  a.total_gpus = 8;
+  a.allocation = {{0, 4}, {3600, 8}, {7200, 0}};
+  b.policy = "a<b";
+  b.total_gpus = 8;
+  b.allocation = {{0, 8}, {7200, 0}};
+  const std::string svg = AllocationSvg({a, b}, 4);
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find("</svg>\n"), std::string::npos);
+  EXPECT_NE(svg.find(">simulated time (hours)</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">GPUs allocated (% of all)</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">fifo</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">a&lt;b</text>"), std::string::npos);
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2u);
+  // fifo's buckets (0.5 h each over 2 h): 50%, 50%, 100%, 100% of the plot's height (y 40..420).
+  EXPECT_NE(svg.find("points=\"161.2,230.0 343.8,230.0 526.2,40.0 708.8,40.0 \""),
+            std::string::npos)
+      << svg;
+}
+
+}  // namespace
+}  // namespace dljob::scheduler::sim

@@ -1,0 +1,203 @@
+#include "tools/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+
+#include "scheduler/placement_policy.h"
+#include "scheduler/queue/job_queue.h"
+#include "scheduler/queue/node_ledger.h"
+
+namespace dljob::scheduler::sim {
+namespace {
+
+// A job's replay state beside its outcome.
+struct JobRun {
+  int64_t remaining = 0;   // running time still needed
+  int64_t start = 0;       // of the current run
+  int64_t overhead = 0;    // restoring time at the start of the current run
+  int64_t generation = 0;  // bumped on every start and suspension; stale end events ignored
+  bool running = false;
+};
+
+// An end of a run: (time, trace index, generation), earliest first.
+using EndEvent = std::tuple<int64_t, size_t, int64_t>;
+
+class Replay {
+ public:
+  Replay(const Trace& trace, const SimPolicy& policy, const PlacementPolicy& placement,
+         SimResult& result)
+      : trace_(trace),
+        queue_(QueuesFor(trace), placement, policy.queue),
+        result_(result),
+        runs_(trace.jobs.size()),
+        overhead_(policy.preemption_overhead) {
+    queue_.SetNodes(trace.nodes);
+    for (size_t i = 0; i < trace.jobs.size(); ++i) index_.emplace(trace.jobs[i].name, i);
+    for (const Node& n : trace.nodes) {
+      result_.total_gpus += n.allocatable.gpus;
+      auto it = n.labels.find(kGpuProductLabel);
+      const std::string model = it == n.labels.end() ? "" : it->second;
+      node_models_.push_back(models_.emplace(model, models_.size()).first->second);
+    }
+    result_.jobs.resize(trace.jobs.size());
+    result_.allocation.push_back({0, 0});
+  }
+
+  Status Run(const SimProgress& progress) {
+    size_t next = 0;
+    std::optional<int64_t> wake;
+    std::optional<int64_t> prev;  // the previous pass's time
+    while (true) {
+      std::optional<int64_t> t;
+      if (next < trace_.jobs.size()) t = trace_.jobs[next].submit_time;
+      if (!ends_.empty() && (!t || std::get<0>(ends_.top()) < *t)) t = std::get<0>(ends_.top());
+      if (wake && (!t || *wake < *t)) t = wake;
+      if (!t) break;
+      if (prev) Account(*prev, *t);
+      while (!ends_.empty() && std::get<0>(ends_.top()) == *t) {
+        auto [time, i, generation] = ends_.top();
+        ends_.pop();
+        if (runs_[i].running && runs_[i].generation == generation) End(i, time);
+      }
+      while (next < trace_.jobs.size() && trace_.jobs[next].submit_time == *t) {
+        if (Status s = queue_.AddPending(RequestOf(trace_.jobs[next])); !s.ok()) return s;
+        ++next;
+      }
+      Pass(*t);
+      prev = t;
+      wake = next_change_;
+      if ((++result_.passes & 255) == 0 && progress) progress(ended_, trace_.jobs.size(), *t);
+    }
+    if (progress) progress(ended_, trace_.jobs.size(), prev.value_or(0));
+    return Status::Ok();
+  }
+
+ private:
+  void End(size_t i, int64_t now) {
+    JobRun& run = runs_[i];
+    JobOutcome& out = result_.jobs[i];
+    const int64_t held = now - run.start;
+    out.held += held;
+    const int64_t worked = std::max<int64_t>(0, held - run.overhead);
+    out.deadline_exceeded = worked < run.remaining;
+    run.remaining = 0;
+    run.running = false;
+    out.finish = now;
+    allocated_ -= trace_.jobs[i].num_gpu;
+    ++ended_;
+    Status s = queue_.Finish(trace_.jobs[i].name, now);
+    (void)s;  // it is running: the queue started it
+  }
+
+  void Pass(int64_t now) {
+    Decision d = queue_.Schedule(now);
+    for (const PreemptAction& p : d.preempt) {
+      const size_t i = index_.at(p.job);
+      JobRun& run = runs_[i];
+      const int64_t held = now - run.start;
+      result_.jobs[i].held += held;
+      run.remaining -= std::min(run.remaining, std::max<int64_t>(0, held - run.overhead));
+      run.running = false;
+      ++run.generation;
+      ++result_.jobs[i].preemptions;
+      ++result_.preemptions;
+      allocated_ -= trace_.jobs[i].num_gpu;
+    }
+    for (const StartAction& s : d.start) {
+      const size_t i = index_.at(s.job);
+      const TraceJob& job = trace_.jobs[i];
+      JobRun& run = runs_[i];
+      JobOutcome& out = result_.jobs[i];
+      if (!out.first_start) {
+        out.first_start = now;
+        run.remaining = job.duration;
+      }
+      run.overhead = out.preemptions > 0 ? overhead_ : 0;
+      run.start = now;
+      run.running = true;
+      ++run.generation;
+      int64_t length = run.overhead + run.remaining;
+      if (job.time_limit) length = std::min(length, *job.time_limit);
+      ends_.emplace(now + length, i, run.generation);
+      allocated_ += job.num_gpu;
+    }
+    next_change_ = d.next_change;
+    head_.reset();
+    if (d.blocked_head) head_ = index_.at(*d.blocked_head);
+    if (result_.allocation.back().gpus != allocated_) {
+      if (result_.allocation.back().time == now) {
+        result_.allocation.back().gpus = allocated_;
+      } else {
+        result_.allocation.push_back({now, allocated_});
+      }
+    }
+  }
+
+  // The interval [from, to) after a pass: allocation and fragmentation as that pass left them.
+  void Account(int64_t from, int64_t to) {
+    const double dt = static_cast<double>(to - from);
+    if (queue_.pending_count() + queue_.running_count() > 0) {
+      result_.busy_seconds += dt;
+      result_.allocated_gpu_seconds += dt * static_cast<double>(allocated_);
+    }
+    if (queue_.pending_count() > 0) {
+      result_.queued_seconds += dt;
+      result_.queued_allocated_gpu_seconds += dt * static_cast<double>(allocated_);
+    }
+    if (!head_) return;
+    const TraceJob& head = trace_.jobs[*head_];
+    int model = -1;  // any
+    if (!head.gpu_model.empty()) {
+      auto it = models_.find(head.gpu_model);
+      if (it == models_.end()) return;
+      model = static_cast<int>(it->second);
+    }
+    int64_t free = 0, stranded = 0;
+    const std::vector<Node>& nodes = queue_.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!nodes[i].schedulable || (model >= 0 && node_models_[i] != size_t(model))) continue;
+      const int64_t f = FreeGpus(nodes[i]);
+      free += f;
+      if (f < head.gpus_per_worker) stranded += f;
+    }
+    if (free == 0) return;
+    result_.free_gpu_seconds_while_blocked += dt;
+    result_.fragmented_gpu_seconds += dt * static_cast<double>(stranded) / free;
+  }
+
+  const Trace& trace_;
+  JobQueue queue_;
+  SimResult& result_;
+  std::vector<JobRun> runs_;
+  std::unordered_map<std::string, size_t> index_;
+  std::map<std::string, size_t> models_;  // GPU model → id
+  std::vector<size_t> node_models_;       // each node's model id
+  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
+  std::optional<int64_t> next_change_;
+  std::optional<size_t> head_;
+  const int64_t overhead_;
+  int64_t allocated_ = 0;
+  size_t ended_ = 0;
+};
+
+}  // namespace
+
+Result<SimResult> Simulate(const Trace& trace, const SimPolicy& policy,
+                           const SimProgress& progress) {
+  Result<PlacementPolicyPtr> placement = MakePlacementPolicy(policy.placement);
+  if (!placement.ok()) return placement.status();
+  const auto started = std::chrono::steady_clock::now();
+  SimResult result;
+  result.policy = policy.name;
+  Replay replay(trace, policy, **placement, result);
+  if (Status s = replay.Run(progress); !s.ok()) return s;
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace dljob::scheduler::sim
