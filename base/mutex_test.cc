@@ -10,7 +10,7 @@
 namespace dljob {
 namespace {
 
-// The annotations are checked at compile time (scripts/check-sanitizers.sh also proves that an
+// The annotations are checked at compile time (scripts/ci/check-sanitizers.sh also proves that an
 // unguarded access fails to compile); these tests check that the wrapper locks for real.
 
 class Counter {

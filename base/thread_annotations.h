@@ -1,7 +1,7 @@
 // Clang thread-safety annotations: lock rules written as attributes the compiler checks.
 //
 // Declare which mutex guards which member and which functions need it held; a Clang build with
-// -Wthread-safety (scripts/check-sanitizers.sh, with -Werror=thread-safety) then rejects a read
+// -Wthread-safety (scripts/ci/check-sanitizers.sh, with -Werror=thread-safety) then rejects a read
 // or write of guarded state without the lock, a lock taken twice, or one not released:
 //
 //   dljob::Mutex mu_;

@@ -3,7 +3,7 @@
 // objects from the same server, measured in the same run. Prints MiB/s of each and the ratio.
 //
 //   objstore_bench [--objects 32] [--mib 4] [--parallel 8]
-// Needs s3rver (scripts/setup.sh); the server is started on 127.0.0.1 and stopped on exit.
+// Needs s3rver (scripts/dev/setup.sh); the server is started on 127.0.0.1 and stopped on exit.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -8,7 +8,8 @@
 # A stage that fails prints the end of its log and the log's path. The job's own output is shown
 # as it runs, as `dljob submit` prints it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 BUILD_DIR=${BUILD_DIR:-build}
 mkdir -p "$BUILD_DIR"
 SETUP_LOG=$BUILD_DIR/demo-setup.log
@@ -105,10 +106,10 @@ stage() {
 }
 
 echo "dljob demo: set-up output goes to $SETUP_LOG and $BUILD_LOG"
-stage "[1/4] Installing packages" "$SETUP_LOG" bash scripts/setup.sh
-stage "[2/4] Configuring the build" "$BUILD_LOG" bash scripts/build.sh --configure
+stage "[1/4] Installing packages" "$SETUP_LOG" bash scripts/dev/setup.sh
+stage "[2/4] Configuring the build" "$BUILD_LOG" bash scripts/dev/build.sh --configure
 export NINJA_STATUS="[%f/%t] "  # the progress follow() reads
-stage "[3/4] Building dljob and dljob-train" "$BUILD_LOG" bash scripts/build.sh dljob dljob-train
+stage "[3/4] Building dljob and dljob-train" "$BUILD_LOG" bash scripts/dev/build.sh dljob dljob-train
 echo "[4/4] Training Fashion-MNIST on 2 local MPI ranks (examples/mnist-job.yaml)"
 echo
 

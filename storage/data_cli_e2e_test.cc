@@ -183,8 +183,9 @@ TEST_F(DataCliTest, JpegTree) {
 // The real dataset when installed: 60000 + 10000 records, and how fast pack and verify go.
 TEST_F(DataCliTest, FashionMnist) {
   if (!fs::exists(kFashionMnist))
-    GTEST_FAIL() << kFashionMnist
-                 << " not installed: run scripts/setup.sh (Debian package dataset-fashion-mnist)";
+    GTEST_FAIL()
+        << kFashionMnist
+        << " not installed: run scripts/dev/setup.sh (Debian package dataset-fashion-mnist)";
   auto t0 = std::chrono::steady_clock::now();
   CommandResult pack = Dljob({"data", "pack", "--from", kFashionMnist, "--to", Out()});
   auto t1 = std::chrono::steady_clock::now();

@@ -78,8 +78,9 @@ TEST_F(PackTest, IdxDirectoryRoundTrip) {
 
 TEST_F(PackTest, RealFashionMnistLabelsMatchTheIdxFiles) {
   if (!fs::exists(kFashionMnist))
-    GTEST_FAIL() << kFashionMnist
-                 << " not installed: run scripts/setup.sh (Debian package dataset-fashion-mnist)";
+    GTEST_FAIL()
+        << kFashionMnist
+        << " not installed: run scripts/dev/setup.sh (Debian package dataset-fashion-mnist)";
   auto result = PackDataset(kFashionMnist, out_, {});
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->classes.front(), "T-shirt/top");

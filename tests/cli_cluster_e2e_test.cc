@@ -35,7 +35,7 @@ class CliClusterE2eTest : public ::testing::Test {
     server_bin_ = BinDir() + "/dljob-test-apiserver";
     if (::access(server_bin_.c_str(), X_OK) != 0) {
       GTEST_FAIL() << "dljob-test-apiserver is not built (" << server_bin_
-                   << "): run scripts/build.sh";
+                   << "): run scripts/dev/build.sh";
     }
     dir_ = std::make_unique<TempDir>();
     kubeconfig_ = dir_->path() + "/kubeconfig";

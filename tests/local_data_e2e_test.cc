@@ -3,8 +3,8 @@
 // mpirun. An oss:// source is fetched into the local cache before the job starts and the job reads
 // the copy; Fashion-MNIST trained from the bucket (its IDX files, or the record shards `dljob data
 // pack` made of them) reaches exactly what the IDX files give from a hostPath. Every test fails
-// when s3rver is not installed (run scripts/setup.sh); the training tests skip when dljob-train or
-// the dataset is not installed.
+// when s3rver is not installed (run scripts/dev/setup.sh); the training tests skip when dljob-train
+// or the dataset is not installed.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,7 +27,7 @@ constexpr char kBucket[] = "datasets";
 class LocalDataTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Status s = server_.Start();  // fails, naming scripts/setup.sh, when s3rver is not installed
+    Status s = server_.Start();  // fails, naming scripts/dev/setup.sh, when s3rver is not installed
     ASSERT_TRUE(s.ok()) << s.message();
     env_ = {{"XDG_STATE_HOME", state_.path()},
             {"OSS_ENDPOINT", server_.endpoint()},
@@ -180,8 +180,8 @@ TEST_F(LocalDataTest, ACacheOnAHostPathCopiesTheDirectoryToTheCachePathFirst) {
 TEST_F(LocalDataTest, FashionMnistFromAnOssSourceTrainsLikeFromLocalFiles) {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz") ||
       !fs::exists(BinDir() + "/dljob-train")) {
-    GTEST_FAIL()
-        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
+    GTEST_FAIL() << "needs dataset-fashion-mnist (scripts/dev/setup.sh) and dljob-train "
+                    "(scripts/dev/build.sh)";
   }
   storage::ObjectStorePtr bucket = Bucket();
   ASSERT_NE(bucket, nullptr);
@@ -237,8 +237,8 @@ TEST_F(LocalDataTest, TheOssShardsExampleValidates) {
 TEST_F(LocalDataTest, FashionMnistShardsFromAnOssSourceTrainLikeTheIdxFiles) {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz") ||
       !fs::exists(BinDir() + "/dljob-train")) {
-    GTEST_FAIL()
-        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
+    GTEST_FAIL() << "needs dataset-fashion-mnist (scripts/dev/setup.sh) and dljob-train "
+                    "(scripts/dev/build.sh)";
   }
   const std::string packed = work_.path() + "/packed";
   CommandResult pack = Dljob(

@@ -227,8 +227,8 @@ TEST_F(LocalRunTest, FollowingLogsEndsWithTheJob) {
 TEST_F(LocalRunTest, TrainsFashionMnistOnTwoRanks) {
   if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist") ||
       !std::filesystem::exists(BinDir() + "/dljob-train")) {
-    GTEST_FAIL()
-        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
+    GTEST_FAIL() << "needs dataset-fashion-mnist (scripts/dev/setup.sh) and dljob-train "
+                    "(scripts/dev/build.sh)";
   }
   CommandResult r =
       Dljob({"submit", "--local", "--name", "fmnist", "--gpus", "2", "--image", "dljob/trainer:cpu",
@@ -247,7 +247,7 @@ TEST_F(LocalRunTest, TrainsFashionMnistOnTwoRanks) {
 
 TEST_F(LocalRunTest, AnEmptyDatasetDirectoryFailsWithTheTrainersOwnCause) {
   if (!std::filesystem::exists(BinDir() + "/dljob-train"))
-    GTEST_FAIL() << "needs dljob-train: build it with scripts/build.sh";
+    GTEST_FAIL() << "needs dljob-train: build it with scripts/dev/build.sh";
   CommandResult r = Dljob({"submit", "--local", "--name", "nodata", "--gpus", "2", "--image", "x",
                            "--backoff-limit", "0", "--data", "hostPath:" + work_.path() + ":/data",
                            "--", "dljob-train", "--data_dir=/data"});
@@ -270,7 +270,7 @@ namespace {
 
 TEST_F(LocalRunTest, BenchPrintsTheScalingTableAsJsonAndAPlot) {
   if (!std::filesystem::exists(BinDir() + "/dljob-train"))
-    GTEST_FAIL() << "needs dljob-train: build it with scripts/build.sh";
+    GTEST_FAIL() << "needs dljob-train: build it with scripts/dev/build.sh";
   const std::string plot = work_.path() + "/scaling.svg";
   CommandResult r =
       Dljob({"bench", "--local", "--model", "mnist_mlp", "--gpus", "2,1", "--batch-size", "16",
@@ -292,7 +292,7 @@ TEST_F(LocalRunTest, BenchPrintsTheScalingTableAsJsonAndAPlot) {
 
 TEST_F(LocalRunTest, BenchFailureIsReportedPerRunAndExitsNonZero) {
   if (!std::filesystem::exists(BinDir() + "/dljob-train"))
-    GTEST_FAIL() << "needs dljob-train: build it with scripts/build.sh";
+    GTEST_FAIL() << "needs dljob-train: build it with scripts/dev/build.sh";
   CommandResult r = Dljob({"bench", "--local", "--model", "no_such_model", "--gpus", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("failed: "), std::string::npos) << r.err;
@@ -322,8 +322,8 @@ spec:
 TEST_F(LocalRunTest, ACheckpointedJobStoppedAndSubmittedAgainResumes) {
   if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist") ||
       !std::filesystem::exists(BinDir() + "/dljob-train")) {
-    GTEST_FAIL()
-        << "needs dataset-fashion-mnist (scripts/setup.sh) and dljob-train (scripts/build.sh)";
+    GTEST_FAIL() << "needs dataset-fashion-mnist (scripts/dev/setup.sh) and dljob-train "
+                    "(scripts/dev/build.sh)";
   }
   const std::string ckpt = work_.path() + "/ckpt";  // made by dljob
   const std::string first = work_.path() + "/first.yaml";

@@ -1,7 +1,7 @@
 // `dljob advise` for real: the Fashion-MNIST example on this machine with a reduced grid (1 rank,
 // threads 1 and 2, one memory cap, 30 steps a trial), through the dljob program, real mpirun and
 // dljob-train; then --apply's result validates with `dljob validate`. Fails, naming
-// scripts/setup.sh, when the dataset or dljob-train is missing.
+// scripts/dev/setup.sh, when the dataset or dljob-train is missing.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,9 +25,10 @@ std::string Read(const std::string& path) {
 
 TEST(AdviseE2E, FashionMnistReducedGrid) {
   ASSERT_TRUE(fs::exists("/usr/share/datasets/fashion-mnist"))
-      << "Fashion-MNIST is missing: run scripts/setup.sh (dataset-fashion-mnist)";
+      << "Fashion-MNIST is missing: run scripts/dev/setup.sh (dataset-fashion-mnist)";
   ASSERT_TRUE(fs::exists(BinDir() + "/dljob-train"))
-      << "dljob-train is not built next to dljob: build it (scripts/setup.sh installs LibTorch)";
+      << "dljob-train is not built next to dljob: build it (scripts/dev/setup.sh installs "
+         "LibTorch)";
   TempDir dir;
   const std::string job = dir.path() + "/mnist-job.yaml";
   fs::copy_file(SourceDir() + "/examples/mnist-job.yaml", job);

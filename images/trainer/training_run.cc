@@ -39,7 +39,7 @@ constexpr const char* kPairingHint =
     "--model=lstm_lm trains on --data_name=kjv or synthetic, the image models on fashion-mnist, "
     "imagenet or synthetic";
 constexpr const char* kTextHint =
-    "install the bible-kjv package (scripts/setup.sh), or pass --data_name=synthetic";
+    "install the bible-kjv package (scripts/dev/setup.sh), or pass --data_name=synthetic";
 constexpr const char* kDataHint =
     "install the dataset-fashion-mnist package, or pass --data_dir=<directory with the "
     "Fashion-MNIST IDX files, or a directory or oss://bucket/prefix with the shards `dljob data "

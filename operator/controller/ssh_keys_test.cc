@@ -40,7 +40,7 @@ TEST(SshKeys, EachJobGetsItsOwnEd25519Key) {
 TEST(SshKeys, SshKeygenReadsThePrivateKey) {
   ASSERT_EQ(std::system("command -v ssh-keygen >/dev/null 2>&1"), 0)
       << "ssh-keygen (a test dependency, Debian package openssh-client) is not installed; run "
-         "scripts/setup.sh, which installs it and fails if it cannot";
+         "scripts/dev/setup.sh, which installs it and fails if it cannot";
   Result<SshKeyPair> pair = GenerateSshKeyPair("dljob@ns/j");
   ASSERT_TRUE(pair.ok());
   char dir_template[] = "/tmp/dljob-sshkey-XXXXXX";

@@ -1,5 +1,5 @@
 // WarmCache from a LocalDirStore and from a real S3-compatible server (s3rver; missing, its test
-// fails naming scripts/setup.sh): complete, byte-identical copies; interruption and resumption;
+// fails naming scripts/dev/setup.sh): complete, byte-identical copies; interruption and resumption;
 // skipping unchanged objects; checks that keep corrupt data out of the cache.
 #include "storage/objstore/cache_warmup.h"
 

@@ -1,5 +1,5 @@
 // S3Store against a real S3-compatible server (s3rver on loopback: a test dependency; when it is
-// missing the tests fail and say to run scripts/setup.sh), and its retry policy through a
+// missing the tests fail and say to run scripts/dev/setup.sh), and its retry policy through a
 // failure-injecting wrapper around the real HTTP client.
 #include "storage/objstore/s3_store.h"
 
@@ -37,7 +37,8 @@ class S3StoreTest : public ::testing::Test {
     server_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_TRUE(start_.ok()) << start_.message();  // names scripts/setup.sh if s3rver is missing
+    ASSERT_TRUE(start_.ok())
+        << start_.message();  // names scripts/dev/setup.sh if s3rver is missing
     Result<std::unique_ptr<S3Store>> s = S3Store::Open(server_->Url(), server_->Config());
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(*s);

@@ -45,8 +45,8 @@ class KubectlE2eTest : public ::testing::Test {
   void SetUp() override {
     kubectl_ = FindKubectl();
     if (kubectl_.empty())
-      GTEST_FAIL()
-          << "kubectl is not installed: run scripts/setup.sh (Debian package kubernetes-client)";
+      GTEST_FAIL() << "kubectl is not installed: run scripts/dev/setup.sh (Debian package "
+                      "kubernetes-client)";
     dir_ = std::make_unique<TempDir>();
     kubeconfig_ = dir_->path() + "/kubeconfig";
     std::string port_file = dir_->path() + "/port";

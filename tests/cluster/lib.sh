@@ -1,11 +1,12 @@
 # shellcheck shell=bash disable=SC2034  # MANIFEST, TRAIN: for the scripts that source it
 # Shared by the `cluster` tests (sourced, not run): they drive a real Kubernetes started by
-# scripts/kube-up.sh with stock kubectl (its default client-side validation) and build/bin/dljob.
+# scripts/cluster/kube-up.sh with stock kubectl (its default client-side validation) and
+# build/bin/dljob.
 #
 # Contract: `cluster_begin NAME` checks that a cluster answers at $KUBECONFIG (default: the admin
 # kubeconfig kube-up.sh writes, /var/lib/dljob-kube/kubeconfig) and FAILS (exit 1, never a skip)
-# naming scripts/kube-up.sh when none does; it makes a fresh namespace `dljob-ct-NAME-<pid>` ($NS)
-# and a temporary directory ($TMP) that are deleted on exit, whatever happened. Every wait is
+# naming scripts/cluster/kube-up.sh when none does; it makes a fresh namespace `dljob-ct-NAME-<pid>`
+# ($NS) and a temporary directory ($TMP) that are deleted on exit, whatever happened. Every wait is
 # bounded (WAIT_SECONDS, default 600): a stuck job fails the test instead of hanging it; no
 # assertion depends on how long something took.
 set -uo pipefail
@@ -32,12 +33,12 @@ note() { echo "cluster-test: [$((SECONDS - T0))s] $*"; }
 
 # Fails unless the API server at $KUBECONFIG answers and the node is Ready.
 require_cluster() {
-  command -v kubectl >/dev/null || fail "kubectl is not installed (scripts/setup.sh installs it)"
-  [ -r "$KUBECONFIG" ] || fail "no kubeconfig at $KUBECONFIG: no cluster is up; start one with 'sudo bash scripts/kube-up.sh' (or set KUBECONFIG)"
+  command -v kubectl >/dev/null || fail "kubectl is not installed (scripts/dev/setup.sh installs it)"
+  [ -r "$KUBECONFIG" ] || fail "no kubeconfig at $KUBECONFIG: no cluster is up; start one with 'sudo bash scripts/cluster/kube-up.sh' (or set KUBECONFIG)"
   kubectl get --raw /readyz >/dev/null 2>&1 \
-    || fail "no cluster answers at $KUBECONFIG ($(kubectl get --raw /readyz 2>&1 | tail -1)); start one with 'sudo bash scripts/kube-up.sh'"
+    || fail "no cluster answers at $KUBECONFIG ($(kubectl get --raw /readyz 2>&1 | tail -1)); start one with 'sudo bash scripts/cluster/kube-up.sh'"
   kubectl wait --for=condition=Ready node --all --timeout=60s >/dev/null \
-    || fail "the cluster's node is not Ready; restart it with 'sudo bash scripts/kube-down.sh && sudo bash scripts/kube-up.sh'"
+    || fail "the cluster's node is not Ready; restart it with 'sudo bash scripts/cluster/kube-down.sh && sudo bash scripts/cluster/kube-up.sh'"
 }
 
 # Fails unless the operator (charts/manifests/dljob.yaml) is installed and Ready.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The images' Containerfiles, checked without building them (tests/image/image_e2e.sh builds and
-# runs the CPU image; the CUDA image cannot be built here; scripts/build-image.sh --image operator
-# builds the operator image):
+# runs the CPU image; the CUDA image cannot be built here; scripts/cluster/build-image.sh --image
+# operator builds the operator image):
 #   1. the shared scripts in images/common/ parse (sh -n);
 #   2. every trainer image (images/*/Containerfile but the operator's) runs the shared stages
 #      (install-packages.sh, build-dljob.sh, setup-runtime.sh), so no image sets itself up on its
@@ -10,8 +10,8 @@
 #   3. the operator image runs the shared packages, build and library check (install-packages.sh,
 #      build-dljob.sh --target dljob-operator, check-programs.sh) and fits the Helm chart: its
 #      entrypoint is the program the Deployment's command names, on PATH; it runs as a numeric
-#      non-root user; it exposes the metrics port; scripts/build-image.sh tags it with the chart's
-#      image.repository:image.tag;
+#      non-root user; it exposes the metrics port; scripts/cluster/build-image.sh tags it with the
+#      chart's image.repository:image.tag;
 #   4. every file a Containerfile COPYs from the checkout exists and is in the build context;
 #   5. every directory the top-level CMakeLists.txt adds (but tests/ and bench/, which the image
 #      build turns off) is in the build context: .containerignore leaves none out.
@@ -112,8 +112,8 @@ if [ -f "$operator" ]; then
   values="$ROOT/charts/dljob/values.yaml"
   repository="$(awk '/^image:/ { f = 1; next } f && /^ +repository:/ { print $2; exit }' "$values")"
   tag="$(awk '/^image:/ { f = 1; next } f && /^ +tag:/ { gsub(/"/, "", $2); print $2; exit }' "$values")"
-  grep -q "operator) DEFAULT_TAG=\"$repository:$tag\"" "$ROOT/scripts/build-image.sh" ||
-    fail "scripts/build-image.sh --image operator does not tag $repository:$tag (charts/dljob/values.yaml)"
+  grep -q "operator) DEFAULT_TAG=\"$repository:$tag\"" "$ROOT/scripts/cluster/build-image.sh" ||
+    fail "scripts/cluster/build-image.sh --image operator does not tag $repository:$tag (charts/dljob/values.yaml)"
   port="$(awk '/^metrics:/ { f = 1; next } f && /^ +port:/ { print $2; exit }' "$values")"
   grep -Eq "^EXPOSE ([0-9 ]* )?$port( |$)" "$operator" ||
     fail "images/operator/Containerfile does not EXPOSE the chart's metrics port $port"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The CPU image end to end: builds dljob/trainer:cpu from this checkout (scripts/build-image.sh,
-# cached after the first time), then runs 2-rank dljob-train jobs inside it under mpirun:
+# The CPU image end to end: builds dljob/trainer:cpu from this checkout
+# (scripts/cluster/build-image.sh, cached after the first time), then runs 2-rank dljob-train jobs
+# inside it under mpirun:
 #   1. one container, `mpirun -np 2` inside it;
 #   2. the operator's layout: two worker containers running sshd (127.0.0.2 and 127.0.0.3) and a
 #      launcher container whose mpirun starts one rank on each worker over SSH with a fresh job key
@@ -52,10 +53,10 @@ finish() {
 
 # --- the image ---
 t0=$SECONDS
-"$ROOT/scripts/build-image.sh" --tag "$IMAGE" >"$TMP/build.log" 2>&1
+"$ROOT/scripts/cluster/build-image.sh" --tag "$IMAGE" >"$TMP/build.log" 2>&1
 rc=$?
 if [ $rc = 3 ]; then skip "$(tail -1 "$TMP/build.log")"; fi
-if [ $rc != 0 ]; then tail -40 "$TMP/build.log"; fail "scripts/build-image.sh exited $rc"; fi
+if [ $rc != 0 ]; then tail -40 "$TMP/build.log"; fail "scripts/cluster/build-image.sh exited $rc"; fi
 grep -E '^build-image:|^\[[0-9]+/[0-9]+\] (Building|Linking)' "$TMP/build.log"
 echo "image $IMAGE ready in $((SECONDS - t0))s"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The operator image end to end: builds dljob/operator:0.1.0 from this checkout
-# (scripts/build-image.sh --image operator, cached after the first time), then runs it the way the
-# Helm chart's Deployment does, against the test API server on loopback:
+# (scripts/cluster/build-image.sh --image operator, cached after the first time), then runs it the
+# way the Helm chart's Deployment does, against the test API server on loopback:
 #   1. `--help` lists every flag the chart passes (charts/manifests/dljob.yaml, the chart rendered);
 #   2. the image runs as the numeric non-root user 65532;
 #   3. with the chart's command (the program found on the image's PATH) and arguments, plus a
@@ -48,10 +48,10 @@ wait_for() {
 
 # --- the image ---
 t0=$SECONDS
-"$ROOT/scripts/build-image.sh" --image operator --tag "$IMAGE" >"$TMP/build.log" 2>&1
+"$ROOT/scripts/cluster/build-image.sh" --image operator --tag "$IMAGE" >"$TMP/build.log" 2>&1
 rc=$?
 if [ $rc = 3 ]; then skip "$(tail -1 "$TMP/build.log")"; fi
-if [ $rc != 0 ]; then tail -40 "$TMP/build.log"; fail "scripts/build-image.sh --image operator exited $rc"; fi
+if [ $rc != 0 ]; then tail -40 "$TMP/build.log"; fail "scripts/cluster/build-image.sh --image operator exited $rc"; fi
 grep -E '^build-image:' "$TMP/build.log"
 echo "image $IMAGE ready in $((SECONDS - t0))s"
 

@@ -44,9 +44,9 @@ CommandResult Kubectl(const std::vector<std::string>& args) {
 Result<std::unique_ptr<kube::Api>> ConnectAdmin() {
   std::string path = KubeCluster::KubeconfigPath();
   if (access(path.c_str(), R_OK) != 0) {
-    return Status::FailedPrecondition(
-        "no kubeconfig at " + path +
-        ": no cluster is up; start one with 'sudo bash scripts/kube-up.sh' (or set KUBECONFIG)");
+    return Status::FailedPrecondition("no kubeconfig at " + path +
+                                      ": no cluster is up; start one with 'sudo bash "
+                                      "scripts/cluster/kube-up.sh' (or set KUBECONFIG)");
   }
   Result<kube::Config> config = kube::LoadKubeconfig(path);
   if (!config.ok()) return config.status();
@@ -135,13 +135,13 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start() {
   if (!nodes.ok()) {
     return Status::Unavailable("no cluster answers at " + c->kubeconfig_ + " (" +
                                nodes.error().ToString() +
-                               "); start one with 'sudo bash scripts/kube-up.sh'");
+                               "); start one with 'sudo bash scripts/cluster/kube-up.sh'");
   }
   const Json& items = (*nodes)["items"];
   if (items.size() != 1 || !NodeReady(items[0]) || GpusOf(items[0]) <= 0) {
     return Status::FailedPrecondition(
         "the shared operator cases need one Ready node with nvidia.com/gpu, as "
-        "scripts/kube-up.sh makes; this cluster has " +
+        "scripts/cluster/kube-up.sh makes; this cluster has " +
         std::to_string(items.size()) + " node(s)" +
         (items.size() == 1 ? std::string(NodeReady(items[0]) ? "" : ", not Ready") + ", " +
                                  std::to_string(GpusOf(items[0])) + " GPUs"

@@ -1,11 +1,11 @@
-// KubeCluster: the real Kubernetes that scripts/kube-up.sh starts (one node advertising 8
+// KubeCluster: the real Kubernetes that scripts/cluster/kube-up.sh starts (one node advertising 8
 // nvidia.com/gpu, dljob's images in containerd), as an E2eCluster for the shared operator cases.
 //
 // Found through $KUBECONFIG, else ${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig. Start()
-// fails, never skips, when no cluster answers there (naming scripts/kube-up.sh), when it has not
-// exactly one Ready node, when the DLJob CRDs are missing (EnsureCrds installs them), or when the
-// chart's operator runs in dljob-system (two operators would share the node's GPUs; the cases
-// start their own, on this machine, with the admin kubeconfig).
+// fails, never skips, when no cluster answers there (naming scripts/cluster/kube-up.sh), when it
+// has not exactly one Ready node, when the DLJob CRDs are missing (EnsureCrds installs them), or
+// when the chart's operator runs in dljob-system (two operators would share the node's GPUs; the
+// cases start their own, on this machine, with the admin kubeconfig).
 //
 // Each cluster object is one test: a fresh namespace dljob-e2e-<pid>-<n>, deleted (and waited
 // for, so the next test has the node's GPUs) when the object dies, and a private directory on this

@@ -1,6 +1,6 @@
 // The fixture of the operator cases shared by both servers (shared_*_test.cc): each case runs once
 // per ClusterKind it is instantiated with — dljob-test-apiserver in operator_e2e_test
-// (shared_on_test_apiserver.cc), the real Kubernetes of scripts/kube-up.sh in
+// (shared_on_test_apiserver.cc), the real Kubernetes of scripts/cluster/kube-up.sh in
 // operator_cluster_test (shared_on_kubernetes.cc, ctest label `cluster`). A case sees only
 // E2eCluster (e2e_cluster.h): one node of cluster().gpus() GPUs, the namespace Ns(), jobs from
 // NewJob() moved by Say/EndTraining/FailWorker; what it asserts holds on both.

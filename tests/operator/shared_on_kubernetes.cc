@@ -1,6 +1,7 @@
-// The shared operator cases (shared_fixture.h) against the real Kubernetes of scripts/kube-up.sh
-// (kube_cluster.h). The suite installs the DLJob and DLQueue CRDs when they are missing and removes
-// them at its end if it did; each case has its own namespace and operator.
+// The shared operator cases (shared_fixture.h) against the real Kubernetes of
+// scripts/cluster/kube-up.sh (kube_cluster.h). The suite installs the DLJob and DLQueue CRDs when
+// they are missing and removes them at its end if it did; each case has its own namespace and
+// operator.
 #include <iostream>
 
 #include "tests/operator/kube_cluster.h"

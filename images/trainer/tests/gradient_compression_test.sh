@@ -12,7 +12,7 @@ mpirun=$2
 source "$(dirname "$0")/test_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 [[ -e $fashion_mnist/train-images-idx3-ubyte.gz ]] ||
-  fail "Fashion-MNIST is not installed in $fashion_mnist (run scripts/setup.sh)"
+  fail "Fashion-MNIST is not installed in $fashion_mnist (run scripts/dev/setup.sh)"
 
 if ! on_ranks 2 \
     --model=mnist_cnn --batch_size=32 --num_batches=100 --num_warmup_batches=2 \

@@ -14,7 +14,7 @@ source "$(dirname "$0")/test_lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 
 if ! command -v bible >/dev/null; then
-  fail "the bible program is missing: install the bible-kjv package (scripts/setup.sh)"
+  fail "the bible program is missing: install the bible-kjv package (scripts/dev/setup.sh)"
 fi
 
 # run NAME DATA FLAGS...: trains on 2 ranks, checks the ranks agree and the output's units.

@@ -21,7 +21,7 @@ std::string S3rverProcess::ScriptPath() {
 std::string S3rverProcess::InstallHint() {
   return "s3rver (a test dependency) is not installed: " + dljob::testing::SourceDir() +
          "/.deps/s3rver/node_modules/s3rver/bin/s3rver.js or node is missing; run "
-         "scripts/setup.sh, which installs node, npm and s3rver and fails if it cannot";
+         "scripts/dev/setup.sh, which installs node, npm and s3rver and fails if it cannot";
 }
 
 S3rverProcess::~S3rverProcess() {

@@ -1,5 +1,5 @@
 // S3rverProcess: a real S3-compatible server (the npm package s3rver, installed by
-// scripts/setup.sh into .deps/s3rver) run as a child process on 127.0.0.1 for tests.
+// scripts/dev/setup.sh into .deps/s3rver) run as a child process on 127.0.0.1 for tests.
 //
 // Start() launches `node --openssl-legacy-provider .../s3rver -d <temp dir> -a 127.0.0.1 -p 0
 // --configure-bucket <bucket>` in its own process group and reads the port it prints. The
@@ -12,7 +12,7 @@
 // gives the object a plain MD5 ETag rather than S3's "md5-N".
 //
 // s3rver is a test dependency like any package: when it is missing, Start() fails with a message
-// that says to run scripts/setup.sh (which fails loudly if it cannot install it), and the test
+// that says to run scripts/dev/setup.sh (which fails loudly if it cannot install it), and the test
 // fails. Tests must not skip for it: a suite that skips its object-store tests has not passed.
 // Not thread-safe; one owner.
 #pragma once
@@ -30,7 +30,7 @@ class S3rverProcess {
  public:
   // The s3rver entry script, or "" when it (or node) is not installed.
   static std::string ScriptPath();
-  // What is missing and what to do about it (run scripts/setup.sh).
+  // What is missing and what to do about it (run scripts/dev/setup.sh).
   static std::string InstallHint();
   // For programs that are not tests (bench/), which may print InstallHint() and stop. Tests call
   // Start() and fail on its error instead of skipping.
@@ -39,7 +39,7 @@ class S3rverProcess {
   explicit S3rverProcess(std::string bucket = "dljob-test") : bucket_(std::move(bucket)) {}
   ~S3rverProcess();
 
-  // Launches s3rver. kFailedPrecondition naming scripts/setup.sh when it is not installed.
+  // Launches s3rver. kFailedPrecondition naming scripts/dev/setup.sh when it is not installed.
   Status Start();
   const std::string& bucket() const { return bucket_; }
   int port() const { return port_; }

@@ -15,17 +15,16 @@
 # iteration), then `make WHAT=...` with GOPATH at a .go/src/k8s.io/kubernetes symlink and
 # CGO_ENABLED=0, as the package's debian/rules does. Runs niced: the machine is shared.
 #
-# Usage: scripts/kube/build-kubernetes.sh        (environment: DLJOB_KUBE_CACHE, KUBE_VERSION)
-# Prints progress lines "build-kubernetes: [Ns] ..."; exit 0 when the cache is complete.
+# Usage: scripts/cluster/kube/build-kubernetes.sh        (environment: DLJOB_KUBE_CACHE,
+# KUBE_VERSION) Prints progress lines "build-kubernetes: [Ns] ..."; exit 0 when the cache is
+# complete.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 
 VERSION="${KUBE_VERSION:-1.20.2}"
 CACHE_ROOT="${DLJOB_KUBE_CACHE:-/var/cache/dljob}"
 CACHE="$CACHE_ROOT/kubernetes-$VERSION"
 WHAT="cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubelet cmd/kube-proxy"
-START=$SECONDS
-step() { echo "build-kubernetes: [$((SECONDS - START))s] $*"; }
-die() { echo "build-kubernetes: $*" >&2; exit 1; }
 
 if [ -f "$CACHE/complete" ]; then
   step "reusing $CACHE/bin ($(cat "$CACHE/complete"))"
@@ -54,7 +53,7 @@ if ! apt-cache showsrc kubernetes 2>/dev/null | grep -q "^Version: "; then
     codename=$(sed -n "s/^VERSION_CODENAME=//p" /etc/os-release); codename=${codename:-bookworm}
     step "adding $SRC_LIST (deb-src $uri $codename main)"
     {
-      echo "# Written by dljob scripts/kube/build-kubernetes.sh: Debian's kubernetes source package."
+      echo "# Written by dljob scripts/cluster/kube/build-kubernetes.sh: Debian's kubernetes source package."
       echo "Types: deb-src"
       echo "URIs: $uri"
       echo "Suites: $codename"

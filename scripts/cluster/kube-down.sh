@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stops the one-machine Kubernetes that scripts/kube-up.sh started and removes everything it
+# Stops the one-machine Kubernetes that scripts/cluster/kube-up.sh started and removes everything it
 # made: its processes (by their pid files, and containerd's shims, which name the cluster's
 # socket), every pod's containers and network namespace, the mounts under its state directory,
 # the CNI bridge and its veths, the iptables rules (the FORWARD guard, the kubelet's and
@@ -9,13 +9,12 @@
 # Then it checks that nothing is left (processes, mounts, interfaces, iptables chains) and says
 # what is, exiting 1.
 #
-# Usage: scripts/kube-down.sh [--quiet]        (environment: DLJOB_KUBE_DIR, as kube-up.sh)
+# Usage: scripts/cluster/kube-down.sh [--quiet]        (environment: DLJOB_KUBE_DIR, as kube-up.sh)
 #   --quiet  print only problems (kube-up.sh uses it to clean up after a failure)
 # Safe to run any number of times, and on a half-started cluster.
 set -uo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-KUBE_PROG=kube-down
+PROG=kube-down
 QUIET=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,9 +24,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 # shellcheck source=kube/lib.sh
-source "$ROOT/scripts/kube/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/kube/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "kube-down: needs root" >&2; exit 1; }
-say() { [ "$QUIET" = 1 ] || kstep "$@"; }
+say() { [ "$QUIET" = 1 ] || step "$@"; }
 CTR=(ctr -a "$KUBE_SOCK" -n k8s.io)
 # Processes of this cluster: a cluster binary or a containerd shim whose command line names the
 # state directory (never a shell or an editor that happens to).
@@ -133,7 +132,8 @@ fi
 if [ "$NETWORK" = 1 ] && [ -x "$KUBE_BIN/kube-proxy" ]; then
   "$KUBE_BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
-# What kube-proxy --cleanup leaves (the kubelet's KUBE-FIREWALL, KUBE-MARK-*, canaries) and the guard.
+# What kube-proxy --cleanup leaves (the kubelet's KUBE-FIREWALL, KUBE-MARK-*, canaries) and the
+# guard.
 for ipt in iptables ip6tables; do
   [ "$NETWORK" = 1 ] || break
   command -v "$ipt" >/dev/null || continue
@@ -168,14 +168,14 @@ if [ -f "$KUBE_DIR/host/sysctl.saved" ]; then
       say "leaving net.ipv4.ip_forward on: other bridges (podman's?) may need it"
       continue
     fi
-    sysctl -qw "$key=$value" 2>/dev/null || kwarn "could not restore $key=$value"
+    sysctl -qw "$key=$value" 2>/dev/null || warn "could not restore $key=$value"
   done <"$KUBE_DIR/host/sysctl.saved"
 fi
 if [ -f "$KUBE_DIR/host/preexisting" ]; then
   for p in "${KUBE_OUTSIDE_PATHS[@]}"; do
     grep -qxF "$p" "$KUBE_DIR/host/preexisting" && continue
     [ -e "$p" ] || continue
-    if grep -q " $p/" /proc/mounts; then kwarn "$p still has mounts; left in place"; continue; fi
+    if grep -q " $p/" /proc/mounts; then warn "$p still has mounts; left in place"; continue; fi
     rm -rf "$p"
   done
   for p in "${KUBE_SHARED_PATHS[@]}"; do
@@ -191,14 +191,14 @@ if [ -f "$KUBE_DIR/host/preexisting" ]; then
   for cg in /sys/fs/cgroup/*/k8s.io; do
     [ -d "$cg" ] || continue
     grep -qxF "$cg" "$KUBE_DIR/host/preexisting" && continue
-    find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null || kwarn "could not remove cgroup $cg (tasks left in it?)"
+    find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null || warn "could not remove cgroup $cg (tasks left in it?)"
   done
 fi
 
 # 7. The state directory.
 if [ -e "$KUBE_DIR" ]; then
   if awk -v d="$KUBE_DIR" 'index($2, d) == 1' /proc/mounts | grep -q .; then
-    kwarn "mounts remain under $KUBE_DIR; not removing it"
+    warn "mounts remain under $KUBE_DIR; not removing it"
   else
     rm -rf "$KUBE_DIR"
     say "removed $KUBE_DIR"

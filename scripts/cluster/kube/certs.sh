@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# Certificates and kubeconfigs of the one-machine cluster (sourced by scripts/kube-up.sh after
-# scripts/kube/lib.sh). All made with openssl into $KUBE_DIR/pki, once: a cluster directory that
-# has them keeps them.
+# Certificates and kubeconfigs of the one-machine cluster (sourced by scripts/cluster/kube-up.sh
+# after scripts/cluster/kube/lib.sh). All made with openssl into $KUBE_DIR/pki, once: a cluster
+# directory that has them keeps them.
 #
 # One CA signs: the API server's serving certificate (SANs: the bridge gateway, 127.0.0.1, the
 # `kubernetes` Service's ClusterIP and its DNS names), the kubelet's serving certificate, and the

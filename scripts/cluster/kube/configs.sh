@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Configuration files of the one-machine cluster's node components (sourced by
-# scripts/kube-up.sh after scripts/kube/lib.sh): containerd (its own root, state and socket
-# under $KUBE_DIR; CRI with restrict_oom_score_adj, which runc here needs, and the local pause
-# image), the CNI bridge network, the kubelet and kube-proxy. Rewritten at every start.
+# scripts/cluster/kube-up.sh after scripts/cluster/kube/lib.sh): containerd (its own root, state and
+# socket under $KUBE_DIR; CRI with restrict_oom_score_adj, which runc here needs, and the local
+# pause image), the CNI bridge network, the kubelet and kube-proxy. Rewritten at every start.
 
 KUBE_PAUSE_IMAGE="docker.io/dljob/pause:$KUBE_VERSION"
 

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# The stages of scripts/kube-up.sh (sourced after scripts/kube/lib.sh, certs.sh and configs.sh):
-# packages, images, host state, network, control plane, node. Each stage prints a progress line
-# and, on failure, names the log to read (kube-up prints its tail) and exits non-zero.
+# The stages of scripts/cluster/kube-up.sh (sourced after scripts/cluster/kube/lib.sh, certs.sh and
+# configs.sh): packages, images, host state, network, control plane, node. Each stage prints a
+# progress line and, on failure, names the log to read (kube-up prints its tail) and exits non-zero.
 
 # Packages each needed command comes from (Debian bookworm).
 install_packages() {
@@ -19,47 +19,48 @@ install_packages() {
   [ -d /usr/share/gocode/src/github.com/modern-go/reflect2 ] \
     || missing+=(golang-github-modern-go-reflect2-dev)
   if [ ${#missing[@]} -eq 0 ]; then
-    kstep "packages present"
+    step "packages present"
     return 0
   fi
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-  kstep "apt-get install ${missing[*]}"
+  step "apt-get install ${missing[*]}"
   mkdir -p "$KUBE_DIR/logs"
   FAILED_LOG="$KUBE_DIR/logs/apt.log"
   export DEBIAN_FRONTEND=noninteractive
   { apt-get update -q && nice -n 10 apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-    >"$FAILED_LOG" 2>&1 || fail "apt-get could not install ${missing[*]}"
+    >"$FAILED_LOG" 2>&1 || die "apt-get could not install ${missing[*]}"
   FAILED_LOG=""
 }
 
-# dljob's images in podman: built with scripts/build-image.sh when missing (or --rebuild-images).
+# dljob's images in podman: built with scripts/cluster/build-image.sh when missing (or
+# --rebuild-images).
 build_dljob_images() {
   mkdir -p "$KUBE_DIR/logs"
   local t0=$SECONDS
   if [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/trainer:cpu; then
-    kstep "building dljob/trainer:cpu (scripts/build-image.sh; log: $KUBE_DIR/logs/build-image-cpu.log)"
+    step "building dljob/trainer:cpu (scripts/cluster/build-image.sh; log: $KUBE_DIR/logs/build-image-cpu.log)"
     FAILED_LOG="$KUBE_DIR/logs/build-image-cpu.log"
-    nice -n 10 bash "$ROOT/scripts/build-image.sh" >"$FAILED_LOG" 2>&1 \
-      || fail "scripts/build-image.sh failed"
-    kstep "dljob/trainer:cpu built in $((SECONDS - t0))s"
+    nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" >"$FAILED_LOG" 2>&1 \
+      || die "scripts/cluster/build-image.sh failed"
+    step "dljob/trainer:cpu built in $((SECONDS - t0))s"
   else
-    kstep "dljob/trainer:cpu present in podman (reused; --rebuild-images rebuilds it)"
+    step "dljob/trainer:cpu present in podman (reused; --rebuild-images rebuilds it)"
   fi
   t0=$SECONDS
-  if ! bash "$ROOT/scripts/build-image.sh" --help 2>/dev/null | grep -q -- '--image operator'; then
+  if ! bash "$ROOT/scripts/cluster/build-image.sh" --help 2>/dev/null | grep -q -- '--image operator'; then
     if podman image exists localhost/dljob/operator:0.1.0; then
-      kwarn "scripts/build-image.sh cannot build the operator image here; using the dljob/operator:0.1.0 podman has"
+      warn "scripts/cluster/build-image.sh cannot build the operator image here; using the dljob/operator:0.1.0 podman has"
     else
-      kwarn "scripts/build-image.sh cannot build the operator image (no --image operator) and podman has none: the chart's operator pods will not start"
+      warn "scripts/cluster/build-image.sh cannot build the operator image (no --image operator) and podman has none: the chart's operator pods will not start"
     fi
   elif [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/operator:0.1.0; then
-    kstep "building dljob/operator:0.1.0 (log: $KUBE_DIR/logs/build-image-operator.log)"
+    step "building dljob/operator:0.1.0 (log: $KUBE_DIR/logs/build-image-operator.log)"
     FAILED_LOG="$KUBE_DIR/logs/build-image-operator.log"
-    nice -n 10 bash "$ROOT/scripts/build-image.sh" --image operator >"$FAILED_LOG" 2>&1 \
-      || fail "scripts/build-image.sh --image operator failed"
-    kstep "dljob/operator:0.1.0 built in $((SECONDS - t0))s"
+    nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" --image operator >"$FAILED_LOG" 2>&1 \
+      || die "scripts/cluster/build-image.sh --image operator failed"
+    step "dljob/operator:0.1.0 built in $((SECONDS - t0))s"
   else
-    kstep "dljob/operator:0.1.0 present in podman (reused)"
+    step "dljob/operator:0.1.0 present in podman (reused)"
   fi
   FAILED_LOG=""
 }
@@ -74,11 +75,11 @@ build_pause_image() {
   printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$ctx/Containerfile"
   local tag="localhost/dljob/pause:$KUBE_VERSION"
   podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >"$KUBE_CACHE/pause-build.log" 2>&1 \
-    || { FAILED_LOG="$KUBE_CACHE/pause-build.log"; fail "podman could not build the pause image"; }
+    || { FAILED_LOG="$KUBE_CACHE/pause-build.log"; die "podman could not build the pause image"; }
   podman save -q --format oci-archive -o "$tar.tmp" "$tag" && mv "$tar.tmp" "$tar"
   podman rmi "$tag" >/dev/null 2>&1 || true
   rm -rf "$ctx"
-  kstep "pause image built from build/pause/linux/pause.c ($tar)"
+  step "pause image built from build/pause/linux/pause.c ($tar)"
 }
 
 # Saves what a cluster changes on the host, for kube-down.sh to restore: sysctls, and which of
@@ -96,12 +97,12 @@ record_host_state() {
 
 setup_network() {
   if ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
-    fail "interface $KUBE_BRIDGE exists already; run scripts/kube-down.sh (or set DLJOB_KUBE_BRIDGE)"
+    die "interface $KUBE_BRIDGE exists already; run scripts/cluster/kube-down.sh (or set DLJOB_KUBE_BRIDGE)"
   fi
   local net
   for net in "$KUBE_POD_NET" "$KUBE_SVC_NET"; do
     if ip -4 -o addr show | grep -q "inet ${net//./\\.}\." || ip -4 route show | grep -q "^${net//./\\.}\."; then
-      fail "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
+      die "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
     fi
   done
   # From here on the host's network is this cluster's to clean up (kube-down.sh reads the mark).
@@ -137,12 +138,12 @@ start_and_wait() {
   FAILED_LOG="$KUBE_DIR/logs/$name.log"
   local end=$((SECONDS + timeout))
   until $check >/dev/null 2>&1; do
-    daemon_pid "$name" >/dev/null || fail "$name exited during start-up"
-    [ $SECONDS -lt $end ] || fail "$name not ready after ${timeout}s"
+    daemon_pid "$name" >/dev/null || die "$name exited during start-up"
+    [ $SECONDS -lt $end ] || die "$name not ready after ${timeout}s"
     sleep 0.5
   done
   FAILED_LOG=""
-  kstep "$name up (pid $(daemon_pid "$name"), $((SECONDS - t0))s)"
+  step "$name up (pid $(daemon_pid "$name"), $((SECONDS - t0))s)"
 }
 
 etcd_ready() { curl -sf --max-time 2 "http://127.0.0.1:$KUBE_ETCD_PORT/health" | grep -q '"health":"true"'; }
@@ -157,7 +158,7 @@ check_ports() {
   local port
   for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10248 10249 10256; do
     if ss -Hltn "sport = :$port" | grep -q .; then
-      fail "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
+      die "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
     fi
   done
 }
@@ -230,10 +231,10 @@ ctr_import() {
   local tar="$1" from="$2" to="$3"
   FAILED_LOG="$KUBE_DIR/logs/ctr-import.log"
   ctr -a "$KUBE_SOCK" -n k8s.io images import "$tar" >>"$FAILED_LOG" 2>&1 \
-    || fail "ctr could not import $tar"
+    || die "ctr could not import $tar"
   if [ "$from" != "$to" ]; then
     ctr -a "$KUBE_SOCK" -n k8s.io images tag --force "$from" "$to" >>"$FAILED_LOG" 2>&1 \
-      || fail "ctr could not name $from $to"
+      || die "ctr could not name $from $to"
     ctr -a "$KUBE_SOCK" -n k8s.io images rm "$from" >>"$FAILED_LOG" 2>&1 || true
   fi
   FAILED_LOG=""
@@ -254,19 +255,19 @@ load_dljob_images() {
   local name t0 tar="$KUBE_DIR/image.oci.tar"
   for name in dljob/trainer:cpu dljob/operator:0.1.0; do
     if ! podman image exists "localhost/$name"; then
-      kwarn "podman has no $name; not loaded"
+      warn "podman has no $name; not loaded"
       continue
     fi
     if image_current "$name"; then
-      kstep "docker.io/$name in containerd is podman's current one (not loaded again)"
+      step "docker.io/$name in containerd is podman's current one (not loaded again)"
       continue
     fi
     t0=$SECONDS
     podman save -q --format oci-archive -o "$tar" "localhost/$name" \
-      || fail "podman save localhost/$name failed"
+      || die "podman save localhost/$name failed"
     ctr_import "$tar" "localhost/$name" "docker.io/$name"
     rm -f "$tar"
-    kstep "loaded docker.io/$name into containerd ($((SECONDS - t0))s)"
+    step "loaded docker.io/$name into containerd ($((SECONDS - t0))s)"
   done
 }
 
@@ -278,18 +279,18 @@ default_sa() { kctl -n default get serviceaccount default; }
 
 finish_node() {
   FAILED_LOG="$KUBE_DIR/logs/kubelet.log"
-  wait_for 120 kctl get node "$KUBE_NODE" || fail "node $KUBE_NODE did not register"
+  wait_for 120 kctl get node "$KUBE_NODE" || die "node $KUBE_NODE did not register"
   # The documented way to advertise an extended resource: a JSON patch of the node's status.
   curl -sSf --max-time 10 --cacert "$KUBE_DIR/pki/ca.crt" --cert "$KUBE_DIR/pki/admin.crt" \
     --key "$KUBE_DIR/pki/admin.key" -X PATCH -H 'Content-Type: application/json-patch+json' \
     --data "[{\"op\":\"add\",\"path\":\"/status/capacity/nvidia.com~1gpu\",\"value\":\"$KUBE_GPUS\"}]" \
     "https://$KUBE_GW:$KUBE_API_PORT/api/v1/nodes/$KUBE_NODE/status" >/dev/null \
-    || fail "could not patch node $KUBE_NODE's status capacity"
-  wait_for 180 node_ready || fail "node $KUBE_NODE is not Ready after 180s"
-  wait_for 60 node_gpus || fail "node $KUBE_NODE does not show $KUBE_GPUS nvidia.com/gpu allocatable"
-  kstep "node $KUBE_NODE Ready with $KUBE_GPUS nvidia.com/gpu"
+    || die "could not patch node $KUBE_NODE's status capacity"
+  wait_for 180 node_ready || die "node $KUBE_NODE is not Ready after 180s"
+  wait_for 60 node_gpus || die "node $KUBE_NODE does not show $KUBE_GPUS nvidia.com/gpu allocatable"
+  step "node $KUBE_NODE Ready with $KUBE_GPUS nvidia.com/gpu"
   FAILED_LOG="$KUBE_DIR/logs/kube-controller-manager.log"
-  wait_for 120 default_sa || fail "the default service account was not created"
+  wait_for 120 default_sa || die "the default service account was not created"
   FAILED_LOG=""
   guard_first
 }

@@ -13,23 +13,21 @@
 # First it proves the analysis is on: a snippet that reads a GUARDED_BY member without its lock
 # must fail to compile.
 #
-#   scripts/check-sanitizers.sh          # JOBS=N sets the build parallelism (default: nproc)
+#   scripts/ci/check-sanitizers.sh          # JOBS=N sets the build parallelism (default: nproc)
 #
 # Measured beside other builds at nice 19 (load 3-4 on 2 cores): about 7-8 min from an empty
 # build-asan/, nearly all of it compiling; the thread-safety parse of ~48 units takes ~2 min of
 # that, the tests seconds. Expect less on an idle machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$ROOT"
 BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
 TARGETS=(base_test jobs_test storage_test http_server_test job_parse_fuzzer)
 start=$(date +%s)
 
 CXX=${ASAN_CXX:-clang++}
-command -v "$CXX" >/dev/null || {
-  echo "check-sanitizers: $CXX not found; run scripts/setup.sh (Debian package clang)" >&2
-  exit 2
-}
+need_command "$CXX" "run scripts/dev/setup.sh (Debian package clang)"
 
 # 1. The thread-safety analysis rejects an unguarded access (else the annotations check nothing).
 probe=$(mktemp --suffix=.cc)
@@ -45,39 +43,32 @@ struct Counter {
 int main() { Counter c; return c.Locked() + c.Unlocked(); }
 EOF
 if "$CXX" -std=c++20 -I. -fsyntax-only -Wthread-safety -Werror=thread-safety "$probe" 2>/dev/null; then
-  echo "check-sanitizers: an unguarded read of a GUARDED_BY member compiled: the thread-safety analysis is off" >&2
-  exit 1
+  die "an unguarded read of a GUARDED_BY member compiled: the thread-safety analysis is off"
 fi
 sed -i 's/return n; }  \/\/ must not compile/dljob::MutexLock lock(mu); return n; }/' "$probe"
 if ! "$CXX" -std=c++20 -I. -fsyntax-only -Wthread-safety -Werror=thread-safety "$probe"; then
-  echo "check-sanitizers: a correctly locked read did not compile (above)" >&2
-  exit 1
+  die "a correctly locked read did not compile (above)"
 fi
-echo "check-sanitizers: thread-safety analysis rejects unguarded access"
+say "thread-safety analysis rejects unguarded access"
 
 # 2. Configure.
 flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 flags+=" -Wthread-safety -Werror=thread-safety"
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
+cmake_args
 if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
   mkdir -p "$BUILD_DIR"
-  cmake -S . -B "$BUILD_DIR" "${generator[@]}" "${launcher[@]}" -DCMAKE_CXX_COMPILER="$CXX" \
+  cmake -S . -B "$BUILD_DIR" "${CMAKE_ARGS[@]}" -DCMAKE_CXX_COMPILER="$CXX" \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DDLJOB_BUILD_TRAINER=OFF -DDLJOB_BUILD_BENCH=ON >"$BUILD_DIR/configure.log" 2>&1 || {
     cat "$BUILD_DIR/configure.log" >&2
-    echo "check-sanitizers: configuring $BUILD_DIR failed (above)" >&2
-    exit 1
+    die "configuring $BUILD_DIR failed (above)"
   }
 elif grep -q '^DLJOB_BUILD_BENCH:BOOL=OFF' "$BUILD_DIR/CMakeCache.txt"; then
   # Configured before the benchmarks were: add them, so step 3 parses them too.
   cmake -S . -B "$BUILD_DIR" -DDLJOB_BUILD_BENCH=ON >"$BUILD_DIR/configure.log" 2>&1 || {
     cat "$BUILD_DIR/configure.log" >&2
-    echo "check-sanitizers: reconfiguring $BUILD_DIR with the benchmarks failed (above)" >&2
-    exit 1
+    die "reconfiguring $BUILD_DIR with the benchmarks failed (above)"
   }
 fi
 
@@ -146,17 +137,16 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 failed=()
 for t in base_test jobs_test storage_test http_server_test; do
-  echo "check-sanitizers: $t"
+  say "$t"
   "$BUILD_DIR/bin/$t" --gtest_brief=1 || failed+=("$t")
 done
-echo "check-sanitizers: job_parse_fuzzer over jobs/fuzz/corpus"
+say "job_parse_fuzzer over jobs/fuzz/corpus"
 "$BUILD_DIR/bin/job_parse_fuzzer" -runs=0 -rss_limit_mb=2048 -timeout=10 jobs/fuzz/corpus ||
   failed+=(job_parse_fuzzer)
 
 end=$(date +%s)
-echo "check-sanitizers: build $((built - start)) s, tests $((end - built)) s"
+say "build $((built - start)) s, tests $((end - built)) s"
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "check-sanitizers: FAILED under ASan/UBSan: ${failed[*]}" >&2
-  exit 1
+  die "FAILED under ASan/UBSan: ${failed[*]}"
 fi
-echo "check-sanitizers: ok (${TARGETS[*]} clean under ASan, UBSan and -Werror=thread-safety)"
+say "ok (${TARGETS[*]} clean under ASan, UBSan and -Werror=thread-safety)"

@@ -5,9 +5,10 @@
 # output and completion through the test server's /_test API, and shows what the operator made
 # of it. Nothing trains: the pods are simulated. Everything it starts is stopped on exit.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-bash scripts/build.sh dljob dljob-operator dljob-test-apiserver
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$ROOT"
+bash scripts/dev/setup.sh
+bash scripts/dev/build.sh dljob dljob-operator dljob-test-apiserver
 BIN=$PWD/build/bin
 DIR=$(mktemp -d /tmp/dljob-cluster-demo.XXXXXX)
 PIDS=()
@@ -31,14 +32,14 @@ PIDS+=($!)
 for _ in $(seq 100); do [ -s "$DIR/metrics-port" ] && break; sleep 0.1; done
 METRICS="http://127.0.0.1:$(cat "$DIR/metrics-port")"
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+show() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 post() { curl -sf -X POST "$API$1" --data-binary @- >/dev/null; }
 
 kubectl create namespace team-a >/dev/null
-step kubectl apply -f examples/resnet-job.yaml
+show kubectl apply -f examples/resnet-job.yaml
 kubectl apply -f examples/resnet-job.yaml
 sleep 3
-step kubectl get dljobs,pods -n team-a -o wide
+show kubectl get dljobs,pods -n team-a -o wide
 kubectl get dljobs,pods -n team-a -o wide
 
 # What the launcher's mpirun would print: every rank's metric line, tagged.
@@ -47,17 +48,17 @@ for rank in $(seq 0 15); do
     "$rank" "$((1180 + rank))" "$rank"
 done | post /_test/pods/team-a/resnet50-launcher/log
 sleep 2
-step dljob top -n team-a
+show dljob top -n team-a
 "$BIN/dljob" top -n team-a
-step "curl $METRICS/metrics | grep resnet50"
+show "curl $METRICS/metrics | grep resnet50"
 curl -s "$METRICS/metrics" | grep 'job="resnet50"'
 
 echo '{"phase":"Succeeded","exitCode":0}' | post /_test/pods/team-a/resnet50-launcher/status
 sleep 2
-step dljob get resnet50 -n team-a
+show dljob get resnet50 -n team-a
 "$BIN/dljob" get resnet50 -n team-a
-step "dljob logs resnet50 -n team-a --rank 3   (from the operator's archive: $DIR/logs)"
+show "dljob logs resnet50 -n team-a --rank 3   (from the operator's archive: $DIR/logs)"
 "$BIN/dljob" logs resnet50 -n team-a --rank 3 2>/dev/null ||
   grep '^\[rank 3\]' "$DIR/logs/team-a/resnet50.log"
-step kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
+show kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
 kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message

@@ -13,26 +13,27 @@
 # Network: the servers bind the address of a bridge made here (10.213.0.1 by default) or
 #   127.0.0.1, never the machine's external address; pods live on that bridge only, and an
 #   iptables guard drops anything forwarded between it and any other interface.
-# Binaries: built once per version by scripts/kube/build-kubernetes.sh into
+# Binaries: built once per version by scripts/cluster/kube/build-kubernetes.sh into
 #   /var/cache/dljob/kubernetes-1.20.2 (about 8 minutes on 2 quiet cores, 40 on busy ones),
 #   reused after.
-# Images: dljob/trainer:cpu (scripts/build-image.sh) and dljob/operator:0.1.0
-#   (scripts/build-image.sh --image operator), built when podman does not have them yet, then
-#   loaded into containerd's k8s.io namespace as docker.io/dljob/{trainer:cpu,operator:0.1.0}.
+# Images: dljob/trainer:cpu (scripts/cluster/build-image.sh) and dljob/operator:0.1.0
+#   (scripts/cluster/build-image.sh --image operator), built when podman does not have them
+#   yet, then loaded into containerd's k8s.io namespace as
+#   docker.io/dljob/{trainer:cpu,operator:0.1.0}.
 #
-# Usage: scripts/kube-up.sh [--no-images] [--rebuild-images] [--keep-on-failure]
+# Usage: scripts/cluster/kube-up.sh [--no-images] [--rebuild-images] [--keep-on-failure]
 #   --no-images        start the cluster only: no dljob image is built or loaded
 #   --rebuild-images   build the dljob images even when podman has them
 #   --keep-on-failure  leave what was started running on failure (default: kube-down.sh)
 # Environment: DLJOB_KUBE_DIR (state, default /var/lib/dljob-kube), DLJOB_KUBE_CACHE (binary
 #   cache root, default /var/cache/dljob), DLJOB_KUBE_GPUS, DLJOB_KUBE_GPU_PRODUCT.
 # Run again while the cluster is up, it builds missing images and loads them again (a rebuilt image
-# reaches the node that way). Ends by printing `export KUBECONFIG=...`. Needs root (mounts, bridge, iptables). Exit codes:
-# 0 up (or already up), 1 failed (the failing component's log tail is printed), 2 bad usage.
+# reaches the node that way). Ends by printing `export KUBECONFIG=...`. Needs root (mounts, bridge,
+# iptables). Exit codes: 0 up (or already up), 1 failed (the failing component's log tail is
+# printed), 2 bad usage.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-KUBE_PROG=kube-up
+PROG=kube-up
 IMAGES=1
 REBUILD_IMAGES=0
 KEEP=0
@@ -41,18 +42,19 @@ while [ $# -gt 0 ]; do
     --no-images) IMAGES=0; shift ;;
     --rebuild-images) REBUILD_IMAGES=1; shift ;;
     --keep-on-failure) KEEP=1; shift ;;
-    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "kube-up: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+HERE="$(dirname "${BASH_SOURCE[0]}")"
 # shellcheck source=kube/lib.sh
-source "$ROOT/scripts/kube/lib.sh"
+source "$HERE/kube/lib.sh"
 # shellcheck source=kube/certs.sh
-source "$ROOT/scripts/kube/certs.sh"
+source "$HERE/kube/certs.sh"
 # shellcheck source=kube/configs.sh
-source "$ROOT/scripts/kube/configs.sh"
+source "$HERE/kube/configs.sh"
 # shellcheck source=kube/start.sh
-source "$ROOT/scripts/kube/start.sh"
+source "$HERE/kube/start.sh"
 [ "$(id -u)" = 0 ] || { echo "kube-up: needs root (bridge, mounts, iptables)" >&2; exit 1; }
 
 print_use() {
@@ -61,23 +63,16 @@ print_use() {
   echo "  export KUBECONFIG=$KUBECONFIG_ADMIN"
   echo "  kubectl get nodes -o wide"
   echo "  kubectl apply -f charts/manifests/dljob.yaml      # dljob's CRDs, RBAC and operator"
-  echo "Stop it and remove everything it made: scripts/kube-down.sh"
+  echo "Stop it and remove everything it made: scripts/cluster/kube-down.sh"
 }
 
-fail() {
-  echo "kube-up: $*" >&2
-  if [ -n "$FAILED_LOG" ] && [ -f "$FAILED_LOG" ]; then
-    echo "kube-up: last lines of $FAILED_LOG:" >&2
-    tail -n 25 "$FAILED_LOG" | sed 's/^/    /' >&2
-  fi
-  exit 1
-}
+# die (scripts/lib.sh) prints the end of FAILED_LOG, the log of the component that failed.
 FAILED_LOG=""
 
 if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
-  kstep "a cluster is already up in $KUBE_DIR (kube-apiserver pid $(daemon_pid kube-apiserver))"
+  step "a cluster is already up in $KUBE_DIR (kube-apiserver pid $(daemon_pid kube-apiserver))"
   if [ "$IMAGES" = 1 ]; then
-    kstep "(re)loading dljob's images into it (--no-images skips this)"
+    step "(re)loading dljob's images into it (--no-images skips this)"
     build_dljob_images
     load_dljob_images
   fi
@@ -85,8 +80,8 @@ if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
   exit 0
 fi
 if [ -e "$KUBE_DIR" ]; then
-  kstep "$KUBE_DIR holds a cluster that is not (fully) running; cleaning it up first"
-  DLJOB_KUBE_DIR="$KUBE_DIR" bash "$ROOT/scripts/kube-down.sh" --quiet
+  step "$KUBE_DIR holds a cluster that is not (fully) running; cleaning it up first"
+  DLJOB_KUBE_DIR="$KUBE_DIR" bash "$ROOT/scripts/cluster/kube-down.sh" --quiet
 fi
 
 BUILD_PID=""
@@ -96,17 +91,17 @@ on_exit() {
     kill -TERM -- "-$BUILD_PID" 2>/dev/null || true
   fi
   [ $rc -ne 0 ] || return 0
-  echo "kube-up: FAILED after $((SECONDS - KUBE_T0))s (exit $rc)" >&2
+  echo "kube-up: FAILED after $((SECONDS - DLJOB_T0))s (exit $rc)" >&2
   if [ "$KEEP" = 1 ]; then
-    echo "kube-up: left running (--keep-on-failure); logs in $KUBE_DIR/logs; stop with scripts/kube-down.sh" >&2
+    echo "kube-up: left running (--keep-on-failure); logs in $KUBE_DIR/logs; stop with scripts/cluster/kube-down.sh" >&2
   else
     if [ -d "$KUBE_DIR/logs" ] && [ -n "$(ls -A "$KUBE_DIR/logs")" ]; then
       local keep
       keep="/tmp/dljob-kube-logs.$(date +%Y%m%d-%H%M%S)"
       cp -r "$KUBE_DIR/logs" "$keep" && echo "kube-up: the components' logs are kept in $keep" >&2
     fi
-    echo "kube-up: stopping what was started (scripts/kube-down.sh); rerun with --keep-on-failure to inspect" >&2
-    DLJOB_KUBE_DIR="$KUBE_DIR" bash "$ROOT/scripts/kube-down.sh" --quiet || true
+    echo "kube-up: stopping what was started (scripts/cluster/kube-down.sh); rerun with --keep-on-failure to inspect" >&2
+    DLJOB_KUBE_DIR="$KUBE_DIR" bash "$ROOT/scripts/cluster/kube-down.sh" --quiet || true
   fi
 }
 trap on_exit EXIT
@@ -118,11 +113,11 @@ install_packages
 # 2. The Kubernetes binaries: built in the background (niced) while images are made.
 if [ ! -f "$KUBE_CACHE/complete" ]; then
   mkdir -p "$(dirname "$KUBE_CACHE")"
-  kstep "building Kubernetes $KUBE_VERSION in the background (log: $KUBE_CACHE.build.log)"
-  setsid bash "$ROOT/scripts/kube/build-kubernetes.sh" >"$KUBE_CACHE.build.log" 2>&1 &
+  step "building Kubernetes $KUBE_VERSION in the background (log: $KUBE_CACHE.build.log)"
+  setsid bash "$ROOT/scripts/cluster/kube/build-kubernetes.sh" >"$KUBE_CACHE.build.log" 2>&1 &
   BUILD_PID=$!
 else
-  kstep "Kubernetes $KUBE_VERSION binaries cached in $KUBE_BIN"
+  step "Kubernetes $KUBE_VERSION binaries cached in $KUBE_BIN"
 fi
 
 # 3. dljob's images in podman (built when missing).
@@ -130,15 +125,15 @@ if [ "$IMAGES" = 1 ]; then build_dljob_images; fi
 
 # 4. Wait for the binaries; then the pause image.
 if [ -n "$BUILD_PID" ]; then
-  kstep "waiting for the Kubernetes build (tail -f $KUBE_CACHE.build.log)"
+  step "waiting for the Kubernetes build (tail -f $KUBE_CACHE.build.log)"
   FAILED_LOG="$KUBE_CACHE.build.log"
-  wait "$BUILD_PID" || fail "building Kubernetes failed; see $KUBE_CACHE.build.log and $KUBE_CACHE/make.log"
+  wait "$BUILD_PID" || die "building Kubernetes failed; see $KUBE_CACHE.build.log and $KUBE_CACHE/make.log"
   BUILD_PID=""
   FAILED_LOG=""
-  kstep "Kubernetes binaries built: $(grep -o 'Go build done in [0-9]*s' "$KUBE_CACHE.build.log" || true)"
+  step "Kubernetes binaries built: $(grep -o 'Go build done in [0-9]*s' "$KUBE_CACHE.build.log" || true)"
 fi
 for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy pause; do
-  [ -x "$KUBE_BIN/$b" ] || fail "$KUBE_BIN/$b is missing; remove $KUBE_CACHE and rerun"
+  [ -x "$KUBE_BIN/$b" ] || die "$KUBE_BIN/$b is missing; remove $KUBE_CACHE and rerun"
 done
 build_pause_image
 
@@ -149,7 +144,7 @@ record_host_state
 setup_network
 make_pki
 write_configs
-kstep "bridge $KUBE_BRIDGE ($KUBE_GW, pods $KUBE_POD_CIDR, services $KUBE_SVC_CIDR), certificates and configs in $KUBE_DIR"
+step "bridge $KUBE_BRIDGE ($KUBE_GW, pods $KUBE_POD_CIDR, services $KUBE_SVC_CIDR), certificates and configs in $KUBE_DIR"
 
 # 6. Control plane, node, images.
 start_control_plane
@@ -157,5 +152,5 @@ start_node
 if [ "$IMAGES" = 1 ]; then load_dljob_images; fi
 finish_node
 
-kstep "cluster up in $((SECONDS - KUBE_T0))s"
+step "cluster up in $((SECONDS - DLJOB_T0))s"
 print_use

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
-# Shared settings and helpers of scripts/kube-up.sh and scripts/kube-down.sh (sourced, not run).
+# Shared settings and helpers of scripts/cluster/kube-up.sh and kube-down.sh (sourced, not run),
+# on top of scripts/lib.sh (ROOT, PROG, step, warn, die), which it sources.
 #
 # One directory holds all of a cluster's state ($KUBE_DIR: certificates, kubeconfigs, etcd data,
 # containerd's root and state, the kubelet's root, logs, pid files); deleting it (kube-down.sh)
-# deletes the cluster. Binaries come from the per-version cache that scripts/kube/
+# deletes the cluster. Binaries come from the per-version cache that scripts/cluster/kube/
 # build-kubernetes.sh fills and that outlives every cluster.
 #
 # Network: one Linux bridge made here ($KUBE_BRIDGE) carries the pod network ($KUBE_POD_CIDR,
@@ -13,6 +14,9 @@
 #
 # Every process is started by start_daemon (its own session, its log in logs/NAME.log, its pid in
 # run/NAME.pid) and stopped by stop_daemon through that pid file only.
+
+# shellcheck source=../../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 
 KUBE_VERSION="${KUBE_VERSION:-1.20.2}"
 KUBE_CACHE="${DLJOB_KUBE_CACHE:-/var/cache/dljob}/kubernetes-$KUBE_VERSION"
@@ -49,10 +53,6 @@ KUBE_OUTSIDE_PATHS=(/var/log/pods /var/log/containers /run/containerd /var/lib/k
   /var/run/kubernetes /etc/kubernetes)
 KUBE_SHARED_PATHS=(/var/lib/cni/results /var/lib/cni /run/netns)
 
-KUBE_T0=${KUBE_T0:-$SECONDS}
-kstep() { echo "$KUBE_PROG: [$((SECONDS - KUBE_T0))s] $*"; }
-kwarn() { echo "$KUBE_PROG: warning: $*" >&2; }
-
 # Start NAME with ARGS... in its own session, logging to logs/NAME.log; the pid goes to
 # run/NAME.pid. Niced like every heavy process on the shared machine.
 start_daemon() {
@@ -81,7 +81,7 @@ stop_daemon() {
     sleep 0.1
   done
   if kill -0 "$pid" 2>/dev/null; then
-    kwarn "$name (pid $pid) ignored SIGTERM for ${grace}s; sending SIGKILL"
+    warn "$name (pid $pid) ignored SIGTERM for ${grace}s; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
     sleep 0.5
   fi

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # dljob end to end on a real Kubernetes, from a fresh clone: clones this checkout's HEAD (a local
-# clone: nothing is fetched), installs and builds what it needs there (scripts/setup.sh,
-# scripts/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator with
-# the shared operator cases, operator_cluster_test; with ccache configured that is minutes),
-# starts the one-machine cluster with scripts/kube-up.sh from the clone (which builds and loads
+# clone: nothing is fetched), installs and builds what it needs there (scripts/dev/setup.sh,
+# scripts/dev/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator
+# with the shared operator cases, operator_cluster_test; with ccache that is minutes), starts
+# the one-machine cluster with scripts/cluster/kube-up.sh from the clone (which builds and loads
 # the clone's images), runs the ctest label `cluster` against it with DLJOB_CLUSTER_TESTS=1 and
 # KUBECONFIG set, and stops the cluster and removes the clone on exit, whatever happened.
 #
-# Usage: scripts/e2e.sh [--reuse-images] [--keep]
+# Usage: scripts/cluster/e2e.sh [--reuse-images] [--keep]
 #   --reuse-images  load the dljob images podman already has instead of rebuilding them
 #   --keep          leave the cluster running and the clone in place (prints where)
 # Environment: DLJOB_E2E_TMP (where the clone goes; default /tmp), DLJOB_E2E_LOG (a file that
@@ -17,36 +17,27 @@
 # Measured on the 2-core build machine: see docs/real-cluster.md, "Measured".
 set -euo pipefail
 
-SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+SRC="$ROOT"
 IMAGES=--rebuild-images
 KEEP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reuse-images) IMAGES=""; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "e2e: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) show_help; exit 0 ;;
+    *) die --exit 2 "unknown argument '$1' (see --help)" ;;
   esac
 done
-START=$SECONDS
-LAST=$SECONDS
-TIMES=()
-# step NAME: prints the elapsed time and starts timing NAME (the summary lists each step's time).
-step() {
-  if [ ${#TIMES[@]} -gt 0 ]; then TIMES[-1]+=" $((SECONDS - LAST))s"; fi
-  LAST=$SECONDS
-  TIMES+=("$*:")
-  echo "e2e: [$((SECONDS - START))s] $*"
-}
-[ "$(id -u)" = 0 ] || { echo "e2e: needs root (scripts/kube-up.sh: bridge, mounts, iptables)" >&2; exit 1; }
+# Each step (lib.sh's step) prints the time so far; the summary lists each step's time.
+[ "$(id -u)" = 0 ] || die "needs root (scripts/cluster/kube-up.sh: bridge, mounts, iptables)"
 
 mkdir -p "${DLJOB_E2E_TMP:-/tmp}"
 WORK=$(mktemp -d "${DLJOB_E2E_TMP:-/tmp}/dljob-e2e.XXXXXX")
 CLONE="$WORK/dljob"
 cleanup() {
   local rc=$?
-  step "end"
-  printf 'e2e: %s\n' "${TIMES[@]:0:${#TIMES[@]}-1}"
+  step_times
   if [ "$KEEP" = 1 ]; then
     step "kept: the clone in $CLONE, the cluster (export KUBECONFIG=${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig)"
     return
@@ -54,7 +45,7 @@ cleanup() {
   if [ -n "${DLJOB_E2E_LOG:-}" ] && [ -f "$CLONE/build/Testing/Temporary/LastTest.log" ]; then
     cp "$CLONE/build/Testing/Temporary/LastTest.log" "$DLJOB_E2E_LOG" && step "ctest's full log: $DLJOB_E2E_LOG"
   fi
-  if [ -x "$CLONE/scripts/kube-down.sh" ]; then bash "$CLONE/scripts/kube-down.sh" --quiet || rc=1; fi
+  if [ -x "$CLONE/scripts/cluster/kube-down.sh" ]; then bash "$CLONE/scripts/cluster/kube-down.sh" --quiet || rc=1; fi
   rm -rf "$WORK"
   step "done (exit $rc)"
   exit $rc
@@ -67,14 +58,14 @@ cd "$CLONE"
 # The object-store tests' S3 server lives in the source checkout's .deps (git-ignored).
 if [ -d "$SRC/.deps" ]; then ln -s "$SRC/.deps" .deps; fi
 step "setup and build"
-bash scripts/setup.sh
-# ccache, where installed, makes the clone's build a matter of cache hits (with ccache's base_dir
-# above the clone, DLJOB_E2E_TMP, hits are shared with other checkouts).
-if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache; fi
-nice -n 10 bash scripts/build.sh dljob dljob-operator operator_cluster_test
+bash scripts/dev/setup.sh
+# scripts/dev/build.sh compiles through ccache where it is installed: the clone's build is a
+# matter of cache hits (with ccache's base_dir above the clone, DLJOB_E2E_TMP, hits are shared
+# with other checkouts).
+nice -n 10 bash scripts/dev/build.sh dljob dljob-operator operator_cluster_test
 step "kube-up"
 # shellcheck disable=SC2086
-bash scripts/kube-up.sh $IMAGES
+bash scripts/cluster/kube-up.sh $IMAGES
 export KUBECONFIG="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig"
 step "ctest -L cluster"
 DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure \

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Fails (exit 1) when a C++ file of the checkout (tracked, or new and not ignored) differs from
 # what clang-format makes of it with the root .clang-format, naming each file and how many places
-# drift. Changes nothing. Needs Debian's clang-format 14 (scripts/setup.sh installs it): other
+# drift. Changes nothing. Needs Debian's clang-format 14 (scripts/dev/setup.sh installs it): other
 # versions format some constructs differently, so CLANG_FORMAT=... may name another binary only
 # at your own risk. Fix a file with `clang-format -i FILE`.
-#   scripts/check-format.sh [-v]     # -v: also print clang-format's diagnostics
+#   scripts/ci/check-format.sh [-v]     # -v: also print clang-format's diagnostics
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$ROOT"
 verbose=0
 [ "${1:-}" = -v ] && verbose=1
 
@@ -16,21 +17,15 @@ if [ -z "$cf" ]; then
     if command -v "$c" >/dev/null 2>&1; then cf="$c"; break; fi
   done
 fi
-if [ -z "$cf" ]; then
-  echo "check-format: clang-format not found; run scripts/setup.sh (Debian package clang-format)" >&2
-  exit 2
-fi
+[ -n "$cf" ] || die --exit 2 "clang-format not found; run scripts/dev/setup.sh (Debian package clang-format)"
 version=$("$cf" --version | sed -nE 's/.*version ([0-9]+)\..*/\1/p')
 if [ "$version" != 14 ] && [ -z "${CLANG_FORMAT:-}" ]; then
-  echo "check-format: $cf is version ${version:-?}, the tree is formatted with 14 (scripts/setup.sh)" >&2
-  exit 2
+  die --exit 2 "$cf is version ${version:-?}, the tree is formatted with 14 (scripts/dev/setup.sh)"
 fi
 
 export CF="$cf"
-files=()
-while IFS= read -r f; do
-  [ -f "$f" ] && files+=("$f")
-done < <(git ls-files --cached --others --exclude-standard -- '*.h' '*.cc' | sort -u)
+cxx_files
+files=("${CXX_FILES[@]}")
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
@@ -43,8 +38,7 @@ printf '%s\0' "${files[@]}" | xargs -0 -P 2 -n 48 sh -c '
 
 if ls "$logs"/*.failed >/dev/null 2>&1; then
   cat "$logs"/*.failed >&2
-  echo "check-format: clang-format failed (above)" >&2
-  exit 2
+  die --exit 2 "clang-format failed (above)"
 fi
 # Diagnostics read "file:line:col: error: code should be clang-formatted [...]", then the line.
 drift=$(cat "$logs"/batch.* | { grep -E '^[^ :]+:[0-9]+:[0-9]+: error: .*clang-format-violations' || true; } |
@@ -53,7 +47,6 @@ if [ -n "$drift" ]; then
   [ "$verbose" = 1 ] && cat "$logs"/batch.*
   echo "$drift"
   n=$(echo "$drift" | wc -l)
-  echo "check-format: $n of ${#files[@]} files drift from .clang-format; fix with: clang-format -i FILE... (or -v to see where)" >&2
-  exit 1
+  die "$n of ${#files[@]} files drift from .clang-format; fix with: clang-format -i FILE... (or -v to see where)"
 fi
-echo "check-format: ok (${#files[@]} files match .clang-format)"
+say "ok (${#files[@]} files match .clang-format)"

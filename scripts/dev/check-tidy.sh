@@ -8,13 +8,13 @@
 # Even so the whole run is slow: 242 units took 2,267 s (36.5 min of CPU) beside other builds, so
 # CI does not run it; give a REGEX for what you changed.
 #
-#   scripts/check-tidy.sh [REGEX]   # only files whose path matches REGEX (e.g. '^storage/')
+#   scripts/dev/check-tidy.sh [REGEX]   # only files whose path matches REGEX (e.g. '^storage/')
 #
 # Needs build/compile_commands.json: configures build/ (no compiling) if it is missing.
 # JOBS=N sets the parallelism (default: nproc); TIDY_BUILD_DIR another build directory.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$ROOT"
 BUILD_DIR=${TIDY_BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 filter="${1:-}"
@@ -23,14 +23,13 @@ tidy=""
 for c in clang-tidy-14 clang-tidy; do
   if command -v "$c" >/dev/null 2>&1; then tidy="$c"; break; fi
 done
-[ -n "$tidy" ] || { echo "check-tidy: clang-tidy not found; run scripts/setup.sh" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "check-tidy: python3 not found; run scripts/setup.sh" >&2; exit 2; }
+[ -n "$tidy" ] || die --exit 2 "clang-tidy not found; run scripts/dev/setup.sh"
+need_command python3 "run scripts/dev/setup.sh"
 
 if [ ! -f "$BUILD_DIR/compile_commands.json" ]; then
-  echo "check-tidy: configuring $BUILD_DIR for its compile_commands.json"
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" >/dev/null
+  say "configuring $BUILD_DIR for its compile_commands.json"
+  cmake_args
+  cmake -S . -B "$BUILD_DIR" "${CMAKE_ARGS[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" >/dev/null
 fi
 
 exec python3 - "$tidy" "$ROOT" "$BUILD_DIR" "$JOBS" "$filter" <<'PY'

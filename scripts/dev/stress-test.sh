@@ -3,7 +3,7 @@
 # flaky test: CPU-burning processes run beside every run, as on a loaded CI machine. Stops at the
 # first run with a failure and says which tests failed in which run.
 #
-# Usage: scripts/stress-test.sh [-n RUNS] [-k BURNERS] [-j JOBS] [-R REGEX] [-E REGEX]
+# Usage: scripts/dev/stress-test.sh [-n RUNS] [-k BURNERS] [-j JOBS] [-R REGEX] [-E REGEX]
 #                               [--build-dir DIR]
 #   -n RUNS       runs of the suite in a row (default 3)
 #   -k BURNERS    CPU-burning processes beside it (default 2)
@@ -12,23 +12,21 @@
 #   -E REGEX      leave out tests whose name matches (ctest -E)
 #   --build-dir   the configured and built build directory (default build)
 # Tests labelled "container" are left out unless DLJOB_IMAGE_TESTS=1 (as in scripts/test.sh).
-# It builds nothing: build first (scripts/build.sh). Each run's ctest output is kept in a log
+# It builds nothing: build first (scripts/dev/build.sh). Each run's ctest output is kept in a log
 # directory, printed at the end and removed when every run passed.
 # Exit codes: 0 every run passed, 1 a run failed, 2 bad usage or no build directory.
 #
 # Examples:
-#   scripts/stress-test.sh                                  # the whole suite, 3 runs, 2 burners
-#   scripts/stress-test.sh -R 'LoaderTest' -n 10 -k 4       # one suspect, harder
+#   scripts/dev/stress-test.sh                                  # the whole suite, 3 runs, 2 burners
+#   scripts/dev/stress-test.sh -R 'LoaderTest' -n 10 -k 4       # one suspect, harder
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 RUNS=3
 BURNERS=2
 JOBS="$(nproc)"
 BUILD_DIR="$ROOT/build"
 FILTER=()
-usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
-bad() { echo "stress-test: $*" >&2; exit 2; }
+bad() { die --exit 2 "$@"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) RUNS="${2:?-n needs a number}"; shift 2 ;;
@@ -36,7 +34,7 @@ while [ $# -gt 0 ]; do
     -j) JOBS="${2:?-j needs a number}"; shift 2 ;;
     -R | -E) FILTER+=("$1" "${2:?$1 needs a regular expression}"); shift 2 ;;
     --build-dir) BUILD_DIR="${2:?--build-dir needs a directory}"; shift 2 ;;
-    -h | --help) usage; exit 0 ;;
+    -h | --help) show_help; exit 0 ;;
     *) bad "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -46,7 +44,7 @@ done
 [ "$RUNS" -ge 1 ] || bad "-n must be at least 1"
 [ "$JOBS" -ge 1 ] || bad "-j must be at least 1"
 [ -f "$BUILD_DIR/CTestTestfile.cmake" ] ||
-  bad "$BUILD_DIR is not a configured build directory (run scripts/build.sh first)"
+  bad "$BUILD_DIR is not a configured build directory (run scripts/dev/build.sh first)"
 LABELS=(-LE container)
 if [ "${DLJOB_IMAGE_TESTS:-0}" = 1 ]; then LABELS=(); fi
 

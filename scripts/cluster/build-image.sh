@@ -9,7 +9,7 @@
 # multi-stage `podman build` of the image's Containerfile (set-up shared by all images:
 # images/common/).
 #
-# Usage: scripts/build-image.sh [--image cpu|operator] [--tag NAME] [--no-install]
+# Usage: scripts/cluster/build-image.sh [--image cpu|operator] [--tag NAME] [--no-install]
 #   --image cpu        dljob-train and dljob, Open MPI, sshd (default): dljob/trainer:cpu
 #   --image operator   dljob-operator alone, run as a non-root user: dljob/operator:0.1.0
 #   --tag NAME         image name to build instead of the image's default
@@ -24,36 +24,31 @@
 # branches) while an image builds does not change what the running build does.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 IMAGE=cpu
 TAG=""
 INSTALL=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --image|--tag)
-      if [ $# -lt 2 ] || [ -z "$2" ]; then echo "build-image: $1 needs a value (see --help)" >&2; exit 2; fi
+      if [ $# -lt 2 ] || [ -z "$2" ]; then die --exit 2 "$1 needs a value (see --help)"; fi
       if [ "$1" = --image ]; then IMAGE="$2"; else TAG="$2"; fi
       shift 2 ;;
     --no-install) INSTALL=0; shift ;;
-    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "build-image: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) show_help; exit 0 ;;
+    *) die --exit 2 "unknown argument '$1' (see --help)" ;;
   esac
 done
 case "$IMAGE" in
   cpu) DEFAULT_TAG="dljob/trainer:cpu" ;;
   operator) DEFAULT_TAG="dljob/operator:0.1.0" ;;
-  *) echo "build-image: --image is cpu or operator, not '$IMAGE'" >&2; exit 2 ;;
+  *) die --exit 2 "--image is cpu or operator, not '$IMAGE'" ;;
 esac
 TAG="${TAG:-$DEFAULT_TAG}"
 CONTAINERFILE="images/$IMAGE/Containerfile"
 CACHE="${DLJOB_IMAGE_CACHE:-/var/cache/dljob}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-
-START=$SECONDS
-step() { echo "build-image: [$((SECONDS - START))s] $*"; }
-cannot() { echo "build-image: $*" >&2; exit 3; }
+cannot() { die --exit 3 "$@"; }
 
 # 1. podman, runc and debootstrap.
 tools=(podman runc debootstrap)
@@ -78,7 +73,8 @@ if [ ! -f "$CONF" ]; then
   step "writing $CONF"
   mkdir -p "$CONF_DIR"
   cat >"$CONF" <<'CONF'
-# Written by dljob scripts/build-image.sh: settings podman needs on the dljob build machines.
+# Written by dljob scripts/cluster/build-image.sh: settings podman needs on the dljob build
+# machines.
 [containers]
 default_ulimits = []
 
@@ -100,7 +96,7 @@ else
     ROOTFS="$(mktemp -d "$CACHE/rootfs.XXXXXX")"
     trap 'rm -rf "$ROOTFS"' EXIT
     $SUDO debootstrap --variant=minbase bookworm "$ROOTFS" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
-      || { tail -20 "$CACHE/debootstrap.log" >&2; echo "build-image: debootstrap failed (log: $CACHE/debootstrap.log)" >&2; exit 1; }
+      || FAILED_LOG="$CACHE/debootstrap.log" die "debootstrap failed (log: $CACHE/debootstrap.log)"
     # Package lists and the apt cache only bloat the base; images run apt-get update themselves.
     $SUDO rm -rf "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/cache/apt/archives/*.deb
     $SUDO tar -C "$ROOTFS" -cf "$TARBALL.tmp" .

@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
 # Fails (exit 1) when an #include points up or sideways: checks every #include of every C++ file
-# in the checkout (tracked, or new and not ignored) against scripts/layers.txt, the one table of
+# in the checkout (tracked, or new and not ignored) against scripts/ci/layers.txt, the one table of
 # which directory may use which, and prints each violation as
 #   file:line: #include "target": <rule broken>
 # Includes of files outside the tree (system, third-party) are not checked. Takes well under a
-# second; CI runs it first. Usage: scripts/check-layers.sh [TABLE] (default scripts/layers.txt).
+# second; CI runs it first. Usage: scripts/ci/check-layers.sh [TABLE] (default
+# scripts/ci/layers.txt).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-table="${1:-scripts/layers.txt}"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+cd "$ROOT"
+table="${1:-scripts/ci/layers.txt}"
 
-files=()
-while IFS= read -r f; do
-  [ -f "$f" ] && files+=("$f")
-done < <(git ls-files --cached --others --exclude-standard -- '*.h' '*.cc' | sort -u)
-if [ ${#files[@]} -eq 0 ]; then
-  echo "check-layers: no C++ files found (run it in a git checkout)" >&2
-  exit 2
-fi
+cxx_files
+files=("${CXX_FILES[@]}")
+[ ${#files[@]} -gt 0 ] || die --exit 2 "no C++ files found (run it in a git checkout)"
 
 filelist=$(mktemp)
 trap 'rm -f "$filelist"' EXIT
