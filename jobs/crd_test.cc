@@ -144,12 +144,12 @@ TEST(Crd, TheChartsCopiesAreUpToDate) {
        {std::pair("charts/dljob/crds/dljob.io_dljobs.yaml", DLJobCrd()),
         std::pair("charts/dljob/crds/dljob.io_dlqueues.yaml", DLQueueCrd())}) {
     std::ifstream in(file);
-    ASSERT_TRUE(in) << file << " is missing: run scripts/gen-crd.sh";
+    ASSERT_TRUE(in) << file << " is missing: run scripts/gen/crd.sh";
     std::stringstream text;
     text << in.rdbuf();
     std::string have = text.str();
     have = have.substr(have.find('\n') + 1);  // the "generated" comment line
-    EXPECT_EQ(have, EmitYaml(crd)) << file << " is stale: run scripts/gen-crd.sh";
+    EXPECT_EQ(have, EmitYaml(crd)) << file << " is stale: run scripts/gen/crd.sh";
   }
 }
 
