@@ -148,7 +148,8 @@ void WriteTable(std::ostringstream& out, const Section& section, const std::stri
                 const std::map<std::string, json>& defaults) {
   bool with_defaults = !defaults.empty();
   out << "\n## " << Heading(section.path) << "\n\n";
-  if (section.schema->contains("description")) {
+  // The whole object's description opens the page already.
+  if (!prefix.empty() && section.schema->contains("description")) {
     out << Escape((*section.schema)["description"].get<std::string>()) << "\n\n";
   }
   out << (with_defaults

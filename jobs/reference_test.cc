@@ -48,7 +48,8 @@ TEST(Reference, EveryObjectHasATableAndEveryFieldARow) {
   EXPECT_NE(Row(page, "spec.data[]", "readOnly").find("| `true` |"), std::string::npos);
   EXPECT_NE(Row(page, "status", "phase").find("`Queued`"), std::string::npos);
   // Every field of every object of the CRD is on the page.
-  const ojson& schema = DLJobCrd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+  ojson crd = DLJobCrd();
+  const ojson& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
   for (const auto& [key, child] : schema["properties"]["spec"]["properties"].items()) {
     EXPECT_NE(Row(page, "spec", key), "") << key;
   }
