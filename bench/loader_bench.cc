@@ -1,6 +1,6 @@
 // loader_bench: the loader's per-core JPEG rate against libjpeg-turbo's decode-only rate on the
 // same images, and its shard read throughput against a plain sequential read of the same bytes,
-// all measured in one run (docs/ARCHITECTURE.md, "Performance targets": at least 90% of
+// all measured in one run (docs/benchmarks/README.md: at least 90% of
 // decode-only).
 //
 //   loader_bench [--images 500] [--width 500] [--height 375] [--out 224] [--rounds 5]

@@ -1,6 +1,6 @@
 // placement_bench: the time each placement policy takes to place a 64-GPU gang (8 workers × 8
 // GPUs, 80 CPU and 480Gi each, reading one dataset) on 1,000 8-GPU nodes, as a ratio against
-// first-fit measured in the same run (docs/ARCHITECTURE.md, "Performance targets": well under
+// first-fit measured in the same run (docs/benchmarks/README.md: well under
 // 10 ms), and what each placement looks like (nodes, cliques, racks and zones it spans). Also a
 // gang 8 times bigger (64 × 8 GPUs) for first-fit and dljob, to show how the time scales.
 //

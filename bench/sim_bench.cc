@@ -5,7 +5,7 @@
 // Reported per policy: average and p95 job completion time and wait, GPU allocation (overall and
 // while jobs queued), fragmentation, preemptions and the wall time of its replay; the JCT and
 // wait columns also as ratios against fifo measured in the same run, and the las/sjf ratio.
-// Targets (docs/ARCHITECTURE.md, "Performance targets"): dljob's average JCT below fifo's (ratio
+// Targets (docs/benchmarks/README.md): dljob's average JCT below fifo's (ratio
 // < 1.00), las within 1.2× of the sjf oracle, each policy's replay under a minute.
 //
 // The trace's four team queues (a nominal quarter of the GPUs each, borrowing up to all) are in

@@ -1,6 +1,6 @@
 // Which backend a command uses: this machine (LocalBackend) or the cluster of the kubeconfig.
 //
-// The rule, as `dljob --help` and the README state it:
+// The rule, as `dljob --help` and docs/tasks/cluster.md state it:
 //   --local                      → this machine, always.
 //   a cluster is configured      → the cluster. "Configured" means any of: --kubeconfig FILE,
 //                                  $KUBECONFIG, a pod's service account ($KUBERNETES_SERVICE_HOST),

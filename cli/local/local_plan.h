@@ -4,7 +4,7 @@
 // rule is testable without processes or files. The supervisor (job_supervisor.h) executes the
 // plan.
 //
-// The mapping, as documented in the README ("Local runs"):
+// The mapping, as documented in docs/tasks/local-runs.md:
 //   - ranks = spec.gpus. With no GPU on the machine the ranks run on CPU (the plan says so); with
 //     fewer GPUs than requested the plan is refused.
 //   - spec.command[0] is found next to the dljob binary, then on PATH (a path containing '/' is

@@ -36,7 +36,7 @@ struct TransformOptions {
   uint64_t seed = 0;  // of the augmentation streams
   // Reduced-scale JPEG decoding: the factors below 1 it may use; empty = always full size. The
   // default keeps the ones libjpeg-turbo has SIMD inverse DCTs for: 5/8, 3/4, 7/8 decode slower
-  // than full size (bench/README.md, loader_bench).
+  // than full size (docs/benchmarks/loader.md).
   std::vector<ScaleFactor> decode_scales = {{1, 2}, {1, 4}, {1, 8}};
   // Decode only the rows and columns the crop needs (JpegDecoder::DecodeCrop).
   bool crop_decode = true;

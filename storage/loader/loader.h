@@ -1,5 +1,5 @@
 // Loader: one rank's stream of training batches from a packed dataset split — the data path of
-// dljob-train (docs/ARCHITECTURE.md, "Storage").
+// dljob-train (docs/concepts/architecture.md, "Storage").
 //
 // A Sampler (sampler.h) decides which samples this rank reads in each epoch; a pool of `threads`
 // worker threads each builds whole batches (batch_builder.h: coalesced shard reads, CRC checks,

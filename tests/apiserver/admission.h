@@ -10,7 +10,7 @@
 //     custom resources; errors are a 422 Invalid with details.causes naming each field.
 //
 // Not modelled: defaulting from the schema, CEL rules, admission webhooks and plugins
-// (docs/test-apiserver.md).
+// (docs/development/test-apiserver.md).
 //
 // Pure functions; thread-safe.
 #pragma once

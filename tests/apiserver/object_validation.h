@@ -10,8 +10,8 @@
 //
 // Not modelled: the many other rules of the built-in kinds (resource quantities, probes,
 // security contexts, affinity, …) and the built-in kinds' unknown fields outside metadata (the
-// test server keeps them; a real server drops or refuses them). docs/test-apiserver.md lists
-// what is and is not checked.
+// test server keeps them; a real server drops or refuses them). docs/development/test-apiserver.md
+// lists what is and is not checked.
 //
 // Pure functions; thread-safe.
 #pragma once

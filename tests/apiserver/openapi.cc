@@ -129,7 +129,7 @@ Json Schema(const ResourceType& t) {
   if (!t.custom || !t.schema) {
     return {{"type", "object"},
             {"description", t.kind + ": the test API server publishes no schema for this kind (any "
-                                     "fields; see docs/test-apiserver.md)."},
+                                     "fields; see docs/development/test-apiserver.md)."},
             {"x-kubernetes-preserve-unknown-fields", true}};
   }
   Json s = *t.schema;

@@ -7,8 +7,8 @@
 // (StartAllreduceSum/Wait): while one segment is on the wire the next is packed, and a finished
 // segment is unpacked (and, when averaging, scaled by 1/world size) while it is still in cache. A
 // tensor larger than the buffer, or at least one segment long, is its own bucket and is reduced
-// where it lies (copying it would buy no fewer messages, measured in bench/README.md): when
-// averaging, segment by segment, each segment scaled right after its reduction while it is in
+// where it lies (copying it would buy no fewer messages, measured in docs/benchmarks/allreduce.md):
+// when averaging, segment by segment, each segment scaled right after its reduction while it is in
 // cache; with FusionOptions::average = false, in ONE AllreduceSum call over the whole tensor
 // (there is no scaling to keep in cache, so segmenting would only add messages). A threshold of 0
 // disables fusion: every tensor is its own in-place bucket. With one rank nothing is sent and
@@ -69,9 +69,9 @@ struct Bucket {
 std::vector<Bucket> PlanBuckets(const std::vector<size_t>& counts, size_t capacity,
                                 size_t in_place_from = std::numeric_limits<size_t>::max());
 
-// Measured best on shared memory with Open MPI 4.1 (bench/README.md (a)): with the trainer's
-// sum-only path, 256 KB segments (so tensors from 64K floats up are reduced in place and only
-// smaller ones are packed) beat 1 MB ones by 3-8% and match one MPI_Allreduce per tensor.
+// Measured best on shared memory with Open MPI 4.1 (docs/benchmarks/allreduce.md): with the
+// trainer's sum-only path, 256 KB segments (so tensors from 64K floats up are reduced in place and
+// only smaller ones are packed) beat 1 MB ones by 3-8% and match one MPI_Allreduce per tensor.
 inline constexpr size_t kDefaultSegmentBytes = size_t{256} << 10;
 
 struct FusionOptions {

@@ -8,8 +8,8 @@
 // segments (blocking MPI_Allreduce each when max_in_flight is 1, otherwise pipelined with up to
 // `max_in_flight` MPI_Iallreduce outstanding), instead of one MPI_Allreduce of the whole buffer. On
 // shared-memory nodes one huge MPI_Allreduce thrashes the caches (about 2.7x slower than many small
-// ones for 100 MB, see bench/README.md); segments of a few MB stay cache-resident. Other operations
-// are sent in chunks of at most INT_MAX elements (MPI counts are ints).
+// ones for 100 MB, see docs/benchmarks/allreduce.md); segments of a few MB stay cache-resident.
+// Other operations are sent in chunks of at most INT_MAX elements (MPI counts are ints).
 //
 // ReduceSum is MPI_Reduce (in place on the root), ReduceScatterSum MPI_Reduce_scatter_block,
 // AllgatherBytes MPI_Allgather of MPI_BYTE (at most INT_MAX bytes per rank).
