@@ -93,7 +93,7 @@ printf '%s\n' "${files[@]}" >"$filelist"
   }
   END {
     if (bad > 0) {
-      printf "check-layers: %d include(s) point up or sideways (%d checked in %d files); fix the include, or change %s if the architecture changed (docs/ARCHITECTURE.md)\n", bad, checked, nfiles, table > "/dev/stderr"
+      printf "check-layers: %d include(s) point up or sideways (%d checked in %d files); fix the include, or change %s if the architecture changed (docs/concepts/architecture.md)\n", bad, checked, nfiles, table > "/dev/stderr"
       exit 1
     }
     printf "check-layers: ok (%d includes in %d files follow %s)\n", checked, nfiles, table

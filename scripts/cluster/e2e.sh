@@ -14,7 +14,7 @@
 # keeps ctest's full output, every test's included; default none), DLJOB_KUBE_DIR (as kube-up.sh).
 # Needs root (kube-up.sh). Exit code: ctest's (no test in the label counts as a failure), or 1
 # when a step before it or kube-down.sh failed. Prints each step's elapsed time, and a summary.
-# Measured on the 2-core build machine: see docs/real-cluster.md, "Measured".
+# Measured on the 2-core build machine: see docs/benchmarks/setup-and-build.md.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
