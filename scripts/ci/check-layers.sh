@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails (exit 1) when an #include points up or sideways: checks every #include of every C++ file
+# Fails (exit 1) when an #include points up or sideways, or when a row of the table allows a
+# directory that none of its files includes: checks every #include of every C++ file
 # in the checkout (tracked, or new and not ignored) against scripts/ci/layers.txt, the one table of
 # which directory may use which, and prints each violation as
 #   file:line: #include "target": <rule broken>
@@ -89,11 +90,24 @@ printf '%s\n' "${files[@]}" >"$filelist"
       # testing/ itself: any test code may use it.
     } else if (!may_use(src, dst)) {
       violation(src " may not use " dst (test_only ? "/testing" : "") " (" table ": " rule[src] ")")
+    } else if (src != dst) {
+      used[src, dst] = 1
     }
   }
   END {
+    # The table allows only what is used, so it stays a true picture of the architecture.
+    for (dir in rows) {
+      if (allowed[dir] ~ / \* /) continue
+      ndeps = split(trim(allowed[dir]), dirdeps, " ")
+      for (i = 1; i <= ndeps; i++) {
+        if (!((dir, dirdeps[i]) in used)) {
+          printf "%s: %s: allows %s, but no file of %s includes it (remove it from the row)\n", table, dir, dirdeps[i], dir
+          bad++
+        }
+      }
+    }
     if (bad > 0) {
-      printf "check-layers: %d include(s) point up or sideways (%d checked in %d files); fix the include, or change %s if the architecture changed (docs/concepts/architecture.md)\n", bad, checked, nfiles, table > "/dev/stderr"
+      printf "check-layers: %d problem(s) (%d includes checked in %d files); fix the include, or change %s if the architecture changed (docs/concepts/architecture.md)\n", bad, checked, nfiles, table > "/dev/stderr"
       exit 1
     }
     printf "check-layers: ok (%d includes in %d files follow %s)\n", checked, nfiles, table
