@@ -9,7 +9,8 @@
 // type; only metadata is left to the API server.
 //
 // charts/dljob/crds/ holds the rendered files; `dljob-gen-crd` regenerates them and a test fails
-// when they drift apart. Pure; thread-safe.
+// when they drift apart. reference.h renders the same schemas as the Markdown pages of
+// docs/reference/. Pure; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
