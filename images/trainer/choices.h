@@ -5,7 +5,7 @@
 // the rest of the trainer switches on the enums and never compares strings.
 //
 // Name(value) is the flag spelling, for printing; ParseChoice<E>("--flag", text) is the inverse,
-// and its error lists the valid values in the words dljob-train has always used
+// and its error lists the valid values as the flags spell them
 // (`--data_name: cifar10 not in {fashion-mnist,synthetic,imagenet}`). Adding a value means one
 // enumerator and one table row.
 //

@@ -37,15 +37,8 @@ std::string SecondsFlag(CLI::App& app, const std::string& name, std::chrono::sec
   return name;
 }
 
-}  // namespace
-
-ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::string& pod_name,
-                             const std::string& host_name, int pid) {
-  OperatorOptions o;
-  CLI::App app(
-      "dljob-operator: runs DLJobs on Kubernetes (MPI launcher + workers, status, "
-      "throughput, logs).",
-      "dljob-operator");
+// Where the operator finds the API server and how hard it may press it.
+void AddClientFlags(CLI::App& app, OperatorOptions& o) {
   app.add_option("--kubeconfig", o.kubeconfig,
                  "kubeconfig file; default $KUBECONFIG, in-cluster, then ~/.kube/config");
   app.add_option("--context", o.context, "kubeconfig context (default: current-context)");
@@ -61,6 +54,10 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   app.add_option("--burst", o.burst, "API request burst")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+}
+
+// Leader election through a Lease.
+void AddLeaseFlags(CLI::App& app, OperatorOptions& o) {
   app.add_option("--leader-elect", o.leader_elect,
                  "elect a leader among replicas through a Lease (true|false)")
       ->capture_default_str();
@@ -74,6 +71,10 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   SecondsFlag(app, "--renew-deadline", &o.renew_deadline,
               "how long the leader retries renewing before it steps down");
   SecondsFlag(app, "--retry-period", &o.retry_period, "time between lease attempts");
+}
+
+// The HTTP endpoint, the job log archive and oss:// data volumes.
+void AddEndpointAndDataFlags(CLI::App& app, OperatorOptions& o) {
   app.add_option("--metrics-address", o.metrics_address, "address of /metrics, /healthz, /readyz")
       ->capture_default_str();
   app.add_option("--metrics-port", o.metrics_port, "port of /metrics (0: any free; -1: none)")
@@ -90,6 +91,10 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
                  "Secret (in the job's namespace) with akId/akSecret[/endpoint] for oss:// data "
                  "whose entry names no secretName")
       ->capture_default_str();
+}
+
+// Gang placement and the queue, each policy chosen by name.
+void AddSchedulingFlags(CLI::App& app, OperatorOptions& o) {
   std::string policies;
   for (std::string_view name : scheduler::PlacementPolicyNames()) {
     policies += (policies.empty() ? "" : ", ") + std::string(name);
@@ -122,9 +127,12 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
       ->capture_default_str();
   SecondsFlag(app, "--min-run-time", &o.min_run_time,
               "how long a job runs before the queue may preempt it", /*zero_ok=*/true);
+}
 
-  // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
-  // value; CLI11 would otherwise take the next argument as the value.
+// "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
+// value; CLI11 would otherwise take the next argument as the value. Returned in reverse order, as
+// CLI::App::parse(std::vector) takes its arguments.
+std::vector<std::string> SplitEmptyValuesReversed(const std::vector<std::string>& args) {
   std::vector<std::string> split;
   for (const std::string& a : args) {
     if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
@@ -134,7 +142,33 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
       split.push_back(a);
     }
   }
-  std::vector<std::string> reversed(split.rbegin(), split.rend());
+  return std::vector<std::string>(split.rbegin(), split.rend());
+}
+
+// The checks that span flags, after each flag parsed on its own. Empty when the options hold.
+std::string CheckOptions(const OperatorOptions& o) {
+  if (o.renew_deadline >= o.lease_duration) {
+    return "dljob-operator: --renew-deadline (" + std::to_string(o.renew_deadline.count()) +
+           "s) must be shorter than --lease-duration (" + std::to_string(o.lease_duration.count()) +
+           "s), or a standby could take over while the leader still acts\n";
+  }
+  return "";
+}
+
+}  // namespace
+
+ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::string& pod_name,
+                             const std::string& host_name, int pid) {
+  OperatorOptions o;
+  CLI::App app(
+      "dljob-operator: runs DLJobs on Kubernetes (MPI launcher + workers, status, "
+      "throughput, logs).",
+      "dljob-operator");
+  AddClientFlags(app, o);
+  AddLeaseFlags(app, o);
+  AddEndpointAndDataFlags(app, o);
+  AddSchedulingFlags(app, o);
+  std::vector<std::string> reversed = SplitEmptyValuesReversed(args);
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
@@ -143,12 +177,8 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
     return {std::pair<int, std::string>{
         2, "dljob-operator: " + std::string(e.what()) + "\nRun with --help for the flags.\n"}};
   }
-  if (o.renew_deadline >= o.lease_duration) {
-    return {std::pair<int, std::string>{
-        2, "dljob-operator: --renew-deadline (" + std::to_string(o.renew_deadline.count()) +
-               "s) must be shorter than --lease-duration (" +
-               std::to_string(o.lease_duration.count()) +
-               "s), or a standby could take over while the leader still acts\n"}};
+  if (std::string error = CheckOptions(o); !error.empty()) {
+    return {std::pair<int, std::string>{2, error}};
   }
   if (o.identity.empty()) {
     o.identity = !pod_name.empty() ? pod_name : host_name + "_" + std::to_string(pid);

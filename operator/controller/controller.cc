@@ -8,10 +8,14 @@
 #include "operator/controller/dataset_cache_recorder.h"
 
 namespace dljob::controller {
+
+using kube::Lane;
+using kube::ObjectKey;
+
 namespace {
 
 kube::InformerOptions For(const ControllerOptions& o, const std::string& ns,
-                    const std::string& selector) {
+                          const std::string& selector) {
   kube::InformerOptions i = o.informer;
   i.ns = ns;
   i.label_selector = selector;
@@ -40,9 +44,11 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   using namespace kube::resources;
   const std::string& ns = options_.ns;
   jobs_ = std::make_unique<kube::Informer>(api, kDLJobs, For(options_, ns, ""));
-  pods_ = std::make_unique<kube::Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
+  pods_ =
+      std::make_unique<kube::Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
   services_ = std::make_unique<kube::Informer>(api, kServices, For(options_, ns, kJobNameLabel));
-  config_maps_ = std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
+  config_maps_ =
+      std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
   secrets_ = std::make_unique<kube::Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
   nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
   kube::InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace

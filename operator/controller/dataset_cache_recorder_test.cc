@@ -13,6 +13,7 @@ namespace {
 using kube::resources::kNodes;
 using kube::testing::FakeApi;
 using Strings = std::vector<std::string>;
+using Json = nlohmann::json;
 
 // A worker pod on `node` caching "nas://s/a" and "pvc:b", in `phase`.
 Json Pod(const std::string& phase, const std::string& node = "n1") {

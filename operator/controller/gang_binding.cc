@@ -3,10 +3,13 @@
 #include <algorithm>
 
 #include "jobs/json_fields.h"
-#include "operator/controller/children.h"
 #include "kube/runtime/store.h"
+#include "operator/controller/children.h"
 
 namespace dljob::controller {
+
+using kube::ObjectKey;
+
 namespace {
 
 std::string NameOf(const Json& pod) { return StringAt(FieldOf(pod, "metadata"), "name"); }

@@ -6,6 +6,10 @@
 #include "scheduler/gang.h"
 
 namespace dljob::controller {
+
+using Json = nlohmann::json;
+using kube::ObjectKey;
+
 namespace {
 
 bool IsTerminal(const Json& pod) {

@@ -57,24 +57,6 @@ std::string Disruption(const json& pod) {
 
 }  // namespace
 
-const char* JobStateName(JobState state) {
-  switch (state) {
-    case JobState::kPending:
-      return "Pending";
-    case JobState::kScheduled:
-      return "Scheduled";
-    case JobState::kStarting:
-      return "Starting";
-    case JobState::kRunning:
-      return "Running";
-    case JobState::kSucceeded:
-      return "Succeeded";
-    case JobState::kFailed:
-      return "Failed";
-  }
-  return "";
-}
-
 Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   Observation o;
   o.workers.desired = WorkerCount(job);

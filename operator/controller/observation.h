@@ -25,8 +25,6 @@ enum class JobState {
   kFailed,     // the launcher or a worker failed (or was evicted)
 };
 
-const char* JobStateName(JobState state);
-
 struct Observation {
   JobState state = JobState::kPending;
   WorkerCounts workers;

@@ -96,6 +96,174 @@ std::vector<scheduler::QueueSpec> DefinedQueues(const std::vector<Json>& objects
   return out;
 }
 
+// Decoded, defaulted and valid, neither finished nor suspended: a job the queue orders, with its
+// gang. nullopt for any other.
+std::optional<std::pair<DLJob, scheduler::Gang>> QueuedJob(const Json& object) {
+  if (IsDeleting(object)) return std::nullopt;
+  DecodeResult decoded = DecodeTree(object);
+  if (!decoded.errors.empty()) return std::nullopt;
+  DLJob job = std::move(decoded.job);
+  ApplyDefaults(job);
+  if (IsFinished(job.status.phase) || job.spec.run_policy.suspend.value_or(false)) {
+    return std::nullopt;
+  }
+  if (!Validate(job).empty()) return std::nullopt;
+  Result<scheduler::Gang> gang = scheduler::GangOf(job);
+  if (!gang.ok()) return std::nullopt;
+  return std::make_pair(std::move(job), *gang);
+}
+
+// The nodes of a job's workers of its incarnation that are bound and live, by index ("" for the
+// others).
+struct BoundWorkers {
+  std::vector<std::string> nodes;
+  bool any = false;
+};
+
+// Fills a QueueSnapshot one job at a time, counting on the nodes what pods going away free and
+// what admitted gangs not yet in the ledger will use.
+class SnapshotBuilder {
+ public:
+  SnapshotBuilder(const std::vector<Json>& queue_objects, const LedgerView& ledger,
+                  const AdmissionBook& book, WallTime now)
+      : snap_(Empty(queue_objects, ledger)),
+        nodes_(snap_.nodes),
+        ledger_(ledger),
+        book_(book),
+        now_(now),
+        now_s_(UnixSeconds(now)) {}
+
+  // Adds a queued job (QueuedJob) with its pods: as leaving (being preempted), or as waiting or
+  // running, with its placement when its gang is bound or planned.
+  void Add(const DLJob& job, const scheduler::Gang& gang, const std::vector<Json>& pods) {
+    const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
+    const BoundWorkers bound = Bound(job, gang, pods);
+    const Admission admission = book_.Get(key);
+    const bool suspending =
+        admission.verdict == Verdict::kPreempt ||
+        (admission.verdict == Verdict::kWaiting && admission.reason == "Preempted" && bound.any);
+    if (suspending) {
+      for (const Json& pod : pods) {
+        if (IsLive(pod)) FreePod(pod);
+      }
+      snap_.leaving.push_back(key);
+      return;
+    }
+    scheduler::JobSnapshot js = Request(job, gang, key);
+    const bool planned = admission.verdict == Verdict::kAdmitted &&
+                         !book_.Lapsed(admission, now_) &&
+                         admission.placement.worker_nodes.size() == bound.nodes.size();
+    if (bound.any || planned) {
+      js.placement = PlacementOf(job, gang, bound, planned ? &admission.placement : nullptr);
+      snap_.running.push_back(key);
+    }
+    snap_.entries[key] = {js.request.queue, gang.gpu_model, gang.workers * gang.per_worker.gpus};
+    named_queues_.insert(js.request.queue);
+    snap_.jobs.push_back(std::move(js));
+  }
+
+  // The snapshot; without DLQueues defined, every queue a job names, unlimited.
+  QueueSnapshot Take() && {
+    if (!snap_.queues_defined) {
+      for (const std::string& q : named_queues_) {
+        snap_.queues.push_back(scheduler::UnlimitedQueue(q));
+      }
+    }
+    return std::move(snap_);
+  }
+
+ private:
+  static QueueSnapshot Empty(const std::vector<Json>& queue_objects, const LedgerView& ledger) {
+    QueueSnapshot snap;
+    snap.nodes = ledger.nodes;
+    snap.queues = DefinedQueues(queue_objects);
+    snap.queues_defined = !queue_objects.empty();
+    return snap;
+  }
+
+  // What a pod counted by the ledger stops using when it goes.
+  void FreePod(const Json& pod) {
+    auto it = ledger_.pods.find(PodKey(pod));
+    if (it != ledger_.pods.end()) nodes_.Use(it->second.node, it->second.requests, -1);
+  }
+
+  // The workers of this incarnation bound and live, by index; every other pod is going (those
+  // being deleted free their nodes here).
+  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const std::vector<Json>& pods) {
+    const int64_t incarnation = JobIncarnation(job.status);
+    BoundWorkers bound;
+    bound.nodes.resize(gang.workers);
+    for (const Json& pod : pods) {
+      if (!IsLive(pod)) {
+        if (IsDeleting(pod)) FreePod(pod);
+        continue;
+      }
+      if (IncarnationOf(pod) != incarnation) continue;
+      if (!IsWorker(pod) || NodeOf(pod).empty()) continue;
+      for (int64_t i = 0; i < gang.workers; ++i) {
+        if (PodKey(pod) == job.metadata.namespace_ + "/" + WorkerName(job, i)) {
+          bound.nodes[i] = NodeOf(pod);
+          bound.any = true;
+        }
+      }
+    }
+    return bound;
+  }
+
+  // The job as the queue sees it: its request and what it has had so far.
+  scheduler::JobSnapshot Request(const DLJob& job, const scheduler::Gang& gang,
+                                 const std::string& key) const {
+    scheduler::JobSnapshot js;
+    js.request.name = key;
+    js.request.queue = job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue);
+    js.request.priority = job.spec.scheduling.priority.value_or(0);
+    js.request.submit_time = UnixSecondsOr(job.metadata.creation_timestamp, now_s_);
+    js.request.time_limit = job.spec.run_policy.active_deadline_seconds;
+    js.request.gang = gang;
+    const int64_t gpus = gang.workers * gang.per_worker.gpus;
+    js.history.attained_gpu_seconds = job.status.attained_gpu_seconds.value_or(0);
+    js.history.attained_seconds = gpus > 0 ? js.history.attained_gpu_seconds / gpus : 0;
+    js.history.preemptions = job.status.preemptions.value_or(0);
+    std::optional<WallTime> run_start = RunStart(job.status);
+    js.start_time = run_start ? UnixSeconds(*run_start) : now_s_;
+    return js;
+  }
+
+  // Each worker's node: where it is bound, else where the ledger counts it, else the queue's
+  // plan (`planned`, counted on its node here, the ledger not having it yet), else beside a
+  // bound worker.
+  scheduler::Placement PlacementOf(const DLJob& job, const scheduler::Gang& gang,
+                                   const BoundWorkers& bound, const scheduler::Placement* planned) {
+    scheduler::Placement placement;
+    for (int64_t i = 0; i < gang.workers; ++i) {
+      const std::string pod_key = job.metadata.namespace_ + "/" + WorkerName(job, i);
+      std::string node = bound.nodes[i];
+      if (node.empty()) {
+        auto counted = ledger_.pods.find(pod_key);
+        if (counted != ledger_.pods.end()) {
+          node = counted->second.node;
+        } else if (planned) {
+          node = planned->worker_nodes[i];
+          nodes_.Use(node, gang.per_worker, +1);
+        } else {
+          node = *std::find_if(bound.nodes.begin(), bound.nodes.end(),
+                               [](const std::string& n) { return !n.empty(); });
+        }
+      }
+      placement.worker_nodes.push_back(node);
+    }
+    return placement;
+  }
+
+  QueueSnapshot snap_;
+  NodeIndex nodes_;  // over snap_.nodes
+  const LedgerView& ledger_;
+  const AdmissionBook& book_;
+  const WallTime now_;
+  const int64_t now_s_;
+  std::set<std::string> named_queues_;
+};
+
 }  // namespace
 
 std::optional<WallTime> RunStart(const DLJobStatus& status) {
@@ -111,112 +279,16 @@ QueueSnapshot BuildQueueSnapshot(const std::vector<Json>& jobs,
                                  const std::map<std::string, std::vector<Json>>& pods_of,
                                  const std::vector<Json>& queue_objects, const LedgerView& ledger,
                                  const AdmissionBook& book, WallTime now) {
-  QueueSnapshot snap;
-  snap.nodes = ledger.nodes;
-  NodeIndex nodes(snap.nodes);
-  snap.queues = DefinedQueues(queue_objects);
-  snap.queues_defined = !queue_objects.empty();
-  std::set<std::string> named_queues;
-  const int64_t now_s = UnixSeconds(now);
   static const std::vector<Json> kNoPods;
-
-  // What a pod counted by the ledger stops using when it goes.
-  auto free_pod = [&](const Json& pod) {
-    auto it = ledger.pods.find(PodKey(pod));
-    if (it != ledger.pods.end()) nodes.Use(it->second.node, it->second.requests, -1);
-  };
-
+  SnapshotBuilder builder(queue_objects, ledger, book, now);
   for (const Json& object : jobs) {
-    if (IsDeleting(object)) continue;
-    DecodeResult decoded = DecodeTree(object);
-    if (!decoded.errors.empty()) continue;
-    DLJob job = std::move(decoded.job);
-    ApplyDefaults(job);
-    if (IsFinished(job.status.phase) || job.spec.run_policy.suspend.value_or(false)) continue;
-    if (!Validate(job).empty()) continue;
-    Result<scheduler::Gang> gang = scheduler::GangOf(job);
-    if (!gang.ok()) continue;
-    const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
-    auto pods_it = pods_of.find(key);
-    const std::vector<Json>& pods = pods_it == pods_of.end() ? kNoPods : pods_it->second;
-    const int64_t incarnation = JobIncarnation(job.status);
-
-    // The workers of this incarnation bound and live, by index; every other pod is going.
-    std::vector<std::string> bound(gang->workers);
-    bool any_bound = false;
-    for (const Json& pod : pods) {
-      if (!IsLive(pod)) {
-        if (IsDeleting(pod)) free_pod(pod);
-        continue;
-      }
-      if (IncarnationOf(pod) != incarnation) continue;
-      if (!IsWorker(pod) || NodeOf(pod).empty()) continue;
-      for (int64_t i = 0; i < gang->workers; ++i) {
-        if (PodKey(pod) == job.metadata.namespace_ + "/" + WorkerName(job, i)) {
-          bound[i] = NodeOf(pod);
-          any_bound = true;
-        }
-      }
-    }
-
-    const Admission admission = book.Get(key);
-    const bool suspending =
-        admission.verdict == Verdict::kPreempt ||
-        (admission.verdict == Verdict::kWaiting && admission.reason == "Preempted" && any_bound);
-    if (suspending) {
-      for (const Json& pod : pods) {
-        if (IsLive(pod)) free_pod(pod);
-      }
-      snap.leaving.push_back(key);
-      continue;
-    }
-
-    scheduler::JobSnapshot js;
-    js.request.name = key;
-    js.request.queue = job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue);
-    js.request.priority = job.spec.scheduling.priority.value_or(0);
-    js.request.submit_time = UnixSecondsOr(job.metadata.creation_timestamp, now_s);
-    js.request.time_limit = job.spec.run_policy.active_deadline_seconds;
-    js.request.gang = *gang;
-    const int64_t gpus = gang->workers * gang->per_worker.gpus;
-    js.history.attained_gpu_seconds = job.status.attained_gpu_seconds.value_or(0);
-    js.history.attained_seconds = gpus > 0 ? js.history.attained_gpu_seconds / gpus : 0;
-    js.history.preemptions = job.status.preemptions.value_or(0);
-    std::optional<WallTime> run_start = RunStart(job.status);
-    js.start_time = run_start ? UnixSeconds(*run_start) : now_s;
-
-    const bool planned = admission.verdict == Verdict::kAdmitted && !book.Lapsed(admission, now) &&
-                         admission.placement.worker_nodes.size() == bound.size();
-    if (any_bound || planned) {
-      scheduler::Placement placement;
-      for (int64_t i = 0; i < gang->workers; ++i) {
-        const std::string pod_key = job.metadata.namespace_ + "/" + WorkerName(job, i);
-        std::string node = bound[i];
-        if (node.empty()) {
-          auto counted = ledger.pods.find(pod_key);
-          if (counted != ledger.pods.end()) {
-            node = counted->second.node;
-          } else if (planned) {
-            node = admission.placement.worker_nodes[i];
-            nodes.Use(node, gang->per_worker, +1);  // planned; not yet in the ledger
-          } else {
-            node = *std::find_if(bound.begin(), bound.end(),
-                                 [](const std::string& n) { return !n.empty(); });
-          }
-        }
-        placement.worker_nodes.push_back(node);
-      }
-      js.placement = std::move(placement);
-      snap.running.push_back(key);
-    }
-    snap.entries[key] = {js.request.queue, gang->gpu_model, gpus};
-    named_queues.insert(js.request.queue);
-    snap.jobs.push_back(std::move(js));
+    std::optional<std::pair<DLJob, scheduler::Gang>> queued = QueuedJob(object);
+    if (!queued) continue;
+    const auto& [job, gang] = *queued;
+    auto pods = pods_of.find(job.metadata.namespace_ + "/" + job.metadata.name);
+    builder.Add(job, gang, pods == pods_of.end() ? kNoPods : pods->second);
   }
-  if (!snap.queues_defined) {
-    for (const std::string& q : named_queues) snap.queues.push_back(scheduler::UnlimitedQueue(q));
-  }
-  return snap;
+  return std::move(builder).Take();
 }
 
 std::map<std::string, DLQueueStatus> QueueStatuses(const QueueSnapshot& snapshot,

@@ -44,17 +44,8 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
 
 Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
                                         std::optional<WallTime> last_progress) {
-  DecodeResult decoded = DecodeTree(p.cached);
-  p.job = std::move(decoded.job);
-  ApplyDefaults(p.job);
-  p.old = p.job.status;
-  p.job.status.restarts = p.job.status.restarts.value_or(0);
-  p.now = clock_.Now();
-  p.now_s = FormatRfc3339(p.now);
-  const RunPolicy& policy = p.job.spec.run_policy;
-
+  FieldErrors errors = Load(p);
   if (IsFinished(p.old.phase)) return Finish(p);
-  FieldErrors errors = decoded.errors.empty() ? Validate(p.job) : decoded.errors;
   if (!errors.empty()) {
     p.Set(JobPhase::kFailed, "InvalidSpec",
           "the DLJob is invalid; fix it and create it again: " + JoinFieldErrors(errors), true);
@@ -74,7 +65,8 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
   }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
-  RunDecision decision = DecideRun(policy, Observed(p, seen, *lost, last_progress), p.now);
+  RunDecision decision =
+      DecideRun(p.job.spec.run_policy, Observed(p, seen, *lost, last_progress), p.now);
   if (decision.recheck_at) p.RequeueIn(Until(*decision.recheck_at, p.now));
   if (decision.action != RunAction::kNone) {
     Apply(p, decision, seen);
@@ -89,6 +81,25 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
       return done;
     }
   }
+  return Converge(p);
+}
+
+// Decodes and defaults the cached job into the pass, and stamps the pass's time.
+FieldErrors Reconciler::Load(Pass& p) {
+  DecodeResult decoded = DecodeTree(p.cached);
+  p.job = std::move(decoded.job);
+  ApplyDefaults(p.job);
+  p.old = p.job.status;
+  p.job.status.restarts = p.job.status.restarts.value_or(0);
+  p.now = clock_.Now();
+  p.now_s = FormatRfc3339(p.now);
+  if (IsFinished(p.old.phase)) return {};
+  return decoded.errors.empty() ? Validate(p.job) : decoded.errors;
+}
+
+// The run goes on: its children made, the old incarnation's pods gone, the gang bound and the
+// launcher started, and the phase saying how far it got.
+Result<ReconcileResult> Reconciler::Converge(Pass& p) {
   Result<bool> config = EnsureConfig(p);
   if (!config.ok()) return config.status();
   if (!*config) return Finish(p);
@@ -111,7 +122,13 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
     if (done.ok() && p.fail_after) return *p.fail_after;
     return done;
   }
+  ShowProgress(p);
+  return Finish(p);
+}
 
+// The phase of a job whose pods are all there: queued, bound, starting or running (again, after
+// a preemption). A restart keeps its Restarting phase until mpirun runs.
+void Reconciler::ShowProgress(Pass& p) {
   Observation now = Observe(p.job, p.pods);
   p.job.status.workers = now.workers;
   p.job.status.placement = now.placement;
@@ -145,7 +162,6 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
     default:
       if (!restarting) p.Set(JobPhase::kQueued, now.reason, now.message, false);
   }
-  return Finish(p);
 }
 
 // A worker the cache lacks may be one this operator made a moment ago (the job's informer ahead

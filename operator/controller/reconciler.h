@@ -43,22 +43,25 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "jobs/field_error.h"
 #include "jobs/run_policy.h"
 #include "kube/api.h"
+#include "kube/runtime/duration.h"
+#include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
-#include "kube/runtime/duration.h"
+#include "operator/controller/children.h"  // Json
 #include "operator/controller/events.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/log_drain.h"
 #include "operator/controller/ssh_keys.h"
-#include "kube/runtime/store.h"
 
 namespace dljob::controller {
 
@@ -115,6 +118,9 @@ class Reconciler {
 
   Result<ReconcileResult> Run(Pass& p, const std::string& key,
                               std::optional<WallTime> last_progress);
+  FieldErrors Load(Pass& p);  // the spec's errors; none for a finished job
+  Result<ReconcileResult> Converge(Pass& p);
+  void ShowProgress(Pass& p);
   Result<ReconcileResult> Finish(Pass& p);
   void ShowFirstPhase(Pass& p, const Status& error);
   Status WriteStatus(Pass& p);
@@ -122,6 +128,11 @@ class Reconciler {
   Status CleanUp(Pass& p);
   Result<bool> EnsureConfig(Pass& p);  // false: a stranger holds a name (reported)
   Result<bool> EnsurePods(Pass& p);    // false: waiting (old pods, stranger, no room)
+  // EnsurePods' steps; false, as there, stops the pass.
+  Result<bool> EnsureWorkers(Pass& p, std::map<std::string, Json>& have,
+                             std::vector<Json>& workers);
+  Result<bool> PlaceGang(Pass& p, std::vector<Json>& workers, const std::optional<Json>& launcher);
+  Result<bool> EnsureLauncher(Pass& p, const std::vector<Json>& workers);
   // The worker lost after its gang was bound, if any; one the cache lacks is confirmed gone
   // with the server first.
   Result<std::optional<LostWorker>> FindLost(const Pass& p);

@@ -6,6 +6,9 @@
 #include "operator/controller/reconcile_pass.h"
 
 namespace dljob::controller {
+
+using kube::ObjectKey;
+
 namespace {
 
 std::string NameOf(const Json& o) { return o["metadata"].value("name", ""); }
@@ -178,13 +181,32 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
 }
 
 Result<bool> Reconciler::EnsurePods(Pass& p) {
-  const DLJob& job = p.job;
   std::map<std::string, Json> have;
   for (Json& pod : p.pods) {
     std::string name = NameOf(pod);  // before the move: `a[f(x)] = move(x)` moves first
     have[name] = std::move(pod);
   }
   std::vector<Json> workers;
+  Result<bool> made = EnsureWorkers(p, have, workers);
+  if (!made.ok() || !*made) return made;
+  std::optional<Json> launcher;
+  if (auto it = have.find(LauncherName(p.job)); it != have.end()) {
+    launcher = std::move(it->second);
+  }
+  Result<bool> placed = PlaceGang(p, workers, launcher);
+  if (!placed.ok() || !*placed) return placed;
+  if (!launcher) return EnsureLauncher(p, workers);
+  std::string refusal;
+  Status s = BindLauncher(api_, p.job, workers, p.pods.back(), /*fresh=*/false, refusal);
+  if (!s.ok()) return s;
+  if (!refusal.empty()) p.Refused(kFailedBindReason, refusal);
+  return refusal.empty();
+}
+
+// Creates the workers `have` (the pods by name) lacks; `workers` gets every one, in order.
+Result<bool> Reconciler::EnsureWorkers(Pass& p, std::map<std::string, Json>& have,
+                                       std::vector<Json>& workers) {
+  const DLJob& job = p.job;
   for (int64_t i = 0; i < WorkerCount(job); ++i) {
     auto it = have.find(WorkerName(job, i));
     if (it != have.end()) {
@@ -216,9 +238,14 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     if (p.job.status.start_time.empty()) p.job.status.start_time = p.now_s;
     workers.push_back(std::move(r->object));
   }
-  std::optional<Json> launcher;
-  if (auto it = have.find(LauncherName(job)); it != have.end()) launcher = std::move(it->second);
+  return true;
+}
 
+// Binds the gang once the queue admits it; p.pods becomes the workers and the launcher, if any.
+// True once every worker is placed.
+Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<Json>& workers,
+                                   const std::optional<Json>& launcher) {
+  const DLJob& job = p.job;
   if (!Admitted(p, workers)) {
     p.pods = workers;
     if (launcher) p.pods.push_back(*launcher);
@@ -257,13 +284,12 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     p.RequeueIn(options_.queued_retry);
     return false;
   }
-  std::string refusal;
-  if (launcher) {
-    Status s = BindLauncher(api_, job, workers, p.pods.back(), /*fresh=*/false, refusal);
-    if (!s.ok()) return s;
-    if (!refusal.empty()) p.Refused(kFailedBindReason, refusal);
-    return refusal.empty();
-  }
+  return true;
+}
+
+// Creates the launcher once every worker is Ready, and binds it beside the first worker.
+Result<bool> Reconciler::EnsureLauncher(Pass& p, const std::vector<Json>& workers) {
+  const DLJob& job = p.job;
   if (Observe(job, p.pods).state != JobState::kStarting) return true;
   // The launcher maps the hostfile's names to the workers' addresses (no cluster DNS needed): it
   // waits until every worker has one. A Ready pod has, so this is the cache being behind.
@@ -285,6 +311,7 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   }
   Json pod = r->object;
   bool fresh = r->state == ChildState::kCreated;
+  std::string refusal;
   if (Status s = BindLauncher(api_, job, workers, pod, fresh, refusal); !s.ok()) return s;
   p.pods.push_back(std::move(pod));
   if (!refusal.empty()) p.Refused(kFailedBindReason, refusal);

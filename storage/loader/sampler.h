@@ -16,8 +16,7 @@
 // The epoch's random stream is seeded by `seeding`:
 //   * EpochSeeding::kMixSeed (default): MixSeed(seed, epoch).
 //   * EpochSeeding::kSeedXorEpoch: SplitMix64(seed ^ SplitMix64(epoch)), the stream dljob-train's
-//     in-memory sources (Fashion-MNIST) have always shuffled with; kept so that a --seed gives
-//     the same run as before the two samplers became one.
+//     in-memory sources (Fashion-MNIST) shuffle with.
 // When N is not a multiple of W (the world size) the order is cut or extended to W*M entries:
 //   * Remainder::kDrop (default) — M = floor(N / W); the N mod W samples at the end of the order
 //     are skipped this epoch (a different few each epoch when shuffling). Every sample is used at

@@ -1,5 +1,5 @@
 // RestHandler: the test API server's REST layer — the Kubernetes API over an ObjectStore, as a
-// Handler (operator/http/http.h) that the HTTP server (operator/http/http_server.h) or a unit
+// Handler (http/http.h) that the HTTP server (http/http_server.h) or a unit
 // test calls directly.
 //
 // Serves, in the real API server's JSON shapes: /version; discovery (/api, /api/v1, /apis,

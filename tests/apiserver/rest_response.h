@@ -11,7 +11,7 @@
 
 namespace dljob::apiserver {
 
-// The REST layer answers through operator/http's seam.
+// The REST layer answers through http/'s seam.
 using http::Handler;
 using http::HeaderValue;
 using http::HttpHeaders;

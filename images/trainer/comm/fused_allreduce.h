@@ -95,8 +95,8 @@ class FusedAllreducer {
   // Replaces every tensor by its element-wise reduction over all ranks: the mean (the sum times
   // 1/size()) with options().average, else the sum (with one rank the values are left as they
   // are and nothing is sent). On error the tensors' contents are unspecified and the Collective
-  // is unusable. AllreduceAverage is the historical name of Allreduce: it sums, not averages,
-  // when options().average is false.
+  // is unusable. AllreduceAverage is another name for Allreduce: it sums, not averages, when
+  // options().average is false.
   Status Allreduce(const std::vector<FloatSpan>& tensors);
   Status AllreduceAverage(const std::vector<FloatSpan>& tensors) { return Allreduce(tensors); }
 

@@ -23,6 +23,7 @@
 namespace dljob::controller::testing {
 
 using dljob::testing::FakeClock;
+using kube::ObjectKey;
 using kube::testing::Call;
 using kube::testing::FakeApi;
 
