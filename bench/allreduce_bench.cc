@@ -1,4 +1,4 @@
-// Benchmark (a) of docs/ARCHITECTURE.md "Performance targets": averaging a ResNet-50 gradient set
+// Benchmark (a) of docs/benchmarks/README.md ("Targets and headline figures"): averaging a ResNet-50 gradient set
 // (161 tensors, 25,557,032 floats, torchvision's layer shapes) over MPI ranks, three ways, measured
 // in the same run:
 //   fused     FusedAllreducer (comm/fused_allreduce.h): 64 MB fusion buffer, segmented and

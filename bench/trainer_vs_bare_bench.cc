@@ -1,4 +1,4 @@
-// Benchmark (b) of docs/ARCHITECTURE.md "Performance targets": dljob-train's Trainer on synthetic
+// Benchmark (b) of docs/benchmarks/README.md ("Targets and headline figures"): dljob-train's Trainer on synthetic
 // data against a bare LibTorch loop of the same model and batch. Target: ratio >= 0.97.
 //
 // One process, one run: both sides get their own freshly initialised copy of the same model
