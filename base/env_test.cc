@@ -110,6 +110,51 @@ TEST_P(EnvContractTest, AppendableFilesGrowAtTheEndAndKeepWhatWasThere) {
   EXPECT_EQ(env_->NewAppendableFile(root_).status().code(), StatusCode::kUnavailable);
 }
 
+TEST_P(EnvContractTest, ReadingAMissingFileNamesThePath) {
+  Result<std::string> missing = env_->ReadFile(P("nope"));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(),
+            "cannot open \"" + P("nope") + "\": No such file or directory");
+}
+
+TEST_P(EnvContractTest, RenameFileReplacesTheTargetWhole) {
+  ASSERT_TRUE(env_->WriteFileAtomically(P("a"), "new").ok());
+  ASSERT_TRUE(env_->WriteFileAtomically(P("b"), "old").ok());
+  ASSERT_TRUE(env_->RenameFile(P("a"), P("b")).ok());
+  EXPECT_EQ(*env_->ReadFile(P("b")), "new");
+  EXPECT_FALSE(env_->FileExists(P("a")));
+  Status missing = env_->RenameFile(P("a"), P("c"));
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(),
+            "cannot rename \"" + P("a") + "\" to \"" + P("c") + "\": No such file or directory");
+  ASSERT_TRUE(env_->CreateDir(P("d")).ok());
+  EXPECT_EQ(env_->RenameFile(P("b"), P("d")).code(), StatusCode::kUnavailable);
+  EXPECT_EQ(*env_->ReadFile(P("b")), "new");  // a failed rename leaves both sides as they were
+}
+
+TEST_P(EnvContractTest, SyncedAppendsAreKeptAndRenamedIntoPlace) {
+  // The download pattern: append to a part file, sync it, rename it over the final name.
+  ASSERT_TRUE(env_->WriteFileAtomically(P("object"), "stale").ok());
+  {
+    Result<std::unique_ptr<AppendableFile>> part = env_->NewAppendableFile(P("object.part"));
+    ASSERT_TRUE(part.ok());
+    ASSERT_TRUE((*part)->Append("fresh ").ok());
+    ASSERT_TRUE((*part)->Append("bytes").ok());
+    ASSERT_TRUE((*part)->Sync().ok());
+  }
+  ASSERT_TRUE(env_->RenameFile(P("object.part"), P("object")).ok());
+  EXPECT_EQ(*env_->ReadFile(P("object")), "fresh bytes");
+  EXPECT_EQ(*env_->ListDir(root_), std::vector<std::string>{"object"});
+}
+
+TEST_P(EnvContractTest, AtomicWriteOverADirectoryFailsAndLeavesNoTemporary) {
+  ASSERT_TRUE(env_->CreateDir(P("d")).ok());
+  Status s = env_->WriteFileAtomically(P("d"), "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(P("d")), std::string::npos) << s.message();
+  EXPECT_EQ(*env_->ListDir(root_), std::vector<std::string>{"d"});
+}
+
 INSTANTIATE_TEST_SUITE_P(Both, EnvContractTest,
                          ::testing::Values(EnvCase{"Posix", false}, EnvCase{"Memory", true}),
                          [](const auto& info) { return std::string(info.param.name); });
@@ -125,6 +170,10 @@ TEST(MemEnvTest, InjectedWriteFailuresChangeNothing) {
   EXPECT_FALSE(env.FileExists("/s/other"));
   EXPECT_TRUE(env.WriteFileAtomically("/s/job.json", "new").ok());  // the third write succeeds
   EXPECT_EQ(*env.ReadFile("/s/job.json"), "new");
+  env.FailWrites(1, Status::Unavailable("disk full"));
+  EXPECT_EQ(env.RenameFile("/s/job.json", "/s/moved").message(), "disk full");
+  EXPECT_EQ(*env.ReadFile("/s/job.json"), "new");
+  EXPECT_FALSE(env.FileExists("/s/moved"));
 }
 
 TEST(MemEnvTest, InjectedFailuresHitAppendsAndOpensForAppending) {

@@ -1,4 +1,4 @@
-// Status and Result<T>: how expected failures travel in dljob.
+// Status and Result<T, E = Status>: how expected failures travel in dljob.
 //
 // Bad input, API errors and I/O failures are returned, never thrown: a Status names what failed
 // and where ("spec.gpus: must be a positive integer, got -2"). Exceptions from libraries
@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -55,17 +56,32 @@ class Status {
   std::string message_;
 };
 
-// Either a value or a non-OK Status. REQUIRES: value() only when ok(); status() is OK then.
-template <typename T>
+// Either a value or an error: the one result type of dljob. The error is a non-OK Status unless a
+// layer's errors carry more than a Status can (http::ClientResult carries why no answer arrived,
+// kube::ApiResult the HTTP status and reason); those layers alias Result<T, TheirError>, and their
+// error type provides `Status ToStatus() const` so status() works on every Result.
+// REQUIRES: value() only when ok(); error() only when !ok().
+template <typename T, typename E = Status>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
-  Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
-    assert(!std::get<Status>(v_).ok() && "Result needs a value or an error");
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : v_(std::move(error)) {   // NOLINT(google-explicit-constructor)
+    if constexpr (std::is_same_v<E, Status>) {
+      assert(!std::get<Status>(v_).ok() && "Result needs a value or an error");
+    }
   }
 
   bool ok() const { return std::holds_alternative<T>(v_); }
-  Status status() const { return ok() ? Status::Ok() : std::get<Status>(v_); }
+  const E& error() const { return std::get<E>(v_); }
+  // OK when there is a value; otherwise the error as a Status.
+  Status status() const {
+    if (ok()) return Status::Ok();
+    if constexpr (std::is_same_v<E, Status>) {
+      return error();
+    } else {
+      return error().ToStatus();
+    }
+  }
 
   T& value() & { return std::get<T>(v_); }
   const T& value() const& { return std::get<T>(v_); }
@@ -76,7 +92,7 @@ class Result {
   const T& operator*() const& { return value(); }
 
  private:
-  std::variant<T, Status> v_;
+  std::variant<T, E> v_;
 };
 
 }  // namespace dljob

@@ -4,10 +4,10 @@
 // recommendation into the job file.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <set>
 
+#include "base/env.h"
 #include "base/human_format.h"
 #include "base/progress_printer.h"
 #include "cli/advise/advisor.h"
@@ -132,14 +132,16 @@ int WriteApply(const AdviseCommandOptions& o, const advise::Recommendation& rec,
     PrintError(ctx, applied.status().message(), "fix the file, then run advise again");
     return kExitFailed;
   }
+  Env& env = DefaultEnv();
   if (!applied->warning.empty()) {
-    std::ofstream(o.file + ".bak") << *text;
+    if (Status s = env.WriteFileAtomically(o.file + ".bak", *text); !s.ok()) {
+      PrintError(ctx, s.message(), "check the directory is writable");
+      return kExitFailed;
+    }
     ctx.err << "warning: " << applied->warning << "\n";
   }
-  std::ofstream out(o.file, std::ios::trunc);
-  out << applied->text;
-  if (!out.flush()) {
-    PrintError(ctx, "cannot write " + o.file, "check the file is writable");
+  if (Status s = env.WriteFileAtomically(o.file, applied->text); !s.ok()) {
+    PrintError(ctx, s.message(), "check the file is writable");
     return kExitFailed;
   }
   ctx.err << "applied to " << o.file << ":\n";
@@ -203,10 +205,11 @@ advise::Recommendation Report(const AdviseCommandOptions& o, const DLJob& job,
   ctx.out.flush();
 
   const std::string svg_path = o.svg.empty() ? DefaultSvgPath(o.file, job.metadata.name) : o.svg;
-  std::ofstream svg(svg_path);
-  svg << advise::AdviceSvg(job.metadata.name, run);
-  if (!svg.flush()) {
-    PrintError(ctx, "cannot write the plot to " + svg_path, "pass --svg PATH in a writable place");
+  Status written =
+      DefaultEnv().WriteFileAtomically(svg_path, advise::AdviceSvg(job.metadata.name, run));
+  if (!written.ok()) {
+    PrintError(ctx, "cannot write the plot: " + written.message(),
+               "pass --svg PATH in a writable place");
   } else {
     ctx.err << "plot: " << svg_path << "\n";
   }

@@ -3,10 +3,10 @@
 // table (bench_report.h). On the local backend each run finishes inside Submit; on a cluster the
 // job is created and its record polled until it finishes.
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <thread>
 
+#include "base/env.h"
 #include "cli/bench_report.h"
 #include "cli/command_registry.h"
 #include "cli/commands.h"
@@ -100,10 +100,9 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
     ctx.out << FormatBenchTable(options.model, rows);
   }
   if (!options.plot.empty()) {
-    std::ofstream svg(options.plot);
-    svg << BenchSvg(options.model, rows);
-    if (!svg.flush()) {
-      PrintError(ctx, "cannot write the plot to " + options.plot, "check the directory exists");
+    Status written = DefaultEnv().WriteFileAtomically(options.plot, BenchSvg(options.model, rows));
+    if (!written.ok()) {
+      PrintError(ctx, "cannot write the plot: " + written.message(), "check the directory exists");
       return kExitFailed;
     }
     ctx.err << "plot: " << options.plot << "\n";

@@ -22,7 +22,6 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <variant>
 
 #include "base/status.h"
 #include "http/http.h"
@@ -45,27 +44,9 @@ struct ClientError {
   Status ToStatus() const { return Status::Unavailable(message); }
 };
 
-// A value or a ClientError. REQUIRES: value() only when ok(); error() only when !ok().
+// A value or a ClientError (base/status.h's Result). status() is the error's ToStatus().
 template <typename T>
-class ClientResult {
- public:
-  ClientResult(T value) : v_(std::move(value)) {}            // NOLINT(google-explicit-constructor)
-  ClientResult(ClientError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
-
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  const ClientError& error() const { return std::get<ClientError>(v_); }
-  Status status() const { return ok() ? Status::Ok() : error().ToStatus(); }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
- private:
-  std::variant<T, ClientError> v_;
-};
+using ClientResult = Result<T, ClientError>;
 
 struct ClientRequest {
   std::string method = "GET";

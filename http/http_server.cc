@@ -9,13 +9,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <utility>
+
+#include "base/errno_status.h"
 
 namespace dljob::http {
 namespace {
-
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 std::string FormatAddress(const sockaddr_storage& addr) {
   char host[INET6_ADDRSTRLEN] = "?";
@@ -67,22 +66,22 @@ Status HttpServer::Start() {
                                    " is outside 0..65535");
   }
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Status::Unavailable(Errno("pipe"));
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe", "");
   stop_.wake_fd = pipe_fds[0];
   wake_write_fd_ = pipe_fds[1];
 
   listen_fd_ = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) return Status::Unavailable(Errno("socket for " + where));
+  if (listen_fd_ < 0) return ErrnoStatus("socket for " + where, "");
   int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), addr_len) != 0) {
-    return Status::Unavailable(Errno("cannot listen on " + where));
+    return ErrnoStatus("cannot listen on " + where, "");
   }
-  if (::listen(listen_fd_, 128) != 0) return Status::Unavailable(Errno("listen on " + where));
+  if (::listen(listen_fd_, 128) != 0) return ErrnoStatus("listen on " + where, "");
   sockaddr_storage bound{};
   socklen_t bound_len = sizeof bound;
   if (::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &bound_len) != 0) {
-    return Status::Unavailable(Errno("getsockname"));
+    return ErrnoStatus("getsockname", "");
   }
   port_ = ntohs(bound.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
                                            : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);

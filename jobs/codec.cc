@@ -3,13 +3,10 @@
 #include "jobs/codec.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <exception>
-#include <memory>
 #include <tuple>
 
+#include "base/env.h"
 #include "jobs/document_codec.h"
 #include "jobs/field_path.h"
 #include "jobs/yaml_tree.h"
@@ -157,18 +154,9 @@ std::string DocumentKind(std::string_view text) {
 }
 
 Result<std::string> ReadDocumentFile(const std::string& path) {
-  bool use_stdin = path == "-";
-  std::unique_ptr<FILE, int (*)(FILE*)> file(use_stdin ? stdin : std::fopen(path.c_str(), "rb"),
-                                             use_stdin ? [](FILE*) { return 0; } : std::fclose);
-  std::string name = use_stdin ? "standard input" : Quote(path);
-  if (!file) return Status::NotFound("cannot read " + name + ": " + std::strerror(errno));
-  std::string text;
-  char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
-  if (std::ferror(file.get())) {
-    return Status::Unavailable("cannot read " + name + ": " + std::strerror(errno));
-  }
+  if (path != "-") return DefaultEnv().ReadFile(path);
+  Result<std::string> text = DefaultEnv().ReadFile("/dev/stdin");
+  if (!text.ok()) return Status(text.status().code(), "cannot read standard input");
   return text;
 }
 

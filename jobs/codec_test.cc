@@ -1,23 +1,17 @@
 #include "jobs/codec.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "base/env.h"
 #include "jobs/defaults.h"
 #include "jobs/validation.h"
 
 namespace dljob {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ReadFile(const std::string& path) { return DefaultEnv().ReadFile(path).value(); }
 
 // The first error at `path`, or nullptr.
 const FieldError* Find(const FieldErrors& errors, const std::string& path) {
@@ -328,7 +322,7 @@ TEST(CodecFile, UnreadableFileIsOneError) {
   DecodeResult r = ReadJobFile("/nonexistent/x.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].path, "");
-  EXPECT_EQ(r.errors[0].reason, "cannot read \"/nonexistent/x.yaml\": No such file or directory");
+  EXPECT_EQ(r.errors[0].reason, "cannot open \"/nonexistent/x.yaml\": No such file or directory");
 }
 
 TEST(CodecTypes, PhaseNames) {

@@ -22,7 +22,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -82,26 +81,9 @@ inline constexpr const char* kReasonTimeout = "Timeout";
 inline constexpr const char* kReasonCancelled = "Cancelled";
 inline constexpr const char* kReasonTransportError = "TransportError";  // reset, TLS, protocol
 
-// A value or an ApiError. REQUIRES: value() only when ok(); error() only when !ok().
+// A value or an ApiError (base/status.h's Result). status() is the error's ToStatus().
 template <typename T>
-class ApiResult {
- public:
-  ApiResult(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  ApiResult(ApiError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
-
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  const ApiError& error() const { return std::get<ApiError>(v_); }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
- private:
-  std::variant<T, ApiError> v_;
-};
+using ApiResult = Result<T, ApiError>;
 
 struct ListOptions {
   std::string label_selector;    // "dljob.io/job-name=x,dljob.io/role in (worker)"

@@ -1,23 +1,20 @@
 // See config.h: the parts that read files and the environment.
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
+#include "base/env.h"
 #include "kube/config.h"
 
 namespace dljob::kube {
 namespace {
 
+// The file's content; an error names `what` it was for: `kubeconfig: cannot open "/x": …`.
 Result<std::string> ReadFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(what + " " + path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> text = DefaultEnv().ReadFile(path);
+  if (!text.ok()) return text.status().WithContext(what);
+  return text;
 }
 
 std::string HomeDir() {

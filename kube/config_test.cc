@@ -212,10 +212,10 @@ TEST(LoadKubeconfig, ReadsReferencedFilesAndMergesAList) {
 
 TEST(LoadKubeconfig, MissingOrBadFilesAreNamed) {
   TempDir dir;
-  ExpectError(LoadKubeconfig(dir.path() + "/nope"), {"kubeconfig", "/nope", "cannot read"});
+  ExpectError(LoadKubeconfig(dir.path() + "/nope"), {"kubeconfig", "/nope", "cannot open"});
   ExpectError(LoadKubeconfig(""), {"no kubeconfig path"});
   std::string config = dir.Write("config", kTwoContexts);
-  ExpectError(LoadKubeconfig(config), {"certificate-authority", "certs/ca.pem", "cannot read"});
+  ExpectError(LoadKubeconfig(config), {"certificate-authority", "certs/ca.pem", "cannot open"});
   dir.Write("certs/ca.pem", "not a certificate");
   ExpectError(LoadKubeconfig(config), {"certificate-authority is not PEM data", config});
 }

@@ -29,7 +29,7 @@ Clock::Duration BackoffDelay(const RetryOptions& options, int retry,
 
 double Jitter::Next() {
   MutexLock lock(mu_);
-  return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+  return Uniform01(rng_);
 }
 
 RateLimiter::RateLimiter(double qps, int burst, Clock& clock)

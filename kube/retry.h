@@ -22,11 +22,11 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <utility>
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "base/random.h"
 #include "kube/api.h"
 
 namespace dljob::kube {
@@ -57,7 +57,7 @@ class Jitter {
 
  private:
   Mutex mu_;
-  std::mt19937_64 rng_ GUARDED_BY(mu_);
+  Rng rng_ GUARDED_BY(mu_);
 };
 
 class RateLimiter {

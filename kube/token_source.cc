@@ -2,8 +2,9 @@
 #include "kube/token_source.h"
 
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <utility>
+
+#include "base/env.h"
 
 namespace dljob::kube {
 
@@ -16,11 +17,9 @@ std::string FileTokenSource::Token() {
   Clock::MonotonicTime now = clock_.MonotonicNow();
   if (read_at_ && now - *read_at_ < refresh_) return token_;
   read_at_ = now;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return token_;
-  std::ostringstream s;
-  s << in.rdbuf();
-  std::string token = s.str();
+  Result<std::string> read = DefaultEnv().ReadFile(path_);
+  if (!read.ok()) return token_;
+  std::string token = std::move(read).value();
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   if (!token.empty()) token_ = std::move(token);
   return token_;

@@ -1,11 +1,8 @@
 #include "storage/dataset.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "storage/shard_reader.h"
@@ -87,36 +84,27 @@ std::optional<ShardName> ParseShardFileName(const std::string& file_name) {
   return name;
 }
 
-Status WriteLabels(const std::string& dir, const std::vector<std::string>& classes) {
-  const std::string path = dir + "/" + kLabelsFile;
-  const std::string tmp = dir + "/." + kLabelsFile + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const std::string& c : classes) {
-      if (c.find('\n') != std::string::npos) {
-        return Status::InvalidArgument("class name \"" + c + "\" contains a newline");
-      }
-      out << c << "\n";
+Status WriteLabels(const std::string& dir, const std::vector<std::string>& classes, Env& env) {
+  std::string text;
+  for (const std::string& c : classes) {
+    if (c.find('\n') != std::string::npos) {
+      return Status::InvalidArgument("class name \"" + c + "\" contains a newline");
     }
-    out.flush();
-    if (!out) {
-      ::unlink(tmp.c_str());
-      return Status::Unavailable(tmp + ": write failed");
-    }
+    text += c + "\n";
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return Status::Unavailable(path + ": rename failed");
-  }
-  return Status::Ok();
+  return env.WriteFileAtomically(dir + "/" + kLabelsFile, text);
 }
 
-Result<std::vector<std::string>> ReadLabels(const std::string& dir) {
-  const std::string path = dir + "/" + kLabelsFile;
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": no labels file");
+Result<std::vector<std::string>> ReadLabels(const std::string& dir, Env& env) {
+  Result<std::string> text = env.ReadFile(dir + "/" + kLabelsFile);
+  if (!text.ok()) return text.status();
   std::vector<std::string> classes;
-  for (std::string line; std::getline(in, line);) classes.push_back(line);
+  for (size_t start = 0; start < text->size();) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    classes.push_back(text->substr(start, end - start));
+    start = end + 1;
+  }
   return classes;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace dljob::storage {
@@ -34,10 +35,12 @@ std::string ShardFileName(const std::string& split, int index, int count);
 // The inverse; nullopt for any other file name.
 std::optional<ShardName> ParseShardFileName(const std::string& file_name);
 
-// Writes labels.txt atomically (temp file + rename). Class names may not contain newlines.
-Status WriteLabels(const std::string& dir, const std::vector<std::string>& classes);
-// Reads labels.txt; kNotFound if there is none.
-Result<std::vector<std::string>> ReadLabels(const std::string& dir);
+// Writes labels.txt, one class a line, atomically and durably (Env::WriteFileAtomically). Class
+// names may not contain newlines.
+Status WriteLabels(const std::string& dir, const std::vector<std::string>& classes,
+                   Env& env = DefaultEnv());
+// Reads labels.txt; kNotFound naming the file if there is none.
+Result<std::vector<std::string>> ReadLabels(const std::string& dir, Env& env = DefaultEnv());
 
 struct ShardInfo {
   std::string path;

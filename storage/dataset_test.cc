@@ -81,6 +81,24 @@ TEST_F(DatasetTest, EmptyOrMissingDirectoryIsNotFound) {
   EXPECT_EQ(InspectDataset(dir_ + "/nope").status().code(), StatusCode::kNotFound);
 }
 
+TEST_F(DatasetTest, LabelsAreReplacedWholeAndAMissingFileIsNamed) {
+  Result<std::vector<std::string>> missing = ReadLabels(dir_);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(dir_ + "/" + kLabelsFile), std::string::npos)
+      << missing.status().message();
+  ASSERT_TRUE(WriteLabels(dir_, {"cat", "", "dog"}).ok());
+  ASSERT_TRUE(WriteLabels(dir_, {"a", "b"}).ok());
+  EXPECT_EQ(*ReadLabels(dir_), (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(WriteLabels(dir_, {"cat", "", "dog"}).ok());
+  EXPECT_EQ(*ReadLabels(dir_), (std::vector<std::string>{"cat", "", "dog"}));
+  EXPECT_EQ(WriteLabels(dir_, {"bad\nname"}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*ReadLabels(dir_), (std::vector<std::string>{"cat", "", "dog"}));
+  // Nothing but the labels file: no temporary left behind.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{kLabelsFile});
+}
+
 TEST_F(DatasetTest, VerifyRejectsLabelsBeyondTheClassList) {
   Pack("train", 5, 0, 5);
   ASSERT_TRUE(WriteLabels(dir_, {"a", "b"}).ok());

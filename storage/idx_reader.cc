@@ -2,11 +2,10 @@
 
 #include <zlib.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "base/env.h"
 
 namespace dljob::storage {
 namespace {
@@ -23,12 +22,9 @@ bool IsGzip(const std::vector<uint8_t>& bytes) {
 }
 
 Result<std::vector<uint8_t>> ReadRaw(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Unavailable(path + ": read error");
-  return bytes;
+  Result<std::string> text = DefaultEnv().ReadFile(path);
+  if (!text.ok()) return text.status();
+  return std::vector<uint8_t>(text->begin(), text->end());
 }
 
 Result<std::vector<uint8_t>> Gunzip(const std::vector<uint8_t>& compressed,

@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -11,6 +9,7 @@
 
 #include <turbojpeg.h>
 
+#include "base/env.h"
 #include "storage/pack.h"
 
 namespace dljob::storage {
@@ -59,10 +58,9 @@ std::map<std::string, std::vector<std::string>> ListClasses(const std::string& d
 }
 
 Result<Sample> LoadJpeg(const Item& item) {
-  std::ifstream in(item.path, std::ios::binary);
-  if (!in) return Status::NotFound(item.path + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+  Result<std::string> file = DefaultEnv().ReadFile(item.path);
+  if (!file.ok()) return file.status();
+  std::vector<uint8_t> bytes(file->begin(), file->end());
   std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitDecompress(), tjDestroy);
   int width = 0, height = 0, subsamp = 0, colorspace = 0;
   if (!tj || tjDecompressHeader3(tj.get(), bytes.data(), bytes.size(), &width, &height, &subsamp,

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/errno_status.h"
+
 namespace dljob::storage {
 namespace {
 
@@ -34,8 +36,7 @@ class LocalFile : public RandomAccessFile {
           ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        return Status::Unavailable(path_ + ": read at byte " + std::to_string(offset + done) +
-                                   ": " + std::strerror(errno));
+        return ErrnoStatus("cannot read at byte " + std::to_string(offset + done) + " of", path_);
       }
       if (n == 0) return PastEnd(path_, offset, dst.size(), offset + done);  // shrank under us
       done += static_cast<size_t>(n);
@@ -56,9 +57,7 @@ class LocalFile : public RandomAccessFile {
 Result<RandomAccessFilePtr> OpenLocalFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    int err = errno;
-    std::string why = path + ": " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(why) : Status::Unavailable(why);
+    return ErrnoStatus("cannot open", path);
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

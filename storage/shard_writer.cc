@@ -1,12 +1,11 @@
 #include "storage/shard_writer.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
+#include "base/env.h"
+#include "base/errno_status.h"
 #include "storage/crc32c.h"
 #include "storage/dataset.h"
 
@@ -15,16 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status Errno(const std::string& what) {
-  return Status::Unavailable(what + ": " + std::strerror(errno));
-}
-
-Status SyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno(dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  return rc == 0 ? Status::Ok() : Errno(dir + ": fsync");
+// A failed stdio call on `path`, with errno's reason.
+Status StdioError(const std::string& what, const std::string& path) {
+  return ErrnoStatus("cannot " + what, path);
 }
 
 }  // namespace
@@ -59,7 +51,7 @@ void ShardWriter::RemoveTemporaries() {
 }
 
 Status ShardWriter::Write(const void* data, size_t n) {
-  if (n > 0 && std::fwrite(data, 1, n, file_) != n) return Errno(temp_paths_.back() + ": write");
+  if (n > 0 && std::fwrite(data, 1, n, file_) != n) return StdioError("write", temp_paths_.back());
   shard_offset_ += n;
   total_bytes_ += n;
   return Status::Ok();
@@ -70,7 +62,7 @@ Status ShardWriter::OpenNext() {
   std::snprintf(seq, sizeof seq, "%05zu", temp_paths_.size());
   std::string path = dir_ + "/." + split_ + "-" + seq + ".shard.tmp";
   file_ = std::fopen(path.c_str(), "wbx");
-  if (file_ == nullptr) return Errno(path);
+  if (file_ == nullptr) return StdioError("create", path);
   temp_paths_.push_back(path);
   std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
   shard_offset_ = 0;
@@ -93,9 +85,9 @@ Status ShardWriter::CloseCurrent() {
   Status s = Write(index_.data(), index_.size());
   if (s.ok()) s = Write(footer.data(), footer.size());
   const std::string& path = temp_paths_.back();
-  if (s.ok() && std::fflush(file_) != 0) s = Errno(path + ": write");
-  if (s.ok() && ::fsync(fileno(file_)) != 0) s = Errno(path + ": fsync");
-  if (std::fclose(file_) != 0 && s.ok()) s = Errno(path + ": close");
+  if (s.ok() && std::fflush(file_) != 0) s = StdioError("write", path);
+  if (s.ok() && ::fsync(fileno(file_)) != 0) s = StdioError("sync", path);
+  if (std::fclose(file_) != 0 && s.ok()) s = StdioError("close", path);
   file_ = nullptr;
   return s;
 }
@@ -147,13 +139,11 @@ Result<std::vector<std::string>> ShardWriter::Finish() {
     }
   }
   for (int i = 0; i < count; ++i) {
-    if (::rename(temp_paths_[i].c_str(), finals[i].c_str()) != 0) {
-      status_ = Errno("rename " + temp_paths_[i] + " to " + finals[i]);
-      return status_;
-    }
+    // Each rename is durable (the directory synced) before the next.
+    status_ = DefaultEnv().RenameFile(temp_paths_[i], finals[i]);
+    if (!status_.ok()) return status_;
   }
   finished_ = true;
-  if (Status s = SyncDirectory(dir_); !s.ok()) return s;
   return finals;
 }
 

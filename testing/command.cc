@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
+
+#include "base/env.h"
 
 namespace dljob::testing {
 namespace {
@@ -142,10 +142,8 @@ TempDir::~TempDir() {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> text = DefaultEnv().ReadFile(path);
+  return text.ok() ? std::move(text).value() : std::string();
 }
 
 bool WaitFor(const std::function<bool()>& predicate, int timeout_ms) {

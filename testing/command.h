@@ -61,6 +61,7 @@ class TempDir {
   std::string path_;
 };
 
+// The file's content, or "" when it cannot be read (base/env.h's Env::ReadFile).
 std::string ReadFile(const std::string& path);
 // Polls `predicate` every 100 ms for up to timeout_ms; returns whether it became true.
 bool WaitFor(const std::function<bool()>& predicate, int timeout_ms);

@@ -30,6 +30,7 @@ class MemEnv::File final : public AppendableFile {
  public:
   File(MemEnv& env, std::string path) : env_(env), path_(std::move(path)) {}
   Status Append(std::string_view data) override { return env_.AppendTo(path_, data); }
+  Status Sync() override { return Status::Ok(); }  // memory is as durable as it gets
 
  private:
   MemEnv& env_;
@@ -74,6 +75,24 @@ Status MemEnv::WriteFileAtomically(const std::string& raw, std::string_view data
   if (IsDirLocked(path))
     return Status::Unavailable("cannot replace \"" + path + "\": Is a directory");
   files_[path] = std::string(data);
+  return Status::Ok();
+}
+
+Status MemEnv::RenameFile(const std::string& raw_from, const std::string& raw_to) {
+  std::string from = Clean(raw_from), to = Clean(raw_to);
+  MutexLock lock(mu_);
+  if (Status s = InjectedFailureLocked(); !s.ok()) return s;
+  auto it = files_.find(from);
+  if (it == files_.end() || !IsDirLocked(Parent(to))) {
+    return Status::NotFound("cannot rename \"" + from + "\" to \"" + to +
+                            "\": No such file or directory");
+  }
+  if (IsDirLocked(to)) {
+    return Status::Unavailable("cannot rename \"" + from + "\" to \"" + to + "\": Is a directory");
+  }
+  if (from == to) return Status::Ok();
+  files_[to] = std::move(it->second);
+  files_.erase(from);
   return Status::Ok();
 }
 

@@ -2,11 +2,11 @@
 //
 // Behaves as DefaultEnv() does for every Env method, including the error codes (kNotFound,
 // kAlreadyExists), so a component tested on it behaves the same on disk. It also injects
-// failures: FailWrites(n, status) makes the next n writes (WriteFileAtomically, CreateDir,
-// CreateDirs, NewAppendableFile, AppendableFile::Append) fail with `status` and change nothing,
-// which shows that a failed write leaves the old state whole. The root "/" always exists. An
-// appendable file whose path was removed takes appends and keeps them nowhere, as an unlinked file
-// would. Thread-safe. Appendable files must not outlive the MemEnv that opened them.
+// failures: FailWrites(n, status) makes the next n writes (WriteFileAtomically, RenameFile,
+// CreateDir, CreateDirs, NewAppendableFile, AppendableFile::Append) fail with `status` and change
+// nothing, which shows that a failed write leaves the old state whole. The root "/" always exists.
+// An appendable file whose path was removed takes appends and keeps them nowhere, as an unlinked
+// file would. Thread-safe. Appendable files must not outlive the MemEnv that opened them.
 #pragma once
 
 #include <map>
@@ -22,6 +22,7 @@ class MemEnv final : public Env {
  public:
   Result<std::string> ReadFile(const std::string& path) override;
   Status WriteFileAtomically(const std::string& path, std::string_view data) override;
+  Status RenameFile(const std::string& from, const std::string& to) override;
   Status CreateDir(const std::string& path) override;
   Status CreateDirs(const std::string& path) override;
   bool FileExists(const std::string& path) override;

@@ -3,22 +3,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "base/env.h"
+#include "base/errno_status.h"
+
 namespace dljob::advise {
 namespace {
 
+// The file's content, or "" when it cannot be read (a controller file this kernel lacks).
 std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> text = DefaultEnv().ReadFile(path);
+  return text.ok() ? std::move(text).value() : std::string();
 }
 
 Status WriteFile(const std::string& path, const std::string& text) {
@@ -85,9 +85,9 @@ Result<MemoryCgroups> MemoryCgroups::Probe() {
   std::string parent = *mount + (*path == "/" ? "" : *path);
   const std::string probe = parent + "/dljob-advise-probe-" + std::to_string(getpid());
   if (mkdir(probe.c_str(), 0755) != 0) {
-    return Status::FailedPrecondition("cannot create a memory cgroup under " + parent + " (" +
-                                      std::strerror(errno) +
-                                      "): run as root, or in a container with a writable cgroup");
+    Status why = ErrnoStatus("cannot create a memory cgroup under", parent);
+    return Status::FailedPrecondition(why.message() +
+                                      ": run as root, or in a container with a writable cgroup");
   }
   rmdir(probe.c_str());
   return MemoryCgroups(parent);
@@ -98,7 +98,7 @@ Result<std::unique_ptr<MemoryCgroup>> MemoryCgroups::Create(
   const std::string dir = parent_ + "/" + name;
   rmdir(dir.c_str());  // a leftover of a crashed run
   if (mkdir(dir.c_str(), 0755) != 0) {
-    return Status::Unavailable("cannot create memory cgroup " + dir + ": " + std::strerror(errno));
+    return ErrnoStatus("cannot create memory cgroup", dir);
   }
   std::unique_ptr<MemoryCgroup> cgroup(new MemoryCgroup(dir));
   if (limit_bytes) {

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <thread>
 
+#include "base/random.h"
 #include "base/time_format.h"
 #include "cli/local/data_fetch.h"
 #include "cli/local/local_volumes.h"
@@ -23,8 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string NewUid() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  Rng gen(NondeterministicSeed());
   char buf[40];
   uint64_t a = gen(), b = gen();
   std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/errno_status.h"
+
 namespace dljob {
 namespace {
 
@@ -78,18 +80,17 @@ bool IsAlive(const ProcessId& id) {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return Status::InvalidArgument("nothing to run");
   int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0)
-    return Status::Unavailable(std::string("pipe: ") + strerror(errno));
+  if (pipe2(out, O_CLOEXEC) != 0) return ErrnoStatus("pipe", "");
   if (pipe2(err, O_CLOEXEC) != 0) {
     close(out[0]);
     close(out[1]);
-    return Status::Unavailable(std::string("pipe: ") + strerror(errno));
+    return ErrnoStatus("pipe", "");
   }
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
-    return Status::Unavailable(std::string("fork: ") + strerror(errno));
+    return ErrnoStatus("fork", "");
   }
   if (pid == 0) ExecChild(options, out[1], err[1], parent);
   setpgid(pid, pid);  // also in the parent, so the group exists before anyone signals it

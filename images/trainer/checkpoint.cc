@@ -1,24 +1,19 @@
 #include "images/trainer/checkpoint.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <torch/serialize.h>
 
+#include "base/errno_status.h"
+
 namespace dljob::trainer {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr std::string_view kPrefix = "ckpt-";
 constexpr std::string_view kManifestSuffix = ".manifest";
@@ -29,10 +24,6 @@ std::string Padded(int64_t step) {
   return std::string(digits.size() < 9 ? 9 - digits.size() : 0, '0') + digits;
 }
 
-std::string Errno(const std::string& path, const char* what) {
-  return "cannot " + std::string(what) + " \"" + path + "\": " + std::strerror(errno);
-}
-
 uint32_t Crc32(std::string_view bytes) {
   uLong crc = crc32(0L, Z_NULL, 0);
   while (!bytes.empty()) {
@@ -41,52 +32,6 @@ uint32_t Crc32(std::string_view bytes) {
     bytes.remove_prefix(chunk);
   }
   return static_cast<uint32_t>(crc);
-}
-
-Status FsyncPath(const std::string& path, int flags) {
-  const int fd = ::open(path.c_str(), flags);
-  if (fd < 0) return Status::Unavailable(Errno(path, "open"));
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok ? Status::Ok() : Status::Unavailable(Errno(path, "fsync"));
-}
-
-// Writes `bytes` to dir/.name.tmp, fsyncs it and renames it to dir/name.
-Status WriteAtomically(const std::string& dir, const std::string& name, std::string_view bytes) {
-  const std::string tmp = dir + "/." + name + ".tmp";
-  const std::string path = dir + "/" + name;
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Unavailable(Errno(tmp, "create"));
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      Status s = Status::Unavailable(Errno(tmp, "write"));
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    Status s = Status::Unavailable(Errno(tmp, "fsync"));
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Unavailable(Errno(path, "rename"));
-  return Status::Ok();
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(Errno(path, "read"));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Status::Unavailable(Errno(path, "read"));
-  return bytes.str();
 }
 
 }  // namespace
@@ -203,13 +148,12 @@ Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run) {
   return Status::Ok();
 }
 
-CheckpointStore::CheckpointStore(std::string dir, int keep) : dir_(std::move(dir)), keep_(keep) {}
+CheckpointStore::CheckpointStore(std::string dir, int keep, Env& env)
+    : env_(env), dir_(std::move(dir)), keep_(keep) {}
 
 Status CheckpointStore::Prepare() {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) return Status::Unavailable("cannot create \"" + dir_ + "\": " + ec.message());
-  if (::access(dir_.c_str(), W_OK) != 0) return Status::Unavailable(Errno(dir_, "write to"));
+  if (Status s = env_.CreateDirs(dir_); !s.ok()) return s;
+  if (::access(dir_.c_str(), W_OK) != 0) return ErrnoStatus("cannot write to", dir_);
   return Status::Ok();
 }
 
@@ -232,30 +176,36 @@ Status CheckpointStore::Save(const Checkpoint& checkpoint) {
   const std::string data = bytes.str();
   manifest.data_bytes = data.size();
   manifest.data_crc32 = Crc32(data);
-  if (Status s = WriteAtomically(dir_, manifest.data_file, data); !s.ok()) return s;
-  const std::string name = CheckpointManifestName(step);
-  if (Status s = WriteAtomically(dir_, name, FormatManifest(manifest)); !s.ok()) return s;
-  if (Status s = FsyncPath(dir_, O_RDONLY | O_DIRECTORY); !s.ok()) return s;
+  // The data first, the manifest last: a crash between them leaves data without a manifest,
+  // which LoadLatest skips. Each write is durable (file and directory synced) before the next.
+  if (Status s = env_.WriteFileAtomically(dir_ + "/" + manifest.data_file, data); !s.ok()) {
+    return s;
+  }
+  const std::string manifest_path = dir_ + "/" + CheckpointManifestName(step);
+  if (Status s = env_.WriteFileAtomically(manifest_path, FormatManifest(manifest)); !s.ok()) {
+    return s;
+  }
   for (int64_t old : StepsToPrune(ListSteps(), keep_)) {
-    std::error_code ec;  // best effort: a file left behind is only disk space
-    fs::remove(dir_ + "/" + CheckpointManifestName(old), ec);
-    fs::remove(dir_ + "/" + CheckpointDataName(old), ec);
+    // Best effort: a file left behind is only disk space.
+    (void)env_.RemoveAll(dir_ + "/" + CheckpointManifestName(old));
+    (void)env_.RemoveAll(dir_ + "/" + CheckpointDataName(old));
   }
   return Status::Ok();
 }
 
 std::vector<int64_t> CheckpointStore::ListSteps() const {
   std::vector<int64_t> steps;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    if (auto step = StepOfManifestName(entry.path().filename().string())) steps.push_back(*step);
+  Result<std::vector<std::string>> names = env_.ListDir(dir_);
+  if (!names.ok()) return steps;
+  for (const std::string& name : *names) {
+    if (auto step = StepOfManifestName(name)) steps.push_back(*step);
   }
   std::sort(steps.begin(), steps.end());
   return steps;
 }
 
 Result<Checkpoint> CheckpointStore::Load(int64_t step) const {
-  Result<std::string> text = ReadFile(dir_ + "/" + CheckpointManifestName(step));
+  Result<std::string> text = env_.ReadFile(dir_ + "/" + CheckpointManifestName(step));
   if (!text.ok()) return text.status();
   Result<Manifest> manifest = ParseManifest(*text);
   if (!manifest.ok()) return manifest.status();
@@ -264,7 +214,7 @@ Result<Checkpoint> CheckpointStore::Load(int64_t step) const {
                                    " does not match its file name");
   }
   const std::string path = dir_ + "/" + manifest->data_file;
-  Result<std::string> data = ReadFile(path);
+  Result<std::string> data = env_.ReadFile(path);
   if (!data.ok()) return data.status();
   if (data->size() != manifest->data_bytes || Crc32(*data) != manifest->data_crc32) {
     return Status::InvalidArgument("\"" + path + "\" is truncated or corrupt (" +
@@ -303,9 +253,9 @@ Result<std::optional<Checkpoint>> CheckpointStore::LoadLatest(
   }
   // Data written but no manifest: a save cut short. Only newer ones matter (older ones are
   // leftovers of pruning and were never chosen anyway).
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    std::optional<int64_t> step = StepOfDataName(entry.path().filename().string());
+  Result<std::vector<std::string>> names = env_.ListDir(dir_);
+  for (const std::string& name : names.ok() ? *names : std::vector<std::string>{}) {
+    std::optional<int64_t> step = StepOfDataName(name);
     if (!step || std::binary_search(steps.begin(), steps.end(), *step)) continue;
     if (found && *step < found->meta.step) continue;
     warnings->push_back("skipping checkpoint of step " + std::to_string(*step) + " in \"" + dir_ +

@@ -10,14 +10,16 @@
 //   ckpt-<S, 9 digits>.pt        the tensors (LibTorch archive, keys t0, t1, ... in order)
 //   ckpt-<S, 9 digits>.manifest  JSON: the meta, the tensor names in order, the .pt file's size
 //                                and CRC-32
-// Each is written to a hidden temporary file, fsync'ed and renamed into place; the manifest goes
-// last, then the directory is fsync'ed. A checkpoint exists only once its manifest does, so a
-// crash mid-write leaves a torn checkpoint that LoadLatest skips (with a warning) in favour of
-// the one before. After a successful Save, checkpoints beyond the newest `keep` are deleted
-// (manifest first, so a half-deleted one is also torn, never mistaken for complete).
+// Each is written with Env::WriteFileAtomically (a temporary file beside it, fsync'ed, renamed
+// into place, the directory fsync'ed); the manifest goes last. A checkpoint exists only once its
+// manifest does, so a crash mid-write leaves a torn checkpoint that LoadLatest skips (with a
+// warning) in favour of the one before. After a successful Save, checkpoints beyond the newest
+// `keep` are deleted (manifest first, so a half-deleted one is also torn, never mistaken for
+// complete).
 //
 // Pure functions for names, manifests, pruning and compatibility; CheckpointStore is the file
-// edge. One process (rank 0) writes a directory; nothing here is thread-safe.
+// edge, on an Env (base/env.h). One process (rank 0) writes a directory; nothing here is
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@
 
 #include <torch/types.h>
 
+#include "base/env.h"
 #include "base/status.h"
 
 namespace dljob::trainer {
@@ -89,8 +92,9 @@ Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run);
 
 class CheckpointStore {
  public:
-  // `keep` >= 1: checkpoints kept after each Save.
-  CheckpointStore(std::string dir, int keep);
+  // `keep` >= 1: checkpoints kept after each Save. Files are read and written through `env`,
+  // which must outlive the store.
+  CheckpointStore(std::string dir, int keep, Env& env = DefaultEnv());
 
   const std::string& dir() const { return dir_; }
 
@@ -110,6 +114,7 @@ class CheckpointStore {
  private:
   Result<Checkpoint> Load(int64_t step) const;
 
+  Env& env_;
   std::string dir_;
   int keep_;
 };

@@ -1,10 +1,8 @@
 #include "images/trainer/param_dump.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include <torch/torch.h>
+
+#include "base/env.h"
 
 namespace dljob::trainer {
 
@@ -13,19 +11,16 @@ std::string DumpPath(const std::string& base, int rank, int world_size) {
 }
 
 Status DumpParameters(Model& model, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::Unavailable("cannot write \"" + path + "\": " + std::strerror(errno));
+  std::string bytes;
   for (const auto& item : model.named_parameters()) {
     torch::Tensor p = item.value().detach().to(torch::kCPU).contiguous();
     if (p.scalar_type() != torch::kFloat32) {
       return Status::InvalidArgument("parameter " + item.key() + " is not float32");
     }
-    out.write(reinterpret_cast<const char*>(p.data_ptr<float>()),
-              static_cast<std::streamsize>(p.numel() * sizeof(float)));
+    bytes.append(reinterpret_cast<const char*>(p.data_ptr<float>()),
+                 static_cast<size_t>(p.numel()) * sizeof(float));
   }
-  out.close();
-  if (!out) return Status::Unavailable("error writing \"" + path + "\"");
-  return Status::Ok();
+  return DefaultEnv().WriteFileAtomically(path, bytes);
 }
 
 }  // namespace dljob::trainer

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "storage/loader/sampler.h"
+#include "base/random.h"
 
 namespace dljob::trainer {
 namespace {
@@ -129,8 +129,7 @@ Result<int64_t> BroadcastStep(Collective& collective, int64_t step) {
 
 uint64_t StepSeed(uint64_t seed, int rank, int64_t step) {
   // SplitMix64 spreads nearby inputs (consecutive steps, neighbouring ranks) apart.
-  return storage::loader::SplitMix64(seed ^ (static_cast<uint64_t>(rank) << 40) ^
-                                     static_cast<uint64_t>(step));
+  return SplitMix64(seed ^ (static_cast<uint64_t>(rank) << 40) ^ static_cast<uint64_t>(step));
 }
 
 }  // namespace dljob::trainer

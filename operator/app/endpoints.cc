@@ -1,9 +1,7 @@
 // See endpoints.h.
 #include "operator/app/endpoints.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "base/env.h"
 #include "operator/metrics/log_collector.h"
 #include "operator/metrics/prometheus.h"
 
@@ -77,11 +75,10 @@ EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
     if (s.log_archive_dir.empty()) {
       return Text(404, "this operator keeps no log archive (start it with --log-archive-dir)\n");
     }
-    std::ifstream in(metrics::LogArchivePath(s.log_archive_dir, ns, job), std::ios::binary);
-    if (!in) return Text(404, "no archived log for DLJob " + ns + "/" + job + "\n");
-    std::ostringstream body;
-    body << in.rdbuf();
-    return Text(200, body.str());
+    Result<std::string> log =
+        DefaultEnv().ReadFile(metrics::LogArchivePath(s.log_archive_dir, ns, job));
+    if (!log.ok()) return Text(404, "no archived log for DLJob " + ns + "/" + job + "\n");
+    return Text(200, std::move(log).value());
   }
   return Text(404, "not found; try /metrics, /healthz, /readyz or /logs/<namespace>/<job>\n");
 }

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <thread>
 
+#include "base/env.h"
 #include "http/http_server.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
@@ -84,7 +84,12 @@ int Main(int argc, char** argv) {
     if (Status s = server->Start(); !s.ok()) {
       return Fail(s.message(), "choose another --metrics-port, or -1 for none");
     }
-    if (!options.port_file.empty()) std::ofstream(options.port_file) << server->port() << "\n";
+    if (!options.port_file.empty()) {
+      // Atomically: a reader polling for the file never sees it empty.
+      Status s = DefaultEnv().WriteFileAtomically(options.port_file,
+                                                  std::to_string(server->port()) + "\n");
+      if (!s.ok()) return Fail(s.message(), "check --port-file");
+    }
     std::fprintf(stderr, "dljob-operator: serving /metrics /healthz /readyz on %s:%d\n",
                  options.metrics_address.c_str(), server->port());
   }

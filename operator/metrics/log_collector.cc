@@ -1,35 +1,25 @@
 // See log_collector.h.
 #include "operator/metrics/log_collector.h"
 
-#include <cerrno>
 #include <condition_variable>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 
+#include "base/env.h"
 #include "base/mutex.h"
 #include "jobs/log_lines.h"
 
 namespace dljob::metrics {
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f) std::fclose(f);
-  }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
+using File = std::unique_ptr<AppendableFile>;
 
 Result<File> OpenArchive(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec)
-    return Status::Unavailable("cannot create the log archive directory for " + path + ": " +
-                               ec.message());
-  File f(std::fopen(path.c_str(), "a"));
-  if (!f) {
-    return Status::Unavailable("cannot open the log archive " + path + ": " + std::strerror(errno));
-  }
+  Env& env = DefaultEnv();
+  Status s = env.CreateDirs(std::filesystem::path(path).parent_path().string());
+  if (!s.ok()) return s.WithContext("the log archive " + path);
+  Result<File> f = env.NewAppendableFile(path);
+  if (!f.ok()) return f.status().WithContext("the log archive " + path);
   return f;
 }
 
@@ -69,8 +59,8 @@ Status LogCollector::Run(std::stop_token stop) {
     auto f = OpenArchive(LogArchivePath(options_.archive_dir, ns_, job_));
     if (!f.ok()) return f.status();
     archive = std::move(*f);
-    std::fprintf(archive.get(), "%s\n",
-                 FormatLogLine(-1, "dljob: following launcher pod " + pod_).c_str());
+    Status s = archive->Append(FormatLogLine(-1, "dljob: following launcher pod " + pod_) + "\n");
+    if (!s.ok()) return s.WithContext("the log archive of " + ns_ + "/" + job_);
   }
   int64_t seen = 0;  // lines of this pod's log already handled (skipped after a re-open)
   int failed_opens = 0;
@@ -101,24 +91,21 @@ Status LogCollector::Run(std::stop_token stop) {
       ++seen;
       if (Status s = Handle(**next, archive.get()); !s.ok()) return s;
     }
-    if (archive) std::fflush(archive.get());
     if (ended) break;
   }
   MaybePublish(true, clock_.Now());
   return Status::Ok();
 }
 
-Status LogCollector::Handle(const std::string& line, std::FILE* archive) {
+Status LogCollector::Handle(const std::string& line, AppendableFile* archive) {
   MpirunLine tagged = ParseMpirunLine(line);
   ++lines_;
   if (archive) {
     std::string out = FormatLogLine(tagged.rank, tagged.text);
     out += '\n';
-    // Flushed per line: the archive is what /logs serves while the job runs.
-    if (std::fwrite(out.data(), 1, out.size(), archive) != out.size() ||
-        std::fflush(archive) != 0) {
-      return Status::Unavailable("cannot write the log archive of " + ns_ + "/" + job_ + ": " +
-                                 std::strerror(errno));
+    // One write per line, unbuffered: the archive is what /logs serves while the job runs.
+    if (Status s = archive->Append(out); !s.ok()) {
+      return s.WithContext("the log archive of " + ns_ + "/" + job_);
     }
   }
   if (auto sample = ParseMetricLine(tagged.text)) {

@@ -18,13 +18,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
 
 #include "base/clock.h"
+#include "base/env.h"
 #include "base/mutex.h"
 #include "base/status.h"
 #include "base/time_format.h"
@@ -75,7 +75,7 @@ class LogCollector {
   void Flush();
 
  private:
-  Status Handle(const std::string& line, std::FILE* archive);
+  Status Handle(const std::string& line, AppendableFile* archive);
   void MaybePublish(bool force, WallTime now);
 
   const std::string ns_, job_, pod_;

@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <random>
 
+#include "base/random.h"
 #include "storage/loader/sampler.h"
 
 namespace dljob::storage::loader {
 namespace {
 
-double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-double UniformIn(std::mt19937_64& rng, double lo, double hi) {
-  return lo + (hi - lo) * Uniform01(rng);
-}
-
-Rect RandomResizedCrop(int width, int height, const AugmentOptions& o, std::mt19937_64& rng) {
+Rect RandomResizedCrop(int width, int height, const AugmentOptions& o, Rng& rng) {
   const double area = double(width) * height;
   const double log_lo = std::log(o.ratio_min), log_hi = std::log(o.ratio_max);
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -123,7 +117,7 @@ Augmentation ChooseAugmentation(int width, int height, int out_width, int out_he
                                 const AugmentOptions& options, uint64_t seed, int64_t epoch,
                                 uint64_t sample) {
   assert(width >= 1 && height >= 1);
-  std::mt19937_64 rng(MixSeed(seed, static_cast<uint64_t>(epoch), sample));
+  Rng rng(MixSeed(seed, static_cast<uint64_t>(epoch), sample));
   Augmentation aug;
   aug.crop = options.random_crop
                  ? RandomResizedCrop(width, height, options, rng)

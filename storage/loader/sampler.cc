@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <random>
 #include <string>
 
 namespace dljob::storage::loader {
@@ -15,17 +14,6 @@ uint64_t EpochSeed(const SamplerOptions& o, int64_t epoch) {
 }
 
 }  // namespace
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b) {
-  return SplitMix64(SplitMix64(SplitMix64(seed) ^ a) ^ b);
-}
 
 Status ValidateSamplerOptions(const SamplerOptions& o) {
   if (o.world_size < 1) {
@@ -57,7 +45,7 @@ std::vector<uint64_t> Sampler::GlobalOrder(int64_t epoch) const {
   const uint64_t n = num_samples();
   std::vector<uint64_t> order;
   order.reserve(std::max<uint64_t>(n, per_rank_ * options_.world_size));
-  std::mt19937_64 rng(EpochSeed(options_, epoch));
+  Rng rng(EpochSeed(options_, epoch));
   if (!options_.shuffle) {
     for (uint64_t i = 0; i < n; ++i) order.push_back(i);
   } else if (options_.order == Order::kGlobalShuffle) {

@@ -1,7 +1,7 @@
-// Sampler: which samples each rank reads in each epoch, and in what order; and the random-number
-// kit (SplitMix64, MixSeed, UniformBelow, Shuffle) every seeded stream of the loader and of
-// dljob-train draws from. The one sampler of the project: storage/loader reads record shards
-// through it, and dljob-train's in-memory data sources split their datasets with it. Pure.
+// Sampler: which samples each rank reads in each epoch, and in what order, drawn from the
+// random-number kit (base/random.h: SplitMix64, MixSeed, Shuffle). The one sampler of the project:
+// storage/loader reads record shards through it, and dljob-train's in-memory data sources split
+// their datasets with it. Pure.
 //
 // The records of a split are numbered globally: record r of shard s is sample offset(s) + r, with
 // the shards in index order (an in-memory dataset is one shard). For each epoch the sampler
@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/random.h"
 #include "base/status.h"
 
 namespace dljob::storage::loader {
@@ -93,32 +94,5 @@ class Sampler {
   std::vector<uint64_t> starts_;  // starts_[s] = first sample of shard s; back() = N
   uint64_t per_rank_ = 0;
 };
-
-// The random-number kit. Every seeded stream is a std::mt19937_64 seeded through these.
-
-// One step of splitmix64's finaliser: spreads nearby inputs (seed, seed + 1) far apart.
-uint64_t SplitMix64(uint64_t x);
-
-// Mixes (seed, a, b) into one well-spread 64-bit value (three SplitMix64 steps); the seed of
-// every per-epoch and per-sample random stream in the loader.
-uint64_t MixSeed(uint64_t seed, uint64_t a, uint64_t b = 0);
-
-// Uniform in [0, n) from a 64-bit generator, by rejection (no modulo bias). REQUIRES: n > 0.
-template <typename Rng>
-uint64_t UniformBelow(Rng& rng, uint64_t n) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t v;
-  do v = rng();
-  while (v >= limit);
-  return v % n;
-}
-
-// Fisher-Yates: a uniform permutation of [first, last) drawn from `rng` (UniformBelow per swap,
-// from the back), identical on every platform.
-template <typename It, typename Rng>
-void Shuffle(It first, It last, Rng& rng) {
-  const auto n = static_cast<uint64_t>(last - first);
-  for (uint64_t i = n; i > 1; --i) std::swap(first[i - 1], first[UniformBelow(rng, i)]);
-}
 
 }  // namespace dljob::storage::loader

@@ -2,19 +2,18 @@
 #include "storage/objstore/cache_warmup.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
 
 #include <openssl/evp.h>
 
+#include "base/env.h"
+#include "base/errno_status.h"
 #include "base/mutex.h"
 #include "storage/shard_reader.h"
 
@@ -22,8 +21,6 @@ namespace dljob::storage {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
@@ -41,9 +38,10 @@ struct Recorded {
   uint64_t size = 0;
 };
 
-std::map<std::string, Recorded> ReadJournal(const std::string& path) {
+std::map<std::string, Recorded> ReadJournal(Env& env, const std::string& path) {
   std::map<std::string, Recorded> out;
-  std::ifstream in(path);
+  Result<std::string> text = env.ReadFile(path);
+  std::istringstream in(text.ok() ? *text : std::string());
   for (std::string line; std::getline(in, line);) {
     const size_t a = line.find('\t'), b = line.find('\t', a + 1);
     if (a == std::string::npos || b == std::string::npos) continue;  // a torn last line
@@ -57,7 +55,7 @@ std::map<std::string, Recorded> ReadJournal(const std::string& path) {
 
 Result<std::string> Md5OfFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Unavailable(Errno(path + ": open"));
+  if (fd < 0) return ErrnoStatus("cannot open", path);
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   EVP_DigestInit_ex(ctx, EVP_md5(), nullptr);
   std::vector<char> buf(1 << 20);
@@ -70,8 +68,7 @@ Result<std::string> Md5OfFile(const std::string& path) {
   EVP_DigestFinal_ex(ctx, digest, &len);
   EVP_MD_CTX_free(ctx);
   if (n < 0) {
-    errno = read_errno;
-    return Status::Unavailable(Errno(path + ": read"));
+    return ErrnoStatus("cannot read", path, read_errno);
   }
   static const char kHex[] = "0123456789abcdef";
   std::string hex;
@@ -90,8 +87,8 @@ std::string Lower(std::string s) {
 // Shared state of one WarmCache run.
 class Run {
  public:
-  Run(ObjectStore& source, std::string local_dir, const WarmCacheOptions& options)
-      : source_(source), dir_(std::move(local_dir)), options_(options) {}
+  Run(Env& env, ObjectStore& source, std::string local_dir, const WarmCacheOptions& options)
+      : env_(env), source_(source), dir_(std::move(local_dir)), options_(options) {}
 
   Status CopyAll(const std::vector<Entry>& todo, WarmCacheProgress start, WarmCacheResult& result);
 
@@ -105,6 +102,7 @@ class Run {
     return failed_.load() || (options_.cancel != nullptr && options_.cancel->load());
   }
 
+  Env& env_;
   ObjectStore& source_;
   const std::string dir_;
   const WarmCacheOptions& options_;
@@ -124,11 +122,11 @@ void Run::Advance(uint64_t bytes, uint64_t objects) {
 }
 
 Status Run::Download(const Entry& e, const std::string& part) {
-  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Unavailable(Errno(part + ": open"));
-  struct stat st {};
-  ::fstat(fd, &st);
-  uint64_t have = static_cast<uint64_t>(st.st_size);
+  Result<std::unique_ptr<AppendableFile>> file = env_.NewAppendableFile(part);
+  if (!file.ok()) return file.status();
+  std::error_code ec;
+  uint64_t have = fs::file_size(part, ec);
+  if (ec) return Status::Unavailable("cannot size \"" + part + "\": " + ec.message());
   Status status;
   while (have < e.info.size) {
     if (Stopping()) {
@@ -147,17 +145,8 @@ Status Run::Download(const Entry& e, const std::string& part) {
                                    "; it changed while being copied, run again");
       break;
     }
-    size_t done = 0;
-    while (done < bytes->size()) {
-      ssize_t n = ::write(fd, bytes->data() + done, bytes->size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      done += static_cast<size_t>(n);
-    }
-    if (done < bytes->size()) {
-      status = Status::Unavailable(Errno(part + ": write"));
-      break;
-    }
+    status = (*file)->Append(*bytes);
+    if (!status.ok()) break;
     have += bytes->size();
     {
       MutexLock lock(mu_);
@@ -165,7 +154,9 @@ Status Run::Download(const Entry& e, const std::string& part) {
     }
     Advance(bytes->size(), 0);
   }
-  if (::close(fd) != 0 && status.ok()) status = Status::Unavailable(Errno(part + ": close"));
+  // Synced before it is checked and renamed into place, so a crash never leaves a final name
+  // over bytes that were not on disk.
+  if (status.ok() && have >= e.info.size) status = (*file)->Sync();
   return status;
 }
 
@@ -223,14 +214,13 @@ Status Run::CopyOne(const Entry& e) {
     MutexLock lock(mu_);
     progress_.bytes_done -= e.info.size;
   }
-  if (::rename(part.c_str(), final_path.c_str()) != 0) {
-    return Status::Unavailable(Errno(final_path + ": rename"));
-  }
+  if (Status s = env_.RenameFile(part, final_path); !s.ok()) return s;
   MutexLock lock(mu_);
-  std::ofstream journal(dir_ + "/" + kCacheMetaDir + "/objects", std::ios::app);
-  journal << e.info.etag << '\t' << e.info.size << '\t' << e.rel << '\n';
-  journal.flush();
-  if (!journal) return Status::Unavailable(dir_ + "/" + kCacheMetaDir + "/objects: write failed");
+  Result<std::unique_ptr<AppendableFile>> journal =
+      env_.NewAppendableFile(dir_ + "/" + kCacheMetaDir + "/objects");
+  if (!journal.ok()) return journal.status();
+  const std::string line = e.info.etag + '\t' + std::to_string(e.info.size) + '\t' + e.rel + '\n';
+  if (Status s = (*journal)->Append(line); !s.ok()) return s;
   ++copied_;
   progress_.objects_done += 1;
   if (options_.progress) options_.progress(progress_);
@@ -285,9 +275,11 @@ Result<WarmCacheResult> WarmCache(ObjectStore& source, const std::string& prefix
   fs::create_directories(meta, ec);
   if (ec) return Status::Unavailable(meta + ": " + ec.message());
 
+  Env& env = DefaultEnv();
   WarmCacheResult result;
   {
-    std::ifstream in(marker);
+    Result<std::string> text = env.ReadFile(marker);
+    std::istringstream in(text.ok() ? *text : std::string());
     std::string line;
     if (std::getline(in, line) && line == "source " + source_url && options.trust_marker) {
       result.already_complete = true;
@@ -299,7 +291,7 @@ Result<WarmCacheResult> WarmCache(ObjectStore& source, const std::string& prefix
 
   Result<std::vector<ObjectInfo>> listed = ListAll(source, dir_prefix);
   if (!listed.ok()) return listed.status();
-  const std::map<std::string, Recorded> journal = ReadJournal(meta + "/objects");
+  const std::map<std::string, Recorded> journal = ReadJournal(env, meta + "/objects");
   std::vector<Entry> todo;
   WarmCacheProgress start;
   for (ObjectInfo& info : *listed) {
@@ -329,18 +321,12 @@ Result<WarmCacheResult> WarmCache(ObjectStore& source, const std::string& prefix
   result.objects = start.objects_total;
   result.bytes = start.bytes_total;
 
-  Run run(source, dir, options);
+  Run run(env, source, dir, options);
   if (Status s = run.CopyAll(todo, start, result); !s.ok()) return s;
 
-  const std::string tmp = marker + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << "source " << source_url << "\nobjects " << result.objects << "\nbytes " << result.bytes
-        << "\n";
-    out.flush();
-    if (!out) return Status::Unavailable(tmp + ": write failed");
-  }
-  if (::rename(tmp.c_str(), marker.c_str()) != 0) return Status::Unavailable(Errno(marker));
+  const std::string text = "source " + source_url + "\nobjects " + std::to_string(result.objects) +
+                           "\nbytes " + std::to_string(result.bytes) + "\n";
+  if (Status s = env.WriteFileAtomically(marker, text); !s.ok()) return s;
   return result;
 }
 

@@ -8,15 +8,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
+
+#include "base/env.h"
+#include "base/errno_status.h"
 
 namespace dljob::storage {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 std::string Hex(uint64_t v) {
   char buf[17];
@@ -30,7 +30,7 @@ Result<std::string> ReadFile(const std::string& path, const std::string& url, ui
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return Status::NotFound(url + ": not found");
-    return Status::Unavailable(Errno(url + ": open"));
+    return ErrnoStatus("cannot open", url);
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -54,7 +54,7 @@ Result<std::string> ReadFile(const std::string& path, const std::string& url, ui
     ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      Status s = n < 0 ? Status::Unavailable(Errno(url + ": read"))
+      Status s = n < 0 ? ErrnoStatus("cannot read", url)
                        : Status::Unavailable(url + ": file shrank while being read");
       ::close(fd);
       return s;
@@ -122,28 +122,7 @@ Status LocalDirStore::Put(std::string_view key, std::string_view data) {
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
   if (ec) return Status::Unavailable(Url(key) + ": creating its directory: " + ec.message());
-  std::string tmp = (target.parent_path() / (std::string(kLocalTempMarker) + "XXXXXX")).string();
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return Status::Unavailable(Errno(Url(key) + ": creating a temporary file"));
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status s = Status::Unavailable(Errno(Url(key) + ": write"));
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0 || ::rename(tmp.c_str(), path->c_str()) != 0) {
-    Status s = Status::Unavailable(Errno(Url(key) + ": write"));
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  return Status::Ok();
+  return DefaultEnv().WriteFileAtomically(*path, data);
 }
 
 Result<ListPage> LocalDirStore::List(const ListOptions& options) {
@@ -187,7 +166,7 @@ Result<ObjectInfo> LocalDirStore::Head(std::string_view key) {
   struct stat st {};
   if (::stat(path->c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return Status::NotFound(Url(key) + ": not found");
-    return Status::Unavailable(Errno(Url(key) + ": stat"));
+    return ErrnoStatus("cannot stat", Url(key));
   }
   if (!S_ISREG(st.st_mode)) return Status::NotFound(Url(key) + ": not found (not a regular file)");
   return InfoOf(std::string(key), st);
@@ -197,7 +176,7 @@ Status LocalDirStore::Delete(std::string_view key) {
   Result<std::string> path = PathOf(key);
   if (!path.ok()) return path.status();
   if (::unlink(path->c_str()) != 0 && errno != ENOENT && errno != ENOTDIR) {
-    return Status::Unavailable(Errno(Url(key) + ": delete"));
+    return ErrnoStatus("cannot delete", Url(key));
   }
   // Remove directories the object leaves empty, as a bucket has no empty "directories".
   fs::path dir = fs::path(*path).parent_path();

@@ -1,11 +1,12 @@
 // LocalDirStore: a directory used as a bucket. Key "a/b.shard" is the file ROOT/a/b.shard.
 //
 // What an NFS mount, a hostPath or a local cache looks like through the ObjectStore interface.
-// Put writes a temporary file next to the target (".dljob-tmp-*", never listed) and renames it
-// into place, so a reader sees the old or the new object, never part of one; parent directories
-// are created as needed. Delete removes the file and any directories it leaves empty below ROOT.
-// List walks ROOT recursively and returns regular files in key order (symlinks to files are
-// followed); its continuation token is the last key of the previous page. The ETag is
+// Put is Env::WriteFileAtomically (base/env.h): a temporary file next to the target
+// (kTempFilePrefix, ".dljob-tmp-*", never listed), synced and renamed into place, so a reader sees
+// the old or the new object, never part of one; parent directories are created as needed. Delete
+// removes the file and any directories it leaves empty below ROOT. List walks ROOT recursively and
+// returns regular files in key order (symlinks to files are followed); its continuation token is
+// the last key of the previous page. The ETag is
 // "<size>-<mtime ns>" in hex: it changes when a file is rewritten, but it is not an MD5.
 //
 // Thread-safety: all methods may be called from many threads at once (the file system arbitrates;
@@ -14,6 +15,7 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "storage/objstore/object_store.h"
 
 namespace dljob::storage {
@@ -41,6 +43,6 @@ class LocalDirStore : public ObjectStore {
   std::string root_;  // absolute, no trailing '/'
 };
 
-inline constexpr char kLocalTempMarker[] = ".dljob-tmp-";
+inline constexpr const char* kLocalTempMarker = kTempFilePrefix;
 
 }  // namespace dljob::storage

@@ -11,13 +11,12 @@
 #include <signal.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "base/env.h"
 #include "base/time_format.h"
 #include "http/http_server.h"
 #include "tests/apiserver/rest_handler.h"
@@ -39,20 +38,6 @@ struct Flags {
   bool graceful_pod_deletion = true;
   int log_delay_ms = 0;
 };
-
-// Writes through a temporary file and a rename, so a reader never sees half a file.
-Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << content;
-    if (!out.flush()) return Status::Unavailable("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Status::Unavailable("cannot rename " + tmp + " to " + path + ": " + ec.message());
-  return Status::Ok();
-}
 
 std::string Kubeconfig(const std::string& server) {
   return "apiVersion: v1\n"
@@ -131,13 +116,15 @@ int Run(const Flags& flags) {
       flags.host.find(':') != std::string::npos ? "[" + flags.host + "]" : flags.host;
   std::string url = "http://" + host + ":" + std::to_string(server.port());
   if (!flags.kubeconfig_out.empty()) {
-    if (Status s = WriteFileAtomically(flags.kubeconfig_out, Kubeconfig(url)); !s.ok()) {
+    if (Status s = DefaultEnv().WriteFileAtomically(flags.kubeconfig_out, Kubeconfig(url));
+        !s.ok()) {
       std::fprintf(stderr, "dljob-test-apiserver: --kubeconfig-out: %s\n", s.message().c_str());
       return 1;
     }
   }
   if (!flags.port_file.empty()) {
-    if (Status s = WriteFileAtomically(flags.port_file, std::to_string(server.port()) + "\n");
+    if (Status s =
+            DefaultEnv().WriteFileAtomically(flags.port_file, std::to_string(server.port()) + "\n");
         !s.ok()) {
       std::fprintf(stderr, "dljob-test-apiserver: --port-file: %s\n", s.message().c_str());
       return 1;

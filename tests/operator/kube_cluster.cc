@@ -6,8 +6,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
+#include "base/env.h"
 #include "jobs/child_names.h"
 #include "jobs/json_fields.h"
 #include "kube/config.h"
@@ -223,16 +223,8 @@ Result<std::string> KubeCluster::WorkerAddress(const std::string& job, int64_t i
 Status KubeCluster::Put(const std::string& address, const std::string& name,
                         const std::string& text) {
   std::string dir = ranks_dir_ + "/" + address;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::string tmp = dir + "/." + name + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out.flush()) return Status::Unavailable("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, dir + "/" + name, ec);
-  return ec ? Status::Unavailable("cannot rename " + tmp + ": " + ec.message()) : Status::Ok();
+  if (Status s = DefaultEnv().CreateDirs(dir); !s.ok()) return s;
+  return DefaultEnv().WriteFileAtomically(dir + "/" + name, text);
 }
 
 Status KubeCluster::Say(const std::string& job, int rank, const std::string& line) {

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "base/env.h"
 #include "jobs/codec.h"
 
 namespace dljob::chart {
@@ -202,14 +202,6 @@ Status RenderRange(const std::string& name, const std::vector<Token>& tokens, si
   return Status::Ok();
 }
 
-Result<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int KindOrder(const std::string& manifest) {
   static const std::vector<std::string> kOrder = {"Namespace",          "CustomResourceDefinition",
                                                   "ServiceAccount",     "ClusterRole",
@@ -270,7 +262,7 @@ Result<std::string> RenderChart(const std::string& chart_dir, const std::vector<
   ctx.release_name = release_name;
   ctx.release_namespace = release_namespace;
   for (const char* file : {"Chart.yaml", "values.yaml"}) {
-    Result<std::string> text = ReadFile(fs::path(chart_dir) / file);
+    Result<std::string> text = DefaultEnv().ReadFile((fs::path(chart_dir) / file).string());
     if (!text.ok()) return text.status();
     Result<json> tree = YamlToJson(*text);
     if (!tree.ok()) return tree.status().WithContext(file);
@@ -293,7 +285,7 @@ Result<std::string> RenderChart(const std::string& chart_dir, const std::vector<
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
-      Result<std::string> text = ReadFile(file);
+      Result<std::string> text = DefaultEnv().ReadFile(file.string());
       if (!text.ok()) return text.status();
       std::string name = std::string(sub) + "/" + file.filename().string();
       Result<std::string> rendered =

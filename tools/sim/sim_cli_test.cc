@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tools/sim/sim_test_util.h"
 #include "testing/command.h"
+#include "tools/sim/sim_test_util.h"
 
 namespace dljob::scheduler::sim {
 namespace {
@@ -92,7 +92,8 @@ TEST_F(SimCli, BadFilesNameFileLineAndColumn) {
   auto missing = RunCommand({BinDir() + "/dljob-sim", "--nodes", dir_.path() + "/none.csv",
                              "--jobs", dir_.path() + "/jobs.csv"});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.err, "dljob-sim: error: " + dir_.path() + "/none.csv: cannot open\n");
+  EXPECT_EQ(missing.err, "dljob-sim: error: cannot open \"" + dir_.path() +
+                             "/none.csv\": No such file or directory\n");
 }
 
 TEST_F(SimCli, GeneratesATraceItCanReplay) {

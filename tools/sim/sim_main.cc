@@ -12,13 +12,13 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 
 #include "base/clock.h"
+#include "base/env.h"
 #include "base/progress_printer.h"
 #include "tools/sim/metrics.h"
 #include "tools/sim/report.h"
@@ -40,14 +40,6 @@ struct Flags {
   TraceShape shape;
   std::string out_dir;
 };
-
-Status WriteFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out) return Status::Unavailable(path + ": cannot write");
-  return Status::Ok();
-}
 
 // One status line on stderr per policy: redrawn on a terminal (at most 5 times a second), a line
 // per tenth of the jobs elsewhere.
@@ -95,7 +87,7 @@ int Generate(const Flags& f) {
   for (const auto& [name, text] :
        {std::pair{"nodes.csv", NodesCsv(t.nodes)}, std::pair{"jobs.csv", JobsCsv(t.jobs)},
         std::pair{"queues.csv", QueuesCsv(t.queues)}}) {
-    if (Status s = WriteFile(dir + name, text); !s.ok()) {
+    if (Status s = DefaultEnv().WriteFileAtomically(dir + name, text); !s.ok()) {
       std::cerr << "dljob-sim: error: " << s.message() << "\n";
       return 1;
     }
@@ -143,13 +135,14 @@ int Replay(const Flags& f) {
     std::cout << FormatTable(summaries);
   }
   if (!f.jobs_out.empty()) {
-    if (Status s = WriteFile(f.jobs_out, JobsOutCsv(*trace, results)); !s.ok()) {
+    if (Status s = DefaultEnv().WriteFileAtomically(f.jobs_out, JobsOutCsv(*trace, results));
+        !s.ok()) {
       std::cerr << "dljob-sim: error: --jobs-out: " << s.message() << "\n";
       return 1;
     }
   }
   if (!f.svg.empty()) {
-    if (Status s = WriteFile(f.svg, AllocationSvg(results)); !s.ok()) {
+    if (Status s = DefaultEnv().WriteFileAtomically(f.svg, AllocationSvg(results)); !s.ok()) {
       std::cerr << "dljob-sim: error: --svg: " << s.message() << "\n";
       return 1;
     }

@@ -1,12 +1,12 @@
 #include "tools/sim/trace.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 
+#include "base/env.h"
 #include "scheduler/queue/quota.h"
 #include "tools/sim/csv.h"
 
@@ -15,15 +15,6 @@ namespace {
 
 constexpr int64_t kMaxSeconds = int64_t{1} << 40;  // ~35,000 years: no overflow in sums
 constexpr int64_t kMaxCount = 1 << 20;
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return Status::Unavailable(path + ": read failed");
-  return s.str();
-}
 
 // A name: non-empty, no spaces or control characters.
 Status CheckName(const CsvTable& t, const CsvRow& row, const std::string& column,
@@ -179,18 +170,18 @@ Result<std::vector<QueueSpec>> ParseQueues(std::string_view file, std::string_vi
 Result<Trace> LoadTrace(const std::string& nodes_path, const std::string& jobs_path,
                         const std::string& queues_path) {
   Trace trace;
-  Result<std::string> nodes_text = ReadFile(nodes_path);
+  Result<std::string> nodes_text = DefaultEnv().ReadFile(nodes_path);
   if (!nodes_text.ok()) return nodes_text.status();
   Result<std::vector<Node>> nodes = ParseNodes(nodes_path, *nodes_text);
   if (!nodes.ok()) return nodes.status();
   trace.nodes = std::move(*nodes);
-  Result<std::string> jobs_text = ReadFile(jobs_path);
+  Result<std::string> jobs_text = DefaultEnv().ReadFile(jobs_path);
   if (!jobs_text.ok()) return jobs_text.status();
   Result<std::vector<TraceJob>> jobs = ParseJobs(jobs_path, *jobs_text);
   if (!jobs.ok()) return jobs.status();
   trace.jobs = std::move(*jobs);
   if (!queues_path.empty()) {
-    Result<std::string> queues_text = ReadFile(queues_path);
+    Result<std::string> queues_text = DefaultEnv().ReadFile(queues_path);
     if (!queues_text.ok()) return queues_text.status();
     Result<std::vector<QueueSpec>> queues = ParseQueues(queues_path, *queues_text);
     if (!queues.ok()) return queues.status();

@@ -3,27 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 
+#include "base/random.h"
 #include "scheduler/queue/quota.h"
 
 namespace dljob::scheduler::sim {
 namespace {
 
-// Uniform in [0, 1) from 53 random bits: the same on every platform.
-double Uniform(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
-
-// A standard normal by Box–Muller.
-double Normal(std::mt19937_64& rng) {
-  const double u = 1.0 - Uniform(rng), v = Uniform(rng);
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2 * M_PI * v);
-}
-
 template <typename T>
-T Pick(std::mt19937_64& rng, const std::vector<std::pair<T, double>>& weighted) {
+T Pick(Rng& rng, const std::vector<std::pair<T, double>>& weighted) {
   double total = 0;
   for (const auto& [v, w] : weighted) total += w;
-  double u = Uniform(rng) * total;
+  double u = Uniform01(rng) * total;
   for (const auto& [v, w] : weighted) {
     if (u < w) return v;
     u -= w;
@@ -62,7 +53,7 @@ std::vector<Node> MakeNodes(int64_t gpus) {
 }  // namespace
 
 Trace GenerateTrace(const TraceShape& shape) {
-  std::mt19937_64 rng(shape.seed);
+  Rng rng(shape.seed);
   Trace trace;
   trace.nodes = MakeNodes(shape.gpus);
   std::map<std::string, int64_t> model_gpus;
@@ -91,12 +82,12 @@ Trace GenerateTrace(const TraceShape& shape) {
     j.duration = std::clamp<int64_t>(std::llround(d), 60, 7 * 86400);
     j.priority = Pick(rng, priorities);
     j.queue = Pick(rng, queues);
-    if (Uniform(rng) < 0.4) j.gpu_model = Pick(rng, models);
+    if (Uniform01(rng) < 0.4) j.gpu_model = Pick(rng, models);
     // A model's gang must fit its nodes.
     const int64_t room = j.gpu_model.empty() ? total_gpus : model_gpus[j.gpu_model];
     while (j.num_gpu > room) j.num_gpu /= 2;
     j.gpus_per_worker = std::min<int64_t>(j.num_gpu, 8);
-    const double limit = double(j.duration) * (1.2 + 1.8 * Uniform(rng)) + 600;
+    const double limit = double(j.duration) * (1.2 + 1.8 * Uniform01(rng)) + 600;
     j.time_limit = (static_cast<int64_t>(std::ceil(limit / 600.0))) * 600;
     work += double(j.num_gpu) * double(j.duration);
     trace.jobs.push_back(std::move(j));
@@ -116,7 +107,7 @@ Trace GenerateTrace(const TraceShape& shape) {
   double t = 0;
   for (TraceJob& j : trace.jobs) {
     j.submit_time = std::llround(t);
-    t += -std::log(1.0 - Uniform(rng)) / rate;
+    t += -std::log(1.0 - Uniform01(rng)) / rate;
   }
   for (const auto& [queue, w] : queues) {
     QueueSpec q;

@@ -12,8 +12,8 @@
 //   arrivals    Poisson over a span S where Σ GPUs × min(duration, S) = load × GPUs × S
 //   queues      team-a..team-d, each with a nominal quarter of all GPUs (any model) and
 //               borrowing up to all of them
-// Deterministic for a seed (std::mt19937_64 and distributions computed here, not the standard
-// library's, so every platform gives the same trace). Pure.
+// Deterministic for a seed (drawn from base/random.h's kit, not the standard library's
+// distributions, so every platform gives the same trace). Pure.
 #pragma once
 
 #include <cstdint>

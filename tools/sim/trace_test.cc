@@ -85,7 +85,7 @@ TEST(ParseTrace, BadInputNamesFileLineColumnAndWhy) {
   EXPECT_EQ(ParseQueues("q.csv", "name,gpu_model,nominal\na,,lots\n").status().message(),
             "q.csv:2:4: nominal: expected a whole number, got \"lots\"");
   EXPECT_EQ(LoadTrace("/nonexistent/n.csv", "j.csv", "").status().message(),
-            "/nonexistent/n.csv: cannot open");
+            "cannot open \"/nonexistent/n.csv\": No such file or directory");
 }
 
 TEST(ParseQueues, QuotasPerModelUnlimitedAndDefaults) {

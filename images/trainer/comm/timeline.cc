@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <string_view>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "base/env.h"
 
 namespace dljob::trainer {
 
@@ -95,13 +94,7 @@ std::string TimelinePath(const std::string& path, int rank, int size) {
 
 Status WriteTimeline(const Timeline& timeline, int rank, const std::string& path) {
   const std::string text = FormatChromeTrace(timeline.Events(), rank, timeline.dropped());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.close();
-  if (!out) {
-    return Status::Unavailable("--timeline: cannot write " + path + ": " + std::strerror(errno));
-  }
-  return Status::Ok();
+  return DefaultEnv().WriteFileAtomically(path, text).WithContext("--timeline");
 }
 
 }  // namespace dljob::trainer

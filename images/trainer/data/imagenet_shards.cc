@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "base/random.h"
 #include "storage/loader/sampler.h"
 #include "storage/objstore/open_store.h"
 
@@ -78,7 +79,7 @@ Result<std::unique_ptr<ImagenetShardSource>> ImagenetShardSource::Open(
   options.transform.output = ImagenetOutput(shape);
   options.transform.augment.random_crop = true;
   options.transform.augment.flip = true;
-  options.transform.seed = ld::MixSeed(o.seed, 0x696d616765ull);  // not the sampler's stream
+  options.transform.seed = MixSeed(o.seed, 0x696d616765ull);  // not the sampler's stream
   if (Status s = ld::ValidateSamplerOptions(options.sampler); !s.ok()) return s;
   std::unique_ptr<ImagenetShardSource> source(
       new ImagenetShardSource(o.data_dir, std::move(opener), std::move(*shards), options));
