@@ -20,8 +20,8 @@
 #   step_times            the table of every step's seconds so far (ends the open step)
 #   show_help             the script's header comment (its lines 2.. up to the first non-#)
 #   cmake_args            CMAKE_ARGS=(-G Ninja when ninja is installed, ccache as the compiler
-#                         launcher when it is on PATH): the generator and launcher every build
-#                         directory is configured with
+#                         launcher when it is on PATH, shared between clones): the generator and
+#                         launcher every build directory is configured with
 #   cxx_files             CXX_FILES=(every C++ file of the checkout: tracked, or new and not
 #                         ignored)
 
@@ -87,7 +87,12 @@ show_help() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 cmake_args() {
   CMAKE_ARGS=()
   if command -v ninja >/dev/null 2>&1; then CMAKE_ARGS+=(-G Ninja); fi
-  if command -v ccache >/dev/null 2>&1; then CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+  # Paths under the checkout are hashed relative to it (CCACHE_BASEDIR) and the build directory's
+  # own path not at all (CCACHE_NOHASHDIR, which -g would otherwise add), so a clone in another
+  # folder, CI's included, reuses what any other clone compiled.
+  if command -v ccache >/dev/null 2>&1; then
+    CMAKE_ARGS+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$ROOT;CCACHE_NOHASHDIR=1;ccache")
+  fi
 }
 
 cxx_files() {
