@@ -249,7 +249,7 @@ int Main(int argc, char** argv) {
   int workers = 8;
   int submitters = 8;
   bool skip_baseline = false;
-  CLI::App app("operator_bench: N DLJobs of 5 pods against the test API server");
+  CLI::App app("operator_bench: N DLJobs of 5 pods against the test API server", "operator_bench");
   app.add_option("--jobs", jobs, "DLJobs to submit at once")->capture_default_str();
   app.add_option("--operator-workers", workers, "the operator's --workers")->capture_default_str();
   app.add_option("--submitters", submitters, "client threads creating objects")

@@ -67,7 +67,8 @@ int Main(int argc, char** argv) {
   scheduler::sim::TraceShape shape;
   std::string policies = "fifo,spread,best-fit,dljob,las,sjf";
   scheduler::sim::SimOptions options;
-  CLI::App app("sim_bench: every scheduling policy on one synthetic trace, ratios against fifo");
+  CLI::App app("sim_bench: every scheduling policy on one synthetic trace, ratios against fifo",
+               "sim_bench");
   app.add_option("--jobs-count", shape.jobs)->capture_default_str();
   app.add_option("--gpus", shape.gpus)->capture_default_str();
   app.add_option("--seed", shape.seed)->capture_default_str();

@@ -270,7 +270,8 @@ int RunBench(const BenchConfig& c) {
 
 int main(int argc, char** argv) {
   dljob::trainer::BenchConfig c;
-  CLI::App app("dljob-train's Trainer vs a bare LibTorch loop, same model and batch");
+  CLI::App app("dljob-train's Trainer vs a bare LibTorch loop, same model and batch",
+               "trainer_vs_bare_bench");
   app.add_option("--model", c.model);
   app.add_option("--batch_size", c.batch_size);
   app.add_option("--threads", c.threads);

@@ -87,7 +87,8 @@ int Main(int argc, char** argv) {
       ctx, {}, false, {}, InstallInterruptHandlers, [] { return static_cast<int>(g_interrupt); }};
   ctx.make_backend = [&]() { return MakeBackend(shared.backend, shared.needs_cluster, state_dir); };
 
-  CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)"};
+  CLI::App app{"dljob: run distributed deep-learning training jobs (locally or on Kubernetes)",
+               "dljob"};
   app.footer(kBackendRule);
   app.require_subcommand(1);
   app.set_version_flag("--version", "dljob 0.1.0");

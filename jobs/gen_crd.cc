@@ -11,13 +11,20 @@
 #include "jobs/yaml_tree.h"
 
 int main(int argc, char** argv) {
+  const std::string usage = std::string("Usage: dljob-gen-crd [--markdown] [") + dljob::kPlural +
+                            "|" + dljob::kQueuePlural +
+                            "]\nPrints the CRD of DLJobs (the default) or of DLQueues as YAML, or "
+                            "with --markdown that API's reference page.\n";
   int arg = 1;
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << usage;
+    return 0;
+  }
   bool markdown = argc > arg && std::string(argv[arg]) == "--markdown";
   if (markdown) ++arg;
   std::string plural = argc > arg ? argv[arg] : dljob::kPlural;
   if (argc > arg + 1 || (plural != dljob::kPlural && plural != dljob::kQueuePlural)) {
-    std::cerr << "usage: dljob-gen-crd [--markdown] [" << dljob::kPlural << "|"
-              << dljob::kQueuePlural << "]\n";
+    std::cerr << usage;
     return 2;
   }
   bool job = plural == dljob::kPlural;

@@ -174,7 +174,7 @@ TEST(FlagsTest, EveryChoiceNameRoundTrips) {
 }
 
 TEST(FlagsTest, UnknownChoiceListsTheValidValues) {
-  // The words CLI::IsMember used before the options became enums; users and scripts saw these.
+  // The error names the flag, the value and every valid spelling, in CLI::IsMember's words.
   struct Case {
     const char* arg;
     const char* error;

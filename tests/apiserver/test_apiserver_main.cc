@@ -146,7 +146,8 @@ int Run(const Flags& flags) {
 
 int main(int argc, char** argv) {
   dljob::apiserver::Flags flags;
-  CLI::App app{"dljob-test-apiserver: a Kubernetes API server for tests (plain HTTP, loopback)"};
+  CLI::App app{"dljob-test-apiserver: a Kubernetes API server for tests (plain HTTP, loopback)",
+               "dljob-test-apiserver"};
   app.add_option("--host", flags.host, "Numeric loopback address to listen on")
       ->capture_default_str();
   app.add_option("--port", flags.port, "Port to listen on; 0 picks a free one")

@@ -9,7 +9,8 @@
 #include "tools/chart/chart_render.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Render the dljob Helm chart into plain manifests (for kubectl apply -f)"};
+  CLI::App app{"Render the dljob Helm chart into plain manifests (for kubectl apply -f)",
+               "dljob-render-chart"};
   std::string chart = "charts/dljob";
   std::string name = "dljob";
   std::string ns = "dljob-system";

@@ -11,7 +11,7 @@ namespace {
 
 namespace ld = storage::loader;
 
-constexpr uint16_t kSide = 28;
+constexpr uint16_t kImageSide = 28;
 constexpr char kRepack[] =
     "; copy the dataset again, or re-pack it with `dljob data pack --from <Fashion-MNIST IDX "
     "directory> --to <directory>`";
@@ -25,7 +25,7 @@ Status WithRepackAdvice(const Status& s) {
   return Status(s.code(), s.message() + kRepack);
 }
 
-bool IsObjectUrl(const std::string& dir) {
+bool IsObjectStoreUrl(const std::string& dir) {
   return dir.rfind("oss://", 0) == 0 || dir.rfind("s3://", 0) == 0;
 }
 
@@ -41,7 +41,7 @@ Status BadRecord(const storage::ShardReader& shard, uint64_t i, const std::strin
 const char* ShardSplitName(Split split) { return split == Split::kTrain ? "train" : "test"; }
 
 bool IsFashionMnistShardDir(const std::string& data_dir) {
-  if (IsObjectUrl(data_dir)) return true;
+  if (IsObjectStoreUrl(data_dir)) return true;
   std::error_code ec;
   for (std::filesystem::directory_iterator it(data_dir, ec), end; !ec && it != end;
        it.increment(ec)) {
@@ -61,14 +61,14 @@ Result<Dataset> FashionMnistFromShards(const ld::ShardSet& shards) {
   uint64_t total = 0;
   for (const storage::ShardReaderPtr& shard : shards.shards) total += shard->num_records();
   IdxArray images, labels;
-  images.dims = {static_cast<int64_t>(total), kSide, kSide};
+  images.dims = {static_cast<int64_t>(total), kImageSide, kImageSide};
   labels.dims = {static_cast<int64_t>(total)};
-  images.data.reserve(total * kSide * kSide);
+  images.data.reserve(total * kImageSide * kImageSide);
   labels.data.reserve(total);
   for (const storage::ShardReaderPtr& shard : shards.shards) {
     Status s = shard->ForEach([&](uint64_t i, const storage::Sample& sample) -> Status {
       if (sample.format != storage::SampleFormat::kRaw || sample.channels != 1 ||
-          sample.height != kSide || sample.width != kSide) {
+          sample.height != kImageSide || sample.width != kImageSide) {
         return BadRecord(*shard, i,
                          "a " + storage::SampleFormatName(sample.format) + " " +
                              std::to_string(sample.height) + "x" + std::to_string(sample.width) +
@@ -91,7 +91,7 @@ Result<Dataset> FashionMnistFromShards(const ld::ShardSet& shards) {
 Result<Dataset> LoadFashionMnistShards(const std::string& data_dir, Split split) {
   const std::string name = ShardSplitName(split);
   auto open = [&]() -> Result<ld::ShardSet> {
-    if (!IsObjectUrl(data_dir)) return ld::OpenLocalSplit(data_dir, name);
+    if (!IsObjectStoreUrl(data_dir)) return ld::OpenLocalSplit(data_dir, name);
     Result<storage::OpenedSource> source =
         storage::OpenSource(data_dir, {}, storage::ProcessEnv(), "--data_dir");
     if (!source.ok()) return source.status();

@@ -12,7 +12,7 @@
 namespace dljob::trainer {
 namespace {
 
-bool IsLetter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+bool IsWordLetter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
 }  // namespace
 
@@ -25,7 +25,7 @@ std::vector<std::string> Tokenize(std::string_view text) {
     word.clear();
   };
   for (char c : text) {
-    if (IsLetter(c)) {
+    if (IsWordLetter(c)) {
       word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (c == '\'' && !word.empty()) {
       word += c;  // inside a word ("lord's"); a trailing one is dropped by flush

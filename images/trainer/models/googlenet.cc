@@ -13,7 +13,8 @@
 namespace dljob::trainer {
 namespace {
 
-BasicConv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1, int64_t pad = 0) {
+BasicConv2d BasicConv(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1,
+                      int64_t pad = 0) {
   return BasicConv2d(BasicConvOptions{in, out, kernel, stride, pad});
 }
 
@@ -26,16 +27,16 @@ torch::nn::MaxPool2d CeilPool(int64_t kernel, int64_t stride, int64_t pad = 0) {
 Concat Inception(int64_t in, int64_t ch1x1, int64_t ch3x3red, int64_t ch3x3, int64_t ch5x5red,
                  int64_t ch5x5, int64_t pool_proj) {
   return Concat(std::vector<torch::nn::Sequential>{
-      torch::nn::Sequential(Conv(in, ch1x1, 1)),
-      torch::nn::Sequential(Conv(in, ch3x3red, 1), Conv(ch3x3red, ch3x3, 3, 1, 1)),
-      torch::nn::Sequential(Conv(in, ch5x5red, 1), Conv(ch5x5red, ch5x5, 3, 1, 1)),
-      torch::nn::Sequential(CeilPool(3, 1, 1), Conv(in, pool_proj, 1)),
+      torch::nn::Sequential(BasicConv(in, ch1x1, 1)),
+      torch::nn::Sequential(BasicConv(in, ch3x3red, 1), BasicConv(ch3x3red, ch3x3, 3, 1, 1)),
+      torch::nn::Sequential(BasicConv(in, ch5x5red, 1), BasicConv(ch5x5red, ch5x5, 3, 1, 1)),
+      torch::nn::Sequential(CeilPool(3, 1, 1), BasicConv(in, pool_proj, 1)),
   });
 }
 
 std::shared_ptr<Model> MakeGoogLeNet(int64_t num_classes) {
   torch::nn::Sequential body(
-      Conv(3, 64, 7, 2, 3), CeilPool(3, 2), Conv(64, 64, 1), Conv(64, 192, 3, 1, 1),
+      BasicConv(3, 64, 7, 2, 3), CeilPool(3, 2), BasicConv(64, 64, 1), BasicConv(64, 192, 3, 1, 1),
       CeilPool(3, 2),  //
       Inception(192, 64, 96, 128, 16, 32, 32), Inception(256, 128, 128, 192, 32, 96, 64),
       CeilPool(3, 2),  //
