@@ -4,11 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
 #include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {
 namespace {
+
+using Json = nlohmann::json;
 
 constexpr int kAttempts = 3;
 
@@ -18,7 +20,8 @@ bool Contains(const std::vector<std::string>& list, const std::string& s) {
 
 }  // namespace
 
-Status RecordWarmCaches(kube::Api& api, const kube::Store& nodes, const Json* old_pod, const Json& pod) {
+Status RecordWarmCaches(kube::Api& api, const kube::Store& nodes, const Json* old_pod,
+                        const Json& pod) {
   std::vector<std::string> warm = old_pod ? NewlyWarmSources(*old_pod, pod) : WarmSources(pod);
   const std::string node = StringAt(FieldOf(pod, "spec"), "nodeName");
   if (!old_pod) {
