@@ -47,14 +47,14 @@ int OperatorApp::Run(std::stop_token stop) {
     Lead(stop);
     return 0;
   }
-  controller::LeaderElectionOptions le;
+  kube::LeaderElectionOptions le;
   le.lease_name = options_.lease_name;
   le.lease_namespace = options_.lease_namespace;
   le.identity = options_.identity;
   le.lease_duration = options_.lease_duration;
   le.renew_deadline = options_.renew_deadline;
   le.retry_period = options_.retry_period;
-  controller::LeaderElector elector(api_, le, clock_);
+  kube::LeaderElector elector(api_, le, clock_);
 
   std::stop_source lead_stop;
   std::jthread leader;
@@ -62,7 +62,7 @@ int OperatorApp::Run(std::stop_token stop) {
   Log(clock_,
       "campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
   elector.Run(
-      stop, controller::LeaderCallbacks{
+      stop, kube::LeaderCallbacks{
                 .on_started_leading =
                     [&] {
                       Log(clock_, "became the leader");
