@@ -40,7 +40,6 @@ struct AdviseCommandOptions {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 std::string Describe(const advise::TrialRecord& t) {
   const advise::TrialSetting& s = t.setting;
@@ -61,7 +60,7 @@ class AdviseObserver : public JobObserver {
     prefix_ = "trial " + std::to_string(t.index) +
               " of <=" + std::to_string(std::max(planned, t.index)) + " (" + t.axis + ": " +
               Describe(t) + ")";
-    start_ = Clock::now();
+    start_ = ctx_.clock.MonotonicNow();
     line_.Show(prefix_ + " starting");
   }
   void Finished(const advise::TrialRecord& t) {
@@ -82,7 +81,8 @@ class AdviseObserver : public JobObserver {
   void OnOutput(int, bool, std::string_view) override {}
   void OnUpdate(const DLJob& job) override {
     if (!ctx_.err_is_tty) return;  // a log gets the line per trial only
-    auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start_);
+    auto elapsed =
+        std::chrono::duration_cast<std::chrono::seconds>(ctx_.clock.MonotonicNow() - start_);
     line_.Show(prefix_ + "  " + FormatProgress(job, elapsed, std::nullopt));
   }
   void OnNotice(std::string_view message) override {
@@ -95,7 +95,7 @@ class AdviseObserver : public JobObserver {
   CliContext& ctx_;
   StatusLine line_;
   std::string prefix_;
-  Clock::time_point start_;
+  Clock::MonotonicTime start_;
   std::set<std::string> seen_;
 };
 
@@ -171,8 +171,9 @@ std::pair<std::string, std::string> UsageError(const AdviseCommandOptions& o) {
 }
 
 Result<std::unique_ptr<advise::LocalTrialRunner>> MakeRunner(
-    const LocalMachine& machine, const std::function<int()>& interrupt_requested) {
+    const LocalMachine& machine, const std::function<int()>& interrupt_requested, Clock& clock) {
   advise::LocalRunnerOptions options;
+  options.clock = &clock;
   options.machine = machine;
   options.env = [env = machine.inherited_env](const std::string& k) {
     auto it = env.find(k);
@@ -235,7 +236,7 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
   machine.cache_root = JobStore::DefaultRoot(machine.inherited_env) + "/cache";
   if (o.advise.cache_path.empty()) o.advise.cache_path = machine.cache_root;
   Result<std::unique_ptr<advise::LocalTrialRunner>> runner =
-      MakeRunner(machine, interrupt_requested);
+      MakeRunner(machine, interrupt_requested, ctx.clock);
   if (!runner.ok()) {
     PrintError(ctx, runner.status().message(), "check that $TMPDIR is writable");
     return kExitFailed;

@@ -4,7 +4,6 @@
 // job is created and its record polled until it finishes.
 #include <chrono>
 #include <memory>
-#include <thread>
 
 #include "base/env.h"
 #include "cli/bench_report.h"
@@ -24,12 +23,12 @@ class QuietObserver : public JobObserver {
   void OnNotice(std::string_view) override {}
 };
 
-Result<DLJob> RunOne(Backend& backend, DLJob job) {
+Result<DLJob> RunOne(Backend& backend, Clock& clock, DLJob job) {
   QuietObserver quiet;
   Result<DLJob> done = backend.Submit(job, quiet);
   if (!done.ok()) return done.status();
   while (!IsFinished(done->status.phase)) {  // a cluster: poll the record
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    clock.SleepFor(std::chrono::seconds(2));
     done = backend.Get(job.metadata.name);
     if (!done.ok()) return done.status();
   }
@@ -70,7 +69,7 @@ int RunBench(const BenchOptions& options, CliContext& ctx) {
     ctx.err.flush();
     (*backend)->Delete(run.job.metadata.name);  // a leftover from an earlier bench
     BenchResult result{run.data, run.strategy, run.ranks, std::nullopt, ""};
-    Result<DLJob> done = RunOne(**backend, run.job);
+    Result<DLJob> done = RunOne(**backend, ctx.clock, run.job);
     if (!done.ok()) {
       result.error = done.status().message();
     } else if (done->status.phase != JobPhase::kSucceeded) {

@@ -23,14 +23,12 @@
 namespace dljob {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 const char kPackHint[] =
     "--from takes a Fashion-MNIST IDX directory (e.g. /usr/share/datasets/fashion-mnist) or a "
     "folder with one sub-folder of .jpg images per class";
 
-double Seconds(SteadyClock::time_point since) {
-  return std::chrono::duration<double>(SteadyClock::now() - since).count();
+double Seconds(const Clock& clock, Clock::MonotonicTime since) {
+  return std::chrono::duration<double>(clock.MonotonicNow() - since).count();
 }
 
 nlohmann::json DatasetJson(const storage::DatasetInfo& info) {
@@ -88,8 +86,8 @@ int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
   storage::PackOptions pack;
   pack.shard.max_records_per_shard = options.records_per_shard;
   pack.shard.max_shard_bytes = options.shard_size_mb << 20;
-  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock());
-  const SteadyClock::time_point start = SteadyClock::now();
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, ctx.clock);
+  const Clock::MonotonicTime start = ctx.clock.MonotonicNow();
   Result<storage::PackResult> result = storage::PackDataset(
       options.from, options.to, pack,
       [&](const storage::PackProgress& p) { printer.Update("pack " + p.split, p.done, p.total); });
@@ -111,7 +109,7 @@ int RunDataPack(const DataPackOptions& options, CliContext& ctx) {
             << (s.shards.size() == 1 ? " shard, " : " shards, ") << HumanBytes(s.bytes) << "\n";
   }
   char buf[96];
-  const double secs = Seconds(start);
+  const double secs = Seconds(ctx.clock, start);
   std::snprintf(buf, sizeof buf, "  %.2fs, %.0f records/s\n", secs,
                 secs > 0 ? records / secs : 0.0);
   ctx.out << buf;
@@ -134,10 +132,10 @@ int RunDataLs(const DataLsOptions& options, CliContext& ctx) {
 }
 
 int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
-  const SteadyClock::time_point start = SteadyClock::now();
+  const Clock::MonotonicTime start = ctx.clock.MonotonicNow();
   Result<storage::DatasetInfo> info = Inspect(options.dir, ctx);
   if (!info.ok()) return kExitFailed;
-  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock());
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, ctx.clock);
   const uint64_t total = info->records();
   printer.Update("verify", 0, total);
   Status s =
@@ -151,7 +149,7 @@ int RunDataVerify(const DataVerifyOptions& options, CliContext& ctx) {
   size_t shards = 0;
   for (const storage::SplitInfo& split : info->splits) shards += split.shards.size();
   char buf[160];
-  const double secs = Seconds(start);
+  const double secs = Seconds(ctx.clock, start);
   std::snprintf(
       buf, sizeof buf, "OK: %llu records in %zu shard%s (%s) checked in %.2fs, %.0f MiB/s\n",
       static_cast<unsigned long long>(total), shards, shards == 1 ? "" : "s",
@@ -171,8 +169,8 @@ int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
                "OSS_ACCESS_KEY_SECRET or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
     return source.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailed;
   }
-  const SteadyClock::time_point start = SteadyClock::now();
-  ProgressPrinter printer(ctx.err, ctx.err_is_tty, RealClock(), {ProgressUnit::kBytes});
+  const Clock::MonotonicTime start = ctx.clock.MonotonicNow();
+  ProgressPrinter printer(ctx.err, ctx.err_is_tty, ctx.clock, {ProgressUnit::kBytes});
   storage::WarmCacheOptions warm;
   warm.parallel = options.parallel;
   warm.verify = !options.no_verify;
@@ -196,7 +194,7 @@ int RunDataCache(const DataCacheOptions& options, CliContext& ctx) {
     return kExitOk;
   }
   char buf[200];
-  const double secs = Seconds(start);
+  const double secs = Seconds(ctx.clock, start);
   std::snprintf(
       buf, sizeof buf,
       "OK: %llu objects (%s) in %s: %llu copied, %llu already there; %s downloaded in "

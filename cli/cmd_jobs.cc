@@ -52,7 +52,7 @@ int RunList(const ListOptions& options, CliContext& ctx) {
     PrintNoJobs(ctx, **backend, options.all_namespaces);
     return kExitOk;
   }
-  ctx.out << FormatJobs(*jobs, *format, std::chrono::system_clock::now(), options.all_namespaces);
+  ctx.out << FormatJobs(*jobs, *format, ctx.clock.Now(), options.all_namespaces);
   return kExitOk;
 }
 
@@ -70,7 +70,7 @@ int RunTop(const TopOptions& options, CliContext& ctx) {
     ctx.err << "No unfinished jobs" << (options.all ? "" : " (all jobs: dljob top --all)") << ".\n";
     return kExitOk;
   }
-  ctx.out << FormatTop(*jobs, *format, std::chrono::system_clock::now(), options.all_namespaces);
+  ctx.out << FormatTop(*jobs, *format, ctx.clock.Now(), options.all_namespaces);
   return kExitOk;
 }
 
@@ -81,7 +81,7 @@ int RunGet(const GetOptions& options, CliContext& ctx) {
   if (!backend.ok()) return Fail(ctx, backend.status());
   Result<DLJob> job = (*backend)->Get(options.name);
   if (!job.ok()) return Fail(ctx, job.status(), backend->get());
-  ctx.out << FormatJob(*job, *format, std::chrono::system_clock::now());
+  ctx.out << FormatJob(*job, *format, ctx.clock.Now());
   return kExitOk;
 }
 

@@ -61,7 +61,7 @@ int RunQueueList(const QueueListOptions& options, CliContext& ctx) {
                "examples/queue-default.yaml\n";
     return kExitOk;
   }
-  ctx.out << FormatQueues(*queues, *format, std::chrono::system_clock::now());
+  ctx.out << FormatQueues(*queues, *format, ctx.clock.Now());
   return kExitOk;
 }
 
@@ -88,7 +88,7 @@ int RunQueueGet(const QueueGetOptions& options, CliContext& ctx) {
     }
     jobs = JobsOfQueue(*all, options.name, options.all);
   }
-  ctx.out << FormatQueue(*queue, jobs, *format, std::chrono::system_clock::now());
+  ctx.out << FormatQueue(*queue, jobs, *format, ctx.clock.Now());
   return kExitOk;
 }
 

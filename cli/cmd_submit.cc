@@ -101,7 +101,7 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
                  "use -o yaml or -o json");
       return kExitUsage;
     }
-    ctx.out << FormatJob(*job, *format, std::chrono::system_clock::now());
+    ctx.out << FormatJob(*job, *format, ctx.clock.Now());
     return kExitOk;
   }
 
@@ -110,7 +110,7 @@ int RunSubmit(const SubmitOptions& options, CliContext& ctx) {
   view.quiet = options.quiet;
   view.tag_ranks = job->spec.gpus.value_or(1) > 1;
   view.width = ctx.terminal_width;
-  TerminalObserver observer(ctx.out, ctx.err, view);
+  TerminalObserver observer(ctx.out, ctx.err, ctx.clock, view);
   Result<DLJob> done = backend->Submit(*job, observer);
   observer.Finish();
   if (!done.ok()) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "cli/backend/backend.h"
 #include "cli/job_flags.h"
 
@@ -37,6 +38,9 @@ struct CliContext {
   size_t terminal_width = 0;
   // The backend the command's flags chose (backend_choice.h); its error says what to do.
   std::function<Result<BackendPtr>()> make_backend;
+  // The one source of time for the commands (ages, progress, polling waits): RealClock() in
+  // main.cc.
+  Clock& clock;
 };
 
 // "error: <cause>" and, if given, "hint: <what to do>" on ctx.err.

@@ -68,7 +68,8 @@ Result<BackendPtr> MakeBackend(const BackendFlags& flags, bool needs_cluster,
   std::string root = state_dir.empty() ? JobStore::DefaultRoot(machine.inherited_env) : state_dir;
   SupervisorOptions options;
   options.interrupt_requested = [] { return static_cast<int>(g_interrupt); };
-  return BackendPtr(new LocalBackend(JobStore(root), std::move(machine), std::move(options)));
+  return BackendPtr(
+      new LocalBackend(JobStore(root), std::move(machine), std::move(options), RealClock()));
 }
 
 // The subcommands, in the order `dljob --help` lists them; each file adds its own
@@ -80,8 +81,8 @@ constexpr void (*kCommands[])(CommandRegistry&) = {
 };
 
 int Main(int argc, char** argv) {
-  CliContext ctx{
-      std::cout, std::cerr, static_cast<bool>(isatty(STDERR_FILENO)), TerminalWidth(), {}};
+  CliContext ctx{std::cout,       std::cerr, static_cast<bool>(isatty(STDERR_FILENO)),
+                 TerminalWidth(), {},        RealClock()};
   std::string state_dir;
   CommandShared shared{
       ctx, {}, false, {}, InstallInterruptHandlers, [] { return static_cast<int>(g_interrupt); }};

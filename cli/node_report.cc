@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "base/json_fields.h"
 #include "jobs/codec.h"
-#include "jobs/json_fields.h"
 #include "scheduler/kube_objects.h"
 
 namespace dljob {

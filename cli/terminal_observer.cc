@@ -2,13 +2,18 @@
 
 namespace dljob {
 
-TerminalObserver::TerminalObserver(std::ostream& out, std::ostream& err, Options options)
-    : out_(out), err_(err), options_(options), line_(err, options.tty, "progress: ") {}
+TerminalObserver::TerminalObserver(std::ostream& out, std::ostream& err, const Clock& clock,
+                                   Options options)
+    : out_(out),
+      err_(err),
+      clock_(clock),
+      options_(options),
+      line_(err, options.tty, "progress: "),
+      started_(clock.MonotonicNow()) {}
 
 void TerminalObserver::Draw() {
   if (!have_job_) return;
-  auto elapsed =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_);
+  auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(clock_.MonotonicNow() - started_);
   std::optional<std::chrono::seconds> eta;
   const auto& t = last_.status.throughput;
   if (t && t->total_steps) eta = eta_.Remaining(*t->total_steps);
@@ -31,12 +36,12 @@ void TerminalObserver::OnUpdate(const DLJob& job) {
   last_ = job;
   have_job_ = true;
   const auto& t = job.status.throughput;
-  if (t && t->step) eta_.Observe(*t->step, std::chrono::steady_clock::now());
+  if (t && t->step) eta_.Observe(*t->step, clock_.MonotonicNow());
   if (options_.tty) {
     Draw();
     return;
   }
-  auto now = std::chrono::steady_clock::now();
+  auto now = clock_.MonotonicNow();
   if (job.status.phase != last_printed_phase_ || now - last_plain_ >= options_.plain_interval) {
     last_printed_phase_ = job.status.phase;
     last_plain_ = now;

@@ -5,13 +5,15 @@
 // below the output on `err` and is redrawn in place; otherwise a plain progress line is printed
 // when the phase changes and at most every `plain_interval` while the step advances. Both are
 // drawn by base/progress_printer.h's StatusLine. Notices go
-// to `err` as "note: …". Used from the submitting thread only.
+// to `err` as "note: …". Elapsed time and the ETA read the injected Clock. Used from the
+// submitting thread only; the streams and the clock must outlive the observer.
 #pragma once
 
 #include <chrono>
 #include <ostream>
 #include <string>
 
+#include "base/clock.h"
 #include "base/progress_printer.h"
 #include "cli/backend/backend.h"
 #include "cli/progress.h"
@@ -27,7 +29,7 @@ class TerminalObserver : public JobObserver {
     size_t width = 0;  // terminal columns, 0 = unknown
     std::chrono::seconds plain_interval{10};
   };
-  TerminalObserver(std::ostream& out, std::ostream& err, Options options);
+  TerminalObserver(std::ostream& out, std::ostream& err, const Clock& clock, Options options);
 
   void OnOutput(int rank, bool is_stderr, std::string_view line) override;
   void OnUpdate(const DLJob& job) override;
@@ -40,13 +42,14 @@ class TerminalObserver : public JobObserver {
 
   std::ostream& out_;
   std::ostream& err_;
+  const Clock& clock_;
   Options options_;
   StatusLine line_;  // on err_
   DLJob last_;
   bool have_job_ = false;
   JobPhase last_printed_phase_ = JobPhase::kUnset;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_plain_{};
+  Clock::MonotonicTime started_;
+  Clock::MonotonicTime last_plain_{};
   EtaEstimator eta_;
 };
 

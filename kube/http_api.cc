@@ -5,6 +5,7 @@
 
 #include "http/cpprest_client.h"
 #include "kube/http_streams.h"
+#include "kube/object_fields.h"
 #include "kube/rest.h"
 
 namespace dljob::kube {
@@ -109,13 +110,6 @@ ApiResult<http::BodyStreamPtr> HttpApi::OpenStream(http::ClientRequest request) 
   }
 }
 
-std::string HttpApi::ObjectName(const Json& object) const {
-  if (!object.is_object() || !object.contains("metadata")) return "";
-  const Json& meta = object["metadata"];
-  if (!meta.is_object() || !meta.contains("name") || !meta["name"].is_string()) return "";
-  return meta["name"].get<std::string>();
-}
-
 ApiResult<Json> HttpApi::Get(const Resource& r, const std::string& ns, const std::string& name) {
   return Call(NewRequest("GET", rest::ObjectPath(r, ns, name)));
 }
@@ -130,7 +124,7 @@ ApiResult<Json> HttpApi::Create(const Resource& r, const std::string& ns, const 
 }
 
 ApiResult<Json> HttpApi::Replace(const Resource& r, const std::string& ns, const Json& object) {
-  std::string name = ObjectName(object);
+  std::string name = NameOf(object);
   if (name.empty())
     return ApiError{400, "BadRequest", "replace " + r.plural + ": no metadata.name"};
   return Call(WithBody("PUT", rest::ObjectPath(r, ns, name), object));
@@ -138,7 +132,7 @@ ApiResult<Json> HttpApi::Replace(const Resource& r, const std::string& ns, const
 
 ApiResult<Json> HttpApi::ReplaceStatus(const Resource& r, const std::string& ns,
                                        const Json& object) {
-  std::string name = ObjectName(object);
+  std::string name = NameOf(object);
   if (name.empty()) {
     return ApiError{400, "BadRequest", "replace " + r.plural + "/status: no metadata.name"};
   }

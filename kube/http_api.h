@@ -81,7 +81,6 @@ class HttpApi : public Api {
   bool Backoff(Idempotency idempotency, int attempt, const ApiError& error,
                std::optional<std::chrono::seconds> retry_after);
   void Authorize(http::ClientRequest& request);
-  std::string ObjectName(const Json& object) const;
 
   http::ClientPtr client_;
   TokenSourcePtr tokens_;

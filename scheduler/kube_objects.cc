@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
 #include "jobs/quantity.h"
 
 namespace dljob::scheduler {

@@ -6,11 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
 #include "base/env.h"
 
@@ -116,19 +114,15 @@ void Background::Signal(int sig) {
 }
 
 int Background::Wait(int timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!reaped_) {
+  auto reap = [this] {
     int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
+    if (!reaped_ && waitpid(pid_, &status, WNOHANG) == pid_) {
       reaped_ = true;
       exit_code_ = CodeOf(status);
-      break;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return exit_code_;
+    return reaped_;
+  };
+  return WaitFor(reap, timeout_ms, 50) ? exit_code_ : -1;
 }
 
 TempDir::TempDir() {
@@ -144,15 +138,6 @@ TempDir::~TempDir() {
 std::string ReadFile(const std::string& path) {
   Result<std::string> text = DefaultEnv().ReadFile(path);
   return text.ok() ? std::move(text).value() : std::string();
-}
-
-bool WaitFor(const std::function<bool()>& predicate, int timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return predicate();
 }
 
 }  // namespace dljob::testing

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/wait.h"  // WaitFor, to wait on what the commands do
+
 namespace dljob::testing {
 
 struct CommandResult {
@@ -63,7 +65,5 @@ class TempDir {
 
 // The file's content, or "" when it cannot be read (base/env.h's Env::ReadFile).
 std::string ReadFile(const std::string& path);
-// Polls `predicate` every 100 ms for up to timeout_ms; returns whether it became true.
-bool WaitFor(const std::function<bool()>& predicate, int timeout_ms);
 
 }  // namespace dljob::testing

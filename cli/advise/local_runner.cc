@@ -17,10 +17,8 @@ namespace dljob::advise {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+double SecondsSince(const Clock& clock, Clock::MonotonicTime start) {
+  return std::chrono::duration<double>(clock.MonotonicNow() - start).count();
 }
 
 // Notes when the first metric line arrived (the supervisor folds metric lines into the record's
@@ -28,14 +26,15 @@ double SecondsSince(Clock::time_point start) {
 // (for a failure's message); forwards the record's updates to the caller's observer for progress.
 class TrialObserver : public JobObserver {
  public:
-  TrialObserver(JobObserver& outer, Clock::time_point start) : outer_(outer), start_(start) {}
+  TrialObserver(JobObserver& outer, const Clock& clock, Clock::MonotonicTime start)
+      : outer_(outer), clock_(clock), start_(start) {}
 
   void OnOutput(int, bool, std::string_view line) override {
     tail_.emplace_back(line);
     if (tail_.size() > 8) tail_.pop_front();
   }
   void OnUpdate(const DLJob& job) override {
-    if (!first_metric_ && job.status.throughput) first_metric_ = SecondsSince(start_);
+    if (!first_metric_ && job.status.throughput) first_metric_ = SecondsSince(clock_, start_);
     outer_.OnUpdate(job);
   }
   void OnNotice(std::string_view message) override { outer_.OnNotice(message); }
@@ -51,7 +50,8 @@ class TrialObserver : public JobObserver {
 
  private:
   JobObserver& outer_;
-  Clock::time_point start_;
+  const Clock& clock_;
+  Clock::MonotonicTime start_;
   std::optional<double> first_metric_;
   std::deque<std::string> tail_;
 };
@@ -98,7 +98,9 @@ Result<std::unique_ptr<LocalTrialRunner>> LocalTrialRunner::Create(LocalRunnerOp
 }
 
 LocalTrialRunner::LocalTrialRunner(LocalRunnerOptions options, std::string store_root)
-    : options_(std::move(options)), store_root_(std::move(store_root)) {
+    : options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock()),
+      store_root_(std::move(store_root)) {
   Result<MemoryCgroups> cgroups = MemoryCgroups::Probe();
   if (cgroups.ok()) {
     cgroups_ = *cgroups;
@@ -129,19 +131,19 @@ TrialMeasurement LocalTrialRunner::Run(const DLJob& trial, std::optional<int64_t
   }
   for (const std::string& notice : plan->notices) observer.OnNotice(notice);
   if (!plan->fetches.empty()) {
-    const Clock::time_point fetch_start = Clock::now();
+    const Clock::MonotonicTime fetch_start = clock_.MonotonicNow();
     FetchOptions fetch;
     fetch.interrupted = [this] { return Interrupted(); };
-    if (Status s = FetchData(plan->fetches, options_.env, observer, fetch); !s.ok()) {
+    if (Status s = FetchData(plan->fetches, options_.env, observer, clock_, fetch); !s.ok()) {
       m.error = s.message();
       return m;
     }
-    m.fetch_seconds = SecondsSince(fetch_start);
+    m.fetch_seconds = SecondsSince(clock_, fetch_start);
   }
   std::unique_ptr<MemoryCgroup> cgroup;
   if (cgroups_) {
     Result<std::unique_ptr<MemoryCgroup>> made = cgroups_->Create(
-        "dljob-" + job.metadata.name + "-" + std::to_string(getpid()), memory_limit);
+        "dljob-" + job.metadata.name + "-" + std::to_string(getpid()), memory_limit, clock_);
     if (!made.ok()) {
       m.error = made.status().message();
       return m;
@@ -159,14 +161,14 @@ TrialMeasurement LocalTrialRunner::Run(const DLJob& trial, std::optional<int64_t
     m.error = s.message();
     return m;
   }
-  const Clock::time_point start = Clock::now();
-  TrialObserver collect(observer, start);
+  const Clock::MonotonicTime start = clock_.MonotonicNow();
+  TrialObserver collect(observer, clock_, start);
   SupervisorOptions supervise;
   supervise.interrupt_requested = options_.interrupt_requested;
   supervise.kill_grace = std::chrono::seconds(3);              // a trial keeps no checkpoint
   supervise.update_interval = std::chrono::milliseconds(200);  // times the first metric line
-  DLJob done = JobSupervisor(store, collect, supervise).Run(job, *plan);
-  m.wall_seconds = SecondsSince(start);
+  DLJob done = JobSupervisor(store, collect, clock_, supervise).Run(job, *plan);
+  m.wall_seconds = SecondsSince(clock_, start);
   const std::vector<TimedSample> samples =
       ReadMetrics(store.MetricsPath(job.metadata.name), collect.first_metric().value_or(0));
   store.Remove(job.metadata.name);

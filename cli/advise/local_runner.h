@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "base/clock.h"
 #include "cli/advise/memory_cgroup.h"
 #include "cli/advise/trial.h"
 #include "cli/local/local_plan.h"
@@ -30,6 +31,9 @@ struct LocalRunnerOptions {
   storage::EnvLookup env;  // endpoint and keys for oss:// fetches
   // The signal that asked to stop (Ctrl-C), else 0.
   std::function<int()> interrupt_requested = [] { return 0; };
+  // Times the trials (wall, fetch, first metric) and runs the supervisor: RealClock() when null.
+  // Must outlive the runner.
+  Clock* clock = nullptr;
 };
 
 class LocalTrialRunner : public TrialRunner {
@@ -47,6 +51,7 @@ class LocalTrialRunner : public TrialRunner {
   LocalTrialRunner(LocalRunnerOptions options, std::string store_root);
 
   LocalRunnerOptions options_;
+  Clock& clock_;  // *options_.clock or RealClock()
   std::string store_root_;
   std::optional<MemoryCgroups> cgroups_;
   std::string cgroup_why_not_;

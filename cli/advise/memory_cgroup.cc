@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "base/env.h"
 #include "base/errno_status.h"
@@ -93,14 +92,15 @@ Result<MemoryCgroups> MemoryCgroups::Probe() {
   return MemoryCgroups(parent);
 }
 
-Result<std::unique_ptr<MemoryCgroup>> MemoryCgroups::Create(
-    const std::string& name, std::optional<int64_t> limit_bytes) const {
+Result<std::unique_ptr<MemoryCgroup>> MemoryCgroups::Create(const std::string& name,
+                                                            std::optional<int64_t> limit_bytes,
+                                                            Clock& clock) const {
   const std::string dir = parent_ + "/" + name;
   rmdir(dir.c_str());  // a leftover of a crashed run
   if (mkdir(dir.c_str(), 0755) != 0) {
     return ErrnoStatus("cannot create memory cgroup", dir);
   }
-  std::unique_ptr<MemoryCgroup> cgroup(new MemoryCgroup(dir));
+  std::unique_ptr<MemoryCgroup> cgroup(new MemoryCgroup(dir, clock));
   if (limit_bytes) {
     // No swap here, but cap memory+swap too where the kernel accounts it, so a cap is a cap.
     if (Status s = WriteFile(dir + "/memory.limit_in_bytes", std::to_string(*limit_bytes));
@@ -113,8 +113,9 @@ Result<std::unique_ptr<MemoryCgroup>> MemoryCgroups::Create(
 }
 
 MemoryCgroup::~MemoryCgroup() {
+  // The kernel frees a cgroup a moment after its last process exits: retry rmdir meanwhile.
   for (int i = 0; i < 50 && rmdir(dir_.c_str()) != 0 && errno == EBUSY; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    clock_.SleepFor(std::chrono::milliseconds(100));
   }
 }
 

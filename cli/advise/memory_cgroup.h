@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace dljob::advise {
@@ -41,17 +42,20 @@ class MemoryCgroup {
 
  private:
   friend class MemoryCgroups;
-  explicit MemoryCgroup(std::string dir) : dir_(std::move(dir)) {}
+  MemoryCgroup(std::string dir, Clock& clock) : dir_(std::move(dir)), clock_(clock) {}
   std::string dir_;
+  Clock& clock_;  // the destructor's waits for the kernel to release the cgroup
 };
 
 class MemoryCgroups {
  public:
   // This process's memory cgroup, if it can have children here; the error says why not.
   static Result<MemoryCgroups> Probe();
-  // A new child `name` with `limit_bytes` (none: uncapped, measured only).
+  // A new child `name` with `limit_bytes` (none: uncapped, measured only). Its destructor waits on
+  // `clock` (up to 5 s) for the kernel to release it; the clock must outlive it.
   Result<std::unique_ptr<MemoryCgroup>> Create(const std::string& name,
-                                               std::optional<int64_t> limit_bytes) const;
+                                               std::optional<int64_t> limit_bytes,
+                                               Clock& clock) const;
 
  private:
   explicit MemoryCgroups(std::string parent) : parent_(std::move(parent)) {}

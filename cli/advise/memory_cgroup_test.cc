@@ -59,7 +59,7 @@ TEST(MemoryCgroup, RealCapAndPeak) {
   const std::vector<std::string> hog = {"python3", "-c", "b = bytearray(200 << 20); print(len(b))"};
   const std::string name = "dljob-test-" + std::to_string(getpid());
   {
-    Result<std::unique_ptr<MemoryCgroup>> capped = cgroups->Create(name, 64 << 20);
+    Result<std::unique_ptr<MemoryCgroup>> capped = cgroups->Create(name, 64 << 20, RealClock());
     ASSERT_TRUE(capped.ok()) << capped.status().message();
     dljob::testing::CommandResult r = dljob::testing::RunCommand((*capped)->Wrap(hog));
     EXPECT_EQ(r.exit_code, 128 + 9) << r.out << r.err;
@@ -68,7 +68,7 @@ TEST(MemoryCgroup, RealCapAndPeak) {
     EXPECT_LE(*(*capped)->PeakBytes(), int64_t{64} << 20);
   }
   {
-    Result<std::unique_ptr<MemoryCgroup>> free = cgroups->Create(name, std::nullopt);
+    Result<std::unique_ptr<MemoryCgroup>> free = cgroups->Create(name, std::nullopt, RealClock());
     ASSERT_TRUE(free.ok()) << free.status().message();
     dljob::testing::CommandResult r = dljob::testing::RunCommand((*free)->Wrap(hog));
     EXPECT_EQ(r.exit_code, 0) << r.err;

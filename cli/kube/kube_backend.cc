@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "cli/kube/launcher_log.h"
 #include "jobs/codec.h"
@@ -13,11 +12,9 @@ namespace {
 
 using kube::Json;
 
-void SleepASecond() { std::this_thread::sleep_for(std::chrono::seconds(1)); }
-
 KubeBackendOptions WithDefaults(KubeBackendOptions options) {
   if (options.namespace_.empty()) options.namespace_ = "default";
-  if (!options.pause) options.pause = SleepASecond;
+  if (!options.clock) options.clock = &RealClock();
   return options;
 }
 
@@ -119,7 +116,10 @@ Result<DLJob> KubeBackend::Get(const std::string& name) {
 }
 
 Status KubeBackend::Logs(const std::string& name, const LogOptions& options, std::ostream& out) {
-  return PrintLauncherLog(api_, options_.namespace_, name, options, options_.pause, out);
+  Clock& clock = *options_.clock;
+  return PrintLauncherLog(
+      api_, options_.namespace_, name, options,
+      [&clock] { clock.SleepFor(std::chrono::seconds(1)); }, out);
 }
 
 Status KubeBackend::Delete(const std::string& name) {

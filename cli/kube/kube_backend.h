@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "cli/backend/backend.h"
 #include "kube/api.h"
 #include "kube/config.h"
@@ -29,9 +30,10 @@ struct KubeBackendOptions {
   std::string namespace_ = "default";  // for Get/Delete/Logs, and List unless all_namespaces
   bool all_namespaces = false;
   std::string cluster;  // for messages: "https://10.0.0.1:6443 (kubeconfig /x, context y)"
-  // Waits between polls while following a log (the launcher not started yet, a restart).
-  // Default: one second.
-  std::function<void()> pause;
+  // Where the one-second waits between polls go while following a log (the launcher not started
+  // yet, a restart): RealClock() when null; tests pass a testing::FakeClock. Must outlive the
+  // backend.
+  Clock* clock = nullptr;
 };
 
 class KubeBackend : public Backend, public ClusterReader {

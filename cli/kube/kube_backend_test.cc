@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/fake_clock.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
@@ -55,10 +56,12 @@ class KubeBackendTest : public ::testing::Test {
     options.namespace_ = ns;
     options.all_namespaces = all;
     options.cluster = "http://127.0.0.1:1 from kubeconfig /k";
-    options.pause = [] { FAIL() << "nothing here waits"; };
+    options.clock = &clock_;
     return KubeBackend(api_, options);
   }
+  void TearDown() override { EXPECT_TRUE(clock_.sleeps().empty()) << "nothing here waits"; }
 
+  dljob::testing::FakeClock clock_;
   FakeApi api_;
   NullObserver observer_;
 };

@@ -2,9 +2,9 @@
 // every namespace, for `dljob top nodes` and `dljob queue`.
 #include <algorithm>
 
+#include "base/json_fields.h"
 #include "cli/kube/kube_backend.h"
 #include "jobs/dlqueue_codec.h"
-#include "jobs/json_fields.h"
 
 namespace dljob {
 namespace {

@@ -3,6 +3,7 @@
 #include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/log_lines.h"
+#include "kube/object_fields.h"
 
 namespace dljob {
 namespace {
@@ -54,7 +55,7 @@ class LauncherLog {
         continue;
       }
       bool present = pod.ok();
-      std::string uid = present ? pod->value("/metadata/uid"_json_pointer, std::string()) : "";
+      std::string uid = present ? kube::UidOf(*pod) : "";
       std::string pod_phase =
           present ? pod->value("/status/phase"_json_pointer, std::string()) : "";
       bool running_or_done = present && !pod_phase.empty() && pod_phase != "Pending";

@@ -14,8 +14,6 @@
 namespace dljob {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
 // "  3/10 objects": ends each progress line (base/progress_printer.h).
 std::string Objects(const storage::WarmCacheProgress& p) {
   return "  " + std::to_string(p.objects_done) + "/" + std::to_string(p.objects_total) + " objects";
@@ -29,7 +27,7 @@ struct SharedProgress {
 };
 
 Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& observer,
-                const FetchOptions& options) {
+                const Clock& clock, const FetchOptions& options) {
   const bool remote = f.from.find("://") != std::string::npos;
   Result<storage::OpenedSource> source =
       storage::OpenSource(f.from, storage::S3Flags{}, env, f.field + ".source");
@@ -43,7 +41,7 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
                               : "; check " + f.field + ".source"));
   }
   observer.OnNotice("fetching " + f.from + " → " + f.to);
-  const SteadyClock::time_point start = SteadyClock::now();
+  const Clock::MonotonicTime start = clock.MonotonicNow();
 
   SharedProgress shared;
   std::atomic<bool> cancel{false};
@@ -59,8 +57,8 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
     shared.latest = p;
     shared.changed = true;
   };
-  ProgressPrinter printer([&observer](const std::string& line) { observer.OnNotice(line); },
-                          RealClock(), {ProgressUnit::kBytes});
+  ProgressPrinter printer([&observer](const std::string& line) { observer.OnNotice(line); }, clock,
+                          {ProgressUnit::kBytes});
   const std::string label = "fetching " + f.from;
   printer.Start(label);  // the rate counts from here
   // The copy runs on its own thread so that the observer is only ever called from this one.
@@ -96,7 +94,7 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
     observer.OnNotice(f.to + " already holds a complete copy of " + f.from);
     return Status::Ok();
   }
-  const double secs = std::chrono::duration<double>(SteadyClock::now() - start).count();
+  const double secs = std::chrono::duration<double>(clock.MonotonicNow() - start).count();
   char timing[48];
   std::snprintf(timing, sizeof timing, " in %.1fs", secs);
   observer.OnNotice("fetched " + f.from + ": " + std::to_string(result->objects) + " objects (" +
@@ -109,9 +107,9 @@ Status FetchOne(const DataFetch& f, const storage::EnvLookup& env, JobObserver& 
 }  // namespace
 
 Status FetchData(const std::vector<DataFetch>& fetches, const storage::EnvLookup& env,
-                 JobObserver& observer, const FetchOptions& options) {
+                 JobObserver& observer, const Clock& clock, const FetchOptions& options) {
   for (const DataFetch& f : fetches) {
-    if (Status s = FetchOne(f, env, observer, options); !s.ok()) return s;
+    if (Status s = FetchOne(f, env, observer, clock, options); !s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -11,12 +11,14 @@
 // Progress reaches the user as observer notices ("fetching oss://b/fmnist → /…/cache/b/fmnist-…",
 // then a line per tenth of the bytes from base/progress_printer.h, then a summary), all on the
 // calling thread: the copy runs on a helper thread while the caller waits. Errors name the entry
-// ("spec.data[0]: …") and say what to do. Not thread-safe; call from the submitting thread.
+// ("spec.data[0]: …") and say what to do. The progress rate and the summary's duration read
+// `clock`. Not thread-safe; call from the submitting thread.
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "cli/backend/backend.h"
 #include "cli/local/local_plan.h"
@@ -32,6 +34,6 @@ struct FetchOptions {
 };
 
 Status FetchData(const std::vector<DataFetch>& fetches, const storage::EnvLookup& env,
-                 JobObserver& observer, const FetchOptions& options = {});
+                 JobObserver& observer, const Clock& clock, const FetchOptions& options = {});
 
 }  // namespace dljob

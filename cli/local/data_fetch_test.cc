@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/fake_clock.h"
+
 namespace dljob {
 namespace {
 
@@ -35,11 +37,12 @@ class FetchDataTest : public ::testing::Test {
 
   std::string root_;
   Notices observer_;
+  dljob::testing::FakeClock clock_;
 };
 
 TEST_F(FetchDataTest, CopiesADirectoryThenOnlyWhatChanged) {
   DataFetch f{"spec.data[0]", root_ + "/src", root_ + "/cache/ds"};
-  ASSERT_TRUE(FetchData({f}, NoEnv, observer_).ok());
+  ASSERT_TRUE(FetchData({f}, NoEnv, observer_, clock_).ok());
   std::ifstream in(root_ + "/cache/ds/sub/b.idx");
   std::string content((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(content, "labels");
@@ -50,7 +53,7 @@ TEST_F(FetchDataTest, CopiesADirectoryThenOnlyWhatChanged) {
 
   observer_.lines.clear();
   std::ofstream(root_ + "/src/c.idx") << "new file";
-  ASSERT_TRUE(FetchData({f}, NoEnv, observer_).ok());
+  ASSERT_TRUE(FetchData({f}, NoEnv, observer_, clock_).ok());
   ASSERT_EQ(observer_.lines.size(), 2u);
   EXPECT_NE(observer_.lines[1].find(": 3 objects"), std::string::npos) << observer_.lines[1];
   EXPECT_NE(observer_.lines[1].find("1 copied, 2 already there"), std::string::npos)
@@ -60,7 +63,8 @@ TEST_F(FetchDataTest, CopiesADirectoryThenOnlyWhatChanged) {
 
 TEST_F(FetchDataTest, AnEmptySourceIsAnErrorNotAnEmptyDataset) {
   fs::create_directories(root_ + "/empty");
-  Status s = FetchData({{"spec.data[1]", root_ + "/empty", root_ + "/cache/e"}}, NoEnv, observer_);
+  Status s =
+      FetchData({{"spec.data[1]", root_ + "/empty", root_ + "/cache/e"}}, NoEnv, observer_, clock_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "spec.data[1].source: " + root_ +
                              "/empty holds no objects (nothing to fetch); check the bucket and "
@@ -68,14 +72,16 @@ TEST_F(FetchDataTest, AnEmptySourceIsAnErrorNotAnEmptyDataset) {
 }
 
 TEST_F(FetchDataTest, AMissingDirectoryNamesTheField) {
-  Status s = FetchData({{"spec.data[2]", root_ + "/nope", root_ + "/cache/n"}}, NoEnv, observer_);
+  Status s =
+      FetchData({{"spec.data[2]", root_ + "/nope", root_ + "/cache/n"}}, NoEnv, observer_, clock_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("spec.data[2].source", 0), 0u) << s.message();
   EXPECT_TRUE(observer_.lines.empty()) << "nothing was fetched";
 }
 
 TEST_F(FetchDataTest, AnOssSourceWithoutEndpointSaysWhichVariablesToSet) {
-  Status s = FetchData({{"spec.data[0]", "oss://bucket/x", root_ + "/cache/o"}}, NoEnv, observer_);
+  Status s =
+      FetchData({{"spec.data[0]", "oss://bucket/x", root_ + "/cache/o"}}, NoEnv, observer_, clock_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message().rfind("spec.data[0].source: oss://bucket/x: no endpoint", 0), 0u)
       << s.message();

@@ -18,10 +18,6 @@
 namespace dljob {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::string Now() { return FormatRfc3339(std::chrono::system_clock::now()); }
-
 constexpr size_t kMaxLineBytes = 1 << 20;  // a longer "line" is split, never buffered unbounded
 constexpr size_t kErrorLinesKept = 3;
 
@@ -38,13 +34,13 @@ struct JobSupervisor::Attempt {
   bool interrupted = false;
   std::optional<RunDecision> decision;  // the run policy stopped this attempt: what follows
   bool stopping = false;                // SIGTERM sent
-  Clock::time_point stop_sent;
+  Clock::MonotonicTime stop_sent;
   bool killed = false;
   std::deque<std::string> last_errors;  // recent stderr lines, for the failure message
 };
 
 void JobSupervisor::Save(DLJob& job, bool force) {
-  auto now = Clock::now();
+  auto now = clock_.MonotonicNow();
   if (!force && now - last_save_ < options_.update_interval) return;
   if (force || dirty_) {
     Status s = store_.Save(job);
@@ -62,7 +58,7 @@ void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string
   if (!s.ok()) observer_.OnNotice("warning: " + s.message());
   if (std::optional<MetricSample> m = ParseMetricLine(line.text)) {
     if (!m->rank && line.rank >= 0) m->rank = line.rank;
-    std::string now = Now();
+    std::string now = NowStamp();
     nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
     a.metrics->Append(record.dump());
     a.progress.Add(*m, now);
@@ -79,9 +75,11 @@ void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string
   observer_.OnOutput(line.rank, line.is_stderr, line.text);
 }
 
+std::string JobSupervisor::NowStamp() const { return FormatRfc3339(clock_.Now()); }
+
 WallTime JobSupervisor::PolicyNow() const {
-  return job_start_wall_ +
-         std::chrono::duration_cast<std::chrono::system_clock::duration>(Clock::now() - job_start_);
+  return job_start_wall_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                               clock_.MonotonicNow() - job_start_);
 }
 
 RunObservation JobSupervisor::Observed(const DLJob& job, const Attempt& a,
@@ -168,9 +166,9 @@ int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
         // told itself, would SIGKILL them about two seconds later, too soon for a checkpoint.
         // Before any rank has started, mpirun is told (nothing to save yet).
         if (a.child->SignalChildren(SIGTERM) == 0) a.child->Signal(SIGTERM);
-        a.stop_sent = Clock::now();
+        a.stop_sent = clock_.MonotonicNow();
       }
-    } else if (!a.killed && Clock::now() - a.stop_sent >= options_.kill_grace) {
+    } else if (!a.killed && clock_.MonotonicNow() - a.stop_sent >= options_.kill_grace) {
       a.child->SignalGroup(SIGKILL);
       a.killed = true;
     }
@@ -183,8 +181,8 @@ int JobSupervisor::RunAttempt(DLJob& job, Attempt& a) {
 
 DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
   const std::string& name = job.metadata.name;
-  job_start_ = Clock::now();
-  job_start_wall_ = std::chrono::system_clock::now();
+  job_start_ = clock_.MonotonicNow();
+  job_start_wall_ = clock_.Now();
   if (Status s = store_.WriteSupervisor(name, SelfProcessId()); !s.ok()) {
     observer_.OnNotice("warning: " + s.message());
   }
@@ -200,7 +198,7 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
   auto metrics = store_.OpenMetrics(name);
   if (!log.ok() || !metrics.ok()) {
     TransitionTo(job.status, JobPhase::kFailed, "StateNotWritable",
-                 (log.ok() ? metrics.status() : log.status()).message(), Now());
+                 (log.ok() ? metrics.status() : log.status()).message(), NowStamp());
     Save(job, true);
     return job;
   }
@@ -211,13 +209,14 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
     Result<std::unique_ptr<ChildProcess>> child =
         ChildProcess::Spawn({plan.argv, plan.env, plan.working_dir});
     if (!child.ok()) {
-      TransitionTo(job.status, JobPhase::kFailed, "LaunchFailed", child.status().message(), Now());
+      TransitionTo(job.status, JobPhase::kFailed, "LaunchFailed", child.status().message(),
+                   NowStamp());
       break;
     }
     a.child = std::move(*child);
     a.log->Append(FormatLogLine(
         -1, "starting attempt " + std::to_string(*job.status.restarts + 1) + ": " + where));
-    TransitionTo(job.status, JobPhase::kRunning, "MpirunStarted", where, Now());
+    TransitionTo(job.status, JobPhase::kRunning, "MpirunStarted", where, NowStamp());
     job.status.workers->ready = 1;
     Save(job, true);
 
@@ -234,23 +233,23 @@ DLJob JobSupervisor::Run(DLJob job, const LocalPlan& plan) {
       TransitionTo(job.status, JobPhase::kInterrupted, "Interrupted",
                    std::string("stopped by ") + (sig ? strsignal(sig) : "request") +
                        "; logs are kept: dljob logs " + name,
-                   Now());
+                   NowStamp());
       break;
     }
     // Stopped by the run policy, its decision stands; otherwise the exit status is judged.
     RunDecision d = a.decision ? *a.decision : DecideEnded(job, a, wait_status);
     if (d.action == RunAction::kSucceed) {
-      TransitionTo(job.status, JobPhase::kSucceeded, d.reason, d.message, Now());
+      TransitionTo(job.status, JobPhase::kSucceeded, d.reason, d.message, NowStamp());
       break;
     }
     job.status.workers->failed += 1;
     job.status.restarts = d.restarts;
     if (d.action != RunAction::kRestart) {  // kFail, kFailAndStop: an ended attempt never waits
       TransitionTo(job.status, JobPhase::kFailed, d.reason, d.message + "; see: dljob logs " + name,
-                   Now());
+                   NowStamp());
       break;
     }
-    TransitionTo(job.status, JobPhase::kRestarting, d.reason, d.message, Now());
+    TransitionTo(job.status, JobPhase::kRestarting, d.reason, d.message, NowStamp());
     observer_.OnNotice("attempt failed: " + d.message);
     Save(job, true);
   }

@@ -10,12 +10,13 @@
 // dljob-train rank can write its checkpoint; stop_signal.h), then SIGKILL to mpirun's process
 // group after kill_grace — and ends the job Interrupted, with its logs kept.
 //
-// Not thread-safe; Run() blocks. The store and observer must outlive the supervisor.
+// Not thread-safe; Run() blocks. The store, observer and clock must outlive the supervisor.
 #pragma once
 
 #include <chrono>
 #include <functional>
 
+#include "base/clock.h"
 #include "base/time_format.h"
 #include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
@@ -34,8 +35,9 @@ struct SupervisorOptions {
 
 class JobSupervisor {
  public:
-  JobSupervisor(JobStore& store, JobObserver& observer, SupervisorOptions options)
-      : store_(store), observer_(observer), options_(std::move(options)) {}
+  // The clock gives the record's stamps, the policy's deadlines and the save interval.
+  JobSupervisor(JobStore& store, JobObserver& observer, Clock& clock, SupervisorOptions options)
+      : store_(store), observer_(observer), clock_(clock), options_(std::move(options)) {}
 
   // REQUIRES: store.Create(job) succeeded. Returns the final record (also saved in the store).
   DLJob Run(DLJob job, const LocalPlan& plan);
@@ -48,15 +50,17 @@ class JobSupervisor {
   bool CheckStop(const DLJob& job, Attempt& attempt) const;  // true: stop the attempt
   RunObservation Observed(const DLJob& job, const Attempt& attempt, AttemptState state) const;
   RunDecision DecideEnded(const DLJob& job, const Attempt& attempt, int wait_status) const;
-  // Wall time that never jumps: the deadlines follow the steady clock from the job's start.
+  // Wall time that never jumps: the deadlines follow the monotonic clock from the job's start.
   WallTime PolicyNow() const;
+  std::string NowStamp() const;  // the clock's wall time, RFC 3339
   void Save(DLJob& job, bool force);
 
   JobStore& store_;
   JobObserver& observer_;
+  Clock& clock_;
   SupervisorOptions options_;
-  std::chrono::steady_clock::time_point last_save_{};
-  std::chrono::steady_clock::time_point job_start_{};
+  Clock::MonotonicTime last_save_{};
+  Clock::MonotonicTime job_start_{};
   WallTime job_start_wall_{};
   bool dirty_ = false;
 };

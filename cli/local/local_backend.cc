@@ -106,7 +106,7 @@ Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer)
     if (it == env.end()) return std::nullopt;
     return it->second;
   };
-  if (Status s = FetchData(plan->fetches, lookup, observer, fetch); !s.ok()) return s;
+  if (Status s = FetchData(plan->fetches, lookup, observer, clock_, fetch); !s.ok()) return s;
   for (const LocalVolume& v : plan->volumes) {
     std::error_code ec;
     if (!fs::exists(v.local_path, ec)) {
@@ -124,13 +124,13 @@ Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer)
     }
   }
   DLJob job = spec_job;
-  std::string now = FormatRfc3339(std::chrono::system_clock::now());
+  std::string now = FormatRfc3339(clock_.Now());
   job.metadata.creation_timestamp = now;
   job.metadata.uid = NewUid();
   job.status = DLJobStatus{};
   TransitionTo(job.status, JobPhase::kQueued, "Submitted", "accepted by the local runner", now);
   if (Status s = store_.Create(job); !s.ok()) return s;
-  JobSupervisor supervisor(store_, observer, options_);
+  JobSupervisor supervisor(store_, observer, clock_, options_);
   return supervisor.Run(std::move(job), *plan);
 }
 
@@ -142,7 +142,7 @@ Result<DLJob> LocalBackend::LoadChecked(const std::string& name) {
   // Queued with no supervisor file yet is a submit in its first moments; give it a grace period.
   if (!supervisor) {
     auto created = ParseRfc3339(job->metadata.creation_timestamp);
-    if (created && std::chrono::system_clock::now() - *created < std::chrono::seconds(30)) {
+    if (created && clock_.Now() - *created < std::chrono::seconds(30)) {
       return job;
     }
   }
@@ -150,7 +150,7 @@ Result<DLJob> LocalBackend::LoadChecked(const std::string& name) {
                "the dljob process running this job exited before the job finished" +
                    (supervisor ? " (pid " + std::to_string(supervisor->pid) + ")" : std::string()) +
                    "; its logs are kept: dljob logs " + name,
-               FormatRfc3339(std::chrono::system_clock::now()));
+               FormatRfc3339(clock_.Now()));
   store_.Save(*job);  // best effort: the corrected view is returned either way
   return job;
 }
@@ -181,7 +181,7 @@ Status LocalBackend::Logs(const std::string& name, const LogOptions& options, st
     Result<DLJob> j = LoadChecked(name);
     return !j.ok() || IsFinished(j->status.phase);
   };
-  return FollowLog(store_.LogPath(name), options, finished, out);
+  return FollowLog(store_.LogPath(name), options, finished, clock_, out);
 }
 
 Status LocalBackend::Delete(const std::string& name) {
@@ -191,10 +191,10 @@ Status LocalBackend::Delete(const std::string& name) {
   if (!IsFinished(job->status.phase) && supervisor && IsAlive(*supervisor) &&
       supervisor->pid != getpid()) {
     kill(supervisor->pid, SIGTERM);
-    auto deadline =
-        std::chrono::steady_clock::now() + options_.kill_grace + std::chrono::seconds(5);
-    while (IsAlive(*supervisor) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const Clock::MonotonicTime deadline =
+        clock_.MonotonicNow() + options_.kill_grace + std::chrono::seconds(5);
+    while (IsAlive(*supervisor) && clock_.MonotonicNow() < deadline) {
+      clock_.SleepFor(std::chrono::milliseconds(100));
     }
     if (IsAlive(*supervisor)) {
       return Status::Unavailable("job \"" + name + "\" is still stopping (dljob pid " +

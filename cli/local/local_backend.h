@@ -9,13 +9,16 @@
 // mark it Failed with reason SupervisorLost, so the record never claims a job runs when nothing
 // runs it. Delete of a running job asks its supervisor to stop it (SIGTERM) and waits.
 //
-// One LocalBackend per process; not thread-safe.
+// Time (stamps, the submit grace period, Delete's wait) comes from the injected Clock.
+//
+// One LocalBackend per process; not thread-safe. The clock must outlive the backend.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <string>
 
+#include "base/clock.h"
 #include "cli/backend/backend.h"
 #include "cli/local/job_store.h"
 #include "cli/local/job_supervisor.h"
@@ -25,8 +28,11 @@ namespace dljob {
 
 class LocalBackend : public Backend {
  public:
-  LocalBackend(JobStore store, LocalMachine machine, SupervisorOptions options)
-      : store_(std::move(store)), machine_(std::move(machine)), options_(std::move(options)) {
+  LocalBackend(JobStore store, LocalMachine machine, SupervisorOptions options, Clock& clock)
+      : store_(std::move(store)),
+        machine_(std::move(machine)),
+        options_(std::move(options)),
+        clock_(clock) {
     if (machine_.cache_root.empty()) machine_.cache_root = store_.root() + "/cache";
   }
 
@@ -47,6 +53,7 @@ class LocalBackend : public Backend {
   JobStore store_;
   LocalMachine machine_;
   SupervisorOptions options_;
+  Clock& clock_;
 };
 
 }  // namespace dljob

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "jobs/log_lines.h"
 
@@ -21,7 +20,7 @@ void PrintLine(const std::string& line, const LogOptions& options, std::ostream&
 }  // namespace
 
 Status FollowLog(const std::string& path, const LogOptions& options,
-                 const std::function<bool()>& finished, std::ostream& out) {
+                 const std::function<bool()>& finished, Clock& clock, std::ostream& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (!options.follow) return Status::Ok();  // a job that printed nothing yet has no log
@@ -54,7 +53,7 @@ Status FollowLog(const std::string& path, const LogOptions& options,
     out.flush();
     if (!options.follow) break;
     if (done && chunk.empty()) break;
-    if (chunk.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (chunk.empty()) clock.SleepFor(std::chrono::milliseconds(200));
   }
   if (!partial.empty() && !options.follow) PrintLine(partial, options, out);
   return out ? Status::Ok() : Status::Unavailable("cannot write the log to the output");

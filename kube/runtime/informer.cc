@@ -85,7 +85,7 @@ bool Informer::List() {
     items.push_back(options_.transform ? options_.transform(item) : std::move(item));
   }
   Replace(items);
-  SetResourceVersion((*list)["metadata"].value("resourceVersion", ""));
+  SetResourceVersion(ResourceVersionOf(*list));
   backoff_ = options_.initial_backoff;
   synced_ = true;
   return true;

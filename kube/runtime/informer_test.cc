@@ -9,13 +9,18 @@
 
 #include "base/mutex.h"
 #include "kube/testing/fake_api.h"
+#include "testing/wait.h"
 
 namespace dljob::kube {
 namespace {
 
-using resources::kPods;
 using kube::testing::Call;
 using kube::testing::FakeApi;
+using resources::kPods;
+
+// The label the operator's pod informer selects on (operator/controller/builders.h); kube/runtime
+// may not include the operator, so the test names it itself.
+constexpr char kJobNameLabel[] = "dljob.io/job-name";
 
 Json Pod(const std::string& name, const std::string& job = "j", const std::string& note = "") {
   Json pod = {{"metadata", {{"name", name}, {"namespace", "ns"}}}, {"spec", {{"note", note}}}};
@@ -23,15 +28,7 @@ Json Pod(const std::string& name, const std::string& job = "j", const std::strin
   return pod;
 }
 
-// Polls until `done` holds. Only for liveness: a hang becomes a failure, never a timing claim.
-template <typename F>
-bool Eventually(F done) {
-  for (int i = 0; i < 20000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
+using dljob::testing::Eventually;  // liveness only: a hang becomes a failure
 
 // A handler that holds the informer's thread until the test releases it.
 struct Gate {

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/mutex.h"
-#include "kube/object_key.h"
+#include "kube/object_fields.h"
 
 namespace dljob::kube {
 

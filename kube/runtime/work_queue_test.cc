@@ -9,6 +9,7 @@
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
+#include "testing/wait.h"
 
 namespace dljob::kube {
 namespace {
@@ -173,12 +174,12 @@ TEST(WorkQueue, ManyWorkersNeverProcessOneKeyConcurrently) {
       queue.Add("ns/" + std::to_string(k));
     }
   }
-  for (bool done = false; !done;) {
-    std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_TRUE(dljob::testing::Eventually([&] {
     MutexLock lock(tally.mu);
-    done = true;
+    bool done = true;
     for (int k = 0; k < kKeys; ++k) done = done && tally.processed["ns/" + std::to_string(k)] > 0;
-  }
+    return done;
+  }));
   queue.ShutDown();
   for (std::thread& t : workers) t.join();
   EXPECT_FALSE(overlap.load());

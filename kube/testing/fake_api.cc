@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "kube/label_selector.h"
-#include "kube/object_key.h"
+#include "kube/object_fields.h"
 
 namespace dljob::kube::testing {
 namespace {
@@ -277,7 +277,7 @@ kube::ApiResult<Json> FakeApi::List(const kube::Resource& r, const std::string& 
 kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string& ns,
                                       const Json& object) {
   MutexLock lock(mu_);
-  std::string name = object["metadata"].value("name", "");
+  std::string name = NameOf(object);
   if (auto e = RecordLocked({"create", r.plural, ns, name, object})) return *e;
   if (FindLocked(r, ns, name)) {
     return ApiError{409, "AlreadyExists", r.plural + " \"" + name + "\" already exists"};
@@ -290,7 +290,7 @@ kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string
 
 kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::string& ns,
                                             const Json& object, bool status_only) {
-  std::string name = object["metadata"].value("name", "");
+  std::string name = NameOf(object);
   Json* found = FindLocked(r, ns, name);
   if (!found) return NotFound(r, name);
   std::string rv = ResourceVersionOf(object);
@@ -306,7 +306,7 @@ kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::
     Json status = found->value("status", Json());
     updated = object;
     updated["metadata"]["uid"] = (*found)["metadata"]["uid"];
-    updated["metadata"]["namespace"] = (*found)["metadata"].value("namespace", "");
+    updated["metadata"]["namespace"] = NamespaceOf(*found);
     if (r.plural == "dljobs") updated["status"] = status;  // the status subresource owns it
   }
   return StoreLocked(r, std::move(updated), WatchEvent::Type::kModified);
@@ -315,8 +315,7 @@ kube::ApiResult<Json> FakeApi::UpdateLocked(const kube::Resource& r, const std::
 kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::string& ns,
                                        const Json& object) {
   MutexLock lock(mu_);
-  if (auto e =
-          RecordLocked({"update", r.plural, ns, object["metadata"].value("name", ""), object})) {
+  if (auto e = RecordLocked({"update", r.plural, ns, NameOf(object), object})) {
     return *e;
   }
   return UpdateLocked(r, ns, object, false);
@@ -325,8 +324,7 @@ kube::ApiResult<Json> FakeApi::Replace(const kube::Resource& r, const std::strin
 kube::ApiResult<Json> FakeApi::ReplaceStatus(const kube::Resource& r, const std::string& ns,
                                              const Json& object) {
   MutexLock lock(mu_);
-  if (auto e = RecordLocked(
-          {"update-status", r.plural, ns, object["metadata"].value("name", ""), object})) {
+  if (auto e = RecordLocked({"update-status", r.plural, ns, NameOf(object), object})) {
     return *e;
   }
   return UpdateLocked(r, ns, object, true);
@@ -357,8 +355,7 @@ kube::ApiResult<Json> FakeApi::Delete(const kube::Resource& r, const std::string
   if (auto e = RecordLocked({"delete", r.plural, ns, name, nullptr})) return *e;
   Json* found = FindLocked(r, ns, name);
   if (!found) return NotFound(r, name);
-  if (!options.precondition_uid.empty() &&
-      (*found)["metadata"].value("uid", "") != options.precondition_uid) {
+  if (!options.precondition_uid.empty() && UidOf(*found) != options.precondition_uid) {
     return Conflict("Precondition failed: UID in precondition: " + options.precondition_uid);
   }
   Json object = *found;

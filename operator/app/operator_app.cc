@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "kube/object_fields.h"
 #include "kube/runtime/leader_election.h"
 #include "operator/controller/builders.h"
 #include "scheduler/queue/queue_policy.h"
@@ -12,12 +13,13 @@
 namespace dljob::op {
 namespace {
 
-void Log(const std::string& message) {
-  std::fprintf(stderr, "%s dljob-operator: %s\n",
-               FormatRfc3339(std::chrono::system_clock::now()).c_str(), message.c_str());
+void Log(const Clock& clock, const std::string& message) {
+  std::fprintf(stderr, "%s dljob-operator: %s\n", FormatRfc3339(clock.Now()).c_str(),
+               message.c_str());
 }
 
-// Waits `d` or until stopped; false when stopped.
+// Waits `d` or until stopped; false when stopped. Only a heartbeat for the log line below: nothing
+// is timed by it, so it waits on the stop token rather than on the Clock.
 bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
   Mutex mu;  // guards nothing: wait_for needs a lock to release
   std::condition_variable_any cv;
@@ -31,13 +33,7 @@ bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
 std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods) {
   std::vector<nlohmann::json> out;
   for (const nlohmann::json& pod : pods) {
-    const nlohmann::json* labels = nullptr;
-    if (pod.contains("metadata") && pod["metadata"].contains("labels")) {
-      labels = &pod["metadata"]["labels"];
-    }
-    if (labels && labels->is_object() && labels->value(controller::kRoleLabel, "") == "launcher") {
-      out.push_back(pod);
-    }
+    if (kube::LabelOf(pod, controller::kRoleLabel) == "launcher") out.push_back(pod);
   }
   return out;
 }
@@ -47,7 +43,7 @@ OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock)
 
 int OperatorApp::Run(std::stop_token stop) {
   if (!options_.leader_elect) {
-    Log("leader election off: leading at once");
+    Log(clock_, "leader election off: leading at once");
     Lead(stop);
     return 0;
   }
@@ -63,32 +59,33 @@ int OperatorApp::Run(std::stop_token stop) {
   std::stop_source lead_stop;
   std::jthread leader;
   std::atomic<bool> lost{false};
-  Log("campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
+  Log(clock_,
+      "campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
   elector.Run(
-      stop,
-      kube::LeaderCallbacks{
-          .on_started_leading =
-              [&] {
-                Log("became the leader");
-                leader = std::jthread([this, token = lead_stop.get_token()] { Lead(token); });
-              },
-          .on_stopped_leading =
-              [&] {
-                if (!stop.stop_requested()) lost = true;
-                lead_stop.request_stop();
-              },
-          .on_new_leader =
-              [](const std::string& holder) {
-                if (!holder.empty()) Log("the leader is " + holder);
-              },
-          .on_error =
-              [&](const std::string& error) {
-                Log(error + "; retrying every " + std::to_string(le.retry_period.count()) + " ms");
-              },
-      });
+      stop, kube::LeaderCallbacks{
+                .on_started_leading =
+                    [&] {
+                      Log(clock_, "became the leader");
+                      leader = std::jthread([this, token = lead_stop.get_token()] { Lead(token); });
+                    },
+                .on_stopped_leading =
+                    [&] {
+                      if (!stop.stop_requested()) lost = true;
+                      lead_stop.request_stop();
+                    },
+                .on_new_leader =
+                    [this](const std::string& holder) {
+                      if (!holder.empty()) Log(clock_, "the leader is " + holder);
+                    },
+                .on_error =
+                    [&](const std::string& error) {
+                      Log(clock_, error + "; retrying every " +
+                                      std::to_string(le.retry_period.count()) + " ms");
+                    },
+            });
   lead_stop.request_stop();
   if (leader.joinable()) leader.join();
-  if (lost) Log("lost the lease: exiting so that a fresh process takes over");
+  if (lost) Log(clock_, "lost the lease: exiting so that a fresh process takes over");
   return lost ? 1 : 0;
 }
 
@@ -133,7 +130,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   bool announced = false;
   while (Tick(stop, std::chrono::seconds(1))) {
     if (!announced && controller.HasSynced()) {
-      Log("caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
+      Log(clock_, "caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
       announced = true;
     }
     collectors.Sync(LauncherPods(controller.pods().List()));
@@ -147,7 +144,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   running.request_stop();
   running.join();
   collectors.StopAll();
-  Log("stopped leading");
+  Log(clock_, "stopped leading");
 }
 
 OperatorState OperatorApp::State() const {

@@ -1,12 +1,10 @@
 #include "operator/controller/children.h"
 
+#include "base/json_fields.h"
+#include "kube/object_fields.h"
+
 namespace dljob::controller {
 namespace {
-
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 const Json& Meta(const Json& object) {
   static const Json kEmpty = Json::object();
@@ -16,7 +14,7 @@ const Json& Meta(const Json& object) {
 
 EnsuredChild Classify(const kube::Resource& r, const DLJob& job, const Json& existing) {
   if (IsOwnedBy(existing, job)) return {ChildState::kExists, existing, ""};
-  std::string name = Str(Meta(existing), "name");
+  std::string name = kube::NameOf(existing);
   return {ChildState::kForeign, Json(),
           r.kind + " " + job.metadata.namespace_ + "/" + name +
               " already exists and is not owned by this DLJob; delete or rename it (the job "
@@ -26,16 +24,14 @@ EnsuredChild Classify(const kube::Resource& r, const DLJob& job, const Json& exi
 }  // namespace
 
 std::string OwnerJobKey(const Json& child) {
-  const Json& meta = Meta(child);
-  std::string job = Str(meta.value("labels", Json::object()), kJobNameLabel);
+  std::string job = kube::LabelOf(child, kJobNameLabel);
   if (job.empty()) return "";
-  std::string ns = Str(meta, "namespace");
-  return ns.empty() ? job : ns + "/" + job;
+  return kube::ObjectKey(kube::NamespaceOf(child), job);
 }
 
 bool IsOwnedBy(const Json& object, const DLJob& job) {
   for (const Json& ref : Meta(object).value("ownerReferences", Json::array())) {
-    if (ref.value("controller", false) && Str(ref, "uid") == job.metadata.uid) return true;
+    if (ref.value("controller", false) && StringAt(ref, "uid") == job.metadata.uid) return true;
   }
   return false;
 }
@@ -45,7 +41,7 @@ int64_t JobIncarnation(const DLJobStatus& status) {
 }
 
 int64_t IncarnationOf(const Json& pod) {
-  std::string v = Str(Meta(pod).value("annotations", Json::object()), kIncarnationAnnotation);
+  std::string v = StringAt(Meta(pod).value("annotations", Json::object()), kIncarnationAnnotation);
   try {
     return v.empty() ? 0 : std::stoll(v);
   } catch (const std::exception&) {
@@ -88,7 +84,7 @@ Result<EnsuredChild> EnsureChild(kube::Api& api, const kube::Resource& r, const 
   const std::string& ns = job.metadata.namespace_;
   kube::ApiResult<Json> created = api.Create(r, ns, desired);
   if (created.ok()) return EnsuredChild{ChildState::kCreated, *created, ""};
-  std::string name = Str(Meta(desired), "name");
+  std::string name = kube::NameOf(desired);
   if (IsRefusedForGood(created.error())) {
     return EnsuredChild{ChildState::kRefused, Json(),
                         RefusalMessage("create", r.kind, ns, name, created.error())};

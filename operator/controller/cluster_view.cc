@@ -1,6 +1,6 @@
 #include "operator/controller/cluster_view.h"
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
 #include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {

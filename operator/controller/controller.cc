@@ -37,7 +37,8 @@ scheduler::PlacementPolicyPtr PolicyOrDie(const ControllerOptions& o) {
 
 Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                        SshKeyGenerator keys)
-    : options_(std::move(options)),
+    : clock_(clock),
+      options_(std::move(options)),
       queue_(clock, options_.queue),
       policy_(PolicyOrDie(options_)),
       ledger_(clock, *policy_) {
@@ -63,7 +64,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   auto trigger2 = [this](const Json&, const Json&) { scheduler_->Trigger(); };
   queues_->AddHandlers({trigger, trigger2, trigger});
 
-  auto enqueue = [this](const Json& o) { queue_.Add(ObjectKey(o)); };
+  auto enqueue = [this](const Json& o) { queue_.Add(kube::ObjectKey(o)); };
   jobs_->AddHandlers({[this, enqueue](const Json& o) {
                         enqueue(o);
                         scheduler_->Trigger();
@@ -73,13 +74,13 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                         scheduler_->Trigger();
                       },
                       [this](const Json& o) {
-                        ledger_.StopWaiting(ObjectKey(o));
-                        queue_.Add(ObjectKey(o));
+                        ledger_.StopWaiting(kube::ObjectKey(o));
+                        queue_.Add(kube::ObjectKey(o));
                         scheduler_->Trigger();
                       }});
   auto owner = [this](const Json& o) {
     // The job's next step (e.g. its launcher once its workers are Ready) goes ahead of new jobs.
-    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, Lane::kFollowUp);
+    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, kube::Lane::kFollowUp);
   };
   for (kube::Informer* child : {services_.get(), config_maps_.get(), secrets_.get()}) {
     child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
@@ -148,7 +149,7 @@ void Controller::Run(std::stop_token stop) {
   }
   // Reconciling from half-filled caches would create children that already exist.
   while (!stop.stop_requested() && !HasSynced()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    clock_.SleepFor(std::chrono::milliseconds(5));
   }
   std::vector<std::jthread> workers;
   if (!stop.stop_requested()) {

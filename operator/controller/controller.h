@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "kube/runtime/informer.h"
+#include "kube/runtime/work_queue.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
-#include "kube/runtime/informer.h"
 #include "operator/controller/queue_scheduler.h"
 #include "operator/controller/reconciler.h"
-#include "kube/runtime/work_queue.h"
 #include "scheduler/placement_policy.h"
 
 namespace dljob::controller {
@@ -73,13 +73,14 @@ class Controller {
  private:
   void Work();
 
+  Clock& clock_;
   const ControllerOptions options_;
   // Informers, in the order HasSynced and Run go through them.
   std::vector<kube::Informer*> Informers() const;
   void WakeWaiting();
 
-  std::unique_ptr<kube::Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_, bound_pods_,
-      queues_;
+  std::unique_ptr<kube::Informer> jobs_, pods_, services_, config_maps_, secrets_, nodes_,
+      bound_pods_, queues_;
   kube::WorkQueue queue_;
   const scheduler::PlacementPolicyPtr policy_;  // before ledger_, which uses it
   GpuLedger ledger_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/controller/testing/reconciler_test_util.h"
+#include "testing/wait.h"
 
 namespace dljob::controller::testing {
 namespace {
@@ -14,14 +15,7 @@ using kube::resources::kDLJobs;
 using kube::resources::kNodes;
 using kube::resources::kPods;
 
-template <typename F>
-bool Eventually(F done) {  // liveness only: a hang becomes a failure
-  for (int i = 0; i < 20000; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
+using dljob::testing::Eventually;
 
 std::string Phase(FakeApi& api, const std::string& name) {
   auto job = api.Object(kDLJobs, "ns", name);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
 #include "operator/controller/volumes.h"
 
 namespace dljob::controller {

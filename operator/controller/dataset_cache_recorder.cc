@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
 #include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {
@@ -12,6 +12,8 @@ namespace dljob::controller {
 using Json = nlohmann::json;
 
 namespace {
+
+using Json = nlohmann::json;
 
 constexpr int kAttempts = 3;
 

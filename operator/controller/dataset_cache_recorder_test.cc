@@ -10,6 +10,7 @@
 namespace dljob::controller {
 namespace {
 
+using Json = nlohmann::json;
 using kube::resources::kNodes;
 using kube::testing::FakeApi;
 using Strings = std::vector<std::string>;

@@ -2,19 +2,18 @@
 
 #include <algorithm>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
+#include "kube/object_fields.h"
 #include "kube/runtime/store.h"
 #include "operator/controller/children.h"
 
 namespace dljob::controller {
-
-using kube::ObjectKey;
-
 namespace {
 
-std::string NameOf(const Json& pod) { return StringAt(FieldOf(pod, "metadata"), "name"); }
-std::string UidOf(const Json& pod) { return StringAt(FieldOf(pod, "metadata"), "uid"); }
-std::string NodeOf(const Json& pod) { return StringAt(FieldOf(pod, "spec"), "nodeName"); }
+using kube::NameOf;
+using kube::NodeNameOf;
+using kube::ObjectKey;
+using kube::UidOf;
 
 PodClaim ClaimOf(const Json& pod) { return {ObjectKey(pod), UidOf(pod)}; }
 
@@ -55,11 +54,11 @@ BindAnswer BindOne(kube::Api& api, Clock& clock, const kube::RetryOptions& retry
     return {false, false, error + " (reading the pod: " + now.error().ToString() + ")",
             std::nullopt};
   if (!SamePod(pod, *now)) return {false, false, error + " (the pod was replaced)", std::nullopt};
-  if (NodeOf(*now) == node && !IsDeleting(*now)) return {true, false, "", std::nullopt};
-  if (NodeOf(*now).empty()) return {false, false, error, std::nullopt};
+  if (NodeNameOf(*now) == node && !IsDeleting(*now)) return {true, false, "", std::nullopt};
+  if (NodeNameOf(*now).empty()) return {false, false, error, std::nullopt};
   return {false, true,
-          NodeOf(*now) == node ? "it is being deleted"
-                               : "it is bound to node " + NodeOf(*now) + " already",
+          NodeNameOf(*now) == node ? "it is being deleted"
+                                   : "it is bound to node " + NodeNameOf(*now) + " already",
           std::nullopt};
 }
 
@@ -68,8 +67,8 @@ Result<bool> Confirm(kube::Api& api, const std::string& ns, Json& pod) {
   kube::ApiResult<Json> now = api.Get(kube::resources::kPods, ns, NameOf(pod));
   if (!now.ok() && now.error().IsNotFound()) return false;
   if (!now.ok()) return now.error().ToStatus().WithContext("reading pod " + ns + "/" + NameOf(pod));
-  if (!SamePod(pod, *now) || NodeOf(*now).empty() || IsDeleting(*now)) return false;
-  pod["spec"]["nodeName"] = NodeOf(*now);
+  if (!SamePod(pod, *now) || NodeNameOf(*now).empty() || IsDeleting(*now)) return false;
+  pod["spec"]["nodeName"] = NodeNameOf(*now);
   return true;
 }
 
@@ -126,7 +125,7 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
   std::vector<PodClaim> claims;  // of every worker, for Forget
   for (Json& w : workers) {
     claims.push_back(ClaimOf(w));
-    (NodeOf(w).empty() ? unbound : before).push_back(&w);
+    (NodeNameOf(w).empty() ? unbound : before).push_back(&w);
   }
   if (unbound.empty()) return GangOutcome{};
   std::vector<PodClaim> todo;
@@ -196,7 +195,7 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
 
 std::optional<Json> UnschedulablePatch(const Json& pod, const std::string& message,
                                        const std::string& now) {
-  if (!NodeOf(pod).empty()) return std::nullopt;
+  if (!NodeNameOf(pod).empty()) return std::nullopt;
   Json conditions = Json::array();
   std::string since = now;
   const Json& old = FieldOf(FieldOf(pod, "status"), "conditions");

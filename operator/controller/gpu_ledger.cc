@@ -1,6 +1,7 @@
 #include "operator/controller/gpu_ledger.h"
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
+#include "kube/object_fields.h"
 #include "kube/runtime/store.h"
 #include "scheduler/dljob_policy.h"
 #include "scheduler/gang.h"
@@ -82,15 +83,14 @@ bool GpuLedger::UpsertNode(const Json& node) {
 
 bool GpuLedger::RemoveNode(const Json& node) {
   MutexLock lock(mu_);
-  nodes_.erase(StringAt(FieldOf(node, "metadata"), "name"));
+  nodes_.erase(kube::NameOf(node));
   return false;
 }
 
 bool GpuLedger::UpsertPod(const Json& pod) {
-  const Json& meta = FieldOf(pod, "metadata");
-  const std::string key = ObjectKey(StringAt(meta, "namespace"), StringAt(meta, "name"));
-  const std::string uid = StringAt(meta, "uid");
-  const std::string node = StringAt(FieldOf(pod, "spec"), "nodeName");
+  const std::string key = kube::ObjectKey(pod);
+  const std::string uid = kube::UidOf(pod);
+  const std::string node = kube::NodeNameOf(pod);
   if (node.empty()) return false;  // not bound yet: uses nothing
   MutexLock lock(mu_);
   // The informer shows the pod bound: the observation replaces what was assumed for it.
@@ -113,9 +113,8 @@ bool GpuLedger::UpsertPod(const Json& pod) {
 }
 
 bool GpuLedger::RemovePod(const Json& pod) {
-  const Json& meta = FieldOf(pod, "metadata");
-  const std::string key = ObjectKey(StringAt(meta, "namespace"), StringAt(meta, "name"));
-  const std::string uid = StringAt(meta, "uid");
+  const std::string key = kube::ObjectKey(pod);
+  const std::string uid = kube::UidOf(pod);
   MutexLock lock(mu_);
   auto o = observed_.find(key);
   // A pod of the same name created since is not the one that went.

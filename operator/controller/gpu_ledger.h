@@ -35,12 +35,14 @@
 #include "base/status.h"
 #include "base/thread_annotations.h"
 #include "jobs/dljob_types.h"
-#include "operator/controller/cluster_view.h"
 #include "kube/runtime/duration.h"
+#include "operator/controller/cluster_view.h"
 #include "scheduler/cluster.h"
 #include "scheduler/placement_policy.h"
 
 namespace dljob::controller {
+
+using Json = nlohmann::json;  // as in children.h
 
 // A pod to place: its "namespace/name" and metadata.uid ("" when unknown; then any pod of that
 // name observed bound counts as this one).

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
+#include "base/json_fields.h"
 #include "base/time_format.h"
-#include "jobs/json_fields.h"
+#include "kube/object_fields.h"
 #include "operator/controller/builders.h"
 
 namespace dljob::controller {
@@ -27,13 +28,12 @@ std::optional<WallTime> FinishedAt(const Json& pod) {
 }  // namespace
 
 std::optional<kube::Duration> LauncherLogWait(const std::vector<Json>& pods,
-                                        const LauncherLogEnded& ended, WallTime now,
-                                        kube::Duration grace) {
+                                              const LauncherLogEnded& ended, WallTime now,
+                                              kube::Duration grace) {
   if (!ended) return std::nullopt;
   for (const Json& pod : pods) {
-    const Json& meta = FieldOf(pod, "metadata");
-    if (StringAt(FieldOf(meta, "labels"), kRoleLabel) != "launcher") continue;
-    std::optional<bool> done = ended(StringAt(meta, "uid"));
+    if (kube::LabelOf(pod, kRoleLabel) != "launcher") continue;
+    std::optional<bool> done = ended(kube::UidOf(pod));
     std::optional<WallTime> finished = FinishedAt(pod);
     if (done != false || !finished) return std::nullopt;
     kube::Duration left = std::chrono::ceil<kube::Duration>(*finished + grace - now);

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 #include <utility>
 
 #include "jobs/dlqueue_codec.h"
+#include "kube/object_fields.h"
 #include "operator/controller/queue_snapshot.h"
 #include "scheduler/queue/job_queue.h"
 
@@ -14,14 +14,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string KeyOf(const Json& o) {
-  const Json& m = o.value("metadata", Json::object());
-  return m.value("namespace", "") + "/" + m.value("name", "");
-}
-
 }  // namespace
 
-QueueScheduler::QueueScheduler(kube::Api& api, const Clock& clock, QueueSources sources,
+QueueScheduler::QueueScheduler(kube::Api& api, Clock& clock, QueueSources sources,
                                GpuLedger& ledger, AdmissionBook& book,
                                const scheduler::PlacementPolicy& policy,
                                QueueSchedulerOptions options,
@@ -43,23 +38,24 @@ void QueueScheduler::Trigger() {
   cv_.notify_all();
 }
 
+void QueueScheduler::WaitForWork(const std::stop_token& stop) {
+  MutexLock lock(mu_);
+  Clock::Duration wait = options_.resync;
+  if (next_change_) wait = std::min<Clock::Duration>(wait, *next_change_ - clock_.Now());
+  const Clock::MonotonicTime until = clock_.MonotonicNow() + wait;
+  while (!triggered_ && !stop.stop_requested()) {
+    const Clock::Duration left = until - clock_.MonotonicNow();
+    if (left <= Clock::Duration::zero()) return;
+    cv_.wait_for(mu_, std::min<Clock::Duration>(left, options_.poll));
+  }
+}
+
 void QueueScheduler::Run(std::stop_token stop) {
   std::stop_callback wake(stop, [this] { Trigger(); });
   while (!stop.stop_requested()) {
-    {
-      MutexLock lock(mu_);
-      auto until = std::chrono::steady_clock::now() + options_.resync;
-      if (next_change_) {
-        until =
-            std::min(until, std::chrono::steady_clock::now() +
-                                std::chrono::duration_cast<kube::Duration>(*next_change_ - clock_.Now()));
-      }
-      while (!triggered_ && !stop.stop_requested() && std::chrono::steady_clock::now() < until) {
-        cv_.wait_until(mu_, until);
-      }
-    }
+    WaitForWork(stop);
     if (stop.stop_requested()) return;
-    std::this_thread::sleep_for(options_.batch);  // a burst of changes makes one pass
+    clock_.SleepFor(options_.batch);  // a burst of changes makes one pass
     {
       MutexLock lock(mu_);
       triggered_ = false;  // what triggers from here on is seen by the pass or makes another
@@ -72,7 +68,8 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   const WallTime now = clock_.Now();
   std::vector<Json> jobs = sources_.jobs.List();
   std::map<std::string, std::vector<Json>> pods_of;
-  for (const Json& job : jobs) pods_of[KeyOf(job)] = sources_.pods.ByIndex(KeyOf(job));
+  for (const Json& job : jobs)
+    pods_of[kube::ObjectKey(job)] = sources_.pods.ByIndex(kube::ObjectKey(job));
   std::vector<Json> queues = sources_.queues.List();
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
   const int64_t now_s =

@@ -9,7 +9,9 @@
 // node or a bound pod calls it; triggers within `batch` share a pass), at the time the last
 // decision named (a minimum run time ends, an attained-service level changes), and at least every
 // `resync`. RunOnce() is one pass, for tests. A DLQueue status write that fails is left for the
-// next pass. Thread-safe: Trigger from any thread; Run once.
+// next pass. Time and waits come from the injected Clock only: with a testing::FakeClock the
+// batch wait is recorded and skipped, and a timed pass runs once the test advances the clock
+// (seen within `poll`). Thread-safe: Trigger from any thread; Run once.
 #pragma once
 
 #include <condition_variable>
@@ -23,10 +25,10 @@
 #include "base/thread_annotations.h"
 #include "jobs/dlqueue_types.h"
 #include "kube/api.h"
-#include "operator/controller/admission.h"
 #include "kube/runtime/duration.h"
-#include "operator/controller/gpu_ledger.h"
 #include "kube/runtime/store.h"
+#include "operator/controller/admission.h"
+#include "operator/controller/gpu_ledger.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/queue_types.h"
 
@@ -36,6 +38,9 @@ struct QueueSchedulerOptions {
   scheduler::QueueOptions queue;  // queue_policy.h's QueueOptionsByName, with the run time set
   kube::Duration batch{std::chrono::milliseconds(20)};
   kube::Duration resync{std::chrono::seconds(30)};
+  // How long Run's wait blocks at most before reading the clock again; it bounds how late a timed
+  // pass is when the Clock is not the system clock (as WorkQueueOptions::poll).
+  kube::Duration poll{std::chrono::milliseconds(200)};
 };
 
 // The caches a pass reads: DLJobs, the jobs' pods indexed by OwnerJobKey, DLQueues.
@@ -48,7 +53,7 @@ struct QueueSources {
 class QueueScheduler {
  public:
   // `wake(key)` asks for the job's reconcile. The policy must outlive the scheduler.
-  QueueScheduler(kube::Api& api, const Clock& clock, QueueSources sources, GpuLedger& ledger,
+  QueueScheduler(kube::Api& api, Clock& clock, QueueSources sources, GpuLedger& ledger,
                  AdmissionBook& book, const scheduler::PlacementPolicy& policy,
                  QueueSchedulerOptions options, std::function<void(const std::string&)> wake);
 
@@ -60,9 +65,11 @@ class QueueScheduler {
 
  private:
   void WriteStatuses(const std::map<std::string, DLQueueStatus>& statuses);
+  // Blocks until Trigger(), `stop`, the time the last decision named, or `resync` has passed.
+  void WaitForWork(const std::stop_token& stop) EXCLUDES(mu_);
 
   kube::Api& api_;
-  const Clock& clock_;
+  Clock& clock_;
   const QueueSources sources_;
   GpuLedger& ledger_;
   AdmissionBook& book_;

@@ -11,6 +11,7 @@
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
 #include "jobs/validation.h"
+#include "kube/object_fields.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/children.h"
 #include "scheduler/gang.h"
@@ -29,25 +30,16 @@ int64_t UnixSecondsOr(const std::string& rfc3339, int64_t fallback) {
   return t ? UnixSeconds(*t) : fallback;
 }
 
-std::string PodKey(const Json& pod) {
-  const Json& m = pod.value("metadata", Json::object());
-  return m.value("namespace", "") + "/" + m.value("name", "");
-}
+// The ledger's key for a pod, and the node it is bound to (kube/object_fields.h).
+std::string PodKey(const Json& pod) { return kube::ObjectKey(pod); }
+std::string NodeOf(const Json& pod) { return kube::NodeNameOf(pod); }
 
 bool IsLive(const Json& pod) {
   std::string phase = pod.value("status", Json::object()).value("phase", "");
   return phase != "Succeeded" && phase != "Failed" && !IsDeleting(pod);
 }
 
-std::string NodeOf(const Json& pod) {
-  return pod.value("spec", Json::object()).value("nodeName", "");
-}
-
-bool IsWorker(const Json& pod) {
-  return pod.value("metadata", Json::object())
-             .value("labels", Json::object())
-             .value(kRoleLabel, "") == "worker";
-}
+bool IsWorker(const Json& pod) { return kube::LabelOf(pod, kRoleLabel) == "worker"; }
 
 void Add(scheduler::Resources& to, const scheduler::Resources& r, int sign) {
   to.gpus += sign * r.gpus;

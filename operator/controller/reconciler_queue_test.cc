@@ -3,6 +3,8 @@
 // a job back and the DLQueue's status says so; a higher-priority job preempts a running one, which
 // is suspended (not restarted), then resumes once room is back, and its status tells the story.
 #include <chrono>
+#include <set>
+#include <thread>
 
 #include "base/time_format.h"
 #include "operator/controller/queue_scheduler.h"
@@ -10,6 +12,7 @@
 #include "operator/controller/testing/reconciler_test_util.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/queue_policy.h"
+#include "testing/wait.h"
 
 namespace dljob::controller::testing {
 namespace {
@@ -186,6 +189,48 @@ TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
   Reconcile("a");
   EXPECT_FALSE(HasBind());
   EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
+}
+
+// Run's timing comes from the injected clock: the first pass needs no trigger and its batch wait
+// is the FakeClock's (recorded, not slept); with no trigger the next pass comes when the clock
+// reaches `resync`, and not before however long the test waits in real time; a trigger makes a
+// pass at once.
+TEST_F(QueueTest, RunPassesOnATriggerAndAtResyncOnTheInjectedClock) {
+  api_.Put(kNodes, GpuNode("n2", 16));
+  PutQueuedJob("a", 0);
+  Sync();
+  QueueSchedulerOptions options = Options();
+  options.resync = std::chrono::seconds(30);
+  options.poll = std::chrono::milliseconds(1);
+  Mutex mu;
+  std::set<std::string> woken;
+  AdmissionBook book;
+  QueueScheduler runner(faults_, clock_, QueueSources{jobs_, pods_, queues_}, ledger_, book,
+                        *policy_, options, [&](const std::string& key) {
+                          MutexLock lock(mu);
+                          woken.insert(key);
+                        });
+  auto was_woken = [&](const std::string& key) {
+    MutexLock lock(mu);
+    return woken.count(key) > 0;
+  };
+  std::jthread thread([&](std::stop_token stop) { runner.Run(stop); });
+
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return was_woken("ns/a"); }));
+  EXPECT_EQ(clock_.sleeps(), std::vector<Clock::Duration>{options.batch});
+
+  PutQueuedJob("b", 0);  // the scheduler is not told: it waits for the resync
+  Sync();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ~100 polls of a still clock
+  EXPECT_FALSE(was_woken("ns/b"));
+  clock_.Advance(options.resync);
+  EXPECT_TRUE(dljob::testing::Eventually([&] { return was_woken("ns/b"); }));
+
+  PutQueuedJob("c", 0);
+  Sync();
+  runner.Trigger();
+  EXPECT_TRUE(dljob::testing::Eventually([&] { return was_woken("ns/c"); }));
+  EXPECT_EQ(clock_.sleeps().size(), 3u);  // one batch wait per pass, none real
 }
 
 TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {

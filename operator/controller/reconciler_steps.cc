@@ -1,5 +1,6 @@
 // The steps Reconciler::Reconcile (reconciler.cc) is made of: children, pods, status, clean-up.
 #include "jobs/codec.h"
+#include "kube/object_fields.h"
 #include "operator/controller/children.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/observation.h"
@@ -11,15 +12,13 @@ using kube::ObjectKey;
 
 namespace {
 
-std::string NameOf(const Json& o) { return o["metadata"].value("name", ""); }
+using kube::NameOf;
+using kube::NodeNameOf;
+using kube::ObjectKey;
 
 bool IsLive(const Json& pod) {
   std::string phase = pod.value("status", Json::object()).value("phase", "");
   return phase != "Succeeded" && phase != "Failed";
-}
-
-std::string NodeNameOf(const Json& pod) {
-  return pod.value("spec", Json::object()).value("nodeName", "");
 }
 
 // Binds the launcher to the first worker's node unless it is bound already. A launcher created

@@ -1,7 +1,9 @@
 // See job_metrics.h.
 #include "operator/metrics/job_metrics.h"
 
+#include "base/json_fields.h"
 #include "jobs/dljob_types.h"
+#include "kube/object_fields.h"
 
 namespace dljob::metrics {
 namespace {
@@ -22,11 +24,6 @@ const Json* Number(const Json& object, std::initializer_list<const char*> path) 
     at = &*it;
   }
   return at->is_number() ? at : nullptr;
-}
-
-std::string Text(const Json& object, const char* section, const char* key) {
-  const Json& s = object.contains(section) ? object[section] : Json();
-  return s.is_object() && s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : "";
 }
 
 Family Make(std::string name, std::string help, MetricType type = MetricType::kGauge) {
@@ -54,10 +51,10 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   std::map<std::string, int64_t> counts;
   for (JobPhase p : kPhases) counts[PhaseName(p)] = 0;
   for (const Json& job : jobs) {
-    const std::string ns = Text(job, "metadata", "namespace");
-    const std::string name = Text(job, "metadata", "name");
+    const std::string ns = kube::NamespaceOf(job);
+    const std::string name = kube::NameOf(job);
     const Labels id = {{"namespace", ns}, {"job", name}};
-    std::string current = Text(job, "status", "phase");
+    std::string current = StringAt(FieldOf(job, "status"), "phase");
     if (current.empty()) current = PhaseName(JobPhase::kQueued);
     ++counts[current];
     Labels with_phase = id;

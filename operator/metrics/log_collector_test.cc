@@ -84,17 +84,17 @@ std::vector<std::string> ReadLines(const std::string& path) {
 // A clock whose wall time moves `step` further at every reading.
 class SteppingClock final : public Clock {
  public:
-  explicit SteppingClock(kube::Duration step) : step_(step) {}
+  explicit SteppingClock(Clock::Duration step) : step_(step) {}
   WallTime Now() const override {
     MutexLock lock(mu_);
     now_ += std::chrono::duration_cast<WallTime::duration>(step_);
     return now_;
   }
   MonotonicTime MonotonicNow() const override { return MonotonicTime(Now().time_since_epoch()); }
-  void SleepFor(kube::Duration d) override {}
+  void SleepFor(Clock::Duration d) override {}
 
  private:
-  const kube::Duration step_;
+  const Clock::Duration step_;
   mutable Mutex mu_;
   mutable WallTime now_ GUARDED_BY(mu_) = WallTime(std::chrono::seconds(1'800'000'000));
 };

@@ -4,27 +4,17 @@
 #include <cstdio>
 #include <set>
 
+#include "base/json_fields.h"
 #include "jobs/codec.h"
+#include "kube/object_fields.h"
 
 namespace dljob::metrics {
 namespace {
 
 using Json = nlohmann::json;
 
-std::string Field(const Json& j, const char* a, const char* b) {
-  if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_string()) return "";
-  return j[a][b].get<std::string>();
-}
-
-std::string JobLabel(const Json& pod) {
-  const Json& labels =
-      pod.contains("metadata") ? pod["metadata"].value("labels", Json::object()) : Json::object();
-  auto it = labels.find("dljob.io/job-name");
-  return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 bool Started(const Json& pod) {
-  const std::string phase = Field(pod, "status", "phase");
+  const std::string phase = StringAt(FieldOf(pod, "status"), "phase");
   return phase == "Running" || phase == "Succeeded" || phase == "Failed";
 }
 
@@ -63,10 +53,10 @@ void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
   std::set<std::string> present;
   MutexLock lock(mu_);
   for (const Json& pod : launcher_pods) {
-    const std::string uid = Field(pod, "metadata", "uid");
-    const std::string ns = Field(pod, "metadata", "namespace");
-    const std::string name = Field(pod, "metadata", "name");
-    const std::string job = JobLabel(pod);
+    const std::string uid = kube::UidOf(pod);
+    const std::string ns = kube::NamespaceOf(pod);
+    const std::string name = kube::NameOf(pod);
+    const std::string job = kube::LabelOf(pod, "dljob.io/job-name");
     if (uid.empty() || job.empty()) continue;
     present.insert(uid);
     if (by_uid_.count(uid) || !Started(pod)) continue;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kube/testing/fake_api.h"
+#include "testing/wait.h"
 
 namespace dljob::metrics {
 namespace {
@@ -44,7 +45,8 @@ Json Launcher(const std::string& uid, const std::string& phase) {
 }
 
 void WaitIdle(const LogCollectors& c) {
-  while (c.Following() > 0) std::this_thread::yield();
+  EXPECT_TRUE(dljob::testing::Eventually([&] { return c.Following() == 0; }))
+      << "a follower never ended";
 }
 
 TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
@@ -113,7 +115,7 @@ TEST(LogCollectorsTest, EndedOnlyOnceTheLogIsReadAndTheLastThroughputPublished) 
   collectors.Sync({Launcher("u1", "Running")});
   EXPECT_EQ(collectors.Ended("u1"), false);
   gate = true;
-  while (collectors.Ended("u1") != true) std::this_thread::yield();
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return collectors.Ended("u1") == true; }));
   EXPECT_EQ(sink.publishes.load(), 1);
   EXPECT_EQ(collectors.Ended("u2"), std::nullopt);
 }

@@ -116,7 +116,7 @@ Status S3Store::CompleteMultipart(const std::string& key, const std::string& upl
                                  (done->error.message.empty() ? "" : ": " + done->error.message) +
                                  " (after " + std::to_string(attempt) + " attempts)");
     }
-    options_.sleep(backoff);
+    clock_.SleepFor(backoff);
     backoff = std::min(backoff * 2, options_.max_backoff);
   }
 }

@@ -29,7 +29,8 @@ S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, http::
       bucket_(std::move(bucket)),
       config_(std::move(config)),
       http_(std::move(http)),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : RealClock()) {
   host_ = config_.endpoint.substr(config_.endpoint.find("://") + 3);
   // The default port is left out of Host, as clients and servers both do.
   const bool https = config_.endpoint.rfind("https://", 0) == 0;
@@ -38,9 +39,6 @@ S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, http::
       host_.compare(host_.size() - default_port.size(), default_port.size(), default_port) == 0) {
     host_.resize(host_.size() - default_port.size());
   }
-  if (!options_.sleep)
-    options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
-  if (!options_.now) options_.now = [] { return std::chrono::system_clock::now(); };
   options_.max_attempts = std::max(1, options_.max_attempts);
   options_.part_size = std::max<uint64_t>(1, options_.part_size);
   options_.multipart_threshold = std::max<uint64_t>(1, options_.multipart_threshold);
@@ -73,7 +71,7 @@ Result<S3Store::Response> S3Store::Call(const std::string& method, const std::st
   Result<Response> last = Status::Unavailable(url + ": no attempt made");
   for (int attempt = 1; attempt <= options_.max_attempts; ++attempt) {
     SigV4Request sig{method, path, query, headers, payload_hash};
-    SignS3Request(sig, creds, config_.region, host_, options_.now());
+    SignS3Request(sig, creds, config_.region, host_, clock_.Now());
     http::ClientRequest request;
     request.method = method;
     request.target = UriEncode(path, false);
@@ -89,7 +87,7 @@ Result<S3Store::Response> S3Store::Call(const std::string& method, const std::st
     if (attempt == options_.max_attempts) break;
     std::chrono::milliseconds wait = backoff;
     if (last.ok()) wait = std::max(wait, RetryAfter(*last));
-    options_.sleep(wait);
+    clock_.SleepFor(wait);
     backoff = std::min(backoff * 2, options_.max_backoff);
   }
   const std::string tries = " (after " + std::to_string(options_.max_attempts) + " attempts)";

@@ -17,14 +17,17 @@
 // Messages name the object ("oss://bucket/key: access denied (SignatureDoesNotMatch: …); check
 // the access key id and secret").
 //
-// Thread-safety: all methods may be called from many threads at once (the http::Client is
-// shared).
+// Time comes only from the injected Clock (S3StoreOptions::clock): the SigV4 date and the
+// backoff waits.
+//
+// Thread-safety: all methods may be called from many threads at once (the http::Client and the
+// Clock are shared).
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <string>
 
+#include "base/clock.h"
 #include "http/client.h"
 #include "storage/objstore/object_store.h"
 #include "storage/objstore/object_url.h"
@@ -42,9 +45,9 @@ struct S3StoreOptions {
   uint64_t multipart_threshold = 16 << 20;
   uint64_t part_size = 8 << 20;
   int part_concurrency = 4;  // parts in flight at once (each holds no copy beyond its request)
-  // Injected for tests; default to sleeping and the system clock.
-  std::function<void(std::chrono::milliseconds)> sleep;
-  std::function<std::chrono::system_clock::time_point()> now;
+  // Where the signing time comes from and how backoffs wait: RealClock() when null; tests pass a
+  // testing::FakeClock and read its sleeps(). Must outlive the store.
+  Clock* clock = nullptr;
 };
 
 class S3Store : public ObjectStore {
@@ -83,6 +86,7 @@ class S3Store : public ObjectStore {
   std::string host_;  // host[:port] of the endpoint, as signed and sent
   http::ClientPtr http_;
   S3StoreOptions options_;
+  Clock& clock_;  // *options_.clock or RealClock()
 };
 
 }  // namespace dljob::storage

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/mutex.h"
+#include "base/testing/fake_clock.h"
 #include "http/cpprest_client.h"
 #include "storage/objstore/s3_multipart.h"
 #include "storage/objstore/testing/s3rver_process.h"
@@ -24,6 +25,12 @@ http::ClientPtr RealClient(const std::string& endpoint) {
   http::CpprestClientOptions options;
   options.base_url = endpoint;
   return std::move(http::CpprestClient::Create(options)).value();
+}
+
+// A FakeClock set to the real wall time: s3rver, as S3, refuses a signature dated more than 15
+// minutes from its own clock. Its waits are still recorded, not slept.
+void StartAtRealTime(dljob::testing::FakeClock& clock) {
+  clock.Advance(std::chrono::system_clock::now() - clock.Now());
 }
 
 class S3StoreTest : public ::testing::Test {
@@ -190,21 +197,22 @@ TEST_F(S3StoreTest, RetriesServerErrorsWithBackoffAndResigns) {
   for (int status : {503, 500, 429, 0}) {
     auto flaky = std::make_unique<FlakyHttpClient>(RealClient(server_->endpoint()), 3, status);
     FlakyHttpClient* raw = flaky.get();
-    std::vector<std::chrono::milliseconds> sleeps;
+    dljob::testing::FakeClock clock;
+    StartAtRealTime(clock);
     S3StoreOptions options;
-    options.sleep = [&](std::chrono::milliseconds d) { sleeps.push_back(d); };
+    options.clock = &clock;
     S3Store store("s3", server_->bucket(), server_->Config(), std::move(flaky), options);
     Result<std::string> got = store.Get("retry/obj");
     ASSERT_TRUE(got.ok()) << status << ": " << got.status().message();
     EXPECT_EQ(*got, "payload");
     EXPECT_EQ(raw->requests, 4);
     using std::chrono::milliseconds;
+    using Waits = std::vector<Clock::Duration>;
     if (status == 429) {  // Retry-After: 2 outweighs the first backoffs
-      EXPECT_EQ(sleeps, (std::vector<milliseconds>{milliseconds(2000), milliseconds(2000),
-                                                   milliseconds(2000)}));
+      EXPECT_EQ(clock.sleeps(),
+                (Waits{milliseconds(2000), milliseconds(2000), milliseconds(2000)}));
     } else {
-      EXPECT_EQ(sleeps, (std::vector<milliseconds>{milliseconds(200), milliseconds(400),
-                                                   milliseconds(800)}));
+      EXPECT_EQ(clock.sleeps(), (Waits{milliseconds(200), milliseconds(400), milliseconds(800)}));
     }
   }
 }
@@ -213,7 +221,9 @@ TEST_F(S3StoreTest, GivesUpAfterMaxAttemptsAndSaysWhy) {
   auto flaky = std::make_unique<FlakyHttpClient>(RealClient(server_->endpoint()), 100, 503);
   S3StoreOptions options;
   options.max_attempts = 3;
-  options.sleep = [](std::chrono::milliseconds) {};
+  dljob::testing::FakeClock clock;
+  StartAtRealTime(clock);
+  options.clock = &clock;
   S3Store store("oss", server_->bucket(), server_->Config(), std::move(flaky), options);
   Result<std::string> got = store.Get("retry/obj");
   EXPECT_EQ(got.status().code(), StatusCode::kUnavailable);
@@ -277,20 +287,23 @@ class RecordingHttpClient : public http::Client {
   int status_;
 };
 
-// Small parts keep the test fast; s3rver does not enforce S3's 5 MiB minimum part size.
-S3StoreOptions SmallParts() {
+// Small parts keep the test fast; s3rver does not enforce S3's 5 MiB minimum part size. Waits go
+// to `clock`, a FakeClock, so retries do not sleep.
+S3StoreOptions SmallParts(Clock& clock) {
   S3StoreOptions options;
   options.multipart_threshold = 4 << 20;
   options.part_size = 1 << 20;
   options.part_concurrency = 3;
-  options.sleep = [](std::chrono::milliseconds) {};
+  options.clock = &clock;
   return options;
 }
 
 class S3MultipartTest : public S3StoreTest {
  protected:
-  S3Store& Store(std::string match = "", int failures = 0, S3StoreOptions options = SmallParts(),
-                 int status = 503) {
+  S3Store& Store(std::string match = "", int failures = 0) {
+    return Store(std::move(match), failures, SmallParts(clock_));
+  }
+  S3Store& Store(std::string match, int failures, S3StoreOptions options, int status = 503) {
     auto client = std::make_unique<RecordingHttpClient>(RealClient(server_->endpoint()),
                                                         std::move(match), failures, status);
     client_ = client.get();
@@ -298,6 +311,11 @@ class S3MultipartTest : public S3StoreTest {
                                            std::move(client), std::move(options));
     return *multipart_;
   }
+  void SetUp() override {
+    S3StoreTest::SetUp();
+    StartAtRealTime(clock_);
+  }
+  dljob::testing::FakeClock clock_;
   RecordingHttpClient* client_ = nullptr;
   std::unique_ptr<S3Store> multipart_;
 };
@@ -340,15 +358,13 @@ TEST_F(S3MultipartTest, AFailedPartIsRetried) {
 TEST_F(S3MultipartTest, CompletionAnswered200WithAnInternalErrorIsRetried) {
   // S3 may accept CompleteMultipartUpload (200) and then fail while assembling the parts, sending
   // an <Error> body; the documented remedy is to send the same request again.
-  std::vector<std::chrono::milliseconds> sleeps;
-  S3StoreOptions options = SmallParts();
-  options.sleep = [&](std::chrono::milliseconds d) { sleeps.push_back(d); };
+  S3StoreOptions options = SmallParts(clock_);
   S3Store& store = Store("POST /dljob-test/mp/complete.bin?uploadId=", 1, options, 200);
   const std::string data = Bytes(kLarge, 12);
   Status put = store.Put("mp/complete.bin", data);
   ASSERT_TRUE(put.ok()) << put.message();
   EXPECT_EQ(client_->Count({"POST ", "mp/complete.bin?uploadId="}), 2);
-  EXPECT_EQ(sleeps, std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(200)});
+  EXPECT_EQ(clock_.sleeps(), std::vector<Clock::Duration>{std::chrono::milliseconds(200)});
   EXPECT_EQ(*store_->Get("mp/complete.bin"), data);
 
   // Always an error: given up after max_attempts, named, and aborted.
@@ -367,7 +383,7 @@ TEST_F(S3MultipartTest, CompletionAnswered200WithAnInternalErrorIsRetried) {
 
 TEST_F(S3MultipartTest, AnUnrecoverablePartAbortsAndLeavesTheOldObject) {
   ASSERT_TRUE(store_->Put("mp/fail.bin", "old content").ok());
-  S3StoreOptions options = SmallParts();
+  S3StoreOptions options = SmallParts(clock_);
   options.max_attempts = 2;
   S3Store& store = Store("PUT /dljob-test/mp/fail.bin?partNumber=5&", -1, options);
   Status put = store.Put("mp/fail.bin", Bytes(kLarge, 10));
@@ -438,8 +454,8 @@ TEST(S3StoreNoServer, ConnectionRefusedIsUnavailableNamingTheEndpoint) {
   config.region = "us-east-1";
   S3StoreOptions options;
   options.max_attempts = 2;
-  int sleeps = 0;
-  options.sleep = [&](std::chrono::milliseconds) { ++sleeps; };
+  dljob::testing::FakeClock clock;
+  options.clock = &clock;
   Result<std::unique_ptr<S3Store>> s = S3Store::Open({"s3", "bucket", ""}, config, options);
   ASSERT_TRUE(s.ok());
   Result<ObjectInfo> head = (*s)->Head("k");
@@ -449,7 +465,7 @@ TEST(S3StoreNoServer, ConnectionRefusedIsUnavailableNamingTheEndpoint) {
                                          "http://127.0.0.1:1 and the network"),
             std::string::npos)
       << head.status().message();
-  EXPECT_EQ(sleeps, 1);
+  EXPECT_EQ(clock.sleeps().size(), 1u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // See admission.h.
 #include "tests/apiserver/admission.h"
 
+#include "kube/object_fields.h"
 #include "tests/apiserver/crd_schema.h"
 #include "tests/apiserver/field_errors.h"
 #include "tests/apiserver/object_validation.h"
@@ -47,9 +48,7 @@ std::optional<ApiError> Admit(const ResourceType& type, FieldValidation mode, bo
     errors.insert(errors.end(), schema_errors.begin(), schema_errors.end());
   }
   if (errors.empty()) return std::nullopt;
-  std::string name = object.contains("metadata") && object["metadata"].is_object()
-                         ? object["metadata"].value("name", "")
-                         : "";
+  const std::string name = kube::NameOf(object);
   InvalidStatus invalid = MakeInvalid(type.kind, type.group, name, errors);
   report->details = std::move(invalid.details);
   return invalid.error;

@@ -69,19 +69,6 @@ Json& Metadata(Json& object) {
 
 }  // namespace
 
-std::string NameOf(const Json& object) {
-  return object.contains("metadata") ? object["metadata"].value("name", "") : "";
-}
-std::string NamespaceOf(const Json& object) {
-  return object.contains("metadata") ? object["metadata"].value("namespace", "") : "";
-}
-std::string UidOf(const Json& object) {
-  return object.contains("metadata") ? object["metadata"].value("uid", "") : "";
-}
-std::string ResourceVersionOf(const Json& object) {
-  return object.contains("metadata") ? object["metadata"].value("resourceVersion", "") : "";
-}
-
 ObjectStore::ObjectStore(StoreOptions options) : options_(std::move(options)) {}
 
 std::string ObjectStore::ObjectKey(const ResourceType& type, const std::string& ns,
@@ -216,7 +203,7 @@ ApiResult<Json> ObjectStore::List(const ResourceType& type, const std::string& n
     for (; it != t->second.end(); ++it) {
       const Json& obj = *it->second;
       if (!ns.empty() && type.namespaced && NamespaceOf(obj) != ns) continue;
-      if (!query.labels.Matches(obj["metadata"].value("labels", Json::object()))) continue;
+      if (!query.labels.Matches(kube::LabelsOf(obj))) continue;
       if (!query.fields.Matches(obj)) continue;
       if (query.limit > 0 && static_cast<int64_t>(items.size()) >= query.limit) {
         ++remaining;

@@ -41,6 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/mutex.h"
+#include "kube/object_fields.h"
 #include "tests/apiserver/api_errors.h"
 #include "tests/apiserver/resource_types.h"
 #include "tests/apiserver/selectors.h"
@@ -176,10 +177,10 @@ class ObjectStore {
   std::mt19937 names_ GUARDED_BY(mu_){20240611};
 };
 
-// Object helpers shared by the server's parts.
-std::string NameOf(const Json& object);
-std::string NamespaceOf(const Json& object);
-std::string UidOf(const Json& object);
-std::string ResourceVersionOf(const Json& object);
+// Object identity for the server's parts: the accessors of kube/object_fields.h, as everywhere.
+using kube::NameOf;
+using kube::NamespaceOf;
+using kube::ResourceVersionOf;
+using kube::UidOf;
 
 }  // namespace dljob::apiserver

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "base/json_fields.h"
+
 namespace dljob::apiserver {
 namespace {
 
@@ -28,18 +30,6 @@ const std::set<std::string>& ObjectMetaFields() {
   return kFields;
 }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
 std::string At(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 void AddAll(FieldErrors& out, const std::string& field, const Json& value,
@@ -56,14 +46,14 @@ void ValidateLabels(const Json& labels, const std::string& field, FieldErrors& o
 }
 
 void ValidateMetadata(const ResourceType& type, const Json& meta, FieldErrors& out) {
-  std::string name = Str(meta, "name");
+  std::string name = StringAt(meta, "name");
   if (name.empty()) {
     out.push_back(Required("metadata.name", "name or generateName is required"));
   } else {
     AddAll(out, "metadata.name", name, NameRuleViolations(type, name));
   }
-  ValidateLabels(Field(meta, "labels"), "metadata.labels", out);
-  const Json& annotations = Field(meta, "annotations");
+  ValidateLabels(FieldOf(meta, "labels"), "metadata.labels", out);
+  const Json& annotations = FieldOf(meta, "annotations");
   if (annotations.is_object()) {
     size_t total = 0;
     for (auto it = annotations.begin(); it != annotations.end(); ++it) {
@@ -74,7 +64,7 @@ void ValidateMetadata(const ResourceType& type, const Json& meta, FieldErrors& o
     }
     if (total > 256 * 1024) out.push_back(TooLong("metadata.annotations", 256 * 1024));
   }
-  const Json& refs = Field(meta, "ownerReferences");
+  const Json& refs = FieldOf(meta, "ownerReferences");
   if (refs.is_array()) {
     int controllers = 0;
     for (const Json& ref : refs) {
@@ -83,7 +73,7 @@ void ValidateMetadata(const ResourceType& type, const Json& meta, FieldErrors& o
                                  {"name", "name must not be empty"},
                                  {"uid", "uid must not be empty"}};
       for (const auto& [key, why] : fields) {
-        if (Str(ref, key).empty()) {
+        if (StringAt(ref, key).empty()) {
           out.push_back(Invalid(std::string("metadata.ownerReferences.") + key, "", why));
         }
       }
@@ -126,17 +116,17 @@ void ValidateContainers(const Json& list, const std::string& path, bool required
   for (size_t i = 0; i < list.size(); ++i) {
     const Json& c = list[i];
     std::string at = At(path, i);
-    std::string name = Str(c, "name");
+    std::string name = StringAt(c, "name");
     if (name.empty()) {
       out.push_back(Required(at + ".name"));
     } else {
       AddAll(out, at + ".name", name, Dns1123Label(name));
       if (!names.insert(name).second) out.push_back(Duplicate(at + ".name", name));
     }
-    if (Str(c, "image").empty()) out.push_back(Required(at + ".image"));
-    const Json& env = Field(c, "env");
+    if (StringAt(c, "image").empty()) out.push_back(Required(at + ".image"));
+    const Json& env = FieldOf(c, "env");
     for (size_t e = 0; env.is_array() && e < env.size(); ++e) {
-      std::string env_name = Str(env[e], "name");
+      std::string env_name = StringAt(env[e], "name");
       std::string env_at = At(at + ".env", e) + ".name";
       if (env_name.empty()) {
         out.push_back(Required(env_at));
@@ -144,23 +134,24 @@ void ValidateContainers(const Json& list, const std::string& path, bool required
         out.push_back(Invalid(env_at, env_name, kEnvVarMessage));
       }
     }
-    const Json& ports = Field(c, "ports");
+    const Json& ports = FieldOf(c, "ports");
     for (size_t p = 0; ports.is_array() && p < ports.size(); ++p) {
-      const Json& port = Field(ports[p], "containerPort");
+      const Json& port = FieldOf(ports[p], "containerPort");
       if (!ValidPort(port)) {
         out.push_back(Invalid(At(at + ".ports", p) + ".containerPort", port, kPortRange));
       }
     }
-    const Json& mounts = Field(c, "volumeMounts");
+    const Json& mounts = FieldOf(c, "volumeMounts");
     for (size_t m = 0; mounts.is_array() && m < mounts.size(); ++m) {
       std::string mount_at = At(at + ".volumeMounts", m);
-      std::string volume = Str(mounts[m], "name");
+      std::string volume = StringAt(mounts[m], "name");
       if (volume.empty()) {
         out.push_back(Required(mount_at + ".name"));
       } else if (!volumes.count(volume)) {
         out.push_back(NotFound(mount_at + ".name", volume));
       }
-      if (Str(mounts[m], "mountPath").empty()) out.push_back(Required(mount_at + ".mountPath"));
+      if (StringAt(mounts[m], "mountPath").empty())
+        out.push_back(Required(mount_at + ".mountPath"));
     }
   }
 }
@@ -181,11 +172,11 @@ Json MutablePartsCleared(const Json& spec) {
 }
 
 void ValidatePod(const Json& pod, const Json* old, FieldErrors& out) {
-  const Json& spec = Field(pod, "spec");
+  const Json& spec = FieldOf(pod, "spec");
   std::set<std::string> volumes;
-  const Json& vols = Field(spec, "volumes");
+  const Json& vols = FieldOf(spec, "volumes");
   for (size_t v = 0; vols.is_array() && v < vols.size(); ++v) {
-    std::string name = Str(vols[v], "name");
+    std::string name = StringAt(vols[v], "name");
     std::string at = At("spec.volumes", v) + ".name";
     if (name.empty()) {
       out.push_back(Required(at));
@@ -195,18 +186,18 @@ void ValidatePod(const Json& pod, const Json* old, FieldErrors& out) {
     if (!volumes.insert(name).second) out.push_back(Duplicate(at, name));
   }
   std::set<std::string> names;
-  ValidateContainers(Field(spec, "initContainers"), "spec.initContainers", false, volumes, names,
+  ValidateContainers(FieldOf(spec, "initContainers"), "spec.initContainers", false, volumes, names,
                      out);
-  ValidateContainers(Field(spec, "containers"), "spec.containers", true, volumes, names, out);
+  ValidateContainers(FieldOf(spec, "containers"), "spec.containers", true, volumes, names, out);
   for (const char* key : {"hostname", "subdomain"}) {
-    std::string value = Str(spec, key);
+    std::string value = StringAt(spec, key);
     if (!value.empty()) AddAll(out, std::string("spec.") + key, value, Dns1123Label(value));
   }
-  std::string restart = Str(spec, "restartPolicy");
+  std::string restart = StringAt(spec, "restartPolicy");
   if (!restart.empty() && restart != "Always" && restart != "OnFailure" && restart != "Never") {
     out.push_back(NotSupported("spec.restartPolicy", restart, {"Always", "Never", "OnFailure"}));
   }
-  if (old && MutablePartsCleared(spec) != MutablePartsCleared(Field(*old, "spec"))) {
+  if (old && MutablePartsCleared(spec) != MutablePartsCleared(FieldOf(*old, "spec"))) {
     out.push_back(Forbidden(
         "spec",
         "pod updates may not change fields other than `spec.containers[*].image`,"
@@ -217,35 +208,35 @@ void ValidatePod(const Json& pod, const Json* old, FieldErrors& out) {
 }
 
 void ValidateService(const Json& service, FieldErrors& out) {
-  const Json& spec = Field(service, "spec");
-  const Json& ports = Field(spec, "ports");
-  bool headless = Str(spec, "clusterIP") == "None";
-  bool external_name = Str(spec, "type") == "ExternalName";
+  const Json& spec = FieldOf(service, "spec");
+  const Json& ports = FieldOf(spec, "ports");
+  bool headless = StringAt(spec, "clusterIP") == "None";
+  bool external_name = StringAt(spec, "type") == "ExternalName";
   if ((!ports.is_array() || ports.empty()) && !headless && !external_name) {
     out.push_back(Required("spec.ports"));
   }
   std::set<std::string> names;
   for (size_t i = 0; ports.is_array() && i < ports.size(); ++i) {
     std::string at = At("spec.ports", i);
-    std::string name = Str(ports[i], "name");
+    std::string name = StringAt(ports[i], "name");
     if (name.empty() && ports.size() > 1) out.push_back(Required(at + ".name"));
     if (!name.empty()) {
       AddAll(out, at + ".name", name, Dns1123Label(name));
       if (!names.insert(name).second) out.push_back(Duplicate(at + ".name", name));
     }
-    if (!ValidPort(Field(ports[i], "port"))) {
-      out.push_back(Invalid(at + ".port", Field(ports[i], "port"), kPortRange));
+    if (!ValidPort(FieldOf(ports[i], "port"))) {
+      out.push_back(Invalid(at + ".port", FieldOf(ports[i], "port"), kPortRange));
     }
-    std::string protocol = Str(ports[i], "protocol");
+    std::string protocol = StringAt(ports[i], "protocol");
     if (!protocol.empty() && protocol != "TCP" && protocol != "UDP" && protocol != "SCTP") {
       out.push_back(NotSupported(at + ".protocol", protocol, {"SCTP", "TCP", "UDP"}));
     }
   }
-  ValidateLabels(Field(spec, "selector"), "spec.selector", out);
+  ValidateLabels(FieldOf(spec, "selector"), "spec.selector", out);
 }
 
 void ValidateKeys(const Json& object, const char* map, FieldErrors& out) {
-  const Json& data = Field(object, map);
+  const Json& data = FieldOf(object, map);
   if (!data.is_object()) return;
   for (auto it = data.begin(); it != data.end(); ++it) {
     const std::string& key = it.key();
@@ -287,7 +278,7 @@ std::vector<std::string> NameRuleViolations(const ResourceType& type, const std:
 
 FieldErrors ValidateObject(const ResourceType& type, const Json& object, const Json* old) {
   FieldErrors out;
-  ValidateMetadata(type, Field(object, "metadata"), out);
+  ValidateMetadata(type, FieldOf(object, "metadata"), out);
   if (type.custom || !type.group.empty()) return out;
   if (type.plural == "pods") ValidatePod(object, old, out);
   if (type.plural == "services") ValidateService(object, out);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/json_fields.h"
+
 namespace dljob::apiserver {
 namespace {
 
@@ -17,11 +19,6 @@ ResourceType Core(std::string plural, std::string singular, std::string kind, bo
   t.namespaced = namespaced;
   t.short_names = std::move(short_names);
   return t;
-}
-
-std::string StringAt(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::vector<std::string> Strings(const Json& j, const char* key) {

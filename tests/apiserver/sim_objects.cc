@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include "kube/object_fields.h"
+
 namespace dljob::apiserver {
 namespace {
 
@@ -38,10 +40,10 @@ void ApplyPodState(Json& pod, const PodState& state, const std::string& now) {
   bool ready = state.ready.value_or(running);
   if (!state.message.empty()) status["message"] = state.message;
   if (phase != "Pending" && !status.contains("startTime")) status["startTime"] = now;
-  std::string node = pod.contains("spec") ? pod["spec"].value("nodeName", "") : "";
+  std::string node = kube::NodeNameOf(pod);
   if (!node.empty() || phase != "Pending") {
     SetCondition(status, "PodScheduled", true, now);
-    size_t h = std::hash<std::string>{}(pod["metadata"].value("name", ""));
+    size_t h = std::hash<std::string>{}(kube::NameOf(pod));
     status["podIP"] = state.pod_ip.empty() ? "10.0." + std::to_string(h % 250) + "." +
                                                  std::to_string(h / 250 % 250 + 2)
                                            : state.pod_ip;

@@ -2,6 +2,7 @@
 #include "tests/apiserver/table.h"
 
 #include "base/time_format.h"
+#include "kube/object_fields.h"
 #include "tests/apiserver/json_path.h"
 #include "tests/apiserver/object_store.h"
 
@@ -108,7 +109,7 @@ Json NodeCells(const Json& node, Clock::time_point now) {
   }
   std::string roles;
   // Named: iterating items() of a temporary would read freed memory.
-  const Json labels = node["metadata"].value("labels", Json::object());
+  const Json labels = kube::LabelsOf(node);
   for (const auto& [k, v] : labels.items()) {
     const std::string prefix = "node-role.kubernetes.io/";
     if (k.rfind(prefix, 0) == 0) roles += (roles.empty() ? "" : ",") + k.substr(prefix.size());

@@ -2,7 +2,8 @@
 
 #include <cstdio>
 
-#include "jobs/json_fields.h"
+#include "base/json_fields.h"
+#include "testing/wait.h"
 
 namespace dljob::testing {
 namespace {
@@ -74,6 +75,11 @@ std::string Phase(kube::Api& api, const std::string& name) {
   return StringAt(FieldOf(*job, "status"), "phase");
 }
 
+bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase,
+                  int timeout_ms) {
+  return WaitFor([&] { return Phase(api, job) == phase; }, timeout_ms);
+}
+
 std::string PhaseReason(const Json& job) {
   const Json& status = FieldOf(job, "status");
   std::string phase = StringAt(status, "phase");
@@ -102,16 +108,9 @@ std::vector<Json> PodsNow(kube::Api& api, const std::string& job) {
   return JobPods(api, job).value_or(std::vector<Json>{});
 }
 
-std::string Role(const Json& pod) {
-  return StringAt(FieldOf(FieldOf(pod, "metadata"), "labels"), "dljob.io/role");
-}
-std::string JobOf(const Json& pod) {
-  return StringAt(FieldOf(FieldOf(pod, "metadata"), "labels"), "dljob.io/job-name");
-}
+std::string Role(const Json& pod) { return kube::LabelOf(pod, "dljob.io/role"); }
+std::string JobOf(const Json& pod) { return kube::LabelOf(pod, "dljob.io/job-name"); }
 std::string PodPhase(const Json& pod) { return StringAt(FieldOf(pod, "status"), "phase"); }
-std::string NodeOf(const Json& pod) { return StringAt(FieldOf(pod, "spec"), "nodeName"); }
-std::string NameOf(const Json& object) { return StringAt(FieldOf(object, "metadata"), "name"); }
-std::string UidOf(const Json& object) { return StringAt(FieldOf(object, "metadata"), "uid"); }
 bool IsDeleting(const Json& object) {
   return !FieldOf(FieldOf(object, "metadata"), "deletionTimestamp").is_null();
 }
@@ -129,12 +128,12 @@ int64_t Incarnation(const Json& pod) {
 std::map<std::string, int> GpusInUse(const std::vector<Json>& pods) {
   std::map<std::string, int> used;
   for (const Json& p : pods) {
-    if (NodeOf(p).empty() || PodPhase(p) == "Succeeded" || PodPhase(p) == "Failed") continue;
+    if (NodeNameOf(p).empty() || PodPhase(p) == "Succeeded" || PodPhase(p) == "Failed") continue;
     const Json& containers = FieldOf(FieldOf(p, "spec"), "containers");
     for (const Json& c : containers.is_array() ? containers : Json::array()) {
       const Json& g = FieldOf(FieldOf(FieldOf(c, "resources"), "limits"), "nvidia.com/gpu");
-      if (g.is_number()) used[NodeOf(p)] += g.get<int>();
-      if (g.is_string()) used[NodeOf(p)] += std::stoi(g.get<std::string>());
+      if (g.is_number()) used[NodeNameOf(p)] += g.get<int>();
+      if (g.is_string()) used[NodeNameOf(p)] += std::stoi(g.get<std::string>());
     }
   }
   return used;
@@ -188,7 +187,7 @@ std::string Describe(kube::Api& api, const std::string& job) {
   if (!pods) return out + "\n  pods: <list failed>";
   for (const Json& p : *pods) {
     out += "\n  pod " + NameOf(p) + " role=" + Role(p) + " phase=" + PodPhase(p) +
-           " node=" + NodeOf(p) + " incarnation=" + std::to_string(Incarnation(p)) +
+           " node=" + NodeNameOf(p) + " incarnation=" + std::to_string(Incarnation(p)) +
            (IsDeleting(p) ? " deleting" : "");
   }
   return out;

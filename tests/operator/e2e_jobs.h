@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kube/api.h"
+#include "kube/object_fields.h"
 #include "tests/operator/control_client.h"
 #include "tests/operator/e2e_cluster.h"
 
@@ -35,6 +36,8 @@ Json NewJob(const std::string& name, int gpus, int gpus_per_worker, int backoff_
 std::optional<Json> GetJob(kube::Api& api, const std::string& name);
 // status.phase ("" when unset, "<absent>" when the job cannot be read).
 std::string Phase(kube::Api& api, const std::string& name);
+// Polls (testing/wait.h) until the job's phase is `phase`; false after timeout_ms.
+bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase, int timeout_ms);
 // The reason of the condition named after the job's phase ("" when none).
 std::string PhaseReason(const Json& job);
 int64_t Restarts(const Json& job);
@@ -47,9 +50,10 @@ std::vector<Json> PodsNow(kube::Api& api, const std::string& job);
 std::string Role(const Json& pod);   // "worker" | "launcher"
 std::string JobOf(const Json& pod);  // its dljob.io/job-name label
 std::string PodPhase(const Json& pod);
-std::string NodeOf(const Json& pod);
-std::string NameOf(const Json& object);
-std::string UidOf(const Json& object);
+// An object's name and uid and a pod's node, as everywhere (kube/object_fields.h).
+using kube::NameOf;
+using kube::NodeNameOf;
+using kube::UidOf;
 int64_t Incarnation(const Json& pod);
 bool IsDeleting(const Json& object);
 // Whether the job is Running again after a whole-job restart: `restarts` counted and exactly

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "base/env.h"
+#include "base/json_fields.h"
 #include "jobs/child_names.h"
-#include "jobs/json_fields.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "tests/operator/e2e_jobs.h"
@@ -261,7 +261,7 @@ std::string KubeCluster::Diagnostics() const {
   kube::ApiResult<Json> pods = kube::ListAll(*api_, kube::resources::kPods, ns_);
   if (pods.ok()) {
     for (const Json& p : (*pods)["items"]) {
-      out += NameOf(p) + " phase=" + PodPhase(p) + " node=" + NodeOf(p) +
+      out += NameOf(p) + " phase=" + PodPhase(p) + " node=" + NodeNameOf(p) +
              " ip=" + Field(p, "status", "podIP") + (IsDeleting(p) ? " deleting" : "");
       const Json& statuses = FieldOf(FieldOf(p, "status"), "containerStatuses");
       for (const Json& cs : statuses.is_array() ? statuses : Json::array()) {

@@ -35,15 +35,11 @@ std::optional<std::vector<Json>> WaitForPods(kube::Api& api, const std::string& 
   return found;
 }
 
-bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase) {
-  return WaitFor([&] { return Phase(api, job) == phase; }, kWait);
-}
-
 TEST_F(OperatorE2eTest, AJobWaitsForNodesAndGetsItsLauncherOnlyOnceEveryWorkerIsReady) {
   StartCluster({.nodes = 0});  // no GPUs yet: the job must wait
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("mnist", 2, 1)).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "mnist", "Queued")) << Describe(api(), "mnist");
+  ASSERT_TRUE(WaitForPhase(api(), "mnist", "Queued", kWait)) << Describe(api(), "mnist");
   EXPECT_EQ(PhaseReason(*GetJob(api(), "mnist")), "Unschedulable");
 
   ASSERT_TRUE(control().AddNode("gpu-node-a", 8).ok());
@@ -51,12 +47,12 @@ TEST_F(OperatorE2eTest, AJobWaitsForNodesAndGetsItsLauncherOnlyOnceEveryWorkerIs
   ASSERT_TRUE(WaitFor(
       [&] {
         workers = WaitForPods(api(), "mnist", "worker", 2);
-        return workers && NodeOf((*workers)[0]) == "gpu-node-a" &&
-               NodeOf((*workers)[1]) == "gpu-node-a";
+        return workers && NodeNameOf((*workers)[0]) == "gpu-node-a" &&
+               NodeNameOf((*workers)[1]) == "gpu-node-a";
       },
       kWait))
       << Describe(api(), "mnist");
-  EXPECT_TRUE(WaitForPhase(api(), "mnist", "Scheduled")) << Describe(api(), "mnist");
+  EXPECT_TRUE(WaitForPhase(api(), "mnist", "Scheduled", kWait)) << Describe(api(), "mnist");
   // No launcher before every worker is Ready.
   EXPECT_TRUE(WithRole(PodsNow(api(), "mnist"), "launcher").empty());
 
@@ -66,13 +62,13 @@ TEST_F(OperatorE2eTest, AJobWaitsForNodesAndGetsItsLauncherOnlyOnceEveryWorkerIs
   ASSERT_TRUE(WaitFor(
       [&] {
         launcher = WaitForPods(api(), "mnist", "launcher", 1);
-        return launcher && !NodeOf((*launcher)[0]).empty();
+        return launcher && !NodeNameOf((*launcher)[0]).empty();
       },
       kWait))
       << Describe(api(), "mnist");
-  EXPECT_EQ(NodeOf((*launcher)[0]), "gpu-node-a");
+  EXPECT_EQ(NodeNameOf((*launcher)[0]), "gpu-node-a");
   ASSERT_TRUE(MarkRunning(control(), *launcher));
-  ASSERT_TRUE(WaitForPhase(api(), "mnist", "Running")) << Describe(api(), "mnist");
+  ASSERT_TRUE(WaitForPhase(api(), "mnist", "Running", kWait)) << Describe(api(), "mnist");
 }
 
 }  // namespace

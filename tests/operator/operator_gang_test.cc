@@ -18,10 +18,6 @@ namespace {
 using kube::resources::kDLJobs;
 using kube::resources::kPods;
 
-bool WaitForPhase(kube::Api& api, const std::string& job, const std::string& phase) {
-  return WaitFor([&] { return Phase(api, job) == phase; }, kWait);
-}
-
 // Every change to a job's pods from the moment it is made, as the server's watch reports them.
 class PodHistory {
  public:
@@ -76,7 +72,7 @@ class PodHistory {
                                                                              : "";
         if (*type == 0) continue;
         MutexLock lock(mu_);
-        changes_.push_back({type, NameOf(pod), UidOf(pod), NodeOf(pod)});
+        changes_.push_back({type, NameOf(pod), UidOf(pod), NodeNameOf(pod)});
       }
       MutexLock lock(mu_);
       stream_ = nullptr;
@@ -102,9 +98,9 @@ TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillR
   PodHistory history(api(), "half");
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("half", 8, 4)).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "half", "Running")) << Describe(api(), "half");
+  ASSERT_TRUE(WaitForPhase(api(), "half", "Running", kWait)) << Describe(api(), "half");
   ASSERT_TRUE(Finish(control(), "half-launcher", 0).ok());
-  ASSERT_TRUE(WaitForPhase(api(), "half", "Succeeded")) << Describe(api(), "half");
+  ASSERT_TRUE(WaitForPhase(api(), "half", "Succeeded", kWait)) << Describe(api(), "half");
   EXPECT_EQ(Restarts(*GetJob(api(), "half")), 0);
   EXPECT_EQ(control().Info()->value("pendingFaults", -1), 0) << "the fault was never met";
 

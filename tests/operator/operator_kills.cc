@@ -99,7 +99,7 @@ void SubmitJobsWhileKillingTheOperator(E2eCluster& cluster, const StartOperatorF
     auto owner = job_uids.find(OwnerUid(p));
     ASSERT_NE(owner, job_uids.end()) << "orphaned pod " << NameOf(p);
     EXPECT_EQ(JobOf(p), owner->second);
-    EXPECT_FALSE(NodeOf(p).empty()) << NameOf(p) << " was never bound";
+    EXPECT_FALSE(NodeNameOf(p).empty()) << NameOf(p) << " was never bound";
     EXPECT_EQ(Incarnation(p), 0) << NameOf(p);
     ++per_job[owner->second][Role(p)];
   }

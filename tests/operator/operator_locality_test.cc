@@ -41,7 +41,7 @@ Json OnNode(const std::string& node) {
 // The node of the job's worker 0 ("" while it has none).
 std::string WorkerNode(kube::Api& api, const std::string& job) {
   for (const Json& p : PodsNow(api, job)) {
-    if (Role(p) == "worker") return NodeOf(p);
+    if (Role(p) == "worker") return NodeNameOf(p);
   }
   return "";
 }
@@ -69,12 +69,10 @@ class LocalityTest : public OperatorE2eTest {
   std::string RunToCompletion(const Json& job) {
     const std::string name = job["metadata"]["name"];
     EXPECT_TRUE(api().Create(kDLJobs, Ns(), job).ok());
-    EXPECT_TRUE(WaitFor([&] { return Phase(api(), name) == "Running"; }, kWait))
-        << Describe(api(), name);
+    EXPECT_TRUE(WaitForPhase(api(), name, "Running", kWait)) << Describe(api(), name);
     std::string node = WorkerNode(api(), name);
     EXPECT_TRUE(Finish(control(), name + "-launcher", 0).ok());
-    EXPECT_TRUE(WaitFor([&] { return Phase(api(), name) == "Succeeded"; }, kWait))
-        << Describe(api(), name);
+    EXPECT_TRUE(WaitForPhase(api(), name, "Succeeded", kWait)) << Describe(api(), name);
     EXPECT_TRUE(WaitFor([&] { return WorkersGone(api(), name); }, kWait)) << Describe(api(), name);
     return node;
   }
@@ -89,8 +87,7 @@ TEST_F(LocalityTest, TheNodeThatWarmedADatasetGetsTheNextJobThatReadsIt) {
   Json pinned = CachedJob("warm-up", imagenet);
   pinned["spec"]["scheduling"]["affinity"] = OnNode("gpu-node-2");
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), pinned).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "warm-up") == "Running"; }, kWait))
-      << Describe(api(), "warm-up");
+  ASSERT_TRUE(WaitForPhase(api(), "warm-up", "Running", kWait)) << Describe(api(), "warm-up");
   EXPECT_EQ(WorkerNode(api(), "warm-up"), "gpu-node-2");
   // The worker pod carries the affinity, as the job wrote it, and names what its cache copies.
   std::optional<std::vector<Json>> pods = JobPods(api(), "warm-up");
@@ -107,7 +104,7 @@ TEST_F(LocalityTest, TheNodeThatWarmedADatasetGetsTheNextJobThatReadsIt) {
   EXPECT_EQ(Json::parse(CachedDatasets(api(), "gpu-node-2")), Json::array({imagenet}));
   EXPECT_EQ(CachedDatasets(api(), "gpu-node-0"), "");
   ASSERT_TRUE(Finish(control(), "warm-up-launcher", 0).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "warm-up") == "Succeeded"; }, kWait));
+  ASSERT_TRUE(WaitForPhase(api(), "warm-up", "Succeeded", kWait));
   ASSERT_TRUE(WaitFor([&] { return WorkersGone(api(), "warm-up"); }, kWait))
       << Describe(api(), "warm-up");
 

@@ -26,8 +26,7 @@ TEST_F(OperatorE2eTest, AChildTheServerRefusesForGoodFailsTheJobOnceWithTheServe
                   .ok());
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("refused", 2, 1)).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "refused") == "Failed"; }, kWait))
-      << Describe(api(), "refused");
+  ASSERT_TRUE(WaitForPhase(api(), "refused", "Failed", kWait)) << Describe(api(), "refused");
   Json job = *GetJob(api(), "refused");
   EXPECT_EQ(PhaseReason(job), "FailedCreate");
   std::string message = PhaseMessage(job);
@@ -58,8 +57,7 @@ TEST_F(OperatorE2eTest, AJobShowsAPhaseFromItsFirstPassAndRunsOnceTheServerRecov
       control().AddFault({"POST", "/api/v1/namespaces/default/services", 503, 100000}).ok());
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("patient", 2, 1)).ok());
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "patient") == "Queued"; }, kWait))
-      << Describe(api(), "patient");
+  ASSERT_TRUE(WaitForPhase(api(), "patient", "Queued", kWait)) << Describe(api(), "patient");
   Json job = *GetJob(api(), "patient");
   EXPECT_EQ(PhaseReason(job), "Created");
   EXPECT_NE(PhaseMessage(job).find(
@@ -69,8 +67,7 @@ TEST_F(OperatorE2eTest, AJobShowsAPhaseFromItsFirstPassAndRunsOnceTheServerRecov
   EXPECT_TRUE(PodsNow(api(), "patient").empty());
 
   ASSERT_TRUE(control().ClearFaults().ok());  // the server recovers: the job goes on
-  ASSERT_TRUE(WaitFor([&] { return Phase(api(), "patient") == "Scheduled"; }, kWait))
-      << Describe(api(), "patient");
+  ASSERT_TRUE(WaitForPhase(api(), "patient", "Scheduled", kWait)) << Describe(api(), "patient");
   EXPECT_EQ(Workers(api(), "patient").size(), 2u);
 }
 

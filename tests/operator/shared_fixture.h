@@ -72,7 +72,7 @@ class SharedE2eTest : public ::testing::TestWithParam<ClusterKind> {
   }
 
   bool WaitForPhase(const std::string& job, const std::string& phase) {
-    return WaitFor([&] { return Phase(api(), job) == phase; }, wait());
+    return testing::WaitForPhase(api(), job, phase, wait());
   }
 
   // Creates a cluster-scoped object that TearDown deletes.

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/json_fields.h"
 #include "http/testing/http_test_client.h"
-#include "jobs/json_fields.h"
 #include "tests/operator/operator_kills.h"
 #include "tests/operator/shared_fixture.h"
 
@@ -38,7 +38,7 @@ std::string LeaseHolder(kube::Api& api) {
 
 int BoundWorkers(kube::Api& api, const std::string& job) {
   int n = 0;
-  for (const Json& p : Workers(api, job)) n += !NodeOf(p).empty();
+  for (const Json& p : Workers(api, job)) n += !NodeNameOf(p).empty();
   return n;
 }
 

@@ -56,7 +56,8 @@ TEST_P(SharedE2eTest, AJobThatCanNeverFitStaysQueuedWithAReasonWhileOthersRun) {
   EXPECT_EQ(PhaseReason(huge), "Unschedulable");
   EXPECT_EQ(Phase(api(), "small"), "Running");
   for (const Json& p : PodsNow(api(), "huge")) {
-    EXPECT_EQ(NodeOf(p), "") << "pod " << NameOf(p) << " was bound though the gang does not fit";
+    EXPECT_EQ(NodeNameOf(p), "") << "pod " << NameOf(p)
+                                 << " was bound though the gang does not fit";
   }
 }
 

@@ -190,6 +190,7 @@ Result<SimResult> Simulate(const Trace& trace, const SimPolicy& policy,
                            const SimProgress& progress) {
   Result<PlacementPolicyPtr> placement = MakePlacementPolicy(policy.placement);
   if (!placement.ok()) return placement.status();
+  // Measurement only: how long the replay took on this machine (simulated time is the trace's).
   const auto started = std::chrono::steady_clock::now();
   SimResult result;
   result.policy = policy.name;

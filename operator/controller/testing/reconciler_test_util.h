@@ -16,6 +16,7 @@
 #include "base/time_format.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "kube/object_fields.h"
 #include "kube/testing/fake_api.h"
 #include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
@@ -62,7 +63,7 @@ class AimedFaults final : public kube::Api {
   }
   kube::ApiResult<Json> Create(const kube::Resource& r, const std::string& ns,
                                const Json& object) override {
-    Arm("create", r.plural, object.value("metadata", Json::object()).value("name", ""));
+    Arm("create", r.plural, kube::NameOf(object));
     return api_.Create(r, ns, object);
   }
   kube::ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns,
@@ -244,7 +245,7 @@ class ReconcilerWorld : public ::testing::Test {
     for (const Json& o : api_.Objects(kube::resources::kNodes)) ledger_.UpsertNode(o);
     for (const Json& o : api_.Objects(kube::resources::kPods)) {
       ledger_.UpsertPod(o);
-      pods[ObjectKey(o)] = o;
+      pods[kube::ObjectKey(o)] = o;
     }
     for (const auto& [key, o] : ledger_pods_) {
       if (!pods.count(key)) ledger_.RemovePod(o);

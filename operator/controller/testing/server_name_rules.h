@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_fields.h"
 #include "kube/name_rules.h"
 
 namespace dljob::controller::testing {
@@ -33,11 +34,6 @@ inline bool IsIp(const std::string& v) {
   return std::regex_match(v, kPattern);
 }
 
-inline std::string Str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 }  // namespace server_rules
 
 // Every name in `object` the API server would refuse, as "<Kind> <name>: <field>: <rule>, got
@@ -46,9 +42,9 @@ inline std::vector<std::string> ServerNameViolations(const nlohmann::json& objec
   using namespace server_rules;  // NOLINT(google-build-using-namespace): test-only helpers
   using Json = nlohmann::json;
   std::vector<std::string> out;
-  const std::string kind = Str(object, "kind");
+  const std::string kind = StringAt(object, "kind");
   const Json meta = object.value("metadata", Json::object());
-  const std::string name = Str(meta, "name");
+  const std::string name = StringAt(meta, "name");
   auto check = [&](bool ok, const std::string& field, const char* rule, const std::string& v) {
     if (!ok) out.push_back(kind + " " + name + ": " + field + ": " + rule + ", got \"" + v + "\"");
   };
@@ -73,20 +69,21 @@ inline std::vector<std::string> ServerNameViolations(const nlohmann::json& objec
   const Json spec = object.value("spec", Json::object());
   for (const char* field : {"hostname", "subdomain"}) {
     if (spec.contains(field)) {
-      check(IsDns1123Label(Str(spec, field)), std::string("spec.") + field, "a DNS-1123 label",
-            Str(spec, field));
+      check(IsDns1123Label(StringAt(spec, field)), std::string("spec.") + field, "a DNS-1123 label",
+            StringAt(spec, field));
     }
   }
   for (const char* list : {"containers", "initContainers", "volumes"}) {
     const Json items = spec.value(list, Json::array());
     for (const Json& item : items) {
-      check(IsDns1123Label(Str(item, "name")), std::string("spec.") + list + "[].name",
-            "a DNS-1123 label", Str(item, "name"));
+      check(IsDns1123Label(StringAt(item, "name")), std::string("spec.") + list + "[].name",
+            "a DNS-1123 label", StringAt(item, "name"));
     }
   }
   const Json aliases = spec.value("hostAliases", Json::array());
   for (const Json& alias : aliases) {
-    check(IsIp(Str(alias, "ip")), "spec.hostAliases[].ip", "an IP address", Str(alias, "ip"));
+    check(IsIp(StringAt(alias, "ip")), "spec.hostAliases[].ip", "an IP address",
+          StringAt(alias, "ip"));
     const Json hostnames = alias.value("hostnames", Json::array());
     for (const Json& host : hostnames) {
       std::string h = host.is_string() ? host.get<std::string>() : host.dump();

@@ -1,6 +1,7 @@
-// Reading Kubernetes objects held as JSON without throwing: a missing key, or a value of another
-// type, reads as null or "". For code that inspects objects whose shape the server decides (the
-// operator's informer objects, the nodes and pods `dljob top nodes` reads). Pure; thread-safe.
+// Reading JSON whose shape someone else decides without throwing: a missing key, or a value of
+// another type, reads as null or "". The generic readers under kube/object_fields.h (an object's
+// name, namespace, uid, labels) and under every other reader of server-shaped JSON (nodes and pods
+// in scheduler/kube_objects.h, the operator's informer objects, the metrics). Pure; thread-safe.
 #pragma once
 
 #include <string>
