@@ -1,6 +1,6 @@
-// Benchmark (a) of docs/benchmarks/README.md ("Targets and headline figures"): averaging a ResNet-50 gradient set
-// (161 tensors, 25,557,032 floats, torchvision's layer shapes) over MPI ranks, three ways, measured
-// in the same run:
+// Benchmark (a) of docs/benchmarks/README.md ("Targets and headline figures"): averaging a
+// ResNet-50 gradient set (161 tensors, 25,557,032 floats, torchvision's layer shapes) over MPI
+// ranks, three ways, measured in the same run:
 //   fused     FusedAllreducer (comm/fused_allreduce.h): 64 MB fusion buffer, segmented and
 //             pipelined (segment size and in-flight count as configured), unpacked and divided
 //             by the world size — everything the trainer does for its gradients;

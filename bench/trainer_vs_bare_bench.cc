@@ -1,5 +1,6 @@
-// Benchmark (b) of docs/benchmarks/README.md ("Targets and headline figures"): dljob-train's Trainer on synthetic
-// data against a bare LibTorch loop of the same model and batch. Target: ratio >= 0.97.
+// Benchmark (b) of docs/benchmarks/README.md ("Targets and headline figures"): dljob-train's
+// Trainer on synthetic data against a bare LibTorch loop of the same model and batch. Target: ratio
+// >= 0.97.
 //
 // One process, one run: both sides get their own freshly initialised copy of the same model
 // (same seed), the same fixed synthetic batch (SyntheticDataSource), the same SGD(momentum)

@@ -67,8 +67,8 @@ LeaseRecord ParseLease(const Json& lease) {
 
 Json LeaseSpec(const LeaseRecord& r) {
   Json spec = {{"holderIdentity", r.holder},
-                     {"leaseDurationSeconds", r.lease_duration_seconds},
-                     {"leaseTransitions", r.transitions}};
+               {"leaseDurationSeconds", r.lease_duration_seconds},
+               {"leaseTransitions", r.transitions}};
   if (!r.acquire_time.empty()) spec["acquireTime"] = r.acquire_time;
   if (!r.renew_time.empty()) spec["renewTime"] = r.renew_time;
   return spec;
@@ -145,8 +145,7 @@ bool LeaderElector::TryAcquireOrRenew() {
 }
 
 void LeaderElector::Release() {
-  ApiResult<Json> got =
-      api_.Get(resources::kLeases, options_.lease_namespace, options_.lease_name);
+  ApiResult<Json> got = api_.Get(resources::kLeases, options_.lease_namespace, options_.lease_name);
   if (!got.ok() || ParseLease(*got).holder != options_.identity) return;
   Json object = std::move(got).value();
   object["spec"]["holderIdentity"] = "";

@@ -33,7 +33,7 @@ inline constexpr std::chrono::seconds kLauncherLogGrace{15};
 // `pods` are the job's current pods; the launcher is the one labelled dljob.io/role=launcher.
 // Without `ended`, or without a finish time on the launcher's container, never waits.
 std::optional<kube::Duration> LauncherLogWait(const std::vector<nlohmann::json>& pods,
-                                        const LauncherLogEnded& ended, WallTime now,
-                                        kube::Duration grace = kLauncherLogGrace);
+                                              const LauncherLogEnded& ended, WallTime now,
+                                              kube::Duration grace = kLauncherLogGrace);
 
 }  // namespace dljob::controller
