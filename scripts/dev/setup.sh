@@ -10,6 +10,7 @@ fail() { die "FAILED: $*"; }
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   ccache  # scripts/dev/build.sh compiles through it when it is on PATH
+  lld  # the linker CMakeLists.txt picks when it is there (links several times faster than ld)
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev
