@@ -135,6 +135,8 @@ TEST(LeaderElector, ReportsARepeatedFailureOnceThenLeadsWhenItClears) {
                                           led = true;
                                           stop.request_stop();
                                         },
+                                    .on_stopped_leading = {},
+                                    .on_new_leader = {},
                                     .on_error = [&](const std::string& e) { errors.push_back(e); },
                                 });
   EXPECT_TRUE(led);

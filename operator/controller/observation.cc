@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "base/json_fields.h"
 #include "operator/controller/builders.h"
 
 namespace dljob::controller {
@@ -9,15 +10,10 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 bool IsReady(const json& pod) {
   const json status = pod.value("status", json::object());
   for (const json& c : status.value("conditions", json::array())) {
-    if (Str(c, "type") == "Ready") return Str(c, "status") == "True";
+    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
   }
   return false;
 }
@@ -29,12 +25,13 @@ std::string WhyFailed(const json& pod) {
     const json terminated = cs.value("state", json::object()).value("terminated", json::object());
     if (terminated.contains("exitCode")) {
       std::string why = "exited with code " + terminated["exitCode"].dump();
-      if (!Str(terminated, "reason").empty()) why += " (" + Str(terminated, "reason") + ")";
+      if (!StringAt(terminated, "reason").empty())
+        why += " (" + StringAt(terminated, "reason") + ")";
       return why;
     }
   }
-  std::string reason = Str(status, "reason");
-  std::string message = Str(status, "message");
+  std::string reason = StringAt(status, "reason");
+  std::string message = StringAt(status, "message");
   if (reason.empty()) return "failed";
   return message.empty() ? reason : reason + ": " + message;
 }
@@ -47,9 +44,9 @@ bool Deleting(const json& pod) {
 std::string Disruption(const json& pod) {
   const json status = pod.value("status", json::object());
   for (const json& c : status.value("conditions", json::array())) {
-    if (Str(c, "type") != "DisruptionTarget" || Str(c, "status") != "True") continue;
-    std::string why = Str(c, "reason");
-    if (!Str(c, "message").empty()) why += (why.empty() ? "" : ": ") + Str(c, "message");
+    if (StringAt(c, "type") != "DisruptionTarget" || StringAt(c, "status") != "True") continue;
+    std::string why = StringAt(c, "reason");
+    if (!StringAt(c, "message").empty()) why += (why.empty() ? "" : ": ") + StringAt(c, "message");
     return why.empty() ? "" : " (" + why + ")";
   }
   return "";
@@ -71,8 +68,8 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
       continue;
     }
     if (role != "worker") continue;
-    std::string phase = Str(pod.value("status", json::object()), "phase");
-    std::string node = Str(pod.value("spec", json::object()), "nodeName");
+    std::string phase = StringAt(pod.value("status", json::object()), "phase");
+    std::string node = StringAt(pod.value("spec", json::object()), "nodeName");
     if (!node.empty()) {
       ++bound;
       gpus_by_node[node] += job.spec.gpus_per_worker.value_or(1);
@@ -80,7 +77,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
     if (phase == "Failed") {
       ++o.workers.failed;
       if (o.failed_pod.empty()) {
-        o.failed_pod = Str(meta, "name");
+        o.failed_pod = StringAt(meta, "name");
         o.message = "worker " + o.failed_pod + " " + WhyFailed(pod);
       }
     } else if (phase == "Running" && IsReady(pod)) {
@@ -90,7 +87,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   for (const auto& [node, gpus] : gpus_by_node) o.placement.push_back({node, gpus});
 
   std::string launcher_phase =
-      launcher ? Str(launcher->value("status", json::object()), "phase") : "";
+      launcher ? StringAt(launcher->value("status", json::object()), "phase") : "";
   if (launcher_phase == "Succeeded") {
     o.state = JobState::kSucceeded;
     o.reason = "LauncherSucceeded";
@@ -98,7 +95,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   } else if (launcher_phase == "Failed") {
     o.state = JobState::kFailed;
     o.reason = "LauncherFailed";
-    o.failed_pod = Str(launcher->value("metadata", json::object()), "name");
+    o.failed_pod = StringAt(launcher->value("metadata", json::object()), "name");
     o.message = "launcher " + o.failed_pod + " " + WhyFailed(*launcher);
   } else if (o.workers.failed > 0) {
     o.state = JobState::kFailed;
@@ -130,7 +127,7 @@ std::optional<LostWorker> FindLostWorker(const DLJob& job, const std::vector<jso
     const json meta = pod.value("metadata", json::object());
     std::string role = meta.value("labels", json::object()).value(kRoleLabel, "");
     if (role == "launcher") launcher = true;
-    if (role == "worker") workers[Str(meta, "name")] = &pod;
+    if (role == "worker") workers[StringAt(meta, "name")] = &pod;
   }
   if (job.status.placement.empty() && !launcher) return std::nullopt;
   for (int64_t i = 0; i < WorkerCount(job); ++i) {

@@ -6,6 +6,7 @@
 #include "jobs/defaults.h"
 #include "jobs/run_policy.h"
 #include "jobs/validation.h"
+#include "kube/object_fields.h"
 #include "operator/controller/children.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/observation.h"
@@ -107,7 +108,7 @@ Result<ReconcileResult> Reconciler::Converge(Pass& p) {
   if (!p.stale.empty()) {  // a restart or preemption is under way: the old pods go first
     for (const Json& pod : p.stale) {
       if (IsDeleting(pod)) continue;
-      std::string name = pod["metadata"].value("name", "");
+      std::string name = kube::NameOf(pod);
       kube::ApiResult<Json> r =
           api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, name);
       if (!r.ok() && !r.error().IsNotFound())

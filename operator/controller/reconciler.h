@@ -82,7 +82,7 @@ struct Caches {
 };
 
 struct ReconcilerOptions {
-  BuildOptions build;
+  BuildOptions build{};
   // How soon a job that is waiting for GPUs (or for a name held by a stranger) looks again.
   kube::Duration queued_retry{std::chrono::seconds(10)};
   // The retries of one bind (after 5xx, 429 and transport failures).
