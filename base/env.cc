@@ -89,9 +89,10 @@ class PosixEnv final : public Env {
                       std::to_string(getpid()) + "." +
                       std::to_string(counter_.fetch_add(1, std::memory_order_relaxed));
     int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return ErrnoStatus("cannot create", tmp);
-    Status s = WriteFully(fd, data, tmp);
-    if (s.ok() && fsync(fd) != 0) s = ErrnoStatus("cannot sync", tmp);
+    // Errors name the file the caller asked for; the temporary name means nothing to a user.
+    if (fd < 0) return ErrnoStatus("cannot create", path);
+    Status s = WriteFully(fd, data, path);
+    if (s.ok() && fsync(fd) != 0) s = ErrnoStatus("cannot sync", path);
     close(fd);
     if (s.ok()) s = RenameFile(tmp, path);
     if (!s.ok()) unlink(tmp.c_str());

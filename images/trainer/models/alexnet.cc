@@ -11,7 +11,7 @@
 namespace dljob::trainer {
 namespace {
 
-torch::nn::Conv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t pad) {
+torch::nn::Conv2d AlexConv(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t pad) {
   return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(pad));
 }
 
@@ -21,11 +21,11 @@ torch::nn::MaxPool2d Pool() {
 }
 
 std::shared_ptr<Model> MakeAlexNet(int64_t num_classes) {
-  torch::nn::Sequential body(Conv(3, 64, 11, 4, 2), Relu(), Pool(),                  //
-                             Conv(64, 192, 5, 1, 2), Relu(), Pool(),                 //
-                             Conv(192, 384, 3, 1, 1), Relu(),                        //
-                             Conv(384, 256, 3, 1, 1), Relu(),                        //
-                             Conv(256, 256, 3, 1, 1), Relu(), Pool(),                //
+  torch::nn::Sequential body(AlexConv(3, 64, 11, 4, 2), Relu(), Pool(),              //
+                             AlexConv(64, 192, 5, 1, 2), Relu(), Pool(),             //
+                             AlexConv(192, 384, 3, 1, 1), Relu(),                    //
+                             AlexConv(384, 256, 3, 1, 1), Relu(),                    //
+                             AlexConv(256, 256, 3, 1, 1), Relu(), Pool(),            //
                              torch::nn::AdaptiveAvgPool2d(6), torch::nn::Flatten(),  //
                              torch::nn::Dropout(0.5), torch::nn::Linear(256 * 6 * 6, 4096), Relu(),
                              torch::nn::Dropout(0.5), torch::nn::Linear(4096, 4096), Relu(),

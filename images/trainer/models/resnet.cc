@@ -12,14 +12,14 @@
 namespace dljob::trainer {
 namespace {
 
-torch::nn::Conv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
+torch::nn::Conv2d ResnetConv(int64_t in, int64_t out, int64_t kernel, int64_t stride) {
   return torch::nn::Conv2d(
       torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(kernel / 2).bias(false));
 }
 
 // The 1x1 projection on the shortcut when a block changes resolution or width.
 torch::nn::Sequential Downsample(int64_t in, int64_t out, int64_t stride) {
-  return torch::nn::Sequential(Conv(in, out, 1, stride), torch::nn::BatchNorm2d(out));
+  return torch::nn::Sequential(ResnetConv(in, out, 1, stride), torch::nn::BatchNorm2d(out));
 }
 
 class Block : public torch::nn::Module {
@@ -32,9 +32,9 @@ class BasicBlock : public Block {
  public:
   static constexpr int64_t kExpansion = 1;
   BasicBlock(int64_t in, int64_t width, int64_t stride)
-      : conv1_(register_module("conv1", Conv(in, width, 3, stride))),
+      : conv1_(register_module("conv1", ResnetConv(in, width, 3, stride))),
         bn1_(register_module("bn1", torch::nn::BatchNorm2d(width))),
-        conv2_(register_module("conv2", Conv(width, width, 3, 1))),
+        conv2_(register_module("conv2", ResnetConv(width, width, 3, 1))),
         bn2_(register_module("bn2", torch::nn::BatchNorm2d(width))) {
     if (stride != 1 || in != width) {
       downsample_ = register_module("downsample", Downsample(in, width, stride));
@@ -61,11 +61,11 @@ class Bottleneck : public Block {
  public:
   static constexpr int64_t kExpansion = 4;
   Bottleneck(int64_t in, int64_t width, int64_t stride)
-      : conv1_(register_module("conv1", Conv(in, width, 1, 1))),
+      : conv1_(register_module("conv1", ResnetConv(in, width, 1, 1))),
         bn1_(register_module("bn1", torch::nn::BatchNorm2d(width))),
-        conv2_(register_module("conv2", Conv(width, width, 3, stride))),
+        conv2_(register_module("conv2", ResnetConv(width, width, 3, stride))),
         bn2_(register_module("bn2", torch::nn::BatchNorm2d(width))),
-        conv3_(register_module("conv3", Conv(width, width * kExpansion, 1, 1))),
+        conv3_(register_module("conv3", ResnetConv(width, width * kExpansion, 1, 1))),
         bn3_(register_module("bn3", torch::nn::BatchNorm2d(width * kExpansion))) {
     if (stride != 1 || in != width * kExpansion) {
       downsample_ = register_module("downsample", Downsample(in, width * kExpansion, stride));
@@ -94,7 +94,7 @@ template <typename BlockType>
 class ResNet : public Model {
  public:
   ResNet(const std::array<int64_t, 4>& blocks_per_stage, int64_t num_classes)
-      : conv1_(register_module("conv1", Conv(3, 64, 7, 2))),
+      : conv1_(register_module("conv1", ResnetConv(3, 64, 7, 2))),
         bn1_(register_module("bn1", torch::nn::BatchNorm2d(64))) {
     int64_t in = 64;
     for (size_t stage = 0; stage < 4; ++stage) {
