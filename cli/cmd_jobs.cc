@@ -33,16 +33,10 @@ void PrintNoJobs(CliContext& ctx, const Backend& backend, bool all_namespaces) {
   }
 }
 
-Result<OutputFormat> Format(CliContext& ctx, const std::string& name) {
-  Result<OutputFormat> f = ParseOutputFormat(name);
-  if (!f.ok()) PrintError(ctx, f.status().message(), "use -o json, -o yaml or -o wide");
-  return f;
-}
-
 }  // namespace
 
 int RunList(const ListOptions& options, CliContext& ctx) {
-  Result<OutputFormat> format = Format(ctx, options.output);
+  Result<OutputFormat> format = ParseOutputFlag(ctx, options.output);
   if (!format.ok()) return kExitUsage;
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
@@ -57,7 +51,7 @@ int RunList(const ListOptions& options, CliContext& ctx) {
 }
 
 int RunTop(const TopOptions& options, CliContext& ctx) {
-  Result<OutputFormat> format = Format(ctx, options.output);
+  Result<OutputFormat> format = ParseOutputFlag(ctx, options.output);
   if (!format.ok()) return kExitUsage;
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
@@ -75,7 +69,7 @@ int RunTop(const TopOptions& options, CliContext& ctx) {
 }
 
 int RunGet(const GetOptions& options, CliContext& ctx) {
-  Result<OutputFormat> format = Format(ctx, options.output);
+  Result<OutputFormat> format = ParseOutputFlag(ctx, options.output);
   if (!format.ok()) return kExitUsage;
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());

@@ -11,12 +11,6 @@
 namespace dljob {
 namespace {
 
-Result<OutputFormat> Format(CliContext& ctx, const std::string& name) {
-  Result<OutputFormat> f = ParseOutputFormat(name);
-  if (!f.ok()) PrintError(ctx, f.status().message(), "use -o json, -o yaml or -o wide");
-  return f;
-}
-
 // "a, b and c", or "none".
 std::string Names(const std::vector<DLQueue>& queues) {
   std::string out;
@@ -46,7 +40,7 @@ int NoSuchQueue(CliContext& ctx, ClusterReader& cluster, const std::string& name
 }  // namespace
 
 int RunQueueList(const QueueListOptions& options, CliContext& ctx) {
-  Result<OutputFormat> format = Format(ctx, options.output);
+  Result<OutputFormat> format = ParseOutputFlag(ctx, options.output);
   if (!format.ok()) return kExitUsage;
   Result<BackendPtr> backend = ctx.make_backend();
   ClusterReader* cluster = RequireCluster(ctx, backend, "dljob queue list");
@@ -66,7 +60,7 @@ int RunQueueList(const QueueListOptions& options, CliContext& ctx) {
 }
 
 int RunQueueGet(const QueueGetOptions& options, CliContext& ctx) {
-  Result<OutputFormat> format = Format(ctx, options.output);
+  Result<OutputFormat> format = ParseOutputFlag(ctx, options.output);
   if (!format.ok()) return kExitUsage;
   Result<BackendPtr> backend = ctx.make_backend();
   ClusterReader* cluster = RequireCluster(ctx, backend, "dljob queue get");

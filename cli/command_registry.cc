@@ -43,6 +43,12 @@ void AddBackendFlags(CLI::App* cmd, BackendFlags& b, bool with_local_and_namespa
   cmd->footer(kBackendRule);
 }
 
+Result<OutputFormat> ParseOutputFlag(CliContext& ctx, const std::string& name) {
+  Result<OutputFormat> format = ParseOutputFormat(name);
+  if (!format.ok()) PrintError(ctx, format.status().message(), "use -o json, -o yaml or -o wide");
+  return format;
+}
+
 void PrintError(CliContext& ctx, const std::string& cause, const std::string& hint) {
   ctx.err << "error: " << cause << "\n";
   if (!hint.empty()) ctx.err << "hint: " << hint << "\n";

@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "cli/backend/backend.h"
 #include "cli/job_flags.h"
+#include "cli/output.h"
 
 namespace CLI {
 class App;
@@ -45,6 +46,10 @@ struct CliContext {
 
 // "error: <cause>" and, if given, "hint: <what to do>" on ctx.err.
 void PrintError(CliContext& ctx, const std::string& cause, const std::string& hint = "");
+
+// A command's -o value (output.h's ParseOutputFormat); when it is not one, the error and the
+// formats to use are printed on ctx.err.
+Result<OutputFormat> ParseOutputFlag(CliContext& ctx, const std::string& name);
 
 struct ValidateOptions {
   std::string file;

@@ -11,15 +11,27 @@
 # tier (LABELS). Two functions register tests, and configuring fails on a test registered any
 # other way (plain add_test or gtest_discover_tests), so no test can miss its tier:
 #
-#   dljob_add_gtest(TARGET LABEL <tier> [TEST_FILTER <gtest filter>] [<gtest_discover_tests args>])
+#   dljob_add_gtest(TARGET LABEL <tier> [TEST_FILTER <gtest filter>] [SHARDS <n>]
+#                   [<gtest_discover_tests args>])
 #       gtest_discover_tests with the tier as every discovered test's label. A binary whose cases
 #       belong to different tiers is registered once per tier with complementary filters, e.g.
 #       TEST_FILTER "-S3StoreTest.*" (unit) and TEST_FILTER "S3StoreTest.*" (e2e).
+#       SHARDS n registers n ctest tests instead of one per case, <prefix><target>.<tier>/<i>of<n>,
+#       each running its share of the filtered cases in one process (gtest's GTEST_TOTAL_SHARDS
+#       and GTEST_SHARD_INDEX). For binaries whose start-up dominates a case: a LibTorch binary
+#       spends about 0.6 s loading its libraries, more than most of its cases take. One case of
+#       them by hand: <binary> --gtest_filter=Suite.Case. TEST_PREFIX, WORKING_DIRECTORY and
+#       PROPERTIES (ENVIRONMENT included) apply as they do to discovered tests.
 #   dljob_add_test(NAME <name> LABEL <tier> [LABELS <opt-in>...] COMMAND ... [<add_test args>])
 #       add_test with the tier (and opt-in labels) as its labels. Set other properties with
 #       set_tests_properties, never LABELS (that would replace the tier).
 #
 # scripts/test.sh checks the built suite too: each test listed by ctest carries exactly one tier.
+#
+# Test binaries (every executable linking GoogleTest) are not unity builds, though the rest of
+# the tree is (CMakeLists.txt): test files repeat fixture and helper names freely. A test binary
+# whose compile time matters more opts in with DLJOB_UNITY_TEST ON beside UNITY_BUILD ON (the
+# trainer's, each of whose files costs 20-30 s of LibTorch templates).
 include_guard(GLOBAL)
 
 set(DLJOB_TEST_TIERS unit mpi e2e)
@@ -36,10 +48,15 @@ function(_dljob_check_tier what tier)
 endfunction()
 
 function(dljob_add_gtest target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LABEL;TEST_FILTER" "PROPERTIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LABEL;TEST_FILTER;SHARDS" "PROPERTIES")
   _dljob_check_tier("dljob_add_gtest(${target})" "${arg_LABEL}")
   if("LABELS" IN_LIST arg_PROPERTIES)
     message(FATAL_ERROR "dljob_add_gtest(${target}): give the tier as LABEL, not in PROPERTIES")
+  endif()
+  if(arg_SHARDS)
+    _dljob_add_gtest_shards(${target} "${arg_LABEL}" "${arg_TEST_FILTER}" "${arg_SHARDS}"
+                            "${arg_PROPERTIES}" ${arg_UNPARSED_ARGUMENTS})
+    return()
   endif()
   set(filter)
   if(arg_TEST_FILTER)
@@ -53,6 +70,51 @@ function(dljob_add_gtest target)
   if(arg_LABEL STREQUAL "unit")
     set_property(GLOBAL APPEND PROPERTY DLJOB_UNIT_TEST_TARGETS ${target})
   endif()
+endfunction()
+
+# dljob_add_gtest(... SHARDS n): n tests of one process each (see the top of this file).
+function(_dljob_add_gtest_shards target tier filter shards properties)
+  cmake_parse_arguments(PARSE_ARGV 5 arg "" "TEST_PREFIX;WORKING_DIRECTORY" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "dljob_add_gtest(${target} SHARDS): only TEST_PREFIX, WORKING_DIRECTORY "
+                        "and PROPERTIES go with SHARDS, not ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT shards MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "dljob_add_gtest(${target}): SHARDS ${shards} is not a positive count")
+  endif()
+  set(directory)
+  if(arg_WORKING_DIRECTORY)
+    set(directory WORKING_DIRECTORY ${arg_WORKING_DIRECTORY})
+  endif()
+  set(filter_arg)
+  if(filter)
+    set(filter_arg "--gtest_filter=${filter}")
+  endif()
+  # PROPERTIES' ENVIRONMENT is kept apart so the shard's variables are added to it, not replaced.
+  set(environment)
+  set(others)
+  set(in_environment FALSE)
+  foreach(item IN LISTS properties)
+    if(item STREQUAL "ENVIRONMENT")
+      set(in_environment TRUE)
+    elseif(in_environment AND item MATCHES "=")
+      list(APPEND environment "${item}")
+    else()
+      set(in_environment FALSE)
+      list(APPEND others "${item}")
+    endif()
+  endforeach()
+  math(EXPR last "${shards} - 1")
+  foreach(index RANGE ${last})
+    math(EXPR number "${index} + 1")
+    set(name "${arg_TEST_PREFIX}${target}.${tier}/${number}of${shards}")
+    dljob_add_test(NAME ${name} LABEL ${tier} COMMAND ${target} ${filter_arg} ${directory})
+    if(others)
+      set_tests_properties(${name} PROPERTIES ${others})
+    endif()
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT
+      "${environment};GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${index}")
+  endforeach()
 endfunction()
 
 function(dljob_add_test)
@@ -70,6 +132,25 @@ function(dljob_add_test)
   if(arg_LABEL STREQUAL "unit" AND TARGET "${program}")
     set_property(GLOBAL APPEND PROPERTY DLJOB_UNIT_TEST_TARGETS ${program})
   endif()
+endfunction()
+
+# UNITY_BUILD OFF for every executable that links GoogleTest and did not set DLJOB_UNITY_TEST.
+function(_dljob_test_binaries_not_unity)
+  set(dirs ${CMAKE_SOURCE_DIR})
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+    list(APPEND dirs ${subdirs})
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target IN LISTS targets)
+      get_target_property(type ${target} TYPE)
+      get_target_property(libraries ${target} LINK_LIBRARIES)
+      get_target_property(opted_in ${target} DLJOB_UNITY_TEST)
+      if(type STREQUAL "EXECUTABLE" AND libraries MATCHES "GTest::" AND NOT opted_in)
+        set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
+      endif()
+    endforeach()
+  endwhile()
 endfunction()
 
 # Run once all directories are configured: every test made through the functions above, and the
@@ -103,6 +184,7 @@ function(_dljob_check_test_tiers)
     message(FATAL_ERROR "tests registered without a tier (use dljob_add_test or dljob_add_gtest "
                         "with LABEL unit|mpi|e2e; see cmake/dljob_tests.cmake):\n  ${listed}")
   endif()
+  _dljob_test_binaries_not_unity()
   get_property(unit_targets GLOBAL PROPERTY DLJOB_UNIT_TEST_TARGETS)
   if(unit_targets)
     list(REMOVE_DUPLICATES unit_targets)

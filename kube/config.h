@@ -76,6 +76,9 @@ struct ConfigSource {
 };
 Result<Config> LoadConfig(const ConfigSource& source = {});
 
+// kubectl's default kubeconfig, $HOME/.kube/config; "" when HOME is unset or empty.
+std::string DefaultKubeconfigPath();
+
 // Standard base64 (with or without padding; whitespace ignored). std::nullopt if malformed.
 std::optional<std::string> Base64Decode(std::string_view in);
 

@@ -17,11 +17,6 @@ Result<std::string> ReadFile(const std::string& path, const std::string& what) {
   return text;
 }
 
-std::string HomeDir() {
-  const char* home = std::getenv("HOME");
-  return home ? home : "";
-}
-
 }  // namespace
 
 Status ReadReferencedFiles(Config& config) {
@@ -115,13 +110,18 @@ Result<Config> LoadConfig(const ConfigSource& source) {
   if (const char* host = std::getenv("KUBERNETES_SERVICE_HOST"); host && *host) {
     return LoadInClusterConfig(source.service_account_dir);
   }
-  std::string home = HomeDir();
-  if (home.empty()) {
+  std::string path = DefaultKubeconfigPath();
+  if (path.empty()) {
     return Status::NotFound(
         "no cluster configured: no --kubeconfig, $KUBECONFIG, in-cluster "
         "environment or $HOME");
   }
-  return LoadKubeconfig(home + "/.kube/config", source.context);
+  return LoadKubeconfig(path, source.context);
+}
+
+std::string DefaultKubeconfigPath() {
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.kube/config" : "";
 }
 
 }  // namespace dljob::kube

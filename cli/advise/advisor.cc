@@ -4,17 +4,12 @@
 #include <cmath>
 
 #include "base/human_format.h"
+#include "cli/advise/metrics.h"
 
 namespace dljob::advise {
 namespace {
 
 constexpr int64_t kMiB = 1024 * 1024;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 class Driver {
  public:

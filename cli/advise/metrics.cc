@@ -14,12 +14,6 @@ std::optional<double> NumberField(const nlohmann::json& fields, const char* name
   return it->get<double>();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Relative standard error of a rank's mean rate, from its window rates; 0 when too few.
 double RelativeNoise(const std::vector<double>& windows) {
   if (windows.size() < 3) return 0;
@@ -32,6 +26,12 @@ double RelativeNoise(const std::vector<double>& windows) {
 }
 
 }  // namespace
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 void SummarizeMetrics(const std::vector<TimedSample>& samples, TrialMeasurement& out) {
   bool words = false;

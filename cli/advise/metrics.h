@@ -27,4 +27,7 @@ struct TimedSample {
 // no line carried a rate. Leaves the other fields alone.
 void SummarizeMetrics(const std::vector<TimedSample>& samples, TrialMeasurement& out);
 
+// The median of `v` (the mean of the middle two for an even count). REQUIRES: v is not empty.
+double Median(std::vector<double> v);
+
 }  // namespace dljob::advise

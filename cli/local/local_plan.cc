@@ -9,12 +9,6 @@
 namespace dljob {
 namespace {
 
-std::string JoinPath(const std::string& dir, const std::string& rest) {
-  if (rest.empty()) return dir;
-  if (!dir.empty() && dir.back() == '/') return dir + rest;
-  return dir + "/" + rest;
-}
-
 Result<std::string> FindProgram(const std::string& program, const LocalMachine& m) {
   if (program.find('/') != std::string::npos) {
     if (m.is_executable(program)) return program;

@@ -6,12 +6,6 @@
 namespace dljob {
 namespace {
 
-std::string JoinPath(const std::string& dir, const std::string& rest) {
-  if (rest.empty()) return dir;
-  if (!dir.empty() && dir.back() == '/') return dir + rest;
-  return dir + "/" + rest;
-}
-
 // /proc/mounts writes space, tab, newline and backslash as \ooo.
 std::string DecodeMountField(std::string_view field) {
   std::string out;
@@ -73,6 +67,12 @@ Status NotMounted(const std::string& field, const VolumeSource& s) {
 }
 
 }  // namespace
+
+std::string JoinPath(const std::string& dir, const std::string& rest) {
+  if (rest.empty()) return dir;
+  if (!dir.empty() && dir.back() == '/') return dir + rest;
+  return dir + "/" + rest;
+}
 
 std::vector<MountEntry> ParseProcMounts(std::string_view text) {
   std::vector<MountEntry> out;

@@ -28,6 +28,9 @@
 
 namespace dljob {
 
+// `dir` + "/" + `rest` (no second '/' when `dir` ends in one); `dir` alone when `rest` is empty.
+std::string JoinPath(const std::string& dir, const std::string& rest);
+
 // The lines of /proc/mounts (octal escapes such as \040 decoded). Malformed lines are skipped.
 std::vector<MountEntry> ParseProcMounts(std::string_view text);
 
