@@ -1,10 +1,13 @@
 // See cpprest_client.h.
 #include "http/cpprest_client.h"
 
+#include <arpa/inet.h>
+
 #include <boost/asio/ssl.hpp>
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <cpprest/http_client.h>
@@ -12,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "base/mutex.h"
+#include "http/proxy.h"
 
 namespace dljob::http {
 namespace {
@@ -23,10 +27,51 @@ struct Tls {
   std::string ca;
   std::string cert;
   std::string key;
+  std::string server_name;  // checked in the certificate, sent as SNI: never empty for https
+  bool verify = true;
 };
 
-// Trust only the configured CA (cpprestsdk loads the system roots before calling us), and present
-// the client certificate. Throws boost::system::system_error on bad PEM.
+bool IsIpAddress(const std::string& s) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
+// A verify callback that keeps OpenSSL's own verdict (chain, and the name in the verification
+// parameters). SSL_set_verify ignores a null callback, so replacing one takes one of these.
+int KeepVerdict(int preverified, X509_STORE_CTX* /*ctx*/) { return preverified; }
+
+// OpenSSL's info callback at the start of each handshake. cpprestsdk sets its own verify mode and
+// callback on each connection's SSL just before the handshake, a name check against the
+// request's Host header when there is one (port and all) and the base URL's host otherwise; this
+// puts back the context's mode with OpenSSL's built-in check, which verifies the chain and the
+// name the SSL inherited from the context's verification parameters, and sends that name as SNI.
+void StartHandshake(const SSL* session, int where, int /*ret*/) {
+  if ((where & SSL_CB_HANDSHAKE_START) == 0) return;
+  SSL* ssl = const_cast<SSL*>(session);  // the session OpenSSL is running, ours to set up
+  SSL_set_verify(ssl, SSL_CTX_get_verify_mode(SSL_get_SSL_CTX(ssl)), KeepVerdict);
+  if (const char* host = X509_VERIFY_PARAM_get0_host(SSL_get0_param(ssl), 0)) {
+    SSL_set_tlsext_host_name(ssl, host);
+  }
+}
+
+// Makes every connection made from `ctx` verify the server's certificate against `name` (when
+// `verify`) and send it as SNI (unless it is an IP address).
+void UseServerName(const std::string& name, bool verify, boost::asio::ssl::context& ctx) {
+  SSL_CTX* c = ctx.native_handle();
+  X509_VERIFY_PARAM* param = SSL_CTX_get0_param(c);
+  if (IsIpAddress(name)) {
+    X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
+  } else {
+    X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+  }
+  SSL_CTX_set_verify(c, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, KeepVerdict);
+  SSL_CTX_set_info_callback(c, StartHandshake);
+}
+
+// Trust only the configured CA (cpprestsdk loads the system roots before calling us), present
+// the client certificate, check the configured server name. Throws boost::system::system_error
+// on bad PEM.
 void ConfigureSsl(const Tls& tls, boost::asio::ssl::context& ctx) {
   if (!tls.ca.empty()) {
     SSL_CTX_set_cert_store(ctx.native_handle(), X509_STORE_new());
@@ -36,6 +81,7 @@ void ConfigureSsl(const Tls& tls, boost::asio::ssl::context& ctx) {
     ctx.use_certificate_chain(boost::asio::buffer(tls.cert));
     ctx.use_private_key(boost::asio::buffer(tls.key), boost::asio::ssl::context::pem);
   }
+  UseServerName(tls.server_name, tls.verify, ctx);
 }
 
 Status CheckTls(const Tls& tls) {
@@ -58,6 +104,37 @@ Status CheckTls(const Tls& tls) {
   return Status::Ok();
 }
 
+Status CheckServerName(const std::string& name) {
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_';
+    if (!ok && !IsIpAddress(name)) {
+      return Status::InvalidArgument("tls-server-name \"" + name +
+                                     "\" is not a host name or IP address");
+    }
+  }
+  return Status::Ok();
+}
+
+// A proxy URL this client can use: http:// only.
+Result<ProxyUrl> CheckProxy(const std::string& url) {
+  Result<ProxyUrl> proxy = ParseProxyUrl(url);
+  if (proxy.ok() && proxy->scheme != "http") {
+    return Status::InvalidArgument(
+        "proxy URL \"" + proxy->Redacted() + "\": " + proxy->scheme +
+        ":// proxies are not supported, only http:// ones (which tunnel https:// requests too)");
+  }
+  return proxy;
+}
+
+// The proxy as cpprestsdk takes it: its address, the port always written out (cpprestsdk would
+// not default it to 80), and the credentials from the URL.
+web::web_proxy CpprestProxy(const ProxyUrl& proxy) {
+  web::web_proxy out(web::uri(proxy.Redacted()));
+  if (!proxy.username.empty()) out.set_credentials({proxy.username, proxy.password});
+  return out;
+}
+
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
 // cpprestsdk reports every failure as an exception; its message tells the connect phase apart.
@@ -69,8 +146,10 @@ ClientError Translate(std::exception_ptr error, const std::string& what) {
     if (e.error_code() == std::errc::timed_out) return {Failure::kTimeout, message};
     if (e.error_code() == std::errc::operation_canceled) return {Failure::kCancelled, message};
     std::string_view m = e.what();
+    // cpprestsdk's messages from setting up a CONNECT tunnel all name the proxy; the request has
+    // not reached the server then.
     if (StartsWith(m, "Failed to connect") || StartsWith(m, "Error resolving") ||
-        StartsWith(m, "Failed to resolve")) {
+        StartsWith(m, "Failed to resolve") || m.find("proxy") != std::string_view::npos) {
       return {Failure::kConnectFailed, message};
     }
     return {Failure::kTransportError, message};
@@ -179,8 +258,9 @@ class CpprestBodyStream final : public BodyStream {
 struct CpprestClient::Impl {
   std::string server;  // the base URL without a trailing '/'
   bool https = false;
-  bool insecure = false;
   Tls tls;
+  std::optional<web::web_proxy> proxy;
+  std::string via;  // " via proxy http://host:port" (no credentials), or ""
   std::chrono::milliseconds default_timeout{30'000};
   Mutex mu;
   std::map<int64_t, std::shared_ptr<http_client>> clients GUARDED_BY(mu);  // by timeout in ms
@@ -193,11 +273,13 @@ struct CpprestClient::Impl {
       cpprest::client::http_client_config config;
       config.set_timeout(timeout);
       config.set_max_redirects(0);
-      config.set_validate_certificates(!insecure);
-      if (https && (!tls.ca.empty() || !tls.cert.empty())) {
+      config.set_validate_certificates(tls.verify);
+      if (proxy) config.set_proxy(*proxy);
+      if (https) {
         Tls copy = tls;
         config.set_ssl_context_callback(
             [copy](boost::asio::ssl::context& ctx) { ConfigureSsl(copy, ctx); });
+        config.set_tlsext_sni_enabled(false);  // StartHandshake sends ours
       }
       client = std::make_shared<http_client>(web::uri(server), config);
     }
@@ -216,7 +298,9 @@ struct CpprestClient::Impl {
     return req;
   }
 
-  std::string What(const ClientRequest& r) const { return r.method + " " + server + r.target; }
+  std::string What(const ClientRequest& r) const {
+    return r.method + " " + server + r.target + via;
+  }
 };
 
 CpprestClient::CpprestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -231,16 +315,27 @@ Result<std::unique_ptr<CpprestClient>> CpprestClient::Create(const CpprestClient
     return Status::InvalidArgument("server URL must start with https:// or http://, got \"" +
                                    options.base_url + "\"");
   }
+  std::string host;
   try {
     web::uri check(impl->server);
-    if (check.host().empty()) throw web::uri_exception("no host");
+    host = check.host();
+    if (host.empty()) throw web::uri_exception("no host");
   } catch (const std::exception& e) {
     return Status::InvalidArgument("server URL \"" + options.base_url +
                                    "\" is not a valid URL: " + e.what());
   }
-  impl->insecure = options.insecure_skip_tls_verify;
-  impl->tls = {options.ca_pem, options.client_cert_pem, options.client_key_pem};
+  if (host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (Status s = CheckServerName(options.tls_server_name); !s.ok()) return s;
+  impl->tls = {options.ca_pem, options.client_cert_pem, options.client_key_pem,
+               options.tls_server_name.empty() ? host : options.tls_server_name,
+               !options.insecure_skip_tls_verify};
   if (Status s = CheckTls(impl->tls); !s.ok()) return s;
+  if (!options.proxy_url.empty()) {
+    Result<ProxyUrl> proxy = CheckProxy(options.proxy_url);
+    if (!proxy.ok()) return proxy.status();
+    impl->proxy = CpprestProxy(*proxy);
+    impl->via = " via proxy " + proxy->Redacted();
+  }
   impl->default_timeout = options.default_timeout;
   return std::unique_ptr<CpprestClient>(new CpprestClient(std::move(impl)));
 }

@@ -1,22 +1,83 @@
 // See loopback_http_server.h.
 #include "http/testing/loopback_http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
 namespace dljob::http::testing {
+namespace {
+
+// Reads what is there (at most `n` bytes) from the socket or its TLS session; <= 0 at the end.
+long Receive(int fd, SSL* ssl, char* buf, int n) {
+  return ssl ? SSL_read(ssl, buf, n) : ::recv(fd, buf, static_cast<size_t>(n), 0);
+}
+
+// Reads until `buf` holds "\r\n\r\n"; false on EOF or error.
+bool ReadHead(int fd, SSL* ssl, std::string& buf, size_t& head_end) {
+  char tmp[4096];
+  while ((head_end = buf.find("\r\n\r\n")) == std::string::npos) {
+    long n = Receive(fd, ssl, tmp, sizeof tmp);
+    if (n <= 0) return false;
+    buf.append(tmp, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void FreeContext(SSL_CTX* ctx) { SSL_CTX_free(ctx); }
+
+// A server context presenting `certificate`.
+SSL_CTX* ServerContext(const TestCertificate& certificate) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  BIO* cert = BIO_new_mem_buf(certificate.cert_pem.data(), -1);
+  BIO* key = BIO_new_mem_buf(certificate.key_pem.data(), -1);
+  X509* x509 = PEM_read_bio_X509(cert, nullptr, nullptr, nullptr);
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(key, nullptr, nullptr, nullptr);
+  bool ok = ctx && x509 && pkey && SSL_CTX_use_certificate(ctx, x509) == 1 &&
+            SSL_CTX_use_PrivateKey(ctx, pkey) == 1;
+  X509_free(x509);
+  EVP_PKEY_free(pkey);
+  BIO_free(cert);
+  BIO_free(key);
+  if (!ok) {
+    SSL_CTX_free(ctx);
+    throw std::runtime_error("loopback server: OpenSSL refused the test certificate");
+  }
+  return ctx;
+}
+
+}  // namespace
+
+ReceivedRequest ParseReceivedHead(std::string_view head) {
+  ReceivedRequest req;
+  std::istringstream in{std::string(head)};
+  std::string line;
+  std::getline(in, line);
+  std::istringstream request_line(line);
+  request_line >> req.method >> req.target;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t v = line.find_first_not_of(' ', colon + 1);
+    req.headers.emplace_back(line.substr(0, colon), v == std::string::npos ? "" : line.substr(v));
+  }
+  return req;
+}
 
 bool LoopbackHttpServer::Connection::Write(const std::string& bytes) {
   size_t sent = 0;
   while (sent < bytes.size()) {
-    ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    long n = ssl_ ? SSL_write(ssl_, bytes.data() + sent, static_cast<int>(bytes.size() - sent))
+                  : ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) return false;
     sent += static_cast<size_t>(n);
   }
@@ -25,38 +86,39 @@ bool LoopbackHttpServer::Connection::Write(const std::string& bytes) {
 
 void LoopbackHttpServer::Connection::Close() { close_ = true; }
 
-LoopbackHttpServer::LoopbackHttpServer(Handler handler) : handler_(std::move(handler)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listen_fd_, 16) != 0 ||
-      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    throw std::runtime_error("loopback server: cannot listen on 127.0.0.1");
-  }
-  port_ = ntohs(addr.sin_port);
-  acceptor_ = std::thread([this] { AcceptLoop(); });
-}
+LoopbackHttpServer::LoopbackHttpServer(Handler handler)
+    : handler_(std::move(handler)),
+      tls_(nullptr, FreeContext),
+      listener_([this](int fd) { Serve(fd); }) {}
+
+LoopbackHttpServer::LoopbackHttpServer(Handler handler, const TestCertificate& certificate)
+    : handler_(std::move(handler)),
+      tls_(ServerContext(certificate), FreeContext),
+      listener_([this](int fd) { Serve(fd); }) {}
 
 LoopbackHttpServer::~LoopbackHttpServer() {
   {
     MutexLock lock(mu_);
     stopping_ = true;
-    for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
   }
   cv_.notify_all();
-  ::shutdown(listen_fd_, SHUT_RDWR);
-  acceptor_.join();
-  ::close(listen_fd_);
-  for (std::thread& t : threads_) t.join();
+  listener_.Stop();
+}
+
+std::string LoopbackHttpServer::url() const {
+  return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port());
 }
 
 std::vector<ReceivedRequest> LoopbackHttpServer::requests() const {
   MutexLock lock(mu_);
   return requests_;
+}
+
+std::vector<TlsHandshake> LoopbackHttpServer::handshakes(size_t at_least) const {
+  MutexLock lock(mu_);
+  cv_.wait_for(mu_, std::chrono::seconds(10),
+               [&]() REQUIRES(mu_) { return handshakes_.size() >= at_least; });
+  return handshakes_;
 }
 
 void LoopbackHttpServer::Step() {
@@ -83,56 +145,35 @@ std::string LoopbackHttpServer::Chunk(const std::string& data) {
   return out.str();
 }
 
-void LoopbackHttpServer::AcceptLoop() {
-  while (true) {
-    int fd = ::accept(listen_fd_, nullptr, nullptr);
-    MutexLock lock(mu_);
-    if (fd < 0 || stopping_) {
-      if (fd >= 0) ::close(fd);
-      return;
-    }
-    fds_.push_back(fd);
-    threads_.emplace_back([this, fd] { Serve(fd); });
-  }
-}
-
-namespace {
-
-// Reads until `buf` holds "\r\n\r\n"; false on EOF or error.
-bool ReadHead(int fd, std::string& buf, size_t& head_end) {
-  char tmp[4096];
-  while ((head_end = buf.find("\r\n\r\n")) == std::string::npos) {
-    ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
-    if (n <= 0) return false;
-    buf.append(tmp, static_cast<size_t>(n));
-  }
-  return true;
-}
-
-}  // namespace
-
 void LoopbackHttpServer::Serve(int fd) {
+  if (!tls_) {
+    ServeRequests(fd, nullptr);
+    return;
+  }
+  std::unique_ptr<SSL, void (*)(SSL*)> ssl(SSL_new(tls_.get()), SSL_free);
+  SSL_set_fd(ssl.get(), fd);
+  TlsHandshake handshake;
+  handshake.ok = SSL_accept(ssl.get()) == 1;
+  const char* name = SSL_get_servername(ssl.get(), TLSEXT_NAMETYPE_host_name);
+  handshake.server_name = name ? name : "";
+  {
+    MutexLock lock(mu_);
+    handshakes_.push_back(handshake);
+  }
+  cv_.notify_all();
+  if (handshake.ok) ServeRequests(fd, ssl.get());
+}
+
+void LoopbackHttpServer::ServeRequests(int fd, SSL* ssl) {
   std::string buf;
   size_t head_end = 0;
-  while (ReadHead(fd, buf, head_end)) {
-    ReceivedRequest req;
-    std::istringstream head(buf.substr(0, head_end));
-    std::string line;
-    std::getline(head, line);
-    std::istringstream request_line(line);
-    request_line >> req.method >> req.target;
-    while (std::getline(head, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      size_t v = line.find_first_not_of(' ', colon + 1);
-      req.headers.emplace_back(line.substr(0, colon), v == std::string::npos ? "" : line.substr(v));
-    }
+  while (ReadHead(fd, ssl, buf, head_end)) {
+    ReceivedRequest req = ParseReceivedHead(std::string_view(buf).substr(0, head_end));
     buf.erase(0, head_end + 4);
     size_t length = std::strtoul(HeaderValue(req.headers, "Content-Length").c_str(), nullptr, 10);
     char tmp[4096];
     while (buf.size() < length) {
-      ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
+      long n = Receive(fd, ssl, tmp, sizeof tmp);
       if (n <= 0) break;
       buf.append(tmp, static_cast<size_t>(n));
     }
@@ -142,14 +183,10 @@ void LoopbackHttpServer::Serve(int fd) {
       MutexLock lock(mu_);
       requests_.push_back(req);
     }
-    Connection conn(*this, fd);
+    Connection conn(*this, fd, ssl);
     handler_(req, conn);
     if (conn.close_) break;
   }
-  MutexLock lock(mu_);
-  fds_.erase(std::find(fds_.begin(), fds_.end(), fd));
-  ::shutdown(fd, SHUT_RDWR);
-  ::close(fd);
 }
 
 }  // namespace dljob::http::testing
