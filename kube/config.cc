@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <utility>
 
@@ -39,6 +40,15 @@ std::string ResolvePath(const std::string& file, const std::string& kubeconfig_p
   if (file.empty() || file[0] == '/') return file;
   if (file.rfind("~/", 0) == 0) return HomeDir() + file.substr(1);
   return Dirname(kubeconfig_path) + "/" + file;
+}
+
+// An exec command: a bare name stays one (looked up on PATH when run); a path is resolved like a
+// file reference, without "." and ".." steps, and stays a path (it keeps a '/').
+std::string ResolveCommand(const std::string& command, const std::string& kubeconfig_path) {
+  if (command.find('/') == std::string::npos) return command;
+  std::string resolved =
+      std::filesystem::path(ResolvePath(command, kubeconfig_path)).lexically_normal().string();
+  return resolved.find('/') == std::string::npos ? "./" + resolved : resolved;
 }
 
 std::string Scalar(const YAML::Node& node, const char* key) {
@@ -208,7 +218,7 @@ Status ReadExec(const YAML::Node& node, const std::string& where, const std::str
   if (Status s = ReadExecApiVersion(node, where, exec); !s.ok()) return s;
   std::string command = Scalar(node, "command");
   if (command.empty()) return Status::InvalidArgument(where + ".command: missing");
-  exec.command = command.find('/') == std::string::npos ? command : ResolvePath(command, path);
+  exec.command = ResolveCommand(command, path);
   Result<std::vector<std::string>> args = ReadStrings(node, "args", where);
   if (!args.ok()) return args.status();
   exec.args = std::move(args).value();

@@ -115,16 +115,25 @@ TEST(ParseKubeconfigExec, CommandPathsResolveAgainstTheKubeconfigsDirectory) {
     const char* command;
     const char* want;
   };
-  for (Case k : {Case{"kubelogin", "kubelogin"}, Case{"bin/plugin", "/home/u/.kube/bin/plugin"},
-                 Case{"./plugin.sh", "/home/u/.kube/./plugin.sh"},
-                 Case{"../tools/p", "/home/u/.kube/../tools/p"},
-                 Case{"/usr/local/bin/aws", "/usr/local/bin/aws"}}) {
+  for (Case k :
+       {Case{"kubelogin", "kubelogin"}, Case{"bin/plugin", "/home/u/.kube/bin/plugin"},
+        Case{"./plugin.sh", "/home/u/.kube/plugin.sh"}, Case{"../tools/p", "/home/u/tools/p"},
+        Case{"/usr/local/bin/aws", "/usr/local/bin/aws"}}) {
     auto c = ParseKubeconfig(WithUser(
         std::string("{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: '") +
         k.command + "'}}"));
     ASSERT_TRUE(c.ok()) << c.status().message();
     EXPECT_EQ(c->exec.command, k.want);
   }
+  // A kubeconfig named by a relative path: the command stays a path, never a name for PATH.
+  std::vector<KubeconfigFile> relative =
+      WithUser("{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: ./plugin.sh}}");
+  relative[0].path = "config";
+  auto c = ParseKubeconfig(relative);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->exec.command, "./plugin.sh");
+  relative[0].path = "kube/config";
+  EXPECT_EQ(ParseKubeconfig(relative)->exec.command, "kube/plugin.sh");
 }
 
 TEST(ParseKubeconfigExec, StaticCredentialsWinButExecIsStillChecked) {

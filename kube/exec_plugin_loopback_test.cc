@@ -172,8 +172,7 @@ TEST_F(ExecPluginOverHttp, AFailingPluginIsReportedWithItsStderr) {
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().reason, kReasonNoCredentials);
   std::string want = kubeconfig + ": users[plugin-user].user.exec: the credential plugin \"" +
-                     dir_ +
-                     "/./plugin.sh client.authentication.k8s.io/v1\" exited with status 3: " +
+                     dir_ + "/plugin.sh client.authentication.k8s.io/v1\" exited with status 3: " +
                      "error: the session has expired | run: sso login";
   EXPECT_EQ(pod.error().ToString(), want);
   EXPECT_EQ(Runs(), 2);
@@ -209,8 +208,8 @@ TEST_F(ExecPluginOverHttp, NotFoundAndAlwaysInteractiveAreClearErrors) {
   ASSERT_FALSE(api.ok());
   EXPECT_EQ(api.status().message(),
             dir_ + "/config: users[plugin-user].user.exec: cannot run the credential plugin \"" +
-                dir_ + "/./no-such-plugin client.authentication.k8s.io/v1\": cannot run \"" + dir_ +
-                "/./no-such-plugin\": No such file or directory; install it with: make plugin");
+                dir_ + "/no-such-plugin client.authentication.k8s.io/v1\": cannot run \"" + dir_ +
+                "/no-such-plugin\": No such file or directory; install it with: make plugin");
 
   api = MakeTestApi(Kubeconfig("interactiveMode: Always"));
   ASSERT_FALSE(api.ok());
@@ -230,7 +229,7 @@ TEST_F(ExecPluginOverHttp, AWrongAnswerSaysWhatIsWrongWithIt) {
   ASSERT_FALSE(api.ok());
   EXPECT_EQ(api.status().message(),
             kubeconfig + ": users[plugin-user].user.exec: the credential plugin \"" + dir_ +
-                "/./plugin.sh client.authentication.k8s.io/v1\" printed a bad ExecCredential: "
+                "/plugin.sh client.authentication.k8s.io/v1\" printed a bad ExecCredential: "
                 "apiVersion: the plugin answered \"client.authentication.k8s.io/v1beta1\", but "
                 "the kubeconfig asks for \"client.authentication.k8s.io/v1\"");
 }
