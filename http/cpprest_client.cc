@@ -135,8 +135,6 @@ web::web_proxy CpprestProxy(const ProxyUrl& proxy) {
   return out;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
-
 // cpprestsdk reports every failure as an exception; its message tells the connect phase apart.
 ClientError Translate(std::exception_ptr error, const std::string& what) {
   try {
@@ -148,8 +146,8 @@ ClientError Translate(std::exception_ptr error, const std::string& what) {
     std::string_view m = e.what();
     // cpprestsdk's messages from setting up a CONNECT tunnel all name the proxy; the request has
     // not reached the server then.
-    if (StartsWith(m, "Failed to connect") || StartsWith(m, "Error resolving") ||
-        StartsWith(m, "Failed to resolve") || m.find("proxy") != std::string_view::npos) {
+    if (m.starts_with("Failed to connect") || m.starts_with("Error resolving") ||
+        m.starts_with("Failed to resolve") || m.find("proxy") != std::string_view::npos) {
       return {Failure::kConnectFailed, message};
     }
     return {Failure::kTransportError, message};
@@ -310,8 +308,8 @@ Result<std::unique_ptr<CpprestClient>> CpprestClient::Create(const CpprestClient
   auto impl = std::make_unique<Impl>();
   impl->server = options.base_url;
   while (!impl->server.empty() && impl->server.back() == '/') impl->server.pop_back();
-  impl->https = StartsWith(impl->server, "https://");
-  if (!impl->https && !StartsWith(impl->server, "http://")) {
+  impl->https = impl->server.starts_with("https://");
+  if (!impl->https && !impl->server.starts_with("http://")) {
     return Status::InvalidArgument("server URL must start with https:// or http://, got \"" +
                                    options.base_url + "\"");
   }

@@ -22,14 +22,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string_view TrimSpace(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";
   size_t begin = s.find_first_not_of(kSpace);
@@ -81,7 +73,7 @@ std::optional<std::string> SplitUrl(std::string_view url, UrlParts* out) {
   }
   std::string_view host = authority;
   std::string_view port;
-  if (StartsWith(authority, "[")) {
+  if (authority.starts_with("[")) {
     size_t close = authority.find(']');
     if (close == std::string_view::npos) return "missing ']' in host";
     host = authority.substr(1, close - 1);
@@ -184,7 +176,7 @@ std::optional<Cidr> ParseCidr(const std::string& s) {
 
 // Go's net.SplitHostPort: "host:port" or "[host]:port"; false when there is no port.
 bool SplitHostPort(std::string_view s, std::string* host, std::string* port) {
-  if (StartsWith(s, "[")) {
+  if (s.starts_with("[")) {
     size_t close = s.find(']');
     if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != ':') {
       return false;
@@ -215,10 +207,10 @@ bool Matches(const std::string& entry, const std::string& host, const std::optio
   }
   bool port_ok = pport.empty() || pport == port;
   if (std::optional<Ip> pip = ParseIp(phost)) return ip && pip->bytes == ip->bytes && port_ok;
-  if (StartsWith(phost, "*.")) phost.erase(0, 1);
+  if (phost.starts_with("*.")) phost.erase(0, 1);
   bool match_host = phost[0] != '.';
   if (match_host) phost.insert(0, ".");
-  return (EndsWith(host, phost) || (match_host && host == phost.substr(1))) && port_ok;
+  return (host.ends_with(phost) || (match_host && host == phost.substr(1))) && port_ok;
 }
 
 // Go's useProxy: whether a request to host:port goes through the proxy.

@@ -11,10 +11,6 @@ namespace {
 
 constexpr char kExpectedSchemes[] = "(expected nas://, oss://, pvc:, hostPath:)";
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 bool HasDotDotSegment(std::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
@@ -106,7 +102,7 @@ Result<VolumeSource> Oss(std::string_view rest) {
     return Status::InvalidArgument(reason);
   }
   if (slash != std::string_view::npos) v.path = std::string(rest.substr(slash + 1));
-  if (StartsWith(v.path, "/")) {
+  if (v.path.starts_with("/")) {
     return Status::InvalidArgument("prefix must not start with '/': expected oss://bucket/prefix");
   }
   return v;
@@ -121,7 +117,7 @@ Result<VolumeSource> Pvc(std::string_view rest) {
     return Status::InvalidArgument(reason);
   }
   if (slash != std::string_view::npos) v.path = std::string(rest.substr(slash + 1));
-  if (StartsWith(v.path, "/")) {
+  if (v.path.starts_with("/")) {
     return Status::InvalidArgument("subpath must be relative: expected pvc:claim[/subpath]");
   }
   return v;
@@ -130,7 +126,7 @@ Result<VolumeSource> Pvc(std::string_view rest) {
 Result<VolumeSource> HostPath(std::string_view rest) {
   VolumeSource v;
   v.kind = VolumeSource::Kind::kHostPath;
-  if (!StartsWith(rest, "/")) {
+  if (!rest.starts_with("/")) {
     return Status::InvalidArgument("path " + Quote(rest) +
                                    " must be absolute: expected hostPath:/path");
   }
@@ -180,13 +176,13 @@ Result<VolumeSource> ParseVolumeSource(std::string_view uri) {
     }
   }
   Result<VolumeSource> parsed = Status::InvalidArgument("");
-  if (StartsWith(uri, "nas://")) {
+  if (uri.starts_with("nas://")) {
     parsed = Nas(uri.substr(6));
-  } else if (StartsWith(uri, "oss://")) {
+  } else if (uri.starts_with("oss://")) {
     parsed = Oss(uri.substr(6));
-  } else if (StartsWith(uri, "pvc:")) {
+  } else if (uri.starts_with("pvc:")) {
     parsed = Pvc(uri.substr(4));
-  } else if (StartsWith(uri, "hostPath:")) {
+  } else if (uri.starts_with("hostPath:")) {
     parsed = HostPath(uri.substr(9));
   } else {
     return UnknownScheme(uri);

@@ -16,7 +16,7 @@ const Resource kDLQueues{"dljob.io", "v1alpha1", "dlqueues", false, "DLQueue"};
 }  // namespace resources
 
 std::string ApiError::ToString() const {
-  if (http == 0) return "connection failed: " + message;
+  if (http == 0) return reason == kReasonNoCredentials ? message : "connection failed: " + message;
   std::string out = std::to_string(http);
   if (!reason.empty()) out += " " + reason;
   return out + ": " + message;

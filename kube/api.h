@@ -70,7 +70,8 @@ struct ApiError {
   // Worth retrying after a backoff: transport failures, 429 and 5xx.
   bool IsRetryable() const { return http == 0 || http == 429 || http >= 500; }
 
-  // "<http> <reason>: <message>", or "connection failed: <message>" for http == 0.
+  // "<http> <reason>: <message>", or "connection failed: <message>" for http == 0 (the message
+  // alone for kReasonNoCredentials).
   std::string ToString() const;
   Status ToStatus() const;
 };
@@ -80,6 +81,9 @@ inline constexpr const char* kReasonConnectFailed = "ConnectFailed";  // request
 inline constexpr const char* kReasonTimeout = "Timeout";
 inline constexpr const char* kReasonCancelled = "Cancelled";
 inline constexpr const char* kReasonTransportError = "TransportError";  // reset, TLS, protocol
+// No request was sent: there was no credential to send it with (a kubeconfig credential plugin
+// failed; the message says how). ToString() is then the message alone.
+inline constexpr const char* kReasonNoCredentials = "NoCredentials";
 
 // A value or an ApiError (base/status.h's Result). status() is the error's ToStatus().
 template <typename T>

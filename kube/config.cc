@@ -1,12 +1,16 @@
-// See config.h: kubeconfig parsing (pure) and base64; config_load.cc reads files.
+// See config.h: kubeconfig parsing (pure); config_load.cc reads files.
 #include "kube/config.h"
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
+
+#include "base/base64.h"
+#include "http/proxy.h"
 
 namespace dljob::kube {
 namespace {
@@ -37,6 +41,15 @@ std::string ResolvePath(const std::string& file, const std::string& kubeconfig_p
   if (file.empty() || file[0] == '/') return file;
   if (file.rfind("~/", 0) == 0) return HomeDir() + file.substr(1);
   return Dirname(kubeconfig_path) + "/" + file;
+}
+
+// An exec command: a bare name stays one (looked up on PATH when run); a path is resolved like a
+// file reference, without "." and ".." steps, and stays a path (it keeps a '/').
+std::string ResolveCommand(const std::string& command, const std::string& kubeconfig_path) {
+  if (command.find('/') == std::string::npos) return command;
+  std::string resolved =
+      std::filesystem::path(ResolvePath(command, kubeconfig_path)).lexically_normal().string();
+  return resolved.find('/') == std::string::npos ? "./" + resolved : resolved;
 }
 
 std::string Scalar(const YAML::Node& node, const char* key) {
@@ -106,6 +119,119 @@ Status DataOrFile(const Entry& e, const std::string& where, const std::string& k
   return Status::Ok();
 }
 
+// Sets *out from `key` when present: it must be true or false.
+Status ReadBool(const YAML::Node& node, const char* key, const std::string& where, bool* out) {
+  YAML::Node v = node[key];
+  if (!v || v.IsNull()) return Status::Ok();
+  try {
+    *out = v.as<bool>();
+  } catch (const YAML::Exception&) {
+    return Status::InvalidArgument(where + "." + key + ": must be true or false");
+  }
+  return Status::Ok();
+}
+
+// The strings of the list at `key` (absent = none).
+Result<std::vector<std::string>> ReadStrings(const YAML::Node& node, const char* key,
+                                             const std::string& where) {
+  std::vector<std::string> out;
+  YAML::Node list = node[key];
+  if (!list || list.IsNull()) return out;
+  if (!list.IsSequence()) return Status::InvalidArgument(where + "." + key + ": must be a list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].IsScalar()) {
+      return Status::InvalidArgument(where + "." + key + "[" + std::to_string(i) +
+                                     "]: must be a string");
+    }
+    out.push_back(list[i].Scalar());
+  }
+  return out;
+}
+
+Status ReadExecApiVersion(const YAML::Node& node, const std::string& where, ExecConfig& exec) {
+  exec.api_version = Scalar(node, "apiVersion");
+  if (exec.api_version == kExecApiV1 || exec.api_version == kExecApiV1beta1) return Status::Ok();
+  std::string use = std::string("; use ") + kExecApiV1 + " or " + kExecApiV1beta1;
+  if (exec.api_version.empty())
+    return Status::InvalidArgument(where + ".apiVersion: missing" + use);
+  if (exec.api_version == "client.authentication.k8s.io/v1alpha1") {
+    return Status::InvalidArgument(where + ".apiVersion: " + exec.api_version +
+                                   " is no longer supported (Kubernetes 1.24 removed it)" + use +
+                                   ", which current versions of the plugin speak");
+  }
+  return Status::InvalidArgument(where + ".apiVersion: unknown version " + Quote(exec.api_version) +
+                                 use);
+}
+
+Status ReadExecInteractiveMode(const YAML::Node& node, const std::string& where, ExecConfig& exec) {
+  using Mode = ExecConfig::InteractiveMode;
+  YAML::Node v = node["interactiveMode"];
+  if (!v || v.IsNull()) {
+    if (exec.api_version == kExecApiV1) {
+      return Status::InvalidArgument(where + ".interactiveMode: missing; " + kExecApiV1 +
+                                     " requires Never, IfAvailable or Always");
+    }
+    exec.interactive_mode = Mode::kIfAvailable;
+    return Status::Ok();
+  }
+  std::string mode = v.IsScalar() ? v.Scalar() : "";
+  if (mode == "Never") {
+    exec.interactive_mode = Mode::kNever;
+  } else if (mode == "IfAvailable") {
+    exec.interactive_mode = Mode::kIfAvailable;
+  } else if (mode == "Always") {
+    exec.interactive_mode = Mode::kAlways;
+  } else {
+    return Status::InvalidArgument(where + ".interactiveMode: must be Never, IfAvailable or " +
+                                   "Always, got " + Quote(mode));
+  }
+  return Status::Ok();
+}
+
+Status ReadExecEnv(const YAML::Node& node, const std::string& where, ExecConfig& exec) {
+  YAML::Node list = node["env"];
+  if (!list || list.IsNull()) return Status::Ok();
+  if (!list.IsSequence()) return Status::InvalidArgument(where + ".env: must be a list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string at = where + ".env[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) {
+      return Status::InvalidArgument(at + ": must be a mapping with name and value");
+    }
+    std::string name = Scalar(list[i], "name");
+    if (name.empty()) return Status::InvalidArgument(at + ".name: missing");
+    if (name.find('=') != std::string::npos) {
+      return Status::InvalidArgument(at + ".name: must not contain '=', got " + Quote(name));
+    }
+    YAML::Node value = list[i]["value"];
+    if (value && !value.IsNull() && !value.IsScalar()) {
+      return Status::InvalidArgument(at + ".value: must be a string");
+    }
+    exec.env.emplace_back(name, Scalar(list[i], "value"));
+  }
+  return Status::Ok();
+}
+
+// users[].user.exec; `where` names it ("/k: users[u].user.exec").
+Status ReadExec(const YAML::Node& node, const std::string& where, const std::string& path,
+                ExecConfig& exec) {
+  if (!node.IsMap()) return Status::InvalidArgument(where + ": must be a mapping");
+  exec.where = where;
+  if (Status s = ReadExecApiVersion(node, where, exec); !s.ok()) return s;
+  std::string command = Scalar(node, "command");
+  if (command.empty()) return Status::InvalidArgument(where + ".command: missing");
+  exec.command = ResolveCommand(command, path);
+  Result<std::vector<std::string>> args = ReadStrings(node, "args", where);
+  if (!args.ok()) return args.status();
+  exec.args = std::move(args).value();
+  if (Status s = ReadExecEnv(node, where, exec); !s.ok()) return s;
+  if (Status s = ReadExecInteractiveMode(node, where, exec); !s.ok()) return s;
+  if (Status s = ReadBool(node, "provideClusterInfo", where, &exec.provide_cluster_info); !s.ok()) {
+    return s;
+  }
+  exec.install_hint = Scalar(node, "installHint");
+  return Status::Ok();
+}
+
 Status ReadCluster(const Entry& e, const std::string& name, Config& config) {
   std::string where = e.doc->path + ": clusters[" + name + "].cluster";
   config.server = Scalar(e.node, "server");
@@ -114,11 +240,16 @@ Status ReadCluster(const Entry& e, const std::string& name, Config& config) {
     return Status::InvalidArgument(where + ".server: must start with https:// or http://, got " +
                                    Quote(config.server));
   }
-  if (YAML::Node insecure = e.node["insecure-skip-tls-verify"]) {
-    try {
-      config.insecure_skip_tls_verify = insecure.as<bool>();
-    } catch (const YAML::Exception&) {
-      return Status::InvalidArgument(where + ".insecure-skip-tls-verify: must be true or false");
+  if (Status s =
+          ReadBool(e.node, "insecure-skip-tls-verify", where, &config.insecure_skip_tls_verify);
+      !s.ok()) {
+    return s;
+  }
+  config.tls_server_name = Scalar(e.node, "tls-server-name");
+  config.proxy_url = Scalar(e.node, "proxy-url");
+  if (!config.proxy_url.empty()) {
+    if (Result<http::ProxyUrl> proxy = http::ParseProxyUrl(config.proxy_url); !proxy.ok()) {
+      return Status::InvalidArgument(where + ".proxy-url: " + proxy.status().message());
     }
   }
   return DataOrFile(e, where, "certificate-authority", &config.ca_data, &config.ca_file);
@@ -141,49 +272,24 @@ Status ReadUser(const Entry& e, const std::string& name, Config& config) {
                                              : "client-key without client-certificate"));
   }
   bool has_auth = has_cert || !config.token.empty() || !config.token_file.empty();
-  for (const char* plugin : {"exec", "auth-provider"}) {
-    if (!has_auth && e.node[plugin]) {
-      return Status::InvalidArgument(where + "." + plugin +
-                                     ": credential plugins are not supported; use a token, "
-                                     "tokenFile or a client certificate");
-    }
+  if (YAML::Node exec = e.node["exec"]; exec && !exec.IsNull()) {
+    ExecConfig parsed;
+    if (Status s = ReadExec(exec, where + ".exec", e.doc->path, parsed); !s.ok()) return s;
+    if (!has_auth) config.exec = std::move(parsed);  // else checked, but the static ones win
+  }
+  if (e.node["auth-provider"] && !has_auth) {
+    return Status::InvalidArgument(
+        where + ".auth-provider: " +
+        (config.exec.enabled()
+             ? std::string("cannot be combined with exec; remove one of them")
+             : std::string("auth-provider plugins are not supported (client-go removed its "
+                           "gcp, azure and oidc providers); use an exec credential plugin "
+                           "(users[].user.exec), such as gke-gcloud-auth-plugin or kubelogin")));
   }
   return Status::Ok();
 }
 
 }  // namespace
-
-std::optional<std::string> Base64Decode(std::string_view in) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  bool padding = false;
-  for (char c : in) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      padding = true;
-      continue;
-    }
-    int v = value(c);
-    if (v < 0 || padding) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  if (bits >= 6) return std::nullopt;  // a lone trailing character cannot be a whole byte
-  return out;
-}
 
 Result<Config> ParseKubeconfig(const std::vector<KubeconfigFile>& files,
                                const std::string& context) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "http/cpprest_client.h"
+#include "http/proxy.h"
 #include "kube/http_streams.h"
 #include "kube/object_fields.h"
 #include "kube/rest.h"
@@ -44,14 +45,23 @@ http::ClientRequest HttpApi::WithBody(std::string method, std::string path, cons
   return req;
 }
 
-void HttpApi::Authorize(http::ClientRequest& request) {
+ApiResult<std::string> HttpApi::Authorize(http::ClientRequest& request, const Reauth& reauth) {
   auto& h = request.headers;
   h.erase(std::remove_if(h.begin(), h.end(),
                          [](const auto& kv) { return kv.first == "Authorization"; }),
           h.end());
-  if (std::string token = tokens_->Token(); !token.empty()) {
-    h.emplace_back("Authorization", "Bearer " + token);
-  }
+  Result<std::string> token = tokens_->Token();
+  if (!token.ok()) return ApiError{0, kReasonNoCredentials, token.status().message()};
+  if (reauth.error && *token == reauth.refused) return *reauth.error;  // nothing fresher
+  if (!token->empty()) h.emplace_back("Authorization", "Bearer " + *token);
+  return std::move(token).value();
+}
+
+bool HttpApi::Reauthorize(const ApiError& error, const std::string& token, Reauth& reauth) {
+  if (error.http != 401 || reauth.error || token.empty()) return false;
+  tokens_->Invalidate(token);
+  reauth = {token, error};
+  return true;
 }
 
 bool HttpApi::Backoff(Idempotency idempotency, int attempt, const ApiError& error,
@@ -64,9 +74,11 @@ bool HttpApi::Backoff(Idempotency idempotency, int attempt, const ApiError& erro
 ApiResult<Json> HttpApi::Call(http::ClientRequest request) {
   Idempotency idempotency =
       request.method == "POST" ? Idempotency::kNonIdempotent : Idempotency::kIdempotent;
+  Reauth reauth;
   for (int attempt = 1;; ++attempt) {
+    ApiResult<std::string> token = Authorize(request, reauth);
+    if (!token.ok()) return token.error();
     limiter_.Wait();
-    Authorize(request);
     http::ClientResult<http::ClientResponse> r = client_->Send(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;
@@ -86,14 +98,20 @@ ApiResult<Json> HttpApi::Call(http::ClientRequest request) {
     } else {
       error = FromClientError(r.error());
     }
+    if (Reauthorize(error, *token, reauth)) {
+      --attempt;  // the try with a fresh token is not a retry
+      continue;
+    }
     if (!Backoff(idempotency, attempt, error, retry_after)) return error;
   }
 }
 
 ApiResult<http::BodyStreamPtr> HttpApi::OpenStream(http::ClientRequest request) {
+  Reauth reauth;
   for (int attempt = 1;; ++attempt) {
+    ApiResult<std::string> token = Authorize(request, reauth);
+    if (!token.ok()) return token.error();
     limiter_.Wait();
-    Authorize(request);
     http::ClientResult<http::StreamedResponse> r = client_->Open(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;
@@ -105,6 +123,10 @@ ApiResult<http::BodyStreamPtr> HttpApi::OpenStream(http::ClientRequest request) 
       retry_after = rest::RetryAfter(http::HeaderValue(r->headers, "Retry-After"), text);
     } else {
       error = FromClientError(r.error());
+    }
+    if (Reauthorize(error, *token, reauth)) {
+      --attempt;  // the try with a fresh token is not a retry
+      continue;
     }
     if (!Backoff(Idempotency::kIdempotent, attempt, error, retry_after)) return error;
   }
@@ -190,6 +212,14 @@ Result<http::ClientPtr> MakeHttpClient(const Config& config,
   o.client_cert_pem = config.client_cert_data;
   o.client_key_pem = config.client_key_data;
   o.insecure_skip_tls_verify = config.insecure_skip_tls_verify;
+  o.tls_server_name = config.tls_server_name;
+  // kubectl's order: the cluster's proxy-url, else the proxy the environment names for the server.
+  o.proxy_url = config.proxy_url;
+  if (o.proxy_url.empty()) {
+    Result<std::string> proxy = http::ProxyFromEnvironment(config.server);
+    if (!proxy.ok()) return proxy.status().WithContext(config.source);
+    o.proxy_url = *proxy;
+  }
   Result<std::unique_ptr<http::CpprestClient>> client = http::CpprestClient::Create(o);
   if (!client.ok()) return client.status().WithContext(config.source);
   return http::ClientPtr(std::move(client).value());
@@ -199,9 +229,26 @@ Result<std::unique_ptr<Api>> MakeApi(const Config& config, ApiOptions options) {
   Clock& clock = options.clock ? *options.clock : RealClock();
   Config loaded = config;
   if (Status s = ReadReferencedFiles(loaded); !s.ok()) return s;
+  TokenSourcePtr tokens;
+  if (loaded.exec.enabled()) {
+    ExecTokenSource::Fetch fetch = [loaded, exec = options.exec, &clock] {
+      return RunExecPlugin(loaded, exec, clock);
+    };
+    Result<ExecCredential> first = fetch();
+    if (!first.ok()) return first.status();
+    loaded.client_cert_data = first->client_cert_data;
+    loaded.client_key_data = first->client_key_data;
+    if (first->token.empty()) {
+      // Only a certificate: running the plugin again is no use, a new one could not be swapped in.
+      tokens = std::make_unique<StaticTokenSource>("");
+    } else {
+      tokens = std::make_unique<ExecTokenSource>(std::move(fetch), clock, std::move(first).value());
+    }
+  } else {
+    tokens = MakeTokenSource(loaded, clock, options.token_refresh);
+  }
   Result<http::ClientPtr> client = MakeHttpClient(loaded, options.request_timeout);
   if (!client.ok()) return client.status();
-  TokenSourcePtr tokens = MakeTokenSource(loaded, clock, options.token_refresh);
   return std::unique_ptr<Api>(
       std::make_unique<HttpApi>(std::move(client).value(), std::move(tokens), options, clock));
 }

@@ -4,10 +4,16 @@
 // Accept: application/json, a User-Agent and, when the TokenSource has one, Authorization: Bearer
 // <token> (asked for on every attempt, so a rotated service-account token is picked up). Every
 // attempt first waits on the RateLimiter (token bucket, qps/burst). Non-2xx answers become
-// ApiErrors (rest::DecodeError). Failed attempts are retried per retry.h: GET, PUT, PATCH, DELETE
-// and the opening of watches and logs are idempotent; POST (Create, Bind) is retried only when it
-// certainly never reached the server (connection refused) or was refused with 429. Waits go through
-// the injected Clock and honour Retry-After. MergePatch sends application/merge-patch+json.
+// ApiErrors (rest::DecodeError). A 401 Unauthorized invalidates the token sent
+// (TokenSource::Invalidate) and the call is sent once more, at once, if the source then has a
+// different token (a credential plugin run again, a token file re-read); that extra try is not
+// one of the retry attempts, and is made for POST too (the server refused before acting). When
+// the TokenSource fails (a credential plugin that cannot run), the call fails unsent with an
+// ApiError of reason kReasonNoCredentials carrying the plugin's message, without retries. Failed
+// attempts are retried per retry.h: GET, PUT, PATCH, DELETE and the opening of watches and logs are
+// idempotent; POST (Create, Bind) is retried only when it certainly never reached the server
+// (connection refused) or was refused with 429. Waits go through the injected Clock and honour
+// Retry-After. MergePatch sends application/merge-patch+json.
 //
 // Watch() asks the server for timeoutSeconds (the caller's, or ApiOptions::watch_timeout) and
 // gives the transport an inactivity limit watch_timeout_margin longer, so a healthy watch is
@@ -28,6 +34,7 @@
 #include "http/client.h"
 #include "kube/api.h"
 #include "kube/config.h"
+#include "kube/exec_plugin.h"
 #include "kube/retry.h"
 #include "kube/token_source.h"
 
@@ -43,6 +50,7 @@ struct ApiOptions {
   std::chrono::seconds follow_timeout{600};
   std::string user_agent = "dljob-operator";
   std::chrono::seconds token_refresh{60};
+  ExecOptions exec;        // kubeconfig credential plugins (exec_plugin.h)
   Clock* clock = nullptr;  // RealClock() when null; must outlive the Api
 };
 
@@ -80,7 +88,18 @@ class HttpApi : public Api {
   // Decides whether to go on after failed attempt `attempt`; sleeps the backoff if so.
   bool Backoff(Idempotency idempotency, int attempt, const ApiError& error,
                std::optional<std::chrono::seconds> retry_after);
-  void Authorize(http::ClientRequest& request);
+
+  // One call's state of re-authorization after a 401.
+  struct Reauth {
+    std::string refused;            // the token the server refused
+    std::optional<ApiError> error;  // its 401 answer, once there was one
+  };
+  // Sets the Authorization header and returns the token sent. An error when the source has no
+  // token to give (kReasonNoCredentials), or only the one the server refused already (that 401).
+  ApiResult<std::string> Authorize(http::ClientRequest& request, const Reauth& reauth);
+  // After a failed attempt: true when it was the call's first 401, so the token is invalidated
+  // and the call is worth sending once more.
+  bool Reauthorize(const ApiError& error, const std::string& token, Reauth& reauth);
 
   http::ClientPtr client_;
   TokenSourcePtr tokens_;
@@ -97,7 +116,11 @@ Result<http::ClientPtr> MakeHttpClient(
     const Config& config, std::chrono::milliseconds default_timeout = std::chrono::seconds(30));
 
 // An HttpApi over MakeHttpClient(config), with its token source (a token file is re-read every
-// options.token_refresh). Errors name the config field that is wrong.
+// options.token_refresh). With a credential plugin (config.exec), the plugin runs once here: a
+// client certificate it returns goes into the TLS settings (a rotated certificate is only picked
+// up by a new Api: restart the program), and its token is the first of an ExecTokenSource that
+// runs the plugin again when the token expires or is refused. Errors name the config field that
+// is wrong, or the plugin and how it failed.
 Result<std::unique_ptr<Api>> MakeApi(const Config& config, ApiOptions options = {});
 
 }  // namespace dljob::kube

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "http/testing/loopback_http_server.h"
+#include "http/testing/loopback_proxy.h"
+#include "kube/config.h"
 #include "kube/http_api.h"
 
 namespace dljob::kube {
@@ -102,6 +104,47 @@ TEST(MakeHttpClient, NamesTheKubeconfigAndWhatInItIsWrong) {
   EXPECT_NE(c.status().message().find("kubeconfig /k: client-certificate"), std::string::npos);
   config.client_cert_data = config.client_key_data = "";
   EXPECT_TRUE(MakeHttpClient(config).ok());
+}
+
+}  // namespace
+}  // namespace dljob::kube
+
+namespace dljob::kube {
+namespace {
+
+// A kubeconfig's proxy-url sends every request through that proxy (absolute form for http://).
+TEST(HttpApiOverCpprest, AKubeconfigProxyUrlCarriesEveryRequest) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
+    c.Write(LoopbackHttpServer::Answer(200, R"({"metadata":{"name":"a"}})"));
+  });
+  http::testing::LoopbackProxy proxy;
+  Result<Config> config =
+      ParseKubeconfig({{"/k/config",
+                        "current-context: c\n"
+                        "contexts: [{name: c, context: {cluster: x}}]\n"
+                        "clusters: [{name: x, cluster: {server: '" +
+                            server.url() + "', proxy-url: '" + proxy.url() + "'}}]\n"}});
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  EXPECT_EQ(config->proxy_url, proxy.url());
+  auto api = MakeApi(*config);
+  ASSERT_TRUE(api.ok()) << api.status().message();
+  auto got = (*api)->Get(resources::kPods, "team-a", "a");
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  EXPECT_EQ((*got)["metadata"]["name"], "a");
+  EXPECT_EQ(proxy.forwarded(),
+            std::vector<std::string>{server.url() + "/api/v1/namespaces/team-a/pods/a"});
+}
+
+TEST(ParseKubeconfig, AMalformedProxyUrlNamesTheField) {
+  Result<Config> config = ParseKubeconfig(
+      {{"/k/config",
+        "current-context: c\n"
+        "contexts: [{name: c, context: {cluster: x}}]\n"
+        "clusters: [{name: x, cluster: {server: 'https://h', proxy-url: 'ftp://p:1'}}]\n"}});
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("/k/config: clusters[x].cluster.proxy-url: "),
+            std::string::npos)
+      << config.status().message();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ using testing::ChunkedAnswer;
 using testing::FailedAnswer;
 using testing::HttpApiTest;
 using testing::OkAnswer;
+using testing::RefreshingTokens;
 using testing::RotatingTokens;
 using testing::StatusAnswer;
 
@@ -176,6 +177,75 @@ TEST_F(HttpApiTest, AsksForTheTokenOnEveryAttempt) {
   EXPECT_EQ(http::HeaderValue(Sent(0).headers, "Authorization"), "Bearer tok1");
   EXPECT_EQ(http::HeaderValue(Sent(1).headers, "Authorization"), "Bearer tok2");
   EXPECT_EQ(Sent(1).target, "/api/v1/nodes/n");
+}
+
+TEST_F(HttpApiTest, A401IsTriedOnceMoreWithAFreshToken) {
+  state_.answers = {StatusAnswer(401, "Unauthorized"), OkAnswer(R"({"ok":1})")};
+  auto tokens = std::make_unique<RefreshingTokens>();
+  RefreshingTokens& t = *tokens;
+  auto r = api(std::move(tokens)).Get(resources::kPods, "a", "p");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(state_.requests.size(), 2u);
+  EXPECT_EQ(http::HeaderValue(Sent(0).headers, "Authorization"), "Bearer gen1");
+  EXPECT_EQ(http::HeaderValue(Sent(1).headers, "Authorization"), "Bearer gen2");
+  EXPECT_EQ(t.invalidated, std::vector<std::string>{"gen1"});
+  EXPECT_TRUE(clock_.sleeps().empty());  // at once: not a backoff
+}
+
+TEST_F(HttpApiTest, A401WithNoFresherTokenIsTheAnswer) {
+  state_.answers = {StatusAnswer(401, "Unauthorized")};
+  auto r = api().Get(resources::kPods, "a", "p");  // a static token: nothing to refresh
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 401);
+  EXPECT_EQ(state_.requests.size(), 1u);
+
+  state_.answers = {StatusAnswer(401, "Unauthorized"), StatusAnswer(401, "Unauthorized")};
+  auto tokens = std::make_unique<RefreshingTokens>();
+  RefreshingTokens& t = *tokens;
+  r = api(std::move(tokens)).Get(resources::kPods, "a", "p");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 401);  // the fresh token was refused too: once is enough
+  EXPECT_EQ(state_.requests.size(), 3u);
+  EXPECT_EQ(t.invalidated, std::vector<std::string>{"gen1"});
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(HttpApiTest, CreatesWatchesAndRetriedCallsAreReauthorizedToo) {
+  state_.answers = {StatusAnswer(401, "Unauthorized"),
+                    OkAnswer("{}"),
+                    StatusAnswer(401, "Unauthorized"),
+                    ChunkedAnswer({R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+                                   "\n"}),
+                    StatusAnswer(503, "ServiceUnavailable"),
+                    StatusAnswer(401, "Unauthorized"),
+                    OkAnswer("{}")};
+  HttpApi& a = api(std::make_unique<RefreshingTokens>());
+  ASSERT_TRUE(a.Create(resources::kPods, "a", {{"metadata", {{"name", "p"}}}}).ok());
+  EXPECT_EQ(Sent(1).method, "POST");  // the server refused before acting: safe to send again
+  EXPECT_EQ(http::HeaderValue(Sent(1).headers, "Authorization"), "Bearer gen2");
+  auto watch = a.Watch(resources::kPods, "a", {});
+  ASSERT_TRUE(watch.ok()) << watch.error().ToString();
+  EXPECT_EQ(http::HeaderValue(Sent(3).headers, "Authorization"), "Bearer gen3");
+  ApiOptions o = Options();
+  o.retry.max_attempts = 2;  // the 503 is the one retry; the fresh-token try is extra
+  ASSERT_TRUE(api(std::make_unique<RefreshingTokens>(), o).Get(resources::kPods, "a", "p").ok());
+  EXPECT_EQ(state_.requests.size(), 7u);
+  EXPECT_EQ(clock_.sleeps(), std::vector<Clock::Duration>{milliseconds(100)});
+}
+
+TEST_F(HttpApiTest, NoCredentialsMeansNothingIsSent) {
+  auto tokens = std::make_unique<RefreshingTokens>();
+  tokens->failure = "/k: users[u].user.exec: the credential plugin \"p\" exited with status 1";
+  HttpApi& a = api(std::move(tokens));
+  auto r = a.Get(resources::kPods, "a", "p");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().http, 0);
+  EXPECT_EQ(r.error().reason, kReasonNoCredentials);
+  EXPECT_EQ(r.error().ToString(),
+            "/k: users[u].user.exec: the credential plugin \"p\" exited with status 1");
+  EXPECT_FALSE(a.Watch(resources::kPods, "a", {}).ok());
+  EXPECT_TRUE(state_.requests.empty());
+  EXPECT_TRUE(clock_.sleeps().empty());  // not retried: the plugin has just said no
 }
 
 TEST_F(HttpApiTest, RateLimiterPacesCalls) {

@@ -12,7 +12,7 @@ FileTokenSource::FileTokenSource(std::string path, Clock& clock, std::chrono::se
                                  std::string initial)
     : path_(std::move(path)), clock_(clock), refresh_(refresh), token_(std::move(initial)) {}
 
-std::string FileTokenSource::Token() {
+Result<std::string> FileTokenSource::Token() {
   MutexLock lock(mu_);
   Clock::MonotonicTime now = clock_.MonotonicNow();
   if (read_at_ && now - *read_at_ < refresh_) return token_;
@@ -23,6 +23,11 @@ std::string FileTokenSource::Token() {
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   if (!token.empty()) token_ = std::move(token);
   return token_;
+}
+
+void FileTokenSource::Invalidate(const std::string& token) {
+  MutexLock lock(mu_);
+  if (token == token_) read_at_.reset();  // the kubelet may have rotated it: read again now
 }
 
 TokenSourcePtr MakeTokenSource(const Config& config, Clock& clock, std::chrono::seconds refresh) {

@@ -33,6 +33,10 @@ KubeBackend::KubeBackend(kube::Api& api, KubeBackendOptions options)
 Status KubeBackend::Failure(const kube::ApiError& error, const std::string& what,
                             const std::string& permission) const {
   std::string where = options_.cluster.empty() ? "" : " (cluster " + options_.cluster + ")";
+  if (error.reason == kube::kReasonNoCredentials) {  // the kubeconfig's credential plugin failed
+    return Status::FailedPrecondition(what + ": no credentials for the Kubernetes API server" +
+                                      where + ": " + error.message);
+  }
   if (error.http == 0) {
     return Status::Unavailable(what + ": cannot reach the Kubernetes API server" + where + ": " +
                                error.message +
@@ -147,7 +151,7 @@ Result<BackendPtr> MakeKubeBackend(const kube::ConfigSource& source, const std::
   api_options.retry.max_attempts = 3;  // a person is waiting: fail within seconds, not minutes
   api_options.retry.max_backoff = std::chrono::milliseconds(2000);
   Result<std::unique_ptr<kube::Api>> api = kube::MakeApi(*config, api_options);
-  if (!api.ok()) return api.status().WithContext(config->source);
+  if (!api.ok()) return api.status();  // it names the kubeconfig (and the plugin) already
   KubeBackendOptions options;
   options.namespace_ = namespace_.empty() ? config->default_namespace : namespace_;
   options.all_namespaces = all_namespaces;

@@ -111,6 +111,24 @@ TEST_F(KubeBackendTest, SubmitWithoutTheCrdSaysToInstallDljob) {
       << created.status().message();
 }
 
+TEST_F(KubeBackendTest, AFailedCredentialPluginIsOneLineWithItsOwnWords) {
+  api_.FailNext("list", "dljobs",
+                {0, kube::kReasonNoCredentials,
+                 "/k: users[eks].user.exec: the credential plugin \"aws eks get-token\" exited "
+                 "with status 255: An error occurred (ExpiredToken)"});
+  Result<std::vector<DLJob>> jobs = Backend().List();
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().code(), StatusCode::kFailedPrecondition);
+  const std::string m = jobs.status().message();
+  EXPECT_NE(m.find(": no credentials for the Kubernetes API server (cluster http://127.0.0.1:1 "
+                   "from kubeconfig /k): /k: users[eks].user.exec: the credential plugin \"aws "
+                   "eks get-token\" exited with status 255: An error occurred (ExpiredToken)"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(m.find("cannot reach"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+}
+
 TEST_F(KubeBackendTest, AnUnreachableClusterIsNamedWithWhatToDo) {
   api_.FailNext("list", "dljobs", {0, "", "connection refused"});
   Result<std::vector<DLJob>> jobs = Backend().List();

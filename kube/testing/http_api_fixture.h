@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -36,17 +38,40 @@ inline FakeAnswer StatusAnswer(int code, const std::string& reason,
 
 class RotatingTokens : public TokenSource {
  public:
-  std::string Token() override { return "tok" + std::to_string(++n_); }
+  Result<std::string> Token() override { return "tok" + std::to_string(++n_); }
 
  private:
   int n_ = 0;
 };
 
+// Hands out "gen1", "gen2", …: a new token once the current one is invalidated (as a credential
+// plugin run again would), or fails while `failure` is set. Records what was invalidated.
+class RefreshingTokens : public TokenSource {
+ public:
+  Result<std::string> Token() override {
+    if (!failure.empty()) return Status::Unavailable(failure);
+    return "gen" + std::to_string(gen_);
+  }
+  void Invalidate(const std::string& token) override {
+    invalidated.push_back(token);
+    if (token == "gen" + std::to_string(gen_)) ++gen_;
+  }
+
+  std::string failure;
+  std::vector<std::string> invalidated;
+
+ private:
+  int gen_ = 1;
+};
+
 class HttpApiTest : public ::testing::Test {
  protected:
   HttpApi& api(ApiOptions options = Options()) {
+    return api(std::make_unique<StaticTokenSource>("tok"), options);
+  }
+  HttpApi& api(TokenSourcePtr tokens, ApiOptions options = Options()) {
     api_ = std::make_unique<HttpApi>(std::make_unique<http::testing::FakeClient>(state_),
-                                     std::make_unique<StaticTokenSource>("tok"), options, clock_);
+                                     std::move(tokens), options, clock_);
     return *api_;
   }
   static ApiOptions Options() {

@@ -69,6 +69,7 @@ int Main(int argc, char** argv) {
   kube::ApiOptions api_options;
   api_options.qps = options.qps;
   api_options.burst = options.burst;
+  api_options.exec.interactive_allowed = false;  // a credential plugin has no one to ask here
   Result<std::unique_ptr<kube::Api>> api = kube::MakeApi(*config, api_options);
   if (!api.ok()) return Fail(api.status().message());
   std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),

@@ -22,11 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 struct Entry {
   ObjectInfo info;
   std::string rel;  // path under local_dir
@@ -177,7 +172,7 @@ Status Run::Check(const Entry& e, const std::string& part) {
                                      " does not match the object's ETag " + e.info.etag);
     }
   }
-  if (EndsWith(e.rel, ".shard")) {
+  if (e.rel.ends_with(".shard")) {
     Result<ShardReaderPtr> reader = ShardReader::Open(part);
     Status s = reader.ok()
                    ? (*reader)->ForEach([](uint64_t, const Sample&) { return Status::Ok(); })
@@ -265,7 +260,7 @@ Status Run::CopyAll(const std::vector<Entry>& todo, WarmCacheProgress start,
 
 Result<WarmCacheResult> WarmCache(ObjectStore& source, const std::string& prefix,
                                   const std::string& local_dir, const WarmCacheOptions& options) {
-  const std::string dir_prefix = prefix.empty() || EndsWith(prefix, "/") ? prefix : prefix + "/";
+  const std::string dir_prefix = prefix.empty() || prefix.ends_with("/") ? prefix : prefix + "/";
   const std::string source_url = source.Url(dir_prefix);
   std::string dir = local_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -295,13 +290,13 @@ Result<WarmCacheResult> WarmCache(ObjectStore& source, const std::string& prefix
   std::vector<Entry> todo;
   WarmCacheProgress start;
   for (ObjectInfo& info : *listed) {
-    if (EndsWith(info.key, "/")) continue;  // a "directory" marker object
+    if (info.key.ends_with("/")) continue;  // a "directory" marker object
     Entry e{std::move(info), ""};
     e.rel = e.info.key.substr(dir_prefix.size());
     const std::string url = source.Url(e.info.key);
     if (Status s = ValidateKey(e.rel, url); !s.ok()) return s;
     if (e.rel == kCacheMetaDir || e.rel.rfind(std::string(kCacheMetaDir) + "/", 0) == 0 ||
-        EndsWith(e.rel, kPartSuffix)) {
+        e.rel.ends_with(kPartSuffix)) {
       return Status::InvalidArgument(url + ": names a path the cache reserves (" + kCacheMetaDir +
                                      "/ or *" + kPartSuffix + ")");
     }

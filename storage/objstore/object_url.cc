@@ -7,8 +7,6 @@
 namespace dljob::storage {
 namespace {
 
-bool StartsWith(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 Status CheckBucket(const std::string& bucket, const std::string& field, const std::string& url) {
@@ -45,7 +43,7 @@ std::string ObjectUrl::ToString() const {
   return scheme + "://" + bucket + (prefix.empty() ? "" : "/" + prefix);
 }
 
-bool IsObjectUrl(const std::string& s) { return StartsWith(s, "oss://") || StartsWith(s, "s3://"); }
+bool IsObjectUrl(const std::string& s) { return s.starts_with("oss://") || s.starts_with("s3://"); }
 
 Result<ObjectUrl> ParseObjectUrl(const std::string& url, const std::string& field) {
   const size_t sep = url.find("://");
@@ -122,7 +120,7 @@ Result<S3Config> ResolveS3Config(const ObjectUrl& url, const S3Flags& flags, con
     if (c.region.empty()) c.region = "us-east-1";
     c.endpoint = "https://s3." + c.region + ".amazonaws.com";
   }
-  if (!StartsWith(c.endpoint, "http://") && !StartsWith(c.endpoint, "https://")) {
+  if (!c.endpoint.starts_with("http://") && !c.endpoint.starts_with("https://")) {
     if (c.endpoint.find("://") != std::string::npos) {
       return Status::InvalidArgument(where + ": endpoint \"" + c.endpoint +
                                      "\" must be an http:// or https:// URL");
@@ -139,7 +137,7 @@ Result<S3Config> ResolveS3Config(const ObjectUrl& url, const S3Flags& flags, con
   }
   if (c.region.empty()) {
     const std::string label = host.substr(0, host.find('.'));
-    c.region = oss && StartsWith(label, "oss-") ? label : "us-east-1";
+    c.region = oss && label.starts_with("oss-") ? label : "us-east-1";
   }
   return c;
 }
