@@ -232,6 +232,12 @@ int RunAdvise(const AdviseCommandOptions& options, CliContext& ctx,
     if (o.file.empty()) PrintError(ctx, job.status().message(), "see: dljob list --local");
     return kExitFailed;
   }
+  // A file that names its job only by generateName ("resnet50-"): the report calls it "resnet50".
+  if (job->metadata.name.empty()) {
+    std::string name = job->metadata.generate_name;
+    while (name.size() > 1 && name.back() == '-') name.pop_back();
+    job->metadata.name = name;
+  }
   LocalMachine machine = LocalBackend::ProbeMachine();
   machine.cache_root = JobStore::DefaultRoot(machine.inherited_env) + "/cache";
   if (o.advise.cache_path.empty()) o.advise.cache_path = machine.cache_root;

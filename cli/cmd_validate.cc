@@ -32,7 +32,9 @@ int RunValidate(const ValidateOptions& options, CliContext& ctx) {
   if (DocumentKind(*text) == kQueueKind) return ValidateQueue(*text, options.file, ctx);
   Result<DLJob> job = LoadJobText(*text, options.file, nullptr, ctx);
   if (!job.ok()) return kExitFailed;
-  ctx.out << "OK: " << options.file << " is a valid DLJob (" << job->metadata.name << ", "
+  const ObjectMeta& m = job->metadata;
+  ctx.out << "OK: " << options.file << " is a valid DLJob ("
+          << (m.name.empty() ? "generateName " + m.generate_name : m.name) << ", "
           << *job->spec.gpus << (*job->spec.gpus == 1 ? " GPU" : " GPUs") << ")\n";
   return kExitOk;
 }

@@ -61,7 +61,7 @@ struct SubmitOptions {
   std::string file;  // "" = the flag form
   SubmitFlags flags;
   bool dry_run = false;
-  std::string output;  // with --dry-run: yaml (default) or json
+  std::string output;  // yaml or json: print the job (for --dry-run the default is yaml)
   bool quiet = false;
 };
 int RunSubmit(const SubmitOptions& options, CliContext& ctx);

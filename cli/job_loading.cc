@@ -5,6 +5,7 @@
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
+#include "jobs/generated_name.h"
 #include "jobs/validation.h"
 
 namespace dljob {
@@ -84,14 +85,14 @@ Result<DLJob> LoadJobText(const std::optional<std::string>& text, const std::str
       PrintError(ctx, s.message(), "see: dljob submit --help");
       return s;
     }
-    if (!text && job.metadata.name.empty()) {
-      PrintError(ctx, "--name is required when no -f FILE is given",
-                 "name the job, e.g. dljob submit --local --name mnist --gpus 2 ...");
-      return Status::InvalidArgument("no name");
-    }
   }
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = default_namespace;
   ApplyDefaults(job);
+  // A job to submit that no one named: named as Kubernetes names it, from a prefix saying what
+  // it runs (the backend, or the API server, adds the random part).
+  if (flags && job.metadata.name.empty() && job.metadata.generate_name.empty()) {
+    job.metadata.generate_name = GenerateNamePrefix(job);
+  }
   FieldErrors errors = Merge(decode_errors, Validate(job), positions);
   if (!errors.empty()) {
     PrintProblems(ctx, what, kKind, errors,

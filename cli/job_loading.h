@@ -14,8 +14,10 @@ namespace dljob {
 
 // `file` may be "" (flags only) or "-" (stdin). `flags` may be null. A job that names no namespace
 // (neither in the file nor by -n) gets `default_namespace` when it is not "" (the cluster
-// context's), else the usual default. On failure the problems are already printed to ctx.err and
-// the returned Status says only that.
+// context's), else the usual default. With `flags` (a job to submit), a job with neither a name
+// (--name, metadata.name) nor metadata.generateName gets a generateName (generated_name.h); the
+// backend or the API server completes it. On failure the problems are already printed to ctx.err
+// and the returned Status says only that.
 Result<DLJob> LoadJob(const std::string& file, const SubmitFlags* flags, CliContext& ctx,
                       const std::string& default_namespace = "");
 

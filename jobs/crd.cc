@@ -7,6 +7,7 @@
 #include "jobs/child_names.h"
 #include "jobs/dljob_fields.h"
 #include "jobs/dlqueue_fields.h"
+#include "jobs/generated_name.h"
 
 namespace dljob {
 namespace {
@@ -168,8 +169,17 @@ nlohmann::ordered_json DLJobCrd() {
                         std::to_string(MaxJobNameLength(100)) + " up to 100.";
   name["maxLength"] = MaxJobNameLength(1);
   name["pattern"] = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
+  // generateName likewise: the prefix of a name the server completes with 5 more characters.
+  ojson generate_name = TypeOnly("string");
+  generate_name["description"] =
+      "Used when name is not given: the prefix of the name the server chooses, which adds " +
+      std::to_string(kGeneratedSuffixLength) + " random characters; at most " +
+      std::to_string(MaxJobNameLength(1) - kGeneratedSuffixLength) + " characters for up to 10 " +
+      "workers, " + std::to_string(MaxJobNameLength(100) - kGeneratedSuffixLength) + " up to 100.";
+  generate_name["maxLength"] = MaxJobNameLength(1) - kGeneratedSuffixLength;
+  generate_name["pattern"] = "^[a-z][-a-z0-9]*$";
   ojson metadata = TypeOnly("object");
-  metadata["properties"] = {{"name", std::move(name)}};
+  metadata["properties"] = {{"name", std::move(name)}, {"generateName", std::move(generate_name)}};
   crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["metadata"] =
       std::move(metadata);
   return crd;

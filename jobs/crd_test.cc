@@ -69,12 +69,15 @@ TEST(Crd, IsAStructuralSchemaWithStatusSubresourceAndColumns) {
   EXPECT_EQ(version["additionalPrinterColumns"].size(), 5u);
   ExpectStructural(Schema(crd), "");
   EXPECT_EQ(Schema(crd)["properties"]["spec"]["properties"]["gpus"]["type"], "integer");
-  // metadata: only the name is restricted (all a CRD may restrict there), as validation does for
-  // a one-worker job.
+  // metadata: only the name and generateName are restricted (all a CRD may restrict there), as
+  // validation does for a one-worker job.
   const ojson& name = Schema(crd)["properties"]["metadata"]["properties"]["name"];
-  EXPECT_EQ(Schema(crd)["properties"]["metadata"]["properties"].size(), 1u);
+  EXPECT_EQ(Schema(crd)["properties"]["metadata"]["properties"].size(), 2u);
   EXPECT_EQ(name["maxLength"], MaxJobNameLength(1));
   EXPECT_EQ(name["pattern"], "^[a-z]([-a-z0-9]*[a-z0-9])?$");
+  const ojson& prefix = Schema(crd)["properties"]["metadata"]["properties"]["generateName"];
+  EXPECT_EQ(prefix["maxLength"], MaxJobNameLength(1) - 5);
+  EXPECT_EQ(prefix["pattern"], "^[a-z][-a-z0-9]*$");
   EXPECT_EQ(Schema(crd)["properties"]["status"]["properties"]["throughput"]["properties"]
                        ["imagesPerSec"]["type"],
             "number");

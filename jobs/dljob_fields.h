@@ -34,6 +34,7 @@ struct FieldTable<ObjectMeta> {
   using T = ObjectMeta;
   static constexpr std::tuple kFields{
       Field("name", &T::name),
+      Field("generateName", &T::generate_name),
       Field("namespace", &T::namespace_),
       Field("labels", &T::labels),
       Field("annotations", &T::annotations),

@@ -28,6 +28,9 @@ inline constexpr char kKind[] = "DLJob";
 // (managedFields, finalizers, …) is kept verbatim in `other` so a read-modify-write loses nothing.
 struct ObjectMeta {
   std::string name;
+  // Used only when name is "": the prefix of the name the API server (or the local backend)
+  // chooses, completed with random characters (generated_name.h).
+  std::string generate_name;
   std::string namespace_;
   std::map<std::string, std::string> labels;
   std::map<std::string, std::string> annotations;

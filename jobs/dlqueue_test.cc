@@ -23,6 +23,7 @@ using ojson = nlohmann::ordered_json;
 DLQueue EveryFieldQueue() {
   DLQueue q;
   q.metadata.name = "team-a";
+  q.metadata.generate_name = "team-";
   q.metadata.labels = {{"team", "a"}};
   q.metadata.annotations = {{"dljob.io/owner", "vision"}};
   q.metadata.uid = "7f1e";
@@ -44,6 +45,7 @@ constexpr char kEveryFieldQueueYaml[] = R"(apiVersion: dljob.io/v1alpha1
 kind: DLQueue
 metadata:
   name: team-a
+  generateName: team-
   namespace: unused
   labels:
     team: a

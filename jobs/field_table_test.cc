@@ -28,6 +28,7 @@ DLJob EveryFieldJob() {
   DLJob j;
   ObjectMeta& m = j.metadata;
   m.name = "resnet50";
+  m.generate_name = "resnet50-";
   m.namespace_ = "team-a";
   m.labels = {{"team", "vision"}};
   m.annotations = {{"dljob.io/note", "nightly"}};
@@ -108,6 +109,7 @@ constexpr char kEveryFieldYaml[] = R"(apiVersion: dljob.io/v1alpha1
 kind: DLJob
 metadata:
   name: resnet50
+  generateName: resnet50-
   namespace: team-a
   labels:
     team: vision

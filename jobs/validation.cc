@@ -23,7 +23,15 @@ using validation_internal::IsOneOf;
 
 // `workers`: how many workers the job has (its name must leave room for their names).
 void CheckMetadata(Checker& c, const std::string& path, const ObjectMeta& m, int64_t workers) {
-  c.Check(At(path, &ObjectMeta::name), CheckJobName(m.name, workers));
+  if (m.name.empty() && !m.generate_name.empty()) {  // the name is made from generateName
+    c.Check(At(path, &ObjectMeta::generate_name), CheckGenerateName(m.generate_name, workers));
+  } else if (m.name.empty()) {
+    c.Check(At(path, &ObjectMeta::name),
+            "required, or metadata.generateName: a prefix (e.g. \"resnet50-\") to which random "
+            "characters are added");
+  } else {
+    c.Check(At(path, &ObjectMeta::name), CheckJobName(m.name, workers));
+  }
   if (!m.namespace_.empty()) {
     c.Check(At(path, &ObjectMeta::namespace_), CheckDnsLabel(m.namespace_));
   }

@@ -26,6 +26,9 @@ FieldErrors Validate(const DLQueue& queue);
 // named after it) no longer than MaxJobNameLength(workers) (child_names.h), so that every child's
 // name is one the API server accepts.
 std::string CheckJobName(const std::string& name, int64_t workers);
+// A DLJob's metadata.generateName, for a job with no name: every name made from it (the prefix and
+// kGeneratedSuffixLength letters and digits, generated_name.h) passes CheckJobName.
+std::string CheckGenerateName(const std::string& prefix, int64_t workers);
 std::string CheckDnsLabel(const std::string& value);      // RFC 1123 label, <= 63
 std::string CheckDns1035Label(const std::string& value);  // RFC 1035: a letter first, <= 63
 std::string CheckQuantity(const std::string& value);      // Kubernetes resource quantity

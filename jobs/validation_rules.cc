@@ -3,6 +3,7 @@
 
 #include "jobs/child_names.h"
 #include "jobs/field_path.h"
+#include "jobs/generated_name.h"
 #include "jobs/validation.h"
 
 namespace dljob {
@@ -100,6 +101,24 @@ std::string CheckJobName(const std::string& name, int64_t workers) {
   }
   if (std::string reason = CheckDns1035Label(name); !reason.empty()) {
     return reason + " (the job's Service " + Quote(name + "-worker") + " must be one)";
+  }
+  return "";
+}
+
+std::string CheckGenerateName(const std::string& prefix, int64_t workers) {
+  const size_t max = MaxJobNameLength(workers) - kGeneratedSuffixLength;
+  if (prefix.size() > max) {
+    return "must be at most " + std::to_string(max) + " characters for a job of " +
+           std::to_string(workers) + (workers == 1 ? " worker" : " workers") + ", got " +
+           std::to_string(prefix.size()) + ": the name made from it has " +
+           std::to_string(kGeneratedSuffixLength) + " more, and a job's name may have " +
+           std::to_string(MaxJobNameLength(workers));
+  }
+  // The suffix is letters and digits: any of them stands for all in the name rule.
+  if (!CheckJobName(prefix + std::string(kGeneratedSuffixLength, 'x'), workers).empty()) {
+    return "must be the start of a DNS-1035 label (a lowercase letter first, then lowercase "
+           "letters, digits and '-'), e.g. \"resnet50-\", got " +
+           Quote(prefix);
   }
   return "";
 }

@@ -7,6 +7,8 @@
 #include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/field_path.h"
+#include "jobs/generated_name.h"
 
 namespace dljob {
 namespace {
@@ -83,7 +85,28 @@ TEST_P(ValidationRule, ReportsPathAndReason) {
 const Case kCases[] = {
     {"ApiVersion", [](DLJob& j) { j.api_version = "v1"; }, "apiVersion", "dljob.io/v1alpha1"},
     {"Kind", [](DLJob& j) { j.kind = "Job"; }, "kind", "must be DLJob"},
-    {"NameRequired", [](DLJob& j) { j.metadata.name = ""; }, "metadata.name", "required"},
+    {"NameRequired", [](DLJob& j) { j.metadata.name = ""; }, "metadata.name",
+     "required, or metadata.generateName"},
+    {"GenerateNameUpper",
+     [](DLJob& j) {
+       j.metadata.name = "";
+       j.metadata.generate_name = "ResNet-";
+     },
+     "metadata.generateName", "must be the start of a DNS-1035 label"},
+    {"GenerateNameStartsWithADigit",
+     [](DLJob& j) {
+       j.metadata.name = "";
+       j.metadata.generate_name = "3d-";
+     },
+     "metadata.generateName", "got \"3d-\""},
+    {"GenerateNameLong",
+     [](DLJob& j) {
+       j.metadata.name = "";
+       j.metadata.generate_name = std::string(49, 'a') + "-";  // 50: with 5 more, 55
+     },
+     "metadata.generateName",
+     "must be at most 49 characters for a job of 2 workers, got 50: the name made from it has 5 "
+     "more, and a job's name may have 54"},
     {"NameUpper", [](DLJob& j) { j.metadata.name = "ResNet"; }, "metadata.name", "DNS-1035 label"},
     {"NameStartsWithADigit", [](DLJob& j) { j.metadata.name = "1abc"; }, "metadata.name",
      "the job's Service \"1abc-worker\" must be one"},
@@ -374,6 +397,43 @@ TEST(Validation, AffinitiesThatAreFine) {
       NodeSelectorTerm{},
   });
   EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+}
+
+TEST(Validation, AGenerateNameStandsInForTheNameOnlyWhenThereIsNone) {
+  DLJob j = ValidJob();
+  j.metadata.name = "";
+  j.metadata.generate_name = "resnet50-";
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  j.metadata.generate_name = "a";  // no '-' needed: "axxxxx" is a name
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  j.metadata.generate_name = std::string(49, 'a');  // the longest for 2 workers
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  j.metadata.name = "given";  // a name wins, as on the API server: generateName is not looked at
+  j.metadata.generate_name = "Not-Valid_";
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+}
+
+// CheckGenerateName holds a prefix to what CheckJobName holds every name made from it: compared
+// over every prefix of the characters that matter, at the lengths around each limit.
+TEST(ValidationRules, AGenerateNameIsValidExactlyWhenEveryNameMadeFromItIs) {
+  const std::string chars = "a-0A_";
+  for (int64_t workers : {int64_t{1}, int64_t{11}, int64_t{101}, kMaxGpus}) {
+    const size_t max = MaxJobNameLength(workers) - kGeneratedSuffixLength;
+    for (size_t length : {size_t{1}, size_t{2}, size_t{3}, max - 1, max, max + 1}) {
+      for (size_t first = 0; first < chars.size(); ++first) {
+        for (size_t last = 0; last < chars.size(); ++last) {
+          std::string prefix = std::string(1, chars[first]) + std::string(length - 1, 'b');
+          if (length > 1) prefix.back() = chars[last];
+          bool all_valid = true;
+          for (const char* suffix : {"bcdfg", "22222", "z9z9z", "9bbbb"}) {
+            all_valid = all_valid && CheckJobName(prefix + suffix, workers).empty();
+          }
+          EXPECT_EQ(CheckGenerateName(prefix, workers).empty(), all_valid)
+              << Quote(prefix) << " for " << workers << " workers";
+        }
+      }
+    }
+  }
 }
 
 TEST(ChildNames, TheLongestSuffixFollowsTheLargestWorkerIndex) {

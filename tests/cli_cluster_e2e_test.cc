@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "jobs/generated_name.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "testing/command.h"
@@ -259,6 +261,69 @@ TEST_F(CliClusterE2eTest, SubmitListGetAndDeleteAJobBuiltFromFlags) {
   CommandResult empty = Dljob({"list", "--kubeconfig", kubeconfig_});
   EXPECT_EQ(empty.exit_code, 0);
   EXPECT_EQ(empty.err, "No DLJobs found in namespace \"default\".\n");
+}
+
+// "<prefix>" and kGeneratedSuffixLength characters of the API server's alphabet.
+bool IsGeneratedFrom(const std::string& name, const std::string& prefix) {
+  return name.size() == prefix.size() + kGeneratedSuffixLength && name.rfind(prefix, 0) == 0 &&
+         name.find_first_not_of(kGeneratedNameAlphabet, prefix.size()) == std::string::npos;
+}
+
+TEST_F(CliClusterE2eTest, AJobWithoutANameIsNamedByTheApiServerAfterItsModel) {
+  CommandResult submitted = Dljob({"submit", "--kubeconfig", kubeconfig_, "--gpus", "16", "--image",
+                                   "registry.example.com:5000/dljob/trainer:cuda", "--",
+                                   "dljob-train", "--model=resnet50"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string prefix = "dljob \"";
+  ASSERT_EQ(submitted.out.rfind(prefix, 0), 0u) << submitted.out;
+  const std::string name =
+      submitted.out.substr(prefix.size(), submitted.out.find('"', prefix.size()) - prefix.size());
+  EXPECT_TRUE(IsGeneratedFrom(name, "resnet50-")) << name;
+  EXPECT_EQ(submitted.out, "dljob \"" + name + "\" created in namespace \"default\"\n");
+  for (const std::string& next : {"dljob logs -f " + name, "dljob get " + name}) {
+    EXPECT_TRUE(Contains(submitted.err, next)) << submitted.err;
+  }
+  auto stored = api_->Get(kube::resources::kDLJobs, "default", name);
+  ASSERT_TRUE(stored.ok()) << stored.error().ToString();
+  EXPECT_EQ((*stored)["metadata"]["generateName"], "resnet50-");
+  CommandResult get = Dljob({"get", name, "--kubeconfig", kubeconfig_});
+  EXPECT_EQ(get.exit_code, 0) << get.err;
+
+  // Again: another name from the same prefix. With -o json the document is all of stdout.
+  CommandResult json_out = Dljob({"submit", "--kubeconfig", kubeconfig_, "-o", "json", "--gpus",
+                                  "8", "--image", "i", "--", "dljob-train", "--model", "resnet50"});
+  ASSERT_EQ(json_out.exit_code, 0) << json_out.err;
+  json document = json::parse(json_out.out, nullptr, false);
+  ASSERT_FALSE(document.is_discarded()) << json_out.out;
+  const std::string second = document["metadata"]["name"];
+  EXPECT_TRUE(IsGeneratedFrom(second, "resnet50-")) << second;
+  EXPECT_NE(second, name);
+  EXPECT_EQ(document["metadata"]["generateName"], "resnet50-");
+  EXPECT_FALSE(document["metadata"]["uid"].get<std::string>().empty()) << "the created object";
+  EXPECT_TRUE(Contains(json_out.err, "dljob logs -f " + second)) << json_out.err;
+  CommandResult yaml_out =
+      Dljob({"submit", "--kubeconfig", kubeconfig_, "-o", "yaml", "--gpus", "8", "--image",
+             "registry.example.com/team/my_trainer:v2", "--", "python", "train.py"});
+  ASSERT_EQ(yaml_out.exit_code, 0) << yaml_out.err;
+  EXPECT_TRUE(Contains(yaml_out.out, "\n  name: my-trainer-")) << yaml_out.out;
+  EXPECT_TRUE(Contains(yaml_out.out, "\n  generateName: my-trainer-\n")) << yaml_out.out;
+
+  // A file's generateName is honoured; a file's name, and --name, still win.
+  TempDir files;
+  const std::string file = files.path() + "/job.yaml";
+  std::ofstream(file) << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n"
+                         "  generateName: nightly-\nspec:\n  image: i\n  gpus: 8\n"
+                         "  command: [dljob-train, --model=vgg16]\n";
+  CommandResult from_file = Dljob({"submit", "--kubeconfig", kubeconfig_, "-f", file});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_TRUE(Contains(from_file.out, "dljob \"nightly-")) << from_file.out;
+  CommandResult named = Dljob({"submit", "--kubeconfig", kubeconfig_, "-f", file, "--name", "n1"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(named.out, "dljob \"n1\" created in namespace \"default\"\n");
+
+  CommandResult list = Dljob({"list", "--kubeconfig", kubeconfig_, "-o", "json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(json::parse(list.out)["items"].size(), 5u) << list.out;
 }
 
 TEST_F(CliClusterE2eTest, KubeconfigFromTheEnvironmentAndAFileJob) {

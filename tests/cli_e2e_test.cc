@@ -188,11 +188,71 @@ TEST_F(CliTest, FlagsOverrideTheFile) {
   EXPECT_EQ(tree["spec"]["command"][0], "dljob-train");
 }
 
-TEST_F(CliTest, FlagFormNeedsANameAndACommand) {
-  CommandResult r = Dljob({"submit", "--local", "--gpus", "2", "--image", "i", "--", "true"});
+TEST_F(CliTest, AJobWithoutANameGetsAGenerateNameFromItsModelOrImage) {
+  CommandResult r = Dljob({"submit", "--local", "--dry-run", "--gpus", "2", "--image", "i", "--",
+                           "dljob-train", "--model=mnist_cnn"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  DecodeResult job = DecodeYaml(r.out);
+  ASSERT_TRUE(job.ok()) << JoinFieldErrors(job.errors) << "\n" << r.out;
+  EXPECT_EQ(job.job.metadata.name, "") << "drawn when it runs, not by a dry run";
+  EXPECT_EQ(job.job.metadata.generate_name, "mnist-cnn-");
+
+  r = Dljob({"submit", "--local", "--dry-run", "-o", "json", "--gpus", "1", "--image",
+             "registry.example.com:5000/Team/Trainer_X:cpu@sha256:0123", "--", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto tree = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tree["metadata"]["generateName"], "trainer-x-");
+  EXPECT_FALSE(tree["metadata"].contains("name")) << r.out;
+
+  // A file's name, or --name, wins; a file's generateName is kept.
+  std::string file = Write("gen.yaml",
+                           "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n"
+                           "  generateName: nightly-\nspec:\n  image: i\n  gpus: 1\n"
+                           "  command: [dljob-train, --model=vgg16]\n");
+  r = Dljob({"submit", "--local", "--dry-run", "-o", "json", "-f", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  tree = nlohmann::json::parse(r.out);
+  EXPECT_EQ(tree["metadata"]["generateName"], "nightly-");
+  r = Dljob({"submit", "--local", "--dry-run", "-o", "json", "-f", file, "--name", "given"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["metadata"]["name"], "given");
+  r = Dljob({"validate", "-f", file});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(generateName nightly-, 1 GPU)"), std::string::npos) << r.out;
+
+  // A file's generateName is held to the job-name rule.
+  std::string bad = Write("bad.yaml",
+                          "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n"
+                          "  generateName: Nightly_\nspec:\n  image: i\n  gpus: 1\n"
+                          "  command: [\"true\"]\n");
+  r = Dljob({"submit", "--local", "--dry-run", "-f", bad});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--name is required"), std::string::npos) << r.err;
-  r = Dljob({"submit", "--local", "--name", "x", "--gpus", "2"});
+  EXPECT_NE(r.err.find("metadata.generateName: must be the start of a DNS-1035 label"),
+            std::string::npos)
+      << r.err;
+  // validate (not submit) still wants a file to name its job somehow.
+  std::string unnamed = Write("unnamed.yaml",
+                              "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nspec:\n  image: i\n"
+                              "  gpus: 1\n  command: [\"true\"]\n");
+  r = Dljob({"validate", "-f", unnamed});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("metadata.name: required, or metadata.generateName"), std::string::npos)
+      << r.err;
+  r = Dljob({"submit", "--local", "--dry-run", "-f", unnamed});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("generateName: i-"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, SubmitPrintsOnlyYamlOrJson) {
+  CommandResult r =
+      Dljob({"submit", "--local", "-o", "wide", "--gpus", "1", "--image", "i", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("submit prints the job as yaml or json, not \"wide\""), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, FlagFormNeedsACommand) {
+  CommandResult r = Dljob({"submit", "--local", "--name", "x", "--gpus", "2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("nothing to run"), std::string::npos) << r.err;
 }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "jobs/codec.h"
+#include "jobs/generated_name.h"
 #include "testing/command.h"
 
 namespace dljob::testing {
@@ -124,6 +125,72 @@ TEST_F(LocalRunTest, ANameIsTakenOnceAndDeleteFreesIt) {
   EXPECT_NE(again.err.find("hint: delete it first (dljob delete dup)"), std::string::npos);
   EXPECT_EQ(Dljob({"delete", "dup"}).exit_code, 0);
   EXPECT_EQ(SubmitScript("dup", 1, "true").exit_code, 0);
+}
+
+// The name in "note: the job is named NAME   …" on stderr; "" when there is none.
+std::string AnnouncedName(const std::string& err) {
+  const std::string note = "note: the job is named ";
+  size_t at = err.find(note);
+  if (at == std::string::npos) return "";
+  at += note.size();
+  return err.substr(at, err.find_first_of(" \n", at) - at);
+}
+
+bool IsGeneratedFrom(const std::string& name, const std::string& prefix) {
+  return name.size() == prefix.size() + kGeneratedSuffixLength && name.rfind(prefix, 0) == 0 &&
+         name.find_first_not_of(kGeneratedNameAlphabet, prefix.size()) == std::string::npos;
+}
+
+TEST_F(LocalRunTest, AJobWithoutANameIsNamedAfterItsImageAndSaysSo) {
+  std::vector<std::string> args = {
+      "submit", "--local", "--gpus",
+      "1",      "--image", "registry.example.com:5000/team/My_Trainer:v1@sha256:0a1b",
+      "--",     "/bin/sh", "-c",
+      "echo hi"};
+  CommandResult first = Dljob(args);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const std::string name = AnnouncedName(first.err);
+  EXPECT_TRUE(IsGeneratedFrom(name, "my-trainer-")) << first.err;
+  EXPECT_NE(first.err.find("status: dljob get " + name + "   logs: dljob logs -f " + name),
+            std::string::npos)
+      << first.err;
+  EXPECT_NE(first.out.find("job " + name + " Succeeded after"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("logs: dljob logs " + name), std::string::npos) << first.out;
+  DLJob job = Get(name);
+  EXPECT_EQ(job.status.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(job.metadata.generate_name, "my-trainer-");
+
+  // A second run draws another name: the first one is taken.
+  CommandResult second = Dljob(args);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const std::string other = AnnouncedName(second.err);
+  EXPECT_TRUE(IsGeneratedFrom(other, "my-trainer-")) << second.err;
+  EXPECT_NE(other, name);
+
+  // -o json: stdout is the finished job's record, with its name; the job's output is on stderr.
+  CommandResult as_json = Dljob({"submit", "--local", "-o", "json", "--gpus", "1", "--image", "i",
+                                 "--", "/bin/sh", "-c", "echo from the job"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  DecodeResult decoded = DecodeJson(as_json.out);
+  ASSERT_TRUE(decoded.ok()) << JoinFieldErrors(decoded.errors) << as_json.out;
+  EXPECT_TRUE(IsGeneratedFrom(decoded.job.metadata.name, "i-")) << as_json.out;
+  EXPECT_EQ(decoded.job.status.phase, JobPhase::kSucceeded);
+  EXPECT_EQ(AnnouncedName(as_json.err), decoded.job.metadata.name);
+  EXPECT_NE(as_json.err.find("\nfrom the job\n"), std::string::npos) << as_json.err;
+  EXPECT_EQ(as_json.out.rfind("{\n", 0), 0u) << "stdout is the document alone: " << as_json.out;
+
+  // A file's generateName is honoured here too.
+  std::string file = work_.path() + "/gen.yaml";
+  std::ofstream(file) << "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n"
+                         "  generateName: nightly-\nspec:\n  image: i\n  gpus: 1\n"
+                         "  command: [/bin/sh, -c, \"true\"]\n";
+  CommandResult from_file = Dljob({"submit", "--local", "-f", file});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_TRUE(IsGeneratedFrom(AnnouncedName(from_file.err), "nightly-")) << from_file.err;
+
+  CommandResult list = Dljob({"list", "-o", "json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(nlohmann::json::parse(list.out)["items"].size(), 4u) << list.out;
 }
 
 TEST_F(LocalRunTest, AMissingDataDirectoryIsRefusedBeforeAnythingRuns) {

@@ -50,8 +50,10 @@ class Backend {
   virtual std::string Namespace() const { return ""; }
 
   // Runs `job` (already defaulted and validated). The local backend runs it to completion and
-  // returns the final record; a cluster backend returns once the job is created. Fails with
-  // kAlreadyExists when a job of that name exists.
+  // returns the final record; a cluster backend returns once the job is created. A job with no
+  // name has a metadata.generateName: the backend (or its API server) names it that prefix and
+  // random characters (generated_name.h), and the record returned carries the name. Fails with
+  // kAlreadyExists when a job of that name exists, or when every name drawn was taken.
   virtual Result<DLJob> Submit(const DLJob& job, JobObserver& observer) = 0;
 
   // All jobs, newest first.

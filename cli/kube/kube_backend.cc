@@ -58,10 +58,19 @@ Result<DLJob> KubeBackend::Submit(const DLJob& job, JobObserver& /*observer*/) {
   const std::string& ns = clean.metadata.namespace_;
   Json object = EncodeTree(clean);
   object.erase("status");
+  // With no name, the generateName goes as it is: the API server draws the name (and draws again
+  // when one is taken), so a 409 means it gave up, and a retry here would only ask again.
+  const std::string& generate_name = clean.metadata.generate_name;
+  const bool named_by_server = clean.metadata.name.empty();
   kube::ApiResult<Json> created = api_.Create(kube::resources::kDLJobs, ns, object);
   if (!created.ok()) {
     const kube::ApiError& e = created.error();
-    std::string what = "creating DLJob " + ns + "/" + clean.metadata.name;
+    std::string what = "creating DLJob " + ns + "/" +
+                       (named_by_server ? generate_name + "* (generateName)" : clean.metadata.name);
+    if (e.IsAlreadyExists() && named_by_server) {
+      return Status::AlreadyExists("the API server found no free name starting \"" + generate_name +
+                                   "\" in namespace \"" + ns + "\": " + e.message);
+    }
     if (e.IsAlreadyExists()) {
       return Status::AlreadyExists("a DLJob named \"" + clean.metadata.name +
                                    "\" already exists in namespace \"" + ns + "\"");

@@ -2,10 +2,12 @@
 // dljob-operator running there places and runs them, and keeps their status.
 //
 // Submit creates the DLJob and returns at once with the created object (phase still unset or
-// Queued). List/Get read DLJobs in the backend's namespace (List: in every namespace when
-// all_namespaces). Delete deletes the DLJob with background propagation; the garbage collector
-// removes its pods, service, config map and secret. Logs print the launcher pod's log
-// (launcher_log.h). It is its own ClusterReader (cluster_reader.h): nodes, bound pods, DLQueues
+// Queued). A job with no name is sent with its metadata.generateName and comes back with the name
+// the API server chose; the server draws again when a name is taken (Kubernetes 1.31+), so
+// Submit never retries such a create. List/Get read DLJobs in the backend's namespace (List: in
+// every namespace when all_namespaces). Delete deletes the DLJob with background propagation; the
+// garbage collector removes its pods, service, config map and secret. Logs print the launcher pod's
+// log (launcher_log.h). It is its own ClusterReader (cluster_reader.h): nodes, bound pods, DLQueues
 // and DLJobs in every namespace, for `dljob top nodes` and `dljob queue`. Every API failure comes
 // back as a Status naming the object and the cluster, with what to do when the cause is a common
 // one (operator not installed, cluster unreachable).

@@ -102,6 +102,36 @@ TEST_F(KubeBackendTest, SubmitOfAnExistingNameIsAlreadyExists) {
             "a DLJob named \"resnet\" already exists in namespace \"team-a\"");
 }
 
+TEST_F(KubeBackendTest, AJobWithoutANameIsSentWithItsGenerateNameAndNamedByTheServer) {
+  DLJob job = NewJob("", "team-a");
+  job.metadata.generate_name = "resnet50-";
+  Result<DLJob> created = Backend().Submit(job, observer_);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  ASSERT_EQ(api_.Calls().size(), 1u) << "one create: naming is the server's, retries too";
+  const Json sent = api_.Calls()[0].body;  // Calls() is a copy
+  EXPECT_EQ(sent["metadata"]["generateName"], "resnet50-");
+  EXPECT_FALSE(sent["metadata"].contains("name")) << sent.dump();
+  EXPECT_EQ(created->metadata.name, "resnet50-00001") << "the name the server chose comes back";
+  EXPECT_EQ(created->metadata.generate_name, "resnet50-");
+}
+
+TEST_F(KubeBackendTest, AGenerateNameTheServerFoundNoNameForIsSaidSo) {
+  api_.FailNext("create", "dljobs",
+                {409, "AlreadyExists",
+                 "dljobs.dljob.io \"resnet50-b2c4d\" already exists, the server was not able to "
+                 "generate a unique name for the object"});
+  DLJob job = NewJob("", "team-a");
+  job.metadata.generate_name = "resnet50-";
+  Result<DLJob> created = Backend().Submit(job, observer_);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(created.status().message(),
+            "the API server found no free name starting \"resnet50-\" in namespace \"team-a\": "
+            "dljobs.dljob.io \"resnet50-b2c4d\" already exists, the server was not able to "
+            "generate a unique name for the object");
+  EXPECT_EQ(api_.Calls().size(), 1u) << "not retried: the server drew 8 names already";
+}
+
 TEST_F(KubeBackendTest, SubmitWithoutTheCrdSaysToInstallDljob) {
   api_.FailNext("create", "dljobs", {404, "NotFound", "the server could not find the resource"});
   Result<DLJob> created = Backend().Submit(NewJob("resnet", "team-a"), observer_);

@@ -34,6 +34,8 @@ Status JobStore::Create(const DLJob& job) {
   return Save(job);
 }
 
+bool JobStore::Exists(const std::string& name) const { return env_->FileExists(JobDir(name)); }
+
 Status JobStore::Save(const DLJob& job) {
   return env_->WriteFileAtomically(JobDir(job.metadata.name) + "/job.json", EncodeJson(job) + "\n");
 }

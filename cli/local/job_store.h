@@ -46,7 +46,8 @@ class JobStore {
 
   // Makes the job's directory and first record. kAlreadyExists if the name is taken.
   Status Create(const DLJob& job);
-  Status Save(const DLJob& job);  // REQUIRES: Create succeeded for job.metadata.name
+  bool Exists(const std::string& name) const;  // a job of that name has a record (or is starting)
+  Status Save(const DLJob& job);               // REQUIRES: Create succeeded for job.metadata.name
   Result<DLJob> Load(const std::string& name) const;
   Result<std::vector<std::string>> Names() const;
   Status Remove(const std::string& name);

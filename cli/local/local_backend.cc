@@ -15,6 +15,7 @@
 #include "cli/local/local_volumes.h"
 #include "cli/local/log_follower.h"
 #include "jobs/conditions.h"
+#include "jobs/generated_name.h"
 
 extern char** environ;
 
@@ -88,7 +89,29 @@ LocalMachine LocalBackend::ProbeMachine() {
   return m;
 }
 
-Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer) {
+Result<DLJob> LocalBackend::Submit(const DLJob& job, JobObserver& observer) {
+  if (!job.metadata.name.empty()) return SubmitNamed(job, observer);
+  // A generateName: drawn as the API server draws, skipping the names of existing jobs. A name
+  // another submit takes between the draw and the record (Create is the arbiter) is drawn again.
+  const std::string& prefix = job.metadata.generate_name;
+  if (prefix.empty()) {
+    return Status::InvalidArgument("the job has neither metadata.name nor metadata.generateName");
+  }
+  auto taken = [this](const std::string& name) { return store_.Exists(name); };
+  DLJob named = job;
+  for (int race = 0; race < kGenerateNameAttempts; ++race) {
+    std::optional<std::string> name = DrawFreeName(prefix, names_, taken);
+    if (!name) break;
+    named.metadata.name = *name;
+    Result<DLJob> done = SubmitNamed(named, observer, /*announce=*/true);
+    if (done.ok() || done.status().code() != StatusCode::kAlreadyExists) return done;
+  }
+  return Status::AlreadyExists("no free job name starting \"" + prefix +
+                               "\": every name drawn was taken by another job");
+}
+
+Result<DLJob> LocalBackend::SubmitNamed(const DLJob& spec_job, JobObserver& observer,
+                                        bool announce) {
   Result<LocalPlan> plan = PlanLocalRun(spec_job, machine_);
   if (!plan.ok()) return plan.status();
   std::error_code exists_ec;
@@ -130,6 +153,11 @@ Result<DLJob> LocalBackend::Submit(const DLJob& spec_job, JobObserver& observer)
   job.status = DLJobStatus{};
   TransitionTo(job.status, JobPhase::kQueued, "Submitted", "accepted by the local runner", now);
   if (Status s = store_.Create(job); !s.ok()) return s;
+  if (announce) {  // the user did not name it: say its name while it runs, not only at the end
+    const std::string& name = job.metadata.name;
+    observer.OnNotice("the job is named " + name + "   status: dljob get " + name +
+                      "   logs: dljob logs -f " + name);
+  }
   JobSupervisor supervisor(store_, observer, clock_, options_);
   return supervisor.Run(std::move(job), *plan);
 }

@@ -1,7 +1,9 @@
 #include "kube/testing/fake_api.h"
 
+#include <cstdio>
 #include <utility>
 
+#include "base/json_fields.h"
 #include "kube/label_selector.h"
 #include "kube/object_fields.h"
 
@@ -279,10 +281,17 @@ kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string
   MutexLock lock(mu_);
   std::string name = NameOf(object);
   if (auto e = RecordLocked({"create", r.plural, ns, name, object})) return *e;
+  Json stored = object;
+  if (std::string prefix = StringAt(FieldOf(object, "metadata"), "generateName");
+      name.empty() && !prefix.empty()) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%05lld", static_cast<long long>(++generated_));
+    name = prefix + suffix;
+    stored["metadata"]["name"] = name;
+  }
   if (FindLocked(r, ns, name)) {
     return ApiError{409, "AlreadyExists", r.plural + " \"" + name + "\" already exists"};
   }
-  Json stored = object;
   if (r.namespaced) stored["metadata"]["namespace"] = ns;
   stored["metadata"].erase("uid");
   return StoreLocked(r, std::move(stored), WatchEvent::Type::kAdded);

@@ -8,6 +8,9 @@
 // ns/j-worker-0"). Set-up goes through Put()/Erase(), which are not recorded but do produce watch
 // events, like a kubelet or a user would.
 //
+// A create with metadata.generateName and no name is named the prefix and a counted 5-digit
+// suffix ("j-00001", "j-00002", …; the real server's is random), and recorded with the name sent.
+//
 // Not a server: no defaulting, no admission, no garbage collection, no graceful deletion,
 // pagination ignored. The test API server (tests/apiserver/) is the faithful one.
 // Thread-safe.
@@ -123,6 +126,7 @@ class FakeApi final : public kube::Api {
   int64_t rv_ GUARDED_BY(mu_) = 100;
   int64_t compacted_ GUARDED_BY(mu_) = 0;  // watches from versions below this get 410
   int64_t uid_ GUARDED_BY(mu_) = 0;
+  int64_t generated_ GUARDED_BY(mu_) = 0;  // names made from generateName
 };
 
 }  // namespace dljob::kube::testing

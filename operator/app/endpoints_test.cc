@@ -27,7 +27,7 @@ TEST(EndpointsTest, MetricsCarryOperatorAndJobFamilies) {
   EXPECT_EQ(a.status, 200);
   EXPECT_EQ(a.content_type, "text/plain; version=0.0.4; charset=utf-8");
   for (const char* line : {"dljob_operator_leader 1\n", "dljob_operator_workqueue_depth 3\n",
-                           "dljob_job_images_per_second{namespace=\"a\",job=\"resnet\"} 2950.5\n",
+                           "dljob_job_images_per_second{namespace=\"a\",dljob=\"resnet\"} 2950.5\n",
                            "dljob_jobs{phase=\"Running\"} 1\n"}) {
     EXPECT_NE(a.body.find(line), std::string::npos) << line << a.body;
   }

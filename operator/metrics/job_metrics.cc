@@ -10,6 +10,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The label naming a job's series (see job_metrics.h for why not `job`).
+constexpr char kJobLabel[] = "dljob";
+
 constexpr JobPhase kPhases[] = {JobPhase::kQueued,     JobPhase::kScheduled,  JobPhase::kRunning,
                                 JobPhase::kRestarting, JobPhase::kSucceeded,  JobPhase::kFailed,
                                 JobPhase::kSuspended,  JobPhase::kInterrupted};
@@ -53,7 +56,7 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   for (const Json& job : jobs) {
     const std::string ns = kube::NamespaceOf(job);
     const std::string name = kube::NameOf(job);
-    const Labels id = {{"namespace", ns}, {"job", name}};
+    const Labels id = {{"namespace", ns}, {kJobLabel, name}};
     std::string current = StringAt(FieldOf(job, "status"), "phase");
     if (current.empty()) current = PhaseName(JobPhase::kQueued);
     ++counts[current];

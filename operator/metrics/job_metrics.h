@@ -2,16 +2,18 @@
 // cache (their status is the truth: throughput, restarts and phase are what the controller and
 // the log collector wrote there) and from the log collectors' line counts.
 //
-//   dljob_jobs{phase}                                  jobs per phase (every phase, zeros included)
-//   dljob_job_phase{namespace,job,phase}               1 for the job's current phase
-//   dljob_job_gpus{namespace,job}                      spec.gpus
-//   dljob_job_restarts_total{namespace,job}            status.restarts
-//   dljob_job_images_per_second{namespace,job}         status.throughput.imagesPerSec
-//   dljob_job_step{namespace,job}                      status.throughput.step
-//   dljob_job_loss{namespace,job}                      status.throughput.loss
-//   dljob_job_log_lines_total{namespace,job}           launcher log lines archived
-//   dljob_job_metric_lines_total{namespace,job}        metric lines among them
-// Jobs without a value for a family are left out of it (no fake zeros). Pure; thread-safe.
+//   dljob_jobs{phase}                                    jobs per phase (every phase, zeros
+//   included) dljob_job_phase{namespace,dljob,phase}               1 for the job's current phase
+//   dljob_job_gpus{namespace,dljob}                      spec.gpus
+//   dljob_job_restarts_total{namespace,dljob}            status.restarts
+//   dljob_job_images_per_second{namespace,dljob}         status.throughput.imagesPerSec
+//   dljob_job_step{namespace,dljob}                      status.throughput.step
+//   dljob_job_loss{namespace,dljob}                      status.throughput.loss
+//   dljob_job_log_lines_total{namespace,dljob}           launcher log lines archived
+//   dljob_job_metric_lines_total{namespace,dljob}        metric lines among them
+// The job's name is in `dljob`, not `job`: Prometheus keeps `job` for the scrape target and would
+// rename ours `exported_job` (prometheus.h refuses it). Jobs without a value for a family are left
+// out of it (no fake zeros). Pure; thread-safe.
 #pragma once
 
 #include <cstdint>

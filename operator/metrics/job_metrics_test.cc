@@ -25,7 +25,11 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   };
   std::map<std::string, LogCounts> logs = {{"a/resnet", {120, 10}}};
   std::vector<Family> f = JobFamilies(jobs, logs);
-  for (const Family& family : f) EXPECT_TRUE(ValidMetricName(family.name)) << family.name;
+  for (const Family& family : f) {
+    Status s = CheckFamily(family);  // Prometheus's naming rules, reserved labels included
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  ASSERT_TRUE(RenderText(f).ok());
 
   const Family& phases = Find(f, "dljob_jobs");
   std::map<std::string, double> by_phase;
@@ -37,7 +41,8 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
 
   const Family& ips = Find(f, "dljob_job_images_per_second");
   ASSERT_EQ(ips.samples.size(), 1u);  // the new job has no throughput: left out, not zero
-  EXPECT_EQ(ips.samples[0].labels, (Labels{{"namespace", "a"}, {"job", "resnet"}}));
+  // `dljob`, not `job`: Prometheus renames a scraped `job` label to `exported_job`.
+  EXPECT_EQ(ips.samples[0].labels, (Labels{{"namespace", "a"}, {"dljob", "resnet"}}));
   EXPECT_DOUBLE_EQ(ips.samples[0].value, 2950.5);
 
   EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples.size(), 2u);
@@ -49,8 +54,11 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   EXPECT_EQ(Find(f, "dljob_job_metric_lines_total").samples[0].value, 10);
   const Family& phase = Find(f, "dljob_job_phase");
   ASSERT_EQ(phase.samples.size(), 2u);
-  EXPECT_EQ(phase.samples[0].labels.back(),
-            (std::pair<std::string, std::string>{"phase", "Running"}));
+  EXPECT_EQ(phase.samples[0].labels,
+            (Labels{{"namespace", "a"}, {"dljob", "resnet"}, {"phase", "Running"}}));
+  EXPECT_NE(RenderText(f).value().find(
+                "dljob_job_images_per_second{namespace=\"a\",dljob=\"resnet\"} 2950.5\n"),
+            std::string::npos);
 }
 
 TEST(JobMetricsTest, IgnoresFieldsOfTheWrongType) {
@@ -60,7 +68,7 @@ TEST(JobMetricsTest, IgnoresFieldsOfTheWrongType) {
   std::vector<Family> f = JobFamilies(jobs);
   EXPECT_TRUE(Find(f, "dljob_job_gpus").samples.empty());
   EXPECT_TRUE(Find(f, "dljob_job_images_per_second").samples.empty());
-  EXPECT_EQ(RenderText(f).find("many"), std::string::npos);
+  EXPECT_EQ(RenderText(f).value().find("many"), std::string::npos);
 }
 
 }  // namespace

@@ -3,14 +3,23 @@
 // A Family is one metric name with its HELP text, TYPE and samples; each sample has its own label
 // set. RenderText() writes families in the order given, samples in the order given, escaping
 // HELP text (\\ and \n) and label values (\\, \" and \n) as the format requires; values are
-// printed shortest-round-trip, with NaN and ±Inf spelled as Prometheus reads them. Names and label
-// names are the caller's to get right (ValidMetricName checks one). Pure; thread-safe.
+// printed shortest-round-trip, with NaN and ±Inf spelled as Prometheus reads them.
+//
+// RenderText refuses (CheckFamily) a family that breaks Prometheus's rules or naming conventions,
+// rather than export series a scraper would mangle: an invalid metric or label name, a counter not
+// named `…_total` or a gauge that is, a label repeated in one sample, and the label names
+// Prometheus reserves. `job` and `instance` name the scrape target (a scraped `job` label arrives
+// renamed `exported_job`, so every query and dashboard written against `job` finds nothing), and
+// names starting `__` are Prometheus's own. A job's series carry `dljob` and `namespace` instead
+// (job_metrics.h). Pure; thread-safe.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "base/status.h"
 
 namespace dljob::metrics {
 
@@ -33,10 +42,21 @@ struct Family {
 // The content type a scraper expects for RenderText's output.
 inline constexpr const char* kTextContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-std::string RenderText(const std::vector<Family>& families);
+// The families as exposition text; kInvalidArgument naming the family and the rule when one
+// breaks a rule of CheckFamily (nothing is rendered then: a scraper gets all or nothing).
+Result<std::string> RenderText(const std::vector<Family>& families);
+
+// Ok, or why `family` may not be exported, e.g. `metric dljob_job_gpus: label "job" is reserved
+// by Prometheus …`.
+Status CheckFamily(const Family& family);
 
 // [a-zA-Z_:][a-zA-Z0-9_:]*
 bool ValidMetricName(std::string_view name);
+// [a-zA-Z_][a-zA-Z0-9_]*
+bool ValidLabelName(std::string_view name);
+// "" when `name` is a label name an exporter may use, else why not: `job`, `instance` and names
+// starting `__` are reserved by Prometheus.
+std::string ReservedLabelReason(std::string_view name);
 std::string EscapeLabelValue(std::string_view value);
 std::string FormatValue(double value);
 

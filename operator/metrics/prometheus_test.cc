@@ -16,7 +16,7 @@ TEST(PrometheusTest, RendersHelpTypeAndSamplesInOrder) {
        {{{{"phase", "Running"}}, 2}, {{{"phase", "Queued"}}, 0}}},
       {"dljob_reconciles_total", "Reconciles.", MetricType::kCounter, {{{}, 17}}},
   };
-  EXPECT_EQ(RenderText(families),
+  EXPECT_EQ(RenderText(families).value(),
             "# HELP dljob_jobs DLJobs by phase.\n"
             "# TYPE dljob_jobs gauge\n"
             "dljob_jobs{phase=\"Running\"} 2\n"
@@ -28,10 +28,13 @@ TEST(PrometheusTest, RendersHelpTypeAndSamplesInOrder) {
 
 TEST(PrometheusTest, EscapesLabelValuesAndHelp) {
   EXPECT_EQ(EscapeLabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-  std::string text = RenderText(
-      {{"m", "line1\nback\\slash", MetricType::kGauge, {{{{"job", "x\"y"}, {"ns", "a"}}, 1}}}});
+  std::string text = RenderText({{"m",
+                                  "line1\nback\\slash",
+                                  MetricType::kGauge,
+                                  {{{{"dljob", "x\"y"}, {"ns", "a"}}, 1}}}})
+                         .value();
   EXPECT_NE(text.find("# HELP m line1\\nback\\\\slash\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("m{job=\"x\\\"y\",ns=\"a\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("m{dljob=\"x\\\"y\",ns=\"a\"} 1\n"), std::string::npos) << text;
 }
 
 TEST(PrometheusTest, FormatsValuesShortestAndSpecialsAsPrometheusReadsThem) {
@@ -49,6 +52,65 @@ TEST(PrometheusTest, ValidatesMetricNames) {
   EXPECT_FALSE(ValidMetricName(""));
   EXPECT_FALSE(ValidMetricName("1abc"));
   EXPECT_FALSE(ValidMetricName("a-b"));
+}
+
+TEST(PrometheusTest, ValidatesLabelNames) {
+  EXPECT_TRUE(ValidLabelName("namespace"));
+  EXPECT_TRUE(ValidLabelName("_a1"));
+  EXPECT_FALSE(ValidLabelName(""));
+  EXPECT_FALSE(ValidLabelName("1a"));
+  EXPECT_FALSE(ValidLabelName("a:b"));  // colons are for metric names only
+  EXPECT_FALSE(ValidLabelName("a-b"));
+}
+
+// A family with one sample carrying `labels`.
+Family WithLabels(Labels labels, std::string name = "dljob_job_gpus",
+                  MetricType type = MetricType::kGauge) {
+  return Family{std::move(name), "h", type, {{std::move(labels), 1}}};
+}
+
+TEST(PrometheusTest, RefusesTheLabelNamesPrometheusReserves) {
+  for (const char* reserved : {"job", "instance", "__name__", "__meta_x", "__"}) {
+    Family f = WithLabels({{"namespace", "a"}, {reserved, "resnet"}});
+    Status s = CheckFamily(f);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << reserved;
+    EXPECT_NE(s.message().find("metric dljob_job_gpus: label \"" + std::string(reserved) + "\""),
+              std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find("reserve"), std::string::npos) << s.message();
+    Result<std::string> text = RenderText({WithLabels({{"dljob", "ok"}}), f});
+    ASSERT_FALSE(text.ok()) << reserved;
+    EXPECT_EQ(text.status().message(), s.message()) << "nothing rendered, the reason given";
+  }
+  EXPECT_NE(ReservedLabelReason("job").find("exported_job"), std::string::npos);
+  EXPECT_NE(ReservedLabelReason("job").find("\"dljob\""), std::string::npos)
+      << "says what to use instead";
+  for (const char* fine : {"dljob", "jobs", "job_name", "_job", "instance_type", "namespace"}) {
+    EXPECT_EQ(ReservedLabelReason(fine), "") << fine;
+    EXPECT_TRUE(CheckFamily(WithLabels({{fine, "v"}})).ok()) << fine;
+  }
+}
+
+TEST(PrometheusTest, RefusesBadNamesSuffixesAndRepeatedLabels) {
+  struct Case {
+    Family family;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {WithLabels({}, "dljob-jobs"), "not a metric name"},
+      {WithLabels({{"a-b", "v"}}), "label \"a-b\" is not a label name"},
+      {WithLabels({}, "dljob_restarts", MetricType::kCounter), "must end in _total"},
+      {WithLabels({}, "dljob_restarts_total", MetricType::kGauge), "must not end in _total"},
+      {WithLabels({{"dljob", "a"}, {"dljob", "b"}}), "label \"dljob\" given twice"},
+  };
+  for (const Case& c : cases) {
+    Status s = CheckFamily(c.family);
+    EXPECT_FALSE(s.ok()) << c.family.name;
+    EXPECT_NE(s.message().find(c.reason), std::string::npos) << s.message();
+    EXPECT_FALSE(RenderText({c.family}).ok()) << c.family.name;
+  }
+  EXPECT_TRUE(CheckFamily(WithLabels({}, "dljob_restarts_total", MetricType::kCounter)).ok());
+  EXPECT_TRUE(CheckFamily(WithLabels({}, "dljob:ratio", MetricType::kGauge)).ok());
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ sleep 2
 show dljob top -n team-a
 "$BIN/dljob" top -n team-a
 show "curl $METRICS/metrics | grep resnet50"
-curl -s "$METRICS/metrics" | grep 'job="resnet50"'
+curl -s "$METRICS/metrics" | grep 'dljob="resnet50"'
 
 echo '{"phase":"Succeeded","exitCode":0}' | post /_test/pods/team-a/resnet50-launcher/status
 sleep 2

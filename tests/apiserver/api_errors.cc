@@ -18,6 +18,12 @@ ApiError AlreadyExistsError(const std::string& what, const std::string& name) {
   return {409, "AlreadyExists", Quoted(what, name) + " already exists"};
 }
 
+ApiError GenerateNameConflictError(const std::string& what, const std::string& name) {
+  return {409, "AlreadyExists",
+          Quoted(what, name) +
+              " already exists, the server was not able to generate a unique name for the object"};
+}
+
 ApiError ConflictError(const std::string& what, const std::string& name,
                        const std::string& detail) {
   return {409, "Conflict",

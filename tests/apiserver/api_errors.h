@@ -20,6 +20,8 @@ using ApiResult = kube::ApiResult<T>;
 // `what` is the resource's key as messages name it: "pods", "dljobs.dljob.io".
 ApiError NotFoundError(const std::string& what, const std::string& name);
 ApiError AlreadyExistsError(const std::string& what, const std::string& name);
+// 409 AlreadyExists for a create with generateName when every name the server drew was taken.
+ApiError GenerateNameConflictError(const std::string& what, const std::string& name);
 // 409 Conflict: "Operation cannot be fulfilled on <what> \"<name>\": <detail>".
 ApiError ConflictError(const std::string& what, const std::string& name, const std::string& detail);
 // The stale-resourceVersion conflict of an update.

@@ -143,6 +143,28 @@ TEST_F(KubectlE2eTest, ApplyGetListAndDeleteADLJob) {
   EXPECT_TRUE(Contains(missing.err, "\"resnet50\" not found")) << missing.err;
 }
 
+// A DLJob with generateName and no name: `kubectl create` takes it (apply needs a name), the
+// server names it, and the CRD holds the prefix to its pattern.
+TEST_F(KubectlE2eTest, CreateADLJobFromAGenerateName) {
+  const std::string job =
+      "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n  generateName: nightly-\n"
+      "spec:\n  image: i\n  gpus: 8\n  command: [dljob-train, --model=resnet50]\n";
+  CommandResult created = Kubectl({"create", "-f", WriteManifest("gen.yaml", job)});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string prefix = "dljob.dljob.io/nightly-";
+  EXPECT_EQ(created.out.rfind(prefix, 0), 0u) << created.out;
+  EXPECT_EQ(created.out.size(), prefix.size() + 5 + std::string(" created\n").size())
+      << created.out;
+  CommandResult listed = Kubectl({"get", "dljobs", "-o", "name"});
+  EXPECT_EQ(listed.out, created.out.substr(0, created.out.find(' ')) + "\n") << listed.out;
+
+  std::string bad = job;
+  bad.replace(bad.find("nightly-"), 8, "Nightly-");
+  CommandResult refused = Kubectl({"create", "-f", WriteManifest("bad.yaml", bad)});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(Contains(refused.err, "metadata.generateName")) << refused.err;
+}
+
 TEST_F(KubectlE2eTest, GetNodesShowsTheSimulatedGpuNodes) {
   CommandResult nodes = Kubectl({"get", "nodes", "-o", "json"});
   ASSERT_EQ(nodes.exit_code, 0) << nodes.err;

@@ -97,6 +97,11 @@ std::string ObjectStore::NextUidLocked() {
   return buf;
 }
 
+namespace {
+constexpr size_t kMaxGeneratedPrefix = 63 - 5;
+constexpr int kGenerateNameAttempts = 8;
+}  // namespace
+
 std::string ObjectStore::NameSuffixLocked() {
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // as the real server's
   std::string out;
@@ -139,9 +144,15 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
       return InvalidError(type.kind, "",
                           "metadata.name: Required value: name or generateName is required");
     }
-    do {
+    // As the real server: the prefix cut to leave room for the suffix in 63 characters
+    // (apiserver's SimpleNameGenerator), and a name that is taken drawn again, up to 8 names in
+    // all (Kubernetes 1.31's RetryGenerateName); the client does not retry such a create.
+    if (prefix.size() > kMaxGeneratedPrefix) prefix.resize(kMaxGeneratedPrefix);
+    for (int attempt = 1;; ++attempt) {
       name = prefix + NameSuffixLocked();
-    } while (FindLocked(type, ns, name));
+      if (!FindLocked(type, ns, name)) break;
+      if (attempt == kGenerateNameAttempts) return GenerateNameConflictError(type.Key(), name);
+    }
     meta["name"] = name;
   }
   if (FindLocked(type, ns, name)) return AlreadyExistsError(type.Key(), name);

@@ -3,13 +3,16 @@
 // Every write takes the next value of one global resourceVersion counter, stamps it on the object
 // (metadata.resourceVersion) and appends an event (ADDED, MODIFIED, DELETED) to a bounded history;
 // watches (watch_cursor.h) read that history. Create assigns uid, creationTimestamp, generation 1
-// and generateName suffixes; updates bump generation when anything outside metadata and status
-// changes, refuse a stale resourceVersion (409 Conflict), and are no-ops (no new version) when
-// nothing changed. Types with a status subresource keep .status on main-resource writes; the
-// Part::kStatus writes change only .status. Deleting an object deletes, recursively, every object
-// whose ownerReferences name it (unless all of that dependent's owners are not gone yet, or the
-// propagation policy is Orphan, which strips the reference instead); deleting a namespace deletes
-// its contents.
+// and, for an object with generateName and no name, a name as the real server makes it: the
+// prefix (cut to 58 characters) and 5 characters of "bcdfghjklmnpqrstvwxz2456789" from a
+// fixed-seed generator, drawn again while taken, up to 8 names, then 409 AlreadyExists ("… the
+// server was not able to generate a unique name for the object"); updates bump generation when
+// anything outside metadata and status changes, refuse a stale resourceVersion (409 Conflict), and
+// are no-ops (no new version) when nothing changed. Types with a status subresource keep .status on
+// main-resource writes; the Part::kStatus writes change only .status. Deleting an object deletes,
+// recursively, every object whose ownerReferences name it (unless all of that dependent's owners
+// are not gone yet, or the propagation policy is Orphan, which strips the reference instead);
+// deleting a namespace deletes its contents.
 //
 // Finalizers and graceful deletion: deleting an object that has metadata.finalizers only sets
 // metadata.deletionTimestamp (deletionGracePeriodSeconds 0); the object goes when an update

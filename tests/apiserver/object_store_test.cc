@@ -111,6 +111,71 @@ TEST_F(ObjectStoreTest, CreateRefusesDuplicatesMissingNamespaceAndNoName) {
   EXPECT_EQ(unnamed.error().http, 422);
 }
 
+// The names a fresh store gives `count` objects created with generateName `prefix`, in order (the
+// store's generator has a fixed seed, so every fresh store draws the same names).
+std::vector<std::string> FreshStoreNames(const ResourceType& type, const std::string& prefix,
+                                         int count) {
+  ObjectStore fresh{StoreOptions{}};
+  EXPECT_TRUE(fresh.Create(TypeNamed("namespaces"), "", Named("default")).ok());
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) {
+    ApiResult<Json> created =
+        fresh.Create(type, "default", {{"metadata", {{"generateName", prefix}}}});
+    EXPECT_TRUE(created.ok()) << created.error().ToString();
+    if (created.ok()) names.push_back(NameOf(*created));
+  }
+  return names;
+}
+
+TEST_F(ObjectStoreTest, GenerateNameDrawsFiveCharactersOfTheServersAlphabet) {
+  std::set<std::string> names;
+  for (int i = 0; i < 200; ++i) {
+    Json cm = MustCreate(configmaps_, "default", {{"metadata", {{"generateName", "resnet50-"}}}});
+    const std::string name = NameOf(cm);
+    ASSERT_EQ(name.size(), 14u) << name;
+    ASSERT_EQ(name.rfind("resnet50-", 0), 0u) << name;
+    EXPECT_EQ(name.find_first_not_of("bcdfghjklmnpqrstvwxz2456789", 9), std::string::npos) << name;
+    EXPECT_EQ(cm["metadata"]["generateName"], "resnet50-") << "kept, as the real server keeps it";
+    names.insert(name);
+  }
+  EXPECT_EQ(names.size(), 200u);
+}
+
+TEST_F(ObjectStoreTest, GenerateNameCutsALongPrefixToFitSixtyThreeCharacters) {
+  std::string prefix(70, 'p');
+  Json cm = MustCreate(configmaps_, "default", {{"metadata", {{"generateName", prefix}}}});
+  EXPECT_EQ(NameOf(cm).size(), 63u);
+  EXPECT_EQ(NameOf(cm).substr(0, 58), prefix.substr(0, 58));
+  EXPECT_EQ(cm["metadata"]["generateName"], prefix);
+}
+
+TEST_F(ObjectStoreTest, AGeneratedNameThatIsTakenIsDrawnAgainByTheServer) {
+  // This store draws the same names as a fresh one: the first is taken here, so the server
+  // answers with the second, not a 409 the client would have to retry.
+  std::vector<std::string> drawn = FreshStoreNames(configmaps_, "w-", 2);
+  ASSERT_EQ(drawn.size(), 2u);
+  MustCreate(configmaps_, "default", Named(drawn[0]));
+  Json cm = MustCreate(configmaps_, "default", {{"metadata", {{"generateName", "w-"}}}});
+  EXPECT_EQ(NameOf(cm), drawn[1]);
+}
+
+TEST_F(ObjectStoreTest, GenerateNameGivesUpWith409AfterEightTakenNames) {
+  std::vector<std::string> drawn = FreshStoreNames(configmaps_, "w-", 9);
+  ASSERT_EQ(drawn.size(), 9u);
+  for (int i = 0; i < 8; ++i) MustCreate(configmaps_, "default", Named(drawn[i]));
+  const std::string version = std::to_string(store_->resource_version());
+  ApiResult<Json> refused =
+      store_->Create(configmaps_, "default", {{"metadata", {{"generateName", "w-"}}}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.error().IsAlreadyExists());
+  EXPECT_EQ(refused.error().message,
+            "configmaps \"" + drawn[7] +
+                "\" already exists, the server was not able to generate a unique name for the "
+                "object");
+  EXPECT_EQ(std::to_string(store_->resource_version()), version) << "nothing written";
+  EXPECT_EQ(ListNames(configmaps_, "default").size(), 8u);
+}
+
 TEST_F(ObjectStoreTest, CustomResourceStatusIsDroppedOnCreate) {
   Json job = MustCreate(
       dljobs_, "default",

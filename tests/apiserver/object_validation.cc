@@ -52,6 +52,14 @@ void ValidateMetadata(const ResourceType& type, const Json& meta, FieldErrors& o
   } else {
     AddAll(out, "metadata.name", name, NameRuleViolations(type, name));
   }
+  if (std::string prefix = StringAt(meta, "generateName"); !prefix.empty()) {
+    // The real server's ValidateObjectMeta: the kind's name rule on the prefix, its trailing '-'
+    // masked (apimachinery's maskTrailingDash, which also drops the character before it).
+    std::string masked = prefix.size() > 1 && prefix.back() == '-'
+                             ? prefix.substr(0, prefix.size() - 2) + "a"
+                             : prefix;
+    AddAll(out, "metadata.generateName", prefix, NameRuleViolations(type, masked));
+  }
   ValidateLabels(FieldOf(meta, "labels"), "metadata.labels", out);
   const Json& annotations = FieldOf(meta, "annotations");
   if (annotations.is_object()) {
