@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/apiserver/api_errors.h"
+#include "tests/apiserver/field_errors.h"
 #include "tests/apiserver/resource_types.h"
 #include "tests/apiserver/rest_path.h"
 
@@ -32,10 +33,29 @@ enum class FieldValidation { kIgnore, kWarn, kStrict };
 // The fieldValidation query parameter ("" is Warn); anything else is a 400.
 ApiResult<FieldValidation> ParseFieldValidation(const QueryParams& query);
 
+// The field manager of a write: the fieldManager parameter, else what the real server derives
+// from the User-Agent: its text before the first "/", printable characters only, at most 128
+// bytes ("kubectl/v1.32.4 (linux/amd64)" is "kubectl").
+std::string FieldManagerOf(const QueryParams& query, const std::string& user_agent);
+
+// The write options the real server checks before anything else (Create-, Update- or
+// PatchOptions, by `options_kind`): fieldManager at most 128 bytes of printable characters and
+// required for an apply; force only for an apply. A 422 Invalid of kind <options_kind> in
+// group meta.k8s.io otherwise ("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager:
+// Required value: is required for apply patch").
+std::optional<InvalidStatus> ValidateWriteOptions(const std::string& options_kind,
+                                                  const QueryParams& query, bool apply);
+
 struct AdmissionReport {
   std::vector<std::string> warnings;  // Warning header texts
   nlohmann::json details;             // Status details of a 422 (null otherwise)
 };
+
+// Step 1 alone: prunes `object`'s unknown fields and reports them as `mode` says (under Strict,
+// the error). Admit begins with it; server-side apply runs it on the applied configuration, so
+// that the applier does not come to own fields the server drops.
+std::optional<ApiError> PruneUnknown(const ResourceType& type, FieldValidation mode, bool patch,
+                                     nlohmann::json& object, AdmissionReport* report);
 
 // Prunes and validates `object` (the whole object about to be stored; `old` is the stored one
 // for an update, null for a create). `patch` says the write came from a PATCH (the strict

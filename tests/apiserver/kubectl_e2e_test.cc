@@ -1,17 +1,21 @@
 // Stock kubectl against dljob-test-apiserver: the test API server must be faithful enough for
 // apply, get (server-side printing of the DLJob CRD's columns), -o json, watch and delete, all
 // with kubectl's default validation (OpenAPI v3 + fieldValidation=Strict, no --validate=false),
-// `kubectl create namespace` (a protobuf body), and the real server's refusals of unknown fields,
-// schema violations and invalid names.
+// `kubectl create namespace` (a protobuf body), the real server's refusals of unknown fields,
+// schema violations and invalid names, server-side apply (managedFields, conflicts between field
+// managers, --force-conflicts, the move from client-side apply), and /openapi/v2 as kubectl's
+// protobuf reader reads it (what kubectl 1.27's default validation downloads).
 // Each test starts the server as a child process on port 0 and kills it by PID at the end;
 // kubectl gets a private HOME and cache dir under the test's temporary directory.
-// Skipped when kubectl is not installed.
+// Fails when kubectl is not installed.
 #include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +86,15 @@ class KubectlE2eTest : public ::testing::Test {
 
   CommandResult Kubectl(const std::vector<std::string>& args) {
     return RunCommand(KubectlArgv(args), Env());
+  }
+
+  // An object's metadata.managedFields, as `kubectl get -o json --show-managed-fields` prints them.
+  nlohmann::json ManagedFieldsOf(const std::string& kind, const std::string& name) {
+    CommandResult got = Kubectl({"get", kind, name, "-o", "json", "--show-managed-fields"});
+    EXPECT_EQ(got.exit_code, 0) << got.err;
+    nlohmann::json object = nlohmann::json::parse(got.out, nullptr, false);
+    if (!object.is_object() || !object["metadata"].contains("managedFields")) return {};
+    return object["metadata"]["managedFields"];
   }
 
   std::string WriteManifest(const std::string& name, const std::string& yaml) {
@@ -293,6 +306,143 @@ TEST_F(KubectlE2eTest, InvalidNamesAreRefusedAsTheRealServerRefusesThem) {
   CommandResult ns = Kubectl({"create", "namespace", "Team_A"});
   EXPECT_NE(ns.exit_code, 0);
   EXPECT_TRUE(Contains(ns.err, "a lowercase RFC 1123 label must consist of")) << ns.err;
+}
+
+const char kSettings[] = R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  a: "1"
+  b: "2"
+)";
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST_F(KubectlE2eTest, ServerSideApplyCreatesAndUpdatesADLJobAndAConfigMap) {
+  std::string job = SourceDir() + "/examples/mnist-job.yaml";
+  CommandResult created = Kubectl({"apply", "--server-side", "-f", job});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "dljob.dljob.io/mnist serverside-applied\n");
+  EXPECT_EQ(created.err, "");
+  std::string four = WriteManifest("mnist4.yaml", Replace(ReadFile(job), "gpus: 2", "gpus: 4"));
+  CommandResult changed = Kubectl({"apply", "--server-side", "-f", four});
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_EQ(changed.out, "dljob.dljob.io/mnist serverside-applied\n");
+  EXPECT_EQ(Kubectl({"get", "dljob", "mnist", "-o", "jsonpath={.spec.gpus}"}).out, "4");
+
+  std::string cm = WriteManifest("settings.yaml", kSettings);
+  CommandResult cm_created = Kubectl({"apply", "--server-side", "-f", cm});
+  ASSERT_EQ(cm_created.exit_code, 0) << cm_created.err;
+  EXPECT_EQ(cm_created.out, "configmap/settings serverside-applied\n");
+  // b left out: it was kubectl's alone, so it goes.
+  CommandResult cm_changed =
+      Kubectl({"apply", "--server-side", "-f",
+               WriteManifest("settings2.yaml",
+                             Replace(Replace(kSettings, "\"1\"", "\"3\""), "  b: \"2\"\n", ""))});
+  ASSERT_EQ(cm_changed.exit_code, 0) << cm_changed.err;
+  nlohmann::json data =
+      nlohmann::json::parse(Kubectl({"get", "cm", "settings", "-o", "jsonpath={.data}"}).out);
+  EXPECT_EQ(data, nlohmann::json({{"a", "3"}}));
+
+  // kubectl strips managedFields from what it prints unless asked for them.
+  CommandResult plain = Kubectl({"get", "dljob", "mnist", "-o", "yaml"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(Contains(plain.out, "managedFields")) << plain.out;
+  CommandResult shown = Kubectl({"get", "dljob", "mnist", "-o", "yaml", "--show-managed-fields"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  for (const char* text : {"managedFields:", "manager: kubectl", "operation: Apply",
+                           "fieldsType: FieldsV1", "f:gpus: {}", "f:command: {}"}) {
+    EXPECT_TRUE(Contains(shown.out, text)) << text << " missing from:\n" << shown.out;
+  }
+}
+
+TEST_F(KubectlE2eTest, ServerSideApplyConflictsBetweenManagersUntilForced) {
+  std::string cm = WriteManifest("settings.yaml", kSettings);
+  ASSERT_EQ(Kubectl({"apply", "--server-side", "--field-manager=alice", "-f", cm}).exit_code, 0);
+  std::string theirs = WriteManifest("bob.yaml", Replace(kSettings, "\"1\"", "\"9\""));
+  CommandResult conflict = Kubectl({"apply", "--server-side", "--field-manager=bob", "-f", theirs});
+  EXPECT_NE(conflict.exit_code, 0) << conflict.out;
+  EXPECT_TRUE(Contains(conflict.err,
+                       "error: Apply failed with 1 conflict: conflict with \"alice\": .data.a"))
+      << conflict.err;
+  EXPECT_TRUE(Contains(conflict.err, "--force-conflicts")) << conflict.err;
+  EXPECT_EQ(Kubectl({"get", "cm", "settings", "-o", "jsonpath={.data.a}"}).out, "1");
+
+  CommandResult forced =
+      Kubectl({"apply", "--server-side", "--field-manager=bob", "--force-conflicts", "-f", theirs});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(forced.out, "configmap/settings serverside-applied\n");
+  EXPECT_EQ(Kubectl({"get", "cm", "settings", "-o", "jsonpath={.data.a}"}).out, "9");
+  nlohmann::json managed = ManagedFieldsOf("cm", "settings");
+  std::map<std::string, nlohmann::json> owners;
+  for (const nlohmann::json& e : managed) owners[e["manager"]] = e["fieldsV1"]["f:data"];
+  EXPECT_EQ(owners["alice"], nlohmann::json::parse(R"({"f:b":{}})")) << managed;
+  EXPECT_EQ(owners["bob"], nlohmann::json::parse(R"({"f:a":{},"f:b":{}})")) << managed;
+
+  // A field another client changed with a merge patch is that manager's (operation Update).
+  ASSERT_EQ(
+      Kubectl({"apply", "--server-side", "-f", SourceDir() + "/examples/mnist-job.yaml"}).exit_code,
+      0);
+  ASSERT_EQ(Kubectl({"patch", "dljob", "mnist", "--type=merge", "-p", R"({"spec":{"gpus":8}})"})
+                .exit_code,
+            0);
+  CommandResult patched_conflict =
+      Kubectl({"apply", "--server-side", "-f", SourceDir() + "/examples/mnist-job.yaml"});
+  EXPECT_NE(patched_conflict.exit_code, 0);
+  EXPECT_TRUE(Contains(patched_conflict.err,
+                       "Apply failed with 1 conflict: conflict with \"kubectl-patch\" using "
+                       "dljob.io/v1alpha1: .spec.gpus"))
+      << patched_conflict.err;
+}
+
+// The first server-side apply of what kubectl applied client-side: the server lets kubectl take
+// the fields whose values the last-applied annotation records (no conflict, though the value
+// changes), and kubectl then moves client-side apply's fields to its server-side manager (a JSON
+// patch of managedFields).
+TEST_F(KubectlE2eTest, ServerSideApplyTakesOverFromClientSideApply) {
+  std::string cm = WriteManifest("settings.yaml", kSettings);
+  CommandResult client_side = Kubectl({"apply", "-f", cm});
+  ASSERT_EQ(client_side.exit_code, 0) << client_side.err;
+  EXPECT_EQ(client_side.out, "configmap/settings created\n");
+  CommandResult server_side =
+      Kubectl({"apply", "--server-side", "-f",
+               WriteManifest("changed.yaml", Replace(kSettings, "\"1\"", "\"3\""))});
+  ASSERT_EQ(server_side.exit_code, 0) << server_side.err;
+  EXPECT_EQ(server_side.out, "configmap/settings serverside-applied\n");
+  EXPECT_EQ(Kubectl({"get", "cm", "settings", "-o", "jsonpath={.data.a}"}).out, "3");
+  nlohmann::json managed = ManagedFieldsOf("cm", "settings");
+  std::set<std::string> managers;
+  for (const nlohmann::json& e : managed) {
+    managers.insert(e["manager"].get<std::string>() + "/" + e["operation"].get<std::string>());
+  }
+  EXPECT_EQ(managers.count("kubectl-client-side-apply/Update"), 0u) << managed;
+  EXPECT_EQ(managers.count("kubectl/Apply"), 1u) << managed;
+  // Left out now, and owned by no one else: pruned.
+  CommandResult dropped =
+      Kubectl({"apply", "--server-side", "-f",
+               WriteManifest("less.yaml", Replace(kSettings, "  b: \"2\"\n", ""))});
+  ASSERT_EQ(dropped.exit_code, 0) << dropped.err;
+  EXPECT_EQ(Kubectl({"get", "cm", "settings", "-o", "jsonpath={.data.b}"}).out, "");
+}
+
+// /openapi/v2 in protobuf, through kubectl's own reader (what kubectl 1.27's default validation
+// downloads before every apply; `kubectl explain` reads it when asked for v2 output).
+TEST_F(KubectlE2eTest, KubectlReadsOpenApiV2) {
+  CommandResult explain =
+      Kubectl({"explain", "dljobs.spec.gpus", "--output", "plaintext-openapiv2"});
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_TRUE(Contains(explain.out, "KIND:     DLJob")) << explain.out;
+  EXPECT_TRUE(Contains(explain.out, "FIELD:    gpus <integer>")) << explain.out;
+  CommandResult raw = Kubectl({"get", "--raw", "/openapi/v2"});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  nlohmann::json doc = nlohmann::json::parse(raw.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << raw.out.substr(0, 200);
+  EXPECT_EQ(doc["swagger"], "2.0");
 }
 
 }  // namespace

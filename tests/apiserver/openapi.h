@@ -1,20 +1,35 @@
-// The OpenAPI v3 documents the test API server publishes (/openapi/v3 and
-// /openapi/v3/{api/v1 | apis/<group>/<version>}), so that kubectl's default validation works.
+// The OpenAPI documents the test API server publishes, so that kubectl (1.27 to 1.33) can
+// validate, apply (client- and server-side) and explain with its defaults:
 //
-// What kubectl (1.27 and later) reads from them: for each kind it sends, the PATCH operation
-// tagged with x-kubernetes-group-version-kind and whether it takes the fieldValidation query
-// parameter. Every operation here does, so kubectl skips its client-side schema check and sends
-// fieldValidation=Strict, and the server's own checks (admission.h) answer. For `kubectl apply`
-// it reads which patch media types a PATCH accepts (strategic merge for built-in kinds, JSON
-// merge for custom resources), and for `kubectl explain` the component schemas.
+//   /openapi/v3 and /openapi/v3/{api/v1 | apis/<group>/<version>}  OpenAPI 3.0, JSON
+//   /openapi/v2                                                    Swagger 2.0, JSON or protobuf
 //
-// Component schemas: a custom resource's is its CRD's openAPIV3Schema with the kind's
-// x-kubernetes-group-version-kind, as a real server publishes it. The built-in kinds' schemas are
-// minimal (objects that preserve unknown fields) and carry no group-version-kind, so `kubectl
-// apply` builds strategic merge patches from its compiled-in types (what it does against a server
-// without OpenAPI). /openapi/v2 is not served (404), which kubectl tolerates.
+// Both are built from one model of the paths and one schema builder, rendered twice:
 //
-// The index names each document with a hash of its content, so kubectl's cache sees a new CRD.
+// Paths. Every operation of every served type (list, create, read, replace, patch, delete,
+// status) with x-kubernetes-group-version-kind, x-kubernetes-action, the query parameters of
+// writes (dryRun, fieldManager, fieldValidation; force on PATCH) and the media types a PATCH
+// accepts: JSON patch, merge patch and apply-patch+yaml, plus strategic merge patch for built-in
+// kinds (in v3 as requestBody content, in v2 as the operation's consumes). What kubectl reads:
+//  - fieldValidation on the kind's PATCH (v3, 1.27+; v2 before): kubectl then skips its
+//    client-side schema check, sends fieldValidation=Strict, and the server answers
+//    (admission.h);
+//  - the PATCH's media types: `kubectl apply` sends a strategic merge patch only where they list
+//    one (v3's requestBody, or v2's consumes in the versions that read v2 for it), a JSON merge
+//    patch for custom resources.
+//
+// Schemas. A custom resource's is its CRD's openAPIV3Schema with metadata as a reference to
+// ObjectMeta and x-kubernetes-group-version-kind, as a real server publishes it; in v2 it is first
+// converted as the real server converts it (OpenApiV2Schema). The built-in kinds' schemas are
+// minimal (objects that keep any field) and carry no group-version-kind, so kubectl builds their
+// strategic merge patches from its compiled-in types, as against a server without OpenAPI (a
+// schema with a group-version-kind but no fields would make kubectl build them from it, wrongly).
+//
+// /openapi/v2 matters to kubectl 1.27: its default validation downloads it (as protobuf) before
+// any apply, and fails the command when it cannot (later versions download it only when they
+// need it). The v3 index names each document with a hash of its content, so kubectl's cache sees
+// a new CRD.
+//
 // Pure functions; thread-safe.
 #pragma once
 
@@ -35,5 +50,14 @@ nlohmann::json OpenApiV3Index(const std::vector<ResourceType>& types);
 // served there.
 std::optional<nlohmann::json> OpenApiV3Document(const std::vector<ResourceType>& types,
                                                 const std::string& gv_path);
+
+// /openapi/v2 as JSON (openapi_v2_proto.h encodes it for kubectl).
+nlohmann::json OpenApiV2Document(const std::vector<ResourceType>& types);
+
+// A structural schema (a CRD's openAPIV3Schema) as the real server publishes it in OpenAPI v2:
+// allOf/anyOf/oneOf/not dropped; a nullable node untyped, without items or properties;
+// x-kubernetes-preserve-unknown-fields nodes without items or properties; an array without items
+// untyped; a nullable property not required.
+nlohmann::json OpenApiV2Schema(const nlohmann::json& schema);
 
 }  // namespace dljob::apiserver

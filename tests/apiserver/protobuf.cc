@@ -1,6 +1,7 @@
 // See protobuf.h.
 #include "tests/apiserver/protobuf.h"
 
+#include <cstring>
 #include <functional>
 
 namespace dljob::apiserver {
@@ -327,6 +328,47 @@ bool ProtoReader::Next() {
       return Fail("unsupported wire type " + std::to_string(wire_type_));
   }
 }
+
+void ProtoWriter::Varint(uint64_t value) {
+  while (value >= 0x80) {
+    data_ += static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  data_ += static_cast<char>(value);
+}
+
+void ProtoWriter::Tag(int field, int wire_type) {
+  Varint((static_cast<uint64_t>(field) << 3) | static_cast<uint64_t>(wire_type));
+}
+
+void ProtoWriter::String(int field, std::string_view value, bool always) {
+  if (value.empty() && !always) return;
+  Tag(field, 2);
+  Varint(value.size());
+  data_.append(value);
+}
+
+void ProtoWriter::Bool(int field, bool value, bool always) {
+  if (!value && !always) return;
+  Tag(field, 0);
+  Varint(value ? 1 : 0);
+}
+
+void ProtoWriter::Int64(int field, int64_t value) {
+  if (value == 0) return;
+  Tag(field, 0);
+  Varint(static_cast<uint64_t>(value));  // two's complement, 10 bytes when negative
+}
+
+void ProtoWriter::Double(int field, double value) {
+  if (value == 0) return;
+  Tag(field, 1);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  for (int i = 0; i < 8; ++i) data_ += static_cast<char>((bits >> (8 * i)) & 0xff);
+}
+
+void ProtoWriter::Message(int field, const ProtoWriter& inner) { String(field, inner.data_, true); }
 
 ApiResult<Json> DecodeProtobufObject(std::string_view body) {
   if (body.substr(0, kMagic.size()) != kMagic) {

@@ -13,8 +13,10 @@
 // a 415, which names the kinds read (a client then has to send JSON). Fields it does not know are
 // skipped, as protobuf readers do.
 //
-// ProtoReader is the wire format: varints, the four wire types, length checks. Every read of a
-// malformed or truncated input is an error, never a read past the end.
+// ProtoReader and ProtoWriter are the wire format: varints, the wire types, length checks. Every
+// read of a malformed or truncated input is an error, never a read past the end. ProtoWriter
+// writes proto3's encoding (a field at its default value is left out), which is how the OpenAPI
+// v2 document goes to kubectl (openapi_v2_proto.h).
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -56,6 +58,25 @@ class ProtoReader {
   uint64_t varint_ = 0;
   std::string_view bytes_;
   std::string error_;
+};
+
+// Appends fields to a message. Nested messages are written with Message(): build the inner one
+// with its own writer first.
+class ProtoWriter {
+ public:
+  // Left out when empty (proto3), unless `always` (a repeated string's items are always written).
+  void String(int field, std::string_view value, bool always = false);
+  void Bool(int field, bool value, bool always = false);  // left out when false
+  void Int64(int field, int64_t value);                   // left out when 0
+  void Double(int field, double value);                   // left out when 0
+  void Message(int field, const ProtoWriter& inner);      // always written, even when empty
+  const std::string& data() const { return data_; }
+
+ private:
+  void Tag(int field, int wire_type);
+  void Varint(uint64_t value);
+
+  std::string data_;
 };
 
 // The JSON object of a protobuf request body (envelope included). 400 for a malformed body,

@@ -11,6 +11,7 @@
 #include "jobs/codec.h"
 #include "tests/apiserver/discovery.h"
 #include "tests/apiserver/openapi.h"
+#include "tests/apiserver/openapi_v2_proto.h"
 #include "tests/apiserver/rest_response.h"
 
 namespace dljob::apiserver {
@@ -92,6 +93,17 @@ void RestHandler::ServeApi(const HttpRequest& request, const RestPath& path, Res
     if (request.method == "GET" && request.path == "/openapi/v3") {
       RespondJson(out, 200, OpenApiV3Index(registry_.All()));
       return;
+    }
+    if (request.method == "GET" && request.path == "/openapi/v2") {
+      switch (NegotiateOpenApiV2(RequestHeader(request, "Accept"))) {
+        case OpenApiV2Format::kJson:
+          return RespondJson(out, 200, OpenApiV2Document(registry_.All()));
+        case OpenApiV2Format::kProtobuf:
+          return out.Respond(200, {{"Content-Type", kOpenApiV2ProtobufType}},
+                             EncodeOpenApiV2(OpenApiV2Document(registry_.All())));
+        case OpenApiV2Format::kNotAcceptable:
+          return out.Respond(406, {}, "");
+      }
     }
     if (request.method == "GET" && request.path.rfind("/openapi/v3/", 0) == 0) {
       std::optional<Json> doc =

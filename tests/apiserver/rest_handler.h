@@ -5,10 +5,13 @@
 // Serves, in the real API server's JSON shapes: /version; discovery (/api, /api/v1, /apis,
 // /apis/{group}, /apis/{group}/{version}); get, list (label/field selectors, limit/continue),
 // watch (resourceVersion, allowWatchBookmarks, timeoutSeconds; 410 as an ERROR event), create,
-// update (PUT), patch (merge patch; strategic merge patch read as a merge patch for built-in
-// types; JSON patch), delete (DeleteOptions body or propagationPolicy query) for every registered
-// type, namespaced and across namespaces; status subresources; pods/binding; pods/log (follow);
-// Tables for `kubectl get`. POSTing a CustomResourceDefinition registers its type.
+// update (PUT), patch (merge patch; strategic merge patch for built-in types (strategic_patch.h);
+// JSON patch; server-side apply, application/apply-patch+yaml, rest_apply.cc), delete
+// (DeleteOptions body or propagationPolicy query) for every registered type, namespaced and
+// across namespaces; status subresources; pods/binding; pods/log (follow); Tables for `kubectl
+// get`; OpenAPI v3 and v2 (openapi.h). Every client write records its field manager in
+// metadata.managedFields (field_manager.h): the fieldManager parameter, else the User-Agent's
+// product. POSTing a CustomResourceDefinition registers its type.
 // /_test/... is the simulation and fault-injection API (test_control.h lists the endpoints).
 //
 // Thread-safety: Serve() may run on many threads at once; a watch or followed log blocks its
@@ -18,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +29,7 @@
 #include "base/status.h"
 #include "tests/apiserver/admission.h"
 #include "tests/apiserver/faults.h"
+#include "tests/apiserver/field_manager.h"
 #include "tests/apiserver/object_store.h"
 #include "tests/apiserver/pod_logs.h"
 #include "tests/apiserver/resource_types.h"
@@ -95,6 +100,24 @@ class RestHandler {
                  const QueryParams& query, ResponseWriter& out);
   void ServePatch(const HttpRequest& request, const RestPath& path, const ResourceType& type,
                   FieldValidation mode, ResponseWriter& out);
+  // rest_apply.cc
+  void ServeApply(const HttpRequest& request, const RestPath& path, const ResourceType& type,
+                  FieldValidation mode, const QueryParams& query, ResponseWriter& out);
+  // Stores what an apply computed: a create when `current` is null, else an update at its
+  // version (a stale version is a Conflict for the caller to retry).
+  ApiResult<Json> StoreApplied(const ResourceType& type, const RestPath& path, FieldValidation mode,
+                               const Json* current, Json object, AdmissionReport* report);
+  // What field management needs to know of a write by `manager` to `path`.
+  WriteContext FieldsContext(const ResourceType& type, const RestPath& path,
+                             const std::string& manager) const;
+  // The managedFields a write stores, given the stored object (null for a create) and the one
+  // about to be stored.
+  using ManagedFieldsFn = std::function<Json(const Json* old, const Json& object)>;
+  // The admission of one client write (admission.h), reporting into `report`, then its
+  // managedFields from `managed`.
+  static ObjectStore::Admission AdmitWith(const ResourceType& type, FieldValidation mode,
+                                          bool patch, AdmissionReport* report,
+                                          ManagedFieldsFn managed);
   void ServeDelete(const HttpRequest& request, const RestPath& path, const ResourceType& type,
                    const QueryParams& query, ResponseWriter& out);
   // The CRD side effects of a write to customresourcedefinitions.
@@ -111,6 +134,8 @@ class RestHandler {
   // test_control.cc
   void ServeTestControl(const HttpRequest& request, ResponseWriter& out);
   bool Stopping(uint64_t watch_epoch) const;
+
+  static constexpr char kCrdKey[] = "customresourcedefinitions.apiextensions.k8s.io";
 
   const RestOptions options_;
   ResourceRegistry registry_;

@@ -143,10 +143,14 @@ TEST_F(RestHandlerTest, CrudOverRestWithStatusBodies) {
                             200, {{"Content-Type", "application/strategic-merge-patch+json"}});
   EXPECT_EQ(strategic["spec"]["containers"][0]["image"], "alpine");
   EXPECT_FALSE(strategic["spec"].contains("$setElementOrder/containers"));
+  // Server-side apply needs a field manager (rest_apply_test.cc has the rest).
   EXPECT_EQ(Call("PATCH", std::string(kPods) + "/p", "{}",
                  {{"Content-Type", "application/apply-patch+yaml"}})
                 .status_,
-            415);
+            422);
+  EXPECT_EQ(
+      Call("PATCH", std::string(kPods) + "/p", "{}", {{"Content-Type", "text/plain"}}).status_,
+      415);
   Json by_label = MustCall("GET", std::string(kPods) + "?labelSelector=c%3Dd", nullptr, 200);
   EXPECT_EQ(by_label["items"].size(), 1u);
   EXPECT_EQ(

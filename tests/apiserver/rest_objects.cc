@@ -11,8 +11,6 @@
 namespace dljob::apiserver {
 namespace {
 
-constexpr char kCrdKey[] = "customresourcedefinitions.apiextensions.k8s.io";
-
 ApiResult<Json> ParseBody(const HttpRequest& request) {
   if (request.body.empty()) return BadRequestError("the request body is empty; send a JSON object");
   std::string content_type = RequestHeader(request, "Content-Type");
@@ -38,15 +36,32 @@ std::chrono::system_clock::time_point Now(const StoreOptions& options) {
   return options.now ? options.now() : std::chrono::system_clock::now();
 }
 
-// The admission of one client write (admission.h), reporting into `report`.
-ObjectStore::Admission AdmitWith(const ResourceType& type, FieldValidation mode, bool patch,
-                                 AdmissionReport* report) {
-  return [&type, mode, patch, report](const Json* old, Json& object) {
-    return Admit(type, mode, patch, old, object, report);
+}  // namespace
+
+ObjectStore::Admission RestHandler::AdmitWith(const ResourceType& type, FieldValidation mode,
+                                              bool patch, AdmissionReport* report,
+                                              ManagedFieldsFn managed) {
+  return [&type, mode, patch, report, managed = std::move(managed)](
+             const Json* old, Json& object) -> std::optional<ApiError> {
+    if (std::optional<ApiError> refused = Admit(type, mode, patch, old, object, report)) {
+      return refused;
+    }
+    SetManagedFields(object, managed(old, object));
+    return std::nullopt;
   };
 }
 
-}  // namespace
+WriteContext RestHandler::FieldsContext(const ResourceType& type, const RestPath& path,
+                                        const std::string& manager) const {
+  WriteContext ctx{FieldType::RootOf(type), manager,          type.ApiVersion(),
+                   path.subresource,        FieldScope::kAll, FormatRfc3339(Now(options_.store))};
+  if (path.subresource == "status") {
+    ctx.scope = FieldScope::kOnlyStatus;
+  } else if (type.has_status) {
+    ctx.scope = FieldScope::kAllButStatus;
+  }
+  return ctx;
+}
 
 void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path,
                                 const ResourceType& type, ResponseWriter& out) {
@@ -85,6 +100,17 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
     return RespondError(out, mode.error());
   }
   AdmissionReport report;
+  const std::string manager = FieldManagerOf(query, RequestHeader(request, "User-Agent"));
+  auto updated_fields = [ctx = FieldsContext(type, path, manager)](const Json* old,
+                                                                   const Json& object) {
+    return UpdatedManagedFields(ctx, old, object);
+  };
+  if (m == "POST" || m == "PUT") {
+    if (std::optional<InvalidStatus> invalid =
+            ValidateWriteOptions(m == "POST" ? "CreateOptions" : "UpdateOptions", query, false)) {
+      return RespondError(out, invalid->error, invalid->details);
+    }
+  }
   if (m == "POST" && path.name.empty()) {
     ApiResult<Json> body = ParseBody(request);
     if (!body.ok()) return RespondError(out, body.error());
@@ -96,7 +122,7 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
       }
     }
     ApiResult<Json> created = store_.Create(type, path.ns, std::move(body).value(),
-                                            AdmitWith(type, *mode, false, &report));
+                                            AdmitWith(type, *mode, false, &report, updated_fields));
     if (created.ok() && type.Key() == kCrdKey) created = AfterCrdWrite(*created);
     if (!created.ok()) return RespondError(out, created.error(), report.details);
     return RespondJson(out, 201, *created, report.warnings);
@@ -104,8 +130,9 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
   if (m == "PUT" && !path.name.empty()) {
     ApiResult<Json> body = ParseBody(request);
     if (!body.ok()) return RespondError(out, body.error());
-    ApiResult<Json> updated = store_.Update(type, path.ns, path.name, std::move(body).value(),
-                                            PartOf(path), AdmitWith(type, *mode, false, &report));
+    ApiResult<Json> updated =
+        store_.Update(type, path.ns, path.name, std::move(body).value(), PartOf(path),
+                      AdmitWith(type, *mode, false, &report, updated_fields));
     if (updated.ok() && type.Key() == kCrdKey) updated = AfterCrdWrite(*updated);
     if (!updated.ok()) return RespondError(out, updated.error(), report.details);
     return RespondJson(out, 200, *updated, report.warnings);
@@ -151,24 +178,33 @@ void RestHandler::ServeList(const HttpRequest& request, const RestPath& path,
 
 void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
                              const ResourceType& type, FieldValidation mode, ResponseWriter& out) {
-  AdmissionReport report;
-  ObjectStore::Admission admit = AdmitWith(type, mode, true, &report);
   std::string content_type = RequestHeader(request, "Content-Type");
   content_type = content_type.substr(0, content_type.find(';'));
   bool merge = content_type == "application/merge-patch+json";
   bool strategic = content_type == "application/strategic-merge-patch+json" && !type.custom;
   bool json_patch = content_type == "application/json-patch+json";
-  if (!merge && !strategic && !json_patch) {
-    return RespondError(out,
-                        ErrorForCode(415,
-                                     "the body of the request was in an unknown format - "
-                                     "accepted media types include: "
-                                     "application/json-patch+json, "
-                                     "application/merge-patch+json" +
-                                         std::string(type.custom ? ""
-                                                                 : ", application/"
-                                                                   "strategic-merge-patch+json")));
+  bool apply = content_type == "application/apply-patch+yaml";
+  if (!merge && !strategic && !json_patch && !apply) {
+    return RespondError(
+        out, ErrorForCode(415, std::string("the body of the request was in an unknown format - "
+                                           "accepted media types include: "
+                                           "application/json-patch+json, "
+                                           "application/merge-patch+json, ") +
+                                   (type.custom ? "" : "application/strategic-merge-patch+json, ") +
+                                   "application/apply-patch+yaml"));
   }
+  const QueryParams query = ParseQuery(request.query);
+  if (std::optional<InvalidStatus> invalid = ValidateWriteOptions("PatchOptions", query, apply)) {
+    return RespondError(out, invalid->error, invalid->details);
+  }
+  if (apply) return ServeApply(request, path, type, mode, query, out);
+  AdmissionReport report;
+  WriteContext ctx =
+      FieldsContext(type, path, FieldManagerOf(query, RequestHeader(request, "User-Agent")));
+  ObjectStore::Admission admit =
+      AdmitWith(type, mode, true, &report, [&ctx](const Json* old, const Json& object) {
+        return UpdatedManagedFields(ctx, old, object);
+      });
   ApiResult<Json> patch = ParseBody(request);
   if (!patch.ok()) return RespondError(out, patch.error());
   ApiResult<Json> result = BadRequestError("unreachable");

@@ -159,7 +159,7 @@ TEST_F(RestValidationTest, BuiltinNamesFollowTheRealServersRules) {
   EXPECT_EQ(Call("POST", kJobs, job.dump()).status_, 422);
 }
 
-TEST_F(RestValidationTest, OpenApiV3TellsKubectlThatFieldValidationIsSupported) {
+TEST_F(RestValidationTest, OpenApiTellsKubectlThatFieldValidationIsSupported) {
   Json index = Call("GET", "/openapi/v3", "").json();
   ASSERT_TRUE(index["paths"].contains("api/v1")) << index;
   ASSERT_TRUE(index["paths"].contains("apis/dljob.io/v1alpha1")) << index;
@@ -183,7 +183,16 @@ TEST_F(RestValidationTest, OpenApiV3TellsKubectlThatFieldValidationIsSupported) 
   EXPECT_TRUE(
       pod_patch["requestBody"]["content"].contains("application/strategic-merge-patch+json"));
   EXPECT_EQ(Call("GET", "/openapi/v3/apis/nothing.io/v1", "").status_, 404);
-  EXPECT_EQ(Call("GET", "/openapi/v2", "").status_, 404);
+  EXPECT_TRUE(patch["requestBody"]["content"].contains("application/apply-patch+yaml"));  // SSA
+  // /openapi/v2 carries the same operations (RestApplyTest.OpenApiV2IsServedAsJsonOrProtobuf).
+  Json v2 = Call("GET", "/openapi/v2", "").json();
+  Json v2_patch =
+      v2["paths"]["/apis/dljob.io/v1alpha1/namespaces/{namespace}/dljobs/{name}"]["patch"];
+  EXPECT_EQ(v2_patch["x-kubernetes-group-version-kind"], patch["x-kubernetes-group-version-kind"]);
+  bool v2_field_validation = false;
+  for (const Json& p : v2_patch["parameters"])
+    v2_field_validation |= p["name"] == "fieldValidation";
+  EXPECT_TRUE(v2_field_validation) << v2_patch;
 
   // A new CRD changes the index's hash of its group-version (kubectl's cache key).
   handler_->LoadCrdFile("charts/dljob/crds/dljob.io_dlqueues.yaml");
