@@ -37,5 +37,7 @@ std::string CheckAbsolutePath(const std::string& path);
 std::string CheckDnsSubdomain(const std::string& value);  // RFC 1123 subdomain, <= 253
 std::string CheckLabelValue(const std::string& value);    // "" or a label name, <= 63
 std::string CheckEnvVarName(const std::string& name);     // [-._a-zA-Z][-._a-zA-Z0-9]*
+// a-z or 0-9: the characters a DNS label or subdomain starts and ends with.
+bool IsLowerAlnum(char c);
 
 }  // namespace dljob

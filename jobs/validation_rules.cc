@@ -7,9 +7,11 @@
 #include "jobs/validation.h"
 
 namespace dljob {
-namespace {
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+namespace {
+
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 // Lowercase letters, digits and '-', starting and ending with a letter or digit.

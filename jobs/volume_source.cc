@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "jobs/field_path.h"
+#include "jobs/validation.h"
 
 namespace dljob {
 namespace {
@@ -21,8 +22,6 @@ bool HasDotDotSegment(std::string_view path) {
   }
   return false;
 }
-
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 // Bucket names as S3 (and OSS) accept them: 3-63 of [a-z0-9.-], starting and ending alnum.
 std::string CheckBucket(std::string_view bucket) {

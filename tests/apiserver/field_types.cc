@@ -63,7 +63,7 @@ std::map<std::string, std::shared_ptr<const Json>> BuiltinSchemas() {
   return out;
 }
 
-const std::shared_ptr<const Json>& ObjectMetaSchema() {
+const std::shared_ptr<const Json>& ObjectMetaMergeSchema() {
   static const std::shared_ptr<const Json> kSchema = std::make_shared<const Json>(ObjectMeta());
   return kSchema;
 }
@@ -124,7 +124,8 @@ bool FieldType::Declares(const std::string& key) const {
 
 FieldType FieldType::Field(const std::string& key) const {
   if (root_ && key == "metadata") {
-    return FieldType(ObjectMetaSchema(), ObjectMetaSchema().get(), /*builtin=*/true, false);
+    return FieldType(ObjectMetaMergeSchema(), ObjectMetaMergeSchema().get(), /*builtin=*/true,
+                     false);
   }
   const Json* props = Child("properties");
   if (props && props->is_object() && props->contains(key)) {
