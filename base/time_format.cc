@@ -14,6 +14,16 @@ std::string FormatRfc3339(WallTime t) {
   return buf;
 }
 
+std::string FormatRfc3339Micros(WallTime t) {
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(t - seconds);
+  std::string base = FormatRfc3339(seconds);
+  // micros is in [0, 999999] (six digits), but the compiler cannot prove it: room for any value.
+  char frac[24];
+  std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros.count()));
+  return base.substr(0, base.size() - 1) + frac + "Z";  // base ends in 'Z'
+}
+
 std::optional<WallTime> ParseRfc3339(const std::string& s) {
   std::tm tm{};
   int consumed = 0;

@@ -13,6 +13,9 @@ using WallTime = std::chrono::system_clock::time_point;
 
 // "2026-11-22T05:03:07Z" (UTC, second precision, as metav1.Time marshals).
 std::string FormatRfc3339(WallTime t);
+// "2026-11-22T05:03:07.123456Z" (UTC, six fractional digits, as metav1.MicroTime marshals: Lease
+// times).
+std::string FormatRfc3339Micros(WallTime t);
 // Accepts "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt otherwise.
 std::optional<WallTime> ParseRfc3339(const std::string& s);
 

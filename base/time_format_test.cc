@@ -13,6 +13,15 @@ TEST(TimeFormat, FormatsUtcSeconds) {
   EXPECT_EQ(FormatRfc3339(std::chrono::system_clock::from_time_t(0)), "1970-01-01T00:00:00Z");
 }
 
+TEST(TimeFormat, FormatsUtcMicroseconds) {
+  WallTime t = std::chrono::system_clock::from_time_t(1795323787);  // 2026-11-22T05:03:07Z
+  EXPECT_EQ(FormatRfc3339Micros(t), "2026-11-22T05:03:07.000000Z");
+  EXPECT_EQ(FormatRfc3339Micros(t + std::chrono::microseconds(123456)),
+            "2026-11-22T05:03:07.123456Z");
+  EXPECT_EQ(FormatRfc3339Micros(t + std::chrono::nanoseconds(999'999'999)),
+            "2026-11-22T05:03:07.999999Z");
+}
+
 TEST(TimeFormat, ParsesZoneAndFraction) {
   WallTime want = std::chrono::system_clock::from_time_t(1795323787);
   EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07Z"), want);

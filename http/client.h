@@ -57,6 +57,11 @@ struct ClientRequest {
   std::string body;
   // How long the client may wait with nothing arriving; zero = the client's default.
   std::chrono::milliseconds timeout{0};
+  // A limit on the whole exchange however steadily bytes arrive, for callers with a deadline of
+  // their own (kube/http_api.h): Send() fails with kTimeout when the complete answer has not
+  // arrived within it, Open() when the status line and headers have not (the body then streams
+  // under `timeout` alone). Zero = no limit.
+  std::chrono::milliseconds total_timeout{0};
 };
 
 struct ClientResponse {

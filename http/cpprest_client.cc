@@ -3,7 +3,9 @@
 
 #include <arpa/inet.h>
 
+#include <atomic>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -13,6 +15,7 @@
 #include <cpprest/http_client.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <pplx/threadpool.h>
 
 #include "base/mutex.h"
 #include "http/proxy.h"
@@ -164,6 +167,45 @@ HttpHeaders ToHeaders(const cpprest::http_headers& in) {
   HttpHeaders out;
   for (const auto& [name, value] : in) out.emplace_back(name, value);
   return out;
+}
+
+// A request's total_timeout: cancels the exchange (its token source) when the limit passes, unless
+// Settle() came first. The timer runs on cpprestsdk's own Asio service, so no thread waits for it.
+class ExchangeTimer {
+ public:
+  ExchangeTimer(std::chrono::milliseconds limit, pplx::cancellation_token_source cts) {
+    if (limit <= std::chrono::milliseconds::zero()) return;
+    state_ = std::make_shared<State>(crossplat::threadpool::shared_instance().service());
+    state_->timer.expires_after(limit);
+    state_->timer.async_wait([s = state_, cts](const boost::system::error_code& ec) mutable {
+      if (ec || s->settled.exchange(true)) return;  // stopped, or the exchange settled first
+      cts.cancel();
+    });
+  }
+  ~ExchangeTimer() { Settle(); }
+  ExchangeTimer(const ExchangeTimer&) = delete;
+  ExchangeTimer& operator=(const ExchangeTimer&) = delete;
+
+  // Stops the timer; false when it had already fired (the exchange was cancelled for it).
+  bool Settle() {
+    if (!state_) return true;
+    bool in_time = !state_->settled.exchange(true);
+    state_->timer.cancel();
+    return in_time;
+  }
+
+ private:
+  struct State {
+    explicit State(boost::asio::io_service& io) : timer(io) {}
+    boost::asio::steady_timer timer;
+    std::atomic<bool> settled{false};
+  };
+  std::shared_ptr<State> state_;
+};
+
+ClientError TotalTimeout(const std::string& what, std::chrono::milliseconds limit) {
+  return {Failure::kTimeout, what + ": no answer within its total timeout of " +
+                                 std::to_string(limit.count()) + " ms"};
 }
 
 // What a streamed body's pump (on cpprestsdk's threads) and its reader share.
@@ -340,9 +382,11 @@ Result<std::unique_ptr<CpprestClient>> CpprestClient::Create(const CpprestClient
 
 ClientResult<ClientResponse> CpprestClient::Send(const ClientRequest& request) {
   const std::string what = impl_->What(request);
+  pplx::cancellation_token_source cts;
+  ExchangeTimer timer(request.total_timeout, cts);
   try {
     cpprest::http_response resp =
-        impl_->Client(request.timeout)->request(Impl::Build(request)).get();
+        impl_->Client(request.timeout)->request(Impl::Build(request), cts.get_token()).get();
     ClientResponse out;
     out.status = resp.status_code();
     out.headers = ToHeaders(resp.headers());
@@ -350,8 +394,10 @@ ClientResult<ClientResponse> CpprestClient::Send(const ClientRequest& request) {
       std::vector<unsigned char> body = resp.extract_vector().get();
       out.body.assign(body.begin(), body.end());
     }
+    timer.Settle();  // the answer is complete, whether or not the timer fired just now
     return out;
   } catch (...) {
+    if (!timer.Settle()) return TotalTimeout(what, request.total_timeout);
     return Translate(std::current_exception(), what);
   }
 }
@@ -359,12 +405,15 @@ ClientResult<ClientResponse> CpprestClient::Send(const ClientRequest& request) {
 ClientResult<StreamedResponse> CpprestClient::Open(const ClientRequest& request) {
   auto state = std::make_shared<StreamState>();
   state->what = impl_->What(request);
+  ExchangeTimer timer(request.total_timeout, state->cts);
   try {
     state->response =
         impl_->Client(request.timeout)->request(Impl::Build(request), state->cts.get_token()).get();
   } catch (...) {
+    if (!timer.Settle()) return TotalTimeout(state->what, request.total_timeout);
     return Translate(std::current_exception(), state->what);
   }
+  if (!timer.Settle()) return TotalTimeout(state->what, request.total_timeout);
   StreamedResponse out;
   out.status = state->response.status_code();
   out.headers = ToHeaders(state->response.headers());

@@ -4,12 +4,13 @@
 // CA bundle when there is one (the system roots otherwise), presents a client certificate and
 // key for mutual TLS, and skips verification only with insecure_skip_tls_verify. A request's
 // timeout is an inactivity limit (cpprestsdk restarts its timer whenever bytes move), so a watch
-// may stream for as long as events keep arriving. Redirects are not followed. Open() returns
-// once the headers are in; the body's chunks are then handed to BodyStream::Read() as they
-// arrive (a pump on cpprestsdk's thread pool fills a queue), and Cancel() makes a blocked Read()
-// return at once and closes the connection. Dropping a BodyStream cancels it. cpprestsdk's
-// exceptions stop at this file: every failure comes back as a ClientError naming the request
-// (and the proxy, when there is one).
+// may stream for as long as events keep arriving; a request's total_timeout is a hard limit on
+// the exchange (a timer on cpprestsdk's Asio service cancels it), which leaves the pooling alone.
+// Redirects are not followed. Open() returns once the headers are in; the body's chunks are then
+// handed to BodyStream::Read() as they arrive (a pump on cpprestsdk's thread pool fills a queue),
+// and Cancel() makes a blocked Read() return at once and closes the connection. Dropping a
+// BodyStream cancels it. cpprestsdk's exceptions stop at this file: every failure comes back as a
+// ClientError naming the request (and the proxy, when there is one).
 //
 // Through an HTTP proxy (proxy_url), http:// requests go to the proxy in absolute form
 // ("GET http://host:port/path HTTP/1.1") and https:// ones through a CONNECT tunnel, TLS running

@@ -175,6 +175,65 @@ TEST(CpprestClient, TimeoutWhenTheServerSaysNothing) {
   EXPECT_EQ(resp.error().failure, Failure::kTimeout) << resp.error().message;
 }
 
+// total_timeout ends an exchange that keeps trickling bytes, which the inactivity limit never
+// would; the connection pool of the request's `timeout` is the one it always uses.
+TEST(CpprestClient, TotalTimeoutEndsAnAnswerThatTrickles) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    if (r.target == "/fast") {
+      c.Write(LoopbackHttpServer::Answer(200, "{}"));
+      return;
+    }
+    if (!c.Write(kChunkedHead)) return;
+    for (int i = 0; i < 200 && c.Write(LoopbackHttpServer::Chunk("x")); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.target = "/slow";
+  req.timeout = std::chrono::seconds(30);
+  req.total_timeout = std::chrono::milliseconds(300);
+  auto start = std::chrono::steady_clock::now();
+  auto resp = client->Send(req);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.error().failure, Failure::kTimeout) << resp.error().message;
+  EXPECT_NE(resp.error().message.find("total timeout of 300 ms"), std::string::npos)
+      << resp.error().message;
+  // A failure limit (the trickle would last 10 s), not a timing check.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+
+  req.target = "/fast";  // the limit does not outlive its exchange
+  auto fast = client->Send(req);
+  ASSERT_TRUE(fast.ok()) << fast.error().message;
+  EXPECT_EQ(fast->body, "{}");
+}
+
+TEST(CpprestClient, TotalTimeoutBoundsOpeningAStreamNotReadingIt) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    if (r.target == "/silent") {
+      c.server().WaitForStep(1);  // never given: no status line until the server stops
+      return;
+    }
+    c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("first"));
+    c.server().WaitForStep(1);
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.target = "/silent";
+  req.timeout = std::chrono::seconds(30);
+  req.total_timeout = std::chrono::milliseconds(200);
+  auto silent = client->Open(req);
+  ASSERT_FALSE(silent.ok());
+  EXPECT_EQ(silent.error().failure, Failure::kTimeout) << silent.error().message;
+
+  req.target = "/stream";
+  auto resp = client->Open(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // past the total timeout
+  EXPECT_EQ(ReadAtLeast(*resp->body, 5), "first");
+  resp->body->Cancel();
+}
+
 TEST(CpprestClient, RefusedConnectionIsConnectFailed) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

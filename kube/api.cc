@@ -16,6 +16,7 @@ const Resource kDLQueues{"dljob.io", "v1alpha1", "dlqueues", false, "DLQueue"};
 }  // namespace resources
 
 std::string ApiError::ToString() const {
+  if (http == 0 && reason == kReasonDeadline) return message;  // refused here, not a connection
   if (http == 0) return reason == kReasonNoCredentials ? message : "connection failed: " + message;
   std::string out = std::to_string(http);
   if (!reason.empty()) out += " " + reason;
@@ -36,6 +37,61 @@ Status ApiError::ToStatus() const {
     code = StatusCode::kUnavailable;
   }
   return Status(code, ToString());
+}
+
+namespace {
+
+// Api::WithDeadline's default: every call forwarded as it is (see api.h).
+class UnboundedView final : public Api {
+ public:
+  explicit UnboundedView(Api& api) : api_(api) {}
+
+  ApiResult<Json> Get(const Resource& r, const std::string& ns, const std::string& name) override {
+    return api_.Get(r, ns, name);
+  }
+  ApiResult<Json> List(const Resource& r, const std::string& ns,
+                       const ListOptions& options) override {
+    return api_.List(r, ns, options);
+  }
+  ApiResult<Json> Create(const Resource& r, const std::string& ns, const Json& object) override {
+    return api_.Create(r, ns, object);
+  }
+  ApiResult<Json> Replace(const Resource& r, const std::string& ns, const Json& object) override {
+    return api_.Replace(r, ns, object);
+  }
+  ApiResult<Json> ReplaceStatus(const Resource& r, const std::string& ns,
+                                const Json& object) override {
+    return api_.ReplaceStatus(r, ns, object);
+  }
+  ApiResult<Json> MergePatch(const Resource& r, const std::string& ns, const std::string& name,
+                             const Json& patch, const std::string& subresource) override {
+    return api_.MergePatch(r, ns, name, patch, subresource);
+  }
+  ApiResult<Json> Delete(const Resource& r, const std::string& ns, const std::string& name,
+                         const DeleteOptions& options) override {
+    return api_.Delete(r, ns, name, options);
+  }
+  ApiResult<WatchStreamPtr> Watch(const Resource& r, const std::string& ns,
+                                  const ListOptions& options) override {
+    return api_.Watch(r, ns, options);
+  }
+  ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                       const std::string& node) override {
+    return api_.Bind(ns, pod, node);
+  }
+  ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                const LogOptions& options) override {
+    return api_.Logs(ns, pod, options);
+  }
+
+ private:
+  Api& api_;
+};
+
+}  // namespace
+
+std::unique_ptr<Api> Api::WithDeadline(Clock::MonotonicTime) {
+  return std::make_unique<UnboundedView>(*this);
 }
 
 ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns, ListOptions options) {

@@ -11,6 +11,10 @@
 // reset, timed out) and its Status reason ("NotFound", "Conflict", "Expired", …). Callers branch on
 // the predicates (IsNotFound, IsConflict, …), never on message text.
 //
+// A call may be bounded by a deadline (WithDeadline): the leader's calls are, by the end of its
+// lease's acting window (kube/runtime/fenced_api.h), so that none of them can be applied after a
+// standby may have taken over.
+//
 // Thread-safety: implementations are safe to call from many threads at once. A WatchStream or
 // LineStream belongs to one reader thread; Cancel() may be called from any thread and makes a
 // blocked Next() return promptly.
@@ -25,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/status.h"
 
 namespace dljob::kube {
@@ -84,6 +89,9 @@ inline constexpr const char* kReasonTransportError = "TransportError";  // reset
 // No request was sent: there was no credential to send it with (a kubeconfig credential plugin
 // failed; the message says how). ToString() is then the message alone.
 inline constexpr const char* kReasonNoCredentials = "NoCredentials";
+// Not sent: the call's deadline had passed (Api::WithDeadline), or this replica may no longer act
+// (kube/runtime/fenced_api.h). The message says which.
+inline constexpr const char* kReasonDeadline = "DeadlineExceeded";
 
 // A value or an ApiError (base/status.h's Result). status() is the error's ToStatus().
 template <typename T>
@@ -171,6 +179,19 @@ class Api {
                                const std::string& node) = 0;
   virtual ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
                                         const LogOptions& options) = 0;
+
+  // A view of this Api whose calls all end by `deadline`, a time of the monotonic clock this Api
+  // waits on (Clock::MonotonicNow): no attempt starts at or after it (the call fails with reason
+  // kReasonDeadline, nothing sent), an attempt gets only the time left and a backoff that would
+  // reach it ends the retries; a request that is not a watch or a followed log also carries the
+  // time left as the API server's `timeout` parameter, so that the server does not apply it
+  // later either. Watch() and Logs() are bounded until their stream opens, not while it streams.
+  // A view of a view keeps the earlier deadline. The view borrows this Api, which must outlive
+  // it (streams it opened need neither), and is as thread-safe as this Api.
+  //
+  // The default view forwards every call unbounded: right only for implementations whose calls
+  // never wait (in-memory fakes). HttpApi, and every implementation that does I/O, overrides it.
+  virtual std::unique_ptr<Api> WithDeadline(Clock::MonotonicTime deadline);
 };
 
 // Lists every page (following metadata.continue) into one List whose metadata.resourceVersion

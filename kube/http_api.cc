@@ -25,8 +25,21 @@ HttpApi::HttpApi(http::ClientPtr client, TokenSourcePtr tokens, const ApiOptions
       tokens_(std::move(tokens)),
       options_(options),
       clock_(clock),
-      limiter_(options.qps, options.burst, clock),
-      jitter_(options.retry.seed) {}
+      limiter_(std::make_shared<RateLimiter>(options.qps, options.burst, clock)),
+      jitter_(std::make_shared<Jitter>(options.retry.seed)) {}
+
+HttpApi::HttpApi(const HttpApi& base, Clock::MonotonicTime deadline)
+    : client_(base.client_),
+      tokens_(base.tokens_),
+      options_(base.options_),
+      clock_(base.clock_),
+      limiter_(base.limiter_),
+      jitter_(base.jitter_),
+      deadline_(base.deadline_ ? std::min(*base.deadline_, deadline) : deadline) {}
+
+std::unique_ptr<Api> HttpApi::WithDeadline(Clock::MonotonicTime deadline) {
+  return std::unique_ptr<Api>(new HttpApi(*this, deadline));
+}
 
 http::ClientRequest HttpApi::NewRequest(std::string method, std::string target) const {
   http::ClientRequest req;
@@ -67,18 +80,43 @@ bool HttpApi::Reauthorize(const ApiError& error, const std::string& token, Reaut
 bool HttpApi::Backoff(Idempotency idempotency, int attempt, const ApiError& error,
                       std::optional<std::chrono::seconds> retry_after) {
   if (attempt >= options_.retry.max_attempts || !ShouldRetry(idempotency, error)) return false;
-  clock_.SleepFor(BackoffDelay(options_.retry, attempt, retry_after, jitter_.Next()));
+  Clock::Duration delay = BackoffDelay(options_.retry, attempt, retry_after, jitter_->Next());
+  if (deadline_ && clock_.MonotonicNow() + delay >= *deadline_) return false;  // no time to retry
+  clock_.SleepFor(delay);
   return true;
+}
+
+std::optional<ApiError> HttpApi::BeginAttempt(http::ClientRequest& request,
+                                              const std::string& target, bool unary) {
+  if (!deadline_) {
+    limiter_->Wait();
+    return std::nullopt;
+  }
+  auto refuse = [&](const char* why) {
+    return ApiError{0, kReasonDeadline, request.method + " " + target + ": " + why};
+  };
+  Clock::Duration wait = limiter_->Reserve();
+  if (clock_.MonotonicNow() + wait >= *deadline_) return refuse("its deadline has passed");
+  if (wait > Clock::Duration::zero()) clock_.SleepFor(wait);
+  auto left = std::chrono::floor<std::chrono::milliseconds>(*deadline_ - clock_.MonotonicNow());
+  if (left <= std::chrono::milliseconds::zero()) return refuse("its deadline has passed");
+  request.total_timeout = left;
+  if (unary) {
+    request.target = target + (target.find('?') == std::string::npos ? "?" : "&") +
+                     "timeout=" + std::to_string(left.count()) + "ms";
+  }
+  return std::nullopt;
 }
 
 ApiResult<Json> HttpApi::Call(http::ClientRequest request) {
   Idempotency idempotency =
       request.method == "POST" ? Idempotency::kNonIdempotent : Idempotency::kIdempotent;
+  const std::string target = request.target;
   Reauth reauth;
   for (int attempt = 1;; ++attempt) {
     ApiResult<std::string> token = Authorize(request, reauth);
     if (!token.ok()) return token.error();
-    limiter_.Wait();
+    if (std::optional<ApiError> late = BeginAttempt(request, target, true)) return *late;
     http::ClientResult<http::ClientResponse> r = client_->Send(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;
@@ -107,11 +145,12 @@ ApiResult<Json> HttpApi::Call(http::ClientRequest request) {
 }
 
 ApiResult<http::BodyStreamPtr> HttpApi::OpenStream(http::ClientRequest request) {
+  const std::string target = request.target;
   Reauth reauth;
   for (int attempt = 1;; ++attempt) {
     ApiResult<std::string> token = Authorize(request, reauth);
     if (!token.ok()) return token.error();
-    limiter_.Wait();
+    if (std::optional<ApiError> late = BeginAttempt(request, target, false)) return *late;
     http::ClientResult<http::StreamedResponse> r = client_->Open(request);
     ApiError error;
     std::optional<std::chrono::seconds> retry_after;

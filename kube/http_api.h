@@ -22,11 +22,20 @@
 // that IsGone(). Logs() returns a LineStream; a followed log may stay quiet for up to
 // follow_timeout before the stream reports a Timeout error (the caller then re-opens it).
 //
+// WithDeadline (api.h) returns an HttpApi sharing this one's client, tokens, rate limiter and
+// jitter, whose every attempt is fitted into the time left: none starts once the deadline is
+// reached (nor when the rate limiter's wait would reach it), the attempt's total_timeout
+// (http/client.h) is the time left, a unary request carries it as `timeout=<ms>ms`, which
+// kube-apiserver honours (its request-deadline filter answers 504 and drops the request when the
+// time runs out), and a backoff that would reach the deadline ends the retries with the last
+// error. request_timeout stays the inactivity limit, so connections stay pooled.
+//
 // Thread-safety: all methods may be called from many threads at once.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/clock.h"
@@ -76,8 +85,10 @@ class HttpApi : public Api {
                        const std::string& node) override;
   ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
                                 const LogOptions& options) override;
+  std::unique_ptr<Api> WithDeadline(Clock::MonotonicTime deadline) override;
 
  private:
+  HttpApi(const HttpApi& base, Clock::MonotonicTime deadline);  // WithDeadline's view
   http::ClientRequest NewRequest(std::string method, std::string target) const;
   http::ClientRequest WithBody(std::string method, std::string path, const Json& body,
                                const char* content_type = "application/json") const;
@@ -100,13 +111,18 @@ class HttpApi : public Api {
   // After a failed attempt: true when it was the call's first 401, so the token is invalidated
   // and the call is worth sending once more.
   bool Reauthorize(const ApiError& error, const std::string& token, Reauth& reauth);
+  // Waits for the rate limiter and, under a deadline, fits the attempt into the time left
+  // (`target`: the request's own, before any `timeout`); the error when no time is left.
+  std::optional<ApiError> BeginAttempt(http::ClientRequest& request, const std::string& target,
+                                       bool unary);
 
-  http::ClientPtr client_;
-  TokenSourcePtr tokens_;
+  std::shared_ptr<http::Client> client_;
+  std::shared_ptr<TokenSource> tokens_;
   const ApiOptions options_;
   Clock& clock_;
-  RateLimiter limiter_;
-  Jitter jitter_;
+  std::shared_ptr<RateLimiter> limiter_;
+  std::shared_ptr<Jitter> jitter_;
+  std::optional<Clock::MonotonicTime> deadline_;  // set in WithDeadline's views
 };
 
 // The HTTP client (http/cpprest_client.h) for `config`'s server: its CA bundle, client certificate

@@ -9,7 +9,10 @@
 // test. Thread-safe (they hold no state).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <thread>
 
 namespace dljob::testing {
 
@@ -20,5 +23,21 @@ bool WaitFor(const std::function<bool()>& predicate, int timeout_ms, int poll_ms
 // For liveness only, never a claim about timing: polls `done` every millisecond for up to 20 s,
 // long enough that only a hang runs out.
 bool Eventually(const std::function<bool()>& done);
+
+// Runs `step` on a thread of its own, again and again with `pause` between, beside a test (a
+// sampler, a workload that keeps talking) until Stop() or destruction, which wait for the step
+// under way to finish. Thread-safe.
+class Repeating {
+ public:
+  Repeating(std::function<void()> step, std::chrono::milliseconds pause);
+  ~Repeating() { Stop(); }
+  Repeating(const Repeating&) = delete;
+  Repeating& operator=(const Repeating&) = delete;
+  void Stop();
+
+ private:
+  std::atomic<bool> running_{true};
+  std::thread thread_;
+};
 
 }  // namespace dljob::testing

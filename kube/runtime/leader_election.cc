@@ -2,7 +2,6 @@
 #include "kube/runtime/leader_election.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "base/time_format.h"
 
@@ -74,21 +73,6 @@ Json LeaseSpec(const LeaseRecord& r) {
   return spec;
 }
 
-namespace {
-
-// MicroTime: RFC 3339 with six fractional digits, as the API server stores Lease times.
-std::string MicroTime(WallTime now) {
-  const auto seconds = std::chrono::floor<std::chrono::seconds>(now);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now - seconds);
-  std::string base = FormatRfc3339(seconds);
-  // micros is in [0, 999999] (six digits), but the compiler cannot prove it: room for any value.
-  char frac[24];
-  std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros.count()));
-  return base.substr(0, base.size() - 1) + frac + "Z";  // base ends in 'Z'
-}
-
-}  // namespace
-
 LeaderElector::LeaderElector(kube::Api& api, LeaderElectionOptions options, Clock& clock)
     : api_(api), options_(std::move(options)), clock_(clock) {}
 
@@ -96,7 +80,12 @@ bool LeaderElector::TryAcquireOrRenew() {
   const kube::Resource& leases = resources::kLeases;
   const std::string lease_key = options_.lease_namespace + "/" + options_.lease_name;
   last_error_.clear();
-  ApiResult<Json> got = api_.Get(leases, options_.lease_namespace, options_.lease_name);
+  // While leading, the attempt must end with the window: a leader blocked in a renewal past it
+  // could not step down in time.
+  std::optional<SteadyTime> until = term_.ActUntil();
+  std::unique_ptr<Api> bounded = until ? api_.WithDeadline(*until) : nullptr;
+  Api& api = bounded ? *bounded : api_;
+  ApiResult<Json> got = api.Get(leases, options_.lease_namespace, options_.lease_name);
   std::optional<LeaseRecord> current;
   Json object;
   if (got.ok()) {
@@ -107,25 +96,30 @@ bool LeaderElector::TryAcquireOrRenew() {
     return false;
   }
   SteadyTime now = clock_.MonotonicNow();
-  LeaseDecision d = DecideLease(current, observed_, options_.identity, now, MicroTime(clock_.Now()),
-                                options_.lease_duration);
+  LeaseDecision d = DecideLease(current, observed_, options_.identity, now,
+                                FormatRfc3339Micros(clock_.Now()), options_.lease_duration);
   bool changed = !observed_ || !current || observed_->record.holder != current->holder ||
                  observed_->record.renew_time != current->renew_time ||
                  observed_->record.transitions != current->transitions;
   if (current && changed) observed_ = LeaseObservation{*current, now};
-  if (d.action == LeaseDecision::Action::kWait) return false;
+  if (d.action == LeaseDecision::Action::kWait) {
+    if (until) term_.End();  // another candidate holds the lease: we lead no more
+    return false;
+  }
 
   ApiResult<Json> written = kube::ApiError{};
+  // Read before the write goes out: the window counts from the send (leader_term.h).
+  const SteadyTime sent_at = clock_.MonotonicNow();
   if (!current) {
     Json lease = {
         {"apiVersion", leases.ApiVersion()},
         {"kind", leases.kind},
         {"metadata", {{"name", options_.lease_name}, {"namespace", options_.lease_namespace}}},
         {"spec", LeaseSpec(d.record)}};
-    written = api_.Create(leases, options_.lease_namespace, lease);
+    written = api.Create(leases, options_.lease_namespace, lease);
   } else {
     object["spec"] = LeaseSpec(d.record);  // metadata.resourceVersion kept: stale → 409
-    written = api_.Replace(leases, options_.lease_namespace, object);
+    written = api.Replace(leases, options_.lease_namespace, object);
   }
   if (!written.ok()) {
     const kube::ApiError& e = written.error();
@@ -141,27 +135,29 @@ bool LeaderElector::TryAcquireOrRenew() {
     return false;
   }
   observed_ = LeaseObservation{d.record, now};
+  term_.Renewed(sent_at, options_.renew_deadline);
   return true;
 }
 
-void LeaderElector::Release() {
-  ApiResult<Json> got = api_.Get(resources::kLeases, options_.lease_namespace, options_.lease_name);
+void LeaderElector::Release(SteadyTime until) {
+  std::unique_ptr<Api> api = api_.WithDeadline(until);
+  ApiResult<Json> got = api->Get(resources::kLeases, options_.lease_namespace, options_.lease_name);
   if (!got.ok() || ParseLease(*got).holder != options_.identity) return;
   Json object = std::move(got).value();
   object["spec"]["holderIdentity"] = "";
   object["spec"]["leaseDurationSeconds"] = 1;
-  api_.Replace(resources::kLeases, options_.lease_namespace, object);
+  api->Replace(resources::kLeases, options_.lease_namespace, object);
 }
 
 void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) {
-  // Waits in steps of at most 20 ms, so a stop request ends the wait promptly.
-  auto sleep = [&](std::chrono::milliseconds d) {
-    const SteadyTime until = clock_.MonotonicNow() + d;
+  // Waits until `until` in steps of at most 20 ms, so a stop request ends the wait promptly.
+  auto sleep_until = [&](SteadyTime until) {
     for (SteadyTime now = clock_.MonotonicNow(); !stop.stop_requested() && now < until;
          now = clock_.MonotonicNow()) {
       clock_.SleepFor(std::min<Clock::Duration>(std::chrono::milliseconds(20), until - now));
     }
   };
+  auto sleep = [&](Clock::Duration d) { sleep_until(clock_.MonotonicNow() + d); };
   std::string last_holder;
   auto note_holder = [&] {
     if (observed_ && observed_->record.holder != last_holder) {
@@ -175,28 +171,30 @@ void LeaderElector::Run(std::stop_token stop, const LeaderCallbacks& callbacks) 
     reported = last_error_;
     if (!reported.empty() && callbacks.on_error) callbacks.on_error(reported);
   };
-  while (!stop.stop_requested() && !TryAcquireOrRenew()) {
+  bool leading = false;
+  while (!stop.stop_requested() && !(leading = TryAcquireOrRenew())) {
     note_holder();
     note_error();
     sleep(options_.retry_period);
   }
-  if (stop.stop_requested()) return;
   note_holder();
-  if (callbacks.on_started_leading) callbacks.on_started_leading();
-  SteadyTime last_renew = clock_.MonotonicNow();
-  while (!stop.stop_requested()) {
-    sleep(options_.retry_period);
-    if (stop.stop_requested()) break;
-    bool renewed = TryAcquireOrRenew();
+  if (leading && callbacks.on_started_leading) callbacks.on_started_leading();
+  // Renew every retry period; wake at the window's end if it comes first, and step down then.
+  while (leading && !stop.stop_requested()) {
+    std::optional<SteadyTime> until = term_.ActUntil();
+    if (!until || clock_.MonotonicNow() >= *until) break;  // not renewed in time, or taken
+    sleep_until(std::min<SteadyTime>(clock_.MonotonicNow() + options_.retry_period, *until));
+    if (stop.stop_requested() || clock_.MonotonicNow() >= *until) continue;
+    TryAcquireOrRenew();
     note_error();
-    if (renewed) {
-      last_renew = clock_.MonotonicNow();
-    } else if (clock_.MonotonicNow() - last_renew > options_.renew_deadline) {
-      break;  // could not renew in time: step down before others see the lease expire
-    }
   }
-  if (stop.stop_requested()) Release();
+  if (!leading) return;
+  // Stop acting before anything else: no fenced call starts from here on, and the ones in flight
+  // end with the window at the latest.
+  std::optional<SteadyTime> until = term_.ActUntil();
+  term_.End();
   if (callbacks.on_stopped_leading) callbacks.on_stopped_leading();
+  if (stop.stop_requested() && until) Release(*until);
 }
 
 }  // namespace dljob::kube

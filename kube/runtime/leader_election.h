@@ -8,12 +8,19 @@
 // leaders. Writes go through Replace with the resourceVersion read, so of two candidates racing
 // for an expired Lease the API server lets exactly one win (409 for the other).
 //
-// A leader that cannot renew within renewDeadline steps down (calls on_stopped_leading) before
-// its lease can expire in others' eyes; the operator then exits and is restarted fresh.
+// Leadership cannot overlap. Each successful write of the lease moves the elector's LeaderTerm
+// (leader_term.h) to the end of the acting window: renew_deadline after the write was SENT (the
+// time is read before the call), which is before any standby can have seen it, let alone waited
+// lease_duration after. While leading, every lease call of the elector is bounded by that window
+// (Api::WithDeadline), and so is every call of the leader's work when it goes through a
+// FencedApi on term() (fenced_api.h). A leader that has not renewed when the window ends, or that
+// reads the lease and finds another holder, steps down at once: the term ends (fenced calls are
+// refused from then on), on_stopped_leading is called, and the operator exits and is restarted
+// fresh.
 //
 // The decision is a pure function (DecideLease) tested on its own; LeaderElector adds the API
 // calls and the loop; it reads the time from, and waits on, the injected Clock. Thread-safety:
-// one thread at a time.
+// one thread at a time, except term(), which any thread may read.
 #pragma once
 
 #include <chrono>
@@ -24,6 +31,7 @@
 
 #include "base/clock.h"
 #include "kube/api.h"
+#include "kube/runtime/leader_term.h"
 
 namespace dljob::kube {
 
@@ -71,7 +79,9 @@ struct LeaderElectionOptions {
 
 struct LeaderCallbacks {
   std::function<void()> on_started_leading;  // called once, on the Run() thread
-  std::function<void()> on_stopped_leading;  // called when leadership is lost or Run() ends
+  // Called when leadership is lost or Run() ends, after the term has ended. It returns once the
+  // leader's work has stopped: only then may the lease be released to a standby.
+  std::function<void()> on_stopped_leading;
   std::function<void(const std::string&)> on_new_leader;  // the observed holder changed
   // An attempt failed for a reason other than losing a race to another candidate (a 409): what
   // failed and the server's answer (LeaderElector::last_error). Called when the message changes,
@@ -86,22 +96,30 @@ class LeaderElector {
   LeaderElector(kube::Api& api, LeaderElectionOptions options, Clock& clock);
 
   // One attempt: read the Lease, decide, write. Returns true when this candidate holds the lease
-  // afterwards. Never throws; API errors count as "not renewed" and are kept in last_error().
+  // afterwards (and term() runs to the new window's end). While leading, the calls are bounded by
+  // the acting window; a lease held by another ends the term. Never throws; API errors count as
+  // "not renewed" and are kept in last_error().
   bool TryAcquireOrRenew();
   // Why the last attempt failed, "" when it did not or when it only lost a race (409).
   const std::string& last_error() const { return last_error_; }
 
-  // Campaigns until it leads, then renews every retry period until `stop` is requested or a
-  // renewal fails for renew_deadline. On stop while leading, the Lease is released (holder
-  // cleared) so a standby takes over at once.
+  // Campaigns until it leads, then renews every retry period until `stop` is requested or the
+  // acting window ends without a renewal. On stop while leading, the Lease is released (holder
+  // cleared) so a standby takes over at once — after on_stopped_leading has returned, and only
+  // while the window lasts.
   void Run(std::stop_token stop, const LeaderCallbacks& callbacks);
 
+  // Until when this replica may act (thread-safe; FencedApi reads it).
+  const LeaderTerm& term() const { return term_; }
+
  private:
-  void Release();
+  // Clears the holder, with calls bounded by `until` (the window of the term just ended).
+  void Release(SteadyTime until);
 
   kube::Api& api_;
   LeaderElectionOptions options_;
   Clock& clock_;
+  LeaderTerm term_;
   std::optional<LeaseObservation> observed_;
   std::string resource_version_;
   std::string last_error_;

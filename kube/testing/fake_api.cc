@@ -1,6 +1,7 @@
 #include "kube/testing/fake_api.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <utility>
 
 #include "base/json_fields.h"
@@ -125,6 +126,10 @@ FakeApi::~FakeApi() = default;
 
 std::optional<ApiError> FakeApi::RecordLocked(Call call) {
   auto it = failures_.find({call.verb, call.resource});
+  if (auto d = call_deadlines_.find(std::this_thread::get_id()); d != call_deadlines_.end()) {
+    call.deadline = d->second;
+  }
+  if (on_call_) on_call_(call);
   calls_.push_back(std::move(call));
   if (it == failures_.end() || it->second.empty()) return std::nullopt;
   ApiError e = it->second.front();
@@ -212,6 +217,76 @@ void FakeApi::ClearCalls() {
 void FakeApi::FailNext(const std::string& verb, const std::string& plural, ApiError error) {
   MutexLock lock(mu_);
   failures_[{verb, plural}].push_back(std::move(error));
+}
+
+void FakeApi::OnCall(std::function<void(const Call&)> hook) {
+  MutexLock lock(mu_);
+  on_call_ = std::move(hook);
+}
+
+// FakeApi::WithDeadline's view: each call goes to the fake with the deadline recorded.
+class DeadlineView final : public kube::Api {
+ public:
+  DeadlineView(FakeApi& api, Clock::MonotonicTime deadline) : api_(api), deadline_(deadline) {}
+
+  kube::ApiResult<Json> Get(const kube::Resource& r, const std::string& ns,
+                            const std::string& name) override {
+    return Bounded([&] { return api_.Get(r, ns, name); });
+  }
+  kube::ApiResult<Json> List(const kube::Resource& r, const std::string& ns,
+                             const kube::ListOptions& options) override {
+    return Bounded([&] { return api_.List(r, ns, options); });
+  }
+  kube::ApiResult<Json> Create(const kube::Resource& r, const std::string& ns,
+                               const Json& object) override {
+    return Bounded([&] { return api_.Create(r, ns, object); });
+  }
+  kube::ApiResult<Json> Replace(const kube::Resource& r, const std::string& ns,
+                                const Json& object) override {
+    return Bounded([&] { return api_.Replace(r, ns, object); });
+  }
+  kube::ApiResult<Json> ReplaceStatus(const kube::Resource& r, const std::string& ns,
+                                      const Json& object) override {
+    return Bounded([&] { return api_.ReplaceStatus(r, ns, object); });
+  }
+  kube::ApiResult<Json> MergePatch(const kube::Resource& r, const std::string& ns,
+                                   const std::string& name, const Json& patch,
+                                   const std::string& subresource) override {
+    return Bounded([&] { return api_.MergePatch(r, ns, name, patch, subresource); });
+  }
+  kube::ApiResult<Json> Delete(const kube::Resource& r, const std::string& ns,
+                               const std::string& name,
+                               const kube::DeleteOptions& options) override {
+    return Bounded([&] { return api_.Delete(r, ns, name, options); });
+  }
+  kube::ApiResult<kube::WatchStreamPtr> Watch(const kube::Resource& r, const std::string& ns,
+                                              const kube::ListOptions& options) override {
+    return Bounded([&] { return api_.Watch(r, ns, options); });
+  }
+  kube::ApiResult<Json> Bind(const std::string& ns, const std::string& pod,
+                             const std::string& node) override {
+    return Bounded([&] { return api_.Bind(ns, pod, node); });
+  }
+  kube::ApiResult<kube::LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
+                                            const kube::LogOptions& options) override {
+    return Bounded([&] { return api_.Logs(ns, pod, options); });
+  }
+  std::unique_ptr<kube::Api> WithDeadline(Clock::MonotonicTime deadline) override {
+    return std::make_unique<DeadlineView>(api_, std::min(deadline, deadline_));
+  }
+
+ private:
+  template <typename F>
+  auto Bounded(F&& call) -> decltype(call()) {
+    return api_.WithCallDeadline(deadline_, std::forward<F>(call));
+  }
+
+  FakeApi& api_;
+  const Clock::MonotonicTime deadline_;
+};
+
+std::unique_ptr<kube::Api> FakeApi::WithDeadline(Clock::MonotonicTime deadline) {
+  return std::make_unique<DeadlineView>(*this, deadline);
 }
 
 void FakeApi::Compact() {

@@ -13,18 +13,25 @@
 //
 // Not a server: no defaulting, no admission, no garbage collection, no graceful deletion,
 // pagination ignored. The test API server (tests/apiserver/) is the faithful one.
+//
+// WithDeadline's views record their deadline with each call (Call::deadline) and answer as the
+// fake does: it has no clock, so nothing is refused for lateness; a test asserts the deadlines.
+// OnCall() lets a test act as each call arrives (advance a FakeClock: a slow server).
 // Thread-safe.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/mutex.h"
 #include "kube/api.h"
 
@@ -40,6 +47,8 @@ struct Call {
   // What was sent (create/update/patch), {"node": …} for bind, and for list/watch the options
   // that were set ({"labelSelector": …, "resourceVersion": …}).
   Json body;
+  // The deadline of the WithDeadline view the call was made through; nullopt: none.
+  std::optional<Clock::MonotonicTime> deadline{};
 
   // "create pods ns/j-worker-0", "list nodes", "list pods ns/".
   std::string ToString() const;
@@ -65,6 +74,9 @@ class FakeApi final : public kube::Api {
   void ClearCalls();
   // The next call with this verb on this resource (plural) fails with `error`, once per call.
   void FailNext(const std::string& verb, const std::string& plural, kube::ApiError error);
+  // Runs `hook` as each later call is recorded, before it is answered, with the fake's lock held:
+  // it may advance a clock, never call the fake. Null: none.
+  void OnCall(std::function<void(const Call&)> hook);
 
   // Watch control.
   void Compact();       // forget history: a watch from an older version gets ERROR 410
@@ -96,9 +108,24 @@ class FakeApi final : public kube::Api {
                              const std::string& node) override;
   kube::ApiResult<kube::LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
                                             const kube::LogOptions& options) override;
+  std::unique_ptr<kube::Api> WithDeadline(Clock::MonotonicTime deadline) override;
 
  private:
   friend class FakeWatch;
+  friend class DeadlineView;
+  // Runs `call` (one of this fake's methods) with `deadline` recorded on the calls this thread
+  // makes meanwhile.
+  template <typename F>
+  auto WithCallDeadline(Clock::MonotonicTime deadline, F&& call) -> decltype(call()) {
+    {
+      MutexLock lock(mu_);
+      call_deadlines_[std::this_thread::get_id()] = deadline;
+    }
+    auto result = call();
+    MutexLock lock(mu_);
+    call_deadlines_.erase(std::this_thread::get_id());
+    return result;
+  }
   struct HistoryEvent {
     int64_t rv;
     std::string plural;  // "*" for a bookmark
@@ -127,6 +154,9 @@ class FakeApi final : public kube::Api {
   int64_t compacted_ GUARDED_BY(mu_) = 0;  // watches from versions below this get 410
   int64_t uid_ GUARDED_BY(mu_) = 0;
   int64_t generated_ GUARDED_BY(mu_) = 0;  // names made from generateName
+  std::function<void(const Call&)> on_call_ GUARDED_BY(mu_);
+  // The deadlines of the WithDeadline views calls are in flight through, by calling thread.
+  std::map<std::thread::id, Clock::MonotonicTime> call_deadlines_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::kube::testing

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kube/object_fields.h"
+#include "kube/runtime/fenced_api.h"
 #include "kube/runtime/leader_election.h"
 #include "operator/controller/builders.h"
 #include "scheduler/queue/queue_policy.h"
@@ -44,7 +45,7 @@ OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock)
 int OperatorApp::Run(std::stop_token stop) {
   if (!options_.leader_elect) {
     Log(clock_, "leader election off: leading at once");
-    Lead(stop);
+    Lead(stop, api_);
     return 0;
   }
   kube::LeaderElectionOptions le;
@@ -55,46 +56,58 @@ int OperatorApp::Run(std::stop_token stop) {
   le.renew_deadline = options_.renew_deadline;
   le.retry_period = options_.retry_period;
   kube::LeaderElector elector(api_, le, clock_);
+  kube::FencedApi fenced(api_, elector.term(), clock_);
+  {
+    MutexLock lock(mu_);
+    term_ = &elector.term();
+  }
 
   std::stop_source lead_stop;
   std::jthread leader;
   std::atomic<bool> lost{false};
   Log(clock_,
       "campaigning for lease " + le.lease_namespace + "/" + le.lease_name + " as " + le.identity);
-  elector.Run(
-      stop, kube::LeaderCallbacks{
-                .on_started_leading =
-                    [&] {
-                      Log(clock_, "became the leader");
-                      leader = std::jthread([this, token = lead_stop.get_token()] { Lead(token); });
-                    },
-                .on_stopped_leading =
-                    [&] {
-                      if (!stop.stop_requested()) lost = true;
-                      lead_stop.request_stop();
-                    },
-                .on_new_leader =
-                    [this](const std::string& holder) {
-                      if (!holder.empty()) Log(clock_, "the leader is " + holder);
-                    },
-                .on_error =
-                    [&](const std::string& error) {
-                      Log(clock_, error + "; retrying every " +
-                                      std::to_string(le.retry_period.count()) + " ms");
-                    },
-            });
+  elector.Run(stop, kube::LeaderCallbacks{
+                        .on_started_leading =
+                            [&] {
+                              Log(clock_, "became the leader");
+                              leader = std::jthread([this, &fenced, token = lead_stop.get_token()] {
+                                Lead(token, fenced);
+                              });
+                            },
+                        .on_stopped_leading =
+                            [&] {
+                              // The fence already refuses every call; wait for the work to stop, so
+                              // that the elector releases the lease (on stop) only after it has.
+                              if (!stop.stop_requested()) lost = true;
+                              lead_stop.request_stop();
+                              if (leader.joinable()) leader.join();
+                            },
+                        .on_new_leader =
+                            [this](const std::string& holder) {
+                              if (!holder.empty()) Log(clock_, "the leader is " + holder);
+                            },
+                        .on_error =
+                            [&](const std::string& error) {
+                              Log(clock_, error + "; retrying every " +
+                                              std::to_string(le.retry_period.count()) + " ms");
+                            },
+                    });
   lead_stop.request_stop();
   if (leader.joinable()) leader.join();
+  {
+    MutexLock lock(mu_);
+    term_ = nullptr;
+  }
   if (lost) Log(clock_, "lost the lease: exiting so that a fresh process takes over");
   return lost ? 1 : 0;
 }
 
-void OperatorApp::Lead(std::stop_token stop) {
-  metrics::ApiThroughputSink sink(api_);
+void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
+  metrics::ApiThroughputSink sink(api);
   metrics::LogCollectorOptions lo;
   lo.archive_dir = options_.log_archive_dir;
   lo.clock = &clock_;
-  kube::Api& api = api_;
   metrics::LogCollectors collectors(
       [&api](const std::string& ns, const std::string& pod) {
         kube::LogOptions o;
@@ -119,7 +132,7 @@ void OperatorApp::Lead(std::stop_token stop) {
   co.reconcile.launcher_log_ended = [&collectors](const std::string& uid) {
     return collectors.Ended(uid);
   };
-  controller::Controller controller(api_, clock_, co);
+  controller::Controller controller(api, clock_, co);
   {
     MutexLock lock(mu_);
     controller_ = &controller;
@@ -152,7 +165,8 @@ OperatorState OperatorApp::State() const {
   s.leader_elect = options_.leader_elect;
   s.log_archive_dir = options_.log_archive_dir;
   MutexLock lock(mu_);
-  s.leading = leading_ && controller_ != nullptr;
+  s.leading = leading_ && controller_ != nullptr &&
+              (term_ == nullptr || term_->MayAct(clock_.MonotonicNow()));
   if (controller_) {
     s.synced = controller_->HasSynced();
     s.jobs = controller_->jobs().List();

@@ -2,14 +2,18 @@
 // Controller (informers, work queue, reconcilers) and the launcher log collectors.
 //
 // With --leader-elect, Run() campaigns for the Lease; on winning it starts leading (controller and
-// collectors on their own threads); on losing it (a renewal failed for renew_deadline) it stops
-// them and returns 1: the process must exit so that Kubernetes restarts it fresh, with empty
-// caches, as client-go's leader election prescribes. A standby that never wins just keeps trying.
-// Without leader election it leads at once. Once a second, the leader hands the launcher pods of
-// its cache to LogCollectors, whose last-progress times feed progressDeadlineSeconds.
+// collectors on their own threads), and everything they send to the API server goes through a
+// FencedApi (kube/runtime/fenced_api.h): each call is bounded by the lease's acting window, so
+// none is applied after a standby may have taken over. When the window ends without a renewal
+// (or another holder shows up) the fence refuses every further call at once; Run() then stops
+// the leader's threads and returns 1: the process must exit so that Kubernetes restarts it fresh,
+// with empty caches, as client-go's leader election prescribes. A standby that never wins just
+// keeps trying. Without leader election it leads at once, unfenced. Once a second, the leader hands
+// the launcher pods of its cache to LogCollectors, whose last-progress times feed
+// progressDeadlineSeconds.
 //
-// State() may be called from any thread (the HTTP endpoints do); the rest belongs to Run()'s
-// thread.
+// State() may be called from any thread (the HTTP endpoints do); it reports leading only within
+// the lease's acting window. The rest belongs to Run()'s thread.
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,7 @@
 #include "base/clock.h"
 #include "base/mutex.h"
 #include "kube/api.h"
+#include "kube/runtime/leader_term.h"
 #include "operator/app/endpoints.h"
 #include "operator/app/options.h"
 #include "operator/controller/controller.h"
@@ -34,7 +39,8 @@ class OperatorApp {
   OperatorState State() const;
 
  private:
-  void Lead(std::stop_token stop);
+  // Runs the controller and log collectors until `stop`, every API call through `api`.
+  void Lead(std::stop_token stop, kube::Api& api);
 
   const OperatorOptions options_;
   kube::Api& api_;
@@ -43,6 +49,7 @@ class OperatorApp {
   mutable Mutex mu_;
   controller::Controller* controller_ GUARDED_BY(mu_) = nullptr;  // while leading
   metrics::LogCollectors* collectors_ GUARDED_BY(mu_) = nullptr;  // while leading
+  const kube::LeaderTerm* term_ GUARDED_BY(mu_) = nullptr;        // while electing
 };
 
 // The launcher pods among a job's children (label dljob.io/role=launcher).

@@ -25,7 +25,7 @@ void Faults::Add(FaultRule rule) {
 void Faults::Clear() {
   MutexLock lock(mu_);
   rules_.clear();
-  latency_ = std::chrono::milliseconds(0);
+  latencies_.clear();
 }
 
 std::optional<ApiError> Faults::Take(const std::string& method, const std::string& path) {
@@ -46,14 +46,25 @@ size_t Faults::pending() const {
   return rules_.size();
 }
 
-void Faults::set_latency(std::chrono::milliseconds latency) {
+void Faults::SetLatency(LatencyRule rule) {
+  if (rule.method == "*") rule.method.clear();
   MutexLock lock(mu_);
-  latency_ = latency;
+  std::erase_if(latencies_, [&](const LatencyRule& r) {
+    return r.user_agent == rule.user_agent && r.method == rule.method &&
+           r.path_prefix == rule.path_prefix;
+  });
+  if (rule.latency.count() > 0) latencies_.push_back(std::move(rule));
 }
 
-std::chrono::milliseconds Faults::latency() const {
+std::chrono::milliseconds Faults::LatencyFor(const std::string& method, const std::string& path,
+                                             const std::string& user_agent) const {
   MutexLock lock(mu_);
-  return latency_;
+  for (auto it = latencies_.rbegin(); it != latencies_.rend(); ++it) {
+    if (!SameMethod(it->method, method) || path.rfind(it->path_prefix, 0) != 0) continue;
+    if (!it->user_agent.empty() && it->user_agent != user_agent) continue;
+    return it->latency;
+  }
+  return std::chrono::milliseconds(0);
 }
 
 }  // namespace dljob::apiserver

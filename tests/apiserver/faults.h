@@ -1,7 +1,9 @@
 // Fault injection for the test API server: "the next N requests matching (method, path prefix)
-// answer HTTP code C", and a latency added to every API response. Set through /_test/faults and
-// /_test/latency (test_control.h); consulted by the REST handler before it serves a request.
-// Thread-safe (one mutex).
+// answer HTTP code C", and latencies added before API requests are served — to all of them, or
+// to those of one client (User-Agent), method or path prefix, so that one operator replica can be
+// made slow while the other is not. Set through /_test/faults and /_test/latency
+// (test_control.h); consulted by the REST handler before it serves a request. Thread-safe (one
+// mutex).
 #pragma once
 
 #include <chrono>
@@ -22,22 +24,34 @@ struct FaultRule {
   std::string message;      // default: "injected fault"
 };
 
+// Requests matching every filter that is set wait `latency` before they are served.
+struct LatencyRule {
+  std::chrono::milliseconds latency{0};
+  std::string user_agent;   // the request's User-Agent, exactly; "" matches any
+  std::string method;       // "GET", …; "" or "*" matches any
+  std::string path_prefix;  // "" matches any
+};
+
 class Faults {
  public:
   void Add(FaultRule rule);
-  void Clear();
+  void Clear();  // every fault and every latency
   // The error to answer instead of serving the request, consuming one use of the first rule that
   // matches; nullopt when none does.
   std::optional<ApiError> Take(const std::string& method, const std::string& path);
   size_t pending() const;
 
-  void set_latency(std::chrono::milliseconds latency);
-  std::chrono::milliseconds latency() const;
+  // Sets the latency of the requests the rule's filters match, replacing a rule with the same
+  // filters; a latency of 0 removes it.
+  void SetLatency(LatencyRule rule);
+  // The latency of the most recently set rule that matches the request; 0 when none does.
+  std::chrono::milliseconds LatencyFor(const std::string& method, const std::string& path,
+                                       const std::string& user_agent) const;
 
  private:
   mutable Mutex mu_;
   std::vector<FaultRule> rules_ GUARDED_BY(mu_);
-  std::chrono::milliseconds latency_ GUARDED_BY(mu_){0};
+  std::vector<LatencyRule> latencies_ GUARDED_BY(mu_);  // the most recent last
 };
 
 }  // namespace dljob::apiserver

@@ -3,6 +3,7 @@
 // /_test in test_control.cc.
 #include "tests/apiserver/rest_handler.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "tests/apiserver/discovery.h"
 #include "tests/apiserver/openapi.h"
 #include "tests/apiserver/openapi_v2_proto.h"
+#include "tests/apiserver/request_deadline.h"
 #include "tests/apiserver/rest_response.h"
 
 namespace dljob::apiserver {
@@ -71,17 +73,47 @@ void RestHandler::Serve(const HttpRequest& request, ResponseWriter& out) {
       ServeTestControl(request, out);
       return;
     }
-    std::chrono::milliseconds latency = faults_.latency();
-    if (latency.count() > 0) std::this_thread::sleep_for(latency);
+    if (std::optional<ApiError> late = Delay(request)) {
+      RespondError(out, *late);
+      return;
+    }
     if (std::optional<ApiError> fault = faults_.Take(request.method, request.path)) {
       RespondError(out, *fault);
       return;
     }
-    ServeApi(request, ParseRestPath(request.path), out);
+    if (!IsWriteMethod(request.method)) {
+      ServeApi(request, ParseRestPath(request.path), out);
+      return;
+    }
+    WriteRecorder recorder(out, writes_, request, [this] {
+      return FormatRfc3339Micros(options_.store.now ? options_.store.now()
+                                                    : std::chrono::system_clock::now());
+    });
+    ServeApi(request, ParseRestPath(request.path), recorder);
   } catch (const nlohmann::json::exception& e) {
     // A body of the wrong shape (a string where an object belongs, …).
     RespondError(out, BadRequestError(std::string("malformed request body: ") + e.what()));
   }
+}
+
+std::optional<ApiError> RestHandler::Delay(const HttpRequest& request) {
+  using Steady = std::chrono::steady_clock;
+  const Steady::time_point received = Steady::now();
+  ApiResult<std::optional<std::chrono::nanoseconds>> timeout =
+      RequestTimeout(request.path, ParseQuery(request.query));
+  if (!timeout.ok()) return timeout.error();
+  std::optional<Steady::time_point> deadline;
+  if (*timeout) deadline = received + std::chrono::duration_cast<Steady::duration>(**timeout);
+  Steady::time_point until = received + faults_.LatencyFor(request.method, request.path,
+                                                           RequestHeader(request, "User-Agent"));
+  if (deadline) until = std::min(until, *deadline);
+  // In slices, so that Shutdown() does not wait for a long latency.
+  for (Steady::time_point now = Steady::now(); now < until && !shut_down_; now = Steady::now()) {
+    std::this_thread::sleep_for(
+        std::min<Steady::duration>(until - now, std::chrono::milliseconds(50)));
+  }
+  if (deadline && Steady::now() >= *deadline) return RequestTimedOut();
+  return std::nullopt;
 }
 
 void RestHandler::ServeApi(const HttpRequest& request, const RestPath& path, ResponseWriter& out) {

@@ -13,6 +13,9 @@
 // metadata.managedFields (field_manager.h): the fieldManager parameter, else the User-Agent's
 // product. POSTing a CustomResourceDefinition registers its type.
 // /_test/... is the simulation and fault-injection API (test_control.h lists the endpoints).
+// A request's `timeout` parameter is honoured as kube-apiserver does (request_deadline.h): once it
+// has passed — during an injected latency, say — the answer is 504 and nothing is applied. Every
+// applied write is logged with its client (write_log.h).
 //
 // Thread-safety: Serve() may run on many threads at once; a watch or followed log blocks its
 // caller's thread until it ends (timeout, client gone, DropWatches(), Shutdown()). The handler
@@ -36,6 +39,7 @@
 #include "tests/apiserver/rest_path.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_kubelet.h"
+#include "tests/apiserver/write_log.h"
 
 namespace dljob::apiserver {
 
@@ -89,8 +93,12 @@ class RestHandler {
   PodLogs& logs() { return logs_; }
   Faults& faults() { return faults_; }
   SimKubelet& kubelet() { return *kubelet_; }
+  WriteLog& writes() { return writes_; }
 
  private:
+  // Waits out the request's injected latency, or until its `timeout` has passed; the error to
+  // answer instead of serving it, if any.
+  std::optional<ApiError> Delay(const HttpRequest& request);
   void ServeApi(const HttpRequest& request, const RestPath& path, ResponseWriter& out);
   void ServeDiscovery(const HttpRequest& request, const RestPath& path, ResponseWriter& out);
   // rest_objects.cc
@@ -142,6 +150,7 @@ class RestHandler {
   ObjectStore store_;
   PodLogs logs_;
   Faults faults_;
+  WriteLog writes_;
   std::unique_ptr<SimKubelet> kubelet_;
   std::atomic<uint64_t> watch_epoch_{0};  // DropWatches() bumps it
   std::atomic<bool> shut_down_{false};

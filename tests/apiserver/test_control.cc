@@ -88,8 +88,22 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
     return RespondJson(out, 201, SuccessStatus(201));
   }
   if (m == "POST" && s == std::vector<std::string>{"latency"}) {
-    faults_.set_latency(std::chrono::milliseconds(body->value("milliseconds", 0)));
+    LatencyRule rule;
+    rule.latency = std::chrono::milliseconds(body->value("milliseconds", 0));
+    rule.user_agent = body->value("userAgent", "");
+    rule.method = body->value("method", "");
+    rule.path_prefix = body->value("pathPrefix", "");
+    faults_.SetLatency(std::move(rule));
     return RespondJson(out, 200, SuccessStatus(200));
+  }
+  if (s == std::vector<std::string>{"writes"} && (m == "GET" || m == "DELETE")) {
+    if (m == "DELETE") {
+      writes_.Clear();
+      return RespondJson(out, 200, SuccessStatus(200));
+    }
+    Json writes = Json::array();
+    for (const AppliedWrite& w : writes_.Entries()) writes.push_back(w.ToJson());
+    return RespondJson(out, 200, {{"writes", std::move(writes)}, {"dropped", writes_.dropped()}});
   }
   if (m == "POST" && s == std::vector<std::string>{"watches", "drop"}) {
     DropWatches();

@@ -9,7 +9,15 @@
 //   POST   /_test/faults                      {"method": "GET"|"*", "pathPrefix", "code",
 //                                               "count": 1, "message"} -> 201 Status
 //   DELETE /_test/faults                      clears every fault and the latency -> 200 Status
-//   POST   /_test/latency                     {"milliseconds"} added before every API answer
+//   POST   /_test/latency                     {"milliseconds", "userAgent", "method",
+//                                               "pathPrefix"}: added before serving the API
+//                                               requests that match every filter given (all
+//                                               of them when none is); 0 removes the rule
+//   GET    /_test/writes                      {"writes": [{"seq", "userAgent", "method",
+//                                               "target", "code", "resourceVersion",
+//                                               "appliedAt"}], "dropped"}: the applied writes,
+//                                               in the order answered (write_log.h)
+//   DELETE /_test/writes                      empties that log
 //   POST   /_test/watches/drop                ends every open watch and followed log now
 //   POST   /_test/compact                     forgets the history: older versions answer 410
 //   POST   /_test/kubelet                     {"enabled": true, "delayMilliseconds": 0}: bound
@@ -17,7 +25,7 @@
 //   GET    /_test/info                        {"resourceVersion", "compactedVersion",
 //                                               "pendingFaults", "kubelet": {...}}
 //
-// /_test requests never get injected faults or latency.
+// /_test requests never get injected faults or latency, and are not logged as writes.
 #pragma once
 
 namespace dljob::apiserver {

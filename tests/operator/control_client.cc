@@ -65,6 +65,29 @@ Status ControlClient::Compact() const {
   return Send("POST", "/_test/compact", "{}", "application/json").status();
 }
 
+Status ControlClient::SetLatency(const Latency& l) const {
+  json body = {{"milliseconds", l.milliseconds},
+               {"userAgent", l.user_agent},
+               {"method", l.method},
+               {"pathPrefix", l.path_prefix}};
+  return Send("POST", "/_test/latency", body.dump(), "application/json").status();
+}
+
+Result<std::vector<AppliedWrite>> ControlClient::Writes() const {
+  Result<std::string> body = Send("GET", "/_test/writes", "", "");
+  if (!body.ok()) return body.status();
+  json parsed = json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object() || !parsed["writes"].is_array()) {
+    return Status::Internal("GET /_test/writes: not a write log: " + *body);
+  }
+  std::vector<AppliedWrite> out;
+  for (const json& w : parsed["writes"]) {
+    out.push_back({w.value("seq", int64_t{0}), w.value("userAgent", ""), w.value("method", ""),
+                   w.value("target", ""), w.value("appliedAt", "")});
+  }
+  return out;
+}
+
 Result<json> ControlClient::Info() const {
   Result<std::string> body = Send("GET", "/_test/info", "", "");
   if (!body.ok()) return body.status();

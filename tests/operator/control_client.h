@@ -6,7 +6,9 @@
 // refused. Thread-safe (no shared state beyond the port).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,24 @@ struct Fault {
   int count = 1;
 };
 
+// An injected latency: API requests matching every filter given ("" matches any) wait this long
+// before they are served (answered 504, and not applied, once their own `timeout` passes).
+struct Latency {
+  int milliseconds = 0;  // 0 removes the rule with these filters
+  std::string user_agent;
+  std::string method;
+  std::string path_prefix;
+};
+
+// A write the server applied (tests/apiserver/write_log.h), in the order answered.
+struct AppliedWrite {
+  int64_t seq = 0;
+  std::string user_agent;
+  std::string method;
+  std::string target;
+  std::string applied_at;
+};
+
 class ControlClient {
  public:
   explicit ControlClient(int port) : port_(port) {}
@@ -46,6 +66,8 @@ class ControlClient {
   Status ClearFaults() const;  // also clears injected latency
   Status DropWatches() const;  // ends every open watch and followed log now
   Status Compact() const;      // older resourceVersions answer 410 Gone from now on
+  Status SetLatency(const Latency& latency) const;
+  Result<std::vector<AppliedWrite>> Writes() const;
   Result<nlohmann::json> Info() const;
 
  private:

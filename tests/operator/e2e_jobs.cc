@@ -215,4 +215,10 @@ bool RestartedWhole(kube::Api& api, const std::string& job, const std::set<std::
   return Restarts(*got) == restarts && fresh == pods && now->size() == pods;
 }
 
+std::string LeaseHolder(kube::Api& api) {
+  kube::ApiResult<Json> lease = api.Get(kube::resources::kLeases, Ns(), "dljob-operator");
+  if (!lease.ok()) return "";
+  return lease->value("spec", Json::object()).value("holderIdentity", "");
+}
+
 }  // namespace dljob::testing

@@ -90,5 +90,7 @@ Status Finish(const ControlClient& control, const std::string& pod, int exit_cod
 std::string Describe(kube::Api& api, const std::string& job);
 // A metric line as dljob-train's `rank` prints it (no newline).
 std::string MetricReport(int rank, int step, double images_per_sec, int world_size);
+// The holder of the operators' Lease (dljob-operator in Ns()); "" when none or unreadable.
+std::string LeaseHolder(kube::Api& api);
 
 }  // namespace dljob::testing

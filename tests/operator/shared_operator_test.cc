@@ -30,12 +30,6 @@ int LeaderGauge(int port) {
   return r.body[at + sizeof("\ndljob_operator_leader ") - 1] == '1' ? 1 : 0;
 }
 
-std::string LeaseHolder(kube::Api& api) {
-  kube::ApiResult<Json> lease = api.Get(kube::resources::kLeases, Ns(), "dljob-operator");
-  if (!lease.ok()) return "";
-  return lease->value("spec", Json::object()).value("holderIdentity", "");
-}
-
 int BoundWorkers(kube::Api& api, const std::string& job) {
   int n = 0;
   for (const Json& p : Workers(api, job)) n += !NodeNameOf(p).empty();
@@ -56,24 +50,15 @@ TEST_P(SharedE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLeade
     ASSERT_GT(ports[id], 0) << op->Log();
   }
   // Sample both replicas' leader gauges for the whole test: never both 1 in one round.
-  std::atomic<bool> sampling{true};
   std::atomic<int> both_leading{0}, rounds{0};
-  std::thread sampler([&] {
-    while (sampling) {
-      int leaders = (LeaderGauge(ports["replica-a"]) == 1) + (LeaderGauge(ports["replica-b"]) == 1);
-      if (leaders > 1) ++both_leading;
-      ++rounds;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  struct StopSampler {
-    std::atomic<bool>& sampling;
-    std::thread& t;
-    ~StopSampler() {
-      sampling = false;
-      t.join();
-    }
-  } stop_sampler{sampling, sampler};
+  Repeating sampler(
+      [&] {
+        int leaders =
+            (LeaderGauge(ports["replica-a"]) == 1) + (LeaderGauge(ports["replica-b"]) == 1);
+        if (leaders > 1) ++both_leading;
+        ++rounds;
+      },
+      std::chrono::milliseconds(50));
 
   std::string leader;
   ASSERT_TRUE(WaitFor([&] { return replicas.count(leader = LeaseHolder(api())) > 0; }, wait()));
@@ -103,7 +88,7 @@ TEST_P(SharedE2eTest, TwoReplicasNeverBothLeadAndTheStandbyTakesOverWhenTheLeade
     EXPECT_TRUE(WaitForPhase(job, "Succeeded")) << Describe(api(), job);
     EXPECT_EQ(Restarts(*GetJob(api(), job)), 0);
   }
-  sampling = false;
+  sampler.Stop();
   EXPECT_GT(rounds.load(), 0);
   EXPECT_EQ(both_leading.load(), 0) << "both replicas reported leading in the same round";
 }
