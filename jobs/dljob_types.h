@@ -245,6 +245,10 @@ struct DLJobStatus {
   // GPU-seconds held in earlier runs (run time × GPUs, summed when a run ends by suspension,
   // preemption or restart): the service the las queue policy orders by.
   std::optional<int64_t> attained_gpu_seconds;
+  // Times the job was restarted to apply a changed spec (jobs/spec_revision.h); not restarts.
+  std::optional<int64_t> spec_restarts;
+  // The metadata.generation this status was computed from.
+  std::optional<int64_t> observed_generation;
   std::optional<Throughput> throughput;
   std::string start_time;       // RFC 3339
   std::string completion_time;  // RFC 3339

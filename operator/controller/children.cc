@@ -1,6 +1,7 @@
 #include "operator/controller/children.h"
 
 #include "base/json_fields.h"
+#include "jobs/spec_revision.h"
 #include "kube/object_fields.h"
 
 namespace dljob::controller {
@@ -37,7 +38,12 @@ bool IsOwnedBy(const Json& object, const DLJob& job) {
 }
 
 int64_t JobIncarnation(const DLJobStatus& status) {
-  return status.restarts.value_or(0) + status.preemptions.value_or(0);
+  return status.restarts.value_or(0) + status.preemptions.value_or(0) +
+         status.spec_restarts.value_or(0);
+}
+
+std::string SpecRevisionOf(const Json& pod) {
+  return StringAt(Meta(pod).value("annotations", Json::object()), kSpecRevisionAnnotation);
 }
 
 int64_t IncarnationOf(const Json& pod) {
@@ -54,8 +60,10 @@ bool IsDeleting(const Json& object) { return Meta(object).contains("deletionTime
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
                            const BuildOptions& options) {
   Result<Json> pod = NewWorkerPod(job, index, options);
-  if (pod.ok())
+  if (pod.ok()) {
     (*pod)["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
+    (*pod)["metadata"]["annotations"][kSpecRevisionAnnotation] = PodSpecRevision(job);
+  }
   return pod;
 }
 
@@ -63,6 +71,7 @@ Json DesiredLauncher(const DLJob& job, int64_t incarnation,
                      const std::vector<std::string>& worker_ips, const BuildOptions& options) {
   Json pod = NewLauncherPod(job, options, worker_ips);
   pod["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
+  pod["metadata"]["annotations"][kSpecRevisionAnnotation] = PodSpecRevision(job);
   return pod;
 }
 

@@ -24,6 +24,8 @@ namespace dljob::controller {
 using Json = nlohmann::json;
 
 inline constexpr char kIncarnationAnnotation[] = "dljob.io/incarnation";
+// The PodSpecRevision (jobs/spec_revision.h) of the spec a pod was made from.
+inline constexpr char kSpecRevisionAnnotation[] = "dljob.io/spec-revision";
 
 // "namespace/<job-name label>" of a child, or "" when it has no such label.
 std::string OwnerJobKey(const Json& child);
@@ -31,14 +33,16 @@ std::string OwnerJobKey(const Json& child);
 bool IsOwnedBy(const Json& object, const DLJob& job);
 // The incarnation annotation of a pod (0 when missing).
 int64_t IncarnationOf(const Json& pod);
-// The incarnation a job's current pods belong to: status.restarts + status.preemptions. Each
-// whole-job restart and each preemption by the queue starts a new one, so the pods of the run
-// that ended are told apart from the next run's (a preemption is not a restart, but its pods are
-// just as much on their way out).
+// The incarnation a job's current pods belong to: status.restarts + status.preemptions +
+// status.specRestarts. Each whole-job restart, each preemption by the queue and each restart for
+// a changed spec starts a new one, so the pods of the run that ended are told apart from the next
+// run's (a preemption is not a restart, but its pods are just as much on their way out).
 int64_t JobIncarnation(const DLJobStatus& status);
+// The spec revision annotation of a pod ("" when missing: made before revisions were recorded).
+std::string SpecRevisionOf(const Json& pod);
 bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
 
-// The builders' pods, stamped with the incarnation. `worker_ips`: WorkerPodIps (builders.h).
+// The builders' pods, stamped with the incarnation and the job's spec revision. `worker_ips`: WorkerPodIps (builders.h).
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
                            const BuildOptions& options);
 Json DesiredLauncher(const DLJob& job, int64_t incarnation,

@@ -5,6 +5,7 @@
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/run_policy.h"
+#include "jobs/spec_revision.h"
 #include "jobs/validation.h"
 #include "kube/object_fields.h"
 #include "operator/controller/children.h"
@@ -56,6 +57,10 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
     (IncarnationOf(pod) == p.incarnation() ? p.pods : p.stale).push_back(std::move(pod));
   }
   Observation seen = Observe(p.job, p.pods);
+  if (SpecChanged(p, seen)) {
+    RestartForSpec(p);
+    return Finish(p);
+  }
   if (seen.state == JobState::kSucceeded) {
     // The launcher exited 0: its final metrics reach the status before the phase does.
     if (std::optional<kube::Duration> wait =
@@ -92,6 +97,7 @@ FieldErrors Reconciler::Load(Pass& p) {
   ApplyDefaults(p.job);
   p.old = p.job.status;
   p.job.status.restarts = p.job.status.restarts.value_or(0);
+  if (p.job.metadata.generation) p.job.status.observed_generation = p.job.metadata.generation;
   p.now = clock_.Now();
   p.now_s = FormatRfc3339(p.now);
   if (IsFinished(p.old.phase)) return {};
@@ -254,6 +260,38 @@ void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
     case RunAction::kNone:
       break;
   }
+}
+
+// Whether the job's pods run an older spec than the job now has (jobs/spec_revision.h): any of
+// this incarnation's pods made from another revision. Pods that record none (made by an operator
+// before revisions) are taken as current; so is everything while the job is suspended (it has no
+// pods), finished or a restart is under way, and a succeeded attempt is let finish.
+bool Reconciler::SpecChanged(const Pass& p, const Observation& seen) {
+  if (!p.stale.empty() || seen.state == JobState::kSucceeded) return false;
+  const std::string revision = PodSpecRevision(p.job);
+  return std::any_of(p.pods.begin(), p.pods.end(), [&](const Json& pod) {
+    const std::string made_from = SpecRevisionOf(pod);
+    return !made_from.empty() && made_from != revision && !IsDeleting(pod);
+  });
+}
+
+// Applies a changed spec the only way a gang can take it: the whole job stops (its pods deleted,
+// which ask the ranks to checkpoint on SIGTERM) and starts again with the new spec, through the
+// queue when there is one. Counted in status.specRestarts, not in restarts: it spends nothing of
+// backoffLimit, and the active deadline keeps counting from the job's first run.
+void Reconciler::RestartForSpec(Pass& p) {
+  DLJobStatus& s = p.job.status;
+  s.spec_restarts = s.spec_restarts.value_or(0) + 1;
+  std::string generation =
+      p.job.metadata.generation ? " (generation " + std::to_string(*p.job.metadata.generation) + ")"
+                                : "";
+  p.Set(JobPhase::kRestarting, "SpecChanged",
+        "the job's spec changed" + generation + "; restarting the whole job with it, " +
+            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+        false);
+  s.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
+  s.placement.clear();
+  p.delete_all = true;
 }
 
 // Suspends the job for the queue, as Apply does for runPolicy.suspend, and accounts for the run.

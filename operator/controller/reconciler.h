@@ -19,6 +19,15 @@
 // and checkpoint) — and is not restarted: when admitted again it resumes (reason Resumed) from
 // its checkpoint, with restarts unchanged.
 //
+// Spec changes: every pass records metadata.generation in status.observedGeneration. Pods carry
+// the revision of the spec they were made from (jobs/spec_revision.h); when a running or waiting
+// job's spec changes in a field that shapes its pods, the whole job is restarted with the new
+// spec — Restarting/SpecChanged, an Event, status.specRestarts counted (not restarts: backoffLimit
+// is not spent) — from its checkpoint. Changes to runPolicy, queue and priority take effect
+// without a restart. Which changes the API server lets through at all is the admission webhook's
+// rule. activeDeadlineSeconds counts from status.startTime, set when a run's gang is first placed
+// (not while it waits in the queue), kept across restarts, cleared by a suspension or preemption.
+//
 // Workers lost and gangs that do not bind:
 //   - A worker that fails, or goes away (deleted, evicted, its node removed: FindLostWorker in
 //     observation.h) once its gang was bound, ends the attempt: the run policy restarts the whole
@@ -142,6 +151,9 @@ class Reconciler {
   static void Apply(Pass& p, const RunDecision& d, const Observation& seen);
   // Suspends the job for the queue (`why`: the preemption's reason): status first, then its pods.
   static void Preempt(Pass& p, const std::string& why);
+  // A spec that no longer matches the pods' (SpecChanged) is applied by a whole-job restart.
+  static bool SpecChanged(const Pass& p, const Observation& seen);
+  static void RestartForSpec(Pass& p);
   // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
   // reason and its workers' PodScheduled condition says it.
   bool Admitted(Pass& p, std::vector<Json>& workers);

@@ -234,7 +234,6 @@ Result<bool> Reconciler::EnsureWorkers(Pass& p, std::map<std::string, Json>& hav
       return false;
     }
     if (IncarnationOf(r->object) != p.incarnation()) return false;  // the old one is going away
-    if (p.job.status.start_time.empty()) p.job.status.start_time = p.now_s;
     workers.push_back(std::move(r->object));
   }
   return true;
@@ -283,6 +282,9 @@ Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<Json>& workers,
     p.RequeueIn(options_.queued_retry);
     return false;
   }
+  // The job runs from here: the active deadline counts from the first placement of a run, not
+  // from the time it waited in the queue (a suspension or preemption clears it for the next run).
+  if (p.job.status.start_time.empty()) p.job.status.start_time = p.now_s;
   return true;
 }
 

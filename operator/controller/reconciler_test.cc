@@ -273,10 +273,13 @@ TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound
             std::string::npos)
       << status["conditions"][0]["message"];
   EXPECT_EQ(r.requeue_after, options_.queued_retry);
+  EXPECT_FALSE(status.contains("startTime"));  // waiting is not running: no deadline counts yet
+  clock_.Advance(std::chrono::seconds(90));
   api_.Put(kNodes, GpuNode("n2", 8));  // room appears
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j", "create events WorkersBound"}));
+  EXPECT_EQ(JobStatus()["startTime"], "2026-01-02T03:05:35Z");
 }
 
 TEST_F(ReconcilerTest, GpusPlacedButNotYetSeenBoundAreNotPlacedAgain) {
@@ -321,6 +324,53 @@ TEST_F(ReconcilerTest, SuspendDeletesThePodsAndResumeRecreatesThem) {
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
                               "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j", "create events WorkersBound"}));
+}
+
+TEST_F(ReconcilerTest, AChangedSpecRestartsTheWholeJobWithItWithoutSpendingBackoff) {
+  RunJob({{"backoffLimit", 0}});
+  Json job = *api_.Object(kDLJobs, "ns", "j");
+  job["spec"]["image"] = "img:v2";
+  job["metadata"]["generation"] = 2;
+  api_.Put(kDLJobs, job);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events SpecChanged",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["specRestarts"], 1);
+  EXPECT_EQ(status["restarts"], 0);
+  EXPECT_EQ(status["observedGeneration"], 2);
+  EXPECT_EQ(status["conditions"].back()["message"],
+            "the job's spec changed (generation 2); restarting the whole job with it, from the "
+            "start (no spec.checkpoint)");
+  EXPECT_EQ(EventFor("SpecChanged")["type"], "Normal");
+
+  Reconcile();  // the old pods are gone: the next incarnation runs the new image
+  Json worker = Body("create pods ns/j-worker-0");
+  EXPECT_EQ(worker, *DesiredWorker(Job(), 0, 1, options_.build));
+  EXPECT_EQ(worker["spec"]["containers"][0]["image"], "img:v2");
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});  // the new pods match the spec: nothing more to change
+}
+
+TEST_F(ReconcilerTest, RunPolicyQueueAndPriorityChangesNeedNoRestart) {
+  RunJob();
+  PutJob({{"backoffLimit", 7}, {"activeDeadlineSeconds", 3600}});
+  Json job = *api_.Object(kDLJobs, "ns", "j");
+  job["spec"]["scheduling"] = {{"priority", 5}};
+  api_.Put(kDLJobs, job);
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+  EXPECT_EQ(JobStatus()["phase"], "Running");
+}
+
+TEST_F(ReconcilerTest, EveryPassRecordsTheGenerationItSaw) {
+  Json job = PutJob();
+  job["metadata"]["generation"] = 4;
+  api_.Put(kDLJobs, job);
+  Reconcile();
+  EXPECT_EQ(JobStatus()["observedGeneration"], 4);
 }
 
 TEST_F(ReconcilerTest, FinishedJobIsDeletedAfterItsTtl) {

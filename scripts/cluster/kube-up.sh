@@ -61,6 +61,7 @@ print_use() {
   echo
   echo "The cluster is up (node $KUBE_NODE, $KUBE_GPUS nvidia.com/gpu; state in $KUBE_DIR)."
   echo "  export KUBECONFIG=$KUBECONFIG_ADMIN"
+  echo "  (or $KUBECONFIG_EXEC: the same rights through a credential plugin, as on EKS or GKE)"
   echo "  kubectl get nodes -o wide"
   echo "  kubectl apply -f charts/manifests/dljob.yaml      # dljob's CRDs, RBAC and operator"
   echo "Stop it and remove everything it made: scripts/cluster/kube-down.sh"
@@ -143,6 +144,7 @@ check_ports
 record_host_state
 setup_network
 make_pki
+make_exec_user
 write_configs
 step "bridge $KUBE_BRIDGE ($KUBE_GW, pods $KUBE_POD_CIDR, services $KUBE_SVC_CIDR), certificates and configs in $KUBE_DIR"
 

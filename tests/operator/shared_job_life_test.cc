@@ -1,7 +1,9 @@
 // One job's life as a user sees it, on both servers (shared_fixture.h): it runs to Succeeded with
 // its throughput and its archived log, its launcher reaching the workers by address; a failed
 // worker restarts the whole job until the backoff limit fails it; a deleted worker restarts it and
-// it still succeeds; suspend and resume; clean-up after ttlSecondsAfterFinished.
+// it still succeeds; suspend and resume; a spec change applied by a restart; clean-up after
+// ttlSecondsAfterFinished.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -196,6 +198,39 @@ TEST_P(SharedE2eTest, SuspendDeletesThePodsAndResumeBringsThemBack) {
   ASSERT_TRUE(cluster().EndTraining("pausable", 0).ok());
   ASSERT_TRUE(WaitForPhase("pausable", "Succeeded")) << Describe(api(), "pausable");
   EXPECT_EQ(Restarts(*GetJob(api(), "pausable")), 0);
+}
+
+TEST_P(SharedE2eTest, AChangedSpecIsAppliedByRestartingTheWholeJobWithIt) {
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("edited", 2, 1)).ok());
+  ASSERT_TRUE(WaitForPhase("edited", "Running")) << Describe(api(), "edited");
+  const std::set<std::string> first = Uids(api(), "edited");
+
+  Json edit = {{"spec", {{"env", Json::array({{{"name", "LR"}, {"value", "0.05"}}})}}}};
+  ASSERT_TRUE(api().MergePatch(kDLJobs, Ns(), "edited", edit).ok());
+  auto has_new_env = [](const Json& pod) {
+    for (const Json& e : pod["spec"]["containers"][0].value("env", Json::array())) {
+      if (e.value("name", "") == "LR" && e.value("value", "") == "0.05") return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::vector<Json> workers = Live(api(), "edited", "worker");
+        return Phase(api(), "edited") == "Running" && workers.size() == 2 &&
+               std::all_of(workers.begin(), workers.end(), has_new_env);
+      },
+      wait()))
+      << Describe(api(), "edited");
+  for (const Json& w : Live(api(), "edited", "worker")) EXPECT_FALSE(first.count(UidOf(w)));
+  Json status = GetJob(api(), "edited")->value("status", Json::object());
+  EXPECT_EQ(status.value("specRestarts", 0), 1);
+  EXPECT_EQ(Restarts(*GetJob(api(), "edited")), 0);
+  EXPECT_EQ(status.value("observedGeneration", 0),
+            (*GetJob(api(), "edited"))["metadata"].value("generation", 0));
+
+  ASSERT_TRUE(cluster().EndTraining("edited", 0).ok());
+  ASSERT_TRUE(WaitForPhase("edited", "Succeeded")) << Describe(api(), "edited");
 }
 
 TEST_P(SharedE2eTest, AFinishedJobIsDeletedWithItsChildrenAfterItsTtl) {

@@ -79,3 +79,50 @@ make_pki() {
   write_kubeconfig "$KUBE_DIR/kubelet.kubeconfig" "system:node:$KUBE_NODE" kubelet
   touch "$pki/done"
 }
+
+# make_exec_user: a second way in, the way managed clusters (EKS, GKE, AKS) hand out credentials:
+# $KUBECONFIG_EXEC, whose user runs a client.authentication.k8s.io credential plugin
+# ($KUBE_DIR/bin/exec-credential) that prints a bearer token with an expiry. The API server knows
+# the token from --token-auth-file ($KUBE_DIR/tokens.csv: user dljob-exec, group system:masters).
+# Each run of the plugin appends a line to logs/exec-credential.log, so a test can see that a
+# client ran it. The token is made once; the kubeconfig and the plugin are written every start.
+make_exec_user() {
+  local pki="$KUBE_DIR/pki" plugin="$KUBE_DIR/bin/exec-credential"
+  if [ ! -s "$pki/exec-token" ]; then
+    (umask 077; openssl rand -hex 32 >"$pki/exec-token")
+  fi
+  (umask 077; echo "$(cat "$pki/exec-token"),dljob-exec,dljob-exec,\"system:masters\"" \
+    >"$KUBE_DIR/tokens.csv")
+  mkdir -p "$KUBE_DIR/bin" "$KUBE_DIR/logs"
+  cat >"$plugin" <<EOF
+#!/bin/sh
+# A kubeconfig credential plugin (client.authentication.k8s.io/v1beta1), written by kube-up.sh.
+set -eu
+date -u +%Y-%m-%dT%H:%M:%SZ >>"$KUBE_DIR/logs/exec-credential.log"
+printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential",'
+printf '"status":{"token":"%s","expirationTimestamp":"%s"}}\n' \\
+  "\$(cat "$pki/exec-token")" "\$(date -u -d '+10 min' +%Y-%m-%dT%H:%M:%SZ)"
+EOF
+  chmod 700 "$plugin"
+  cat >"$KUBECONFIG_EXEC" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: dljob-kube
+  cluster:
+    server: https://$KUBE_GW:$KUBE_API_PORT
+    certificate-authority-data: $(base64 -w0 "$pki/ca.crt")
+users:
+- name: dljob-exec
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: $plugin
+      installHint: "run scripts/cluster/kube-up.sh (it writes this plugin)"
+contexts:
+- name: dljob-kube-exec
+  context: {cluster: dljob-kube, user: dljob-exec}
+current-context: dljob-kube-exec
+EOF
+  chmod 600 "$KUBECONFIG_EXEC"
+}

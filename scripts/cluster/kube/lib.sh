@@ -41,6 +41,7 @@ KUBE_CLIQUE="${DLJOB_KUBE_CLIQUE:-clique-0}"
 KUBE_GUARD_CHAIN=DLJOB-KUBE-GUARD
 KUBE_SOCK="$KUBE_DIR/run/containerd/containerd.sock"
 KUBECONFIG_ADMIN="$KUBE_DIR/kubeconfig"
+KUBECONFIG_EXEC="$KUBE_DIR/kubeconfig-exec"  # the same admin rights through a credential plugin
 # Sysctls a cluster changes (the kubelet, kube-proxy, the CNI bridge): saved at start, restored.
 KUBE_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.conf.all.route_localnet

@@ -177,7 +177,7 @@ start_control_plane() {
     --insecure-port=0 --cert-dir="$pki/generated" \
     --service-cluster-ip-range="$KUBE_SVC_CIDR" \
     --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
-    --client-ca-file="$pki/ca.crt" \
+    --client-ca-file="$pki/ca.crt" --token-auth-file="$d/tokens.csv" \
     --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt" \
     --kubelet-client-key="$pki/apiserver-kubelet-client.key" \
     --kubelet-preferred-address-types=InternalIP \
