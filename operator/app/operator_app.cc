@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <thread>
 
-#include "jobs/defaults.h"
 #include "kube/object_fields.h"
 #include "kube/runtime/fenced_api.h"
 #include "kube/runtime/leader_election.h"
 #include "operator/controller/builders.h"
 #include "scheduler/queue/queue_policy.h"
+#include "scheduler/queue/queue_types.h"
 
 namespace dljob::op {
 namespace {
@@ -137,7 +137,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
     const std::string& ns = job.metadata.namespace_;
     if (t.start_seconds) timings_.ObserveStart(ns, *t.start_seconds);
     if (t.queue_wait_seconds) {
-      timings_.ObserveQueueWait(ns, job.spec.scheduling.queue.value_or(kDefaultQueue),
+      timings_.ObserveQueueWait(ns, job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue),
                                 *t.queue_wait_seconds);
     }
   };
