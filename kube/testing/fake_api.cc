@@ -1,7 +1,7 @@
 #include "kube/testing/fake_api.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "base/json_fields.h"
@@ -478,7 +478,29 @@ kube::ApiResult<kube::LineStreamPtr> FakeApi::Logs(const std::string& ns, const 
                                                    const kube::LogOptions& options) {
   MutexLock lock(mu_);
   if (auto e = RecordLocked({"logs", "pods", ns, pod, nullptr})) return *e;
-  return ApiError{404, "NotFound", "FakeApi keeps no logs"};
+  auto it = logs_.find(ns + "/" + pod);
+  if (it == logs_.end()) return ApiError{404, "NotFound", "FakeApi has no log for " + pod};
+  // The whole log, then its end: a followed log of a container that has exited.
+  class Lines final : public kube::LineStream {
+   public:
+    explicit Lines(std::vector<std::string> lines) : lines_(std::move(lines)) {}
+    kube::ApiResult<std::optional<std::string>> Next() override {
+      if (next_ >= lines_.size()) return std::optional<std::string>();
+      return std::optional<std::string>(lines_[next_++]);
+    }
+    void Cancel() override { next_ = lines_.size(); }
+
+   private:
+    std::vector<std::string> lines_;
+    size_t next_ = 0;
+  };
+  return kube::LineStreamPtr(std::make_unique<Lines>(it->second));
+}
+
+void FakeApi::SetLog(const std::string& ns, const std::string& pod,
+                     std::vector<std::string> lines) {
+  MutexLock lock(mu_);
+  logs_[ns + "/" + pod] = std::move(lines);
 }
 
 }  // namespace dljob::kube::testing

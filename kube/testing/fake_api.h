@@ -69,6 +69,10 @@ class FakeApi final : public kube::Api {
                              const std::string& name) const;
   std::vector<Json> Objects(const kube::Resource& r) const;
 
+  // What Logs() answers for this pod from now on: these lines, then the end of the log (as a
+  // followed log of an exited container ends). Without one, Logs() is a 404.
+  void SetLog(const std::string& ns, const std::string& pod, std::vector<std::string> lines);
+
   std::vector<Call> Calls() const;
   std::vector<std::string> CallStrings() const;
   void ClearCalls();
@@ -146,6 +150,7 @@ class FakeApi final : public kube::Api {
   std::condition_variable_any cv_;
   std::map<std::string, Objects_> objects_ GUARDED_BY(mu_);  // plural → objects
   std::vector<Call> calls_ GUARDED_BY(mu_);
+  std::map<std::string, std::vector<std::string>> logs_ GUARDED_BY(mu_);  // "ns/pod" → lines
   std::map<std::pair<std::string, std::string>, std::deque<kube::ApiError>> failures_
       GUARDED_BY(mu_);
   std::vector<HistoryEvent> history_ GUARDED_BY(mu_);

@@ -60,6 +60,7 @@ EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
     std::vector<metrics::Family> families = OperatorFamilies(s);
     for (metrics::Family& f : metrics::JobFamilies(s.jobs, s.logs))
       families.push_back(std::move(f));
+    for (metrics::Family& f : s.timings) families.push_back(std::move(f));
     Result<std::string> text = metrics::RenderText(families);
     // Only a defect in dljob's own families gets here (their tests render every one): say which.
     if (!text.ok()) return Text(500, "cannot export metrics: " + text.status().message() + "\n");

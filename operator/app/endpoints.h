@@ -2,7 +2,7 @@
 //
 //   GET /metrics               Prometheus text: per-job families (metrics/job_metrics.h) and the
 //                              operator's own (leader, caches synced, work queue depth, logs
-//                              being followed)
+//                              being followed), then the job timing histograms
 //   GET /healthz               200 while the process serves at all
 //   GET /readyz                200 when leading with synced caches, or standing by; 503 while
 //                              the leader's caches are still filling
@@ -31,7 +31,8 @@ struct OperatorState {
   std::vector<nlohmann::json> jobs;
   std::map<std::string, metrics::LogCounts> logs;
   size_t queue_depth = 0;
-  size_t following = 0;  // launcher logs being followed
+  size_t following = 0;                  // launcher logs being followed
+  std::vector<metrics::Family> timings;  // metrics::JobTimingHistograms, as observed so far
   std::string log_archive_dir;
 };
 

@@ -10,6 +10,7 @@
 #include "kube/runtime/leader_election.h"
 #include "operator/controller/builders.h"
 #include "scheduler/queue/queue_policy.h"
+#include "scheduler/queue/queue_types.h"
 
 namespace dljob::op {
 namespace {
@@ -132,6 +133,14 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.reconcile.launcher_log_ended = [&collectors](const std::string& uid) {
     return collectors.Ended(uid);
   };
+  co.reconcile.timings = [this](const DLJob& job, const controller::JobTimings& t) {
+    const std::string& ns = job.metadata.namespace_;
+    if (t.start_seconds) timings_.ObserveStart(ns, *t.start_seconds);
+    if (t.queue_wait_seconds) {
+      timings_.ObserveQueueWait(ns, job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue),
+                                *t.queue_wait_seconds);
+    }
+  };
   controller::Controller controller(api, clock_, co);
   {
     MutexLock lock(mu_);
@@ -164,6 +173,7 @@ OperatorState OperatorApp::State() const {
   OperatorState s;
   s.leader_elect = options_.leader_elect;
   s.log_archive_dir = options_.log_archive_dir;
+  s.timings = timings_.Families();
   MutexLock lock(mu_);
   s.leading = leading_ && controller_ != nullptr &&
               (term_ == nullptr || term_->MayAct(clock_.MonotonicNow()));

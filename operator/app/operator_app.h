@@ -10,7 +10,8 @@
 // with empty caches, as client-go's leader election prescribes. A standby that never wins just
 // keeps trying. Without leader election it leads at once, unfenced. Once a second, the leader hands
 // the launcher pods of its cache to LogCollectors, whose last-progress times feed
-// progressDeadlineSeconds.
+// progressDeadlineSeconds. The reconcilers report how long each job waited (job_timings.h) into
+// the process's JobTimingHistograms, exported on /metrics with the rest.
 //
 // State() may be called from any thread (the HTTP endpoints do); it reports leading only within
 // the lease's acting window. The rest belongs to Run()'s thread.
@@ -50,6 +51,8 @@ class OperatorApp {
   controller::Controller* controller_ GUARDED_BY(mu_) = nullptr;  // while leading
   metrics::LogCollectors* collectors_ GUARDED_BY(mu_) = nullptr;  // while leading
   const kube::LeaderTerm* term_ GUARDED_BY(mu_) = nullptr;        // while electing
+  // Fed by the leader's reconcilers as their status writes land; kept for the process's life.
+  metrics::JobTimingHistograms timings_;
 };
 
 // The launcher pods among a job's children (label dljob.io/role=launcher).

@@ -69,6 +69,7 @@
 #include "operator/controller/events.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/job_timings.h"
 #include "operator/controller/log_drain.h"
 #include "operator/controller/ssh_keys.h"
 
@@ -99,6 +100,8 @@ struct ReconcilerOptions {
   // Whether the launcher's log has been read to its end (log_drain.h): a job whose launcher
   // exited 0 is marked Succeeded once it has, so its final metrics come first. Unset: at once.
   LauncherLogEnded launcher_log_ended;
+  // Told how long a job waited (job_timings.h) after each status write that lands; unset: no one.
+  JobTimingsSink timings;
 };
 
 struct ReconcileResult {

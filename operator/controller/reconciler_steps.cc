@@ -102,6 +102,10 @@ Status Reconciler::WriteStatus(Pass& p) {
   if (!r.ok())
     return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
   p.status_written = true;
+  if (options_.timings) {
+    JobTimings t = TimingsOf(p.job.metadata.creation_timestamp, p.old, p.job.status, p.now);
+    if (!t.empty()) options_.timings(p.job, t);
+  }
   // An Event for every transition, and for every new reason a queued job gives (the placement's
   // reason changes as the cluster does); never twice for the same one.
   std::string reason = PhaseReason(p.job.status);

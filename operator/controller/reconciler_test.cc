@@ -450,5 +450,34 @@ TEST_F(ReconcilerTest, LauncherLeftUnboundIsBoundOnTheNextPass) {
   EXPECT_EQ(Calls(), Strings{});
 }
 
+// The timings reach the sink once each, from the writes that made the transitions: admitted when
+// the gang was bound, started when mpirun ran; a pass that writes nothing reports nothing.
+TEST_F(ReconcilerTest, ReportsQueueWaitAndStartOnceFromTheWritesThatLand) {
+  Json job = PutJob();
+  job["metadata"]["creationTimestamp"] = FormatRfc3339(clock_.Now() - std::chrono::seconds(30));
+  api_.Put(kDLJobs, job);
+  Reconcile();  // bound at once: admitted, after 30 s since creation
+  clock_.Advance(std::chrono::seconds(20));
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  SetPod("j-launcher", "Running");
+  clock_.Advance(std::chrono::seconds(10));
+  // The first try is refused (a stale cache): nothing counted.
+  api_.FailNext("update-status", "dljobs", kube::ApiError{409, "Conflict", "stale"});
+  Sync();
+  EXPECT_FALSE(reconciler_.Reconcile("ns/j").ok());
+  Reconcile();
+  Reconcile();
+  ASSERT_EQ(JobStatus()["phase"], "Running");
+  MutexLock lock(timings_mu_);
+  ASSERT_EQ(timings_.size(), 2u);
+  EXPECT_EQ(timings_[0].first, "j");
+  EXPECT_EQ(timings_[0].second.queue_wait_seconds, 30);
+  EXPECT_FALSE(timings_[0].second.start_seconds);
+  EXPECT_EQ(timings_[1].second.start_seconds, 60);
+  EXPECT_FALSE(timings_[1].second.queue_wait_seconds);
+}
+
 }  // namespace
 }  // namespace dljob::controller::testing

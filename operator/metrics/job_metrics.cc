@@ -87,4 +87,33 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   return {per_phase, phase, gpus, restarts, ips, step, loss, lines, metric_lines};
 }
 
+namespace {
+
+// From a second to a day: a job starts in seconds on an idle cluster and waits hours on a busy one.
+const std::vector<double> kWaitBuckets = {1,   5,    10,   30,   60,    120,   300,
+                                          600, 1800, 3600, 7200, 14400, 43200, 86400};
+
+}  // namespace
+
+JobTimingHistograms::JobTimingHistograms()
+    : start_("dljob_job_start_duration_seconds",
+             "Seconds from a DLJob's creation to its first Running phase.", kWaitBuckets,
+             {"namespace"}),
+      queue_wait_("dljob_job_queue_wait_seconds",
+                  "Seconds a DLJob waited in its queue before it was admitted.", kWaitBuckets,
+                  {"namespace", "queue"}) {}
+
+void JobTimingHistograms::ObserveStart(const std::string& ns, double seconds) {
+  start_.Observe({ns}, seconds);
+}
+
+void JobTimingHistograms::ObserveQueueWait(const std::string& ns, const std::string& queue,
+                                           double seconds) {
+  queue_wait_.Observe({ns, queue}, seconds);
+}
+
+std::vector<Family> JobTimingHistograms::Families() const {
+  return {start_.Collect(), queue_wait_.Collect()};
+}
+
 }  // namespace dljob::metrics

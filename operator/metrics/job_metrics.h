@@ -11,6 +11,7 @@
 //   dljob_job_loss{namespace,dljob}                      status.throughput.loss
 //   dljob_job_log_lines_total{namespace,dljob}           launcher log lines archived
 //   dljob_job_metric_lines_total{namespace,dljob}        metric lines among them
+// (and the histograms of JobTimingHistograms below).
 // The job's name is in `dljob`, not `job`: Prometheus keeps `job` for the scrape target and would
 // rename ours `exported_job` (prometheus.h refuses it). Jobs without a value for a family are left
 // out of it (no fake zeros). Pure; thread-safe.
@@ -35,5 +36,27 @@ struct LogCounts {
 // `logs` is keyed by "namespace/name".
 std::vector<Family> JobFamilies(const std::vector<nlohmann::json>& jobs,
                                 const std::map<std::string, LogCounts>& logs = {});
+
+// How long jobs waited, as histograms (seconds; buckets from 1 s to a day):
+//
+//   dljob_job_start_duration_seconds{namespace}        creation → first Running
+//   dljob_job_queue_wait_seconds{namespace,queue}      entering the queue → admitted (every
+//                                                      admission, again after a preemption)
+//
+// Fed by the reconciler as its status writes land (controller::JobTimings), so only the leader
+// observes and each transition is counted once: the write that records it succeeds once. Per
+// namespace, not per job: a job has one start, and a histogram per job would be a series per job
+// for ever. Thread-safe.
+class JobTimingHistograms {
+ public:
+  JobTimingHistograms();
+  void ObserveStart(const std::string& ns, double seconds);
+  void ObserveQueueWait(const std::string& ns, const std::string& queue, double seconds);
+  std::vector<Family> Families() const;
+
+ private:
+  Histogram start_;
+  Histogram queue_wait_;
+};
 
 }  // namespace dljob::metrics

@@ -71,5 +71,30 @@ TEST(JobMetricsTest, IgnoresFieldsOfTheWrongType) {
   EXPECT_EQ(RenderText(f).value().find("many"), std::string::npos);
 }
 
+TEST(JobMetricsTest, TimingHistogramsByNamespaceAndQueue) {
+  JobTimingHistograms h;
+  h.ObserveStart("team-a", 42);
+  h.ObserveQueueWait("team-a", "default", 7);
+  h.ObserveQueueWait("team-a", "default", 4000);
+  std::vector<Family> f = h.Families();
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].name, "dljob_job_start_duration_seconds");
+  EXPECT_EQ(f[1].name, "dljob_job_queue_wait_seconds");
+  std::string text = RenderText(f).value();
+  EXPECT_NE(
+      text.find("dljob_job_start_duration_seconds_bucket{namespace=\"team-a\",le=\"30\"} 0\n"
+                "dljob_job_start_duration_seconds_bucket{namespace=\"team-a\",le=\"60\"} 1\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("dljob_job_queue_wait_seconds_count{namespace=\"team-a\",queue=\"default\"} 2\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("dljob_job_queue_wait_seconds_sum{namespace=\"team-a\",queue=\"default\"} 4007\n"),
+      std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace dljob::metrics

@@ -22,7 +22,22 @@ std::string EscapeHelp(std::string_view text) {
   return out;
 }
 
-const char* TypeName(MetricType type) { return type == MetricType::kCounter ? "counter" : "gauge"; }
+const char* TypeName(MetricType type) {
+  switch (type) {
+    case MetricType::kCounter:
+      return "counter";
+    case MetricType::kHistogram:
+      return "histogram";
+    case MetricType::kGauge:
+      break;
+  }
+  return "gauge";
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 }  // namespace
 
@@ -70,12 +85,35 @@ Status CheckFamily(const Family& f) {
     return Status::InvalidArgument("metric \"" + f.name +
                                    "\": not a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)");
   }
-  const bool total = f.name.size() > 6 && f.name.compare(f.name.size() - 6, 6, "_total") == 0;
+  const bool total = EndsWith(f.name, "_total");
   if (f.type == MetricType::kCounter && !total) {
     return refuse("a counter's name must end in _total");
   }
   if (f.type == MetricType::kGauge && total) {
     return refuse("a gauge's name must not end in _total (that suffix says counter)");
+  }
+  const bool histogram = f.type == MetricType::kHistogram;
+  if (histogram) {
+    for (const char* suffix : {"_total", "_bucket", "_sum", "_count"}) {
+      if (EndsWith(f.name, suffix)) {
+        return refuse(std::string("a histogram's name must not end in ") + suffix +
+                      " (its series add _bucket, _sum and _count)");
+      }
+    }
+  }
+  for (const Sample& s : f.samples) {
+    const bool bucket = histogram && s.suffix == "_bucket";
+    if (histogram ? !bucket && s.suffix != "_sum" && s.suffix != "_count" : !s.suffix.empty()) {
+      return refuse("a sample with suffix \"" + s.suffix + "\"" +
+                    (histogram ? " (a histogram's are _bucket, _sum and _count)"
+                               : " (only a histogram's samples have one)"));
+    }
+    bool has_le = false;
+    for (const auto& label : s.labels) has_le = has_le || label.first == "le";
+    if (has_le != bucket) {
+      return refuse(bucket ? "a _bucket sample needs an \"le\" label"
+                           : "label \"le\" is reserved for a histogram's _bucket series");
+    }
   }
   for (const Sample& s : f.samples) {
     std::set<std::string_view> seen;
@@ -126,7 +164,7 @@ Result<std::string> RenderText(const std::vector<Family>& families) {
     out += "# HELP " + f.name + " " + EscapeHelp(f.help) + "\n";
     out += "# TYPE " + f.name + " " + TypeName(f.type) + "\n";
     for (const Sample& s : f.samples) {
-      out += f.name;
+      out += f.name + s.suffix;
       if (!s.labels.empty()) {
         out += '{';
         for (size_t i = 0; i < s.labels.size(); ++i) {
@@ -139,6 +177,50 @@ Result<std::string> RenderText(const std::vector<Family>& families) {
     }
   }
   return out;
+}
+
+Histogram::Histogram(std::string name, std::string help, std::vector<double> upper_bounds,
+                     std::vector<std::string> label_names)
+    : name_(std::move(name)),
+      help_(std::move(help)),
+      bounds_(std::move(upper_bounds)),
+      label_names_(std::move(label_names)) {}
+
+void Histogram::Observe(const std::vector<std::string>& label_values, double value) {
+  MutexLock lock(mu_);
+  Counts& c = series_[label_values];
+  c.buckets.resize(bounds_.size());
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    if (value <= bounds_[i]) {
+      ++c.buckets[i];
+      break;
+    }
+  }
+  c.sum += value;
+  ++c.count;
+}
+
+Family Histogram::Collect() const {
+  Family f{name_, help_, MetricType::kHistogram, {}};
+  MutexLock lock(mu_);
+  for (const auto& [values, c] : series_) {
+    Labels labels;
+    for (size_t i = 0; i < label_names_.size(); ++i)
+      labels.emplace_back(label_names_[i], values[i]);
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < bounds_.size(); ++i) {
+      cumulative += c.buckets[i];
+      Labels with_le = labels;
+      with_le.emplace_back("le", FormatValue(bounds_[i]));
+      f.samples.push_back({with_le, static_cast<double>(cumulative), "_bucket"});
+    }
+    Labels with_inf = labels;
+    with_inf.emplace_back("le", "+Inf");
+    f.samples.push_back({with_inf, static_cast<double>(c.count), "_bucket"});
+    f.samples.push_back({labels, c.sum, "_sum"});
+    f.samples.push_back({labels, static_cast<double>(c.count), "_count"});
+  }
+  return f;
 }
 
 }  // namespace dljob::metrics

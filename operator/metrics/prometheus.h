@@ -14,11 +14,14 @@
 // (job_metrics.h). Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace dljob::metrics {
@@ -28,9 +31,12 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 struct Sample {
   Labels labels;
   double value = 0;
+  // Histograms only: which of its series this sample is, "_bucket" (labelled `le`), "_sum" or
+  // "_count"; "" for gauges and counters.
+  std::string suffix;
 };
 
-enum class MetricType { kGauge, kCounter };
+enum class MetricType { kGauge, kCounter, kHistogram };
 
 struct Family {
   std::string name;  // "dljob_job_images_per_second"
@@ -59,5 +65,33 @@ bool ValidLabelName(std::string_view name);
 std::string ReservedLabelReason(std::string_view name);
 std::string EscapeLabelValue(std::string_view value);
 std::string FormatValue(double value);
+
+// A Prometheus histogram: observations counted into cumulative buckets (the upper bounds given,
+// then +Inf), with their sum and count, one set per combination of label values. Observe() and
+// Collect() may be called from any thread at once.
+class Histogram {
+ public:
+  // `upper_bounds` ascending; `label_names` the labels every observation gives values for.
+  Histogram(std::string name, std::string help, std::vector<double> upper_bounds,
+            std::vector<std::string> label_names);
+
+  // REQUIRES: label_values.size() == label_names.size().
+  void Observe(const std::vector<std::string>& label_values, double value);
+  // The family as it stands, label sets in sorted order.
+  Family Collect() const;
+
+ private:
+  struct Counts {
+    std::vector<uint64_t> buckets;  // per upper bound, not cumulative; +Inf is count
+    double sum = 0;
+    uint64_t count = 0;
+  };
+  const std::string name_;
+  const std::string help_;
+  const std::vector<double> bounds_;
+  const std::vector<std::string> label_names_;
+  mutable Mutex mu_;
+  std::map<std::vector<std::string>, Counts> series_ GUARDED_BY(mu_);
+};
 
 }  // namespace dljob::metrics

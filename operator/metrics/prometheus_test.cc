@@ -113,5 +113,54 @@ TEST(PrometheusTest, RefusesBadNamesSuffixesAndRepeatedLabels) {
   EXPECT_TRUE(CheckFamily(WithLabels({}, "dljob:ratio", MetricType::kGauge)).ok());
 }
 
+// Observations into cumulative buckets, +Inf last, then _sum and _count, per label set (sorted);
+// a value on a bound counts in that bucket (le is "less than or equal").
+TEST(PrometheusTest, HistogramRendersCumulativeBucketsSumAndCount) {
+  Histogram h("dljob_wait_seconds", "Waits.", {1, 5}, {"namespace"});
+  h.Observe({"b"}, 0.5);
+  h.Observe({"a"}, 1);
+  h.Observe({"a"}, 3);
+  h.Observe({"a"}, 60);
+  EXPECT_EQ(RenderText({h.Collect()}).value(),
+            "# HELP dljob_wait_seconds Waits.\n"
+            "# TYPE dljob_wait_seconds histogram\n"
+            "dljob_wait_seconds_bucket{namespace=\"a\",le=\"1\"} 1\n"
+            "dljob_wait_seconds_bucket{namespace=\"a\",le=\"5\"} 2\n"
+            "dljob_wait_seconds_bucket{namespace=\"a\",le=\"+Inf\"} 3\n"
+            "dljob_wait_seconds_sum{namespace=\"a\"} 64\n"
+            "dljob_wait_seconds_count{namespace=\"a\"} 3\n"
+            "dljob_wait_seconds_bucket{namespace=\"b\",le=\"1\"} 1\n"
+            "dljob_wait_seconds_bucket{namespace=\"b\",le=\"5\"} 1\n"
+            "dljob_wait_seconds_bucket{namespace=\"b\",le=\"+Inf\"} 1\n"
+            "dljob_wait_seconds_sum{namespace=\"b\"} 0.5\n"
+            "dljob_wait_seconds_count{namespace=\"b\"} 1\n");
+  Histogram empty("dljob_empty_seconds", "None yet.", {1}, {});
+  EXPECT_EQ(RenderText({empty.Collect()}).value(),
+            "# HELP dljob_empty_seconds None yet.\n# TYPE dljob_empty_seconds histogram\n");
+}
+
+TEST(PrometheusTest, RefusesHistogramsThatBreakTheConventions) {
+  auto why = [](Family f) { return CheckFamily(f).message(); };
+  EXPECT_NE(why({"w_seconds_count", "", MetricType::kHistogram, {}}).find("must not end in _count"),
+            std::string::npos);
+  EXPECT_NE(why({"w_seconds", "", MetricType::kHistogram, {{{}, 1, ""}}})
+                .find("a histogram's are _bucket, _sum and _count"),
+            std::string::npos);
+  EXPECT_NE(why({"w_seconds", "", MetricType::kHistogram, {{{}, 1, "_bucket"}}})
+                .find("needs an \"le\" label"),
+            std::string::npos);
+  EXPECT_NE(why({"w_seconds", "", MetricType::kHistogram, {{{{"le", "1"}}, 1, "_sum"}}})
+                .find("reserved for a histogram's _bucket"),
+            std::string::npos);
+  EXPECT_NE(why({"g", "", MetricType::kGauge, {{{{"le", "1"}}, 1}}}).find("reserved"),
+            std::string::npos);
+  EXPECT_NE(why({"g", "", MetricType::kGauge, {{{}, 1, "_sum"}}}).find("only a histogram's"),
+            std::string::npos);
+  EXPECT_NE(
+      why({"w_seconds", "", MetricType::kHistogram, {{{{"job", "x"}, {"le", "1"}}, 1, "_bucket"}}})
+          .find("reserved by Prometheus"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace dljob::metrics

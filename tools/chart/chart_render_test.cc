@@ -112,10 +112,12 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
   EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "CustomResourceDefinition", "ServiceAccount",
-                                             "ClusterRole", "ClusterRoleBinding", "Role",
+                                             "CustomResourceDefinition", "PodDisruptionBudget",
+                                             "ServiceAccount", "ClusterRole", "ClusterRole",
+                                             "ClusterRoleBinding", "ClusterRoleBinding", "Role",
                                              "RoleBinding", "Service", "Deployment"}));
   std::set<std::string> crds;
+  std::map<std::string, std::set<std::string>> cluster_verbs;
   for (const json& d : docs) {
     if (d["kind"] == "CustomResourceDefinition") crds.insert(d["metadata"]["name"]);
   }
@@ -126,31 +128,12 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
         for (const json& v : rule[field]) EXPECT_NE(v, "*") << d["metadata"]["name"];
       }
     }
-    if (d["kind"] == "ClusterRole") {
-      // Exactly what the operator calls (the kube::Api calls in operator/), nothing more.
-      std::map<std::string, std::set<std::string>> verbs;
+    if (d["kind"] == "ClusterRole") {  // watching every namespace: both ClusterRoles
       for (const json& rule : d["rules"]) {
         for (const json& r : rule["resources"]) {
-          for (const json& v : rule["verbs"]) verbs[r].insert(v);
+          for (const json& v : rule["verbs"]) cluster_verbs[r].insert(v);
         }
       }
-      using Verbs = std::set<std::string>;
-      EXPECT_EQ(verbs, (std::map<std::string, Verbs>{
-                           {"dljobs", {"list", "watch", "delete"}},
-                           {"dljobs/status", {"update", "patch"}},
-                           {"dljobs/finalizers", {"update"}},
-                           {"dlqueues", {"list", "watch"}},
-                           {"dlqueues/status", {"update"}},
-                           {"pods", {"get", "list", "watch", "create", "delete"}},
-                           {"pods/binding", {"create"}},
-                           {"pods/status", {"patch"}},
-                           {"pods/log", {"get"}},
-                           {"services", {"get", "list", "watch", "create"}},
-                           {"configmaps", {"get", "list", "watch", "create"}},
-                           {"secrets", {"get", "list", "watch", "create"}},
-                           {"nodes", {"get", "list", "watch", "patch"}},
-                           {"events", {"create"}},
-                       }));
     }
     if (d["kind"] == "Role") {  // leader election: its own Lease only
       ASSERT_EQ(d["rules"].size(), 1u);
@@ -176,6 +159,24 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       EXPECT_EQ(c["securityContext"]["capabilities"]["drop"], json::array({"ALL"}));
     }
   }
+  // Exactly what the operator calls (tests/chart/rbac_test.cc checks it against a running one).
+  using Verbs = std::set<std::string>;
+  EXPECT_EQ(cluster_verbs, (std::map<std::string, Verbs>{
+                               {"dljobs", {"list", "watch", "delete"}},
+                               {"dljobs/status", {"update", "patch"}},
+                               {"dljobs/finalizers", {"update"}},
+                               {"dlqueues", {"list", "watch"}},
+                               {"dlqueues/status", {"update"}},
+                               {"pods", {"get", "list", "watch", "create", "delete"}},
+                               {"pods/binding", {"create"}},
+                               {"pods/status", {"patch"}},
+                               {"pods/log", {"get"}},
+                               {"services", {"get", "list", "watch", "create"}},
+                               {"configmaps", {"get", "list", "watch", "create"}},
+                               {"secrets", {"get", "list", "watch", "create"}},
+                               {"nodes", {"get", "list", "watch", "patch"}},
+                               {"events", {"create"}},
+                           }));
   std::ifstream in("charts/manifests/dljob.yaml");
   std::stringstream committed;
   committed << in.rdbuf();
@@ -198,6 +199,168 @@ TEST(ChartRender, ValuesChangeTheRendering) {
               "logs");
   }
   EXPECT_NE(out->find("--cluster-domain=corp.local"), std::string::npos);
+}
+
+TEST(ChartRender, WithComparisonsAndLogic) {
+  RenderContext ctx = Context();
+  ctx.values["labels"] = {{"a", "1"}};
+  ctx.values["none"] = json::object();
+  auto render = [&](const std::string& t) {
+    Result<std::string> out = RenderTemplate("t.yaml", t, ctx);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? *out : "";
+  };
+  EXPECT_EQ(render("l:\n  {{- with .Values.labels }}\n  {{- toYaml . | nindent 2 }}\n  {{- end }}"),
+            "l:\n  a: \"1\"");
+  EXPECT_EQ(render("{{ with .Values.image }}{{ .repository }}:{{ $.Values.image.tag }}{{ end }}"),
+            "r:1");
+  EXPECT_EQ(render("{{ with .Values.none }}{{ .missing }}{{ else }}none{{ end }}"), "none");
+  EXPECT_EQ(render("{{ if gt .Values.replicas 1 }}many{{ end }}"), "many");
+  EXPECT_EQ(render("{{ if lt .Values.replicas 2 }}few{{ else }}not few{{ end }}"), "not few");
+  EXPECT_EQ(render("{{ if eq .Values.image.tag \"1\" }}one{{ end }}"), "one");
+  EXPECT_EQ(render("{{ if and .Values.replicas .Values.flag }}x{{ else }}y{{ end }}"), "y");
+  EXPECT_EQ(render("{{ if or .Values.flag .Values.replicas }}x{{ end }}"), "x");
+  EXPECT_EQ(render("{{ if not .Values.flag }}off{{ end }}"), "off");
+  RenderContext bad = Context();
+  Result<std::string> out = RenderTemplate("t.yaml", "{{ if gt .Values.image 1 }}{{ end }}", bad);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("gt compares numbers"), std::string::npos);
+  out = RenderTemplate("t.yaml", "{{ with .Values.flag }}x", bad);
+  EXPECT_NE(out.status().message().find("with without end"), std::string::npos);
+}
+
+TEST(ChartRender, FilesGet) {
+  RenderContext ctx = Context();
+  ctx.files["dashboards/d.json"] = "{\n  \"a\": 1\n}";
+  EXPECT_EQ(
+      *RenderTemplate("t", "d: |-\n  {{- .Files.Get \"dashboards/d.json\" | nindent 2 }}", ctx),
+      "d: |-\n  {\n    \"a\": 1\n  }");
+  Result<std::string> out = RenderTemplate("t", "{{ .Files.Get \"nope\" }}", ctx);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("t:1: no file \"nope\" in the chart"), std::string::npos);
+}
+
+// A wrong value fails before anything renders, naming the field as Helm does.
+TEST(ChartRender, ValuesAreCheckedAgainstTheSchema) {
+  Result<std::string> out = RenderChart(
+      "charts/dljob", {"replicas=two", "podDisruptionBudget.minAvailabel=1", "queue.policy=lifo"},
+      "dljob", "dljob-system", false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "values don't meet the specifications of the schema(s) in the following chart(s):\n"
+            "dljob:\n"
+            "- at '/podDisruptionBudget': additional properties 'minAvailabel' not allowed\n"
+            "- at '/queue/policy': value must be one of 'dljob', 'fifo', 'las'\n"
+            "- at '/replicas': got string, want integer");
+  EXPECT_TRUE(
+      RenderChart("charts/dljob", {"podDisruptionBudget.minAvailable=50%"}, "d", "n", false).ok());
+}
+
+std::vector<json> Rendered(const std::vector<std::string>& sets) {
+  Result<std::string> out = RenderChart("charts/dljob", sets, "dljob", "dljob-system", false);
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? Documents(*out) : std::vector<json>{};
+}
+
+const json* Find(const std::vector<json>& docs, const std::string& kind,
+                 const std::string& name = "") {
+  for (const json& d : docs) {
+    if (d["kind"] == kind && (name.empty() || d["metadata"]["name"] == name)) return &d;
+  }
+  return nullptr;
+}
+
+TEST(ChartRender, PodSettingsReachThePodSpec) {
+  std::vector<json> docs = Rendered(
+      {"priorityClassName=system-cluster-critical", "nodeSelector.pool=ops",
+       "podAnnotations.team=ml", "podLabels.tier=control", "extraArgs={--log-level=debug,--x=1}"});
+  const json* deploy = Find(docs, "Deployment");
+  ASSERT_TRUE(deploy);
+  const json& tmpl = (*deploy)["spec"]["template"];
+  EXPECT_EQ(tmpl["spec"]["priorityClassName"], "system-cluster-critical");
+  EXPECT_EQ(tmpl["spec"]["nodeSelector"], json({{"pool", "ops"}}));
+  EXPECT_EQ(tmpl["metadata"]["annotations"], json({{"team", "ml"}}));
+  EXPECT_EQ(tmpl["metadata"]["labels"]["tier"], "control");
+  EXPECT_EQ(tmpl["metadata"]["labels"]["app.kubernetes.io/name"], "dljob-operator");
+  const json& command = tmpl["spec"]["containers"][0]["command"];
+  EXPECT_EQ(command[command.size() - 2], "--log-level=debug");
+  EXPECT_EQ(command.back(), "--x=1");
+  EXPECT_FALSE(tmpl["spec"].contains("affinity"));  // empty values leave their field out
+  EXPECT_FALSE(tmpl["spec"].contains("tolerations"));
+  EXPECT_FALSE(tmpl["spec"].contains("imagePullSecrets"));
+}
+
+TEST(ChartRender, DisruptionBudgetOnlyForMoreThanOneReplica) {
+  const json* pdb = nullptr;
+  std::vector<json> two = Rendered({});
+  ASSERT_TRUE(pdb = Find(two, "PodDisruptionBudget"));
+  EXPECT_EQ((*pdb)["spec"]["minAvailable"], 1);
+  EXPECT_EQ((*pdb)["spec"]["selector"]["matchLabels"],
+            (*Find(two, "Deployment"))["spec"]["selector"]["matchLabels"]);
+  EXPECT_FALSE(Find(Rendered({"replicas=1"}), "PodDisruptionBudget"));
+  EXPECT_FALSE(Find(Rendered({"podDisruptionBudget.enabled=false"}), "PodDisruptionBudget"));
+  std::vector<json> pct = Rendered({"replicas=3", "podDisruptionBudget.minAvailable=50%"});
+  EXPECT_EQ((*Find(pct, "PodDisruptionBudget"))["spec"]["minAvailable"], "50%");
+}
+
+TEST(ChartRender, MonitorsAndDashboardAreOptIn) {
+  std::vector<json> plain = Rendered({});
+  EXPECT_FALSE(Find(plain, "ServiceMonitor"));
+  EXPECT_FALSE(Find(plain, "PodMonitor"));
+  EXPECT_FALSE(Find(plain, "ConfigMap"));
+  std::vector<json> docs =
+      Rendered({"metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels.release=kps",
+                "metrics.serviceMonitor.interval=15s", "metrics.podMonitor.enabled=true",
+                "metrics.dashboard.enabled=true", "metrics.dashboard.namespace=monitoring"});
+  const json* sm = Find(docs, "ServiceMonitor");
+  ASSERT_TRUE(sm);
+  EXPECT_EQ((*sm)["apiVersion"], "monitoring.coreos.com/v1");
+  EXPECT_EQ((*sm)["metadata"]["labels"]["release"], "kps");
+  EXPECT_EQ((*sm)["spec"]["endpoints"][0], json({{"port", "metrics"},
+                                                 {"path", "/metrics"},
+                                                 {"interval", "15s"},
+                                                 {"scrapeTimeout", "10s"}}));
+  EXPECT_EQ((*sm)["spec"]["selector"]["matchLabels"],
+            (*Find(docs, "Service"))["metadata"]["labels"]);
+  const json* pm = Find(docs, "PodMonitor");
+  ASSERT_TRUE(pm);
+  EXPECT_EQ((*pm)["spec"]["podMetricsEndpoints"][0]["port"], "metrics");
+  EXPECT_EQ((*pm)["spec"]["selector"]["matchLabels"],
+            (*Find(docs, "Deployment"))["spec"]["selector"]["matchLabels"]);
+  const json* cm = Find(docs, "ConfigMap");
+  ASSERT_TRUE(cm);
+  EXPECT_EQ((*cm)["metadata"]["namespace"], "monitoring");
+  EXPECT_EQ((*cm)["metadata"]["labels"]["grafana_dashboard"], "1");
+  std::ifstream in("charts/dljob/dashboards/dljob.json");
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_EQ(json::parse((*cm)["data"]["dljob.json"].get<std::string>()), json::parse(file.str()));
+}
+
+// With watchNamespace the jobs' rights are a Role there and nothing namespaced is cluster-wide
+// but listing pods (the GPU ledger); tests/chart/rbac_test.cc checks both forms against a running
+// operator's calls.
+TEST(ChartRender, WatchNamespaceScopesTheJobRights) {
+  std::vector<json> docs = Rendered({"watchNamespace=team-a"});
+  const json* role = Find(docs, "Role", "dljob-operator-jobs");
+  ASSERT_TRUE(role);
+  EXPECT_EQ((*role)["metadata"]["namespace"], "team-a");
+  const json* binding = Find(docs, "RoleBinding", "dljob-operator-jobs");
+  ASSERT_TRUE(binding);
+  EXPECT_EQ((*binding)["metadata"]["namespace"], "team-a");
+  EXPECT_EQ((*binding)["roleRef"]["kind"], "Role");
+  EXPECT_FALSE(Find(docs, "ClusterRole", "dljob-operator-jobs"));
+  EXPECT_FALSE(Find(docs, "ClusterRoleBinding", "dljob-operator-jobs"));
+  for (const json& d : docs) {
+    if (d["kind"] != "ClusterRole") continue;
+    for (const json& rule : d["rules"]) {
+      for (const json& r : rule["resources"]) {
+        EXPECT_TRUE(r == "nodes" || r == "dlqueues" || r == "dlqueues/status" || r == "pods") << r;
+        if (r == "pods") EXPECT_EQ(rule["verbs"], json::array({"list", "watch"}));
+      }
+    }
+  }
+  EXPECT_FALSE(RenderChart("charts/dljob", {"watchNamespace=Team_A"}, "d", "n", false).ok());
 }
 
 }  // namespace

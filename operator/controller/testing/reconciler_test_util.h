@@ -229,10 +229,20 @@ class ReconcilerWorld : public ::testing::Test {
   // What the log collectors say of a launcher pod's log, by uid (log_drain.h); absent: no
   // collector follows it.
   std::map<std::string, bool> log_ended_;
-  ReconcilerOptions options_{.launcher_log_ended = [this](const std::string& uid) {
-    auto it = log_ended_.find(uid);
-    return it == log_ended_.end() ? std::nullopt : std::optional<bool>(it->second);
-  }};
+  ReconcilerOptions options_{.launcher_log_ended =
+                                 [this](const std::string& uid) {
+                                   auto it = log_ended_.find(uid);
+                                   return it == log_ended_.end() ? std::nullopt
+                                                                 : std::optional<bool>(it->second);
+                                 },
+                             .timings =
+                                 [this](const DLJob& job, const JobTimings& t) {
+                                   MutexLock lock(timings_mu_);
+                                   timings_.emplace_back(job.metadata.name, t);
+                                 }};
+  // What the reconciler reported through options_.timings, by job name.
+  Mutex timings_mu_;
+  std::vector<std::pair<std::string, JobTimings>> timings_ GUARDED_BY(timings_mu_);
   GpuLedger ledger_{clock_};
   Reconciler reconciler_{faults_, clock_,
                          Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_}, options_,

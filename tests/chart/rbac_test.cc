@@ -1,0 +1,294 @@
+// The chart's RBAC against the calls a running operator makes. The operator (OperatorApp, leader
+// election on) runs against the in-memory FakeApi, which records every call, through a job's whole
+// life: a job that runs, has its launcher's log followed (its throughput patched into the status),
+// succeeds and is deleted by its TTL; children whose first create meets an existing one; one
+// with a cached dataset (its node is annotated); one too big to place (its workers' PodScheduled
+// condition is patched); a DLQueue whose status is kept; a job in a namespace that may be outside
+// the watched one. The chart is rendered with watchNamespace unset and set, and for each:
+//   - every call the operator made is allowed by the rendered Roles and ClusterRoles bound to its
+//     ServiceAccount, verb by verb, in the call's namespace (or cluster-wide for a list or watch
+//     across namespaces and for cluster-scoped kinds) — plus the right the server checks for a
+//     child with blockOwnerDeletion (update dljobs/finalizers);
+//   - every right granted was used by some call: nothing more than needed;
+//   - watching team-a, nothing namespaced is granted outside it but listing pods (the GPU
+//     ledger counts every namespace's), and the operator touched nothing in team-b.
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "jobs/codec.h"
+#include "kube/testing/fake_api.h"
+#include "operator/app/operator_app.h"
+#include "testing/wait.h"
+#include "tools/chart/chart_render.h"
+
+namespace dljob {
+namespace {
+
+using Json = nlohmann::json;
+using kube::testing::Call;
+using kube::testing::FakeApi;
+namespace res = kube::resources;
+
+// What RBAC authorizes: a verb on group/resource[/subresource] in a namespace ("" = cluster-wide).
+struct Request {
+  std::string verb, group, resource, ns;
+  auto operator<=>(const Request&) const = default;
+  std::string ToString() const {
+    return verb + " " + (group.empty() ? "" : group + "/") + resource + " in " +
+           (ns.empty() ? "the cluster" : ns);
+  }
+};
+
+const kube::Resource& ResourceOf(const std::string& plural) {
+  static const kube::Resource* kAll[] = {&res::kPods,    &res::kServices, &res::kConfigMaps,
+                                         &res::kSecrets, &res::kEvents,   &res::kNodes,
+                                         &res::kLeases,  &res::kDLJobs,   &res::kDLQueues};
+  for (const kube::Resource* r : kAll) {
+    if (r->plural == plural) return *r;
+  }
+  ADD_FAILURE() << "unknown resource " << plural;
+  return res::kPods;
+}
+
+// The RBAC requests one recorded call needs.
+std::vector<Request> RequestsOf(const Call& c) {
+  const kube::Resource& r = ResourceOf(c.resource);
+  const std::string ns = r.namespaced ? c.ns : "";
+  auto one = [&](std::string verb, std::string resource) {
+    return Request{std::move(verb), r.group, std::move(resource), ns};
+  };
+  std::vector<Request> out;
+  if (c.verb == "update-status") {
+    out.push_back(one("update", c.resource + "/status"));
+  } else if (c.verb == "patch-status") {
+    out.push_back(one("patch", c.resource + "/status"));
+  } else if (c.verb == "bind") {
+    out.push_back(one("create", "pods/binding"));
+  } else if (c.verb == "logs") {
+    out.push_back(one("get", "pods/log"));
+  } else {
+    out.push_back(one(c.verb, c.resource));
+  }
+  // OwnerReferencesPermissionEnforcement: setting blockOwnerDeletion on a child needs update
+  // on the owner's finalizers.
+  if (c.verb == "create" && c.body.is_object()) {
+    for (const Json& ref : c.body["metadata"].value("ownerReferences", Json::array())) {
+      if (ref.value("blockOwnerDeletion", false) && ref.value("kind", "") == "DLJob") {
+        out.push_back(Request{"update", "dljob.io", "dljobs/finalizers", ns});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Json> Documents(const std::string& stream) {
+  std::vector<Json> docs;
+  std::string doc;
+  std::istringstream in(stream + "\n---\n");
+  for (std::string line; std::getline(in, line);) {
+    if (line != "---") {
+      doc += line + "\n";
+      continue;
+    }
+    Result<Json> tree = YamlToJson(doc);
+    EXPECT_TRUE(tree.ok()) << tree.status().message();
+    if (tree.ok() && tree->is_object()) docs.push_back(*tree);
+    doc.clear();
+  }
+  return docs;
+}
+
+// Every (verb, group, resource, scope) the rendered chart grants ServiceAccount
+// dljob-system/dljob-operator; scope "" is cluster-wide.
+std::set<Request> Grants(const std::vector<Json>& docs) {
+  std::map<std::string, Json> roles;  // "ClusterRole/name" or "Role/ns/name" → rules
+  for (const Json& d : docs) {
+    const std::string kind = d.value("kind", "");
+    const Json& meta = d["metadata"];
+    if (kind == "ClusterRole") roles["ClusterRole/" + meta["name"].get<std::string>()] = d["rules"];
+    if (kind == "Role") {
+      roles["Role/" + meta["namespace"].get<std::string>() + "/" +
+            meta["name"].get<std::string>()] = d["rules"];
+    }
+  }
+  std::set<Request> grants;
+  for (const Json& d : docs) {
+    const std::string kind = d.value("kind", "");
+    if (kind != "ClusterRoleBinding" && kind != "RoleBinding") continue;
+    bool ours = false;
+    for (const Json& s : d["subjects"]) {
+      ours = ours || (s["kind"] == "ServiceAccount" && s["name"] == "dljob-operator" &&
+                      s["namespace"] == "dljob-system");
+    }
+    if (!ours) continue;
+    const std::string scope = kind == "RoleBinding" ? d["metadata"]["namespace"] : "";
+    const std::string ref = d["roleRef"]["kind"].get<std::string>() == "Role"
+                                ? "Role/" + scope + "/" + d["roleRef"]["name"].get<std::string>()
+                                : "ClusterRole/" + d["roleRef"]["name"].get<std::string>();
+    EXPECT_TRUE(roles.count(ref)) << "a binding to a missing " << ref;
+    for (const Json& rule : roles[ref]) {
+      for (const Json& g : rule["apiGroups"]) {
+        for (const Json& r : rule["resources"]) {
+          for (const Json& v : rule["verbs"]) grants.insert(Request{v, g, r, scope});
+        }
+      }
+    }
+  }
+  return grants;
+}
+
+// The grant that allows `q`, if any: a cluster-wide one, or one in q's namespace.
+std::optional<Request> Allowing(const std::set<Request>& grants, const Request& q) {
+  Request cluster{q.verb, q.group, q.resource, ""};
+  if (grants.count(cluster)) return cluster;
+  if (!q.ns.empty() && grants.count(q)) return q;
+  return std::nullopt;
+}
+
+Json Node(const std::string& name) {
+  return {{"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+          {"status",
+           {{"allocatable", {{"nvidia.com/gpu", "8"}, {"cpu", "64"}, {"memory", "512Gi"}}},
+            {"capacity", {{"nvidia.com/gpu", "8"}, {"cpu", "64"}, {"memory", "512Gi"}}}}}};
+}
+
+Json Job(const std::string& ns, const std::string& name, int gpus, Json extra = Json::object()) {
+  Json spec = {{"image", "img"}, {"command", {"train"}}, {"gpus", gpus}, {"gpusPerWorker", 4}};
+  spec.update(extra);
+  return {{"apiVersion", "dljob.io/v1alpha1"},
+          {"kind", "DLJob"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", spec}};
+}
+
+bool Called(const FakeApi& api, const std::string& verb, const std::string& resource) {
+  for (const Call& c : api.Calls()) {
+    if (c.verb == verb && c.resource == resource) return true;
+  }
+  return false;
+}
+
+// A kubelet stand-in: bound pods start Running and Ready with an address; a launcher exits 0
+// once the operator has asked for its log.
+void Kubelet(FakeApi& api) {
+  std::set<std::string> logged;
+  for (const Call& c : api.Calls()) {
+    if (c.verb == "logs") logged.insert(c.ns + "/" + c.name);
+  }
+  for (Json pod : api.Objects(res::kPods)) {
+    if (pod["spec"].value("nodeName", "").empty()) continue;
+    const std::string name = pod["metadata"]["name"];
+    const std::string key = pod["metadata"]["namespace"].get<std::string>() + "/" + name;
+    const std::string phase = pod.value("status", Json::object()).value("phase", "");
+    if (phase.empty()) {
+      pod["status"] = {
+          {"phase", "Running"},
+          {"podIP", "10.0.0." + std::to_string(std::hash<std::string>{}(name) % 250 + 2)},
+          {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}};
+    } else if (phase == "Running" && name.ends_with("-launcher") && logged.count(key)) {
+      pod["status"]["phase"] = "Succeeded";
+      pod["status"]["containerStatuses"] =
+          Json::array({{{"name", "launcher"},
+                        {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}}}});
+    } else {
+      continue;
+    }
+    api.Put(res::kPods, pod);
+  }
+}
+
+// Runs the operator, watching `watch`, through the lives described above; returns its calls.
+std::vector<Call> OperatorCalls(const std::string& watch) {
+  FakeApi api;
+  for (const char* n : {"n1", "n2"}) api.Put(res::kNodes, Node(n));
+  api.Put(res::kDLQueues, {{"apiVersion", "dljob.io/v1alpha1"},
+                           {"kind", "DLQueue"},
+                           {"metadata", {{"name", "default"}}},
+                           {"spec", {{"quotas", {{{"nominal", 64}}}}}}});
+  api.Put(res::kDLJobs,
+          Job("team-a", "short", 4, {{"runPolicy", {{"ttlSecondsAfterFinished", 0}}}}));
+  api.Put(res::kDLJobs, Job("team-a", "cached", 4,
+                            {{"data",
+                              {{{"name", "d"},
+                                {"source", "nas://nas.example.com/export/d"},
+                                {"mountPath", "/data"},
+                                {"cache", {{"medium", "LocalSSD"}, {"path", "/mnt/nvme"}}}}}}}));
+  api.Put(res::kDLJobs, Job("team-a", "huge", 64));
+  api.Put(res::kDLJobs, Job("team-b", "elsewhere", 4));
+  // Throughput from the launcher's log (patched into the job's status).
+  api.SetLog("team-a", "short-launcher",
+             {R"(DLJOB_METRIC {"step":10,"images_per_sec":250.5,"loss":2.5,"rank":0})"});
+  // Each child's first create meets one left by an earlier operator: read back (get).
+  for (const char* plural : {"services", "configmaps", "secrets", "pods"}) {
+    api.FailNext("create", plural, kube::ApiError{409, "AlreadyExists", "already exists"});
+  }
+
+  op::OperatorOptions o;
+  o.watch_namespace = watch;
+  o.identity = "rbac-test";
+  o.workers = 2;
+  o.metrics_port = -1;
+  Clock& clock = RealClock();
+  op::OperatorApp app(o, api, clock);
+  std::jthread run([&](std::stop_token stop) { app.Run(stop); });
+  bool done = dljob::testing::WaitFor(
+      [&] {
+        Kubelet(api);
+        return !api.Object(res::kDLJobs, "team-a", "short") && Called(api, "patch", "nodes") &&
+               Called(api, "patch-status", "dljobs") && Called(api, "patch-status", "pods") &&
+               Called(api, "update-status", "dlqueues") && Called(api, "create", "events");
+      },
+      60'000);
+  run.request_stop();
+  run.join();
+  EXPECT_TRUE(done) << "the scenario did not complete; calls:\n"
+                    << [&] {
+                         std::string all;
+                         for (const std::string& c : api.CallStrings()) all += c + "\n";
+                         return all;
+                       }();
+  return api.Calls();
+}
+
+void CheckChartAgainstCalls(const std::string& watch) {
+  std::vector<std::string> sets;
+  if (!watch.empty()) sets.push_back("watchNamespace=" + watch);
+  Result<std::string> rendered =
+      chart::RenderChart("charts/dljob", sets, "dljob", "dljob-system", false);
+  ASSERT_TRUE(rendered.ok()) << rendered.status().message();
+  const std::set<Request> grants = Grants(Documents(*rendered));
+  ASSERT_FALSE(grants.empty());
+
+  std::set<Request> used;
+  for (const Call& c : OperatorCalls(watch)) {
+    if (!watch.empty()) EXPECT_NE(c.ns, "team-b") << c.ToString();
+    for (const Request& q : RequestsOf(c)) {
+      std::optional<Request> by = Allowing(grants, q);
+      EXPECT_TRUE(by) << "the chart does not allow " << q.ToString() << " (" << c.ToString() << ")";
+      if (by) used.insert(*by);
+    }
+  }
+  for (const Request& g : grants) {
+    EXPECT_TRUE(used.count(g)) << "granted but never used: " << g.ToString();
+  }
+  if (!watch.empty()) {
+    for (const Request& g : grants) {
+      bool cluster_wide_ok = g.resource == "nodes" || g.resource.starts_with("dlqueues") ||
+                             (g.resource == "pods" && (g.verb == "list" || g.verb == "watch"));
+      if (g.ns.empty()) EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
+      if (!g.ns.empty() && g.resource != "leases") EXPECT_EQ(g.ns, watch) << g.ToString();
+    }
+  }
+}
+
+TEST(ChartRbac, EveryNamespaceAllowsExactlyTheOperatorsCalls) { CheckChartAgainstCalls(""); }
+
+TEST(ChartRbac, WatchNamespaceAllowsExactlyTheOperatorsCallsThere) {
+  CheckChartAgainstCalls("team-a");
+}
+
+}  // namespace
+}  // namespace dljob
