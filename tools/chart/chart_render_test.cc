@@ -111,12 +111,11 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<json> docs = Documents(*out);
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "CustomResourceDefinition", "ServiceAccount",
-                                             "ClusterRole", "ClusterRoleBinding", "Role",
-                                             "Role", "RoleBinding", "RoleBinding", "Service",
-                                             "Service", "Deployment",
-                                             "ValidatingWebhookConfiguration"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{
+                       "Namespace", "CustomResourceDefinition", "CustomResourceDefinition",
+                       "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+                       "Role", "RoleBinding", "Service", "Service", "Deployment",
+                       "ValidatingWebhookConfiguration"}));
   std::set<std::string> crds;
   for (const json& d : docs) {
     if (d["kind"] == "CustomResourceDefinition") crds.insert(d["metadata"]["name"]);
@@ -222,12 +221,12 @@ TEST(ChartRender, ValuesChangeTheRendering) {
 }
 
 TEST(ChartRender, WebhookCanBeTurnedOffOrSetToIgnore) {
-  Result<std::string> off = RenderChart("charts/dljob", {"webhook.enabled=false"}, "dljob",
-                                        "dljob-system", false);
+  Result<std::string> off =
+      RenderChart("charts/dljob", {"webhook.enabled=false"}, "dljob", "dljob-system", false);
   ASSERT_TRUE(off.ok()) << off.status().message();
   EXPECT_EQ(off->find("webhook"), std::string::npos) << *off;
-  Result<std::string> ignore = RenderChart("charts/dljob", {"webhook.failurePolicy=Ignore"},
-                                           "dljob", "dljob-system", false);
+  Result<std::string> ignore =
+      RenderChart("charts/dljob", {"webhook.failurePolicy=Ignore"}, "dljob", "dljob-system", false);
   ASSERT_TRUE(ignore.ok()) << ignore.status().message();
   EXPECT_NE(ignore->find("failurePolicy: Ignore"), std::string::npos);
 }
