@@ -1,10 +1,9 @@
 #include "cli/job_loading.h"
 
-#include <algorithm>
-
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
+#include "jobs/document_check.h"
 #include "jobs/generated_name.h"
 #include "jobs/validation.h"
 
@@ -21,25 +20,6 @@ void PrintProblems(CliContext& ctx, const std::string& what, const char* kind,
 }
 
 std::string Describe(const std::string& file) { return file == "-" ? "stdin" : file; }
-
-bool IsWholeDocumentProblem(const FieldErrors& errors) {
-  return std::any_of(errors.begin(), errors.end(),
-                     [](const FieldError& e) { return e.path.empty(); });
-}
-
-// Decode errors, then validation's for the fields that decoded (a field that failed to decode is
-// also "missing" to validation: it is reported once), in file order.
-FieldErrors Merge(const FieldErrors& decode_errors, FieldErrors validation,
-                  const SourcePositions& positions) {
-  FieldErrors errors = decode_errors;
-  for (FieldError& e : validation) {
-    bool known = std::any_of(decode_errors.begin(), decode_errors.end(),
-                             [&](const FieldError& d) { return d.path == e.path; });
-    if (!known) errors.push_back(std::move(e));
-  }
-  LocateErrors(positions, errors);
-  return errors;
-}
 
 }  // namespace
 
@@ -93,7 +73,7 @@ Result<DLJob> LoadJobText(const std::optional<std::string>& text, const std::str
   if (flags && job.metadata.name.empty() && job.metadata.generate_name.empty()) {
     job.metadata.generate_name = GenerateNamePrefix(job);
   }
-  FieldErrors errors = Merge(decode_errors, Validate(job), positions);
+  FieldErrors errors = MergeProblems(decode_errors, Validate(job), positions);
   if (!errors.empty()) {
     PrintProblems(ctx, what, kKind, errors,
                   text ? "fix the fields above and run: dljob validate -f " + file
@@ -110,7 +90,7 @@ Result<DLQueue> LoadQueueText(const std::string& text, const std::string& file, 
                   "fix the document (see examples/queue-default.yaml for a complete queue)");
     return Status::InvalidArgument("invalid queue");
   }
-  FieldErrors errors = Merge(decoded.errors, Validate(decoded.queue), decoded.positions);
+  FieldErrors errors = CheckDecodedQueue(decoded);
   if (!errors.empty()) {
     PrintProblems(ctx, Describe(file), kQueueKind, errors,
                   "fix the fields above and run: dljob validate -f " + file);

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <exception>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 namespace dljob::http {
 namespace {
 
@@ -23,10 +26,18 @@ bool HasBody(int status) { return status >= 200 && status != 204 && status != 30
 }  // namespace
 
 Connection::Connection(int fd, std::string remote, const Handler& handler, const HttpLimits& limits,
-                       const StopSignal& stop)
-    : fd_(fd), remote_(std::move(remote)), handler_(handler), limits_(limits), stop_(stop) {}
+                       const StopSignal& stop, SSL_CTX* tls)
+    : fd_(fd),
+      tls_(tls),
+      remote_(std::move(remote)),
+      handler_(handler),
+      limits_(limits),
+      stop_(stop) {}
 
-Connection::~Connection() { Close(); }
+Connection::~Connection() {
+  Close();
+  SSL_free(ssl_);
+}
 
 void Connection::Shutdown() {
   MutexLock lock(fd_mutex_);
@@ -39,9 +50,23 @@ void Connection::Close() {
   closed_ = true;
 }
 
+bool Connection::Handshake() {
+  ssl_ = SSL_new(tls_);
+  if (!ssl_ || SSL_set_fd(ssl_, fd_) != 1) return false;
+  // Bounded: a client that connects and says nothing must not hold the thread until Stop().
+  timeval limit{10, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  bool ok = SSL_accept(ssl_) == 1;
+  timeval none{0, 0};
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+  ERR_clear_error();
+  return ok;
+}
+
 bool Connection::Fill() {
   pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_.wake_fd, POLLIN, 0}};
-  while (true) {
+  // Bytes the TLS session has decrypted already are not visible to poll().
+  while (!(ssl_ && SSL_pending(ssl_) > 0)) {
     if (stop_.stopped.load()) return false;
     int n = ::poll(fds, 2, -1);
     if (n < 0 && errno == EINTR) continue;
@@ -50,9 +75,14 @@ bool Connection::Fill() {
   }
   char chunk[16384];
   ssize_t n;
-  do {
-    n = ::recv(fd_, chunk, sizeof chunk, 0);
-  } while (n < 0 && errno == EINTR);
+  if (ssl_) {
+    n = SSL_read(ssl_, chunk, sizeof chunk);
+    if (n <= 0) ERR_clear_error();
+  } else {
+    do {
+      n = ::recv(fd_, chunk, sizeof chunk, 0);
+    } while (n < 0 && errno == EINTR);
+  }
   if (n <= 0) return false;
   buf_.append(chunk, static_cast<std::size_t>(n));
   return true;
@@ -60,8 +90,14 @@ bool Connection::Fill() {
 
 bool Connection::SendAll(std::string_view data) {
   while (!data.empty() && !broken_) {
-    ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n;
+    if (ssl_) {
+      n = SSL_write(ssl_, data.data(), static_cast<int>(data.size()));
+      if (n <= 0) ERR_clear_error();
+    } else {
+      n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+    }
     if (n <= 0 || stop_.stopped.load()) {
       broken_ = true;
       break;
@@ -133,6 +169,7 @@ bool Connection::ReadBody(const RequestHead& head, HttpRequest* request) {
 }
 
 void Connection::Serve() {
+  if (tls_ && !Handshake()) return Close();
   ServeRequests();
   LingeringClose();
   Close();
@@ -200,6 +237,7 @@ bool Connection::Write(std::string_view data) {
 
 bool Connection::Connected() {
   if (broken_ || stop_.stopped.load()) return false;
+  if (ssl_ && SSL_pending(ssl_) > 0) return true;  // the next request, already decrypted
   pollfd p{fd_, POLLIN | POLLRDHUP, 0};
   if (::poll(&p, 1, 0) < 0) return errno == EINTR;
   if (p.revents & (POLLERR | POLLHUP | POLLRDHUP | POLLNVAL)) return false;
@@ -225,6 +263,10 @@ void Connection::RefuseAndClose(int status, const std::string& message) {
 // before the client reads it. So: stop writing, then read and drop what the client still sends
 // (bounded by bytes, time and the stop signal) before the socket is closed.
 void Connection::LingeringClose() {
+  if (ssl_ && !broken_) {
+    SSL_shutdown(ssl_);  // close_notify: the client can tell the end from a cut
+    ERR_clear_error();
+  }
   ::shutdown(fd_, SHUT_WR);
   std::size_t dropped = 0;
   pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_.wake_fd, POLLIN, 0}};

@@ -4,10 +4,13 @@
 // calling thread, and returns when the client closes, a request is refused, the response said
 // "Connection: close", or the server stops. The Connection is also the handler's ResponseWriter.
 //
-// Ownership: the Connection owns its socket and closes it when Serve() ends; the server destroys
-// it only after the thread running Serve() has been joined. Thread-safety: Serve() and the writer
-// methods run on the connection's thread; Shutdown() may be called from any thread while the
-// Connection is alive, to wake that thread out of a blocking read or write.
+// Over TLS (a server context given), Serve() first completes the handshake (a client that does not
+// finish it within 10 s is dropped), then reads and writes through the TLS session.
+//
+// Ownership: the Connection owns its socket (and TLS session) and closes it when Serve() ends; the
+// server destroys it only after the thread running Serve() has been joined. Thread-safety: Serve()
+// and the writer methods run on the connection's thread; Shutdown() may be called from any thread
+// while the Connection is alive, to wake that thread out of a blocking read or write.
 #pragma once
 
 #include <atomic>
@@ -17,6 +20,9 @@
 #include "base/mutex.h"
 #include "http/http.h"
 #include "http/http_util.h"
+
+typedef struct ssl_st SSL;
+typedef struct ssl_ctx_st SSL_CTX;
 
 namespace dljob::http {
 
@@ -34,8 +40,9 @@ struct StopSignal {
 
 class Connection : public ResponseWriter {
  public:
+  // `tls`: null for plain HTTP; else it must outlive the Connection.
   Connection(int fd, std::string remote, const Handler& handler, const HttpLimits& limits,
-             const StopSignal& stop);
+             const StopSignal& stop, SSL_CTX* tls = nullptr);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -54,6 +61,7 @@ class Connection : public ResponseWriter {
   enum class Read { kOk, kClosed, kTooLarge };
 
   void ServeRequests();
+  bool Handshake();  // TLS: false when the client did not complete it
   Read ReadHead(std::string* head);
   // Fills request.body per `head`; false after answering the client with an error.
   bool ReadBody(const RequestHead& head, HttpRequest* request);
@@ -64,7 +72,9 @@ class Connection : public ResponseWriter {
   void Close();
 
   const int fd_;
-  Mutex fd_mutex_;  // Shutdown() from another thread must not race the close
+  SSL_CTX* const tls_;
+  SSL* ssl_ = nullptr;  // the TLS session once Serve() began it; null over plain HTTP
+  Mutex fd_mutex_;      // Shutdown() from another thread must not race the close
   bool closed_ GUARDED_BY(fd_mutex_) = false;
   const std::string remote_;
   const Handler& handler_;

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,6 +66,12 @@ Status HttpServer::Start() {
     return Status::InvalidArgument("port " + std::to_string(options_.port) +
                                    " is outside 0..65535");
   }
+  if (options_.tls) {
+    Result<std::shared_ptr<const TlsServerContext>> tls =
+        TlsServerContext::Make(options_.tls->cert_pem, options_.tls->key_pem);
+    if (!tls.ok()) return tls.status().WithContext("HTTPS on " + where);
+    tls_ = *std::move(tls);
+  }
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe", "");
   stop_.wake_fd = pipe_fds[0];
@@ -104,9 +111,15 @@ void HttpServer::AcceptLoop() {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     MutexLock lock(mutex_);
     Slot& slot = slots_.emplace_back();
-    slot.connection =
-        std::make_unique<Connection>(fd, FormatAddress(peer), handler_, options_.limits, stop_);
+    slot.connection = std::make_unique<Connection>(
+        fd, FormatAddress(peer), handler_, options_.limits, stop_, tls_ ? tls_->get() : nullptr);
     slot.thread = std::thread([this, &slot] {
+      // OpenSSL writes with write(2): a client gone mid-response must fail the write (EPIPE),
+      // not kill the process.
+      sigset_t pipe;
+      sigemptyset(&pipe);
+      sigaddset(&pipe, SIGPIPE);
+      pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
       slot.connection->Serve();
       MutexLock done_lock(mutex_);
       slot.done = true;

@@ -8,6 +8,9 @@
 // parse are refused before the handler sees them: 400 malformed, 413 body too large, 431 head
 // too large, 501 unknown transfer coding, 505 other HTTP versions; the connection is closed.
 //
+// HTTPS: given a certificate and key (options.tls), every connection speaks TLS (1.2 or later)
+// and nothing else; Start() refuses a certificate and key that do not belong together.
+//
 // Stopping: Stop() closes the listening socket, wakes every connection blocked reading or
 // writing, and joins all threads. A handler blocked on something of its own (a watch waiting
 // for events) is not interrupted: handlers that stream MUST poll ResponseWriter::Connected()
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -28,6 +32,8 @@
 #include "base/status.h"
 #include "http/http.h"
 #include "http/http_connection.h"
+#include "http/pki.h"
+#include "http/tls_context.h"
 
 namespace dljob::http {
 
@@ -35,6 +41,8 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";  // a numeric address: "127.0.0.1", "::1"
   int port = 0;                    // 0: the kernel picks a free port; port() tells which
   HttpLimits limits;
+  // Serve HTTPS with this certificate (PEM, the server's first, then any intermediates) and key.
+  std::optional<CertificateAndKey> tls;
 };
 
 class HttpServer {
@@ -66,6 +74,7 @@ class HttpServer {
 
   const Handler handler_;
   const HttpServerOptions options_;
+  std::shared_ptr<const TlsServerContext> tls_;  // set by Start() when options_.tls
   StopSignal stop_;
   int wake_write_fd_ = -1;
   int listen_fd_ = -1;

@@ -9,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <openssl/bio.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 namespace dljob::http::testing {
@@ -32,26 +30,12 @@ bool ReadHead(int fd, SSL* ssl, std::string& buf, size_t& head_end) {
   return true;
 }
 
-void FreeContext(SSL_CTX* ctx) { SSL_CTX_free(ctx); }
-
-// A server context presenting `certificate`.
-SSL_CTX* ServerContext(const TestCertificate& certificate) {
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  BIO* cert = BIO_new_mem_buf(certificate.cert_pem.data(), -1);
-  BIO* key = BIO_new_mem_buf(certificate.key_pem.data(), -1);
-  X509* x509 = PEM_read_bio_X509(cert, nullptr, nullptr, nullptr);
-  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(key, nullptr, nullptr, nullptr);
-  bool ok = ctx && x509 && pkey && SSL_CTX_use_certificate(ctx, x509) == 1 &&
-            SSL_CTX_use_PrivateKey(ctx, pkey) == 1;
-  X509_free(x509);
-  EVP_PKEY_free(pkey);
-  BIO_free(cert);
-  BIO_free(key);
-  if (!ok) {
-    SSL_CTX_free(ctx);
-    throw std::runtime_error("loopback server: OpenSSL refused the test certificate");
-  }
-  return ctx;
+// A server context presenting `certificate` (http/tls_context.h, as HttpServer's).
+std::shared_ptr<const TlsServerContext> ServerContext(const TestCertificate& certificate) {
+  Result<std::shared_ptr<const TlsServerContext>> ctx =
+      TlsServerContext::Make(certificate.cert_pem, certificate.key_pem);
+  if (!ctx.ok()) throw std::runtime_error("loopback server: " + ctx.status().message());
+  return *std::move(ctx);
 }
 
 }  // namespace
@@ -87,13 +71,11 @@ bool LoopbackHttpServer::Connection::Write(const std::string& bytes) {
 void LoopbackHttpServer::Connection::Close() { close_ = true; }
 
 LoopbackHttpServer::LoopbackHttpServer(Handler handler)
-    : handler_(std::move(handler)),
-      tls_(nullptr, FreeContext),
-      listener_([this](int fd) { Serve(fd); }) {}
+    : handler_(std::move(handler)), listener_([this](int fd) { Serve(fd); }) {}
 
 LoopbackHttpServer::LoopbackHttpServer(Handler handler, const TestCertificate& certificate)
     : handler_(std::move(handler)),
-      tls_(ServerContext(certificate), FreeContext),
+      tls_(ServerContext(certificate)),
       listener_([this](int fd) { Serve(fd); }) {}
 
 LoopbackHttpServer::~LoopbackHttpServer() {
@@ -150,7 +132,7 @@ void LoopbackHttpServer::Serve(int fd) {
     ServeRequests(fd, nullptr);
     return;
   }
-  std::unique_ptr<SSL, void (*)(SSL*)> ssl(SSL_new(tls_.get()), SSL_free);
+  std::unique_ptr<SSL, void (*)(SSL*)> ssl(SSL_new(tls_->get()), SSL_free);
   SSL_set_fd(ssl.get(), fd);
   TlsHandshake handshake;
   handshake.ok = SSL_accept(ssl.get()) == 1;

@@ -25,6 +25,7 @@
 #include "http/http.h"
 #include "http/testing/loopback_listener.h"
 #include "http/testing/test_pki.h"
+#include "http/tls_context.h"
 
 namespace dljob::http::testing {
 
@@ -88,7 +89,7 @@ class LoopbackHttpServer {
   void ServeRequests(int fd, SSL* ssl);
 
   Handler handler_;
-  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> tls_;  // null over plain TCP
+  std::shared_ptr<const TlsServerContext> tls_;  // null over plain TCP
   mutable Mutex mu_;
   mutable std::condition_variable_any cv_;
   bool stopping_ GUARDED_BY(mu_) = false;

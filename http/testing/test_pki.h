@@ -1,4 +1,4 @@
-// Certificates for TLS tests, made in-process with OpenSSL (nothing on disk, nothing fetched): a
+// Certificates for TLS tests, made in-process by http/pki.h (nothing on disk, nothing fetched): a
 // fresh certificate authority per TestCa, and server certificates it signs for the names and
 // addresses a test chooses — say one for "kubernetes.test" served on 127.0.0.1, to check that a
 // client verifies the name it was told to. Keys are ECDSA P-256; certificates are valid from an
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <openssl/types.h>
+#include "http/pki.h"
 
 namespace dljob::http::testing {
 
@@ -24,9 +24,8 @@ struct TestCertificate {
 class TestCa {
  public:
   explicit TestCa(const std::string& common_name = "dljob test CA");
-  ~TestCa();
 
-  const std::string& cert_pem() const { return cert_pem_; }
+  const std::string& cert_pem() const { return ca_.cert_pem; }
 
   // A server certificate (extended key usage serverAuth) naming `dns_names` and `ip_addresses`
   // ("127.0.0.1", "::1") in its subjectAltName, its common name the first of them.
@@ -34,9 +33,7 @@ class TestCa {
                         const std::vector<std::string>& ip_addresses = {}) const;
 
  private:
-  EVP_PKEY* key_;
-  X509* cert_;
-  std::string cert_pem_;
+  CertificateAndKey ca_;
 };
 
 }  // namespace dljob::http::testing

@@ -17,6 +17,7 @@
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "operator/app/operator_app.h"
+#include "operator/app/webhook_server.h"
 
 namespace dljob::op {
 namespace {
@@ -108,6 +109,24 @@ int Main(int argc, char** argv) {
                  options.metrics_address.c_str(), server->port());
   }
 
+  std::unique_ptr<http::HttpServer> webhook;  // on every replica, leading or not
+  if (options.webhook_port >= 0) {
+    Result<std::unique_ptr<http::HttpServer>> w = StartWebhook(options, **api, RealClock());
+    if (!w.ok()) {
+      return Fail(w.status().message(),
+                  "check --webhook-* and the operator's RBAC for Secrets "
+                  "and ValidatingWebhookConfigurations");
+    }
+    webhook = std::move(*w);
+    if (!options.webhook_port_file.empty()) {
+      Status s = DefaultEnv().WriteFileAtomically(options.webhook_port_file,
+                                                  std::to_string(webhook->port()) + "\n");
+      if (!s.ok()) return Fail(s.message(), "check --webhook-port-file");
+    }
+    std::fprintf(stderr, "dljob-operator: serving the admission webhook (HTTPS) on %s:%d\n",
+                 options.metrics_address.c_str(), webhook->port());
+  }
+
   std::stop_source stop;
   std::atomic<int> code{0};
   std::thread runner([&] {
@@ -120,6 +139,7 @@ int Main(int argc, char** argv) {
   stop.request_stop();
   runner.join();
   if (server) server->Stop();
+  if (webhook) webhook->Stop();
   return code;
 }
 

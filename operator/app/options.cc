@@ -129,6 +129,27 @@ void AddSchedulingFlags(CLI::App& app, OperatorOptions& o) {
               "how long a job runs before the queue may preempt it", /*zero_ok=*/true);
 }
 
+// The admission webhook: its port, and the names of what its certificate involves.
+void AddWebhookFlags(CLI::App& app, OperatorOptions& o) {
+  app.add_option("--webhook-port", o.webhook_port,
+                 "HTTPS port of the validating admission webhook (0: any free; -1: none)")
+      ->check(CLI::Range(-1, 65535))
+      ->capture_default_str();
+  app.add_option("--webhook-port-file", o.webhook_port_file,
+                 "write the bound webhook port to this file");
+  app.add_option("--webhook-namespace", o.webhook_namespace,
+                 "the operator's namespace: the webhook's Service and certificate Secret")
+      ->capture_default_str();
+  app.add_option("--webhook-service", o.webhook_service,
+                 "the webhook's Service (its DNS names are the certificate's)")
+      ->capture_default_str();
+  app.add_option("--webhook-cert-secret", o.webhook_cert_secret,
+                 "Secret keeping the webhook's CA and serving certificate (made when missing)")
+      ->capture_default_str();
+  app.add_option("--webhook-configuration", o.webhook_configuration,
+                 "ValidatingWebhookConfiguration whose caBundle is set at start-up (\"\": none)");
+}
+
 // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
 // value; CLI11 would otherwise take the next argument as the value. Returned in reverse order, as
 // CLI::App::parse(std::vector) takes its arguments.
@@ -168,6 +189,7 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   AddLeaseFlags(app, o);
   AddEndpointAndDataFlags(app, o);
   AddSchedulingFlags(app, o);
+  AddWebhookFlags(app, o);
   std::vector<std::string> reversed = SplitEmptyValuesReversed(args);
   try {
     app.parse(reversed);

@@ -48,6 +48,14 @@ struct OperatorOptions {
   // before the queue may preempt it.
   std::string queue_policy = "dljob";
   std::chrono::seconds min_run_time{300};
+  // The validating admission webhook (admission_review.h, webhook_cert.h), HTTPS on its own
+  // port, served by every replica; -1: none.
+  int webhook_port = -1;
+  std::string webhook_port_file;                   // write the bound webhook port here (tests)
+  std::string webhook_namespace = "dljob-system";  // the operator's: its Secret and Service
+  std::string webhook_service = "dljob-webhook";
+  std::string webhook_cert_secret = "dljob-webhook-cert";
+  std::string webhook_configuration;  // the ValidatingWebhookConfiguration to give the CA; "": none
 };
 
 // What parsing produced: options to run with, or text to print and an exit code (help, errors).

@@ -4,7 +4,8 @@
 // succeeds and is deleted by its TTL; children whose first create meets an existing one; one
 // with a cached dataset (its node is annotated); one too big to place (its workers' PodScheduled
 // condition is patched); a DLQueue whose status is kept; a job in a namespace that may be outside
-// the watched one. The chart is rendered with watchNamespace unset and set, and for each:
+// the watched one; and the admission webhook's start-up (its certificate Secret made, renewed,
+// and its CA written into the webhook configuration). The chart is rendered with watchNamespace unset and set, and for each:
 //   - every call the operator made is allowed by the rendered Roles and ClusterRoles bound to its
 //     ServiceAccount, verb by verb, in the call's namespace (or cluster-wide for a list or watch
 //     across namespaces and for cluster-scoped kinds) — plus the right the server checks for a
@@ -21,6 +22,7 @@
 #include "jobs/codec.h"
 #include "kube/testing/fake_api.h"
 #include "operator/app/operator_app.h"
+#include "operator/app/webhook_cert.h"
 #include "testing/wait.h"
 #include "tools/chart/chart_render.h"
 
@@ -45,7 +47,8 @@ struct Request {
 const kube::Resource& ResourceOf(const std::string& plural) {
   static const kube::Resource* kAll[] = {&res::kPods,    &res::kServices, &res::kConfigMaps,
                                          &res::kSecrets, &res::kEvents,   &res::kNodes,
-                                         &res::kLeases,  &res::kDLJobs,   &res::kDLQueues};
+                                         &res::kLeases,  &res::kDLJobs,   &res::kDLQueues,
+                                         &op::kValidatingWebhookConfigurations};
   for (const kube::Resource* r : kAll) {
     if (r->plural == plural) return *r;
   }
@@ -200,9 +203,32 @@ void Kubelet(FakeApi& api) {
   }
 }
 
+// What every replica does at start-up for the admission webhook (operator/app/main.cc): its
+// certificate made and kept in a Secret of the operator's namespace, then renewed because the one
+// there no longer fits (replaced), and the CA written into the chart's webhook configuration.
+void WebhookStartUps(FakeApi& api) {
+  const op::WebhookCertOptions cert{"dljob-webhook-cert", "dljob-system", "dljob-webhook",
+                                    "cluster.local"};
+  api.Put(op::kValidatingWebhookConfigurations,
+          {{"apiVersion", "admissionregistration.k8s.io/v1"},
+           {"kind", "ValidatingWebhookConfiguration"},
+           {"metadata", {{"name", "dljob-validating-webhook"}}},
+           {"webhooks", Json::array({{{"name", "vdljob.dljob.io"}, {"clientConfig", Json::object()}}})}});
+  Result<op::WebhookCertificate> made = op::EnsureWebhookCertificate(api, cert, RealClock().Now());
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  Json secret = *api.Object(res::kSecrets, "dljob-system", "dljob-webhook-cert");
+  secret["data"] = Json::object();  // unusable: the next replica replaces it
+  api.Put(res::kSecrets, secret);
+  made = op::EnsureWebhookCertificate(api, cert, RealClock().Now());
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  Status injected = op::InjectCaBundle(api, "dljob-validating-webhook", made->ca_pem);
+  ASSERT_TRUE(injected.ok()) << injected.message();
+}
+
 // Runs the operator, watching `watch`, through the lives described above; returns its calls.
 std::vector<Call> OperatorCalls(const std::string& watch) {
   FakeApi api;
+  WebhookStartUps(api);
   for (const char* n : {"n1", "n2"}) api.Put(res::kNodes, Node(n));
   api.Put(res::kDLQueues, {{"apiVersion", "dljob.io/v1alpha1"},
                            {"kind", "DLQueue"},
@@ -277,9 +303,12 @@ void CheckChartAgainstCalls(const std::string& watch) {
   if (!watch.empty()) {
     for (const Request& g : grants) {
       bool cluster_wide_ok = g.resource == "nodes" || g.resource.starts_with("dlqueues") ||
+                             g.resource == "validatingwebhookconfigurations" ||
                              (g.resource == "pods" && (g.verb == "list" || g.verb == "watch"));
       if (g.ns.empty()) EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
-      if (!g.ns.empty() && g.resource != "leases") EXPECT_EQ(g.ns, watch) << g.ToString();
+      // The operator's own namespace holds its Lease and the webhook's certificate Secret.
+      bool own = g.ns == "dljob-system" && (g.resource == "leases" || g.resource == "secrets");
+      if (!g.ns.empty() && !own) EXPECT_EQ(g.ns, watch) << g.ToString();
     }
   }
 }

@@ -135,7 +135,12 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
         }
       }
     }
-    if (d["kind"] == "Role") {  // leader election: its own Lease only
+    if (d["kind"] == "Role" && d["metadata"]["name"] == "dljob-webhook-cert") {
+      // The webhook's certificate Secret, in the operator's namespace only.
+      ASSERT_EQ(d["rules"].size(), 1u);
+      EXPECT_EQ(d["rules"][0]["resources"], json::array({"secrets"}));
+      EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
+    } else if (d["kind"] == "Role") {  // leader election: its own Lease only
       ASSERT_EQ(d["rules"].size(), 1u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
       EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
@@ -147,6 +152,8 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       std::set<std::string> args(c["command"].begin(), c["command"].end());
       EXPECT_TRUE(args.count("--leader-elect=true"));
       EXPECT_TRUE(args.count("--cluster-domain=cluster.local"));
+      EXPECT_TRUE(args.count("--webhook-port=9443"));
+      EXPECT_TRUE(args.count("--webhook-configuration=dljob-validating-webhook"));
       EXPECT_TRUE(d["spec"]["template"]["spec"]["volumes"][0].contains("emptyDir"));
       // The "restricted" Pod Security profile: non-root (the image's uid), no privilege
       // escalation, no capability, a read-only root filesystem, the runtime's seccomp profile.
@@ -176,7 +183,19 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
                                {"secrets", {"get", "list", "watch", "create"}},
                                {"nodes", {"get", "list", "watch", "patch"}},
                                {"events", {"create"}},
+                               {"validatingwebhookconfigurations", {"get", "update"}},
                            }));
+  for (const json& d : docs) {
+    if (d["kind"] != "ValidatingWebhookConfiguration") continue;
+    ASSERT_EQ(d["webhooks"].size(), 2u);
+    for (const json& hook : d["webhooks"]) {
+      EXPECT_EQ(hook["failurePolicy"], "Fail");
+      EXPECT_EQ(hook["sideEffects"], "None");
+      EXPECT_EQ(hook["admissionReviewVersions"], json::array({"v1", "v1beta1"}));
+      EXPECT_EQ(hook["clientConfig"]["service"]["name"], "dljob-webhook");
+      EXPECT_EQ(hook["rules"][0]["operations"], json::array({"CREATE", "UPDATE"}));
+    }
+  }
   std::ifstream in("charts/manifests/dljob.yaml");
   std::stringstream committed;
   committed << in.rdbuf();
@@ -361,6 +380,17 @@ TEST(ChartRender, WatchNamespaceScopesTheJobRights) {
     }
   }
   EXPECT_FALSE(RenderChart("charts/dljob", {"watchNamespace=Team_A"}, "d", "n", false).ok());
+}
+
+TEST(ChartRender, WebhookCanBeTurnedOffOrSetToIgnore) {
+  Result<std::string> off =
+      RenderChart("charts/dljob", {"webhook.enabled=false"}, "dljob", "dljob-system", false);
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_EQ(off->find("webhook"), std::string::npos) << *off;
+  Result<std::string> ignore =
+      RenderChart("charts/dljob", {"webhook.failurePolicy=Ignore"}, "dljob", "dljob-system", false);
+  ASSERT_TRUE(ignore.ok()) << ignore.status().message();
+  EXPECT_NE(ignore->find("failurePolicy: Ignore"), std::string::npos);
 }
 
 }  // namespace
