@@ -7,6 +7,7 @@
 #include "tests/apiserver/crd_schema.h"
 #include "tests/apiserver/field_errors.h"
 #include "tests/apiserver/object_validation.h"
+#include "tests/apiserver/webhook_config.h"
 
 namespace dljob::apiserver {
 
@@ -98,6 +99,7 @@ std::optional<ApiError> Admit(const ResourceType& type, FieldValidation mode, bo
   if (std::optional<ApiError> refused = PruneUnknown(type, mode, patch, object, report)) {
     return refused;
   }
+  if (IsValidatingWebhookConfigurationType(type)) DefaultWebhookConfiguration(object);
   FieldErrors errors = ValidateObject(type, object, old);
   if (type.custom && type.schema) {
     FieldErrors schema_errors = ValidateAgainstSchema(*type.schema, object);

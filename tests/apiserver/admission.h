@@ -6,11 +6,13 @@
 //     the client hears: Strict refuses the write (400 "strict decoding error: unknown field
 //     \"spec.foo\""), Warn (the default, as on a real server since 1.27) answers with a Warning
 //     header per field, Ignore says nothing.
-//  2. Validation: object_validation.h for every type, then the CRD schema (crd_schema.h) for
-//     custom resources; errors are a 422 Invalid with details.causes naming each field.
+//  2. Validation: object_validation.h for every type (a ValidatingWebhookConfiguration defaulted
+//     first, webhook_config.h), then the CRD schema (crd_schema.h) for custom resources; errors
+//     are a 422 Invalid with details.causes naming each field.
 //
-// Not modelled: defaulting from the schema, CEL rules, admission webhooks and plugins
-// (docs/development/test-apiserver.md).
+// Validating admission webhooks come after this step, outside the store's lock
+// (ObjectStore::Review, webhook_dispatcher.h). Not modelled: defaulting from the schema, CEL
+// rules, mutating webhooks, admission plugins (docs/development/test-apiserver.md).
 //
 // Pure functions; thread-safe.
 #pragma once

@@ -100,9 +100,12 @@ ApiError ErrorForCode(int code, const std::string& message) {
 }
 
 nlohmann::json StatusBody(const ApiError& error) {
-  return {{"kind", "Status"},    {"apiVersion", "v1"},       {"metadata", nlohmann::json::object()},
-          {"status", "Failure"}, {"message", error.message}, {"reason", error.reason},
-          {"code", error.http}};
+  nlohmann::json body = {
+      {"kind", "Status"},    {"apiVersion", "v1"},       {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", error.message}, {"reason", error.reason},
+      {"code", error.http}};
+  if (error.reason.empty()) body.erase("reason");  // Go's omitempty (a webhook's refusal)
+  return body;
 }
 
 nlohmann::json SuccessStatus(int code) {

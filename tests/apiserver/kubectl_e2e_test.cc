@@ -4,7 +4,9 @@
 // `kubectl create namespace` (a protobuf body), the real server's refusals of unknown fields,
 // schema violations and invalid names, server-side apply (managedFields, conflicts between field
 // managers, --force-conflicts, the move from client-side apply), and /openapi/v2 as kubectl's
-// protobuf reader reads it (what kubectl 1.27's default validation downloads).
+// protobuf reader reads it (what kubectl 1.27's default validation downloads), and a validating
+// admission webhook (a TLS server in the test, reached as its Service through /_test/services)
+// whose refusal and warnings kubectl prints as it prints a real server's.
 // Each test starts the server as a child process on port 0 and kills it by PID at the end;
 // kubectl gets a private HOME and cache dir under the test's temporary directory.
 // Fails when kubectl is not installed.
@@ -22,6 +24,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/base64.h"
+#include "http/testing/loopback_http_server.h"
+#include "http/testing/test_pki.h"
 #include "testing/command.h"
 
 namespace dljob::testing {
@@ -443,6 +448,85 @@ TEST_F(KubectlE2eTest, KubectlReadsOpenApiV2) {
   nlohmann::json doc = nlohmann::json::parse(raw.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << raw.out.substr(0, 200);
   EXPECT_EQ(doc["swagger"], "2.0");
+}
+
+TEST_F(KubectlE2eTest, AValidatingWebhookRefusesAnApplyWithTheRealMessage) {
+  using http::testing::LoopbackHttpServer;
+  http::testing::TestCa ca;
+  // Refuses jobs that ask for more than 8 GPUs, allows the rest with a warning.
+  LoopbackHttpServer webhook(
+      [](const http::testing::ReceivedRequest& request, LoopbackHttpServer::Connection& c) {
+        nlohmann::json review = nlohmann::json::parse(request.body, nullptr, false);
+        const nlohmann::json& object = review["request"]["object"];
+        bool greedy = object["spec"].value("gpus", 0) > 8;
+        nlohmann::json response = {{"uid", review["request"]["uid"]}, {"allowed", !greedy}};
+        if (greedy) {
+          response["status"] = {{"code", 403},
+                                {"reason", "Forbidden"},
+                                {"message", "spec.gpus: 64 is more than a node has"}};
+        } else {
+          response["warnings"] = {"spec.gpus: jobs are checked by dljob"};
+        }
+        c.Write(LoopbackHttpServer::Answer(200,
+                                           nlohmann::json{{"apiVersion", "admission.k8s.io/v1"},
+                                                          {"kind", "AdmissionReview"},
+                                                          {"response", response}}
+                                               .dump(),
+                                           "Content-Type: application/json\r\n"));
+      },
+      ca.Issue({"dljob-webhook.dljob-system.svc"}));
+  std::string route = WriteManifest(
+      "route.json", nlohmann::json{{"namespace", "dljob-system"},
+                                   {"name", "dljob-webhook"},
+                                   {"address", "127.0.0.1:" + std::to_string(webhook.port())}}
+                        .dump());
+  CommandResult routed = Kubectl({"create", "--raw", "/_test/services", "-f", route});
+  ASSERT_EQ(routed.exit_code, 0) << routed.err;
+  std::string config = WriteManifest("webhook.yaml", R"(apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: dljob
+webhooks:
+- name: validate.dljob.io
+  admissionReviewVersions: ["v1"]
+  sideEffects: None
+  clientConfig:
+    service: {namespace: dljob-system, name: dljob-webhook, path: /validate}
+    caBundle: )" + Base64Encode(ca.cert_pem()) + R"(
+  rules:
+  - operations: ["CREATE", "UPDATE"]
+    apiGroups: ["dljob.io"]
+    apiVersions: ["v1alpha1"]
+    resources: ["dljobs"]
+)");
+  CommandResult configured = Kubectl({"apply", "-f", config});
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  EXPECT_EQ(configured.out,
+            "validatingwebhookconfiguration.admissionregistration.k8s.io/dljob created\n");
+
+  auto job = [&](const std::string& name, int gpus) {
+    return WriteManifest(name + ".yaml",
+                         "apiVersion: dljob.io/v1alpha1\nkind: DLJob\nmetadata:\n"
+                         "  name: " +
+                             name +
+                             "\nspec:\n  image: trainer:1\n"
+                             "  command: [python, train.py]\n  gpus: " +
+                             std::to_string(gpus) + "\n");
+  };
+  std::string greedy = job("greedy", 64);
+  CommandResult refused = Kubectl({"apply", "-f", greedy});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_EQ(refused.err, "Error from server (Forbidden): error when creating \"" + greedy +
+                             "\": admission webhook \"validate.dljob.io\" denied the request: "
+                             "spec.gpus: 64 is more than a node has\n");
+  CommandResult absent = Kubectl({"get", "dljob", "greedy"});
+  EXPECT_NE(absent.exit_code, 0);
+
+  CommandResult allowed = Kubectl({"apply", "-f", job("small", 8)});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(allowed.out, "dljob.dljob.io/small created\n");
+  EXPECT_EQ(allowed.err, "Warning: spec.gpus: jobs are checked by dljob\n");
+  EXPECT_EQ(webhook.handshakes(2)[0].server_name, "dljob-webhook.dljob-system.svc");
 }
 
 }  // namespace

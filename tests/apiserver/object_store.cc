@@ -118,11 +118,9 @@ void ObjectStore::RecordLocked(StoredEvent event) {
   changed_.notify_all();
 }
 
-ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns, Json object,
-                                    const Admission& admit) {
-  if (!object.is_object()) return BadRequestError("the body of a create must be a JSON object");
+ApiResult<Json> ObjectStore::PrepareCreateLocked(const ResourceType& type, const std::string& ns,
+                                                 Json object, const Admission& admit) {
   Json& meta = Metadata(object);
-  MutexLock lock(mu_);
   if (type.namespaced) {
     std::string body_ns = meta.value("namespace", "");
     if (!body_ns.empty() && body_ns != ns) {
@@ -180,12 +178,49 @@ ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string&
   if (admit) {
     if (std::optional<ApiError> refused = admit(nullptr, object)) return *refused;
   }
+  return object;
+}
+
+Json ObjectStore::CommitCreateLocked(const ResourceType& type, Json object) {
   object["metadata"]["resourceVersion"] = std::to_string(++version_);
   auto stored = std::make_shared<const Json>(std::move(object));
-  objects_[type.Key()][ObjectKey(type, ns, name)] = stored;
+  objects_[type.Key()][ObjectKey(type, NamespaceOf(*stored), NameOf(*stored))] = stored;
   uid_to_type_[UidOf(*stored)] = type.Key();
   RecordLocked({version_, type.Key(), "ADDED", stored, nullptr});
   return *stored;
+}
+
+ApiResult<Json> ObjectStore::Create(const ResourceType& type, const std::string& ns, Json object,
+                                    const Admission& admit, const Review& review) {
+  if (!object.is_object()) return BadRequestError("the body of a create must be a JSON object");
+  if (!review) {
+    MutexLock lock(mu_);
+    ApiResult<Json> prepared = PrepareCreateLocked(type, ns, std::move(object), admit);
+    if (!prepared.ok()) return prepared;
+    return CommitCreateLocked(type, std::move(prepared).value());
+  }
+  const bool generated = NameOf(object).empty();
+  for (int attempt = 1;; ++attempt) {
+    ApiResult<Json> prepared = BadRequestError("unreachable");
+    {
+      MutexLock lock(mu_);
+      prepared = PrepareCreateLocked(type, ns, object, admit);
+    }
+    if (!prepared.ok()) return prepared;
+    if (std::optional<ApiError> refused = review(nullptr, *prepared)) return *refused;
+    MutexLock lock(mu_);
+    // What may have changed while the webhooks looked: the name, the namespace.
+    const std::string name = NameOf(*prepared);
+    if (type.namespaced && options_.require_namespaces && objects_["namespaces"].count(ns) == 0) {
+      return NotFoundError("namespaces", ns);
+    }
+    if (FindLocked(type, ns, name)) {
+      if (generated && attempt < kGenerateNameAttempts) continue;  // draw another name
+      return generated ? GenerateNameConflictError(type.Key(), name)
+                       : AlreadyExistsError(type.Key(), name);
+    }
+    return CommitCreateLocked(type, std::move(prepared).value());
+  }
 }
 
 ApiResult<Json> ObjectStore::Get(const ResourceType& type, const std::string& ns,
@@ -259,8 +294,8 @@ ApiResult<Json> ObjectStore::CommitLocked(const ResourceType& type, const Object
   return *stored;
 }
 
-ApiResult<Json> ObjectStore::UpdateLocked(const ResourceType& type, const ObjectPtr& old,
-                                          Json object, Part part, const Admission& admit) {
+ApiResult<Json> ObjectStore::PrepareUpdateLocked(const ResourceType& type, const ObjectPtr& old,
+                                                 Json object, Part part, const Admission& admit) {
   const Json& old_meta = (*old)["metadata"];
   Json updated;
   if (part == Part::kStatus) {
@@ -311,45 +346,72 @@ ApiResult<Json> ObjectStore::UpdateLocked(const ResourceType& type, const Object
   if (admit) {
     if (std::optional<ApiError> refused = admit(old.get(), updated)) return *refused;
   }
-  return CommitLocked(type, old, std::move(updated));
+  Metadata(updated)["resourceVersion"] = old_meta["resourceVersion"];  // what a webhook sees
+  return updated;
+}
+
+ApiResult<Json> ObjectStore::ReviewedUpdate(const ResourceType& type, const std::string& ns,
+                                            const std::string& name, const Prepare& prepare,
+                                            const Review& review) {
+  // Unbounded on the real server; a write that loses this many races reports the last one.
+  constexpr int kAttempts = 16;
+  for (int attempt = 1;; ++attempt) {
+    ObjectPtr old;
+    ApiResult<Json> prepared = BadRequestError("unreachable");
+    {
+      MutexLock lock(mu_);
+      old = FindLocked(type, ns, name);
+      if (!old) return NotFoundError(type.Key(), name);
+      prepared = prepare(old);
+      if (!prepared.ok()) return prepared;
+      if (!review) return CommitLocked(type, old, std::move(prepared).value());
+    }
+    if (std::optional<ApiError> refused = review(old.get(), *prepared)) return *refused;
+    MutexLock lock(mu_);
+    if (FindLocked(type, ns, name) == old)
+      return CommitLocked(type, old, std::move(prepared).value());
+    if (attempt == kAttempts) return StaleUpdateError(type.Key(), name);
+  }
 }
 
 ApiResult<Json> ObjectStore::Update(const ResourceType& type, const std::string& ns,
                                     const std::string& name, Json object, Part part,
-                                    const Admission& admit) {
+                                    const Admission& admit, const Review& review) {
   if (!object.is_object()) return BadRequestError("the body of an update must be a JSON object");
   std::string body_name = NameOf(object);
   if (!body_name.empty() && body_name != name) {
     return BadRequestError("the name of the object (" + body_name +
                            ") does not match the name on the URL (" + name + ")");
   }
-  MutexLock lock(mu_);
-  ObjectPtr old = FindLocked(type, ns, name);
-  if (!old) return NotFoundError(type.Key(), name);
   std::string rv = ResourceVersionOf(object);
-  if (rv.empty() && type.custom) {
-    return InvalidError(type.kind, name,
-                        "metadata.resourceVersion: Invalid value: 0x0: must be specified for an "
-                        "update");
-  }
-  if (!rv.empty() && rv != ResourceVersionOf(*old)) return StaleUpdateError(type.Key(), name);
-  return UpdateLocked(type, old, std::move(object), part, admit);
+  auto prepare = [&](const ObjectPtr& old) -> ApiResult<Json> {
+    mu_.AssertHeld();
+    if (rv.empty() && type.custom) {
+      return InvalidError(type.kind, name,
+                          "metadata.resourceVersion: Invalid value: 0x0: must be specified for an "
+                          "update");
+    }
+    if (!rv.empty() && rv != ResourceVersionOf(*old)) return StaleUpdateError(type.Key(), name);
+    return PrepareUpdateLocked(type, old, object, part, admit);
+  };
+  return ReviewedUpdate(type, ns, name, prepare, review);
 }
 
 ApiResult<Json> ObjectStore::MergePatch(const ResourceType& type, const std::string& ns,
                                         const std::string& name, const Json& patch, Part part,
-                                        const Admission& admit) {
+                                        const Admission& admit, const Review& review) {
   if (!patch.is_object()) return BadRequestError("a merge patch must be a JSON object");
-  MutexLock lock(mu_);
-  ObjectPtr old = FindLocked(type, ns, name);
-  if (!old) return NotFoundError(type.Key(), name);
-  if (patch.contains("metadata") && patch["metadata"].is_object()) {
-    std::string rv = patch["metadata"].value("resourceVersion", "");
-    if (!rv.empty() && rv != ResourceVersionOf(*old)) return StaleUpdateError(type.Key(), name);
-  }
-  Json patched = *old;
-  patched.merge_patch(patch);
-  return UpdateLocked(type, old, std::move(patched), part, admit);
+  auto prepare = [&](const ObjectPtr& old) -> ApiResult<Json> {
+    mu_.AssertHeld();
+    if (patch.contains("metadata") && patch["metadata"].is_object()) {
+      std::string rv = patch["metadata"].value("resourceVersion", "");
+      if (!rv.empty() && rv != ResourceVersionOf(*old)) return StaleUpdateError(type.Key(), name);
+    }
+    Json patched = *old;
+    patched.merge_patch(patch);
+    return PrepareUpdateLocked(type, old, std::move(patched), part, admit);
+  };
+  return ReviewedUpdate(type, ns, name, prepare, review);
 }
 
 ApiResult<Json> ObjectStore::Mutate(const ResourceType& type, const std::string& ns,

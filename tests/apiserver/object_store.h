@@ -91,11 +91,19 @@ class ObjectStore {
   // about to be stored (metadata filled in) and the stored one (null for a create); it may edit
   // the object (pruning) or refuse the write. It must not call back into the store.
   using Admission = std::function<std::optional<ApiError>(const Json* old, Json& object)>;
+  // A client write's validating webhooks (webhook_dispatcher.h): called WITHOUT the store's lock,
+  // after the Admission accepted the object, with the stored object the write started from (null
+  // for a create) and the one about to be stored; it may refuse the write, and may read the store
+  // meanwhile. When the stored object changed in between, the write starts again from the new one
+  // (admission and review included), as the real server's guaranteed update does, so a write
+  // with a resourceVersion precondition then fails with 409 Conflict; a create whose name was
+  // taken in between is 409 AlreadyExists.
+  using Review = std::function<std::optional<ApiError>(const Json* old, const Json& object)>;
 
   explicit ObjectStore(StoreOptions options = {});
 
   ApiResult<Json> Create(const ResourceType& type, const std::string& ns, Json object,
-                         const Admission& admit = nullptr);
+                         const Admission& admit = nullptr, const Review& review = nullptr);
   ApiResult<Json> Get(const ResourceType& type, const std::string& ns,
                       const std::string& name) const;
   // A `<Kind>List` with metadata.resourceVersion (and metadata.continue when limited). `ns` ""
@@ -105,11 +113,12 @@ class ObjectStore {
   // PUT. An empty metadata.resourceVersion is an unconditional update, except for custom
   // resources (422, as the real server).
   ApiResult<Json> Update(const ResourceType& type, const std::string& ns, const std::string& name,
-                         Json object, Part part = Part::kMain, const Admission& admit = nullptr);
+                         Json object, Part part = Part::kMain, const Admission& admit = nullptr,
+                         const Review& review = nullptr);
   // RFC 7386 JSON merge patch. A metadata.resourceVersion in the patch is a precondition.
   ApiResult<Json> MergePatch(const ResourceType& type, const std::string& ns,
                              const std::string& name, const Json& patch, Part part = Part::kMain,
-                             const Admission& admit = nullptr);
+                             const Admission& admit = nullptr, const Review& review = nullptr);
   // Applies `mutation` to the whole object (status included): for the server's own writes
   // (binding, the simulated kubelet, test controls).
   ApiResult<Json> Mutate(const ResourceType& type, const std::string& ns, const std::string& name,
@@ -152,8 +161,19 @@ class ObjectStore {
                        const std::string& name) const REQUIRES(mu_);
   ApiResult<Json> CommitLocked(const ResourceType& type, const ObjectPtr& old, Json updated)
       REQUIRES(mu_);
-  ApiResult<Json> UpdateLocked(const ResourceType& type, const ObjectPtr& old, Json object,
-                               Part part, const Admission& admit) REQUIRES(mu_);
+  // The object an update of `old` stores (admission applied), or the error that refuses it.
+  ApiResult<Json> PrepareUpdateLocked(const ResourceType& type, const ObjectPtr& old, Json object,
+                                      Part part, const Admission& admit) REQUIRES(mu_);
+  // Create's checks, names and admission: the object to store, or the error.
+  ApiResult<Json> PrepareCreateLocked(const ResourceType& type, const std::string& ns, Json object,
+                                      const Admission& admit) REQUIRES(mu_);
+  Json CommitCreateLocked(const ResourceType& type, Json object) REQUIRES(mu_);
+  // An update or merge patch: `prepare` (called with mu_ held) checks preconditions against the
+  // stored object and makes the object to store; `review` runs unlocked (see Review).
+  using Prepare = std::function<ApiResult<Json>(const ObjectPtr& old)>;
+  ApiResult<Json> ReviewedUpdate(const ResourceType& type, const std::string& ns,
+                                 const std::string& name, const Prepare& prepare,
+                                 const Review& review);
   Json DeleteLocked(const std::string& key, const std::string& object_key,
                     const std::string& policy) REQUIRES(mu_);
   // The pod's grace period when its delete must wait for a kubelet; nullopt: delete now.

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/json_fields.h"
+#include "tests/apiserver/webhook_config.h"
 
 namespace dljob::apiserver {
 namespace {
@@ -287,6 +288,10 @@ std::vector<std::string> NameRuleViolations(const ResourceType& type, const std:
 FieldErrors ValidateObject(const ResourceType& type, const Json& object, const Json* old) {
   FieldErrors out;
   ValidateMetadata(type, FieldOf(object, "metadata"), out);
+  if (IsValidatingWebhookConfigurationType(type)) {
+    FieldErrors hooks = ValidateWebhookConfiguration(object);
+    out.insert(out.end(), hooks.begin(), hooks.end());
+  }
   if (type.custom || !type.group.empty()) return out;
   if (type.plural == "pods") ValidatePod(object, old, out);
   if (type.plural == "services") ValidateService(object, out);

@@ -120,7 +120,7 @@ std::vector<PathSpec> PathsOf(const ResourceType& t) {
 }
 
 // The query parameters of an operation: {name, description}.
-std::vector<std::pair<std::string, std::string>> QueryParams(Params params) {
+std::vector<std::pair<std::string, std::string>> OperationQueryParams(Params params) {
   std::vector<std::pair<std::string, std::string>> out;
   if (params == Params::kNone) return out;
   out.push_back({"dryRun", "When present, indicates that modifications should not be persisted."});
@@ -202,7 +202,7 @@ Json OperationBase(const ResourceType& t, const OperationSpec& op) {
 Json RenderV3(const ResourceType& t, const OperationSpec& op) {
   Json out = OperationBase(t, op);
   Json params = Json::array();
-  for (const auto& [name, description] : QueryParams(op.params)) {
+  for (const auto& [name, description] : OperationQueryParams(op.params)) {
     params.push_back({{"name", name},
                       {"in", "query"},
                       {"description", description},
@@ -234,7 +234,7 @@ Json RenderV2(const ResourceType& t, const OperationSpec& op) {
                       {"schema", Ref(Dialect::kV2, body)}});
     out["consumes"] = op.body_types;
   }
-  for (const auto& [name, description] : QueryParams(op.params)) {
+  for (const auto& [name, description] : OperationQueryParams(op.params)) {
     params.push_back({{"name", name},
                       {"in", "query"},
                       {"description", description},

@@ -82,6 +82,12 @@ std::vector<ResourceType> BuiltinTypes() {
   crds.has_status = true;
   crds.categories = {"api-extensions"};
   types.push_back(crds);
+
+  ResourceType webhooks = Core("validatingwebhookconfigurations", "validatingwebhookconfiguration",
+                               "ValidatingWebhookConfiguration", false, {});
+  webhooks.group = "admissionregistration.k8s.io";
+  webhooks.categories = {"api-extensions"};
+  types.push_back(webhooks);
   return types;
 }
 

@@ -3,7 +3,8 @@
 // A ResourceType is what the server knows about one REST resource: its names (plural, singular,
 // kind, short names), whether it is namespaced, whether it has a status subresource, and how it
 // prints as a Table. The registry starts with the built-in types dljob uses (namespaces, pods,
-// services, configmaps, secrets, events, nodes, leases, customresourcedefinitions) and grows as
+// services, configmaps, secrets, events, nodes, leases, customresourcedefinitions,
+// validatingwebhookconfigurations) and grows as
 // CustomResourceDefinitions are registered (TypeFromCrd).
 //
 // Thread-safety: ResourceType is a value. ResourceRegistry is safe to use from many threads;

@@ -74,17 +74,18 @@ Json Skeleton(const ResourceType& type, const RestPath& path) {
 
 ApiResult<Json> RestHandler::StoreApplied(const ResourceType& type, const RestPath& path,
                                           FieldValidation mode, const Json* current, Json object,
-                                          AdmissionReport* report) {
+                                          AdmissionReport* report,
+                                          const ObjectStore::Review& review) {
   // The store keeps what a write may change (a /status write only .status); the managed fields
   // the apply computed go in whole.
   const Json managed = object["metadata"].value("managedFields", Json::array());
   ObjectStore::Admission admit =
       AdmitWith(type, mode, true, report, [managed](const Json*, const Json&) { return managed; });
-  if (!current) return store_.Create(type, path.ns, std::move(object), admit);
+  if (!current) return store_.Create(type, path.ns, std::move(object), admit, review);
   object["metadata"]["resourceVersion"] = ResourceVersionOf(*current);
   ObjectStore::Part part =
       path.subresource == "status" ? ObjectStore::Part::kStatus : ObjectStore::Part::kMain;
-  return store_.Update(type, path.ns, path.name, std::move(object), part, admit);
+  return store_.Update(type, path.ns, path.name, std::move(object), part, admit, review);
 }
 
 void RestHandler::ServeApply(const HttpRequest& request, const RestPath& path,
@@ -131,14 +132,15 @@ void RestHandler::ServeApply(const HttpRequest& request, const RestPath& path,
       }
     }
     report = pruned;
-    result = StoreApplied(type, path, mode, created ? nullptr : &*current,
-                          std::move(applied.object), &report);
+    result =
+        StoreApplied(type, path, mode, created ? nullptr : &*current, std::move(applied.object),
+                     &report, ReviewWith(request, path, type, query, &report));
     bool raced =
         !result.ok() && (created ? result.error().IsAlreadyExists() : result.error().IsConflict());
     if (!raced) break;
   }
   if (result.ok() && type.Key() == kCrdKey) result = AfterCrdWrite(*result);
-  if (!result.ok()) return RespondError(out, result.error(), report.details);
+  if (!result.ok()) return RespondError(out, result.error(), report.details, report.warnings);
   RespondJson(out, created ? 201 : 200, *result, report.warnings);
 }
 

@@ -11,7 +11,10 @@
 // across namespaces; status subresources; pods/binding; pods/log (follow); Tables for `kubectl
 // get`; OpenAPI v3 and v2 (openapi.h). Every client write records its field manager in
 // metadata.managedFields (field_manager.h): the fieldManager parameter, else the User-Agent's
-// product. POSTing a CustomResourceDefinition registers its type.
+// product. POSTing a CustomResourceDefinition registers its type. Client writes (create, update,
+// patch, apply, delete) go to the validating admission webhooks of the stored
+// ValidatingWebhookConfigurations after the built-in admission and before they are stored, outside
+// the store's lock (webhook_dispatcher.h; rest_webhooks.cc).
 // /_test/... is the simulation and fault-injection API (test_control.h lists the endpoints).
 // A request's `timeout` parameter is honoured as kube-apiserver does (request_deadline.h): once it
 // has passed — during an injected latency, say — the answer is 504 and nothing is applied. Every
@@ -39,6 +42,7 @@
 #include "tests/apiserver/rest_path.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_kubelet.h"
+#include "tests/apiserver/webhook_dispatcher.h"
 #include "tests/apiserver/write_log.h"
 
 namespace dljob::apiserver {
@@ -94,6 +98,8 @@ class RestHandler {
   Faults& faults() { return faults_; }
   SimKubelet& kubelet() { return *kubelet_; }
   WriteLog& writes() { return writes_; }
+  // Where calls to webhooks named by a Service go (webhook_dispatcher.h).
+  ServiceRoutes& services() { return services_; }
 
  private:
   // Waits out the request's injected latency, or until its `timeout` has passed; the error to
@@ -114,7 +120,8 @@ class RestHandler {
   // Stores what an apply computed: a create when `current` is null, else an update at its
   // version (a stale version is a Conflict for the caller to retry).
   ApiResult<Json> StoreApplied(const ResourceType& type, const RestPath& path, FieldValidation mode,
-                               const Json* current, Json object, AdmissionReport* report);
+                               const Json* current, Json object, AdmissionReport* report,
+                               const ObjectStore::Review& review);
   // What field management needs to know of a write by `manager` to `path`.
   WriteContext FieldsContext(const ResourceType& type, const RestPath& path,
                              const std::string& manager) const;
@@ -128,6 +135,16 @@ class RestHandler {
                                           ManagedFieldsFn managed);
   void ServeDelete(const HttpRequest& request, const RestPath& path, const ResourceType& type,
                    const QueryParams& query, ResponseWriter& out);
+  // rest_webhooks.cc: the validating webhooks' review of one client create or update (null when
+  // no webhook is configured), their warnings and a refusal's details reported into `report`.
+  ObjectStore::Review ReviewWith(const HttpRequest& request, const RestPath& path,
+                                 const ResourceType& type, const QueryParams& query,
+                                 AdmissionReport* report) const;
+  // A delete, reviewed by the webhooks first; again from the start when the object changed in
+  // between and the client sent no resourceVersion precondition.
+  ApiResult<Json> ReviewedDelete(const HttpRequest& request, const RestPath& path,
+                                 const ResourceType& type, const QueryParams& query,
+                                 const DeleteRequest& del, AdmissionReport* report);
   // The CRD side effects of a write to customresourcedefinitions.
   ApiResult<Json> AfterCrdWrite(const Json& crd);
   void AfterCrdDelete(const Json& crd);
@@ -151,6 +168,8 @@ class RestHandler {
   PodLogs logs_;
   Faults faults_;
   WriteLog writes_;
+  ServiceRoutes services_;
+  WebhookDispatcher webhooks_{store_, services_};
   std::unique_ptr<SimKubelet> kubelet_;
   std::atomic<uint64_t> watch_epoch_{0};  // DropWatches() bumps it
   std::atomic<bool> shut_down_{false};

@@ -122,9 +122,10 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
       }
     }
     ApiResult<Json> created = store_.Create(type, path.ns, std::move(body).value(),
-                                            AdmitWith(type, *mode, false, &report, updated_fields));
+                                            AdmitWith(type, *mode, false, &report, updated_fields),
+                                            ReviewWith(request, path, type, query, &report));
     if (created.ok() && type.Key() == kCrdKey) created = AfterCrdWrite(*created);
-    if (!created.ok()) return RespondError(out, created.error(), report.details);
+    if (!created.ok()) return RespondError(out, created.error(), report.details, report.warnings);
     return RespondJson(out, 201, *created, report.warnings);
   }
   if (m == "PUT" && !path.name.empty()) {
@@ -132,9 +133,10 @@ void RestHandler::ServeResource(const HttpRequest& request, const RestPath& path
     if (!body.ok()) return RespondError(out, body.error());
     ApiResult<Json> updated =
         store_.Update(type, path.ns, path.name, std::move(body).value(), PartOf(path),
-                      AdmitWith(type, *mode, false, &report, updated_fields));
+                      AdmitWith(type, *mode, false, &report, updated_fields),
+                      ReviewWith(request, path, type, query, &report));
     if (updated.ok() && type.Key() == kCrdKey) updated = AfterCrdWrite(*updated);
-    if (!updated.ok()) return RespondError(out, updated.error(), report.details);
+    if (!updated.ok()) return RespondError(out, updated.error(), report.details, report.warnings);
     return RespondJson(out, 200, *updated, report.warnings);
   }
   if (m == "PATCH" && !path.name.empty()) return ServePatch(request, path, type, *mode, out);
@@ -205,11 +207,12 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
       AdmitWith(type, mode, true, &report, [&ctx](const Json* old, const Json& object) {
         return UpdatedManagedFields(ctx, old, object);
       });
+  ObjectStore::Review review = ReviewWith(request, path, type, query, &report);
   ApiResult<Json> patch = ParseBody(request);
   if (!patch.ok()) return RespondError(out, patch.error());
   ApiResult<Json> result = BadRequestError("unreachable");
   if (merge) {
-    result = store_.MergePatch(type, path.ns, path.name, *patch, PartOf(path), admit);
+    result = store_.MergePatch(type, path.ns, path.name, *patch, PartOf(path), admit, review);
   } else {
     // Read, patch, write back at the version read; retry when someone wrote in between.
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -228,12 +231,13 @@ void RestHandler::ServePatch(const HttpRequest& request, const RestPath& path,
       }
       patched["metadata"]["resourceVersion"] = ResourceVersionOf(*current);
       report = {};
-      result = store_.Update(type, path.ns, path.name, std::move(patched), PartOf(path), admit);
+      result =
+          store_.Update(type, path.ns, path.name, std::move(patched), PartOf(path), admit, review);
       if (result.ok() || !result.error().IsConflict()) break;
     }
   }
   if (result.ok() && type.Key() == kCrdKey) result = AfterCrdWrite(*result);
-  if (!result.ok()) return RespondError(out, result.error(), report.details);
+  if (!result.ok()) return RespondError(out, result.error(), report.details, report.warnings);
   RespondJson(out, 200, *result, report.warnings);
 }
 
@@ -263,13 +267,14 @@ void RestHandler::ServeDelete(const HttpRequest& request, const RestPath& path,
                                                query.at("gracePeriodSeconds") + "\""));
     }
   }
-  ApiResult<Json> deleted = store_.Delete(type, path.ns, path.name, del);
-  if (!deleted.ok()) return RespondError(out, deleted.error());
+  AdmissionReport report;
+  ApiResult<Json> deleted = ReviewedDelete(request, path, type, query, del, &report);
+  if (!deleted.ok()) return RespondError(out, deleted.error(), report.details, report.warnings);
   if (type.Key() == kCrdKey) AfterCrdDelete(*deleted);
   if (type.Key() == "pods" && !store_.Get(type, path.ns, path.name).ok()) {
     logs_.Erase(path.ns + "/" + path.name);
   }
-  RespondJson(out, 200, *deleted);
+  RespondJson(out, 200, *deleted, report.warnings);
 }
 
 ApiResult<Json> RestHandler::AfterCrdWrite(const Json& crd) {

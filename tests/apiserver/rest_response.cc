@@ -9,9 +9,9 @@ void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body) {
   out.Respond(status, {{"Content-Type", "application/json"}}, body.dump() + "\n");
 }
 
-void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
-                 const std::vector<std::string>& warnings) {
-  HttpHeaders headers = {{"Content-Type", "application/json"}};
+namespace {
+
+void AddWarningHeaders(HttpHeaders& headers, const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) {
     std::string quoted = "\"";
     for (char c : w) {
@@ -20,12 +20,22 @@ void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
     }
     headers.emplace_back("Warning", "299 - " + quoted + "\"");
   }
+}
+
+}  // namespace
+
+void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
+                 const std::vector<std::string>& warnings) {
+  HttpHeaders headers = {{"Content-Type", "application/json"}};
+  AddWarningHeaders(headers, warnings);
   out.Respond(status, headers, body.dump() + "\n");
 }
 
-void RespondError(ResponseWriter& out, const ApiError& error, const nlohmann::json& details) {
+void RespondError(ResponseWriter& out, const ApiError& error, const nlohmann::json& details,
+                  const std::vector<std::string>& warnings) {
   HttpHeaders headers = {{"Content-Type", "application/json"}};
   if (error.http == 429) headers.emplace_back("Retry-After", "1");
+  AddWarningHeaders(headers, warnings);
   nlohmann::json body = StatusBody(error);
   if (!details.is_null()) body["details"] = details;
   out.Respond(error.http, headers, body.dump() + "\n");

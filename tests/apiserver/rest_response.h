@@ -22,10 +22,11 @@ void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body);
 // With a `Warning: 299 - "<text>"` header per warning (what kubectl prints as "Warning: <text>").
 void RespondJson(ResponseWriter& out, int status, const nlohmann::json& body,
                  const std::vector<std::string>& warnings);
-// A metav1.Status body with the error's code (and Retry-After on 429), and `details` (a 422's
-// causes) when it is not null.
+// A metav1.Status body with the error's code (and Retry-After on 429), `details` (a 422's
+// causes) when it is not null, and Warning headers as RespondJson's.
 void RespondError(ResponseWriter& out, const ApiError& error,
-                  const nlohmann::json& details = nullptr);
+                  const nlohmann::json& details = nullptr,
+                  const std::vector<std::string>& warnings = {});
 // The first header named `name` (ASCII case-insensitive), or "".
 std::string RequestHeader(const HttpRequest& request, std::string_view name);
 

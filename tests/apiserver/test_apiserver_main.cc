@@ -37,6 +37,7 @@ struct Flags {
   int kubelet_delay_ms = -1;
   bool graceful_pod_deletion = true;
   int log_delay_ms = 0;
+  std::vector<std::string> service_routes;
 };
 
 std::string Kubeconfig(const std::string& server) {
@@ -95,6 +96,12 @@ int Run(const Flags& flags) {
     return 1;
   }
   RestHandler& rest = **handler;
+  for (const std::string& route : flags.service_routes) {
+    if (Status s = rest.services().SetFromFlag(route); !s.ok()) {
+      std::fprintf(stderr, "dljob-test-apiserver: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
   if (Status s = AddNodes(rest, flags); !s.ok()) {
     std::fprintf(stderr, "dljob-test-apiserver: --nodes: %s\n", s.message().c_str());
     return 1;
@@ -175,6 +182,10 @@ int main(int argc, char** argv) {
                  "node's log pipeline; a followed log still ends only after its last line "
                  "(default: 0, at once)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--service-route", flags.service_routes,
+                 "Send admission webhook calls for a Service to an address: "
+                 "<namespace>/<name>[:<port>]=<host>:<port> (repeatable; without one, a call to "
+                 "a Service's port P goes to 127.0.0.1:P)");
   CLI11_PARSE(app, argc, argv);
   return dljob::apiserver::Run(flags);
 }

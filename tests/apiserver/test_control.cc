@@ -121,6 +121,15 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
     }
     return RespondJson(out, 200, SuccessStatus(200));
   }
+  if (m == "POST" && s == std::vector<std::string>{"services"}) {
+    std::string ns = body->value("namespace", "");
+    std::string name = body->value("name", "");
+    if (ns.empty() || name.empty()) {
+      return RespondError(out, BadRequestError("/_test/services: namespace and name: required"));
+    }
+    services_.Set(ns, name, body->value("port", 0), body->value("address", ""));
+    return RespondJson(out, 200, SuccessStatus(200));
+  }
   if (m == "GET" && s == std::vector<std::string>{"info"}) {
     return RespondJson(
         out, 200,

@@ -22,6 +22,10 @@
 //   POST   /_test/compact                     forgets the history: older versions answer 410
 //   POST   /_test/kubelet                     {"enabled": true, "delayMilliseconds": 0}: bound
 //                                               Pending pods go Running+Ready after the delay
+//   POST   /_test/services                    {"namespace", "name", "port": 0, "address":
+//                                               "127.0.0.1:8443"}: webhook calls to that
+//                                               service's port (0: any port) go to the address
+//                                               ("" removes the route; webhook_dispatcher.h)
 //   GET    /_test/info                        {"resourceVersion", "compactedVersion",
 //                                               "pendingFaults", "kubelet": {...}}
 //
