@@ -18,7 +18,8 @@ using nlohmann::json;
 enum class Mutability {
   kUntilFinished,  // read on every pass
   kUntilBound,     // read by the queue until the gang is bound
-  kWithoutPods,    // baked into the pods
+  kByRestart,      // baked into the pods: applied by restarting the whole job
+  kUntilStarted,   // the gang's shape: fixed when the job's children are first made
   kAlways,         // has an effect even after the job finished
 };
 
@@ -33,7 +34,10 @@ Mutability MutabilityOf(std::string_view path) {
     return Mutability::kUntilFinished;
   }
   if (path == "spec.scheduling.queue") return Mutability::kUntilBound;
-  return Mutability::kWithoutPods;
+  if (path == "spec.gpus" || path == "spec.gpusPerWorker" || HasPrefix(path, "spec.mpi")) {
+    return Mutability::kUntilStarted;
+  }
+  return Mutability::kByRestart;
 }
 
 // Appends the paths under `prefix` where `a` and `b` differ; objects are compared key by key,
@@ -56,12 +60,6 @@ json DefaultedSpec(DLJob job) {
   ApplyDefaults(job);
   json tree = EncodeTree(job);
   return tree.contains("spec") ? tree["spec"] : json::object();
-}
-
-// A job that has pods (or may have: Queued) and is not finished.
-bool IsUnderWay(JobPhase phase) {
-  return phase == JobPhase::kQueued || phase == JobPhase::kScheduled ||
-         phase == JobPhase::kRunning || phase == JobPhase::kRestarting;
 }
 
 bool IsBound(JobPhase phase) {
@@ -103,9 +101,10 @@ FieldErrors CheckSpecUpdate(const DLJob& old_job, const DLJob& new_job) {
     if (m == Mutability::kUntilBound && IsBound(phase) && !suspending) {
       errors.push_back({path, "cannot change while the job is " + name +
                                   " (its GPUs are counted in its queue)" + SuspendFirst(new_job)});
-    } else if (m == Mutability::kWithoutPods && IsUnderWay(phase) && !suspending) {
-      errors.push_back({path, "cannot change while the job is " + name +
-                                  " (its pods are made from the spec)" + SuspendFirst(new_job)});
+    } else if (m == Mutability::kUntilStarted && phase != JobPhase::kUnset) {
+      errors.push_back({path, "cannot change once the job has started (it is " + name +
+                                  "): its workers, ranks and hostfile were made from it; delete "
+                                  "the job and create it again with the new value"});
     }
   }
   return errors;

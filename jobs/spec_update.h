@@ -8,13 +8,13 @@
 //   - spec.scheduling.queue is read by the queue until the job's gang is bound: it may change
 //     while the job is Queued (or not yet started, or Suspended), not once its GPUs are counted
 //     in a queue (Scheduled, Running, Restarting) — unless the same update suspends it.
-//   - Everything else (image, command, env, gpus, gpusPerWorker, resources, data, checkpoint,
-//     mpi, placement constraints) is baked into the job's pods when they are made, and pods
-//     cannot be changed: it may change only while the job has none — not started yet (no
-//     status), or Suspended — or in the same update that suspends it (the operator deletes the
-//     pods first; on resume they are made again from the new spec, and a job with
-//     spec.checkpoint resumes from its checkpoint). A Queued job may already hold its (unbound)
-//     pods, so it counts as started.
+//   - spec.gpus, spec.gpusPerWorker and spec.mpi.* shape the gang: its workers, its ranks, the
+//     hostfile made with its other children when the job is first seen. They may change only
+//     before the job has a status; after that, a different gang is a new job.
+//   - Everything else (image, command, env, resources, data, checkpoint, placement constraints)
+//     is baked into the job's pods when they are made: it may change until the job finishes, and
+//     the operator applies a change by restarting the whole job with the new spec, from its
+//     checkpoint (jobs/spec_revision.h; docs/concepts/run-policy.md).
 //   - A finished job (Succeeded, Failed, Interrupted) runs no more: only
 //     spec.runPolicy.ttlSecondsAfterFinished still has an effect.
 // Both specs are compared defaulted (an unset field equals its default) and field by field, so
@@ -35,9 +35,9 @@ std::vector<std::string> ChangedSpecFields(const DLJob& old_job, const DLJob& ne
 
 // Every changed field of `new_job`'s spec that `old_job` (as stored, with its status) does not
 // allow to change, each with its reason, e.g.
-//   spec.image: cannot change while the job is Running (its pods are made from the spec); set
-//   spec.runPolicy.suspend to true first (in this update or before), then change it: the job
-//   starts again with the new spec, from its checkpoint
+//   spec.scheduling.queue: cannot change while the job is Running (its GPUs are counted in its
+//   queue); set spec.runPolicy.suspend to true first (in this update or before), then change it:
+//   the job starts again with the new spec, from its checkpoint
 // Empty when the update may go ahead.
 FieldErrors CheckSpecUpdate(const DLJob& old_job, const DLJob& new_job);
 

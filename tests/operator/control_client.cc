@@ -57,6 +57,12 @@ Status ControlClient::ClearFaults() const {
   return Send("DELETE", "/_test/faults", "", "").status();
 }
 
+Status ControlClient::RouteService(const std::string& ns, const std::string& name,
+                                   const std::string& address) const {
+  nlohmann::json route = {{"namespace", ns}, {"name", name}, {"port", 0}, {"address", address}};
+  return Send("POST", "/_test/services", route.dump(), "application/json").status();
+}
+
 Status ControlClient::DropWatches() const {
   return Send("POST", "/_test/watches/drop", "{}", "application/json").status();
 }

@@ -64,6 +64,9 @@ class ControlClient {
   // `message`: the Status message the server answers with ("": its "injected fault").
   Status AddFault(const Fault& fault, const std::string& message = "") const;
   Status ClearFaults() const;  // also clears injected latency
+  // Webhook calls to Service ns/name (any port) go to `address` ("127.0.0.1:PORT").
+  Status RouteService(const std::string& ns, const std::string& name,
+                      const std::string& address) const;
   Status DropWatches() const;  // ends every open watch and followed log now
   Status Compact() const;      // older resourceVersions answer 410 Gone from now on
   Status SetLatency(const Latency& latency) const;

@@ -1,0 +1,169 @@
+// The operator's admission webhook end to end on dljob-test-apiserver, which calls validating
+// webhooks as kube-apiserver does: the chart's ValidatingWebhookConfiguration (from
+// charts/manifests/dljob.yaml) gets its caBundle from the operator at start-up; stock kubectl's
+// `apply` of every malformed example in examples/invalid/ is refused, and where the object gets
+// past the CRD's schema to the webhook, with exactly the problems `dljob validate` prints; and a
+// running job's spec edits are taken (applied by a restart) or refused (naming the field) as
+// jobs/spec_update.h says.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "jobs/codec.h"
+#include "tests/operator/e2e_fixture.h"
+
+namespace dljob::testing {
+namespace {
+
+using kube::resources::kDLJobs;
+const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
+const kube::Resource kWebhookConfigs{"admissionregistration.k8s.io", "v1",
+                                     "validatingwebhookconfigurations", false,
+                                     "ValidatingWebhookConfiguration"};
+
+std::string Kubectl() {
+  for (const char* dir : {"/usr/local/bin", "/usr/bin", "/bin"}) {
+    std::string path = std::string(dir) + "/kubectl";
+    if (::access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+// The document of `kind` in the chart's plain manifests.
+Json FromManifests(const std::string& kind) {
+  std::string text = ReadFile(SourceDir() + "/charts/manifests/dljob.yaml");
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find("\n---", start);
+    if (end == std::string::npos) end = text.size();
+    Result<Json> doc = YamlToJson(text.substr(start, end - start));
+    if (doc.ok() && doc->is_object() && doc->value("kind", "") == kind) return *doc;
+    start = end + 4;
+  }
+  ADD_FAILURE() << "no " << kind << " in charts/manifests/dljob.yaml";
+  return Json::object();
+}
+
+// The problem lines of `dljob validate`'s refusal, without indentation and file positions.
+std::vector<std::string> ValidateProblems(const std::string& file) {
+  CommandResult r = RunCommand({BinDir() + "/dljob", "validate", "-f", file});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  static const std::regex kPosition(R"( \(line \d+(, column \d+)?\)$)");
+  std::vector<std::string> out;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("  ")) out.push_back(std::regex_replace(line.substr(2), kPosition, ""));
+  }
+  return out;
+}
+
+class OperatorWebhookTest : public OperatorE2eTest {
+ protected:
+  void SetUp() override {
+    kubectl_ = Kubectl();
+    if (kubectl_.empty())
+      GTEST_FAIL() << "kubectl is not installed: run scripts/dev/setup.sh";
+    StartCluster({.nodes = 1});
+    for (const char* ns : {"dljob-system", "team-a"}) {  // team-a: an example's namespace
+      ASSERT_TRUE(api().Create(kNamespaces, "", {{"metadata", {{"name", ns}}}}).ok());
+    }
+    Json config = FromManifests("ValidatingWebhookConfiguration");
+    ASSERT_EQ(config["metadata"].value("name", ""), "dljob-validating-webhook");
+    ASSERT_TRUE(api().Create(kWebhookConfigs, "", config).ok());
+    port_file_ = dir_.path() + "/webhook-port";
+    OperatorProcess& op = StartOperator(
+        {"--webhook-port", "0", "--webhook-port-file", port_file_, "--webhook-namespace",
+         "dljob-system", "--webhook-service", "dljob-webhook", "--webhook-cert-secret",
+         "dljob-webhook-cert", "--webhook-configuration", "dljob-validating-webhook"});
+    int port = -1;
+    ASSERT_TRUE(WaitFor([&] { return (port = ReadPortFile(port_file_)) > 0; }, kWait))
+        << op.Log();
+    ASSERT_TRUE(
+        control().RouteService("dljob-system", "dljob-webhook", "127.0.0.1:" + std::to_string(port))
+            .ok());
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          kube::ApiResult<Json> c = api().Get(kWebhookConfigs, "", "dljob-validating-webhook");
+          return c.ok() && !(*c)["webhooks"][0]["clientConfig"].value("caBundle", "").empty();
+        },
+        kWait))
+        << "the operator did not write the caBundle\n"
+        << op.Log();
+  }
+
+  CommandResult Run(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {kubectl_, "--kubeconfig", cluster_->kubeconfig(),
+                                     "--cache-dir", dir_.path() + "/cache"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, {{"HOME", dir_.path()}});
+  }
+
+  TempDir dir_;
+  std::string kubectl_;
+  std::string port_file_;
+};
+
+TEST_F(OperatorWebhookTest, KubectlApplyOfEachMalformedExampleIsRefusedAsDljobValidateRefusesIt) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(SourceDir() + "/examples/invalid")) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u);
+  int by_webhook = 0;
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    std::vector<std::string> problems = ValidateProblems(file);
+    ASSERT_FALSE(problems.empty());
+    CommandResult applied = Run({"apply", "-f", file});
+    EXPECT_NE(applied.exit_code, 0) << applied.out;
+    if (applied.err.find("admission webhook \"") != std::string::npos) {
+      ++by_webhook;  // past the CRD's schema: the webhook's answer is dljob validate's
+      EXPECT_NE(applied.err.find("denied the request: "), std::string::npos) << applied.err;
+      for (const std::string& p : problems) {
+        EXPECT_NE(applied.err.find(p), std::string::npos) << p << "\n" << applied.err;
+      }
+    } else {  // refused by the CRD's schema before any webhook: the same fields are named
+      for (const std::string& p : problems) {
+        std::string path = p.substr(0, p.find(':'));
+        EXPECT_NE(applied.err.find(path), std::string::npos) << path << "\n" << applied.err;
+      }
+    }
+  }
+  EXPECT_GE(by_webhook, 4) << "most malformed examples pass the schema and reach the webhook";
+  EXPECT_TRUE(JobPods(api(), "missing-image").value_or(std::vector<Json>{}).empty());
+}
+
+TEST_F(OperatorWebhookTest, ARunningJobTakesAnImageChangeByRestartingAndRefusesAGpusChange) {
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("edited", 2, 1)).ok());
+  ASSERT_TRUE(WaitForPhase(api(), "edited", "Running", kWait)) << Describe(api(), "edited");
+
+  CommandResult gpus = Run({"patch", "dljob", "edited", "-n", Ns(), "--type=merge", "-p", R"({"spec":{"gpus":4}})"});
+  EXPECT_NE(gpus.exit_code, 0);
+  EXPECT_NE(gpus.err.find("spec.gpus: cannot change once the job has started (it is Running)"),
+            std::string::npos)
+      << gpus.err;
+  EXPECT_EQ((*GetJob(api(), "edited"))["spec"].value("gpus", 0), 2);
+
+  CommandResult image =
+      Run({"patch", "dljob", "edited", "-n", Ns(), "--type=merge", "-p",
+           R"({"spec":{"image":"dljob/trainer:cpu-2"}})"});
+  ASSERT_EQ(image.exit_code, 0) << image.err;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "edited");
+        return job && job->value("status", Json::object()).value("specRestarts", 0) == 1;
+      },
+      kWait))
+      << Describe(api(), "edited");
+  ASSERT_TRUE(WaitForPhase(api(), "edited", "Running", kWait)) << Describe(api(), "edited");
+  for (const Json& w : Workers(api(), "edited")) {
+    if (!IsDeleting(w)) EXPECT_EQ(w["spec"]["containers"][0]["image"], "dljob/trainer:cpu-2");
+  }
+}
+
+}  // namespace
+}  // namespace dljob::testing
