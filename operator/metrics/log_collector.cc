@@ -41,7 +41,13 @@ std::optional<WallTime> LogCollector::LastProgress() const {
 Status LogCollector::Run(std::stop_token stop) {
   int64_t seen = 0;  // lines of this pod's log already handled (skipped after a re-open)
   if (options_.archive) {
+    // An archive that cannot be read just now (a bucket's outage) is waited for like a log that
+    // cannot be opened: the lines it has decide where this collector starts.
     Result<PodLogWriterPtr> w = options_.archive->OpenPod(ns_, job_, pod_);
+    for (int tries = 1; !w.ok() && tries <= options_.max_reopens; ++tries) {
+      if (SleepUnlessStopped(stop, options_.reopen_backoff)) return Status::Ok();
+      w = options_.archive->OpenPod(ns_, job_, pod_);
+    }
     if (!w.ok()) return w.status().WithContext("the log archive of " + ns_ + "/" + job_);
     archive_ = std::move(w).value();
     archive_open_ = true;
