@@ -2,6 +2,7 @@
 #include "tests/apiserver/rest_reviews.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "base/base64.h"
 
@@ -87,10 +88,10 @@ const Json* FindNamed(const std::vector<Json>& objects, const std::string& ns,
 std::string BindingAllows(const Json& binding, const RbacObjects& rbac, const Request& r) {
   const Json meta = binding.value("metadata", Json::object());
   const std::string binding_ns = Str(meta, "namespace");
-  const Json* subject = nullptr;
+  std::optional<Json> subject;
   for (const Json& s : binding.value("subjects", Json::array())) {
     if (SubjectMatches(s, binding_ns, r)) {
-      subject = &s;
+      subject = s;
       break;
     }
   }

@@ -50,7 +50,12 @@ class RestReviewsTest : public ::testing::Test {
                  {"spec", spec}},
                 201)["status"];
   }
-  RestHandler handler_;
+  static RestOptions WithTeamA() {
+    RestOptions o;
+    o.namespaces.push_back("team-a");
+    return o;
+  }
+  RestHandler handler_{WithTeamA()};
 };
 
 TEST_F(RestReviewsTest, ATokenIsAServiceAccountsWhenItsTokenSecretHoldsIt) {
@@ -65,45 +70,25 @@ TEST_F(RestReviewsTest, ATokenIsAServiceAccountsWhenItsTokenSecretHoldsIt) {
 }
 
 TEST_F(RestReviewsTest, RbacDecidesWhoMayGetPodLogsInANamespace) {
-  Post(
-      std::string(kRbac) + "/namespaces/team-a/roles",
-      {{"metadata", {{"name", "log-reader"}}},
-       {"rules", {{{"apiGroups", {""}}, {"resources", {"pods", "pods/log"}}, {"verbs", {"get"}}}}}},
-      201);
-  Post(std::string(kRbac) + "/namespaces/team-a/rolebindings",
-       {
-    {"metadata", {{"name", "alice-reads"}}},
-        {"roleRef",
-         {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "log-reader"}}},
-    {
-      "subjects", {
-        {
-          {"kind", "ServiceAccount"}, { "name", "alice" }
-        }
-      }
-    }}
-},
+  Post(std::string(kRbac) + "/namespaces/team-a/roles", Json::parse(R"({
+         "metadata": {"name": "log-reader"},
+         "rules": [{"apiGroups": [""], "resources": ["pods", "pods/log"], "verbs": ["get"]}]})"),
        201);
-// A ClusterRole with only pods (not pods/log), bound cluster-wide to bob.
-Post(std::string(kRbac) + "/clusterroles",
-     {{"metadata", {{"name", "pod-viewer"}}},
-      {"rules", {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list"}}}}}},
-     201);
-  Post(std::string(kRbac) + "/clusterrolebindings",
-       {
-  {"metadata", {{"name", "bob-views"}}},
-      {"roleRef",
-       {{"apiGroup", "rbac.authorization.k8s.io"},
-        {"kind", "ClusterRole"},
-        {"name", "pod-viewer"}}},
-  {
-    "subjects", {
-      {
-        {"kind", "User"}, { "name", "bob" }
-      }
-    }
-  }}
-  },
+  Post(std::string(kRbac) + "/namespaces/team-a/rolebindings", Json::parse(R"({
+         "metadata": {"name": "alice-reads"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "log-reader"},
+         "subjects": [{"kind": "ServiceAccount", "name": "alice"}]})"),
+       201);
+  // A ClusterRole with only pods (not pods/log), bound cluster-wide to bob.
+  Post(std::string(kRbac) + "/clusterroles", Json::parse(R"({
+         "metadata": {"name": "pod-viewer"},
+         "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]})"),
+       201);
+  Post(std::string(kRbac) + "/clusterrolebindings", Json::parse(R"({
+         "metadata": {"name": "bob-views"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                     "name": "pod-viewer"},
+         "subjects": [{"kind": "User", "name": "bob"}]})"),
        201);
   Json alice = {{"username", "system:serviceaccount:team-a:alice"},
                 {"groups", {"system:serviceaccounts", "system:authenticated"}}};
@@ -115,40 +100,38 @@ Post(std::string(kRbac) + "/clusterroles",
   EXPECT_FALSE(CanGetLogs(alice, "team-b")["allowed"]);  // the binding is team-a's only
   EXPECT_FALSE(CanGetLogs({{"username", "bob"}}, "team-a")["allowed"]);  // pods, not pods/log
   EXPECT_TRUE(CanGetLogs({{"username", "root"}, {"groups", {"system:masters"}}}, "x")["allowed"]);
-  }
+}
 
-  TEST(ReviewAccess, RulesMatchByVerbGroupResourceWildcardsAndNames) {
-    auto rule = [](Json verbs, Json resources, Json names = Json::array()) {
-      return Json{{"apiGroups", {""}},
-                  {"resources", resources},
-                  {"verbs", verbs},
-                  {"resourceNames", names}};
-    };
-    auto allows = [](const Json& r, const std::string& name) {
-      RbacObjects rbac;
-      rbac.cluster_roles = {{{"metadata", {{"name", "r"}}}, {"rules", {r}}}};
-      rbac.cluster_role_bindings = {{{"metadata", {{"name", "b"}}},
-                                     {"roleRef", {{"kind", "ClusterRole"}, {"name", "r"}}},
-                                     {"subjects", {{{"kind", "Group"}, {"name", "devs"}}}}}};
-      Json spec = {{"user", "u"},
-                   {"groups", {"devs"}},
-                   {"resourceAttributes",
-                    {{"namespace", "n"},
-                     {"verb", "get"},
-                     {"resource", "pods"},
-                     {"subresource", "log"},
-                     {"name", name}}}};
-      return ReviewAccess(spec, rbac)["allowed"].get<bool>();
-    };
-    EXPECT_TRUE(allows(rule({"get"}, {"pods/log"}), "p"));
-    EXPECT_TRUE(allows(rule({"*"}, {"*"}), "p"));
-    EXPECT_TRUE(allows(rule({"get"}, {"*/log"}), "p"));
-    EXPECT_TRUE(allows(rule({"get"}, {"pods/log"}, {"p"}), "p"));
-    EXPECT_FALSE(allows(rule({"get"}, {"pods/log"}, {"q"}), "p"));
-    EXPECT_FALSE(allows(rule({"list"}, {"pods/log"}), "p"));
-    EXPECT_FALSE(allows(rule({"get"}, {"pods"}), "p"));
-    EXPECT_FALSE(allows(rule({"get"}, {"pods/exec"}), "p"));
-  }
+TEST(ReviewAccess, RulesMatchByVerbGroupResourceWildcardsAndNames) {
+  auto rule = [](Json verbs, Json resources, Json names = Json::array()) {
+    return Json{
+        {"apiGroups", {""}}, {"resources", resources}, {"verbs", verbs}, {"resourceNames", names}};
+  };
+  auto allows = [](const Json& r, const std::string& name) {
+    RbacObjects rbac;
+    rbac.cluster_roles = {{{"metadata", {{"name", "r"}}}, {"rules", {r}}}};
+    rbac.cluster_role_bindings = {{{"metadata", {{"name", "b"}}},
+                                   {"roleRef", {{"kind", "ClusterRole"}, {"name", "r"}}},
+                                   {"subjects", {{{"kind", "Group"}, {"name", "devs"}}}}}};
+    Json spec = {{"user", "u"},
+                 {"groups", {"devs"}},
+                 {"resourceAttributes",
+                  {{"namespace", "n"},
+                   {"verb", "get"},
+                   {"resource", "pods"},
+                   {"subresource", "log"},
+                   {"name", name}}}};
+    return ReviewAccess(spec, rbac)["allowed"].get<bool>();
+  };
+  EXPECT_TRUE(allows(rule({"get"}, {"pods/log"}), "p"));
+  EXPECT_TRUE(allows(rule({"*"}, {"*"}), "p"));
+  EXPECT_TRUE(allows(rule({"get"}, {"*/log"}), "p"));
+  EXPECT_TRUE(allows(rule({"get"}, {"pods/log"}, {"p"}), "p"));
+  EXPECT_FALSE(allows(rule({"get"}, {"pods/log"}, {"q"}), "p"));
+  EXPECT_FALSE(allows(rule({"list"}, {"pods/log"}), "p"));
+  EXPECT_FALSE(allows(rule({"get"}, {"pods"}), "p"));
+  EXPECT_FALSE(allows(rule({"get"}, {"pods/exec"}), "p"));
+}
 
-  }  // namespace
-  }  // namespace dljob::apiserver
+}  // namespace
+}  // namespace dljob::apiserver

@@ -111,10 +111,10 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<json> docs = Documents(*out);
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "CustomResourceDefinition", "ServiceAccount",
-                                             "ClusterRole", "ClusterRoleBinding", "Role",
-                                             "RoleBinding", "Service", "Deployment"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{
+                       "Namespace", "CustomResourceDefinition", "CustomResourceDefinition",
+                       "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding",
+                       "Role", "RoleBinding", "Role", "RoleBinding", "Service", "Deployment"}));
   std::set<std::string> crds;
   for (const json& d : docs) {
     if (d["kind"] == "CustomResourceDefinition") crds.insert(d["metadata"]["name"]);
@@ -152,7 +152,12 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
                            {"events", {"create"}},
                        }));
     }
-    if (d["kind"] == "Role") {  // leader election: its own Lease only
+    if (d["kind"] == "Role" && d["metadata"]["name"] == "dljob-logs-proxy") {
+      // /logs through the API server's proxy: that Service only (/logs checks pods/log itself).
+      EXPECT_EQ(d["rules"], json::parse(R"([{"apiGroups": [""], "resources": ["services/proxy"],
+          "resourceNames": ["dljob-operator-metrics", "dljob-operator-metrics:metrics"],
+          "verbs": ["get"]}])"));
+    } else if (d["kind"] == "Role") {  // leader election: its own Lease only
       ASSERT_EQ(d["rules"].size(), 1u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
       EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
