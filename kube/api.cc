@@ -90,6 +90,12 @@ class UnboundedView final : public Api {
 
 }  // namespace
 
+ApiResult<std::string> Api::ServiceProxyGet(const std::string& ns, const std::string& service,
+                                            const std::string& path, const std::string&) {
+  return ApiError{0, kReasonUnsupported,
+                  "this client cannot reach Service " + ns + "/" + service + " for " + path};
+}
+
 std::unique_ptr<Api> Api::WithDeadline(Clock::MonotonicTime) {
   return std::make_unique<UnboundedView>(*this);
 }

@@ -89,6 +89,9 @@ inline constexpr const char* kReasonTransportError = "TransportError";  // reset
 // No request was sent: there was no credential to send it with (a kubeconfig credential plugin
 // failed; the message says how). ToString() is then the message alone.
 inline constexpr const char* kReasonNoCredentials = "NoCredentials";
+// ServiceProxyGet was to pass on the caller's bearer token and the caller has none.
+inline constexpr const char* kReasonNoToken = "NoBearerToken";
+inline constexpr const char* kReasonUnsupported = "Unsupported";
 // Not sent: the call's deadline had passed (Api::WithDeadline), or this replica may no longer act
 // (kube/runtime/fenced_api.h). The message says which.
 inline constexpr const char* kReasonDeadline = "DeadlineExceeded";
@@ -179,6 +182,16 @@ class Api {
                                const std::string& node) = 0;
   virtual ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
                                         const LogOptions& options) = 0;
+  // GET `path` ("/logs/a/b") of Service `service` ("name" or "name:port") in `ns` through the
+  // API server's service proxy (/api/v1/namespaces/{ns}/services/{service}/proxy{path}); the
+  // answer's body as text, a non-2xx answer (the server's or the Service's) as an ApiError. The
+  // API server authenticates the caller and keeps its Authorization header to itself; with
+  // `token_header` set, the caller's bearer token also goes to the Service, in that header
+  // ("Bearer <token>"), and a caller without one (a client certificate) gets kReasonNoToken,
+  // nothing sent. The default answers kReasonUnsupported (implementations without HTTP).
+  virtual ApiResult<std::string> ServiceProxyGet(const std::string& ns, const std::string& service,
+                                                 const std::string& path,
+                                                 const std::string& token_header);
 
   // A view of this Api whose calls all end by `deadline`, a time of the monotonic clock this Api
   // waits on (Clock::MonotonicNow): no attempt starts at or after it (the call fails with reason

@@ -242,6 +242,44 @@ ApiResult<LineStreamPtr> HttpApi::Logs(const std::string& ns, const std::string&
   return LineStreamPtr(std::make_unique<HttpLineStream>(std::move(body).value()));
 }
 
+ApiResult<std::string> HttpApi::ServiceProxyGet(const std::string& ns, const std::string& service,
+                                                const std::string& path,
+                                                const std::string& token_header) {
+  // The service's "name:port" stays as it is: names and port names need no escaping.
+  http::ClientRequest req = NewRequest("GET", "/api/v1/namespaces/" + rest::PercentEncode(ns) +
+                                                  "/services/" + service + "/proxy" + path);
+  req.headers[0].second = "*/*";  // whatever the Service answers
+  const std::string target = req.target;
+  Reauth reauth;
+  for (int attempt = 1;; ++attempt) {
+    ApiResult<std::string> token = Authorize(req, reauth);
+    if (!token.ok()) return token.error();
+    if (!token_header.empty()) {
+      auto& h = req.headers;
+      h.erase(std::remove_if(h.begin(), h.end(),
+                             [&](const auto& kv) { return kv.first == token_header; }),
+              h.end());
+      if (token->empty()) {
+        return ApiError{0, kReasonNoToken,
+                        "the kubeconfig's user has no bearer token to present to " + service};
+      }
+      h.emplace_back(token_header, "Bearer " + *token);
+    }
+    if (std::optional<ApiError> late = BeginAttempt(req, target, true)) return *late;
+    http::ClientResult<http::ClientResponse> r = client_->Send(req);
+    if (r.ok() && Is2xx(r->status)) return std::move(r->body);
+    ApiError error = r.ok() ? rest::DecodeError(r->status, r->body) : FromClientError(r.error());
+    std::optional<std::chrono::seconds> retry_after;
+    if (r.ok())
+      retry_after = rest::RetryAfter(http::HeaderValue(r->headers, "Retry-After"), r->body);
+    if (Reauthorize(error, *token, reauth)) {
+      --attempt;  // the try with a fresh token is not a retry
+      continue;
+    }
+    if (!Backoff(Idempotency::kIdempotent, attempt, error, retry_after)) return error;
+  }
+}
+
 Result<http::ClientPtr> MakeHttpClient(const Config& config,
                                        std::chrono::milliseconds default_timeout) {
   http::CpprestClientOptions o;

@@ -85,6 +85,9 @@ class HttpApi : public Api {
                        const std::string& node) override;
   ApiResult<LineStreamPtr> Logs(const std::string& ns, const std::string& pod,
                                 const LogOptions& options) override;
+  ApiResult<std::string> ServiceProxyGet(const std::string& ns, const std::string& service,
+                                         const std::string& path,
+                                         const std::string& token_header) override;
   std::unique_ptr<Api> WithDeadline(Clock::MonotonicTime deadline) override;
 
  private:

@@ -33,6 +33,35 @@ TEST_F(HttpApiTest, GetSendsPathAndHeaders) {
   EXPECT_EQ(r.timeout, milliseconds(30'000));
 }
 
+TEST_F(HttpApiTest, ServiceProxyGetPassesTheBearerTokenOnInTheNamedHeader) {
+  state_.answers = {OkAnswer("[rank 0] hello\n")};
+  ApiResult<std::string> body =
+      api().ServiceProxyGet("ops", "metrics:8080", "/logs/a/b", "X-Dljob-Authorization");
+  ASSERT_TRUE(body.ok()) << body.error().ToString();
+  EXPECT_EQ(*body, "[rank 0] hello\n");
+  const http::ClientRequest& r = Sent();
+  EXPECT_EQ(r.target, "/api/v1/namespaces/ops/services/metrics:8080/proxy/logs/a/b");
+  EXPECT_EQ(http::HeaderValue(r.headers, "Authorization"), "Bearer tok");
+  EXPECT_EQ(http::HeaderValue(r.headers, "X-Dljob-Authorization"), "Bearer tok");
+
+  // The Service's own refusal comes back as the error, its text as the message.
+  http::testing::FakeAnswer refused = OkAnswer("Forbidden: User \"bob\" cannot get resource\n");
+  refused.status = 403;  // plain text, as the operator answers
+  state_.answers = {refused};
+  body = api().ServiceProxyGet("ops", "metrics", "/logs/a/b", "X-Dljob-Authorization");
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.error().http, 403);
+  EXPECT_NE(body.error().message.find("User \"bob\""), std::string::npos);
+
+  // A client certificate (no token): nothing to pass on, nothing sent.
+  const size_t sent = state_.requests.size();
+  body = api(std::make_unique<StaticTokenSource>(""))
+             .ServiceProxyGet("ops", "metrics", "/logs/a/b", "X-Dljob-Authorization");
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.error().reason, kReasonNoToken);
+  EXPECT_EQ(state_.requests.size(), sent);
+}
+
 TEST_F(HttpApiTest, ListSendsQuery) {
   state_.answers = {OkAnswer(R"({"kind":"PodList","items":[]})")};
   ListOptions o;

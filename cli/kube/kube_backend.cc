@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "cli/kube/launcher_log.h"
 #include "jobs/codec.h"
@@ -132,7 +133,7 @@ Status KubeBackend::Logs(const std::string& name, const LogOptions& options, std
   Clock& clock = *options_.clock;
   return PrintLauncherLog(
       api_, options_.namespace_, name, options,
-      [&clock] { clock.SleepFor(std::chrono::seconds(1)); }, out);
+      [&clock] { clock.SleepFor(std::chrono::seconds(1)); }, out, options_.archive);
 }
 
 Status KubeBackend::Delete(const std::string& name) {
@@ -165,6 +166,14 @@ Result<BackendPtr> MakeKubeBackend(const kube::ConfigSource& source, const std::
   options.namespace_ = namespace_.empty() ? config->default_namespace : namespace_;
   options.all_namespaces = all_namespaces;
   options.cluster = config->server + " from " + config->source;
+  if (const char* at = std::getenv("DLJOB_OPERATOR_SERVICE"); at && *at) {
+    std::optional<OperatorService> parsed = ParseOperatorService(at);
+    if (!parsed) {
+      return Status::InvalidArgument(std::string("DLJOB_OPERATOR_SERVICE: \"") + at +
+                                     "\" is not <namespace>/<service>[:<port>]");
+    }
+    options.archive = *parsed;
+  }
   return BackendPtr(new KubeBackend(std::move(api).value(), std::move(options)));
 }
 

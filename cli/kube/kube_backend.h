@@ -23,6 +23,7 @@
 
 #include "base/clock.h"
 #include "cli/backend/backend.h"
+#include "cli/kube/launcher_log.h"
 #include "kube/api.h"
 #include "kube/config.h"
 
@@ -36,6 +37,8 @@ struct KubeBackendOptions {
   // yet, a restart): RealClock() when null; tests pass a testing::FakeClock. Must outlive the
   // backend.
   Clock* clock = nullptr;
+  // Where `logs` of a finished job reads the operator's archive (launcher_log.h).
+  OperatorService archive;
 };
 
 class KubeBackend : public Backend, public ClusterReader {

@@ -1,5 +1,7 @@
 #include "cli/kube/launcher_log.h"
 
+#include <sstream>
+
 #include "jobs/child_names.h"
 #include "jobs/codec.h"
 #include "jobs/log_lines.h"
@@ -10,20 +12,34 @@ namespace {
 
 using kube::Json;
 
-std::string ArchiveAdvice(const std::string& ns, const std::string& job) {
-  return "the dljob operator keeps the whole log and serves it at /logs/" + ns + "/" + job +
-         " on its metrics port; with the chart installed as `helm install dljob charts/dljob -n "
-         "dljob-system`: kubectl -n dljob-system port-forward svc/dljob-operator-metrics "
-         "8080:8080, then curl http://localhost:8080/logs/" +
-         ns + "/" + job;
+// The header the operator takes a bearer token from when it came through the API server's proxy
+// (operator/app/log_access.h: kLogTokenHeader).
+constexpr char kLogTokenHeader[] = "X-Dljob-Authorization";
+
+// What to do when the archive cannot be read with the user's own credential.
+std::string NoTokenAdvice(const std::string& ns, const OperatorService& at) {
+  const std::string svc = at.service.substr(0, at.service.find(':'));
+  return "the operator serves archived logs only to a bearer token it can check with the API "
+         "server, and your kubeconfig user authenticates with a client certificate, which the API "
+         "server's proxy cannot pass on. Use a token instead: e.g. for a service account allowed "
+         "to get pods/log in \"" +
+         ns + "\": TOKEN=$(kubectl -n " + ns +
+         " create token <serviceaccount>); then either `kubectl config set-credentials <user> "
+         "--token=$TOKEN` (a kubeconfig user with that token) and dljob logs again, or `kubectl "
+         "-n " +
+         at.ns + " port-forward svc/" + svc +
+         " 8080:8080` and curl -H \"Authorization: Bearer "
+         "$TOKEN\" http://localhost:8080/logs/" +
+         ns + "/<job>";
 }
 
 // Reads one job's launcher logs, incarnation after incarnation.
 class LauncherLog {
  public:
   LauncherLog(kube::Api& api, std::string ns, std::string job, const LogOptions& options,
-              const std::function<void()>& pause, std::ostream& out)
-      : api_(api),
+              const std::function<void()>& pause, std::ostream& out, const OperatorService& archive)
+      : archive_(archive),
+        api_(api),
         ns_(std::move(ns)),
         job_(std::move(job)),
         options_(options),
@@ -63,11 +79,7 @@ class LauncherLog {
       if (!running_or_done || uid == ended_uid_) {
         if (!options_.follow || finished) {
           if (started_) return Status::Ok();
-          if (finished || (present && !running_or_done && finished)) {
-            return Status::FailedPrecondition("job \"" + job_ + "\" is " + phase +
-                                              " and its launcher pod is gone; " +
-                                              ArchiveAdvice(ns_, job_));
-          }
+          if (finished) return PrintArchived(phase);
           return Status::FailedPrecondition(
               "job \"" + job_ + "\" has no running launcher yet (job " + phase +
               (present ? ", launcher pod " + pod_phase : "") +
@@ -88,6 +100,48 @@ class LauncherLog {
   }
 
  private:
+  // The finished job's whole log from the operator's archive.
+  Status PrintArchived(const std::string& phase) {
+    const std::string where = "the log archive (Service " + archive_.ns + "/" + archive_.service +
+                              ", set by DLJOB_OPERATOR_SERVICE)";
+    const std::string gone = "job \"" + job_ + "\" is " + phase + " and its launcher pod is gone; ";
+    kube::ApiResult<std::string> log = api_.ServiceProxyGet(
+        archive_.ns, archive_.service, "/logs/" + ns_ + "/" + job_, kLogTokenHeader);
+    if (!log.ok()) {
+      const kube::ApiError& e = log.error();
+      if (e.reason == kube::kReasonNoToken) {
+        return Status::FailedPrecondition(gone + NoTokenAdvice(ns_, archive_));
+      }
+      std::string why = e.message;
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      if (e.http == 401) {
+        return Status::FailedPrecondition(gone +
+                                          "the operator did not accept your credential: " + why);
+      }
+      if (e.http == 403) {
+        return Status::FailedPrecondition(
+            gone + "reading it from " + where + " was refused: " + why +
+            (why.find("services/proxy") != std::string::npos
+                 ? " (the chart grants this with logArchive.proxyAccess)"
+                 : ""));
+      }
+      if (e.http == 404) return Status::NotFound(gone + where + ": " + why);
+      return Status::Unavailable(gone + "cannot read " + where + ": " + e.ToString());
+    }
+    std::istringstream in(*log);
+    for (std::string line; std::getline(in, line);) {
+      if (options_.rank) {
+        std::optional<TaggedLine> tagged = ParseLogLine(line);
+        if (!tagged || tagged->rank != *options_.rank) continue;
+        out_ << tagged->text << '\n';
+      } else {
+        out_ << line << '\n';
+      }
+    }
+    if (!out_) return Status::Unavailable("cannot write the log to the output");
+    return Status::Ok();
+  }
+
   // Prints the current launcher's lines from consumed_ on. Returns whether its log ended (the
   // container finished); false when the stream broke and should be re-opened.
   Result<bool> Stream() {
@@ -128,6 +182,7 @@ class LauncherLog {
     return true;
   }
 
+  const OperatorService& archive_;
   kube::Api& api_;
   const std::string ns_, job_;
   const LogOptions& options_;
@@ -150,8 +205,17 @@ std::optional<std::string> JobLogLine(std::string_view launcher_line, const LogO
 
 Status PrintLauncherLog(kube::Api& api, const std::string& ns, const std::string& job,
                         const LogOptions& options, const std::function<void()>& pause,
-                        std::ostream& out) {
-  return LauncherLog(api, ns, job, options, pause, out).Run();
+                        std::ostream& out, const OperatorService& archive) {
+  return LauncherLog(api, ns, job, options, pause, out, archive).Run();
+}
+
+std::optional<OperatorService> ParseOperatorService(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() ||
+      text.find('/', slash + 1) != std::string::npos) {
+    return std::nullopt;
+  }
+  return OperatorService{text.substr(0, slash), text.substr(slash + 1)};
 }
 
 }  // namespace dljob

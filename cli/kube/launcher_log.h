@@ -5,16 +5,21 @@
 // whichever backend ran the job.
 //
 // Without follow: the launcher's log as it is now, once. A job whose launcher has not started yet
-// or whose pods are gone (finished and cleaned up) is a kFailedPrecondition that says so and
-// where the archived log is. With follow: waits for the launcher to start, prints its lines as
-// they come, re-opens a broken stream without printing a line twice, follows the next launcher
-// when the job restarts, and ends when the job has finished (or is deleted) and its last
-// launcher's log has been read.
+// is a kFailedPrecondition that says so. A finished job whose pods are gone is read from the
+// operator's archive instead (`archive`): GET /logs/<ns>/<job> of the operator's metrics Service
+// through the API server's service proxy, with the user's own bearer token passed on in
+// X-Dljob-Authorization (the proxy keeps the Authorization header to itself); the operator
+// serves it only if the user may get pods/log in the job's namespace. A user whose credential is a
+// client certificate has no token to pass on: the error says what to do instead. With follow: waits
+// for the launcher to start, prints its lines as they come, re-opens a broken stream without
+// printing a line twice, follows the next launcher when the job restarts, and ends when the job has
+// finished (or is deleted) and its last launcher's log has been read.
 //
 // Not thread-safe; `pause` is called between polls (tests make it change the cluster).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -31,8 +36,17 @@ inline constexpr char kLauncherContainer[] = "launcher";
 // One launcher line in the job-log format; nullopt when a rank filter drops it.
 std::optional<std::string> JobLogLine(std::string_view launcher_line, const LogOptions& options);
 
+// Where the operator serves its log archive: the metrics Service of the chart's default install.
+// `dljob` reads DLJOB_OPERATOR_SERVICE ("<namespace>/<service>[:<port>]") to change it.
+struct OperatorService {
+  std::string ns = "dljob-system";
+  std::string service = "dljob-operator-metrics:metrics";
+};
+// "ns/name[:port]"; nullopt when it is not of that form.
+std::optional<OperatorService> ParseOperatorService(const std::string& text);
+
 Status PrintLauncherLog(kube::Api& api, const std::string& ns, const std::string& job,
                         const LogOptions& options, const std::function<void()>& pause,
-                        std::ostream& out);
+                        std::ostream& out, const OperatorService& archive = {});
 
 }  // namespace dljob

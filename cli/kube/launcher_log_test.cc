@@ -92,6 +92,17 @@ class LogApi : public kube::Api {
     queue.pop_front();
     return kube::LineStreamPtr(new ScriptedStream(std::move(next)));
   }
+  // The operator's archive behind the API server's service proxy: `archived` answers, and what
+  // was asked is kept.
+  std::optional<ApiResult<std::string>> archived;
+  std::vector<std::string> proxied;  // "ns service path token_header"
+  ApiResult<std::string> ServiceProxyGet(const std::string& ns, const std::string& service,
+                                         const std::string& path,
+                                         const std::string& token_header) override {
+    proxied.push_back(ns + " " + service + " " + path + " " + token_header);
+    if (!archived) return ApiError{404, "NotFound", "services \"" + service + "\" not found"};
+    return *archived;
+  }
 
  private:
   FakeApi& api_;
@@ -172,16 +183,60 @@ TEST_F(LauncherLogTest, AJobWithoutLauncherYetSaysHowToFollowIt) {
   EXPECT_TRUE(api_.opened.empty());
 }
 
-TEST_F(LauncherLogTest, AFinishedJobWhosePodsAreGoneSaysWhereTheArchiveIs) {
+TEST_F(LauncherLogTest, AFinishedJobWhosePodsAreGoneIsReadFromTheOperatorsArchive) {
   PutJob(JobPhase::kSucceeded);
+  api_.archived = std::string(
+      "[mpirun] dljob: following launcher pod resnet-launcher\n[rank 0] step 1\n[rank 1] step 1\n");
   for (bool follow : {false, true}) {
     LogOptions options;
     options.follow = follow;
-    Status s = Print(options, NoPause);
-    EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-    EXPECT_NE(s.message().find("launcher pod is gone"), std::string::npos) << s.message();
-    EXPECT_NE(s.message().find("/logs/team-a/resnet"), std::string::npos) << s.message();
+    out_.str("");
+    ASSERT_TRUE(Print(options, NoPause).ok());
+    EXPECT_EQ(out_.str(), *api_.archived.value());
   }
+  // Through the API server's proxy to the chart's metrics Service, the token passed on.
+  EXPECT_EQ(
+      api_.proxied[0],
+      "dljob-system dljob-operator-metrics:metrics /logs/team-a/resnet X-Dljob-Authorization");
+  LogOptions rank1;
+  rank1.rank = 1;
+  out_.str("");
+  ASSERT_TRUE(Print(rank1, NoPause).ok());
+  EXPECT_EQ(out_.str(), "step 1\n");
+  EXPECT_TRUE(api_.opened.empty());
+}
+
+TEST_F(LauncherLogTest, AnArchiveThatCannotBeReadSaysWhyAndWhatToDo) {
+  PutJob(JobPhase::kFailed);
+  api_.archived = ApiResult<std::string>(ApiError{0, kube::kReasonNoToken, "no token"});
+  Status s = Print({}, NoPause);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  for (const char* part :
+       {"launcher pod is gone", "client certificate", "kubectl -n team-a create token",
+        "port-forward svc/dljob-operator-metrics"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << ": " << s.message();
+  }
+  api_.archived = ApiResult<std::string>(ApiError{
+      403, "Forbidden",
+      "Forbidden: User \"system:serviceaccount:team-a:bob\" cannot get resource \"pods/log\" in "
+      "namespace \"team-a\"\n"});
+  s = Print({}, NoPause);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("cannot get resource \"pods/log\" in namespace \"team-a\""),
+            std::string::npos)
+      << s.message();
+  api_.archived.reset();  // no such Service
+  s = Print({}, NoPause);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("DLJOB_OPERATOR_SERVICE"), std::string::npos) << s.message();
+}
+
+TEST(ParseOperatorService, NamespaceSlashServiceWithAnOptionalPort) {
+  EXPECT_EQ(ParseOperatorService("ops/dljob-operator-metrics:8080")->service,
+            "dljob-operator-metrics:8080");
+  EXPECT_EQ(ParseOperatorService("ops/svc")->ns, "ops");
+  for (const char* bad : {"svc", "/svc", "ops/", "a/b/c"})
+    EXPECT_FALSE(ParseOperatorService(bad)) << bad;
 }
 
 TEST_F(LauncherLogTest, AMissingJobIsNotFound) {

@@ -1,8 +1,6 @@
 // See endpoints.h.
 #include "operator/app/endpoints.h"
 
-#include "base/env.h"
-#include "operator/metrics/log_collector.h"
 #include "operator/metrics/prometheus.h"
 
 namespace dljob::op {
@@ -47,7 +45,8 @@ EndpointAnswer Text(int status, std::string body) {
 }  // namespace
 
 EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
-                             const std::function<OperatorState()>& state) {
+                             const std::function<OperatorState()>& state, const LogsEndpoint& logs,
+                             const std::string& token) {
   if (method != "GET" && method != "HEAD") return Text(405, "only GET is served here\n");
   if (path == "/healthz") return Text(200, "ok\n");
   if (path == "/readyz") {
@@ -75,14 +74,18 @@ EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
     if (!SafeName(ns) || !SafeName(job)) {
       return Text(404, "use /logs/<namespace>/<job>\n");
     }
-    OperatorState s = state();
-    if (s.log_archive_dir.empty()) {
-      return Text(404, "this operator keeps no log archive (start it with --log-archive-dir)\n");
+    if (!logs.read || !logs.authorize) {
+      return Text(404, "this operator keeps no log archive (start it with --log-archive)\n");
     }
-    Result<std::string> log =
-        DefaultEnv().ReadFile(metrics::LogArchivePath(s.log_archive_dir, ns, job));
-    if (!log.ok()) return Text(404, "no archived log for DLJob " + ns + "/" + job + "\n");
-    return Text(200, std::move(log).value());
+    // Before anything is read, and the same answer whether or not the job exists.
+    AccessDecision access = logs.authorize(token, ns);
+    if (access.status != 200) return Text(access.status, access.message + "\n");
+    Result<std::string> log = logs.read(ns, job);
+    if (log.ok()) return Text(200, std::move(log).value());
+    if (log.status().code() == StatusCode::kNotFound) {
+      return Text(404, "no archived log for DLJob " + ns + "/" + job + "\n");
+    }
+    return Text(503, "cannot read the log archive: " + log.status().message() + "\n");
   }
   return Text(404, "not found; try /metrics, /healthz, /readyz or /logs/<namespace>/<job>\n");
 }

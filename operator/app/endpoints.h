@@ -6,9 +6,14 @@
 //   GET /healthz               200 while the process serves at all
 //   GET /readyz                200 when leading with synced caches, or standing by; 503 while
 //                              the leader's caches are still filling
-//   GET /logs/<ns>/<job>       the job's archived launcher log (text/plain), 404 when none —
-//                              how `dljob logs` reads a job whose pods are gone
-// Anything else is 404; methods other than GET and HEAD are 405. Thread-safe.
+//   GET /logs/<ns>/<job>       the job's archived launcher log (text/plain), read from the
+//                              archive (LogsEndpoint::read) by whichever replica is asked — how
+//                              `dljob logs` reads a job whose pods are gone. Only for a bearer
+//                              token allowed to get pods/log in <ns> (LogsEndpoint::authorize,
+//                              log_access.h): 401 without or with a bad token, 403 when not
+//                              allowed, 404 when the archive has no such log
+// /metrics, /healthz and /readyz need no token. Anything else is 404; methods other than GET and
+// HEAD are 405. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
+#include "operator/app/log_access.h"
 #include "operator/metrics/job_metrics.h"
 
 namespace dljob::op {
@@ -33,7 +40,12 @@ struct OperatorState {
   size_t queue_depth = 0;
   size_t following = 0;                  // launcher logs being followed
   std::vector<metrics::Family> timings;  // metrics::JobTimingHistograms, as observed so far
-  std::string log_archive_dir;
+};
+
+// What /logs needs; both null when the operator keeps no archive (404 saying so).
+struct LogsEndpoint {
+  std::function<AccessDecision(const std::string& token, const std::string& ns)> authorize;
+  std::function<Result<std::string>(const std::string& ns, const std::string& job)> read;
 };
 
 struct EndpointAnswer {
@@ -42,7 +54,9 @@ struct EndpointAnswer {
   std::string body;
 };
 
+// `token`: the request's bearer token (BearerToken of its Authorization or kLogTokenHeader).
 EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
-                             const std::function<OperatorState()>& state);
+                             const std::function<OperatorState()>& state,
+                             const LogsEndpoint& logs = {}, const std::string& token = "");
 
 }  // namespace dljob::op

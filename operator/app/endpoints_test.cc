@@ -1,16 +1,9 @@
 #include "operator/app/endpoints.h"
 
-#include <filesystem>
-#include <fstream>
-
 #include <gtest/gtest.h>
-
-#include "operator/metrics/log_collector.h"
 
 namespace dljob::op {
 namespace {
-
-namespace fs = std::filesystem;
 
 OperatorState Leading() {
   OperatorState s;
@@ -46,23 +39,42 @@ TEST(EndpointsTest, ReadinessFollowsLeadershipAndSync) {
   EXPECT_NE(standby.body.find("standing by"), std::string::npos);
 }
 
-TEST(EndpointsTest, ServesArchivedLogsAndRefusesPathsOutsideTheArchive) {
-  fs::path dir = fs::temp_directory_path() / ("dljob-endpoints-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  const std::string path = metrics::LogArchivePath(dir.string(), "a", "resnet");
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << "[rank 0] hello\n";
-  OperatorState s;
-  s.log_archive_dir = dir.string();
-  auto state = [&] { return s; };
-  EndpointAnswer a = ServeEndpoint("GET", "/logs/a/resnet", state);
+TEST(EndpointsTest, ServesArchivedLogsOnlyToWhomTheAuthorizerAllows) {
+  std::vector<std::string> asked;  // "token ns" per authorization, "read ns/job" per read
+  LogsEndpoint logs;
+  logs.authorize = [&](const std::string& token, const std::string& ns) {
+    asked.push_back(token + " " + ns);
+    if (token.empty()) return AccessDecision{401, "Unauthorized", ""};
+    if (token != "alice") return AccessDecision{403, "Forbidden: User \"bob\" cannot get", "bob"};
+    return AccessDecision{200, "", "alice"};
+  };
+  logs.read = [&](const std::string& ns, const std::string& job) -> Result<std::string> {
+    asked.push_back("read " + ns + "/" + job);
+    if (job == "resnet") return std::string("[rank 0] hello\n");
+    if (job == "broken") return Status::Unavailable("s3://b/logs: connection refused");
+    return Status::NotFound("none");
+  };
+  auto none = [] { return OperatorState{}; };
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/resnet", none, logs, "").status, 401);
+  EndpointAnswer refused = ServeEndpoint("GET", "/logs/a/resnet", none, logs, "bob");
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_NE(refused.body.find("User \"bob\""), std::string::npos);
+  EndpointAnswer a = ServeEndpoint("GET", "/logs/a/resnet", none, logs, "alice");
   EXPECT_EQ(a.status, 200);
   EXPECT_EQ(a.body, "[rank 0] hello\n");
-  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/other", state).status, 404);
-  EXPECT_EQ(ServeEndpoint("GET", "/logs/../etc", state).status, 404);
-  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/..", state).status, 404);
-  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/b/c", state).status, 404);
-  fs::remove_all(dir);
+  EXPECT_EQ(asked, (std::vector<std::string>{" a", "bob a", "alice a", "read a/resnet"}));
+  // Whether a job exists is told only to whom may read it.
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/other", none, logs, "bob").status, 403);
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/other", none, logs, "alice").status, 404);
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/broken", none, logs, "alice").status, 503);
+  asked.clear();
+  for (const char* bad : {"/logs/../etc", "/logs/a/..", "/logs/a/b/c", "/logs/A/b"}) {
+    EXPECT_EQ(ServeEndpoint("GET", bad, none, logs, "alice").status, 404) << bad;
+  }
+  EXPECT_TRUE(asked.empty());
+  // The operator's other endpoints stay open.
+  EXPECT_EQ(ServeEndpoint("GET", "/metrics", none, logs, "").status, 200);
+  EXPECT_EQ(ServeEndpoint("GET", "/healthz", none, logs, "").status, 200);
 }
 
 TEST(EndpointsTest, UnknownPathsAndMethods) {
@@ -72,7 +84,7 @@ TEST(EndpointsTest, UnknownPathsAndMethods) {
   OperatorState no_archive;
   EndpointAnswer a = ServeEndpoint("GET", "/logs/a/b", [&] { return no_archive; });
   EXPECT_EQ(a.status, 404);
-  EXPECT_NE(a.body.find("--log-archive-dir"), std::string::npos);
+  EXPECT_NE(a.body.find("--log-archive"), std::string::npos);
 }
 
 }  // namespace

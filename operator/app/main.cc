@@ -10,14 +10,19 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "base/env.h"
 #include "http/http_server.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "operator/app/log_access.h"
+#include "operator/app/log_archive_store.h"
 #include "operator/app/operator_app.h"
 #include "operator/app/webhook_server.h"
+#include "operator/metrics/log_archive.h"
 
 namespace dljob::op {
 namespace {
@@ -49,12 +54,39 @@ int Fail(const std::string& message, const std::string& hint = "") {
   return 1;
 }
 
-http::Handler EndpointHandler(OperatorApp& app) {
-  return [&app](const http::HttpRequest& request, http::ResponseWriter& out) {
-    EndpointAnswer a = ServeEndpoint(request.method, request.path, [&app] { return app.State(); });
-    out.Respond(a.status, {{"Content-Type", a.content_type}},
-                request.method == "HEAD" ? std::string() : a.body);
+// /logs reads the archive, never this replica's memory, so every replica answers the same.
+http::Handler EndpointHandler(OperatorApp& app, const LogsEndpoint& logs) {
+  return [&app, &logs](const http::HttpRequest& request, http::ResponseWriter& out) {
+    std::string token = BearerToken(http::HeaderValue(request.headers, "Authorization"));
+    if (token.empty()) token = BearerToken(http::HeaderValue(request.headers, kLogTokenHeader));
+    EndpointAnswer a = ServeEndpoint(
+        request.method, request.path, [&app] { return app.State(); }, logs, token);
+    http::HttpHeaders headers = {{"Content-Type", a.content_type}};
+    if (a.status == 401) headers.push_back({"WWW-Authenticate", "Bearer realm=\"dljob-operator\""});
+    out.Respond(a.status, headers, request.method == "HEAD" ? std::string() : a.body);
   };
+}
+
+// The archive of --log-archive, with the keys of --log-archive-secret read once through `api`.
+Result<ArchiveLocation> OpenArchive(const OperatorOptions& options, kube::Api& api) {
+  std::map<std::string, std::string> keys;
+  if (!options.log_archive_secret.empty()) {
+    const std::string& ref = options.log_archive_secret;
+    const size_t slash = ref.find('/');
+    const std::string ns =
+        slash == std::string::npos ? options.lease_namespace : ref.substr(0, slash);
+    const std::string name = slash == std::string::npos ? ref : ref.substr(slash + 1);
+    kube::ApiResult<kube::Json> secret = api.Get(kube::resources::kSecrets, ns, name);
+    if (!secret.ok()) {
+      return secret.error().ToStatus().WithContext("--log-archive-secret: reading Secret " + ns +
+                                                   "/" + name);
+    }
+    Result<std::map<std::string, std::string>> decoded =
+        SecretKeys(*secret, "--log-archive-secret " + ns + "/" + name);
+    if (!decoded.ok()) return decoded.status();
+    keys = std::move(decoded).value();
+  }
+  return OpenLogArchiveStore(options.log_archive, keys, storage::ProcessEnv());
 }
 
 int Main(int argc, char** argv) {
@@ -89,13 +121,33 @@ int Main(int argc, char** argv) {
   std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),
                config->source.c_str());
 
-  OperatorApp app(options, **api, RealClock());
+  std::optional<ArchiveLocation> archive;
+  std::optional<metrics::LogArchive> archive_reader;
+  LogAccess access(**api, RealClock());
+  LogsEndpoint logs;
+  if (!options.log_archive.empty()) {
+    Result<ArchiveLocation> opened = OpenArchive(options, **api);
+    if (!opened.ok())
+      return Fail(opened.status().message(), "check --log-archive and --log-archive-secret");
+    archive = std::move(opened).value();
+    archive_reader.emplace(*archive->store, archive->prefix);
+    std::fprintf(stderr, "dljob-operator: job logs archived in %s\n",
+                 archive_reader->Where().c_str());
+    logs.authorize = [&access](const std::string& token, const std::string& ns) {
+      return access.Check(token, ns);
+    };
+    logs.read = [&archive_reader](const std::string& ns, const std::string& job) {
+      return archive_reader->Read(ns, job);
+    };
+  }
+
+  OperatorApp app(options, **api, RealClock(), archive ? &*archive : nullptr);
   std::unique_ptr<http::HttpServer> server;
   if (options.metrics_port >= 0) {
     http::HttpServerOptions so;
     so.host = options.metrics_address;
     so.port = options.metrics_port;
-    server = std::make_unique<http::HttpServer>(EndpointHandler(app), so);
+    server = std::make_unique<http::HttpServer>(EndpointHandler(app, logs), so);
     if (Status s = server->Start(); !s.ok()) {
       return Fail(s.message(), "choose another --metrics-port, or -1 for none");
     }
@@ -105,7 +157,7 @@ int Main(int argc, char** argv) {
                                                   std::to_string(server->port()) + "\n");
       if (!s.ok()) return Fail(s.message(), "check --port-file");
     }
-    std::fprintf(stderr, "dljob-operator: serving /metrics /healthz /readyz on %s:%d\n",
+    std::fprintf(stderr, "dljob-operator: serving /metrics /healthz /readyz /logs on %s:%d\n",
                  options.metrics_address.c_str(), server->port());
   }
 

@@ -3,6 +3,7 @@
 
 #include <condition_variable>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "kube/object_fields.h"
@@ -40,8 +41,9 @@ std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods
   return out;
 }
 
-OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock)
-    : options_(std::move(options)), api_(api), clock_(clock) {}
+OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock,
+                         const ArchiveLocation* archive)
+    : options_(std::move(options)), api_(api), clock_(clock), archive_(archive) {}
 
 int OperatorApp::Run(std::stop_token stop) {
   if (!options_.leader_elect) {
@@ -106,8 +108,22 @@ int OperatorApp::Run(std::stop_token stop) {
 
 void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   metrics::ApiThroughputSink sink(api);
+  const kube::LeaderTerm* term = nullptr;
+  {
+    MutexLock lock(mu_);
+    term = term_;
+  }
+  metrics::LogArchiveOptions ao;
+  if (term) {  // leader election: write only within the acting window, as the fence calls
+    ao.may_write = [this, term] {
+      std::string refusal = term->Refusal(clock_.MonotonicNow());
+      return refusal.empty() ? Status::Ok() : Status::FailedPrecondition(refusal);
+    };
+  }
+  std::optional<metrics::LogArchive> archive;
+  if (archive_) archive.emplace(*archive_->store, archive_->prefix, ao);
   metrics::LogCollectorOptions lo;
-  lo.archive_dir = options_.log_archive_dir;
+  lo.archive = archive ? &*archive : nullptr;
   lo.clock = &clock_;
   metrics::LogCollectors collectors(
       [&api](const std::string& ns, const std::string& pod) {
@@ -172,7 +188,6 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
 OperatorState OperatorApp::State() const {
   OperatorState s;
   s.leader_elect = options_.leader_elect;
-  s.log_archive_dir = options_.log_archive_dir;
   s.timings = timings_.Families();
   MutexLock lock(mu_);
   s.leading = leading_ && controller_ != nullptr &&

@@ -11,7 +11,10 @@
 // keeps trying. Without leader election it leads at once, unfenced. Once a second, the leader hands
 // the launcher pods of its cache to LogCollectors, whose last-progress times feed
 // progressDeadlineSeconds. The reconcilers report how long each job waited (job_timings.h) into
-// the process's JobTimingHistograms, exported on /metrics with the rest.
+// the process's JobTimingHistograms, exported on /metrics with the rest. The collectors write the
+// job logs to the archive (log_archive.h) only while the lease's acting window lasts (the same
+// LeaderTerm as the fence): a replica that is not leading never writes it, and the next leader
+// continues each pod's log where the archive ends.
 //
 // State() may be called from any thread (the HTTP endpoints do); it reports leading only within
 // the lease's acting window. The rest belongs to Run()'s thread.
@@ -25,6 +28,7 @@
 #include "kube/api.h"
 #include "kube/runtime/leader_term.h"
 #include "operator/app/endpoints.h"
+#include "operator/app/log_archive_store.h"
 #include "operator/app/options.h"
 #include "operator/controller/controller.h"
 #include "operator/metrics/log_collectors.h"
@@ -33,7 +37,9 @@ namespace dljob::op {
 
 class OperatorApp {
  public:
-  OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock);
+  // `archive`: where job logs go (null: nowhere); must outlive the app.
+  OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock,
+              const ArchiveLocation* archive = nullptr);
 
   // 0 after `stop` was requested; 1 when leadership was lost.
   int Run(std::stop_token stop);
@@ -46,6 +52,7 @@ class OperatorApp {
   const OperatorOptions options_;
   kube::Api& api_;
   Clock& clock_;
+  const ArchiveLocation* archive_;
   std::atomic<bool> leading_{false};
   mutable Mutex mu_;
   controller::Controller* controller_ GUARDED_BY(mu_) = nullptr;  // while leading

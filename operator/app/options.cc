@@ -81,8 +81,13 @@ void AddEndpointAndDataFlags(CLI::App& app, OperatorOptions& o) {
       ->check(CLI::Range(-1, 65535))
       ->capture_default_str();
   app.add_option("--port-file", o.port_file, "write the bound metrics port to this file");
-  app.add_option("--log-archive-dir", o.log_archive_dir,
-                 "keep every job's full launcher log under DIR/<namespace>/<job>.log");
+  app.add_option("--log-archive", o.log_archive,
+                 "keep every job's full launcher log here: a directory (a PersistentVolumeClaim's "
+                 "mount), or oss://bucket/prefix or s3://bucket/prefix");
+  app.add_option("--log-archive-dir", o.log_archive, "the same as --log-archive (a directory)");
+  app.add_option("--log-archive-secret", o.log_archive_secret,
+                 "[namespace/]Secret with akId/akSecret[/endpoint/region] for an oss:// or s3:// "
+                 "--log-archive (namespace: --lease-namespace)");
   app.add_option("--oss-csi-driver", o.oss_csi_driver, "CSI driver of uncached oss:// data volumes")
       ->capture_default_str();
   app.add_option("--oss-endpoint", o.oss_endpoint,

@@ -32,9 +32,12 @@ struct OperatorOptions {
   std::chrono::seconds renew_deadline{10};
   std::chrono::seconds retry_period{2};
   std::string metrics_address = "0.0.0.0";
-  int metrics_port = 8080;      // 0: pick a free port (tests); -1: no HTTP endpoint
-  std::string port_file;        // write the bound metrics port here (tests)
-  std::string log_archive_dir;  // "" = do not archive job logs
+  int metrics_port = 8080;  // 0: pick a free port (tests); -1: no HTTP endpoint
+  std::string port_file;    // write the bound metrics port here (tests)
+  // Where job logs are archived (log_archive_store.h): a directory, or oss:// / s3:// with the
+  // keys of the Secret log_archive_secret ("[namespace/]name"; the lease's namespace by default).
+  std::string log_archive;  // "" = do not archive job logs
+  std::string log_archive_secret;
   // oss:// data volumes (controller/volumes.h): the CSI driver, the endpoint ("" = the Secret's
   // `endpoint` key) and the default Secret with the keys, used unless an entry names its own.
   std::string oss_csi_driver = "ossplugin.csi.alibabacloud.com";

@@ -30,7 +30,7 @@ TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
   EXPECT_EQ(o.renew_deadline, std::chrono::seconds(10));
   EXPECT_EQ(o.retry_period, std::chrono::seconds(2));
   EXPECT_EQ(o.metrics_port, 8080);
-  EXPECT_EQ(o.log_archive_dir, "/var/log/dljob");
+  EXPECT_EQ(o.log_archive, "/var/log/dljob");
   EXPECT_EQ(o.identity, "dljob-operator-5d9c-abcde");  // the pod's name
   EXPECT_EQ(o.oss_endpoint, "");
   EXPECT_EQ(o.oss_secret, "team-oss");

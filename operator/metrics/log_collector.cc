@@ -12,17 +12,6 @@
 namespace dljob::metrics {
 namespace {
 
-using File = std::unique_ptr<AppendableFile>;
-
-Result<File> OpenArchive(const std::string& path) {
-  Env& env = DefaultEnv();
-  Status s = env.CreateDirs(std::filesystem::path(path).parent_path().string());
-  if (!s.ok()) return s.WithContext("the log archive " + path);
-  Result<File> f = env.NewAppendableFile(path);
-  if (!f.ok()) return f.status().WithContext("the log archive " + path);
-  return f;
-}
-
 // Sleeps `d` unless stopped first; returns whether it was stopped.
 bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
   Mutex mu;  // guards nothing: wait_for needs a lock to release
@@ -34,11 +23,7 @@ bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
 
 }  // namespace
 
-std::string LogArchivePath(const std::string& dir, const std::string& ns, const std::string& job) {
-  return (std::filesystem::path(dir) / ns / (job + ".log")).string();
-}
-
-LogCollector::LogCollector(std::string ns, std::string job, std::string pod, LogOpener open,
+LogCollector::LogCollector(std::string ns, std::string job, ArchivedPod pod, LogOpener open,
                            ThroughputSink& sink, LogCollectorOptions options)
     : ns_(std::move(ns)),
       job_(std::move(job)),
@@ -54,22 +39,28 @@ std::optional<WallTime> LogCollector::LastProgress() const {
 }
 
 Status LogCollector::Run(std::stop_token stop) {
-  File archive;
-  if (!options_.archive_dir.empty()) {
-    auto f = OpenArchive(LogArchivePath(options_.archive_dir, ns_, job_));
-    if (!f.ok()) return f.status();
-    archive = std::move(*f);
-    Status s = archive->Append(FormatLogLine(-1, "dljob: following launcher pod " + pod_) + "\n");
-    if (!s.ok()) return s.WithContext("the log archive of " + ns_ + "/" + job_);
-  }
   int64_t seen = 0;  // lines of this pod's log already handled (skipped after a re-open)
+  if (options_.archive) {
+    // An archive that cannot be read just now (a bucket's outage) is waited for like a log that
+    // cannot be opened: the lines it has decide where this collector starts.
+    Result<PodLogWriterPtr> w = options_.archive->OpenPod(ns_, job_, pod_);
+    for (int tries = 1; !w.ok() && tries <= options_.max_reopens; ++tries) {
+      if (SleepUnlessStopped(stop, options_.reopen_backoff)) return Status::Ok();
+      w = options_.archive->OpenPod(ns_, job_, pod_);
+    }
+    if (!w.ok()) return w.status().WithContext("the log archive of " + ns_ + "/" + job_);
+    archive_ = std::move(w).value();
+    archive_open_ = true;
+    seen = archive_->archived_lines();  // archived before a restart or by the previous leader
+  }
   int failed_opens = 0;
   while (!stop.stop_requested()) {
-    auto stream = open_(ns_, pod_);
+    auto stream = open_(ns_, pod_.name);
     if (!stream.ok()) {
       if (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens) {
         MaybePublish(true, clock_.Now());
-        return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_ + ": " +
+        FlushArchive(true);
+        return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_.name + ": " +
                                    stream.error().ToString());
       }
       if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
@@ -89,25 +80,23 @@ Status LogCollector::Run(std::stop_token stop) {
       }
       if (index++ < seen) continue;
       ++seen;
-      if (Status s = Handle(**next, archive.get()); !s.ok()) return s;
+      if (Status s = Handle(**next); !s.ok()) return s;
     }
     if (ended) break;
   }
   MaybePublish(true, clock_.Now());
-  return Status::Ok();
-}
-
-Status LogCollector::Handle(const std::string& line, AppendableFile* archive) {
-  MpirunLine tagged = ParseMpirunLine(line);
-  ++lines_;
-  if (archive) {
-    std::string out = FormatLogLine(tagged.rank, tagged.text);
-    out += '\n';
-    // One write per line, unbuffered: the archive is what /logs serves while the job runs.
-    if (Status s = archive->Append(out); !s.ok()) {
+  if (archive_) {
+    if (Status s = archive_->Flush(true, clock_.Now()); !s.ok()) {
       return s.WithContext("the log archive of " + ns_ + "/" + job_);
     }
   }
+  return Status::Ok();
+}
+
+Status LogCollector::Handle(const std::string& line) {
+  MpirunLine tagged = ParseMpirunLine(line);
+  ++lines_;
+  if (archive_) archive_->Add(FormatLogLine(tagged.rank, tagged.text));
   if (auto sample = ParseMetricLine(tagged.text)) {
     if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
     const WallTime now = clock_.Now();
@@ -123,7 +112,16 @@ Status LogCollector::Handle(const std::string& line, AppendableFile* archive) {
   return Status::Ok();
 }
 
-void LogCollector::Flush() { MaybePublish(false, clock_.Now()); }
+void LogCollector::Flush() {
+  MaybePublish(false, clock_.Now());
+  FlushArchive(false);
+}
+
+void LogCollector::FlushArchive(bool force) {
+  if (!archive_open_.load()) return;
+  // A failed write keeps its lines for the next Flush (or the end, whose failure Run() returns).
+  (void)archive_->Flush(force, clock_.Now());
+}
 
 void LogCollector::MaybePublish(bool force, WallTime now) {
   MutexLock publishing(publish_mu_);

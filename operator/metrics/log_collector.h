@@ -3,15 +3,18 @@
 //
 // The launcher runs `mpirun --tag-output`, so its log carries every rank's lines tagged
 // "[jobid,rank]<stdout>:". Each line is
-//   - appended to the job's archive file (LogArchivePath) in the job log format of jobs/log_lines.h
+//   - added to the job's LogArchive (log_archive.h) in the job log format of jobs/log_lines.h
 //     ("[rank 3] text", "[mpirun] text"), the same format the local runner keeps, so `dljob logs`
-//     reads both and the log outlives the pods;
+//     reads both and the log outlives the pods; what was added is written at most once per the
+//     archive's flush_interval (Flush, called from the operator's loop) and at the end;
 //   - parsed with the shared metric-line parser and folded by ProgressAggregator; the aggregate is
 //     published to the ThroughputSink at most once per `publish_interval`, and once more at the
 //     end of the log, so the API server sees a few writes per job per minute, not one per line.
 // When the stream breaks (API server restart, dropped connection) the collector re-opens it and
 // skips the lines it already has: a container log re-read from its start is the same lines in the
-// same order. It stops at the end of the log (the container exited) or when asked to stop.
+// same order. The same holds across leaders: a collector starts by skipping the lines of its pod
+// that the archive already holds (written before an operator restart or by the previous leader). It
+// stops at the end of the log (the container exited) or when asked to stop.
 //
 // Run() blocks; the caller gives it a thread. Counts, LastProgress and Flush are thread-safe.
 #pragma once
@@ -19,23 +22,21 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
 
 #include "base/clock.h"
-#include "base/env.h"
 #include "base/mutex.h"
 #include "base/status.h"
 #include "base/time_format.h"
 #include "jobs/dljob_types.h"
 #include "jobs/metric_line.h"
 #include "kube/api.h"
+#include "operator/metrics/log_archive.h"
 
 namespace dljob::metrics {
-
-// Where a job's full log is archived: <dir>/<namespace>/<job>.log (all incarnations, appended).
-std::string LogArchivePath(const std::string& dir, const std::string& ns, const std::string& job);
 
 // Receives a job's aggregated throughput (the operator merge-patches it into status).
 class ThroughputSink {
@@ -50,7 +51,7 @@ using LogOpener = std::function<kube::ApiResult<kube::LineStreamPtr>(const std::
                                                                      const std::string& pod)>;
 
 struct LogCollectorOptions {
-  std::string archive_dir;  // "" = do not archive
+  LogArchive* archive = nullptr;  // null = do not archive; must outlive the collectors
   std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
   int max_reopens = 60;          // consecutive failed opens before giving up
@@ -59,11 +60,11 @@ struct LogCollectorOptions {
 
 class LogCollector {
  public:
-  LogCollector(std::string ns, std::string job, std::string pod, LogOpener open,
+  LogCollector(std::string ns, std::string job, ArchivedPod pod, LogOpener open,
                ThroughputSink& sink, LogCollectorOptions options);
 
   // Follows the log to its end or until `stop`. Returns the first error that ended it early
-  // (archive not writable, log not openable after max_reopens).
+  // (archive not readable or writable, log not openable after max_reopens).
   Status Run(std::stop_token stop);
 
   int64_t lines() const { return lines_.load(); }
@@ -71,14 +72,17 @@ class LogCollector {
   // When the last metric line arrived (the job's progress, for progressDeadlineSeconds).
   std::optional<WallTime> LastProgress() const;
   // Publishes what arrived since the last publish once publish_interval has passed, even when no
-  // new line comes (training went quiet). Called periodically from another thread.
+  // new line comes (training went quiet), and writes the archive's new lines once its
+  // flush_interval has. Called periodically from another thread.
   void Flush();
 
  private:
-  Status Handle(const std::string& line, AppendableFile* archive);
+  Status Handle(const std::string& line);
+  void FlushArchive(bool force);
   void MaybePublish(bool force, WallTime now);
 
-  const std::string ns_, job_, pod_;
+  const std::string ns_, job_;
+  const ArchivedPod pod_;
   LogOpener open_;
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
@@ -90,6 +94,8 @@ class LogCollector {
   bool dirty_ GUARDED_BY(mu_) = false;  // aggregated, not yet published
   std::optional<WallTime> published_at_ GUARDED_BY(mu_);
   std::optional<WallTime> last_progress_ GUARDED_BY(mu_);
+  std::shared_ptr<PodLogWriter> archive_;  // set by Run() before the first line; thread-safe
+  std::atomic<bool> archive_open_{false};
 };
 
 }  // namespace dljob::metrics

@@ -11,6 +11,7 @@
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
+#include "storage/objstore/local_dir_store.h"
 
 namespace dljob::metrics {
 namespace {
@@ -74,8 +75,10 @@ std::string Metric(int rank, int step, double ips) {
   return s.str();
 }
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path);
+ArchivedPod Pod(const std::string& name) { return ArchivedPod{name, "uid-" + name, ""}; }
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::istringstream in(text);
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
@@ -106,18 +109,32 @@ class LogCollectorTest : public ::testing::Test {
            ("dljob-logcollector-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    store_ = std::move(storage::LocalDirStore::Open(dir_.string())).value();
+    archive_ = std::make_unique<LogArchive>(*store_, "");
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    archive_.reset();
+    fs::remove_all(dir_);
+  }
+
+  std::vector<std::string> Archived() {
+    Result<std::string> log = archive_->Read("ns", "job");
+    EXPECT_TRUE(log.ok()) << log.status().message();
+    return log.ok() ? Lines(*log) : std::vector<std::string>{};
+  }
 
   LogCollectorOptions Options() {
     LogCollectorOptions o;
-    o.archive_dir = dir_.string();
+    o.archive = archive_.get();
     o.reopen_backoff = std::chrono::milliseconds(1);
     o.clock = &clock_;
     return o;
   }
 
   fs::path dir_;
+  std::unique_ptr<storage::LocalDirStore> store_;
+  std::unique_ptr<LogArchive> archive_;
   dljob::testing::FakeClock clock_;
   RecordingSink sink_;
 };
@@ -130,7 +147,7 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
                                   "[1,1]<stderr>:oops",
                                   Metric(0, 20, 120)};
   LogCollector c(
-      "ns", "job", "job-launcher",
+      "ns", "job", Pod("job-launcher"),
       [&](const std::string& ns, const std::string& pod) -> kube::ApiResult<kube::LineStreamPtr> {
         EXPECT_EQ(ns + "/" + pod, "ns/job-launcher");
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
@@ -138,7 +155,7 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
       sink_, Options());
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
 
-  const std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
+  const std::vector<std::string> archived = Archived();
   ASSERT_EQ(archived.size(), log.size() + 1);
   EXPECT_EQ(archived[0], "[mpirun] dljob: following launcher pod job-launcher");
   EXPECT_EQ(archived[1], "[mpirun] Warning: Permanently added 'w-0'");
@@ -164,7 +181,7 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   SteppingClock clock(std::chrono::seconds(3));  // 3 s per reading
   o.clock = &clock;
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
       },
@@ -180,7 +197,7 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
 TEST_F(LogCollectorTest, FlushPublishesAQuietJobsLatestThroughputAfterTheInterval) {
   // Two metric lines, then the log goes quiet (the stream waits for more).
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(
             std::vector<std::string>{Metric(0, 1, 10), Metric(0, 2, 20)}, -1,
@@ -212,7 +229,7 @@ TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
                                   "[1,0]<stdout>:d"};
   int opens = 0;
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         ++opens;
         if (opens == 2) return kube::ApiError{503, "ServiceUnavailable", "restarting"};
@@ -222,7 +239,7 @@ TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
       sink_, Options());
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   EXPECT_EQ(opens, 3);
-  std::vector<std::string> archived = ReadLines(LogArchivePath(dir_.string(), "ns", "job"));
+  std::vector<std::string> archived = Archived();
   archived.erase(archived.begin());
   EXPECT_EQ(archived,
             (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c", "[rank 0] d"}));
@@ -230,7 +247,7 @@ TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
 
 TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::ApiError{404, "NotFound", "pods \"p\" not found"};
       },
@@ -242,7 +259,7 @@ TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
 
 TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::LineStreamPtr(
             std::make_unique<FakeLines>(std::vector<std::string>{Metric(0, 5, 50)}, -1,
@@ -259,18 +276,50 @@ TEST_F(LogCollectorTest, StopCancelsAFollowThatWaitsForLines) {
   EXPECT_EQ(published.back().second.step, 5);
 }
 
+TEST_F(LogCollectorTest, ACollectorOfAnotherReplicaOrAfterARestartContinuesWithoutDuplicates) {
+  // The first leader archives 3 lines of the pod's log and stops (its process goes away).
+  std::vector<std::string> log = {"[1,0]<stdout>:a", "[1,0]<stdout>:b", "[1,0]<stdout>:c",
+                                  "[1,0]<stdout>:d", "[1,0]<stdout>:e"};
+  {
+    LogCollector first(
+        "ns", "job", Pod("p"),
+        [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+          return kube::LineStreamPtr(std::make_unique<FakeLines>(
+              std::vector<std::string>(log.begin(), log.begin() + 3), -1, /*block_at_end=*/true));
+        },
+        sink_, Options());
+    std::jthread runner([&](std::stop_token stop) { EXPECT_TRUE(first.Run(stop).ok()); });
+    while (first.lines() < 3) std::this_thread::yield();
+    runner.request_stop();
+  }
+  // The next leader, with an archive object of its own over the same store, reads the pod's log
+  // from its start and archives only what the first did not.
+  LogArchive again(*store_, "");
+  LogCollectorOptions o = Options();
+  o.archive = &again;
+  LogCollector next(
+      "ns", "job", Pod("p"),
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+      },
+      sink_, o);
+  ASSERT_TRUE(next.Run(std::stop_token()).ok());
+  EXPECT_EQ(Archived(),
+            (std::vector<std::string>{"[mpirun] dljob: following launcher pod p", "[rank 0] a",
+                                      "[rank 0] b", "[rank 0] c", "[rank 0] d", "[rank 0] e"}));
+}
+
 TEST_F(LogCollectorTest, AnUnwritableArchiveIsAnErrorNamingThePath) {
-  fs::create_directories(dir_);
   std::ofstream(dir_ / "ns") << "a file where the namespace directory should be";
   LogCollector c(
-      "ns", "job", "p",
+      "ns", "job", Pod("p"),
       [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(std::vector<std::string>{}));
       },
       sink_, Options());
   Status s = c.Run(std::stop_token());
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("ns/job.log"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("ns/job/"), std::string::npos) << s.message();
 }
 
 }  // namespace

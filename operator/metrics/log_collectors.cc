@@ -62,7 +62,10 @@ void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
     if (by_uid_.count(uid) || !Started(pod)) continue;
     Entry& e = by_uid_[uid];
     e.job_key = ns + "/" + job;
-    e.collector = std::make_unique<LogCollector>(ns, job, name, open_, sink_, options_);
+    ArchivedPod archived{name, uid,
+                         pod.value("/metadata/creationTimestamp"_json_pointer, std::string())};
+    e.collector =
+        std::make_unique<LogCollector>(ns, job, std::move(archived), open_, sink_, options_);
     e.done = std::make_shared<std::atomic<bool>>(false);
     e.thread = std::jthread(
         [c = e.collector.get(), done = e.done, key = e.job_key, name](std::stop_token stop) {

@@ -4,11 +4,12 @@
 // Sync() is given the launcher pods (those labelled dljob.io/role=launcher) on every pass of the
 // operator's loop. A pod that has started (phase Running, Succeeded or Failed) and has no
 // collector gets one, keyed by the pod's uid, so a restarted job's new launcher (same name, new
-// uid) is followed afresh and appended to the same archive. A collector whose log ended stays
+// uid) is followed afresh and archived after the previous one. A collector whose log ended stays
 // recorded until its pod disappears, so a finished pod is never followed twice. Line counts and
 // the last progress time are kept per job ("namespace/name") across incarnations.
 //
-// Sync() also flushes each running collector's unpublished throughput (LogCollector::Flush).
+// Sync() also flushes each running collector's unpublished throughput and archive lines
+// (LogCollector::Flush).
 // Sync() and StopAll() are called from one thread (the operator's loop); LastProgress(), Counts()
 // and Following() from any. The destructor stops and joins every collector.
 #pragma once

@@ -59,6 +59,6 @@ show dljob get resnet50 -n team-a
 "$BIN/dljob" get resnet50 -n team-a
 show "dljob logs resnet50 -n team-a --rank 3   (from the operator's archive: $DIR/logs)"
 "$BIN/dljob" logs resnet50 -n team-a --rank 3 2>/dev/null ||
-  grep '^\[rank 3\]' "$DIR/logs/team-a/resnet50.log"
+  cat "$DIR"/logs/team-a/resnet50/*/*.log | grep '^\[rank 3\]'
 show kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
 kubectl get events -n team-a -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message

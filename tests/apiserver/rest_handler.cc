@@ -15,6 +15,7 @@
 #include "tests/apiserver/openapi_v2_proto.h"
 #include "tests/apiserver/request_deadline.h"
 #include "tests/apiserver/rest_response.h"
+#include "tests/apiserver/rest_reviews.h"
 
 namespace dljob::apiserver {
 namespace {
@@ -45,6 +46,7 @@ RestHandler::RestHandler(RestOptions options)
   kubelet_ = std::make_unique<SimKubelet>(
       store_, *registry_.FindByKey("pods"), [this] { return NowText(options_.store); },
       options_.graceful_pod_deletion);
+  for (ResourceType& t : RbacTypes()) registry_.Add(std::move(t));  // rest_reviews.h
   ResourceType namespaces = *registry_.FindByKey("namespaces");
   for (const std::string& ns : options_.namespaces) {
     store_.Create(namespaces, "", {{"metadata", {{"name", ns}}}});
@@ -149,6 +151,7 @@ void RestHandler::ServeApi(const HttpRequest& request, const RestPath& path, Res
     ServeDiscovery(request, path, out);
     return;
   }
+  if (ServeReview(request, path, store_, registry_, out)) return;  // rest_reviews.h
   std::optional<ResourceType> type = registry_.Find(path.group, path.version, path.plural);
   if (!type) {
     RespondError(out, ErrorForCode(404, "the server could not find the requested resource"));

@@ -5,7 +5,8 @@
 # operator gives it (hostAliases; there is no cluster DNS) and trains; the DLJob ends Succeeded
 # with accuracy and images/sec in its status; `kubectl get dljobs`, `dljob top` (while it runs),
 # `dljob get` and `dljob logs` show it; its Events tell the story (WorkersBound, WorkersReady,
-# Running, Succeeded; no Warning); the operator's leader archived its log.
+# Running, Succeeded; no Warning); the operator's leader archived its log, served to a service
+# account that may get pods/log in the namespace and refused to one that may not.
 # Usage: mnist_happy.sh DLJOB (the dljob program of this build). Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -76,12 +77,53 @@ cat "$TMP/events"
 for reason in $STORY; do grep -q " $reason " "$TMP/events" || fail "no $reason Event on the DLJob"; done
 grep -q '^Warning ' <(grep -v MissingClusterDNS "$TMP/events") && fail "a Warning Event on the happy path"
 
-# The operator's log archive, from the leader (it holds the Lease), through the API server's
-# pod proxy: /logs/<namespace>/<job> on its metrics port.
+# The operator's log archive, read as a user reads it: /logs/<namespace>/<job> of the leader
+# (it holds the Lease) through the API server's pod proxy, with a service account's own token in
+# X-Dljob-Authorization (the proxy keeps Authorization to itself). The operator reviews the token
+# (TokenReview, SubjectAccessReview): a service account that may get pods/log in $NS is served,
+# one that may not is refused (403), no token is 401.
 leader="$(kubectl -n dljob-system get lease dljob-operator -o jsonpath='{.spec.holderIdentity}')"
 leader="${leader%%_*}"
 [ -n "$leader" ] || fail "no leader in Lease dljob-system/dljob-operator"
-kubectl get --raw "/api/v1/namespaces/dljob-system/pods/$leader:8080/proxy/logs/$NS/$JOB" >"$TMP/archive" \
-  || fail "the operator ($leader) has no archived log for $NS/$JOB"
+sa_token() {  # NAME: a token of service account NAME of $NS, from its legacy token Secret
+  kubectl -n "$NS" create serviceaccount "$1" >/dev/null || return 1
+  kubectl -n "$NS" apply -f - >/dev/null <<EOF || return 1
+apiVersion: v1
+kind: Secret
+type: kubernetes.io/service-account-token
+metadata: {name: $1-token, annotations: {kubernetes.io/service-account.name: $1}}
+EOF
+  local t=""
+  for _ in $(seq 1 60); do
+    t="$(kubectl -n "$NS" get secret "$1-token" -o jsonpath='{.data.token}' 2>/dev/null)"
+    [ -n "$t" ] && break
+    sleep 1
+  done
+  [ -n "$t" ] && base64 -d <<<"$t"
+}
+reader="$(sa_token log-reader)" || fail "no token for service account log-reader"
+stranger="$(sa_token no-logs)" || fail "no token for service account no-logs"
+kubectl -n "$NS" create role log-reader --verb=get --resource=pods,pods/log >/dev/null \
+  || fail "kubectl create role log-reader"
+kubectl -n "$NS" create rolebinding log-reader --role=log-reader --serviceaccount="$NS:log-reader" \
+  >/dev/null || fail "kubectl create rolebinding log-reader"
+kubectl proxy --port=0 >"$TMP/proxy.out" 2>&1 &
+proxy_pid=$!
+proxy_port() { grep -oE '127\.0\.0\.1:[0-9]+' "$TMP/proxy.out" | head -1 | cut -d: -f2; }
+has_proxy() { [ -n "$(proxy_port)" ]; }
+wait_until "kubectl proxy serving" has_proxy
+archive_as() {  # TOKEN: the HTTP status of /logs with it; the body in $TMP/archive
+  curl -s -o "$TMP/archive" -w '%{http_code}' ${1:+-H "X-Dljob-Authorization: Bearer $1"} \
+    "http://127.0.0.1:$(proxy_port)/api/v1/namespaces/dljob-system/pods/$leader:8080/proxy/logs/$NS/$JOB"
+}
+code="$(archive_as "$stranger")"
+[ "$code" = 403 ] || { kill "$proxy_pid"; fail "/logs for a service account without pods/log: $code, expected 403"; }
+grep -q "no-logs\" cannot get resource \"pods/log\" in namespace \"$NS\"" "$TMP/archive" \
+  || { kill "$proxy_pid"; cat "$TMP/archive"; fail "the 403 does not name the user, resource and namespace"; }
+code="$(archive_as "")"
+[ "$code" = 401 ] || { kill "$proxy_pid"; fail "/logs without a token: $code, expected 401"; }
+code="$(archive_as "$reader")"
+kill "$proxy_pid"
+[ "$code" = 200 ] || { cat "$TMP/archive"; fail "the operator ($leader) did not serve $NS/$JOB to log-reader: $code"; }
 grep -qE 'test accuracy = 0\.[0-9]+' "$TMP/archive" || { tail "$TMP/archive"; fail "archived log lacks the accuracy line"; }
 note "PASS: accuracy $acc, $ips images/sec; archived log $(wc -l <"$TMP/archive") lines"

@@ -55,6 +55,11 @@ class E2eCluster {
   // The job's current worker `index` fails (its container exits non-zero).
   virtual Status FailWorker(const std::string& job, int index) = 0;
 
+  // A bearer token of the service account `sa` of ns() (made if missing), as the server
+  // authenticates it (TokenReview): the legacy token Secret, filled by the real token
+  // controller, or holding a token the test server takes (tests/apiserver/rest_reviews.h).
+  virtual Result<std::string> ServiceAccountToken(const std::string& sa) = 0;
+
   // What to print when a case fails: the server's or the cluster's own account.
   virtual std::string Diagnostics() const = 0;
 };

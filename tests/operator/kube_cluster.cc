@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/base64.h"
 #include "base/env.h"
 #include "base/json_fields.h"
 #include "jobs/child_names.h"
@@ -248,6 +249,42 @@ Status KubeCluster::EndTraining(const std::string& job, int exit_code) {
     if (Status s = Put(*address, "exit", std::to_string(exit_code) + "\n"); !s.ok()) return s;
   }
   return Status::Ok();
+}
+
+Result<std::string> KubeCluster::ServiceAccountToken(const std::string& sa) {
+  const kube::Resource service_accounts{"", "v1", "serviceaccounts", true, "ServiceAccount"};
+  kube::ApiResult<Json> account = api_->Create(
+      service_accounts, ns(),
+      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", sa}}}});
+  if (!account.ok() && !account.error().IsAlreadyExists()) {
+    return account.error().ToStatus().WithContext("service account " + sa);
+  }
+  // The legacy token Secret: the token controller fills data.token with a token the server
+  // authenticates (every version the reference cluster may run still does, for Secrets made so).
+  const std::string name = sa + "-token";
+  Json secret = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"type", "kubernetes.io/service-account-token"},
+                 {"metadata",
+                  {{"name", name}, {"annotations", {{"kubernetes.io/service-account.name", sa}}}}}};
+  kube::ApiResult<Json> made = api_->Create(kube::resources::kSecrets, ns(), secret);
+  if (!made.ok() && !made.error().IsAlreadyExists()) {
+    return made.error().ToStatus().WithContext("the token Secret of " + sa);
+  }
+  std::string token;
+  bool filled = WaitFor(
+      [&] {
+        kube::ApiResult<Json> s = api_->Get(kube::resources::kSecrets, ns(), name);
+        if (!s.ok()) return false;
+        std::optional<std::string> t =
+            Base64Decode(s->value("/data/token"_json_pointer, std::string()));
+        if (!t || t->empty()) return false;
+        token = *t;
+        return true;
+      },
+      wait_ms());
+  if (!filled) return Status::Unavailable("the token controller did not fill Secret " + name);
+  return token;
 }
 
 Status KubeCluster::FailWorker(const std::string& job, int index) {

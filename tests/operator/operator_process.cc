@@ -52,7 +52,7 @@ std::unique_ptr<OperatorProcess> StartOperatorAt(const OperatorPlace& place,
   add("--kubeconfig", place.kubeconfig);
   add("--metrics-port", "0");
   add("--port-file", port_file);
-  add("--log-archive-dir", archive);
+  add("--log-archive", archive);
   add("--lease-namespace", place.lease_namespace);
   add("--leader-elect", "false");
   add("--identity", place.id);

@@ -46,7 +46,8 @@ struct OperatorPlace {
 };
 
 // dljob-operator with `args` plus what a test needs that `args` does not name: --kubeconfig,
-// --metrics-port=0, --port-file, --log-archive-dir, --lease-namespace, --leader-elect=false,
+// --metrics-port=0, --port-file, --log-archive (a directory), --lease-namespace,
+// --leader-elect=false,
 // --identity, --workers=4. Creates the log archive directory.
 std::unique_ptr<OperatorProcess> StartOperatorAt(const OperatorPlace& place,
                                                  const std::vector<std::string>& args);

@@ -1,8 +1,8 @@
 // One job's life as a user sees it, on both servers (shared_fixture.h): it runs to Succeeded with
-// its throughput and its archived log, its launcher reaching the workers by address; a failed
-// worker restarts the whole job until the backoff limit fails it; a deleted worker restarts it and
-// it still succeeds; suspend and resume; a spec change applied by a restart; clean-up after
-// ttlSecondsAfterFinished.
+// its throughput and its archived log (served only to whom may get pods/log), its launcher
+// reaching the workers by address; a failed worker restarts the whole job until the backoff limit
+// fails it; a deleted worker restarts it and it still succeeds; suspend and resume; a spec change
+// applied by a restart; clean-up after ttlSecondsAfterFinished.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "http/testing/http_test_client.h"
+#include "tests/operator/log_readers.h"
 #include "tests/operator/shared_fixture.h"
 
 namespace dljob::testing {
@@ -97,20 +98,35 @@ TEST_P(SharedE2eTest, AJobRunsToSucceededWithItsThroughputAndArchivedLogWithoutC
   EXPECT_FALSE(job["status"].value("completionTime", "").empty());
   EXPECT_EQ(Restarts(job), 0);
 
+  // The archived log, served only to whom may get pods/log in the job's namespace (the server
+  // decides: a TokenReview, then a SubjectAccessReview).
+  Result<std::string> reader = cluster().ServiceAccountToken("log-reader");
+  Result<std::string> stranger = cluster().ServiceAccountToken("no-logs");
+  ASSERT_TRUE(reader.ok()) << reader.status().message();
+  ASSERT_TRUE(stranger.ok()) << stranger.status().message();
+  ASSERT_TRUE(GrantPodLogs(api(), Ns(), "log-reader").ok());
   int port = op.MetricsPort();
   ASSERT_GT(port, 0) << op.Log();
   http::testing::ClientResponse logs;
   ASSERT_TRUE(WaitFor(
       [&] {
-        logs = http::testing::Fetch(port, "GET /logs/" + Ns() +
-                                              "/mnist HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                              "Connection: close\r\n\r\n");
+        logs = FetchLogs(port, Ns(), "mnist", *reader);
         return logs.status == 200 && logs.body.find("DLJOB_METRIC") != std::string::npos &&
                logs.body.find("epoch 1 starting") != std::string::npos;
       },
       wait()))
       << logs.status << " " << logs.body;
   EXPECT_NE(logs.body.find("[rank 0] epoch 1 starting"), std::string::npos) << logs.body;
+  EXPECT_EQ(FetchLogs(port, Ns(), "mnist", "").status, 401);
+  EXPECT_EQ(FetchLogs(port, Ns(), "mnist", "not-a-token").status, 401);
+  http::testing::ClientResponse refused = FetchLogs(port, Ns(), "mnist", *stranger);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_NE(refused.body.find("User \"system:serviceaccount:" + Ns() +
+                              ":no-logs\" cannot get resource \"pods/log\" in namespace \"" + Ns() +
+                              "\""),
+            std::string::npos)
+      << refused.body;
+  EXPECT_EQ(FetchLogs(port, Ns(), "mnist", *reader, "X-Dljob-Authorization").status, 200);
 }
 
 TEST_P(SharedE2eTest, AFailedWorkerRestartsTheWholeJobUntilTheBackoffLimitFailsIt) {

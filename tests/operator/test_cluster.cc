@@ -1,7 +1,9 @@
 #include "tests/operator/test_cluster.h"
 
 #include <signal.h>
+#include <unistd.h>
 
+#include "base/base64.h"
 #include "jobs/child_names.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
@@ -89,6 +91,22 @@ Status TestCluster::EndTraining(const std::string& job, int exit_code) {
   std::string launcher = LauncherName(job);
   if (Status s = WaitForLivePod(launcher); !s.ok()) return s;
   return Finish(control_, launcher, exit_code);
+}
+
+Result<std::string> TestCluster::ServiceAccountToken(const std::string& sa) {
+  // The test server takes any token its Secret holds; this one is unguessable by other cases.
+  const std::string token =
+      "test-token-" + sa + "-" + std::to_string(++tokens_made_) + "-" + std::to_string(::getpid());
+  Json secret = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"type", "kubernetes.io/service-account-token"},
+                 {"metadata",
+                  {{"name", sa + "-token-" + std::to_string(tokens_made_)},
+                   {"annotations", {{"kubernetes.io/service-account.name", sa}}}}},
+                 {"data", {{"token", Base64Encode(token)}}}};
+  kube::ApiResult<Json> made = api_->Create(kube::resources::kSecrets, ns(), secret);
+  if (!made.ok()) return made.error().ToStatus().WithContext("the token Secret of " + sa);
+  return token;
 }
 
 Status TestCluster::FailWorker(const std::string& job, int index) {

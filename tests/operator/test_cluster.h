@@ -54,6 +54,7 @@ class TestCluster : public E2eCluster {
   Status Say(const std::string& job, int rank, const std::string& line) override;
   Status EndTraining(const std::string& job, int exit_code) override;
   Status FailWorker(const std::string& job, int index) override;
+  Result<std::string> ServiceAccountToken(const std::string& sa) override;
   std::string Diagnostics() const override {
     return "--- dljob-test-apiserver ---\n" + ApiServerLog();
   }
@@ -79,6 +80,7 @@ class TestCluster : public E2eCluster {
   std::unique_ptr<kube::Api> api_;
   ControlClient control_{0};
   int operators_started_ = 0;
+  int tokens_made_ = 0;
 };
 
 }  // namespace dljob::testing

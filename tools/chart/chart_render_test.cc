@@ -140,6 +140,11 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       ASSERT_EQ(d["rules"].size(), 1u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"secrets"}));
       EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
+    } else if (d["kind"] == "Role" && d["metadata"]["name"] == "dljob-logs-proxy") {
+      // /logs through the API server's proxy: that Service only (/logs checks pods/log itself).
+      EXPECT_EQ(d["rules"], json::parse(R"([{"apiGroups": [""], "resources": ["services/proxy"],
+          "resourceNames": ["dljob-operator-metrics", "dljob-operator-metrics:metrics"],
+          "verbs": ["get"]}])"));
     } else if (d["kind"] == "Role") {  // leader election: its own Lease only
       ASSERT_EQ(d["rules"].size(), 1u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
