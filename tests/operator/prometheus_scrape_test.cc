@@ -161,12 +161,16 @@ TEST_F(PrometheusScrapeTest, JobSeriesKeepTheirLabelsAndEveryDashboardQueryHasDa
       EXPECT_FALSE(samples.empty()) << selector << "}: no series " << last_error_;
       for (const Json& s : samples) {
         EXPECT_EQ(LabelNames(s), want) << s.dump();
-        if (doc.labels.count("dljob")) EXPECT_EQ(s["metric"].value("namespace", ""), "default");
+        if (doc.labels.count("dljob")) {
+          EXPECT_EQ(s["metric"].value("namespace", ""), Ns()) << s.dump();
+        }
       }
     }
   }
   // And nothing the operator exports was renamed by the scrape.
-  for (const Json& s : Samples(up.substr(2))) {  // {job="dljob-operator"}
+  const Json scraped = Samples(up.substr(2));  // {job="dljob-operator"}
+  EXPECT_GT(scraped.size(), 20u) << scraped.dump();
+  for (const Json& s : scraped) {
     for (const std::string& label : LabelNames(s)) {
       EXPECT_NE(label.rfind("exported_", 0), 0u) << s.dump();
     }
