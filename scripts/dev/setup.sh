@@ -23,6 +23,7 @@ PACKAGES=(
   libcpprest-dev libssl-dev openssl curl
   openssh-client  # ssh-keygen: operator/controller/ssh_keys_test checks the keys the operator makes
   podman runc debootstrap  # scripts/cluster/build-image.sh and tests/image: the CPU image
+  prometheus  # tests/operator/prometheus_scrape_test: Debian's Prometheus scrapes the operator
 )
 # kubectl drives the operator tests against the test API server. Debian's kubernetes-client
 # provides it unless the machine already has one (some images ship Google Cloud SDK's kubectl,

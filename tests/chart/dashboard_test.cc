@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "operator/app/endpoints.h"
+#include "tests/chart/dashboard_queries.h"
 
 namespace dljob {
 namespace {
@@ -111,9 +112,7 @@ std::vector<Token> Tokenize(const std::string& q, std::string& error) {
 
 // What is wrong with `query` against `exported`; empty when nothing is.
 std::vector<std::string> Problems(std::string query, const Exported& exported) {
-  for (size_t at; (at = query.find("$__rate_interval")) != std::string::npos;) {
-    query.replace(at, 16, "5m");
-  }
+  query = testing::SubstituteVariables(query, {{"__rate_interval", "5m"}});
   std::string error;
   std::vector<Token> t = Tokenize(query, error);
   if (!error.empty()) return {query + ": " + error};
@@ -201,15 +200,11 @@ Exported OperatorPage() {
 }
 
 std::vector<std::string> DashboardQueries() {
-  std::ifstream in("charts/dljob/dashboards/dljob.json");
+  std::ifstream in(testing::kDashboardPath);
   EXPECT_TRUE(in) << "run from the repository root";
-  Json dash = Json::parse(in);
   std::vector<std::string> out;
-  for (const Json& panel : dash["panels"]) {
-    for (const Json& target : panel.value("targets", Json::array())) out.push_back(target["expr"]);
-  }
-  for (const Json& var : dash["templating"]["list"]) {
-    if (var["type"] == "query") out.push_back(var["query"]["query"]);
+  for (const testing::DashboardQuery& q : testing::DashboardQueries(Json::parse(in))) {
+    out.push_back(q.expr);
   }
   return out;
 }
@@ -245,6 +240,28 @@ TEST(ChartDashboard, CatchesMisspeltMetricsAndLabels) {
                 .find("exports no dljob_job_queue_wait_seconds"),
             std::string::npos);
   EXPECT_NE(one("sum(dljob_jobs").find("unbalanced"), std::string::npos);
+}
+
+// The shared reading of the dashboard (dashboard_queries.h): variables substituted in both
+// spellings, unknown ones left; Grafana's label_values split into its selector and label.
+TEST(ChartDashboard, VariablesAndLabelValuesAreRead) {
+  const std::map<std::string, std::string> v = {{"namespace", "team-a"}, {"__rate_interval", "1m"}};
+  EXPECT_EQ(
+      testing::SubstituteVariables(R"(rate(x{namespace=~"$namespace"}[$__rate_interval]))", v),
+      R"(rate(x{namespace=~"team-a"}[1m]))");
+  EXPECT_EQ(testing::SubstituteVariables("${namespace}/$dljob/${datasource}/$ /${", v),
+            "team-a/$dljob/${datasource}/$ /${");
+  std::optional<testing::LabelValuesQuery> lv = testing::AsLabelValues(
+      R"( label_values(dljob_job_phase{namespace=~"a,b", phase!=""}, dljob) )");
+  ASSERT_TRUE(lv);
+  EXPECT_EQ(lv->selector, R"(dljob_job_phase{namespace=~"a,b", phase!=""})");
+  EXPECT_EQ(lv->label, "dljob");
+  lv = testing::AsLabelValues("label_values(namespace)");
+  ASSERT_TRUE(lv);
+  EXPECT_EQ(lv->selector, "");
+  EXPECT_EQ(lv->label, "namespace");
+  EXPECT_FALSE(testing::AsLabelValues("sum(label_values)"));
+  EXPECT_FALSE(testing::AsLabelValues("max(dljob_job_step)"));
 }
 
 }  // namespace
