@@ -87,6 +87,8 @@ DLJob EveryFieldJob() {
   st.placement = {PlacementEntry{.node = "node-a", .gpus = 8}};
   st.restarts = 1;
   st.preemptions = 2;
+  st.spec_restarts = 1;
+  st.observed_generation = 3;
   st.attained_gpu_seconds = 7200;
   st.throughput = Throughput{.images_per_sec = 2950.5,
                              .per_gpu_images_per_sec = 184.25,
@@ -200,6 +202,8 @@ status:
   restarts: 1
   preemptions: 2
   attainedGpuSeconds: 7200
+  specRestarts: 1
+  observedGeneration: 3
   throughput:
     imagesPerSec: 2950.5
     perGpuImagesPerSec: 184.25

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/codec.h"
+#include "jobs/dlqueue_types.h"
 #include "operator/app/admission_review.h"
 #include "testing/command.h"
 
@@ -51,7 +52,9 @@ std::vector<std::string> WebhookProblems(const Json& object) {
        {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
         {"kind", {{"group", "dljob.io"}, {"version", "v1alpha1"}, {"kind", object["kind"]}}},
         {"resource",
-         {{"group", "dljob.io"}, {"version", "v1alpha1"}, {"resource", queue ? "dlqueues" : "dljobs"}}},
+         {{"group", "dljob.io"},
+          {"version", "v1alpha1"},
+          {"resource", queue ? "dlqueues" : "dljobs"}}},
         {"operation", "CREATE"},
         {"userInfo", {{"username", "alice"}}},
         {"object", object}}}};

@@ -81,6 +81,9 @@ class FakeApi final : public kube::Api {
   // Runs `hook` as each later call is recorded, before it is answered, with the fake's lock held:
   // it may advance a clock, never call the fake. Null: none.
   void OnCall(std::function<void(const Call&)> hook);
+  // Creates of a review kind (tokenreviews, subjectaccessreviews, …) are answered, not stored:
+  // the object back with this status (none set: an empty one, so not authenticated, not allowed).
+  void SetReview(const std::string& plural, Json status);
 
   // Watch control.
   void Compact();       // forget history: a watch from an older version gets ERROR 410
@@ -158,7 +161,8 @@ class FakeApi final : public kube::Api {
   int64_t rv_ GUARDED_BY(mu_) = 100;
   int64_t compacted_ GUARDED_BY(mu_) = 0;  // watches from versions below this get 410
   int64_t uid_ GUARDED_BY(mu_) = 0;
-  int64_t generated_ GUARDED_BY(mu_) = 0;  // names made from generateName
+  std::map<std::string, Json> reviews_ GUARDED_BY(mu_);  // SetReview
+  int64_t generated_ GUARDED_BY(mu_) = 0;                // names made from generateName
   std::function<void(const Call&)> on_call_ GUARDED_BY(mu_);
   // The deadlines of the WithDeadline views calls are in flight through, by calling thread.
   std::map<std::thread::id, Clock::MonotonicTime> call_deadlines_ GUARDED_BY(mu_);

@@ -94,30 +94,40 @@ json Stored(json job, const std::string& phase) {
 TEST(AdmissionReview, UpdatesAreHeldToWhatTheJobCanTakeInItsPhase) {
   json old_job = Stored(Example("examples/resnet-job.yaml"), "Running");
   json new_job = old_job;
-  new_job["spec"]["image"] = "registry.example.com/dljob/trainer:v2";
+  new_job["spec"]["image"] = "registry.example.com/dljob/trainer:v2";  // taken by a restart
   new_job["spec"]["runPolicy"]["backoffLimit"] = 5;
+  EXPECT_EQ(Answer(kValidateDLJobPath, Review("v1", "UPDATE", new_job, old_job))["allowed"], true);
+  new_job["spec"]["scheduling"]["queue"] = "team-b";
   json r = Answer(kValidateDLJobPath, Review("v1", "UPDATE", new_job, old_job));
   EXPECT_EQ(r["allowed"], false);
   EXPECT_EQ(r["status"]["message"],
             "DLJob resnet50 is not valid (1 problem):\n"
-            "spec.image: cannot change while the job is Running (its pods are made from the "
-            "spec); set spec.runPolicy.suspend to true first (in this update or before), then "
-            "change it: the job starts again with the new spec, from the start (no "
+            "spec.scheduling.queue: cannot change while the job is Running (its GPUs are counted "
+            "in its queue); set spec.runPolicy.suspend to true first (in this update or before), "
+            "then change it: the job starts again with the new spec, from the start (no "
             "spec.checkpoint)");
 
   new_job["spec"]["runPolicy"]["suspend"] = true;  // the same change, suspending: allowed
   EXPECT_EQ(Answer(kValidateDLJobPath, Review("v1beta1", "UPDATE", new_job, old_job))["allowed"],
             true);
+  // The gang's shape is fixed once the job has started, suspended or not.
   json suspended = Stored(Example("examples/resnet-job.yaml"), "Suspended");
   json edited = suspended;
   edited["spec"]["gpus"] = 8;
-  EXPECT_EQ(Answer(kValidateDLJobPath, Review("v1", "UPDATE", edited, suspended))["allowed"], true);
+  json gang = Answer(kValidateDLJobPath, Review("v1", "UPDATE", edited, suspended));
+  EXPECT_EQ(gang["allowed"], false);
+  EXPECT_NE(gang["status"]["message"].get<std::string>().find(
+                "spec.gpus: cannot change once the job has started (it is Suspended)"),
+            std::string::npos)
+      << gang.dump();
   // An update must still be valid as a whole.
-  edited["spec"]["gpus"] = 12;
+  edited = suspended;
+  edited["spec"]["command"] = json::array();
   json invalid = Answer(kValidateDLJobPath, Review("v1", "UPDATE", edited, suspended));
   EXPECT_EQ(invalid["allowed"], false);
-  EXPECT_NE(invalid["status"]["message"].get<std::string>().find("spec.gpusPerWorker: must divide"),
-            std::string::npos);
+  EXPECT_NE(invalid["status"]["message"].get<std::string>().find("spec.command: required"),
+            std::string::npos)
+      << invalid.dump();
 }
 
 // Labels, finalizers, a deletion, the status: none is judged, even on a job stored before the

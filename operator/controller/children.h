@@ -42,7 +42,8 @@ int64_t JobIncarnation(const DLJobStatus& status);
 std::string SpecRevisionOf(const Json& pod);
 bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
 
-// The builders' pods, stamped with the incarnation and the job's spec revision. `worker_ips`: WorkerPodIps (builders.h).
+// The builders' pods, stamped with the incarnation and the job's spec revision. `worker_ips`:
+// WorkerPodIps (builders.h).
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
                            const BuildOptions& options);
 Json DesiredLauncher(const DLJob& job, int64_t incarnation,

@@ -282,9 +282,9 @@ bool Reconciler::SpecChanged(const Pass& p, const Observation& seen) {
 void Reconciler::RestartForSpec(Pass& p) {
   DLJobStatus& s = p.job.status;
   s.spec_restarts = s.spec_restarts.value_or(0) + 1;
-  std::string generation =
-      p.job.metadata.generation ? " (generation " + std::to_string(*p.job.metadata.generation) + ")"
-                                : "";
+  std::string generation = p.job.metadata.generation
+                               ? " (generation " + std::to_string(*p.job.metadata.generation) + ")"
+                               : "";
   p.Set(JobPhase::kRestarting, "SpecChanged",
         "the job's spec changed" + generation + "; restarting the whole job with it, " +
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),

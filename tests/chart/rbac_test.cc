@@ -4,13 +4,15 @@
 // succeeds and is deleted by its TTL; children whose first create meets an existing one; one
 // with a cached dataset (its node is annotated); one too big to place (its workers' PodScheduled
 // condition is patched); a DLQueue whose status is kept; a job in a namespace that may be outside
-// the watched one; and the admission webhook's start-up (its certificate Secret made, renewed,
-// and its CA written into the webhook configuration). The chart is rendered with watchNamespace unset and set, and for each:
+// the watched one; the admission webhook's start-up (its certificate Secret made, renewed, and
+// its CA written into the webhook configuration); a read of /logs (the caller's token reviewed).
+// The chart is rendered with watchNamespace unset and set, and for each:
 //   - every call the operator made is allowed by the rendered Roles and ClusterRoles bound to its
 //     ServiceAccount, verb by verb, in the call's namespace (or cluster-wide for a list or watch
 //     across namespaces and for cluster-scoped kinds) — plus the right the server checks for a
 //     child with blockOwnerDeletion (update dljobs/finalizers);
-//   - every right granted was used by some call: nothing more than needed;
+//   - every right granted was used by some call: nothing more than needed (a built-in ClusterRole
+//     the chart binds, system:auth-delegator, is modelled from the bootstrap policy);
 //   - watching team-a, nothing namespaced is granted outside it but listing pods (the GPU
 //     ledger counts every namespace's), and the operator touched nothing in team-b.
 #include <set>
@@ -21,6 +23,7 @@
 
 #include "jobs/codec.h"
 #include "kube/testing/fake_api.h"
+#include "operator/app/log_access.h"
 #include "operator/app/operator_app.h"
 #include "operator/app/webhook_cert.h"
 #include "testing/wait.h"
@@ -44,11 +47,18 @@ struct Request {
   }
 };
 
+// The reviews /logs asks the API server for (operator/app/log_access.h).
+const kube::Resource kTokenReviews{"authentication.k8s.io", "v1", "tokenreviews", false,
+                                   "TokenReview"};
+const kube::Resource kSubjectAccessReviews{"authorization.k8s.io", "v1", "subjectaccessreviews",
+                                           false, "SubjectAccessReview"};
+
 const kube::Resource& ResourceOf(const std::string& plural) {
-  static const kube::Resource* kAll[] = {&res::kPods,    &res::kServices, &res::kConfigMaps,
-                                         &res::kSecrets, &res::kEvents,   &res::kNodes,
-                                         &res::kLeases,  &res::kDLJobs,   &res::kDLQueues,
-                                         &op::kValidatingWebhookConfigurations};
+  static const kube::Resource* kAll[] = {
+      &kTokenReviews,  &kSubjectAccessReviews, &res::kPods,
+      &res::kServices, &res::kConfigMaps,      &res::kSecrets,
+      &res::kEvents,   &res::kNodes,           &res::kLeases,
+      &res::kDLJobs,   &res::kDLQueues,        &op::kValidatingWebhookConfigurations};
   for (const kube::Resource* r : kAll) {
     if (r->plural == plural) return *r;
   }
@@ -78,7 +88,8 @@ std::vector<Request> RequestsOf(const Call& c) {
   // OwnerReferencesPermissionEnforcement: setting blockOwnerDeletion on a child needs update
   // on the owner's finalizers.
   if (c.verb == "create" && c.body.is_object()) {
-    for (const Json& ref : c.body["metadata"].value("ownerReferences", Json::array())) {
+    for (const Json& ref :
+         c.body.value("metadata", Json::object()).value("ownerReferences", Json::array())) {
       if (ref.value("blockOwnerDeletion", false) && ref.value("kind", "") == "DLJob") {
         out.push_back(Request{"update", "dljob.io", "dljobs/finalizers", ns});
       }
@@ -104,10 +115,23 @@ std::vector<Json> Documents(const std::string& stream) {
   return docs;
 }
 
+// The ClusterRoles every cluster has (Kubernetes' bootstrap policy) that the chart binds.
+const std::map<std::string, Json>& BuiltInClusterRoles() {
+  static const std::map<std::string, Json> kRoles = {
+      {"ClusterRole/system:auth-delegator",
+       Json::parse(R"([{"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"],
+                        "verbs": ["create"]},
+                       {"apiGroups": ["authorization.k8s.io"],
+                        "resources": ["subjectaccessreviews"], "verbs": ["create"]}])")}};
+  return kRoles;
+}
+
 // Every (verb, group, resource, scope) the rendered chart grants ServiceAccount
-// dljob-system/dljob-operator; scope "" is cluster-wide.
-std::set<Request> Grants(const std::vector<Json>& docs) {
-  std::map<std::string, Json> roles;  // "ClusterRole/name" or "Role/ns/name" → rules
+// dljob-system/dljob-operator; scope "" is cluster-wide. `built_in`: those of them granted by a
+// built-in ClusterRole the chart binds (the chart does not choose those rules).
+std::set<Request> Grants(const std::vector<Json>& docs, std::set<Request>& built_in) {
+  std::map<std::string, Json> roles =
+      BuiltInClusterRoles();  // "ClusterRole/name" or "Role/ns/name"
   for (const Json& d : docs) {
     const std::string kind = d.value("kind", "");
     const Json& meta = d["metadata"];
@@ -132,10 +156,14 @@ std::set<Request> Grants(const std::vector<Json>& docs) {
                                 ? "Role/" + scope + "/" + d["roleRef"]["name"].get<std::string>()
                                 : "ClusterRole/" + d["roleRef"]["name"].get<std::string>();
     EXPECT_TRUE(roles.count(ref)) << "a binding to a missing " << ref;
+    const bool built = BuiltInClusterRoles().count(ref) > 0;
     for (const Json& rule : roles[ref]) {
       for (const Json& g : rule["apiGroups"]) {
         for (const Json& r : rule["resources"]) {
-          for (const Json& v : rule["verbs"]) grants.insert(Request{v, g, r, scope});
+          for (const Json& v : rule["verbs"]) {
+            grants.insert(Request{v, g, r, scope});
+            if (built) built_in.insert(Request{v, g, r, scope});
+          }
         }
       }
     }
@@ -143,11 +171,11 @@ std::set<Request> Grants(const std::vector<Json>& docs) {
   return grants;
 }
 
-// The grant that allows `q`, if any: a cluster-wide one, or one in q's namespace.
+// The grant that allows `q`, if any: the narrowest, one in q's namespace, else a cluster-wide one.
 std::optional<Request> Allowing(const std::set<Request>& grants, const Request& q) {
+  if (!q.ns.empty() && grants.count(q)) return q;
   Request cluster{q.verb, q.group, q.resource, ""};
   if (grants.count(cluster)) return cluster;
-  if (!q.ns.empty() && grants.count(q)) return q;
   return std::nullopt;
 }
 
@@ -213,7 +241,8 @@ void WebhookStartUps(FakeApi& api) {
           {{"apiVersion", "admissionregistration.k8s.io/v1"},
            {"kind", "ValidatingWebhookConfiguration"},
            {"metadata", {{"name", "dljob-validating-webhook"}}},
-           {"webhooks", Json::array({{{"name", "vdljob.dljob.io"}, {"clientConfig", Json::object()}}})}});
+           {"webhooks",
+            Json::array({{{"name", "vdljob.dljob.io"}, {"clientConfig", Json::object()}}})}});
   Result<op::WebhookCertificate> made = op::EnsureWebhookCertificate(api, cert, RealClock().Now());
   ASSERT_TRUE(made.ok()) << made.status().message();
   Json secret = *api.Object(res::kSecrets, "dljob-system", "dljob-webhook-cert");
@@ -270,6 +299,11 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
       60'000);
   run.request_stop();
   run.join();
+  // A read of /logs, on any replica: the caller's token reviewed (operator/app/log_access.h).
+  api.SetReview("tokenreviews", {{"authenticated", true}, {"user", {{"username", "alice"}}}});
+  api.SetReview("subjectaccessreviews", {{"allowed", true}});
+  op::LogAccess logs(api, clock);
+  EXPECT_EQ(logs.Check("a-users-token", "team-a").status, 200);
   EXPECT_TRUE(done) << "the scenario did not complete; calls:\n"
                     << [&] {
                          std::string all;
@@ -285,7 +319,8 @@ void CheckChartAgainstCalls(const std::string& watch) {
   Result<std::string> rendered =
       chart::RenderChart("charts/dljob", sets, "dljob", "dljob-system", false);
   ASSERT_TRUE(rendered.ok()) << rendered.status().message();
-  const std::set<Request> grants = Grants(Documents(*rendered));
+  std::set<Request> built_in;
+  const std::set<Request> grants = Grants(Documents(*rendered), built_in);
   ASSERT_FALSE(grants.empty());
 
   std::set<Request> used;
@@ -298,12 +333,14 @@ void CheckChartAgainstCalls(const std::string& watch) {
     }
   }
   for (const Request& g : grants) {
+    if (built_in.count(g)) continue;  // a built-in role's other rules are not the chart's choice
     EXPECT_TRUE(used.count(g)) << "granted but never used: " << g.ToString();
   }
   if (!watch.empty()) {
     for (const Request& g : grants) {
       bool cluster_wide_ok = g.resource == "nodes" || g.resource.starts_with("dlqueues") ||
                              g.resource == "validatingwebhookconfigurations" ||
+                             built_in.count(g) > 0 ||  // reviews: cluster-scoped kinds
                              (g.resource == "pods" && (g.verb == "list" || g.verb == "watch"));
       if (g.ns.empty()) EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
       // The operator's own namespace holds its Lease and the webhook's certificate Secret.

@@ -111,11 +111,26 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   std::vector<json> docs = Documents(*out);
   std::vector<std::string> kinds;
   for (const json& d : docs) kinds.push_back(d.value("kind", ""));
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace", "CustomResourceDefinition",
-                                             "CustomResourceDefinition", "PodDisruptionBudget",
-                                             "ServiceAccount", "ClusterRole", "ClusterRole",
-                                             "ClusterRoleBinding", "ClusterRoleBinding", "Role",
-                                             "RoleBinding", "Service", "Deployment"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace",
+                                             "CustomResourceDefinition",
+                                             "CustomResourceDefinition",
+                                             "PodDisruptionBudget",
+                                             "ServiceAccount",
+                                             "ClusterRole",
+                                             "ClusterRole",
+                                             "ClusterRoleBinding",
+                                             "ClusterRoleBinding",
+                                             "ClusterRoleBinding",
+                                             "Role",
+                                             "Role",
+                                             "Role",
+                                             "RoleBinding",
+                                             "RoleBinding",
+                                             "RoleBinding",
+                                             "Service",
+                                             "Service",
+                                             "Deployment",
+                                             "ValidatingWebhookConfiguration"}));
   std::set<std::string> crds;
   std::map<std::string, std::set<std::string>> cluster_verbs;
   for (const json& d : docs) {
@@ -379,8 +394,12 @@ TEST(ChartRender, WatchNamespaceScopesTheJobRights) {
     if (d["kind"] != "ClusterRole") continue;
     for (const json& rule : d["rules"]) {
       for (const json& r : rule["resources"]) {
-        EXPECT_TRUE(r == "nodes" || r == "dlqueues" || r == "dlqueues/status" || r == "pods") << r;
-        if (r == "pods") EXPECT_EQ(rule["verbs"], json::array({"list", "watch"}));
+        EXPECT_TRUE(r == "nodes" || r == "dlqueues" || r == "dlqueues/status" || r == "pods" ||
+                    r == "validatingwebhookconfigurations")
+            << r;
+        if (r == "pods") {
+          EXPECT_EQ(rule["verbs"], json::array({"list", "watch"}));
+        }
       }
     }
   }

@@ -26,9 +26,10 @@ new_cert() {
   rm -f "$pki/$name.csr" "$pki/$name.ext"
 }
 
-# write_kubeconfig FILE USER CERTNAME: a kubeconfig for the API server on the bridge gateway.
-write_kubeconfig() {
-  local file="$1" user="$2" cert="$3" pki="$KUBE_DIR/pki"
+# kubeconfig_file FILE USER CONTEXT USER_FIELDS: a kubeconfig for the API server on the bridge
+# gateway, whose user USER has USER_FIELDS (YAML lines indented by four spaces).
+kubeconfig_file() {
+  local file="$1" user="$2" context="$3" fields="$4"
   cat >"$file" <<EOF
 apiVersion: v1
 kind: Config
@@ -36,18 +37,25 @@ clusters:
 - name: dljob-kube
   cluster:
     server: https://$KUBE_GW:$KUBE_API_PORT
-    certificate-authority-data: $(base64 -w0 "$pki/ca.crt")
+    certificate-authority-data: $(base64 -w0 "$KUBE_DIR/pki/ca.crt")
 users:
 - name: $user
   user:
-    client-certificate-data: $(base64 -w0 "$pki/$cert.crt")
-    client-key-data: $(base64 -w0 "$pki/$cert.key")
+$fields
 contexts:
-- name: dljob-kube
+- name: $context
   context: {cluster: dljob-kube, user: $user}
-current-context: dljob-kube
+current-context: $context
 EOF
   chmod 600 "$file"
+}
+
+# write_kubeconfig FILE USER CERTNAME: a kubeconfig whose user presents pki/CERTNAME.{crt,key}.
+write_kubeconfig() {
+  local pki="$KUBE_DIR/pki"
+  kubeconfig_file "$1" "$2" dljob-kube \
+    "    client-certificate-data: $(base64 -w0 "$pki/$3.crt")
+    client-key-data: $(base64 -w0 "$pki/$3.key")"
 }
 
 make_pki() {
@@ -104,25 +112,9 @@ printf '"status":{"token":"%s","expirationTimestamp":"%s"}}\n' \\
   "\$(cat "$pki/exec-token")" "\$(date -u -d '+10 min' +%Y-%m-%dT%H:%M:%SZ)"
 EOF
   chmod 700 "$plugin"
-  cat >"$KUBECONFIG_EXEC" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: dljob-kube
-  cluster:
-    server: https://$KUBE_GW:$KUBE_API_PORT
-    certificate-authority-data: $(base64 -w0 "$pki/ca.crt")
-users:
-- name: dljob-exec
-  user:
-    exec:
+  kubeconfig_file "$KUBECONFIG_EXEC" dljob-exec dljob-kube-exec \
+    "    exec:
       apiVersion: client.authentication.k8s.io/v1beta1
       command: $plugin
-      installHint: "run scripts/cluster/kube-up.sh (it writes this plugin)"
-contexts:
-- name: dljob-kube-exec
-  context: {cluster: dljob-kube, user: dljob-exec}
-current-context: dljob-kube-exec
-EOF
-  chmod 600 "$KUBECONFIG_EXEC"
+      installHint: \"run scripts/cluster/kube-up.sh (it writes this plugin)\""
 }
