@@ -1,6 +1,8 @@
 // See webhook_server.h.
 #include "operator/app/webhook_server.h"
 
+#include <cstdio>
+
 #include "operator/app/admission_review.h"
 #include "operator/app/webhook_cert.h"
 
@@ -27,7 +29,16 @@ Result<std::unique_ptr<http::HttpServer>> StartWebhook(const OperatorOptions& op
   Result<WebhookCertificate> cert = EnsureWebhookCertificate(api, cert_options, clock.Now());
   if (!cert.ok()) return cert.status().WithContext("the webhook's certificate");
   if (!options.webhook_configuration.empty()) {
-    if (Status s = InjectCaBundle(api, options.webhook_configuration, cert->ca_pem); !s.ok()) {
+    Status s = InjectCaBundle(api, options.webhook_configuration, cert->ca_pem);
+    if (s.code() == StatusCode::kNotFound) {
+      // Not installed (yet, or on purpose): serve anyway; the API server calls nothing until a
+      // configuration exists, and the next start writes its caBundle.
+      std::fprintf(stderr,
+                   "dljob-operator: warning: no ValidatingWebhookConfiguration %s, so the API "
+                   "server does not call this webhook; install the chart's, then restart the "
+                   "operator to write its caBundle\n",
+                   options.webhook_configuration.c_str());
+    } else if (!s.ok()) {
       return s.WithContext("the webhook's CA bundle");
     }
   }

@@ -2,7 +2,8 @@
 // Secret, made when missing) and the CA written into the ValidatingWebhookConfiguration, then
 // POST /validate-dljob and /validate-dlqueue answered by ReviewAdmission (admission_review.h) on
 // every replica, leader or not — the API server may call any of them through the Service.
-// GET /healthz answers "ok".
+// GET /healthz answers "ok". A configuration that does not exist (not installed yet, or not
+// wanted) is a warning, not an error: the webhook serves, and the next start writes its caBundle.
 //
 // The returned server runs on its own threads until it is stopped or destroyed.
 #pragma once
