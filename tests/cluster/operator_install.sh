@@ -7,7 +7,7 @@
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_cluster
-kubectl apply -f "$MANIFEST" || fail "kubectl apply -f charts/manifests/dljob.yaml"
+kubectl apply -f "$(cluster_manifest)" || fail "kubectl apply -f charts/manifests/dljob.yaml"
 kubectl wait --for=condition=Established crd/dljobs.dljob.io crd/dlqueues.dljob.io --timeout=60s \
   || fail "the CRDs are not Established"
 kubectl -n dljob-system rollout status deployment/dljob-operator --timeout=300s \

@@ -8,7 +8,7 @@
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_cluster
-kubectl delete -f "$MANIFEST" --ignore-not-found --wait=true --timeout=300s \
+kubectl delete -f "$(cluster_manifest)" --ignore-not-found --wait=true --timeout=300s \
   || fail "kubectl delete -f charts/manifests/dljob.yaml"
 gone() { [ -z "$(kubectl get "$@" --ignore-not-found -o name 2>&1)" ]; }
 wait_until "namespace dljob-system gone" gone namespace dljob-system
