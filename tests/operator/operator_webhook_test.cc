@@ -66,7 +66,7 @@ class OperatorWebhookTest : public OperatorE2eTest {
   void SetUp() override {
     kubectl_ = Kubectl();
     if (kubectl_.empty()) GTEST_FAIL() << "kubectl is not installed: run scripts/dev/setup.sh";
-    StartCluster({.nodes = 1, .kubelet_delay_ms = 0});  // bound pods run by themselves
+    StartCluster({.nodes = 1, .kubelet_delay_ms = 0});   // bound pods run by themselves
     for (const char* ns : {"dljob-system", "team-a"}) {  // team-a: an example's namespace
       ASSERT_TRUE(api().Create(kNamespaces, "", {{"metadata", {{"name", ns}}}}).ok());
     }
