@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <regex>
+#include <sstream>
 
 #include "base/env.h"
 
@@ -138,6 +140,31 @@ TempDir::~TempDir() {
 std::string ReadFile(const std::string& path) {
   Result<std::string> text = DefaultEnv().ReadFile(path);
   return text.ok() ? std::move(text).value() : std::string();
+}
+
+std::string FindOnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+std::vector<std::string> ValidateProblems(const std::string& file, int* exit_code) {
+  CommandResult r = RunCommand({BinDir() + "/dljob", "validate", "-f", file});
+  if (exit_code) *exit_code = r.exit_code;
+  static const std::regex kPosition(R"( \(line \d+(, column \d+)?\)$)");
+  std::vector<std::string> out;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("  ")) out.push_back(std::regex_replace(line.substr(2), kPosition, ""));
+  }
+  return out;
 }
 
 }  // namespace dljob::testing

@@ -66,4 +66,13 @@ class TempDir {
 // The file's content, or "" when it cannot be read (base/env.h's Env::ReadFile).
 std::string ReadFile(const std::string& path);
 
+// The first executable `program` in a directory of $PATH (/usr/bin when unset), as a shell
+// finds it; "" when there is none.
+std::string FindOnPath(const std::string& program);
+
+// The problems the built `dljob validate -f file` prints, one per line as "path: reason", without
+// their indentation and file positions ("(line L, column C)"); `exit_code`, when given, gets its
+// exit code. Empty when it accepted the file.
+std::vector<std::string> ValidateProblems(const std::string& file, int* exit_code = nullptr);
+
 }  // namespace dljob::testing

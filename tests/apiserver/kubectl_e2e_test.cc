@@ -32,19 +32,6 @@
 namespace dljob::testing {
 namespace {
 
-std::string FindKubectl() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin";
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/kubectl";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -52,7 +39,7 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 class KubectlE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    kubectl_ = FindKubectl();
+    kubectl_ = FindOnPath("kubectl");
     if (kubectl_.empty())
       GTEST_FAIL() << "kubectl is not installed: run scripts/dev/setup.sh (Debian package "
                       "kubernetes-client)";

@@ -6,12 +6,8 @@
 // schema naming some of the same fields; and a
 // running job's spec edits are taken (applied by a restart) or refused (naming the field) as
 // jobs/spec_update.h says.
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <regex>
-#include <sstream>
 
 #include "jobs/codec.h"
 #include "tests/operator/e2e_fixture.h"
@@ -24,14 +20,6 @@ const kube::Resource kNamespaces{"", "v1", "namespaces", false, "Namespace"};
 const kube::Resource kWebhookConfigs{"admissionregistration.k8s.io", "v1",
                                      "validatingwebhookconfigurations", false,
                                      "ValidatingWebhookConfiguration"};
-
-std::string Kubectl() {
-  for (const char* dir : {"/usr/local/bin", "/usr/bin", "/bin"}) {
-    std::string path = std::string(dir) + "/kubectl";
-    if (::access(path.c_str(), X_OK) == 0) return path;
-  }
-  return "";
-}
 
 // The document of `kind` in the chart's plain manifests.
 Json FromManifests(const std::string& kind) {
@@ -48,23 +36,10 @@ Json FromManifests(const std::string& kind) {
   return Json::object();
 }
 
-// The problem lines of `dljob validate`'s refusal, without indentation and file positions.
-std::vector<std::string> ValidateProblems(const std::string& file) {
-  CommandResult r = RunCommand({BinDir() + "/dljob", "validate", "-f", file});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  static const std::regex kPosition(R"( \(line \d+(, column \d+)?\)$)");
-  std::vector<std::string> out;
-  std::istringstream lines(r.err);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("  ")) out.push_back(std::regex_replace(line.substr(2), kPosition, ""));
-  }
-  return out;
-}
-
 class OperatorWebhookTest : public OperatorE2eTest {
  protected:
   void SetUp() override {
-    kubectl_ = Kubectl();
+    kubectl_ = FindOnPath("kubectl");
     if (kubectl_.empty()) GTEST_FAIL() << "kubectl is not installed: run scripts/dev/setup.sh";
     StartCluster({.nodes = 1, .kubelet_delay_ms = 0});   // bound pods run by themselves
     for (const char* ns : {"dljob-system", "team-a"}) {  // team-a: an example's namespace
@@ -116,7 +91,9 @@ TEST_F(OperatorWebhookTest, KubectlApplyOfEachMalformedExampleIsRefusedAsDljobVa
   int by_webhook = 0;
   for (const std::string& file : files) {
     SCOPED_TRACE(file);
-    std::vector<std::string> problems = ValidateProblems(file);
+    int exit_code = -1;
+    std::vector<std::string> problems = ValidateProblems(file, &exit_code);
+    EXPECT_EQ(exit_code, 1);
     ASSERT_FALSE(problems.empty());
     CommandResult applied = Run({"apply", "-f", file});
     EXPECT_NE(applied.exit_code, 0) << applied.out;
