@@ -9,7 +9,6 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DLJOB="${1:?usage: exec_plugin.sh DLJOB OPERATOR}"
 OPERATOR="${2:?usage: exec_plugin.sh DLJOB OPERATOR}"
-KUBE_DIR="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}"
 EXEC_KUBECONFIG="$KUBE_DIR/kubeconfig-exec"
 PLUGIN_LOG="$KUBE_DIR/logs/exec-credential.log"
 cluster_begin exec

@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034  # MANIFEST, TRAIN: for the scripts that source it
+# shellcheck shell=bash disable=SC2034  # MANIFEST, TRAIN, KUBE_DIR: for the scripts that source it
 # Shared by the `cluster` tests (sourced, not run): they drive a real Kubernetes started by
 # scripts/cluster/kube-up.sh with stock kubectl (its default client-side validation) and
 # build/bin/dljob.
@@ -12,7 +12,8 @@
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-export KUBECONFIG="${KUBECONFIG:-${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig}"
+KUBE_DIR="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}"  # kube-up's state: kubeconfigs, logs
+export KUBECONFIG="${KUBECONFIG:-$KUBE_DIR/kubeconfig}"
 WAIT_SECONDS="${WAIT_SECONDS:-600}"
 MANIFEST="$ROOT/charts/manifests/dljob.yaml"
 # The plain manifests for the cluster at hand: as they are, or, where the API server lacks
