@@ -16,11 +16,17 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "jobs/dljob_types.h"
 
 namespace dljob {
 
 std::string PodSpecRevision(const DLJob& job);
+
+// Whether the spec field at `path` ("spec.image", "spec.runPolicy.backoffLimit", …) is one the
+// revision covers: false for spec.runPolicy and everything under it, spec.scheduling.queue and
+// spec.scheduling.priority. The one definition of that split (jobs/spec_update.h uses it too).
+bool ShapesPods(std::string_view path);
 
 }  // namespace dljob

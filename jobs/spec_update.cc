@@ -8,6 +8,7 @@
 
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/spec_revision.h"
 
 namespace dljob {
 namespace {
@@ -30,10 +31,9 @@ bool HasPrefix(std::string_view path, std::string_view prefix) {
 
 Mutability MutabilityOf(std::string_view path) {
   if (path == "spec.runPolicy.ttlSecondsAfterFinished") return Mutability::kAlways;
-  if (HasPrefix(path, "spec.runPolicy") || path == "spec.scheduling.priority") {
-    return Mutability::kUntilFinished;
+  if (!ShapesPods(path)) {  // read afresh by the operator: no pod is made from it
+    return path == "spec.scheduling.queue" ? Mutability::kUntilBound : Mutability::kUntilFinished;
   }
-  if (path == "spec.scheduling.queue") return Mutability::kUntilBound;
   if (path == "spec.gpus" || path == "spec.gpusPerWorker" || HasPrefix(path, "spec.mpi")) {
     return Mutability::kUntilStarted;
   }
