@@ -242,9 +242,7 @@ void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
   switch (d.action) {
     case RunAction::kSuspend:
       p.job.status.start_time.clear();  // the active deadline counts again from the resume
-      p.job.status.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
-      p.job.status.placement.clear();
-      p.delete_all = true;
+      StopAllPods(p);
       break;
     case RunAction::kRestart:
       p.job.status.placement.clear();  // the next incarnation's gang is not bound yet
@@ -260,6 +258,14 @@ void Reconciler::Apply(Pass& p, const RunDecision& d, const Observation& seen) {
     case RunAction::kNone:
       break;
   }
+}
+
+// The run ends with every pod (a suspension, a preemption, a restart for a changed spec): none
+// ready or placed any more, and every pod deleted once the status is written.
+void Reconciler::StopAllPods(Pass& p) {
+  p.job.status.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
+  p.job.status.placement.clear();
+  p.delete_all = true;
 }
 
 // Whether the job's pods run an older spec than the job now has (jobs/spec_revision.h): any of
@@ -289,9 +295,7 @@ void Reconciler::RestartForSpec(Pass& p) {
         "the job's spec changed" + generation + "; restarting the whole job with it, " +
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
         false);
-  s.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
-  s.placement.clear();
-  p.delete_all = true;
+  StopAllPods(p);
 }
 
 // Suspends the job for the queue, as Apply does for runPolicy.suspend, and accounts for the run.
@@ -311,9 +315,7 @@ void Reconciler::Preempt(Pass& p, const std::string& why) {
   p.Set(JobPhase::kQueued, "Preempted", message, true);
   SetCondition(s, kPreemptedCondition, "True", "Preempted", message, p.now_s);
   s.start_time.clear();
-  s.workers = WorkerCounts{WorkerCount(p.job), 0, 0};
-  s.placement.clear();
-  p.delete_all = true;
+  StopAllPods(p);
 }
 
 }  // namespace dljob::controller

@@ -157,6 +157,7 @@ class Reconciler {
   // A spec that no longer matches the pods' (SpecChanged) is applied by a whole-job restart.
   static bool SpecChanged(const Pass& p, const Observation& seen);
   static void RestartForSpec(Pass& p);
+  static void StopAllPods(Pass& p);  // status: no pod ready or placed; then every pod deleted
   // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
   // reason and its workers' PodScheduled condition says it.
   bool Admitted(Pass& p, std::vector<Json>& workers);
