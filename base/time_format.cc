@@ -24,6 +24,15 @@ std::string FormatRfc3339Micros(WallTime t) {
   return base.substr(0, base.size() - 1) + frac + "Z";  // base ends in 'Z'
 }
 
+std::string FormatRfc3339Nanos(WallTime t) {
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(t - seconds);
+  std::string base = FormatRfc3339(seconds);
+  char frac[24];  // nanos is in [0, 999999999]; room for any value
+  std::snprintf(frac, sizeof frac, ".%09lld", static_cast<long long>(nanos.count()));
+  return base.substr(0, base.size() - 1) + frac + "Z";
+}
+
 std::optional<WallTime> ParseRfc3339(const std::string& s) {
   std::tm tm{};
   int consumed = 0;
@@ -37,11 +46,15 @@ std::optional<WallTime> ParseRfc3339(const std::string& s) {
     return std::nullopt;
   }
   size_t i = 19;
+  int64_t nanos = 0;
   if (i < s.size() && s[i] == '.') {
     ++i;
     size_t digits = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) {
+      if (digits < 9) nanos = nanos * 10 + (s[i] - '0');  // digits past nanoseconds are dropped
+    }
     if (digits == 0) return std::nullopt;
+    for (; digits < 9; ++digits) nanos *= 10;
   }
   long offset = 0;
   if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
@@ -60,7 +73,9 @@ std::optional<WallTime> ParseRfc3339(const std::string& s) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   std::time_t tt = timegm(&tm);
-  return std::chrono::system_clock::from_time_t(tt - offset);
+  return std::chrono::system_clock::from_time_t(tt - offset) +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(
+             std::chrono::nanoseconds(nanos));
 }
 
 std::string HumanDuration(std::chrono::seconds d) {

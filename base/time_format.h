@@ -16,7 +16,11 @@ std::string FormatRfc3339(WallTime t);
 // "2026-11-22T05:03:07.123456Z" (UTC, six fractional digits, as metav1.MicroTime marshals: Lease
 // times).
 std::string FormatRfc3339Micros(WallTime t);
-// Accepts "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt otherwise.
+// "2026-11-22T05:03:07.123456789Z" (UTC, nine fractional digits, as the kubelet stamps log lines
+// with `timestamps=true`).
+std::string FormatRfc3339Nanos(WallTime t);
+// Accepts "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)", keeping the fraction to the nanosecond (digits
+// past nine are dropped); nullopt otherwise.
 std::optional<WallTime> ParseRfc3339(const std::string& s);
 
 // kubectl's age style: "42s", "5m12s", "3h4m", "2d3h", "400d".

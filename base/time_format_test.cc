@@ -22,10 +22,19 @@ TEST(TimeFormat, FormatsUtcMicroseconds) {
             "2026-11-22T05:03:07.999999Z");
 }
 
+TEST(TimeFormat, NanosHaveNineDigitsAndParseBack) {
+  WallTime t = std::chrono::system_clock::from_time_t(1795323787) + std::chrono::nanoseconds(5);
+  EXPECT_EQ(FormatRfc3339Nanos(t), "2026-11-22T05:03:07.000000005Z");
+  EXPECT_EQ(ParseRfc3339(FormatRfc3339Nanos(t)), t);
+}
+
 TEST(TimeFormat, ParsesZoneAndFraction) {
   WallTime want = std::chrono::system_clock::from_time_t(1795323787);
   EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07Z"), want);
-  EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07.123456Z"), want);
+  EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07.123456Z"), want + std::chrono::microseconds(123456));
+  EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07.5Z"), want + std::chrono::milliseconds(500));
+  EXPECT_EQ(ParseRfc3339("2026-11-22T05:03:07.1234567891Z"),
+            want + std::chrono::nanoseconds(123456789));
   EXPECT_EQ(ParseRfc3339("2026-11-22T07:03:07+02:00"), want);
   EXPECT_EQ(ParseRfc3339("2026-11-22T00:03:07-05:00"), want);
 }

@@ -121,6 +121,10 @@ struct LogOptions {
   bool follow = false;
   std::optional<int64_t> since_seconds;
   std::optional<int64_t> tail_lines;
+  // Each line starts with the time the container wrote it and a space
+  // ("2026-11-27T08:50:42.123456789Z text"), as kubectl logs --timestamps shows; see
+  // kube/log_timestamp.h.
+  bool timestamps = false;
 };
 
 // One event of a watch, as the server sends it: {"type": "...", "object": {...}}.

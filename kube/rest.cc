@@ -77,6 +77,7 @@ std::string LogQuery(const LogOptions& o) {
   q.AddIf(o.follow, "follow", "true");
   if (o.since_seconds) q.Add("sinceSeconds", std::to_string(*o.since_seconds));
   if (o.tail_lines) q.Add("tailLines", std::to_string(*o.tail_lines));
+  q.AddIf(o.timestamps, "timestamps", "true");
   return q.str();
 }
 

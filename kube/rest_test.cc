@@ -68,6 +68,9 @@ TEST(LogQuery, Options) {
   o.since_seconds = 60;
   o.tail_lines = 0;
   EXPECT_EQ(LogQuery(o), "?container=launcher&follow=true&sinceSeconds=60&tailLines=0");
+  o.timestamps = true;
+  EXPECT_EQ(LogQuery(o),
+            "?container=launcher&follow=true&sinceSeconds=60&tailLines=0&timestamps=true");
 }
 
 TEST(Bodies, DeleteAndBinding) {

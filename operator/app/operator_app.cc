@@ -130,6 +130,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
         kube::LogOptions o;
         o.container = "launcher";
         o.follow = true;
+        o.timestamps = true;  // where a re-opened log goes on (log_position.h)
         return api.Logs(ns, pod, o);
       },
       sink, lo);

@@ -2,12 +2,15 @@
 #include "operator/metrics/log_collector.h"
 
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "base/env.h"
 #include "base/mutex.h"
 #include "jobs/log_lines.h"
+#include "kube/log_timestamp.h"
+#include "operator/metrics/log_position.h"
 
 namespace dljob::metrics {
 namespace {
@@ -39,7 +42,7 @@ std::optional<WallTime> LogCollector::LastProgress() const {
 }
 
 Status LogCollector::Run(std::stop_token stop) {
-  int64_t seen = 0;  // lines of this pod's log already handled (skipped after a re-open)
+  int64_t archived = 0;  // lines of this pod's log handled before this collector
   if (options_.archive) {
     // An archive that cannot be read just now (a bucket's outage) is waited for like a log that
     // cannot be opened: the lines it has decide where this collector starts.
@@ -51,10 +54,13 @@ Status LogCollector::Run(std::stop_token stop) {
     if (!w.ok()) return w.status().WithContext("the log archive of " + ns_ + "/" + job_);
     archive_ = std::move(w).value();
     archive_open_ = true;
-    seen = archive_->archived_lines();  // archived before a restart or by the previous leader
+    archived = archive_->archived_lines();  // archived before a restart or by the previous leader
   }
+  LogPosition position(archived);
   int failed_opens = 0;
+  int64_t cut_reported_at = -1;  // handled lines when the last cut was reported: one per place
   while (!stop.stop_requested()) {
+    const bool ended_before_open = container_ended_.load();
     auto stream = open_(ns_, pod_.name);
     if (!stream.ok()) {
       if (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens) {
@@ -69,20 +75,39 @@ Status LogCollector::Run(std::stop_token stop) {
     failed_opens = 0;
     kube::LineStream& lines = **stream;
     std::stop_callback cancel(stop, [&lines] { lines.Cancel(); });
-    int64_t index = 0;
+    position.StartRead();
     bool ended = false;
     while (!stop.stop_requested()) {
       auto next = lines.Next();
-      if (!next.ok()) break;  // broken: re-open and skip what we have
+      if (!next.ok()) break;  // broken: open it again and go on after the last line handled
       if (!next->has_value()) {
         ended = true;
         break;
       }
-      if (index++ < seen) continue;
-      ++seen;
-      if (Status s = Handle(**next); !s.ok()) return s;
+      std::optional<kube::StampedLogLine> stamped = kube::SplitLogTimestamp(**next);
+      if (!position.Advance(stamped ? std::optional(stamped->time) : std::nullopt)) continue;
+      if (std::optional<LogGap> gap = position.TakeGap()) {
+        ++gaps_;
+        Report("lines written between " + FormatRfc3339Nanos(gap->after) + " and " +
+               FormatRfc3339Nanos(gap->before) +
+               " may be missing: the log no longer holds the last line read (rotated while its "
+               "stream was down)");
+      }
+      if (Status s = Handle(stamped ? std::string(stamped->text) : **next); !s.ok()) return s;
     }
-    if (ended) break;
+    if (!ended) continue;
+    if (ended_before_open) break;  // the whole log of a container that had ended
+    // The stream ended with the container running as far as this collector knows: the container
+    // ended (told shortly), or the stream was cut. Either way the log is read again; a cut is
+    // reported once the container is seen to run on, and once for the line it happened after (a
+    // stream that ends again at once is not news).
+    if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
+    if (!container_ended_.load() && position.handled() != cut_reported_at) {
+      cut_reported_at = position.handled();
+      ++cuts_;
+      Report("the log stream ended while the launcher runs (a kubelet or API server restart); "
+             "following it again after line " + std::to_string(position.handled()));
+    }
   }
   MaybePublish(true, clock_.Now());
   if (archive_) {
@@ -91,6 +116,15 @@ Status LogCollector::Run(std::stop_token stop) {
     }
   }
   return Status::Ok();
+}
+
+void LogCollector::Report(const std::string& what) const {
+  const std::string line = "log of " + ns_ + "/" + job_ + " (pod " + pod_.name + "): " + what;
+  if (options_.report) {
+    options_.report(line);
+  } else {
+    std::fprintf(stderr, "dljob-operator: %s\n", line.c_str());
+  }
 }
 
 Status LogCollector::Handle(const std::string& line) {

@@ -10,11 +10,18 @@
 //   - parsed with the shared metric-line parser and folded by ProgressAggregator; the aggregate is
 //     published to the ThroughputSink at most once per `publish_interval`, and once more at the
 //     end of the log, so the API server sees a few writes per job per minute, not one per line.
-// When the stream breaks (API server restart, dropped connection) the collector re-opens it and
-// skips the lines it already has: a container log re-read from its start is the same lines in the
-// same order. The same holds across leaders: a collector starts by skipping the lines of its pod
-// that the archive already holds (written before an operator restart or by the previous leader). It
-// stops at the end of the log (the container exited) or when asked to stop.
+// The log is read with the kubelet's time stamps (kube/log_timestamp.h), which are not archived
+// or parsed. When the stream breaks (API server restart, dropped connection), or ends while the
+// launcher container still runs (a kubelet restart ends every stream it serves), the collector
+// opens the log again and goes on after the last line it handled (log_position.h): no line
+// handled twice, and a gap — the log no longer holding that line, rotated while the stream was
+// down — reported with the times between which lines may be missing. A stream that ended while
+// the container ran is reported too, once it is clear the container still runs. The collector
+// learns that the container has ended from ContainerEnded() (LogCollectors calls it from the
+// pods it is given); until then the end of a stream is not the end of the log, and once told, it
+// reads the log once more to its end, so lines written after a cut and before the exit are not
+// lost. The same holds across leaders: a collector starts by skipping the lines of its pod that
+// the archive already holds (written before an operator restart or by the previous leader).
 //
 // Run() blocks; the caller gives it a thread. Counts, LastProgress and Flush are thread-safe.
 #pragma once
@@ -56,6 +63,9 @@ struct LogCollectorOptions {
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
   int max_reopens = 60;          // consecutive failed opens before giving up
   const Clock* clock = nullptr;  // where "now" comes from; RealClock() when null; must outlive
+  // Where a collector says what happened to its stream (a cut followed again, a gap): one line
+  // without a newline; stderr when null.
+  std::function<void(const std::string&)> report;
 };
 
 class LogCollector {
@@ -67,8 +77,15 @@ class LogCollector {
   // (archive not readable or writable, log not openable after max_reopens).
   Status Run(std::stop_token stop);
 
+  // The launcher container has ended (terminated, or its pod finished): the next end of the
+  // log's stream is the end of the log. Thread-safe; idempotent.
+  void ContainerEnded() { container_ended_ = true; }
+
   int64_t lines() const { return lines_.load(); }
   int64_t metric_lines() const { return metric_lines_.load(); }
+  // Streams that ended while the container ran (counted once per line they ended after).
+  int64_t cuts() const { return cuts_.load(); }
+  int64_t gaps() const { return gaps_.load(); }  // re-reads that found lines may be missing
   // When the last metric line arrived (the job's progress, for progressDeadlineSeconds).
   std::optional<WallTime> LastProgress() const;
   // Publishes what arrived since the last publish once publish_interval has passed, even when no
@@ -78,6 +95,7 @@ class LogCollector {
 
  private:
   Status Handle(const std::string& line);
+  void Report(const std::string& what) const;
   void FlushArchive(bool force);
   void MaybePublish(bool force, WallTime now);
 
@@ -87,7 +105,8 @@ class LogCollector {
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
   const Clock& clock_;
-  std::atomic<int64_t> lines_{0}, metric_lines_{0};
+  std::atomic<int64_t> lines_{0}, metric_lines_{0}, cuts_{0}, gaps_{0};
+  std::atomic<bool> container_ended_{false};
   Mutex publish_mu_ ACQUIRED_BEFORE(mu_);  // serialises publishes, so they reach the sink in order
   mutable Mutex mu_;
   ProgressAggregator aggregator_ GUARDED_BY(mu_);

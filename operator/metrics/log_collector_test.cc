@@ -11,6 +11,7 @@
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
+#include "kube/log_timestamp.h"
 #include "storage/objstore/local_dir_store.h"
 
 namespace dljob::metrics {
@@ -73,6 +74,14 @@ std::string Metric(int rank, int step, double ips) {
   s << "[1," << rank << "]<stdout>:DLJOB_METRIC {\"step\":" << step << ",\"images_per_sec\":" << ips
     << ",\"world_size\":2}";
   return s.str();
+}
+
+// `text` of rank 0 as the launcher's log line, stamped `ms` past a fixed time as the kubelet stamps
+// it with timestamps=true.
+std::string Stamped(int ms, const std::string& text) {
+  return kube::StampLogLine(WallTime(std::chrono::seconds(1'800'000'000)) +
+                                std::chrono::milliseconds(ms),
+                            "[1,0]<stdout>:" + text);
 }
 
 ArchivedPod Pod(const std::string& name) { return ArchivedPod{name, "uid-" + name, ""}; }
@@ -153,6 +162,7 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
       },
       sink_, Options());
+  c.ContainerEnded();  // the log is complete: its stream's end is the end
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
 
   const std::vector<std::string> archived = Archived();
@@ -186,6 +196,7 @@ TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
       },
       sink_, o);
+  c.ContainerEnded();  // the log is complete: its stream's end is the end
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   std::vector<int64_t> steps;
   for (auto& [key, t] : sink_.Published()) steps.push_back(*t.step);
@@ -237,12 +248,88 @@ TEST_F(LogCollectorTest, ReopensABrokenStreamWithoutDuplicatingLines) {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log, opens == 1 ? 2 : -1));
       },
       sink_, Options());
+  c.ContainerEnded();  // the log is complete: its stream's end is the end
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   EXPECT_EQ(opens, 3);
   std::vector<std::string> archived = Archived();
   archived.erase(archived.begin());
   EXPECT_EQ(archived,
             (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c", "[rank 0] d"}));
+}
+
+TEST_F(LogCollectorTest, AStreamEndedWhileTheLauncherRunsIsFollowedAgainWithoutDuplicates) {
+  // A kubelet restart ends the stream cleanly after b while the launcher goes on to write c and
+  // d; the container then ends.
+  const std::vector<std::string> log = {Stamped(1, "a"), Stamped(2, "b"), Stamped(2, "c"),
+                                        Stamped(3, "d")};
+  int opens = 0;
+  LogCollector* self = nullptr;
+  LogCollectorOptions o = Options();
+  std::vector<std::string> reports;
+  o.report = [&](const std::string& line) { reports.push_back(line); };
+  LogCollector c(
+      "ns", "job", Pod("p"),
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        switch (++opens) {
+          case 1:  // cut after b
+            return kube::LineStreamPtr(std::make_unique<FakeLines>(
+                std::vector<std::string>(log.begin(), log.begin() + 2)));
+          case 2:  // followed again: c arrives, then the container ends (and its stream)
+            self->ContainerEnded();
+            return kube::LineStreamPtr(std::make_unique<FakeLines>(
+                std::vector<std::string>(log.begin(), log.begin() + 3)));
+          default:  // the final read finds d, written after the second stream ended
+            return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+        }
+      },
+      sink_, o);
+  self = &c;
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+  EXPECT_EQ(opens, 3);
+  std::vector<std::string> archived = Archived();
+  archived.erase(archived.begin());
+  EXPECT_EQ(archived,
+            (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] c", "[rank 0] d"}));
+  EXPECT_EQ(c.lines(), 4);
+  EXPECT_EQ(c.cuts(), 1);
+  EXPECT_EQ(c.gaps(), 0);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0],
+            "log of ns/job (pod p): the log stream ended while the launcher runs (a kubelet or API "
+            "server restart); following it again after line 2");
+}
+
+TEST_F(LogCollectorTest, ALogRotatedWhileItsStreamWasDownIsReadOnWithItsGapReported) {
+  int opens = 0;
+  LogCollector* self = nullptr;
+  LogCollectorOptions o = Options();
+  std::vector<std::string> reports;
+  o.report = [&](const std::string& line) { reports.push_back(line); };
+  LogCollector c(
+      "ns", "job", Pod("p"),
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        if (++opens == 1) {
+          return kube::LineStreamPtr(std::make_unique<FakeLines>(
+              std::vector<std::string>{Stamped(1, "a"), Stamped(2, "b")}, /*break_after=*/2));
+        }
+        self->ContainerEnded();  // the file now starts at e: c and d went with the rotation
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(
+            std::vector<std::string>{Stamped(5, "e"), Stamped(6, "f")}));
+      },
+      sink_, o);
+  self = &c;
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+  std::vector<std::string> archived = Archived();
+  archived.erase(archived.begin());
+  EXPECT_EQ(archived,
+            (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] e", "[rank 0] f"}));
+  EXPECT_EQ(c.gaps(), 1);
+  EXPECT_EQ(c.cuts(), 0);  // a broken stream, not one that ended
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0],
+            "log of ns/job (pod p): lines written between 2027-01-15T08:00:00.002000000Z and "
+            "2027-01-15T08:00:00.005000000Z may be missing: the log no longer holds the last line "
+            "read (rotated while its stream was down)");
 }
 
 TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
@@ -303,6 +390,7 @@ TEST_F(LogCollectorTest, ACollectorOfAnotherReplicaOrAfterARestartContinuesWitho
         return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
       },
       sink_, o);
+  next.ContainerEnded();
   ASSERT_TRUE(next.Run(std::stop_token()).ok());
   EXPECT_EQ(Archived(),
             (std::vector<std::string>{"[mpirun] dljob: following launcher pod p", "[rank 0] a",
@@ -317,6 +405,7 @@ TEST_F(LogCollectorTest, AnUnwritableArchiveIsAnErrorNamingThePath) {
         return kube::LineStreamPtr(std::make_unique<FakeLines>(std::vector<std::string>{}));
       },
       sink_, Options());
+  c.ContainerEnded();
   Status s = c.Run(std::stop_token());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("ns/job/"), std::string::npos) << s.message();

@@ -18,6 +18,19 @@ bool Started(const Json& pod) {
   return phase == "Running" || phase == "Succeeded" || phase == "Failed";
 }
 
+// Whether the pod's launcher container has ended: the pod finished, or the container terminated.
+bool LauncherEnded(const Json& pod) {
+  const Json& status = FieldOf(pod, "status");
+  const std::string phase = StringAt(status, "phase");
+  if (phase == "Succeeded" || phase == "Failed") return true;
+  const Json& containers = FieldOf(status, "containerStatuses");
+  if (!containers.is_array()) return false;
+  for (const Json& c : containers) {
+    if (StringAt(c, "name") == "launcher") return FieldOf(FieldOf(c, "state"), "terminated").is_object();
+  }
+  return false;
+}
+
 }  // namespace
 
 Status ApiThroughputSink::Publish(const std::string& ns, const std::string& job,
@@ -59,13 +72,18 @@ void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
     const std::string job = kube::LabelOf(pod, "dljob.io/job-name");
     if (uid.empty() || job.empty()) continue;
     present.insert(uid);
-    if (by_uid_.count(uid) || !Started(pod)) continue;
+    if (auto it = by_uid_.find(uid); it != by_uid_.end()) {
+      if (LauncherEnded(pod)) it->second.collector->ContainerEnded();
+      continue;
+    }
+    if (!Started(pod)) continue;
     Entry& e = by_uid_[uid];
     e.job_key = ns + "/" + job;
     ArchivedPod archived{name, uid,
                          pod.value("/metadata/creationTimestamp"_json_pointer, std::string())};
     e.collector =
         std::make_unique<LogCollector>(ns, job, std::move(archived), open_, sink_, options_);
+    if (LauncherEnded(pod)) e.collector->ContainerEnded();
     e.done = std::make_shared<std::atomic<bool>>(false);
     e.thread = std::jthread(
         [c = e.collector.get(), done = e.done, key = e.job_key, name](std::stop_token stop) {

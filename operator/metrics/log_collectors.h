@@ -5,8 +5,10 @@
 // operator's loop. A pod that has started (phase Running, Succeeded or Failed) and has no
 // collector gets one, keyed by the pod's uid, so a restarted job's new launcher (same name, new
 // uid) is followed afresh and archived after the previous one. A collector whose log ended stays
-// recorded until its pod disappears, so a finished pod is never followed twice. Line counts and
-// the last progress time are kept per job ("namespace/name") across incarnations.
+// recorded until its pod disappears, so a finished pod is never followed twice. A collector is
+// told when its pod shows the launcher container ended (terminated, or the pod finished:
+// LogCollector::ContainerEnded); until then the end of a stream is not the end of the log. Line
+// counts and the last progress time are kept per job ("namespace/name") across incarnations.
 //
 // Sync() also flushes each running collector's unpublished throughput and archive lines
 // (LogCollector::Flush).

@@ -49,6 +49,13 @@ void WaitIdle(const LogCollectors& c) {
       << "a follower never ended";
 }
 
+// The launcher's log options of a test: re-opens without delay.
+LogCollectorOptions Quick() {
+  LogCollectorOptions o;
+  o.reopen_backoff = std::chrono::milliseconds(1);
+  return o;
+}
+
 TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
   std::atomic<int> opens{0};
   CountingSink sink;
@@ -58,28 +65,53 @@ TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
         return kube::LineStreamPtr(std::make_unique<VectorLines>(std::vector<std::string>{
             "[1,0]<stdout>:hello", "[1,0]<stdout>:DLJOB_METRIC {\"step\":1}"}));
       },
-      sink, LogCollectorOptions{});
+      sink, Quick());
 
   collectors.Sync({Launcher("u1", "Pending")});
   EXPECT_EQ(opens.load(), 0);  // not started: nothing to follow yet
   collectors.Sync({Launcher("u1", "Running")});
+  // While the pod runs, the end of a stream is not the end of its log: it is followed on.
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return opens.load() >= 2; }));
+  EXPECT_EQ(collectors.Following(), 1u);
+  collectors.Sync({Launcher("u1", "Succeeded")});  // read once more, to the end
   WaitIdle(collectors);
+  const int opened = opens.load();
   collectors.Sync({Launcher("u1", "Succeeded")});  // same incarnation: not followed again
-  WaitIdle(collectors);
-  EXPECT_EQ(opens.load(), 1);
-  EXPECT_EQ(collectors.Counts()["ns/job"].lines, 2);
+  EXPECT_EQ(collectors.Following(), 0u);
+  EXPECT_EQ(opens.load(), opened);
+  EXPECT_EQ(collectors.Counts()["ns/job"].lines, 2);  // however often it was read
 
   // A restart: the old launcher is gone, a new one (new uid) runs. Counts accumulate.
   collectors.Sync({});
   EXPECT_EQ(collectors.Counts()["ns/job"].lines, 2);
-  collectors.Sync({Launcher("u2", "Running")});
+  collectors.Sync({Launcher("u2", "Failed")});
   WaitIdle(collectors);
-  EXPECT_EQ(opens.load(), 2);
+  EXPECT_EQ(opens.load(), opened + 1);  // a pod that had already ended: its log read once
   EXPECT_EQ(collectors.Counts()["ns/job"].lines, 4);
   EXPECT_EQ(collectors.Counts()["ns/job"].metric_lines, 2);
   EXPECT_TRUE(collectors.LastProgress("ns/job").has_value());
   EXPECT_FALSE(collectors.LastProgress("ns/other").has_value());
   EXPECT_EQ(sink.publishes.load(), 2);  // once per incarnation (the clock barely moved)
+}
+
+TEST(LogCollectorsTest, ATerminatedLauncherContainerEndsTheLogBeforeThePodFinishes) {
+  std::atomic<int> opens{0};
+  CountingSink sink;
+  LogCollectors collectors(
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        ++opens;
+        return kube::LineStreamPtr(
+            std::make_unique<VectorLines>(std::vector<std::string>{"[1,0]<stdout>:bye"}));
+      },
+      sink, Quick());
+  Json pod = Launcher("u1", "Running");
+  pod["status"]["containerStatuses"] = {
+      {{"name", "sidecar"}, {"state", {{"running", Json::object()}}}},
+      {{"name", "launcher"}, {"state", {{"terminated", {{"exitCode", 0}}}}}}};
+  collectors.Sync({pod});
+  WaitIdle(collectors);
+  EXPECT_EQ(opens.load(), 1);
+  EXPECT_EQ(collectors.Ended("u1"), true);
 }
 
 // A log whose end comes only once the test opens the gate.
@@ -110,11 +142,13 @@ TEST(LogCollectorsTest, EndedOnlyOnceTheLogIsReadAndTheLastThroughputPublished) 
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
         return kube::LineStreamPtr(std::make_unique<GatedLines>(gate));
       },
-      sink, LogCollectorOptions{});
+      sink, Quick());
   EXPECT_EQ(collectors.Ended("u1"), std::nullopt);  // nobody follows it yet
   collectors.Sync({Launcher("u1", "Running")});
   EXPECT_EQ(collectors.Ended("u1"), false);
-  gate = true;
+  gate = true;  // the stream ends, but the pod still runs: followed on, not ended
+  EXPECT_EQ(collectors.Ended("u1"), false);
+  collectors.Sync({Launcher("u1", "Succeeded")});
   ASSERT_TRUE(dljob::testing::Eventually([&] { return collectors.Ended("u1") == true; }));
   EXPECT_EQ(sink.publishes.load(), 1);
   EXPECT_EQ(collectors.Ended("u2"), std::nullopt);

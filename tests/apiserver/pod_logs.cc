@@ -2,6 +2,9 @@
 #include "tests/apiserver/pod_logs.h"
 
 #include <algorithm>
+#include <iterator>
+
+#include "kube/log_timestamp.h"
 
 namespace dljob::apiserver {
 
@@ -21,6 +24,7 @@ void PodLogs::Append(const std::string& pod_key, std::string_view text) {
   while (!log.in_flight.empty() && log.in_flight.front().second <= now) log.in_flight.pop_front();
   if (delay_.count() > 0 && !text.empty())
     log.in_flight.emplace_back(log.text.size(), now + delay_);
+  if (!text.empty()) log.written.emplace_back(log.text.size(), std::chrono::system_clock::now());
   log.text.append(text);
   changed_.notify_all();
 }
@@ -37,6 +41,32 @@ std::string PodLogs::Read(const std::string& pod_key, size_t offset) const {
   if (it == logs_.end()) return "";
   size_t end = Arrived(it->second, std::chrono::steady_clock::now());
   return offset >= end ? "" : it->second.text.substr(offset, end - offset);
+}
+
+std::string PodLogs::Stamped(const std::string& pod_key, size_t offset,
+                            std::string_view text) const {
+  MutexLock lock(mu_);
+  auto it = logs_.find(pod_key);
+  if (it == logs_.end()) return std::string(text);
+  const Log& log = it->second;
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t at = offset + pos;
+    if (at == 0 || log.text[at - 1] == '\n') {  // a line begins here
+      auto after = std::upper_bound(
+          log.written.begin(), log.written.end(), at,
+          [](size_t a, const auto& w) { return a < w.first; });
+      const auto time = after == log.written.begin() ? std::chrono::system_clock::time_point()
+                                                     : std::prev(after)->second;
+      out += kube::StampLogLine(time, "");
+    }
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    out.append(text.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
 }
 
 bool PodLogs::Unread(const std::string& pod_key, size_t offset) const {

@@ -8,6 +8,8 @@
 // followed log of a finished pod ends only once everything has been sent, as a kubelet's does.
 // A followed log waits for more text with WaitForMore, woken by Append, by delayed text arriving
 // and by Wake (a pod finished, the server shuts down).
+// Every append is stamped with the wall time it was made, so that the log can be served as a
+// kubelet serves it with `timestamps=true` (Stamped).
 // Thread-safe (one mutex).
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/mutex.h"
 
@@ -30,6 +33,9 @@ class PodLogs {
   void Erase(const std::string& pod_key);
   // The log from byte `offset` on, as far as it has reached readers ("" past that).
   std::string Read(const std::string& pod_key, size_t offset = 0) const;
+  // `text`, read from byte `offset` of the log, with each line that begins in it prefixed with the
+  // time of the append that wrote it (kube/log_timestamp.h's StampLogLine).
+  std::string Stamped(const std::string& pod_key, size_t offset, std::string_view text) const;
   // Whether the log holds text past `offset`, arrived or still on its way.
   bool Unread(const std::string& pod_key, size_t offset) const;
   // Blocks until text past `offset` has arrived, Wake() is called, or `deadline`.
@@ -43,6 +49,8 @@ class PodLogs {
     std::string text;
     // Appends not yet arrived, oldest first: where each begins in `text`, and when it arrives.
     std::deque<std::pair<size_t, Time>> in_flight;
+    // Where each append begins in `text`, and when it was made; in order.
+    std::vector<std::pair<size_t, std::chrono::system_clock::time_point>> written;
   };
   // How much of the log has arrived by `now`.
   static size_t Arrived(const Log& log, Time now);

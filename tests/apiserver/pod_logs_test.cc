@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kube/log_timestamp.h"
+
 namespace dljob::apiserver {
 namespace {
 
@@ -20,6 +22,44 @@ TEST(PodLogsTest, WithoutADelayTextIsReadAtOnce) {
   EXPECT_EQ(logs.Read("ns/p", 4), "two\n");
   EXPECT_FALSE(logs.Unread("ns/p", 8));
   EXPECT_EQ(logs.Read("ns/other"), "");
+}
+
+TEST(PodLogsTest, StampedLinesCarryTheTimeOfTheirAppendInOrder) {
+  PodLogs logs;
+  const auto before = std::chrono::system_clock::now();
+  logs.Append("ns/p", "one\ntwo\nthr");
+  logs.Append("ns/p", "ee\nfour\n");
+  const auto after = std::chrono::system_clock::now();
+  const std::string text = logs.Read("ns/p");
+  // Read from any offset, a line is stamped where it begins, never in its middle.
+  for (size_t offset : {size_t{0}, size_t{4}, size_t{10}}) {
+    std::string stamped = logs.Stamped("ns/p", offset, text.substr(offset));
+    std::vector<std::string> lines;
+    for (size_t pos = 0; pos < stamped.size();) {
+      size_t nl = stamped.find('\n', pos);
+      lines.push_back(stamped.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+    std::vector<std::string> texts;
+    std::optional<WallTime> previous;
+    for (const std::string& line : lines) {
+      if (offset == 10 && texts.empty()) {  // begins inside "three": no stamp
+        texts.push_back(line);
+        continue;
+      }
+      std::optional<kube::StampedLogLine> split = kube::SplitLogTimestamp(line);
+      ASSERT_TRUE(split.has_value()) << line;
+      EXPECT_GE(split->time, before);
+      EXPECT_LE(split->time, after);
+      if (previous) EXPECT_GE(split->time, *previous);
+      previous = split->time;
+      texts.emplace_back(split->text);
+    }
+    const std::vector<std::string> want_from_0 = {"one", "two", "three", "four"};
+    if (offset == 0) EXPECT_EQ(texts, want_from_0);
+    if (offset == 4) EXPECT_EQ(texts, std::vector<std::string>(want_from_0.begin() + 1, want_from_0.end()));
+    if (offset == 10) EXPECT_EQ(texts, (std::vector<std::string>{"ree", "four"}));
+  }
 }
 
 TEST(PodLogsTest, DelayedTextIsUnreadButNotReadUntilItArrives) {

@@ -90,20 +90,25 @@ void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
     }
   }
   const std::string key = path.ns + "/" + path.name;
+  const bool stamped = QueryFlag(query, "timestamps");
+  // The log from `offset` on as served: with each line's time first when asked for.
+  auto serve = [&](size_t offset, const std::string& text) {
+    return stamped ? logs_.Stamped(key, offset, text) : text;
+  };
   std::string text = logs_.Read(key);
   if (!QueryFlag(query, "follow")) {
-    return out.Respond(200, {{"Content-Type", "text/plain"}}, TailLines(text, tail));
+    return out.Respond(200, {{"Content-Type", "text/plain"}}, TailLines(serve(0, text), tail));
   }
   const uint64_t epoch = watch_epoch_;
   out.StartStream(200, {{"Content-Type", "text/plain"}});
   size_t offset = text.size();
-  if (!text.empty() && !out.Write(TailLines(text, tail))) return;
+  if (!text.empty() && !out.Write(TailLines(serve(0, text), tail))) return;
   while (!Stopping(epoch) && out.Connected()) {
     ApiResult<Json> pod = store_.Get(pods, path.ns, path.name);
     bool finished = !pod.ok() || PodFinished(*pod);
     std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
+    if (!more.empty() && !out.Write(serve(offset, more))) return;
     offset += more.size();
-    if (!more.empty() && !out.Write(more)) return;
     if (finished && !logs_.Unread(key, offset)) return;  // every line sent, as a kubelet does
     logs_.WaitForMore(key, offset, std::chrono::steady_clock::now() + options_.idle_check);
   }

@@ -54,6 +54,9 @@ class E2eCluster {
   virtual Status EndTraining(const std::string& job, int exit_code) = 0;
   // The job's current worker `index` fails (its container exits non-zero).
   virtual Status FailWorker(const std::string& job, int index) = 0;
+  // Every stream of the job's launcher log ends the way a kubelet restart ends it: cleanly, while
+  // the launcher runs on. Returns once the log can be read again.
+  virtual Status CutLauncherLog(const std::string& job) = 0;
 
   // A bearer token of the service account `sa` of ns() (made if missing), as the server
   // authenticates it (TokenReview): the legacy token Secret, filled by the real token

@@ -293,6 +293,26 @@ Status KubeCluster::FailWorker(const std::string& job, int index) {
   return Put(*address, "kill", "");
 }
 
+Status KubeCluster::CutLauncherLog(const std::string& job) {
+  std::string node;
+  const bool placed = WaitFor(
+      [&] {
+        kube::ApiResult<Json> pod = api_->Get(kube::resources::kPods, ns_, LauncherName(job));
+        node = pod.ok() && PodPhase(*pod) == "Running" ? NodeNameOf(*pod) : "";
+        return !node.empty();
+      },
+      wait_ms());
+  if (!placed) return Status::Unavailable("the launcher of " + job + " is not Running on a node");
+  CommandResult r = RunCommand(
+      {"bash", SourceDir() + "/scripts/cluster/kube-fault.sh", "restart-kubelet", node},
+      {{"KUBECONFIG", kubeconfig_}});
+  if (r.exit_code != 0) {
+    return Status::Unavailable("scripts/cluster/kube-fault.sh restart-kubelet " + node +
+                               " failed: " + r.err + r.out);
+  }
+  return Status::Ok();
+}
+
 std::string KubeCluster::Diagnostics() const {
   std::string out = "--- pods in " + ns_ + " ---\n";
   kube::ApiResult<Json> pods = kube::ListAll(*api_, kube::resources::kPods, ns_);

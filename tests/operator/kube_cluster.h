@@ -59,6 +59,9 @@ class KubeCluster : public E2eCluster {
   Status Say(const std::string& job, int rank, const std::string& line) override;
   Status EndTraining(const std::string& job, int exit_code) override;
   Status FailWorker(const std::string& job, int index) override;
+  // Restarts the kubelet of the launcher's node (scripts/cluster/kube-fault.sh restart-kubelet),
+  // which ends every log stream it serves; returns once the node is Ready again.
+  Status CutLauncherLog(const std::string& job) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   // The namespace's pods (phase, node, container states) and its Events, oldest first.
   std::string Diagnostics() const override;

@@ -87,6 +87,11 @@ Status TestCluster::Say(const std::string& job, int rank, const std::string& lin
                             "[1," + std::to_string(rank) + "]<stdout>:" + line + "\n");
 }
 
+Status TestCluster::CutLauncherLog(const std::string& job) {
+  if (Status s = WaitForLivePod(LauncherName(job)); !s.ok()) return s;
+  return control_.DropWatches();  // ends every followed log cleanly, as a kubelet restart does
+}
+
 Status TestCluster::EndTraining(const std::string& job, int exit_code) {
   std::string launcher = LauncherName(job);
   if (Status s = WaitForLivePod(launcher); !s.ok()) return s;

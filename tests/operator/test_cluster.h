@@ -54,6 +54,9 @@ class TestCluster : public E2eCluster {
   Status Say(const std::string& job, int rank, const std::string& line) override;
   Status EndTraining(const std::string& job, int exit_code) override;
   Status FailWorker(const std::string& job, int index) override;
+  // Ends every open watch and followed log (/_test/watches/drop): the test server cannot restart
+  // one node's kubelet alone.
+  Status CutLauncherLog(const std::string& job) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   std::string Diagnostics() const override {
     return "--- dljob-test-apiserver ---\n" + ApiServerLog();
