@@ -247,6 +247,9 @@ struct DLJobStatus {
   std::optional<int64_t> attained_gpu_seconds;
   // Times the job was restarted to apply a changed spec (jobs/spec_revision.h); not restarts.
   std::optional<int64_t> spec_restarts;
+  // Times the job was restarted because a node under it was lost (operator/controller/
+  // node_loss.h); not restarts: a disruption spends nothing of backoffLimit.
+  std::optional<int64_t> disruption_restarts;
   // The metadata.generation this status was computed from.
   std::optional<int64_t> observed_generation;
   std::optional<Throughput> throughput;

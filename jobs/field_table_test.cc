@@ -88,6 +88,7 @@ DLJob EveryFieldJob() {
   st.restarts = 1;
   st.preemptions = 2;
   st.spec_restarts = 1;
+  st.disruption_restarts = 1;
   st.observed_generation = 3;
   st.attained_gpu_seconds = 7200;
   st.throughput = Throughput{.images_per_sec = 2950.5,
@@ -203,6 +204,7 @@ status:
   preemptions: 2
   attainedGpuSeconds: 7200
   specRestarts: 1
+  disruptionRestarts: 1
   observedGeneration: 3
   throughput:
     imagesPerSec: 2950.5

@@ -447,7 +447,9 @@ kube::ApiResult<Json> FakeApi::MergePatch(const kube::Resource& r, const std::st
 kube::ApiResult<Json> FakeApi::Delete(const kube::Resource& r, const std::string& ns,
                                       const std::string& name, const kube::DeleteOptions& options) {
   MutexLock lock(mu_);
-  if (auto e = RecordLocked({"delete", r.plural, ns, name, nullptr})) return *e;
+  Json body = nullptr;  // recorded: the grace period, when one is given
+  if (options.grace_period_seconds) body = {{"gracePeriodSeconds", *options.grace_period_seconds}};
+  if (auto e = RecordLocked({"delete", r.plural, ns, name, body})) return *e;
   Json* found = FindLocked(r, ns, name);
   if (!found) return NotFound(r, name);
   if (!options.precondition_uid.empty() && UidOf(*found) != options.precondition_uid) {

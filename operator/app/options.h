@@ -51,6 +51,9 @@ struct OperatorOptions {
   // before the queue may preempt it.
   std::string queue_policy = "dljob";
   std::chrono::seconds min_run_time{300};
+  // How long a node under a running job may be not Ready before it counts as lost
+  // (operator/controller/node_loss.h).
+  std::chrono::seconds node_lost_after{30};
   // The validating admission webhook (admission_review.h, webhook_cert.h), HTTPS on its own
   // port, served by every replica; -1: none.
   int webhook_port = -1;

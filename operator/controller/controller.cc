@@ -6,6 +6,7 @@
 
 #include "operator/controller/children.h"
 #include "operator/controller/dataset_cache_recorder.h"
+#include "scheduler/kube_objects.h"
 
 namespace dljob::controller {
 
@@ -103,7 +104,18 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   auto node_seen = [this](const Json& o) {
     if (ledger_.UpsertNode(o)) WakeWaiting();
   };
-  nodes_->AddHandlers({node_seen, [node_seen](const Json&, const Json& o) { node_seen(o); },
+  // A node that stops (or starts again) being Ready: the jobs with pods there look at it
+  // (node_loss.h), now and once it would count as lost.
+  auto node_changed = [this, node_seen](const Json& old, const Json& o) {
+    node_seen(o);
+    if (scheduler::NodeReady(old) == scheduler::NodeReady(o)) return;
+    const std::string node = kube::NameOf(o);
+    for (const Json& pod : pods_->store().List()) {
+      if (kube::NodeNameOf(pod) != node) continue;
+      if (std::string key = OwnerJobKey(pod); !key.empty()) queue_.Add(key);
+    }
+  };
+  nodes_->AddHandlers({node_seen, node_changed,
                        [this](const Json& o) {
                          ledger_.RemoveNode(o);
                          scheduler_->Trigger();
@@ -119,7 +131,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   reconciler_ = std::make_unique<Reconciler>(
       api, clock,
       Caches{jobs_->store(), pods_->store(), services_->store(), config_maps_->store(),
-             secrets_->store(), ledger_, &book_},
+             secrets_->store(), ledger_, &book_, &nodes_->store()},
       options_.reconcile, std::move(keys));
 }
 

@@ -69,6 +69,16 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
       return Finish(p);
     }
   }
+  if (caches_.nodes && p.stale.empty() && seen.state != JobState::kSucceeded) {
+    if (std::optional<NodeLoss> loss =
+            FindNodeLoss(p.pods, *caches_.nodes, options_.node_lost_after)) {
+      if (loss->due <= p.now) {
+        RestartForNodeLoss(p, loss->message);
+        return Finish(p);
+      }
+      p.RequeueIn(Until(loss->due, p.now));
+    }
+  }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
   RunDecision decision =
@@ -112,14 +122,10 @@ Result<ReconcileResult> Reconciler::Converge(Pass& p) {
   if (!*config) return Finish(p);
 
   if (!p.stale.empty()) {  // a restart or preemption is under way: the old pods go first
-    for (const Json& pod : p.stale) {
-      if (IsDeleting(pod)) continue;
-      std::string name = kube::NameOf(pod);
-      kube::ApiResult<Json> r =
-          api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, name);
-      if (!r.ok() && !r.error().IsNotFound())
-        return r.error().ToStatus().WithContext("deleting pod " + name);
+    for (Json& pod : p.stale) {
+      if (Status s = DeletePod(p, pod); !s.ok()) return s;
     }
+    if (caches_.nodes) p.RequeueIn(options_.node_lost_after);  // a node may be lost meanwhile
     return Finish(p);
   }
   Result<bool> pods = EnsurePods(p);
@@ -295,6 +301,19 @@ void Reconciler::RestartForSpec(Pass& p) {
         "the job's spec changed" + generation + "; restarting the whole job with it, " +
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
         false);
+  StopAllPods(p);
+}
+
+// Restarts the whole job away from a lost node, as a changed spec does (RestartForSpec): counted
+// in status.disruptionRestarts, spending nothing of backoffLimit. The pods on the lost node are
+// deleted at once (DeletePod); the next gang is placed on nodes that are Ready.
+void Reconciler::RestartForNodeLoss(Pass& p, const std::string& why) {
+  DLJobStatus& s = p.job.status;
+  s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
+  p.Set(JobPhase::kRestarting, "NodeLost",
+        why + "; restarting the whole job on the nodes that remain, " +
+            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+        true);
   StopAllPods(p);
 }
 

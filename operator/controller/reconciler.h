@@ -33,6 +33,12 @@
 //     observation.h) once its gang was bound, ends the attempt: the run policy restarts the whole
 //     job (counted in status.restarts, with a condition and an Event naming the pod and why) or
 //     fails it. A worker is never silently recreated while mpirun runs on the others.
+//   - A node under a running job that stays not Ready for node_lost_after (its kubelet gone:
+//     node_loss.h) is lost: the whole job restarts on the nodes that remain, from its
+//     checkpoint — Restarting/NodeLost, an Event, status.disruptionRestarts counted (not
+//     restarts) — and its pods on that node are deleted at once (grace period 0: no kubelet will
+//     confirm a graceful delete there). When the rest cannot hold it, it waits Queued with the
+//     placement's reason. Never a partial gang: no pod is recreated alone.
 //   - A job that does not fit stays Queued with the placement's reason (reason Unschedulable),
 //     and its unbound workers carry PodScheduled=False/Unschedulable with the same message.
 //   - A bind that fails part-way undoes the gang (its bound workers deleted, the ledger's
@@ -71,6 +77,7 @@
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/job_timings.h"
 #include "operator/controller/log_drain.h"
+#include "operator/controller/node_loss.h"
 #include "operator/controller/ssh_keys.h"
 
 namespace dljob::controller {
@@ -89,6 +96,7 @@ struct Caches {
   const kube::Store& secrets;
   GpuLedger& gpus;
   AdmissionBook* admission = nullptr;
+  const kube::Store* nodes = nullptr;  // the Node informer's; null: no node is ever judged lost
 };
 
 struct ReconcilerOptions {
@@ -102,6 +110,8 @@ struct ReconcilerOptions {
   LauncherLogEnded launcher_log_ended;
   // Told how long a job waited (job_timings.h) after each status write that lands; unset: no one.
   JobTimingsSink timings;
+  // How long a node under a running job may be not Ready before it counts as lost (node_loss.h).
+  kube::Duration node_lost_after{std::chrono::seconds(30)};
 };
 
 struct ReconcileResult {
@@ -157,6 +167,11 @@ class Reconciler {
   // A spec that no longer matches the pods' (SpecChanged) is applied by a whole-job restart.
   static bool SpecChanged(const Pass& p, const Observation& seen);
   static void RestartForSpec(Pass& p);
+  // A node under the job lost (node_loss.h): the whole job restarts on the nodes that remain.
+  static void RestartForNodeLoss(Pass& p, const std::string& why);
+  // Deletes one of the job's pods: gracefully, or at once on a lost node.
+  Status DeletePod(Pass& p, Json& pod);
+  bool OnLostNode(const Pass& p, const Json& pod) const;
   static void StopAllPods(Pass& p);  // status: no pod ready or placed; then every pod deleted
   // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
   // reason and its workers' PodScheduled condition says it.

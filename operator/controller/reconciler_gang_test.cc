@@ -293,6 +293,97 @@ TEST_F(GangTest, AWorkerDeletedWhileTheJobRunsRestartsTheWholeJob) {
   EXPECT_EQ(JobStatus()["restarts"], 1);
 }
 
+// The node lifecycle controller's view of a node whose kubelet stopped posting status at `since`.
+Json UnreachableNode(const std::string& name, int gpus, const std::string& since) {
+  Json node = GpuNode(name, gpus);
+  node["status"]["conditions"] = {{{"type", "Ready"},
+                                   {"status", "Unknown"},
+                                   {"reason", "NodeStatusUnknown"},
+                                   {"message", "Kubelet stopped posting node status."},
+                                   {"lastTransitionTime", since}}};
+  return node;
+}
+
+TEST_F(GangTest, ANodeLostUnderARunningJobRestartsItWholeOnTheNodesThatRemain) {
+  RunJob();  // both workers and the launcher on n1
+  api_.Put(kNodes, GpuNode("n2", 8));
+  api_.Put(kNodes, UnreachableNode("n1", 8, kNow));
+  // Not Ready for less than node_lost_after: a kubelet restart, not a loss. Looked at again when
+  // it would be one.
+  ReconcileResult waiting = Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+  ASSERT_TRUE(waiting.requeue_after.has_value());
+  EXPECT_LE(*waiting.requeue_after, options_.node_lost_after);
+
+  clock_.Advance(options_.node_lost_after);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events NodeLost",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  // Deleted at once: no kubelet on n1 will confirm a graceful delete.
+  EXPECT_EQ(Body("delete pods ns/j-worker-0"), (Json{{"gracePeriodSeconds", 0}}));
+  const std::string why =
+      "node n1 has not been Ready since 2026-01-02T03:04:05Z (Unknown, NodeStatusUnknown, Kubelet "
+      "stopped posting node status.); restarting the whole job on the nodes that remain, from the "
+      "start (no spec.checkpoint)";
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["disruptionRestarts"], 1);
+  EXPECT_EQ(status.value("restarts", 0), 0);  // backoffLimit is not spent on a lost node
+  EXPECT_EQ(JobCondition("Restarting", "reason"), "NodeLost");
+  EXPECT_EQ(JobCondition("Restarting", "message"), why);
+  EXPECT_EQ(EventBody()["type"], "Warning");
+
+  Reconcile();  // the next incarnation, whole, on n2
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
+                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j"}));
+  for (const Json& p : api_.Objects(kPods)) EXPECT_EQ(p["spec"]["nodeName"], "n2") << p.dump();
+}
+
+TEST_F(GangTest, WhenTheNodesThatRemainCannotHoldALostNodesJobItWaitsSayingWhy) {
+  RunJob();
+  api_.Put(kNodes, UnreachableNode("n1", 8, kNow));
+  clock_.Advance(options_.node_lost_after);
+  Reconcile();
+  ASSERT_EQ(JobStatus()["phase"], "Restarting");
+  Reconcile();
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");  // a restart waits with the placement's reason
+  EXPECT_EQ(JobCondition("Restarting", "reason"), "NodeLost");
+  // Its workers say why they wait, as kube-scheduler would.
+  const Json scheduled = (*api_.Object(kPods, "ns", "j-worker-0"))["status"]["conditions"][0];
+  EXPECT_EQ(scheduled["reason"], "Unschedulable");
+  EXPECT_NE(scheduled.value("message", "").find("1 node(s) were unschedulable"), std::string::npos)
+      << scheduled.dump();
+  bool bound = false;
+  for (const Json& p : api_.Objects(kPods)) bound = bound || p["spec"].contains("nodeName");
+  EXPECT_FALSE(bound) << "no partial gang";
+}
+
+TEST_F(GangTest, APodStuckDeletingOnALostNodeIsDeletedAtOnceSoTheRestartGoesOn) {
+  RunJob();
+  // A restart began (the launcher failed) while n1 was still Ready; then n1 was lost.
+  SetPod("j-launcher", "Failed", false, 1);
+  std::vector<Json> pods = api_.Objects(kPods);
+  Reconcile();
+  ASSERT_EQ(JobStatus()["phase"], "Restarting");
+  for (Json& pod : pods) {  // the fake deletes at once; a server waits for the kubelet
+    pod["metadata"]["deletionTimestamp"] = kNow;
+    api_.Put(kPods, pod);
+  }
+  api_.Put(kNodes, GpuNode("n2", 8));
+  api_.Put(kNodes, UnreachableNode("n1", 8, kNow));
+  Reconcile();
+  EXPECT_EQ(Calls(), Strings{});  // not lost yet: the kubelet may be back
+  clock_.Advance(options_.node_lost_after);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(Body("delete pods ns/j-launcher"), (Json{{"gracePeriodSeconds", 0}}));
+  EXPECT_EQ(JobStatus().value("disruptionRestarts", 0), 0);  // a restart already under way
+}
+
 TEST_F(GangTest, AWorkerBeingDeletedRestartsTheJobAndSaysWhy) {
   RunJob();
   Json pod = *api_.Object(kPods, "ns", "j-worker-0");

@@ -16,7 +16,8 @@ using kube::NameOf;
 using kube::NodeNameOf;
 using kube::ObjectKey;
 
-bool IsLive(const Json& pod) {
+// Not Succeeded or Failed (whether being deleted or not).
+bool Unfinished(const Json& pod) {
   std::string phase = pod.value("status", Json::object()).value("phase", "");
   return phase != "Succeeded" && phase != "Failed";
 }
@@ -121,15 +122,34 @@ Status Reconciler::WriteStatus(Pass& p) {
 Status Reconciler::DeletePods(Pass& p, bool only_live) {
   for (std::vector<Json>* list : {&p.pods, &p.stale}) {
     for (Json& pod : *list) {
-      if (IsDeleting(pod) || (only_live && !IsLive(pod))) continue;
-      kube::ApiResult<Json> r =
-          api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, NameOf(pod));
-      if (!r.ok() && !r.error().IsNotFound()) {
-        return r.error().ToStatus().WithContext("deleting pod " + NameOf(pod));
-      }
-      pod["metadata"]["deletionTimestamp"] = p.now_s;  // so this pass does not delete it again
+      if (only_live && !Unfinished(pod)) continue;
+      if (Status s = DeletePod(p, pod); !s.ok()) return s;
     }
   }
+  return Status::Ok();
+}
+
+bool Reconciler::OnLostNode(const Pass& p, const Json& pod) const {
+  return caches_.nodes && controller::OnLostNode(pod, *caches_.nodes, options_.node_lost_after, p.now);
+}
+
+// A pod being deleted is left to its kubelet, unless its node is lost: then it is deleted again
+// with grace period 0, which removes it at once.
+Status Reconciler::DeletePod(Pass& p, Json& pod) {
+  const bool lost = OnLostNode(p, pod);
+  if (IsDeleting(pod) && (!lost || pod.value("/metadata/deletionGracePeriodSeconds"_json_pointer,
+                                             int64_t{-1}) == 0)) {
+    return Status::Ok();
+  }
+  kube::DeleteOptions options;
+  if (lost) options.grace_period_seconds = 0;
+  kube::ApiResult<Json> r =
+      api_.Delete(kube::resources::kPods, p.job.metadata.namespace_, NameOf(pod), options);
+  if (!r.ok() && !r.error().IsNotFound()) {
+    return r.error().ToStatus().WithContext("deleting pod " + NameOf(pod));
+  }
+  pod["metadata"]["deletionTimestamp"] = p.now_s;  // so this pass does not delete it again
+  if (lost) pod["metadata"]["deletionGracePeriodSeconds"] = 0;
   return Status::Ok();
 }
 

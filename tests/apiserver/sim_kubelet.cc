@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "kube/object_fields.h"
 #include "tests/apiserver/sim_objects.h"
 #include "tests/apiserver/watch_cursor.h"
 
@@ -63,25 +64,44 @@ std::chrono::milliseconds SimKubelet::delay() const {
   return delay_;
 }
 
+void SimKubelet::SetNodeDown(const std::string& node, bool down) {
+  {
+    MutexLock lock(mu_);
+    if (down) {
+      down_.insert(node);
+    } else {
+      down_.erase(node);
+    }
+  }
+  store_.Interrupt();  // what waited for the node goes ahead
+}
+
 void SimKubelet::Run() {
   WatchFilter filter;
   filter.type = pods_;
   std::optional<WatchCursor> cursor;
-  std::map<std::pair<std::string, std::string>, SteadyClock::time_point> due;  // (ns, name)
-  // Pods being deleted gracefully: removed `delay` after the kubelet saw it (by uid).
+  // Bound Pending pods to start: (ns, name) → (node, when).
   std::map<std::pair<std::string, std::string>, std::pair<std::string, SteadyClock::time_point>>
-      stopping;
+      due;
+  // Pods being deleted gracefully: removed `delay` after the kubelet saw it: (ns, name) → (uid,
+  // node, when).
+  struct Stopping {
+    std::string uid, node;
+    SteadyClock::time_point at;
+  };
+  std::map<std::pair<std::string, std::string>, Stopping> stopping;
   auto note = [&](const WatchOut& e) {
     auto key = std::make_pair(NamespaceOf(*e.object), NameOf(*e.object));
+    const std::string node = kube::NodeNameOf(*e.object);
     if (e.type == "DELETED" || !BoundAndPending(*e.object)) {
       due.erase(key);
     } else if (!due.count(key)) {
-      due[key] = SteadyClock::now() + delay();
+      due[key] = {node, SteadyClock::now() + delay()};
     }
     if (e.type == "DELETED" || !Terminating(*e.object)) {
       stopping.erase(key);
     } else if (!stopping.count(key)) {
-      stopping[key] = {UidOf(*e.object), SteadyClock::now() + delay()};
+      stopping[key] = {UidOf(*e.object), node, SteadyClock::now() + delay()};
     }
   };
   while (!stop_) {
@@ -99,10 +119,19 @@ void SimKubelet::Run() {
       continue;
     }
     for (const WatchOut& e : *events) note(e);
+    std::set<std::string> down;
+    {
+      MutexLock lock(mu_);
+      down = down_;
+    }
     SteadyClock::time_point next = SteadyClock::now() + std::chrono::milliseconds(100);
     for (auto it = due.begin(); it != due.end();) {
-      if (it->second > SteadyClock::now()) {
-        next = std::min(next, it->second);
+      if (down.count(it->second.first)) {  // no kubelet there to start it
+        ++it;
+        continue;
+      }
+      if (it->second.second > SteadyClock::now()) {
+        next = std::min(next, it->second.second);
         ++it;
         continue;
       }
@@ -117,14 +146,18 @@ void SimKubelet::Run() {
       it = due.erase(it);
     }
     for (auto it = stopping.begin(); it != stopping.end();) {
-      if (it->second.second > SteadyClock::now()) {
-        next = std::min(next, it->second.second);
+      if (down.count(it->second.node)) {  // no kubelet there to stop its containers
+        ++it;
+        continue;
+      }
+      if (it->second.at > SteadyClock::now()) {
+        next = std::min(next, it->second.at);
         ++it;
         continue;
       }
       DeleteRequest containers_stopped;  // what a kubelet sends once the containers are gone
       containers_stopped.grace_period_seconds = 0;
-      containers_stopped.precondition_uid = it->second.first;
+      containers_stopped.precondition_uid = it->second.uid;
       store_.Delete(pods_, it->first.first, it->first.second, containers_stopped);
       it = stopping.erase(it);
     }

@@ -6,6 +6,10 @@
 // once its containers stopped. Tests that want other outcomes drive phases explicitly through
 // /_test/pods/... instead (or as well).
 //
+// A node's kubelet can be stopped (SetNodeDown): its pods then neither start nor finish being
+// deleted until it is started again, as on a node whose kubelet process is gone while the
+// containers it started run on.
+//
 // It runs on its own thread, started by Enable() and joined by Disable() or the destructor.
 // Thread-safe.
 #pragma once
@@ -13,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -34,6 +39,7 @@ class SimKubelet {
   void Disable();
   bool enabled() const;
   std::chrono::milliseconds delay() const;
+  void SetNodeDown(const std::string& node, bool down);
 
  private:
   void Run();
@@ -45,6 +51,7 @@ class SimKubelet {
   mutable Mutex mu_;
   std::thread thread_ GUARDED_BY(mu_);
   std::chrono::milliseconds delay_ GUARDED_BY(mu_){0};
+  std::set<std::string> down_ GUARDED_BY(mu_);
   std::atomic<bool> stop_{true};
 };
 

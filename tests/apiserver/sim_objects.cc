@@ -152,4 +152,44 @@ Json SimulatedNode(const NodeSpec& spec, const std::string& now) {
   return node;
 }
 
+void SetNodeReachable(Json& node, bool reachable, const std::string& now) {
+  static constexpr char kUnreachable[] = "node.kubernetes.io/unreachable";
+  Json& status = node["status"];
+  if (!status["conditions"].is_array()) status["conditions"] = Json::array();
+  Json* ready = nullptr;
+  for (Json& c : status["conditions"]) {
+    if (c.value("type", "") == "Ready") ready = &c;
+  }
+  if (!ready) {
+    status["conditions"].push_back({{"type", "Ready"}});
+    ready = &status["conditions"].back();
+  }
+  const std::string want = reachable ? "True" : "Unknown";
+  if (ready->value("status", "") == want) return;
+  *ready = {{"type", "Ready"},
+            {"status", want},
+            {"reason", reachable ? "KubeletReady" : "NodeStatusUnknown"},
+            {"message", reachable ? "kubelet is posting ready status"
+                                  : "Kubelet stopped posting node status."},
+            {"lastHeartbeatTime", (*ready).value("lastHeartbeatTime", now)},
+            {"lastTransitionTime", now}};
+  if (reachable) (*ready)["lastHeartbeatTime"] = now;
+  Json taints = Json::array();
+  for (const Json& t : node["spec"].value("taints", Json::array())) {
+    if (t.value("key", "") != kUnreachable) taints.push_back(t);
+  }
+  if (!reachable) {
+    for (const char* effect : {"NoSchedule", "NoExecute"}) {
+      Json taint = {{"key", kUnreachable}, {"effect", effect}};
+      if (std::string(effect) == "NoExecute") taint["timeAdded"] = now;
+      taints.push_back(taint);
+    }
+  }
+  if (taints.empty()) {
+    node["spec"].erase("taints");
+  } else {
+    node["spec"]["taints"] = taints;
+  }
+}
+
 }  // namespace dljob::apiserver

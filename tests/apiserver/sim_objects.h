@@ -41,5 +41,11 @@ struct NodeSpec {
 NodeSpec NodeSpecFromJson(const nlohmann::json& body);
 // A v1 Node with Ready status (no metadata.resourceVersion; the store assigns it).
 nlohmann::json SimulatedNode(const NodeSpec& spec, const std::string& now);
+// What the node lifecycle controller does to a node whose kubelet stopped posting status
+// (`reachable` false): Ready becomes Unknown (NodeStatusUnknown, "Kubelet stopped posting node
+// status.") and the node.kubernetes.io/unreachable taints, NoSchedule and NoExecute, are added;
+// and what follows the kubelet's return (true): Ready True again, the taints removed. A node
+// already in that state is left as it is.
+void SetNodeReachable(nlohmann::json& node, bool reachable, const std::string& now);
 
 }  // namespace dljob::apiserver

@@ -50,6 +50,21 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
     if (!node.ok()) return RespondError(out, node.error());
     return RespondJson(out, 201, *node);
   }
+  if (m == "POST" && s.size() == 3 && s[0] == "nodes" && s[2] == "kubelet") {
+    if (!body->contains("running") || !(*body)["running"].is_boolean()) {
+      return RespondError(out, BadRequestError("/_test/nodes/" + s[1] +
+                                               "/kubelet: running: required, true or false"));
+    }
+    const bool running = (*body)["running"].get<bool>();
+    ApiResult<Json> node = store_.Mutate(*registry_.FindByKey("nodes"), "", s[1],
+                                         [&](Json& n) -> std::optional<ApiError> {
+                                           SetNodeReachable(n, running, now);
+                                           return std::nullopt;
+                                         });
+    if (!node.ok()) return RespondError(out, node.error());
+    kubelet_->SetNodeDown(s[1], !running);
+    return RespondJson(out, 200, *node);
+  }
   if (m == "POST" && s.size() == 4 && s[0] == "pods" && s[3] == "status") {
     PodState state = PodStateFromJson(*body);
     ApiResult<Json> pod = store_.Mutate(*registry_.FindByKey("pods"), s[1], s[2],

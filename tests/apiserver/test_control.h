@@ -3,6 +3,12 @@
 //
 //   POST   /_test/nodes                       {"name", "gpus": 8, "cpu", "memory", "gpuProduct",
 //                                               "labels": {}, "taints": []} -> 201 the Node
+//   POST   /_test/nodes/{name}/kubelet        {"running": false}: the node's kubelet stops — its
+//                                               Ready condition Unknown and the unreachable
+//                                               taints, as the node lifecycle controller sets
+//                                               them; its pods neither start nor finish being
+//                                               deleted; {"running": true} undoes it -> 200 the
+//                                               Node
 //   POST   /_test/pods/{ns}/{name}/status     {"phase", "ready", "exitCode", "reason", "message",
 //                                               "restartCount", "podIP"} -> 200 the Pod
 //   POST   /_test/pods/{ns}/{name}/log        raw text, appended to the pod's log -> 200 Status

@@ -31,6 +31,12 @@ Status ControlClient::AddNode(const std::string& name, int gpus) const {
   return Send("POST", "/_test/nodes", body.dump(), "application/json").status();
 }
 
+Status ControlClient::SetKubelet(const std::string& node, bool running) const {
+  json body = {{"running", running}};
+  return Send("POST", "/_test/nodes/" + node + "/kubelet", body.dump(), "application/json")
+      .status();
+}
+
 Status ControlClient::SetPodStatus(const std::string& ns, const std::string& pod,
                                    const PodStatusUpdate& s) const {
   json body = {{"phase", s.phase}, {"ready", s.ready}};

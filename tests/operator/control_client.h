@@ -58,6 +58,8 @@ class ControlClient {
 
   // Adds a Ready node with `gpus` nvidia.com/gpu (a node change makes the operator look again).
   Status AddNode(const std::string& name, int gpus) const;
+  // Stops (`running` false) or starts again the node's kubelet (/_test/nodes/{name}/kubelet).
+  Status SetKubelet(const std::string& node, bool running) const;
   Status SetPodStatus(const std::string& ns, const std::string& pod,
                       const PodStatusUpdate& s) const;
   Status AppendLog(const std::string& ns, const std::string& pod, const std::string& text) const;

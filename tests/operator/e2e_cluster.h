@@ -54,6 +54,11 @@ class E2eCluster {
   virtual Status EndTraining(const std::string& job, int exit_code) = 0;
   // The job's current worker `index` fails (its container exits non-zero).
   virtual Status FailWorker(const std::string& job, int index) = 0;
+  // The kubelet of `node` stops, the containers it started running on, until StartKubelet; the
+  // node goes not Ready as the node lifecycle controller marks it (on the test server at once, on
+  // Kubernetes after its node-monitor grace period).
+  virtual Status StopKubelet(const std::string& node) = 0;
+  virtual Status StartKubelet(const std::string& node) = 0;
   // Every stream of the job's launcher log ends the way a kubelet restart ends it: cleanly, while
   // the launcher runs on. Returns once the log can be read again.
   virtual Status CutLauncherLog(const std::string& job) = 0;

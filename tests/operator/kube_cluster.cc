@@ -293,6 +293,29 @@ Status KubeCluster::FailWorker(const std::string& job, int index) {
   return Put(*address, "kill", "");
 }
 
+namespace {
+
+// scripts/cluster/kube-fault.sh ARGS... against the cluster of `kubeconfig`.
+Status KubeFault(const std::string& kubeconfig, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"bash", SourceDir() + "/scripts/cluster/kube-fault.sh"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  CommandResult r = RunCommand(argv, {{"KUBECONFIG", kubeconfig}});
+  if (r.exit_code == 0) return Status::Ok();
+  std::string command = "scripts/cluster/kube-fault.sh";
+  for (const std::string& a : args) command += " " + a;
+  return Status::Unavailable(command + " failed: " + r.err + r.out);
+}
+
+}  // namespace
+
+Status KubeCluster::StopKubelet(const std::string& node) {
+  return KubeFault(kubeconfig_, {"stop-kubelet", node});
+}
+
+Status KubeCluster::StartKubelet(const std::string& node) {
+  return KubeFault(kubeconfig_, {"start-kubelet", node});
+}
+
 Status KubeCluster::CutLauncherLog(const std::string& job) {
   std::string node;
   const bool placed = WaitFor(
@@ -303,14 +326,7 @@ Status KubeCluster::CutLauncherLog(const std::string& job) {
       },
       wait_ms());
   if (!placed) return Status::Unavailable("the launcher of " + job + " is not Running on a node");
-  CommandResult r = RunCommand(
-      {"bash", SourceDir() + "/scripts/cluster/kube-fault.sh", "restart-kubelet", node},
-      {{"KUBECONFIG", kubeconfig_}});
-  if (r.exit_code != 0) {
-    return Status::Unavailable("scripts/cluster/kube-fault.sh restart-kubelet " + node +
-                               " failed: " + r.err + r.out);
-  }
-  return Status::Ok();
+  return KubeFault(kubeconfig_, {"restart-kubelet", node});
 }
 
 std::string KubeCluster::Diagnostics() const {

@@ -62,6 +62,9 @@ class KubeCluster : public E2eCluster {
   // Restarts the kubelet of the launcher's node (scripts/cluster/kube-fault.sh restart-kubelet),
   // which ends every log stream it serves; returns once the node is Ready again.
   Status CutLauncherLog(const std::string& job) override;
+  // scripts/cluster/kube-fault.sh stop-kubelet / start-kubelet.
+  Status StopKubelet(const std::string& node) override;
+  Status StartKubelet(const std::string& node) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   // The namespace's pods (phase, node, container states) and its Events, oldest first.
   std::string Diagnostics() const override;

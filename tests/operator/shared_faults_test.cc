@@ -1,6 +1,9 @@
 // Faults of the cluster under a running job, on both servers (shared_fixture.h): the streams of
-// the launcher's log cut as a kubelet restart cuts them. The job keeps training and Succeeds
-// without a restart, its status current throughout, each log line archived and counted once.
+// the launcher's log cut as a kubelet restart cuts them — the job keeps training and Succeeds
+// without a restart, its status current throughout, each log line archived and counted once; and
+// a node lost under a running job (SharedMultiNodeTest) — the whole job restarts once on the node
+// that remains, evented, never a partial gang, and Succeeds.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -69,6 +72,49 @@ TEST_P(SharedE2eTest, ALauncherLogCutUnderARunningJobIsFollowedAgainWithoutCount
   EXPECT_EQ(Count(logs.body, "[rank 0] after the cut"), 1u) << logs.body;
   EXPECT_EQ(Count(logs.body, "\"step\":10"), 1u) << logs.body;
   EXPECT_EQ(Count(logs.body, "\"step\":20"), 1u) << logs.body;
+}
+
+TEST_P(SharedMultiNodeTest, ANodeLostUnderARunningJobRestartsItWholeOnTheNodeThatRemains) {
+  StartOperator({"--node-lost-after=3"});
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("lost", 4, 2)).ok());
+  ASSERT_TRUE(WaitForPhase("lost", "Running")) << Describe(api(), "lost");
+  std::vector<Json> workers = Workers(api(), "lost");
+  ASSERT_EQ(workers.size(), 2u);
+  const std::string node = NodeNameOf(workers[0]);
+  ASSERT_TRUE(cluster().Say("lost", 0, MetricReport(0, 10, 1500, 2)).ok());
+  ASSERT_TRUE(WaitFor([&] { return StepOf(api(), "lost") == 10; }, wait()));
+
+  ASSERT_TRUE(cluster().StopKubelet(node).ok());
+  // The whole job restarts, once, on the node that remains: no pod of it on the lost node (they
+  // went with grace 0, no kubelet being there to confirm), every one on another.
+  bool moved = WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "lost");
+        if (!job || job->value("status", Json::object()).value("disruptionRestarts", 0) != 1 ||
+            Phase(api(), "lost") != "Running") {
+          return false;
+        }
+        std::vector<Json> pods = PodsNow(api(), "lost");
+        return pods.size() == 3 && std::none_of(pods.begin(), pods.end(), [&](const Json& p) {
+                 return NodeNameOf(p) == node || NodeNameOf(p).empty();
+               });
+      },
+      wait());
+  Status started = cluster().StartKubelet(node);
+  ASSERT_TRUE(moved) << Describe(api(), "lost");
+  ASSERT_TRUE(started.ok()) << started.message();
+  std::vector<Json> lost = EventsOf(api(), "lost", "NodeLost");
+  ASSERT_EQ(lost.size(), 1u) << Describe(api(), "lost");
+  EXPECT_EQ(lost[0].value("type", ""), "Warning");
+  EXPECT_NE(lost[0].value("message", "").find("node " + node + " has not been Ready"),
+            std::string::npos)
+      << lost[0].dump();
+
+  ASSERT_TRUE(cluster().EndTraining("lost", 0).ok());
+  ASSERT_TRUE(WaitForPhase("lost", "Succeeded")) << Describe(api(), "lost");
+  Json job = *GetJob(api(), "lost");
+  EXPECT_EQ(Restarts(job), 0);  // a lost node spends nothing of backoffLimit
+  EXPECT_EQ(job["status"].value("disruptionRestarts", 0), 1);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The shared operator cases (shared_fixture.h) against dljob-test-apiserver: one node of 8 GPUs,
-// as scripts/cluster/kube-up.sh's real cluster has, with the simulated kubelet moving bound pods to
+// as scripts/cluster/kube-up.sh's real cluster has (two for SharedMultiNodeTest), with the simulated kubelet moving bound pods to
 // Running and finishing graceful deletions, and launcher log lines reaching the operator 200 ms
 // after they are written, as through a real node's log pipeline (a line can arrive after its
 // pod is seen finished).
@@ -16,8 +16,18 @@ Result<std::unique_ptr<E2eCluster>> StartTestApiServer() {
   return std::unique_ptr<E2eCluster>(std::move(*c));
 }
 
+Result<std::unique_ptr<E2eCluster>> StartTwoNodes() {
+  Result<std::unique_ptr<TestCluster>> c = TestCluster::Start(
+      {.nodes = 2, .gpus_per_node = 8, .kubelet_delay_ms = 0, .log_delay_ms = 200});
+  if (!c.ok()) return c.status();
+  return std::unique_ptr<E2eCluster>(std::move(*c));
+}
+
 INSTANTIATE_TEST_SUITE_P(Shared, SharedE2eTest,
                          ::testing::Values(ClusterKind{"TestApiServer", StartTestApiServer}),
+                         ClusterKindName);
+INSTANTIATE_TEST_SUITE_P(SharedMultiNode, SharedMultiNodeTest,
+                         ::testing::Values(ClusterKind{"TestApiServer", StartTwoNodes}),
                          ClusterKindName);
 
 }  // namespace

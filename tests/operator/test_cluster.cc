@@ -92,6 +92,14 @@ Status TestCluster::CutLauncherLog(const std::string& job) {
   return control_.DropWatches();  // ends every followed log cleanly, as a kubelet restart does
 }
 
+Status TestCluster::StopKubelet(const std::string& node) {
+  return control_.SetKubelet(node, false);
+}
+
+Status TestCluster::StartKubelet(const std::string& node) {
+  return control_.SetKubelet(node, true);
+}
+
 Status TestCluster::EndTraining(const std::string& job, int exit_code) {
   std::string launcher = LauncherName(job);
   if (Status s = WaitForLivePod(launcher); !s.ok()) return s;

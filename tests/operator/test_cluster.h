@@ -57,6 +57,8 @@ class TestCluster : public E2eCluster {
   // Ends every open watch and followed log (/_test/watches/drop): the test server cannot restart
   // one node's kubelet alone.
   Status CutLauncherLog(const std::string& job) override;
+  Status StopKubelet(const std::string& node) override;  // /_test/nodes/{node}/kubelet
+  Status StartKubelet(const std::string& node) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   std::string Diagnostics() const override {
     return "--- dljob-test-apiserver ---\n" + ApiServerLog();

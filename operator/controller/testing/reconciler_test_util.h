@@ -149,6 +149,8 @@ class ReconcilerWorld : public ::testing::Test {
     SyncStore(kube::resources::kServices, services_);
     SyncStore(kube::resources::kConfigMaps, config_maps_);
     SyncStore(kube::resources::kSecrets, secrets_);
+    for (const std::string& key : nodes_.Keys()) nodes_.Remove(key);
+    for (const Json& o : api_.Objects(kube::resources::kNodes)) nodes_.Upsert(o);
     SyncLedger();
   }
 
@@ -226,6 +228,7 @@ class ReconcilerWorld : public ::testing::Test {
   kube::Store services_;
   kube::Store config_maps_;
   kube::Store secrets_;
+  kube::Store nodes_;
   // What the log collectors say of a launcher pod's log, by uid (log_drain.h); absent: no
   // collector follows it.
   std::map<std::string, bool> log_ended_;
@@ -245,8 +248,9 @@ class ReconcilerWorld : public ::testing::Test {
   std::vector<std::pair<std::string, JobTimings>> timings_ GUARDED_BY(timings_mu_);
   GpuLedger ledger_{clock_};
   Reconciler reconciler_{faults_, clock_,
-                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_}, options_,
-                         FixedKeys};
+                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_, nullptr,
+                                &nodes_},
+                         options_, FixedKeys};
 
  private:
   // Like the operator's node and bound-pod informers: every node, every pod (any label).
