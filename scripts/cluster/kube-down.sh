@@ -58,7 +58,7 @@ fi
 kubelets=0
 for ((i = 1; i <= KUBE_NODES; i++)); do
   node_env "$i"
-  ! daemon_pid "kubelet$NODE_TAG" >/dev/null || kubelets=$((kubelets + 1))
+  if daemon_pid "kubelet$NODE_TAG" >/dev/null; then kubelets=$((kubelets + 1)); fi
 done
 running_tasks() {
   local i
@@ -128,7 +128,7 @@ done
 NODE_MNT_NS=()
 for ((i = 1; i <= KUBE_NODES; i++)); do
   node_env "$i"
-  [ -n "$NODE_NS" ] && mountpoint -q "$NODE_NS" 2>/dev/null || continue
+  if [ -z "$NODE_NS" ] || ! mountpoint -q "$NODE_NS" 2>/dev/null; then continue; fi
   ino=$(stat -L -c %i "$NODE_NS")
   NODE_MNT_NS+=("mnt:[$ino]")
   for p in /proc/[0-9]*; do

@@ -101,10 +101,11 @@ print_use() {
 # die (scripts/lib.sh) prints the end of FAILED_LOG, the log of the component that failed.
 FAILED_LOG=""
 
-# Every node's kubelet alive (the table the cluster was started with).
+# Every node's kubelet alive (the table the cluster was started with; a cluster started before
+# there were tables has the one node).
 cluster_up() {
   local i
-  [ -f "$KUBE_NODE_TABLE" ] && daemon_pid kube-apiserver >/dev/null || return 1
+  daemon_pid kube-apiserver >/dev/null || return 1
   load_saved_nodes || return 1
   for ((i = 1; i <= KUBE_NODES; i++)); do
     node_env "$i"
@@ -211,10 +212,8 @@ for ((i = 1; i <= KUBE_NODES; i++)); do
 done
 start_proxy
 if [ "$IMAGES" = 1 ]; then load_dljob_images; fi
-for ((i = 1; i <= KUBE_NODES; i++)); do
-  node_env "$i"
-  finish_node
-done
+for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; advertise_gpus; done
+for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; finish_node; done
 finish_cluster
 
 step "cluster up in $((SECONDS - DLJOB_T0))s"

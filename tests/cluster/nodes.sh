@@ -3,12 +3,12 @@
 # node Ready with its own address, its GPUs (nvidia.com/gpu allocatable = the
 # nvidia.com/gpu.count label) and the labels dljob's scheduler reads, equal to kube-up's node
 # table when this user can read it; then one pod of dljob/trainer:cpu pinned by nodeSelector to
-# each of two nodes, each serving one line on TCP 8000 (perl): each pod reaches the other by its
-# pod IP across the nodes' bridges (bash's /dev/tcp), and the server saw the client's own pod IP
-# (routed, not masqueraded). After both kubelets' container garbage collection has run twice
-# (it runs every minute, and deletes the log directory of every pod its kubelet does not know),
-# `kubectl logs` still shows each pod's first line. With one node it FAILS, saying how to start
-# several. Usage: nodes.sh. Exit 0 pass, 1 fail.
+# each of two nodes (the first and the last), each serving one line on TCP 8000 (perl): each pod
+# reaches the other by its pod IP across the nodes' bridges (bash's /dev/tcp), and the server saw
+# the client's own pod IP (routed, not masqueraded). After both kubelets' container garbage
+# collection has run twice (it runs every minute, and deletes the log directory of every pod its
+# kubelet does not know), `kubectl logs` still shows each pod's first line. With one node it
+# FAILS, saying how to start several. Usage: nodes.sh. Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 GC_SECONDS="${GC_SECONDS:-130}"  # two container-GC rounds (kubelet: every 60 s) and some
@@ -36,8 +36,9 @@ for node in "${NODES[@]}"; do
   seen_ip[$ip]="$node"
   gpus="$(nf "$node" '.status.allocatable.nvidia\.com/gpu')"
   count="$(label "$node" nvidia.com/gpu.count)"
-  [ -n "$gpus" ] && [ "$gpus" = "$count" ] \
-    || fail "node $node: allocatable nvidia.com/gpu '$gpus', label nvidia.com/gpu.count '$count'"
+  if [ -z "$gpus" ] || [ "$gpus" != "$count" ]; then
+    fail "node $node: allocatable nvidia.com/gpu '$gpus', label nvidia.com/gpu.count '$count'"
+  fi
   got="$node $gpus"
   for l in nvidia.com/gpu.product nvidia.com/gpu.clique dljob.io/rack topology.kubernetes.io/zone; do
     v="$(label "$node" "$l")"
@@ -54,7 +55,7 @@ done
 # 2. A pod on each of two nodes, each serving one line with its name and the peer it served.
 kubectl create namespace "$NS" >/dev/null || fail "kubectl create namespace $NS"
 A="${NODES[0]}"
-B="${NODES[1]}"
+B="${NODES[${#NODES[@]} - 1]}"  # the first and the last: different racks with 3 or more
 pod() {
   cat <<YAML
 apiVersion: v1

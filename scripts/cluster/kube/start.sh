@@ -314,8 +314,9 @@ node_ready() {
 }
 default_sa() { kctl -n default get serviceaccount default; }
 
-# finish_node: the node node_env chose registered, its GPUs advertised, Ready.
-finish_node() {
+# advertise_gpus: the node node_env chose registered, its GPUs advertised (its kubelet reports
+# them allocatable at its next status update, up to 10 s later: finish_node waits for that).
+advertise_gpus() {
   FAILED_LOG="$KUBE_DIR/logs/kubelet$NODE_TAG.log"
   wait_for 120 kctl get node "$NODE_NAME" || die "node $NODE_NAME did not register"
   # The documented way to advertise an extended resource: a JSON patch of the node's status.
@@ -324,6 +325,12 @@ finish_node() {
     --data "[{\"op\":\"add\",\"path\":\"/status/capacity/nvidia.com~1gpu\",\"value\":\"$NODE_GPU_COUNT\"}]" \
     "https://$KUBE_GW:$KUBE_API_PORT/api/v1/nodes/$NODE_NAME/status" >/dev/null \
     || die "could not patch node $NODE_NAME's status capacity"
+  FAILED_LOG=""
+}
+
+# finish_node: the node node_env chose Ready, with its GPUs allocatable.
+finish_node() {
+  FAILED_LOG="$KUBE_DIR/logs/kubelet$NODE_TAG.log"
   wait_for 180 node_ready || die "node $NODE_NAME is not Ready after 180s"
   wait_for 60 node_gpus || die "node $NODE_NAME does not show $NODE_GPU_COUNT nvidia.com/gpu allocatable"
   step "node $NODE_NAME Ready with $NODE_GPU_COUNT nvidia.com/gpu ($NODE_LABELS)"
