@@ -99,7 +99,12 @@ IP_A="$(kubectl -n "$NS" get pod on-a -o jsonpath='{.status.podIP}')"
 IP_B="$(kubectl -n "$NS" get pod on-b -o jsonpath='{.status.podIP}')"
 note "on-a $IP_A on $A, on-b $IP_B on $B"
 [ "${IP_A%.*}" != "${IP_B%.*}" ] || fail "the pods share a /24 ($IP_A, $IP_B): not on different nodes' networks"
-listening() { kubectl -n "$NS" logs "$1" 2>/dev/null | grep -q "^listening on 8000 on $2\$"; }
+# logs_have POD LINE: POD's log (all of it read: no early close under pipefail) has LINE.
+logs_have() {
+  local log
+  log="$(kubectl -n "$NS" logs "$1" 2>/dev/null)" && grep -qxF -- "$2" <<<"$log"
+}
+listening() { logs_have "$1" "listening on 8000 on $2"; }
 wait_until "on-a listening" listening on-a "$A"
 wait_until "on-b listening" listening on-b "$B"
 
@@ -113,9 +118,9 @@ note "on-b -> on-a: $got"
 got="$(connect on-a "$IP_B")"
 [ "$got" = "hello from on-b on $B" ] || fail "on-a ($A) -> on-b $IP_B:8000 ($B): '$got'"
 note "on-a -> on-b: $got"
-kubectl -n "$NS" logs on-a | grep -qx "served $IP_B" \
+logs_have on-a "served $IP_B" \
   || fail "on-a did not see on-b's address $IP_B: $(kubectl -n "$NS" logs on-a | tail -3)"
-kubectl -n "$NS" logs on-b | grep -qx "served $IP_A" \
+logs_have on-b "served $IP_A" \
   || fail "on-b did not see on-a's address $IP_A: $(kubectl -n "$NS" logs on-b | tail -3)"
 
 # 4. Both pods' logs outlive every kubelet's container garbage collection.
