@@ -131,6 +131,10 @@ for ((i = 1; i <= KUBE_NODES; i++)); do
   if [ -z "$NODE_NS" ] || ! mountpoint -q "$NODE_NS" 2>/dev/null; then continue; fi
   ino=$(stat -L -c %i "$NODE_NS")
   NODE_MNT_NS+=("mnt:[$ino]")
+  # The pods' network namespaces are mounted in the node's namespace only; the host has an
+  # empty file of that name in /run/netns (removed below), also when containerd died first.
+  while read -r ns; do NETNS+=("$ns"); done < <(nsenter --mount="$NODE_NS" -- \
+    awk '$3 == "nsfs" && $2 ~ "^/(var/)?run/netns/" {print $2}' /proc/self/mounts 2>/dev/null)
   for p in /proc/[0-9]*; do
     [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "mnt:[$ino]" ] || continue
     kill -KILL "${p#/proc/}" 2>/dev/null && say "killed $(cat "$p/comm" 2>/dev/null) (pid ${p#/proc/}), left in $NODE_NAME's mount namespace"
