@@ -86,6 +86,12 @@ YAML
 { pod on-a "$A"; echo ---; pod on-b "$B"; } >"$TMP/pods.yaml"
 kubectl apply -f "$TMP/pods.yaml" >/dev/null || fail "kubectl apply of the two pods"
 both_running() {
+  local p reason
+  for p in on-a on-b; do
+    reason="$(kubectl -n "$NS" get pod "$p" -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')"
+    [ "$reason" != ErrImageNeverPull ] \
+      || fail "pod $p: ErrImageNeverPull: a node lacks docker.io/dljob/trainer:cpu (kube-up.sh without --no-images loads it)"
+  done
   [ "$(kubectl -n "$NS" get pod on-a -o jsonpath='{.status.phase}')" = Running ] \
     && [ "$(kubectl -n "$NS" get pod on-b -o jsonpath='{.status.phase}')" = Running ]
 }
