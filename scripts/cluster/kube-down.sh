@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Stops the one-machine Kubernetes that scripts/cluster/kube-up.sh started and removes everything it
-# made: its processes (by their pid files, and containerd's shims, which name the cluster's
-# socket), every pod's containers and network namespace, the mounts under its state directory,
-# the CNI bridge and its veths, the iptables rules (the FORWARD guard, the kubelet's and
+# made, for every node: its processes (by their pid files, and containerd's shims, which name the
+# cluster's socket), every pod's containers and network namespace, the mounts under its state
+# directory (the nodes' mount namespaces with them), each node's CNI bridge and its veths, the
+# iptables rules (the FORWARD guard, the kubelet's and
 # kube-proxy's KUBE-* chains), the sysctls it changed (restored), the paths the components
 # create outside it (/var/log/pods, /var/log/containers, /var/lib/cni, /run/containerd: removed
 # when they did not exist before), and the state directory itself. The binary cache stays.
-# Then it checks that nothing is left (processes, mounts, interfaces, iptables chains) and says
-# what is, exiting 1.
+# Then it checks that nothing is left (processes, mounts, mount namespaces, interfaces, iptables
+# chains) and says what is, exiting 1.
 #
 # Usage: scripts/cluster/kube-down.sh [--quiet]        (environment: DLJOB_KUBE_DIR, as kube-up.sh)
 #   --quiet  print only problems (kube-up.sh uses it to clean up after a failure)
@@ -27,7 +28,13 @@ done
 source "$(dirname "${BASH_SOURCE[0]}")/kube/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "kube-down: needs root" >&2; exit 1; }
 say() { [ "$QUIET" = 1 ] || step "$@"; }
-CTR=(ctr -a "$KUBE_SOCK" -n k8s.io)
+# The nodes the cluster was started with (without a saved table: the single node).
+load_saved_nodes || { warn "unreadable $KUBE_NODE_TABLE; taking one node"; load_node_table <(default_node_table 1); }
+# Every bridge a cluster here may have made (kube-down without state looks for all of them).
+ALL_BRIDGES=()
+for ((i = 1; i <= KUBE_MAX_NODES; i++)); do ALL_BRIDGES+=("$(node_bridge "$i")"); done
+any_bridge() { local b; for b in "${ALL_BRIDGES[@]}"; do ip link show "$b" >/dev/null 2>&1 && return 0; done; return 1; }
+ctr_node() { ctr -a "$NODE_SOCK" -n k8s.io "$@"; }
 # Processes of this cluster: a cluster binary or a containerd shim whose command line names the
 # state directory (never a shell or an editor that happens to).
 cluster_pids() {
@@ -41,14 +48,27 @@ cluster_pids() {
   done
 }
 
-if [ ! -e "$KUBE_DIR" ] && ! ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
+if [ ! -e "$KUBE_DIR" ] && ! any_bridge; then
   say "no cluster in $KUBE_DIR"
   exit 0
 fi
 
 # 1. Pods first, while the API server and the kubelet still run: stop creating new ones, delete
 # every pod, and let the kubelet tear them down (containers, sandboxes, CNI DEL).
-if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
+kubelets=0
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  node_env "$i"
+  if daemon_pid "kubelet$NODE_TAG" >/dev/null; then kubelets=$((kubelets + 1)); fi
+done
+running_tasks() {
+  local i
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    ctr_node tasks ls 2>/dev/null | awk 'NR>1 && $3=="RUNNING"' | grep -q . && return 0
+  done
+  return 1
+}
+if daemon_pid kube-apiserver >/dev/null && [ "$kubelets" -gt 0 ]; then
   stop_daemon kube-controller-manager
   stop_daemon kube-scheduler
   pods=$(kctl get pods -A --no-headers 2>/dev/null || true)
@@ -56,7 +76,7 @@ if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
     say "deleting every pod"
     kctl delete pods -A --all --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
     end=$((SECONDS + 60))
-    while "${CTR[@]}" tasks ls 2>/dev/null | awk 'NR>1 && $3=="RUNNING"' | grep -q .; do
+    while running_tasks; do
       [ $SECONDS -lt $end ] || { say "some pods still run after 60s; killing them"; break; }
       sleep 1
     done
@@ -64,29 +84,35 @@ if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
 fi
 
 # 2. The daemons, in reverse order of start.
-for name in kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do
+NODE_DAEMONS=()
+for ((i = KUBE_NODES; i >= 1; i--)); do node_env "$i"; NODE_DAEMONS+=("kubelet$NODE_TAG"); done
+for name in kube-proxy "${NODE_DAEMONS[@]}" kube-scheduler kube-controller-manager kube-apiserver etcd; do
   if daemon_pid "$name" >/dev/null; then say "stopping $name"; fi
   # The API server drains its requests (watches included) before it exits: give it longer.
   if [ "$name" = kube-apiserver ]; then stop_daemon "$name" 30; else stop_daemon "$name"; fi
 done
 
-# 3. containerd: kill what still runs, note each sandbox's network namespace, then stop it.
+# 3. Each node's containerd: kill what still runs, note each sandbox's network namespace (a
+# file under /run/netns; with several nodes its mount lives in the node's mount namespace), then
+# stop it.
 NETNS=()
-if daemon_pid containerd >/dev/null; then
-  for id in $("${CTR[@]}" tasks ls -q 2>/dev/null); do
-    "${CTR[@]}" tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true
-  done
-  sleep 1
-  for id in $("${CTR[@]}" containers ls -q 2>/dev/null); do
-    ns=$("${CTR[@]}" containers info "$id" 2>/dev/null \
-      | jq -r '.Spec.linux.namespaces[]? | select(.type=="network") | .path // empty' 2>/dev/null)
-    [ -z "$ns" ] || NETNS+=("$ns")
-    "${CTR[@]}" tasks delete -f "$id" >/dev/null 2>&1 || true
-  done
-  say "stopping containerd"
-  stop_daemon containerd
-fi
-stop_daemon containerd
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  node_env "$i"
+  if daemon_pid "containerd$NODE_TAG" >/dev/null; then
+    for id in $(ctr_node tasks ls -q 2>/dev/null); do
+      ctr_node tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true
+    done
+    sleep 1
+    for id in $(ctr_node containers ls -q 2>/dev/null); do
+      ns=$(ctr_node containers info "$id" 2>/dev/null \
+        | jq -r '.Spec.linux.namespaces[]? | select(.type=="network") | .path // empty' 2>/dev/null)
+      [ -z "$ns" ] || NETNS+=("$ns")
+      ctr_node tasks delete -f "$id" >/dev/null 2>&1 || true
+    done
+    say "stopping containerd$NODE_TAG"
+  fi
+  stop_daemon "containerd$NODE_TAG"
+done
 # Shims outlive containerd (they name the cluster's socket on their command line), and so do
 # the containers under them: kill each shim's descendants, then the shim.
 descendants() { local c; for c in $(pgrep -P "$1"); do descendants "$c"; echo "$c"; done; }
@@ -95,14 +121,44 @@ for pid in $(cluster_pids); do
   kill -KILL "$pid" 2>/dev/null && say "killed leftover $(cat "/proc/$pid/comm" 2>/dev/null) (pid $pid)"
 done
 
+# Whatever still runs in a node's mount namespace is the cluster's (only kube-up starts
+# processes there): killed, so that unmounting the namespace's file below ends the namespace
+# and with it every mount made in it (containers' root filesystems, volumes, network namespaces,
+# the node's /var/log/pods).
+NODE_MNT_NS=()
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  node_env "$i"
+  if [ -z "$NODE_NS" ] || ! mountpoint -q "$NODE_NS" 2>/dev/null; then continue; fi
+  ino=$(stat -L -c %i "$NODE_NS")
+  NODE_MNT_NS+=("mnt:[$ino]")
+  # The pods' network namespaces are mounted in the node's namespace only; the host has an
+  # empty file of that name in /run/netns (removed below), also when containerd died first.
+  while read -r ns; do NETNS+=("$ns"); done < <(nsenter --mount="$NODE_NS" -- \
+    awk '$3 == "nsfs" && $2 ~ "^/(var/)?run/netns/" {print $2}' /proc/self/mounts 2>/dev/null)
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "mnt:[$ino]" ] || continue
+    kill -KILL "${p#/proc/}" 2>/dev/null && say "killed $(cat "$p/comm" 2>/dev/null) (pid ${p#/proc/}), left in $NODE_NAME's mount namespace"
+  done
+done
+in_node_namespaces() {
+  local p
+  [ ${#NODE_MNT_NS[@]} -gt 0 ] || return 0
+  for p in /proc/[0-9]*; do
+    case " ${NODE_MNT_NS[*]} " in *" $(readlink "$p/ns/mnt" 2>/dev/null) "*) echo "${p#/proc/}" ;; esac
+  done
+}
+
 # 4. Mounts: under the state directory, and the sandboxes' network namespaces.
 # Without containerd to ask (it died, or a state directory is gone): the cni-* namespaces whose
 # interfaces hold an address of this cluster's pod network.
 if [ ${#NETNS[@]} -eq 0 ] && [ -d /run/netns ]; then
   for ns in /run/netns/cni-*; do
     [ -e "$ns" ] || continue
-    ip netns exec "$(basename "$ns")" ip -4 -o addr show 2>/dev/null \
-      | grep -q "inet ${KUBE_POD_NET//./\\.}\." && NETNS+=("$ns")
+    for ((i = 1; i <= KUBE_NODES; i++)); do
+      node_env "$i"
+      ip netns exec "$(basename "$ns")" ip -4 -o addr show 2>/dev/null \
+        | grep -q "inet ${NODE_NET//./\\.}\." && NETNS+=("$ns")
+    done
   done
 fi
 for ns in "${NETNS[@]}"; do
@@ -122,13 +178,15 @@ done
 NETWORK=0
 [ -f "$KUBE_DIR/host/network" ] && NETWORK=1
 [ -e "$KUBE_DIR" ] || NETWORK=1  # no state left at all: clean up whatever this cluster left
-for veth in $( [ "$NETWORK" = 0 ] || ip -o link show master "$KUBE_BRIDGE" 2>/dev/null \
-    | awk -F': ' '{print $2}' | cut -d@ -f1); do
-  ip link del "$veth" 2>/dev/null || true
+for bridge in "${ALL_BRIDGES[@]}"; do
+  [ "$NETWORK" = 1 ] || break
+  for veth in $(ip -o link show master "$bridge" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
+    ip link del "$veth" 2>/dev/null || true
+  done
+  if ip link show "$bridge" >/dev/null 2>&1; then
+    ip link del "$bridge" && say "removed bridge $bridge"
+  fi
 done
-if [ "$NETWORK" = 1 ] && ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
-  ip link del "$KUBE_BRIDGE" && say "removed bridge $KUBE_BRIDGE"
-fi
 if [ "$NETWORK" = 1 ] && [ -x "$KUBE_BIN/kube-proxy" ]; then
   "$KUBE_BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
@@ -154,7 +212,10 @@ for ipt in iptables ip6tables; do
   done
 done
 if [ "$NETWORK" = 1 ]; then
-  conntrack -D -s "$KUBE_POD_CIDR" >/dev/null 2>&1 || true
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    conntrack -D -s "$NODE_CIDR" >/dev/null 2>&1 || true
+  done
   conntrack -D -d "$KUBE_SVC_CIDR" >/dev/null 2>&1 || true
   rm -f /var/lib/cni/results/dljob-kube-* 2>/dev/null || true
 fi
@@ -164,7 +225,7 @@ if [ -f "$KUBE_DIR/host/sysctl.saved" ]; then
   while IFS='=' read -r key value; do
     [ "$value" != '?' ] || continue
     [ "$(sysctl -n "$key" 2>/dev/null)" = "$value" ] && continue
-    if [ "$key" = net.ipv4.ip_forward ] && ip -o link show type bridge | grep -qv "$KUBE_BRIDGE"; then
+    if [ "$key" = net.ipv4.ip_forward ] && ip -o link show type bridge | grep -q .; then
       say "leaving net.ipv4.ip_forward on: other bridges (podman's?) may need it"
       continue
     fi
@@ -186,7 +247,8 @@ if [ -f "$KUBE_DIR/host/preexisting" ]; then
     rmdir "$p" 2>/dev/null || true
   done
 fi
-# containerd puts every container's cgroup under k8s.io/ in each hierarchy (cgroupfs driver).
+# containerd puts every container's cgroup under k8s.io/ in each hierarchy (cgroupfs driver),
+# every node's containerd alike.
 if [ -f "$KUBE_DIR/host/preexisting" ]; then
   for cg in /sys/fs/cgroup/*/k8s.io; do
     [ -d "$cg" ] || continue
@@ -210,8 +272,12 @@ problems=()
 left=$(cluster_pids | tr '\n' ' ')
 [ -z "$left" ] || problems+=("cluster processes still run: pids $left")
 awk -v d="$KUBE_DIR" 'index($2, d) == 1' /proc/mounts | grep -q . && problems+=("mounts under $KUBE_DIR remain")
+left=$(in_node_namespaces | tr '\n' ' ')
+[ -z "$left" ] || problems+=("processes still run in a node's mount namespace: pids $left")
 if [ "$NETWORK" = 1 ]; then
-  ip link show "$KUBE_BRIDGE" >/dev/null 2>&1 && problems+=("interface $KUBE_BRIDGE remains")
+  for bridge in "${ALL_BRIDGES[@]}"; do
+    ip link show "$bridge" >/dev/null 2>&1 && problems+=("interface $bridge remains")
+  done
   iptables-save 2>/dev/null | grep -q -E "KUBE-|$KUBE_GUARD_CHAIN" && problems+=("iptables KUBE-* rules remain")
 fi
 [ -e "$KUBE_DIR" ] && problems+=("$KUBE_DIR remains")

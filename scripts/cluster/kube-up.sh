@@ -7,12 +7,14 @@
 #   NodeRestriction); kube-controller-manager; kube-scheduler; containerd (its own root, state
 #   and socket; CRI with the local pause image); a kubelet on it (cgroupfs, a CNI bridge with
 #   host-local IPAM); kube-proxy (iptables), so that pods reach the API server through the
-#   `kubernetes` Service. The node advertises $DLJOB_KUBE_GPUS (8) nvidia.com/gpu as an extended
-#   resource and the labels dljob's scheduler reads (nvidia.com/gpu.product, .count, .clique,
-#   topology.kubernetes.io/zone).
+#   `kubernetes` Service. Each node advertises its GPUs (8) as the extended resource
+#   nvidia.com/gpu and the labels dljob's scheduler reads (nvidia.com/gpu.product, .count,
+#   .clique, dljob.io/rack, topology.kubernetes.io/zone).
+# Nodes: one (dljob-node) by default; --nodes N (1 to 4) starts N, dljob-node-1 … dljob-node-N,
+#   each a kubelet with its own containerd, bridge and pod /24 (scripts/cluster/kube/nodes.sh).
 # Network: the servers bind the address of a bridge made here (10.213.0.1 by default) or
-#   127.0.0.1, never the machine's external address; pods live on that bridge only, and an
-#   iptables guard drops anything forwarded between it and any other interface.
+#   127.0.0.1, never the machine's external address; pods live on the nodes' bridges only, and an
+#   iptables guard drops anything forwarded between them and any other interface.
 # Binaries: built once per version by scripts/cluster/kube/build-kubernetes.sh into
 #   /var/cache/dljob/kubernetes-1.20.2 (about 8 minutes on 2 quiet cores, 40 on busy ones),
 #   reused after.
@@ -21,12 +23,19 @@
 #   yet, then loaded into containerd's k8s.io namespace as
 #   docker.io/dljob/{trainer:cpu,operator:0.1.0}.
 #
-# Usage: scripts/cluster/kube-up.sh [--no-images] [--rebuild-images] [--keep-on-failure]
+# Usage: scripts/cluster/kube-up.sh [--nodes N | --node-table FILE] [--no-images]
+#                                   [--rebuild-images] [--keep-on-failure]
+#   --nodes N          N nodes (1 to 4, default 1), with the default table: dljob-node-1 … N,
+#                      8 GPUs each, clique-0 … (one NVLink clique per node), two nodes per rack
+#                      (rack-0, rack-0, rack-1, rack-1), zone-a; one node is `dljob-node`
+#   --node-table FILE  the nodes from FILE, a line `name gpus product clique rack zone` each,
+#                      e.g. `gpu-a 4 NVIDIA-H100-80GB-HBM3 clique-a rack-0 zone-b` (# comments)
 #   --no-images        start the cluster only: no dljob image is built or loaded
 #   --rebuild-images   build the dljob images even when podman has them
 #   --keep-on-failure  leave what was started running on failure (default: kube-down.sh)
 # Environment: DLJOB_KUBE_DIR (state, default /var/lib/dljob-kube), DLJOB_KUBE_CACHE (binary
-#   cache root, default /var/cache/dljob), DLJOB_KUBE_GPUS, DLJOB_KUBE_GPU_PRODUCT.
+#   cache root, default /var/cache/dljob), DLJOB_KUBE_GPUS, DLJOB_KUBE_GPU_PRODUCT, DLJOB_KUBE_ZONE
+#   (the default table's), DLJOB_KUBE_NODES (--nodes).
 # Run again while the cluster is up, it builds missing images and loads them again (a rebuilt image
 # reaches the node that way). Ends by printing `export KUBECONFIG=...`. Needs root (mounts, bridge,
 # iptables). Exit codes: 0 up (or already up), 1 failed (the failing component's log tail is
@@ -37,8 +46,12 @@ PROG=kube-up
 IMAGES=1
 REBUILD_IMAGES=0
 KEEP=0
+NODES="${DLJOB_KUBE_NODES:-}"
+TABLE=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --nodes) NODES="${2:-}"; shift 2 || shift ;;
+    --node-table) TABLE="${2:-}"; shift 2 || shift ;;
     --no-images) IMAGES=0; shift ;;
     --rebuild-images) REBUILD_IMAGES=1; shift ;;
     --keep-on-failure) KEEP=1; shift ;;
@@ -55,11 +68,29 @@ source "$HERE/kube/certs.sh"
 source "$HERE/kube/configs.sh"
 # shellcheck source=kube/start.sh
 source "$HERE/kube/start.sh"
+if [ -n "$NODES" ] && [ -n "$TABLE" ]; then
+  echo "kube-up: --nodes and --node-table exclude each other (the table says how many)" >&2; exit 2
+fi
+if [ -n "$NODES" ] && ! [[ "$NODES" =~ ^[1-9][0-9]*$ && "$NODES" -le $KUBE_MAX_NODES ]]; then
+  echo "kube-up: --nodes wants 1 to $KUBE_MAX_NODES, not '$NODES'" >&2; exit 2
+fi
+if [ -n "$TABLE" ]; then
+  [ -r "$TABLE" ] || { echo "kube-up: cannot read the node table '$TABLE'" >&2; exit 2; }
+  load_node_table "$TABLE" || exit 2
+  TABLE="$(cd "$(dirname "$TABLE")" && pwd)/$(basename "$TABLE")"
+else
+  load_node_table <(default_node_table "${NODES:-1}") || exit 2
+fi
 [ "$(id -u)" = 0 ] || { echo "kube-up: needs root (bridge, mounts, iptables)" >&2; exit 1; }
 
 print_use() {
+  local i
   echo
-  echo "The cluster is up (node $KUBE_NODE, $KUBE_GPUS nvidia.com/gpu; state in $KUBE_DIR)."
+  echo "The cluster is up ($KUBE_NODES node(s); state in $KUBE_DIR):"
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    echo "  $NODE_NAME  $NODE_GW  pods $NODE_CIDR on $NODE_BRIDGE  $NODE_GPU_COUNT nvidia.com/gpu  ${NODE_PRODUCTS[i - 1]} ${NODE_CLIQUES[i - 1]} ${NODE_RACKS[i - 1]} ${NODE_ZONES[i - 1]}"
+  done
   echo "  export KUBECONFIG=$KUBECONFIG_ADMIN"
   echo "  (or $KUBECONFIG_EXEC: the same rights through a credential plugin, as on EKS or GKE)"
   echo "  kubectl get nodes -o wide"
@@ -70,8 +101,23 @@ print_use() {
 # die (scripts/lib.sh) prints the end of FAILED_LOG, the log of the component that failed.
 FAILED_LOG=""
 
-if daemon_pid kube-apiserver >/dev/null && daemon_pid kubelet >/dev/null; then
-  step "a cluster is already up in $KUBE_DIR (kube-apiserver pid $(daemon_pid kube-apiserver))"
+# Every node's kubelet alive (the table the cluster was started with; a cluster started before
+# there were tables has the one node).
+cluster_up() {
+  local i
+  daemon_pid kube-apiserver >/dev/null || return 1
+  load_saved_nodes || return 1
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    daemon_pid "kubelet$NODE_TAG" >/dev/null && daemon_pid "containerd$NODE_TAG" >/dev/null || return 1
+  done
+}
+WANT_NODES=$KUBE_NODES
+if cluster_up; then
+  step "a cluster of $KUBE_NODES node(s) is already up in $KUBE_DIR (kube-apiserver pid $(daemon_pid kube-apiserver))"
+  if [ -n "$NODES$TABLE" ] && [ "$WANT_NODES" != "$KUBE_NODES" ]; then
+    warn "it has $KUBE_NODES node(s), not $WANT_NODES: stop it (scripts/cluster/kube-down.sh) to start another"
+  fi
   if [ "$IMAGES" = 1 ]; then
     step "(re)loading dljob's images into it (--no-images skips this)"
     build_dljob_images
@@ -83,6 +129,7 @@ fi
 if [ -e "$KUBE_DIR" ]; then
   step "$KUBE_DIR holds a cluster that is not (fully) running; cleaning it up first"
   DLJOB_KUBE_DIR="$KUBE_DIR" bash "$ROOT/scripts/cluster/kube-down.sh" --quiet
+  if [ -n "$TABLE" ]; then load_node_table "$TABLE"; else load_node_table <(default_node_table "${NODES:-1}"); fi
 fi
 
 BUILD_PID=""
@@ -140,19 +187,34 @@ build_pause_image
 
 # 5. Network, certificates, configuration.
 mkdir -p "$KUBE_DIR/run" "$KUBE_DIR/logs"
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  echo "${NODE_NAMES[i - 1]} ${NODE_GPUS[i - 1]} ${NODE_PRODUCTS[i - 1]} ${NODE_CLIQUES[i - 1]} ${NODE_RACKS[i - 1]} ${NODE_ZONES[i - 1]}"
+done >"$KUBE_NODE_TABLE"
 check_ports
 record_host_state
 setup_network
 make_pki
 make_exec_user
 write_configs
-step "bridge $KUBE_BRIDGE ($KUBE_GW, pods $KUBE_POD_CIDR, services $KUBE_SVC_CIDR), certificates and configs in $KUBE_DIR"
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  node_env "$i"
+  make_node_pki
+  write_node_configs
+  step "node $NODE_NAME: bridge $NODE_BRIDGE ($NODE_GW, pods $NODE_CIDR), certificates and configs in $NODE_DIR"
+done
+step "services $KUBE_SVC_CIDR, API server $KUBE_GW:$KUBE_API_PORT"
 
-# 6. Control plane, node, images.
+# 6. Control plane, nodes, images.
 start_control_plane
-start_node
+for ((i = 1; i <= KUBE_NODES; i++)); do
+  node_env "$i"
+  start_node
+done
+start_proxy
 if [ "$IMAGES" = 1 ]; then load_dljob_images; fi
-finish_node
+for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; advertise_gpus; done
+for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; finish_node; done
+finish_cluster
 
 step "cluster up in $((SECONDS - DLJOB_T0))s"
 print_use

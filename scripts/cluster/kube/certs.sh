@@ -4,11 +4,12 @@
 # directory that has them keeps them.
 #
 # One CA signs: the API server's serving certificate (SANs: the bridge gateway, 127.0.0.1, the
-# `kubernetes` Service's ClusterIP and its DNS names), the kubelet's serving certificate, and the
-# client certificates the RBAC bootstrap policy expects: admin (O=system:masters),
-# system:kube-controller-manager, system:kube-scheduler, system:kube-proxy,
-# system:node:$KUBE_NODE (O=system:nodes) and the API server's client to the kubelet. The
-# service-account token signing pair is a separate RSA key.
+# `kubernetes` Service's ClusterIP and its DNS names), each kubelet's serving certificate (its
+# node IP and name), and the client certificates the RBAC bootstrap policy expects: admin
+# (O=system:masters), system:kube-controller-manager, system:kube-scheduler, system:kube-proxy,
+# system:node:NAME (O=system:nodes; one per node: NodeRestriction lets a kubelet touch only its
+# own Node) and the API server's client to the kubelets. The service-account token signing pair
+# is a separate RSA key.
 
 # new_cert NAME SUBJECT [SANS] [USAGE]: a P-256 key and a CA-signed certificate, pki/NAME.{key,crt}.
 new_cert() {
@@ -70,13 +71,11 @@ make_pki() {
   local dns="DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
   dns="$dns,DNS:kubernetes.default.svc.cluster.local,DNS:localhost"
   new_cert apiserver "/CN=kube-apiserver" "IP:$KUBE_GW,IP:127.0.0.1,IP:$KUBE_SVC_IP,$dns" serverAuth
-  new_cert kubelet-serving "/CN=$KUBE_NODE" "IP:$KUBE_GW,DNS:$KUBE_NODE" serverAuth
   new_cert admin "/O=system:masters/CN=dljob-admin"
   new_cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
   new_cert controller-manager "/CN=system:kube-controller-manager"
   new_cert scheduler "/CN=system:kube-scheduler"
   new_cert kube-proxy "/CN=system:kube-proxy"
-  new_cert kubelet "/O=system:nodes/CN=system:node:$KUBE_NODE"
   openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
   openssl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub" 2>/dev/null
   write_kubeconfig "$KUBECONFIG_ADMIN" dljob-admin admin
@@ -84,8 +83,18 @@ make_pki() {
     controller-manager
   write_kubeconfig "$KUBE_DIR/scheduler.kubeconfig" system:kube-scheduler scheduler
   write_kubeconfig "$KUBE_DIR/kube-proxy.kubeconfig" system:kube-proxy kube-proxy
-  write_kubeconfig "$KUBE_DIR/kubelet.kubeconfig" "system:node:$KUBE_NODE" kubelet
   touch "$pki/done"
+}
+
+# make_node_pki: the kubelet certificates and kubeconfig of the node node_env chose (once:
+# pki/kubelet$NODE_TAG.{crt,key}, pki/kubelet-serving$NODE_TAG.{crt,key},
+# $NODE_DIR/kubelet.kubeconfig).
+make_node_pki() {
+  [ -f "$KUBE_DIR/pki/kubelet$NODE_TAG.crt" ] && [ -f "$NODE_DIR/kubelet.kubeconfig" ] && return 0
+  mkdir -p "$NODE_DIR"
+  new_cert "kubelet-serving$NODE_TAG" "/CN=$NODE_NAME" "IP:$NODE_GW,DNS:$NODE_NAME" serverAuth
+  new_cert "kubelet$NODE_TAG" "/O=system:nodes/CN=system:node:$NODE_NAME"
+  write_kubeconfig "$NODE_DIR/kubelet.kubeconfig" "system:node:$NODE_NAME" "kubelet$NODE_TAG"
 }
 
 # make_exec_user: a second way in, the way managed clusters (EKS, GKE, AKS) hand out credentials:

@@ -7,10 +7,12 @@
 # deletes the cluster. Binaries come from the per-version cache that scripts/cluster/kube/
 # build-kubernetes.sh fills and that outlives every cluster.
 #
-# Network: one Linux bridge made here ($KUBE_BRIDGE) carries the pod network ($KUBE_POD_CIDR,
-# its gateway $KUBE_GW is the host's address on the bridge); every server binds $KUBE_GW or
-# 127.0.0.1, never the machine's external address; services live in $KUBE_SVC_CIDR (kube-proxy,
-# iptables). A FORWARD guard drops whatever would leave or enter the bridge from elsewhere.
+# Network: one Linux bridge per node made here (node 1's is $KUBE_BRIDGE) carries that node's
+# pods (node 1's: $KUBE_POD_CIDR, whose gateway $KUBE_GW is the API server's address); every
+# server binds a bridge's gateway or 127.0.0.1, never the machine's external address; services
+# live in $KUBE_SVC_CIDR (one kube-proxy for the host, iptables). A FORWARD guard lets traffic
+# pass between the cluster's bridges and drops whatever would leave or enter them from elsewhere.
+# The nodes: scripts/cluster/kube/nodes.sh.
 #
 # Every process is started by start_daemon (its own session, its log in logs/NAME.log, its pid in
 # run/NAME.pid) and stopped by stop_daemon through that pid file only.
@@ -39,7 +41,6 @@ KUBE_GPU_PRODUCT="${DLJOB_KUBE_GPU_PRODUCT:-NVIDIA-A100-SXM4-80GB}"
 KUBE_ZONE="${DLJOB_KUBE_ZONE:-zone-a}"
 KUBE_CLIQUE="${DLJOB_KUBE_CLIQUE:-clique-0}"
 KUBE_GUARD_CHAIN=DLJOB-KUBE-GUARD
-KUBE_SOCK="$KUBE_DIR/run/containerd/containerd.sock"
 KUBECONFIG_ADMIN="$KUBE_DIR/kubeconfig"
 KUBECONFIG_EXEC="$KUBE_DIR/kubeconfig-exec"  # the same admin rights through a credential plugin
 # Sysctls a cluster changes (the kubelet, kube-proxy, the CNI bridge): saved at start, restored.
@@ -100,3 +101,6 @@ wait_for() {
 }
 
 kctl() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+
+# shellcheck source=nodes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nodes.sh"

@@ -95,27 +95,44 @@ record_host_state() {
     >"$KUBE_DIR/host/preexisting" || true
 }
 
+# One bridge per node, its gateway the node's address. The host routes between the bridges
+# (all in its network namespace: each /24 is a connected route), so pods of different nodes
+# reach each other through ip_forward; the guard lets exactly that pass.
 setup_network() {
-  if ip link show "$KUBE_BRIDGE" >/dev/null 2>&1; then
-    die "interface $KUBE_BRIDGE exists already; run scripts/cluster/kube-down.sh (or set DLJOB_KUBE_BRIDGE)"
-  fi
-  local net
-  for net in "$KUBE_POD_NET" "$KUBE_SVC_NET"; do
-    if ip -4 -o addr show | grep -q "inet ${net//./\\.}\." || ip -4 route show | grep -q "^${net//./\\.}\."; then
-      die "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
+  local i net bridges=()
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    bridges+=("$NODE_BRIDGE")
+    if ip link show "$NODE_BRIDGE" >/dev/null 2>&1; then
+      die "interface $NODE_BRIDGE exists already; run scripts/cluster/kube-down.sh (or set DLJOB_KUBE_BRIDGE)"
     fi
+    for net in "$NODE_NET" "$KUBE_SVC_NET"; do
+      if ip -4 -o addr show | grep -q "inet ${net//./\\.}\." || ip -4 route show | grep -q "^${net//./\\.}\."; then
+        die "$net.0/24 is in use on this machine (ip addr / ip route); set DLJOB_KUBE_POD_NET / DLJOB_KUBE_SVC_NET"
+      fi
+    done
   done
   # From here on the host's network is this cluster's to clean up (kube-down.sh reads the mark).
   touch "$KUBE_DIR/host/network"
-  ip link add "$KUBE_BRIDGE" type bridge
-  ip addr add "$KUBE_GW/24" dev "$KUBE_BRIDGE"
-  ip link set "$KUBE_BRIDGE" up
+  for ((i = 1; i <= KUBE_NODES; i++)); do
+    node_env "$i"
+    ip link add "$NODE_BRIDGE" type bridge
+    ip addr add "$NODE_GW/24" dev "$NODE_BRIDGE"
+    ip link set "$NODE_BRIDGE" up
+  done
   # Services to pods on the same bridge need forwarding and bridged traffic through iptables.
   sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
   iptables -N "$KUBE_GUARD_CHAIN" 2>/dev/null || iptables -F "$KUBE_GUARD_CHAIN"
-  iptables -A "$KUBE_GUARD_CHAIN" -i "$KUBE_BRIDGE" -o "$KUBE_BRIDGE" -j RETURN
-  iptables -A "$KUBE_GUARD_CHAIN" -i "$KUBE_BRIDGE" -j DROP
-  iptables -A "$KUBE_GUARD_CHAIN" -o "$KUBE_BRIDGE" -j DROP
+  local from to
+  for from in "${bridges[@]}"; do
+    for to in "${bridges[@]}"; do
+      iptables -A "$KUBE_GUARD_CHAIN" -i "$from" -o "$to" -j RETURN
+    done
+  done
+  for from in "${bridges[@]}"; do
+    iptables -A "$KUBE_GUARD_CHAIN" -i "$from" -j DROP
+    iptables -A "$KUBE_GUARD_CHAIN" -o "$from" -j DROP
+  done
   guard_first
 }
 
@@ -149,14 +166,16 @@ start_and_wait() {
 etcd_ready() { curl -sf --max-time 2 "http://127.0.0.1:$KUBE_ETCD_PORT/health" | grep -q '"health":"true"'; }
 cm_ready() { curl -skf --max-time 2 https://127.0.0.1:10257/healthz | grep -qx ok; }
 sched_ready() { curl -skf --max-time 2 https://127.0.0.1:10259/healthz | grep -qx ok; }
-ctr_ready() { ctr -a "$KUBE_SOCK" version; }
-kubelet_ready() { curl -sf --max-time 2 http://127.0.0.1:10248/healthz | grep -qx ok; }
+ctr_ready() { ctr -a "$NODE_SOCK" version; }
+kubelet_ready() { curl -sf --max-time 2 "http://127.0.0.1:$NODE_HEALTHZ/healthz" | grep -qx ok; }
 proxy_ready() { iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- "-d $KUBE_SVC_IP/32"; }
 
 # Before anything is changed on the host: the ports the cluster listens on are free.
 check_ports() {
-  local port
-  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10248 10249 10256; do
+  local port i healthz=()
+  for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; healthz+=("$NODE_HEALTHZ"); done
+  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10249 10256 \
+      "${healthz[@]}"; do
     if ss -Hltn "sport = :$port" | grep -q .; then
       die "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
     fi
@@ -193,7 +212,8 @@ start_control_plane() {
     --leader-elect=false --use-service-account-credentials=true \
     --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
     --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
-    --cluster-name=dljob-kube --profiling=false --v=1
+    --cluster-name=dljob-kube --profiling=false --v=1 \
+    --node-monitor-period=2s --node-monitor-grace-period=20s
   start_and_wait kube-scheduler 120 sched_ready -- "$KUBE_BIN/kube-scheduler" \
     --kubeconfig="$d/scheduler.kubeconfig" \
     --authentication-kubeconfig="$d/scheduler.kubeconfig" \
@@ -202,93 +222,122 @@ start_control_plane() {
     --leader-elect=false --profiling=false --v=1
 }
 
+# start_node: containerd and the kubelet of the node node_env chose (in its mount namespace).
 start_node() {
-  local d="$KUBE_DIR"
+  local d="$NODE_DIR"
+  make_node_namespace
   # No registry is reachable from here, and none may be tried: every pull goes to a proxy on a
   # closed loopback port and fails at once ("proxyconnect ... connection refused").
-  start_and_wait containerd 60 ctr_ready -- env HTTP_PROXY=http://127.0.0.1:9 \
+  start_and_wait "containerd$NODE_TAG" 60 ctr_ready -- "${NODE_EXEC[@]}" env HTTP_PROXY=http://127.0.0.1:9 \
     HTTPS_PROXY=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
     NO_PROXY= no_proxy= containerd --config "$d/containerd/config.toml"
   ctr_import "$KUBE_CACHE/pause.oci.tar" "localhost/dljob/pause:$KUBE_VERSION" "$KUBE_PAUSE_IMAGE"
-  local labels="nvidia.com/gpu.product=$KUBE_GPU_PRODUCT,nvidia.com/gpu.count=$KUBE_GPUS"
-  labels="$labels,nvidia.com/gpu.clique=$KUBE_CLIQUE,topology.kubernetes.io/zone=$KUBE_ZONE"
+  # No --cgroup-root: with cgroupsPerQOS off the kubelet makes no pod cgroups and removes none
+  # (kubelet.go: cleanupOrphanedPodCgroups runs only with cgroupsPerQOS), and gives pods no
+  # cgroup parent, --cgroup-root or not; every node's containers are in /k8s.io/<container id>
+  # (containerd's default), each under its own id, none cleaned up by another node.
   # AWS_EC2_METADATA_DISABLED: the kubelet's in-tree ECR credential provider otherwise asks the
   # EC2 metadata address (169.254.169.254) for credentials at start-up.
-  start_and_wait kubelet 120 kubelet_ready -- env AWS_EC2_METADATA_DISABLED=true "$KUBE_BIN/kubelet" \
-    --config="$d/kubelet/config.yaml" --kubeconfig="$d/kubelet.kubeconfig" \
-    --root-dir="$d/kubelet" --cert-dir="$d/pki/generated-kubelet" \
+  start_and_wait "kubelet$NODE_TAG" 120 kubelet_ready -- "${NODE_EXEC[@]}" env AWS_EC2_METADATA_DISABLED=true \
+    "$KUBE_BIN/kubelet" --config="$d/kubelet/config.yaml" --kubeconfig="$d/kubelet.kubeconfig" \
+    --root-dir="$d/kubelet" --cert-dir="$KUBE_DIR/pki/generated-kubelet$NODE_TAG" \
     --volume-plugin-dir="$d/kubelet/volume-plugins" \
-    --container-runtime=remote --container-runtime-endpoint="unix://$KUBE_SOCK" \
+    --container-runtime=remote --container-runtime-endpoint="unix://$NODE_SOCK" \
     --runtime-request-timeout=10m --pod-infra-container-image="$KUBE_PAUSE_IMAGE" \
-    --node-ip="$KUBE_GW" --hostname-override="$KUBE_NODE" --node-labels="$labels" --v=1
-  start_and_wait kube-proxy 120 proxy_ready -- "$KUBE_BIN/kube-proxy" --config="$d/kube-proxy.yaml" --v=1
+    --node-ip="$NODE_GW" --hostname-override="$NODE_NAME" --node-labels="$NODE_LABELS" --v=1
+}
+
+# One kube-proxy for the host: all nodes share its network namespace and iptables.
+start_proxy() {
+  start_and_wait kube-proxy 120 proxy_ready -- "$KUBE_BIN/kube-proxy" --config="$KUBE_DIR/kube-proxy.yaml" --v=1
   guard_first
 }
 
-# ctr_import ARCHIVE NAME_IN_ARCHIVE NAME: loads an OCI archive into containerd's k8s.io namespace
-# and names the image NAME (the name pods use).
+# ctr_import ARCHIVE NAME_IN_ARCHIVE NAME: loads an OCI archive into the containerd of the node
+# node_env chose (its k8s.io namespace) and names the image NAME (the name pods use).
 ctr_import() {
   local tar="$1" from="$2" to="$3"
   FAILED_LOG="$KUBE_DIR/logs/ctr-import.log"
-  ctr -a "$KUBE_SOCK" -n k8s.io images import "$tar" >>"$FAILED_LOG" 2>&1 \
+  ctr -a "$NODE_SOCK" -n k8s.io images import "$tar" >>"$FAILED_LOG" 2>&1 \
     || die "ctr could not import $tar"
   if [ "$from" != "$to" ]; then
-    ctr -a "$KUBE_SOCK" -n k8s.io images tag --force "$from" "$to" >>"$FAILED_LOG" 2>&1 \
+    ctr -a "$NODE_SOCK" -n k8s.io images tag --force "$from" "$to" >>"$FAILED_LOG" 2>&1 \
       || die "ctr could not name $from $to"
-    ctr -a "$KUBE_SOCK" -n k8s.io images rm "$from" >>"$FAILED_LOG" 2>&1 || true
+    ctr -a "$NODE_SOCK" -n k8s.io images rm "$from" >>"$FAILED_LOG" 2>&1 || true
   fi
   FAILED_LOG=""
 }
 
-# Whether containerd's docker.io/NAME is podman's localhost/NAME: an import also names the image
+# Whether the node's containerd's docker.io/NAME is podman's localhost/NAME: an import also names the image
 # by its config digest (podman's image ID), and both names then share one manifest digest.
 image_current() {
   local id digest_by_id digest_by_name
   id=$(podman image inspect --format '{{.Id}}' "localhost/$1" 2>/dev/null) || return 1
-  digest_by_id=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==sha256:$id" 2>/dev/null | awk 'NR==2 {print $3}')
-  digest_by_name=$(ctr -a "$KUBE_SOCK" -n k8s.io images ls "name==docker.io/$1" 2>/dev/null | awk 'NR==2 {print $3}')
+  digest_by_id=$(ctr -a "$NODE_SOCK" -n k8s.io images ls "name==sha256:$id" 2>/dev/null | awk 'NR==2 {print $3}')
+  digest_by_name=$(ctr -a "$NODE_SOCK" -n k8s.io images ls "name==docker.io/$1" 2>/dev/null | awk 'NR==2 {print $3}')
   [ -n "$digest_by_id" ] && [ "$digest_by_id" = "$digest_by_name" ]
 }
 
-# dljob's podman images into containerd, under the names the chart and examples use.
+# dljob's podman images into every node's containerd, under the names the chart and examples
+# use: saved once to an OCI archive, imported into each node that lacks the current one.
 load_dljob_images() {
-  local name t0 tar="$KUBE_DIR/image.oci.tar"
+  local name t0 tar="$KUBE_DIR/image.oci.tar" i stale
   for name in dljob/trainer:cpu dljob/operator:0.1.0; do
     if ! podman image exists "localhost/$name"; then
       warn "podman has no $name; not loaded"
       continue
     fi
-    if image_current "$name"; then
+    stale=()
+    for ((i = 1; i <= KUBE_NODES; i++)); do
+      node_env "$i"
+      image_current "$name" || stale+=("$i")
+    done
+    if [ ${#stale[@]} = 0 ]; then
       step "docker.io/$name in containerd is podman's current one (not loaded again)"
       continue
     fi
     t0=$SECONDS
     podman save -q --format oci-archive -o "$tar" "localhost/$name" \
       || die "podman save localhost/$name failed"
-    ctr_import "$tar" "localhost/$name" "docker.io/$name"
+    for i in "${stale[@]}"; do
+      node_env "$i"
+      ctr_import "$tar" "localhost/$name" "docker.io/$name"
+    done
     rm -f "$tar"
-    step "loaded docker.io/$name into containerd ($((SECONDS - t0))s)"
+    step "loaded docker.io/$name into containerd of node(s) ${stale[*]} ($((SECONDS - t0))s)"
   done
 }
 
-node_gpus() { kctl get node "$KUBE_NODE" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' | grep -qx "$KUBE_GPUS"; }
+node_gpus() { kctl get node "$NODE_NAME" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}' | grep -qx "$NODE_GPU_COUNT"; }
 node_ready() {
-  kctl get node "$KUBE_NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True
+  kctl get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' | grep -qx True
 }
 default_sa() { kctl -n default get serviceaccount default; }
 
-finish_node() {
-  FAILED_LOG="$KUBE_DIR/logs/kubelet.log"
-  wait_for 120 kctl get node "$KUBE_NODE" || die "node $KUBE_NODE did not register"
+# advertise_gpus: the node node_env chose registered, its GPUs advertised (its kubelet reports
+# them allocatable at its next status update, up to 10 s later: finish_node waits for that).
+advertise_gpus() {
+  FAILED_LOG="$KUBE_DIR/logs/kubelet$NODE_TAG.log"
+  wait_for 120 kctl get node "$NODE_NAME" || die "node $NODE_NAME did not register"
   # The documented way to advertise an extended resource: a JSON patch of the node's status.
   curl -sSf --max-time 10 --cacert "$KUBE_DIR/pki/ca.crt" --cert "$KUBE_DIR/pki/admin.crt" \
     --key "$KUBE_DIR/pki/admin.key" -X PATCH -H 'Content-Type: application/json-patch+json' \
-    --data "[{\"op\":\"add\",\"path\":\"/status/capacity/nvidia.com~1gpu\",\"value\":\"$KUBE_GPUS\"}]" \
-    "https://$KUBE_GW:$KUBE_API_PORT/api/v1/nodes/$KUBE_NODE/status" >/dev/null \
-    || die "could not patch node $KUBE_NODE's status capacity"
-  wait_for 180 node_ready || die "node $KUBE_NODE is not Ready after 180s"
-  wait_for 60 node_gpus || die "node $KUBE_NODE does not show $KUBE_GPUS nvidia.com/gpu allocatable"
-  step "node $KUBE_NODE Ready with $KUBE_GPUS nvidia.com/gpu"
+    --data "[{\"op\":\"add\",\"path\":\"/status/capacity/nvidia.com~1gpu\",\"value\":\"$NODE_GPU_COUNT\"}]" \
+    "https://$KUBE_GW:$KUBE_API_PORT/api/v1/nodes/$NODE_NAME/status" >/dev/null \
+    || die "could not patch node $NODE_NAME's status capacity"
+  FAILED_LOG=""
+}
+
+# finish_node: the node node_env chose Ready, with its GPUs allocatable.
+finish_node() {
+  FAILED_LOG="$KUBE_DIR/logs/kubelet$NODE_TAG.log"
+  wait_for 180 node_ready || die "node $NODE_NAME is not Ready after 180s"
+  wait_for 60 node_gpus || die "node $NODE_NAME does not show $NODE_GPU_COUNT nvidia.com/gpu allocatable"
+  step "node $NODE_NAME Ready with $NODE_GPU_COUNT nvidia.com/gpu ($NODE_LABELS)"
+  FAILED_LOG=""
+}
+
+finish_cluster() {
   FAILED_LOG="$KUBE_DIR/logs/kube-controller-manager.log"
   wait_for 120 default_sa || die "the default service account was not created"
   FAILED_LOG=""
