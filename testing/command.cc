@@ -50,14 +50,16 @@ std::string SourceDir() { return DLJOB_SOURCE_DIR; }
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env) {
   int out[2], err[2];
-  if (pipe(out) != 0 || pipe(err) != 0) return {};
+  // Close-on-exec: only the copies on 1 and 2 reach the command, so a daemon it starts in the
+  // background (kube-fault.sh's kubelet) holds no pipe open and the reads below end.
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return {};
   pid_t pid = fork();
   if (pid == 0) {
     dup2(out[1], 1);
     dup2(err[1], 2);
     close(out[0]);
     close(err[0]);
-    int devnull = open("/dev/null", O_RDONLY);
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     dup2(devnull, 0);
     Exec(argv, env);
   }

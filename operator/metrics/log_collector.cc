@@ -59,19 +59,30 @@ Status LogCollector::Run(std::stop_token stop) {
   LogPosition position(archived);
   int failed_opens = 0;
   int64_t cut_reported_at = -1;  // handled lines when the last cut was reported: one per place
+  bool unreadable_reported = false;  // the log could not be opened, and that was said
   while (!stop.stop_requested()) {
     const bool ended_before_open = container_ended_.load();
     auto stream = open_(ns_, pod_.name);
     if (!stream.ok()) {
-      if (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens) {
+      // While the container runs, its log is waited for however long its node's kubelet is away
+      // (the API server answers 404 or 5xx meanwhile); LogCollectors stops this collector when the
+      // pod is gone. Once the container has ended, a log that cannot be opened is given up.
+      if (ended_before_open &&
+          (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens)) {
         MaybePublish(true, clock_.Now());
         FlushArchive(true);
         return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_.name + ": " +
                                    stream.error().ToString());
       }
+      if (!ended_before_open && !unreadable_reported) {
+        unreadable_reported = true;
+        Report("cannot open the log (" + stream.error().ToString() +
+               "); trying again while the launcher runs");
+      }
       if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
       continue;
     }
+    unreadable_reported = false;
     failed_opens = 0;
     kube::LineStream& lines = **stream;
     std::stop_callback cancel(stop, [&lines] { lines.Cancel(); });

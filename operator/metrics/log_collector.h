@@ -61,7 +61,9 @@ struct LogCollectorOptions {
   LogArchive* archive = nullptr;  // null = do not archive; must outlive the collectors
   std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
-  int max_reopens = 60;          // consecutive failed opens before giving up
+  // Consecutive failed opens before giving up, once the container has ended; while it runs the
+  // log is waited for (its node's kubelet may be restarting).
+  int max_reopens = 60;
   const Clock* clock = nullptr;  // where "now" comes from; RealClock() when null; must outlive
   // Where a collector says what happened to its stream (a cut followed again, a gap): one line
   // without a newline; stderr when null.

@@ -332,14 +332,24 @@ TEST_F(LogCollectorTest, ALogRotatedWhileItsStreamWasDownIsReadOnWithItsGapRepor
             "read (rotated while its stream was down)");
 }
 
-TEST_F(LogCollectorTest, AGonePodEndsTheCollectorWithAnError) {
+TEST_F(LogCollectorTest, ALogThatCannotBeOpenedIsWaitedForWhileTheLauncherRunsThenGivenUp) {
+  // The kubelet of the pod's node is down: the API server answers 404 for its log (as 1.20 does).
+  int opens = 0;
+  LogCollector* self = nullptr;
+  LogCollectorOptions o = Options();
+  std::vector<std::string> reports;
+  o.report = [&](const std::string& line) { reports.push_back(line); };
   LogCollector c(
       "ns", "job", Pod("p"),
-      [](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        if (++opens == 3 * o.max_reopens) self->ContainerEnded();  // long past max_reopens
         return kube::ApiError{404, "NotFound", "pods \"p\" not found"};
       },
-      sink_, Options());
+      sink_, o);
+  self = &c;
   Status s = c.Run(std::stop_token());
+  EXPECT_EQ(opens, 3 * o.max_reopens + 1);  // once ended, a 404 is the end
+  EXPECT_EQ(reports.size(), 1u);  // said once, not at every try
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("pods \"p\" not found"), std::string::npos) << s.message();
 }

@@ -183,13 +183,25 @@ check_ports() {
 }
 
 start_control_plane() {
-  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
+  start_etcd
+  start_apiserver
+  start_controller_manager
+  start_scheduler
+}
+
+# Each control-plane component alone (kube-fault.sh restarts them one at a time).
+start_etcd() {
+  local d="$KUBE_DIR"
   start_and_wait etcd 60 etcd_ready -- etcd --name dljob-kube --data-dir "$d/etcd" \
     --listen-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
     --advertise-client-urls "http://127.0.0.1:$KUBE_ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" \
     --initial-advertise-peer-urls "http://127.0.0.1:$KUBE_ETCD_PEER_PORT" \
     --initial-cluster "dljob-kube=http://127.0.0.1:$KUBE_ETCD_PEER_PORT"
+}
+
+start_apiserver() {
+  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
   start_and_wait kube-apiserver 180 api_ready -- "$KUBE_BIN/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$KUBE_ETCD_PORT" \
     --bind-address="$KUBE_GW" --advertise-address="$KUBE_GW" --secure-port="$KUBE_API_PORT" \
@@ -204,6 +216,10 @@ start_control_plane() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
     --allow-privileged=true --profiling=false --v=1
+}
+
+start_controller_manager() {
+  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
   start_and_wait kube-controller-manager 120 cm_ready -- "$KUBE_BIN/kube-controller-manager" \
     --kubeconfig="$d/controller-manager.kubeconfig" \
     --authentication-kubeconfig="$d/controller-manager.kubeconfig" \
@@ -214,6 +230,10 @@ start_control_plane() {
     --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
     --cluster-name=dljob-kube --profiling=false --v=1 \
     --node-monitor-period=2s --node-monitor-grace-period=20s
+}
+
+start_scheduler() {
+  local d="$KUBE_DIR" pki="$KUBE_DIR/pki"
   start_and_wait kube-scheduler 120 sched_ready -- "$KUBE_BIN/kube-scheduler" \
     --kubeconfig="$d/scheduler.kubeconfig" \
     --authentication-kubeconfig="$d/scheduler.kubeconfig" \
@@ -232,6 +252,13 @@ start_node() {
     HTTPS_PROXY=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
     NO_PROXY= no_proxy= containerd --config "$d/containerd/config.toml"
   ctr_import "$KUBE_CACHE/pause.oci.tar" "localhost/dljob/pause:$KUBE_VERSION" "$KUBE_PAUSE_IMAGE"
+  start_kubelet
+}
+
+# start_kubelet: the kubelet of the node node_env chose, on its running containerd (kube-fault.sh
+# starts it again after stopping it).
+start_kubelet() {
+  local d="$NODE_DIR"
   # No --cgroup-root: with cgroupsPerQOS off the kubelet makes no pod cgroups and removes none
   # (kubelet.go: cleanupOrphanedPodCgroups runs only with cgroupsPerQOS), and gives pods no
   # cgroup parent, --cgroup-root or not; every node's containers are in /k8s.io/<container id>
