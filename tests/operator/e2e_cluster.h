@@ -59,6 +59,9 @@ class E2eCluster {
   // Kubernetes after its node-monitor grace period).
   virtual Status StopKubelet(const std::string& node) = 0;
   virtual Status StartKubelet(const std::string& node) = 0;
+  // A part of the control plane ("kube-apiserver" or "etcd") is stopped and started again; returns
+  // once it serves again. Watches and followed logs end meanwhile, and requests fail.
+  virtual Status RestartControlPlane(const std::string& part) = 0;
   // Every stream of the job's launcher log ends the way a kubelet restart ends it: cleanly, while
   // the launcher runs on. Returns once the log can be read again.
   virtual Status CutLauncherLog(const std::string& job) = 0;

@@ -308,6 +308,12 @@ Status KubeFault(const std::string& kubeconfig, const std::vector<std::string>& 
 
 }  // namespace
 
+Status KubeCluster::RestartControlPlane(const std::string& part) {
+  if (part == "kube-apiserver") return KubeFault(kubeconfig_, {"restart-apiserver"});
+  if (part == "etcd") return KubeFault(kubeconfig_, {"restart-etcd"});
+  return Status::InvalidArgument("no part " + part);
+}
+
 Status KubeCluster::StopKubelet(const std::string& node) {
   return KubeFault(kubeconfig_, {"stop-kubelet", node});
 }

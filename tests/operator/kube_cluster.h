@@ -64,6 +64,8 @@ class KubeCluster : public E2eCluster {
   Status CutLauncherLog(const std::string& job) override;
   // scripts/cluster/kube-fault.sh stop-kubelet / start-kubelet.
   Status StopKubelet(const std::string& node) override;
+  // kube-fault.sh restart-apiserver / restart-etcd.
+  Status RestartControlPlane(const std::string& part) override;
   Status StartKubelet(const std::string& node) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   // The namespace's pods (phase, node, container states) and its Events, oldest first.

@@ -4,6 +4,7 @@
 // a node lost under a running job (SharedMultiNodeTest) — the whole job restarts once on the node
 // that remains, evented, never a partial gang, and Succeeds.
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -72,6 +73,37 @@ TEST_P(SharedE2eTest, ALauncherLogCutUnderARunningJobIsFollowedAgainWithoutCount
   EXPECT_EQ(Count(logs.body, "[rank 0] after the cut"), 1u) << logs.body;
   EXPECT_EQ(Count(logs.body, "\"step\":10"), 1u) << logs.body;
   EXPECT_EQ(Count(logs.body, "\"step\":20"), 1u) << logs.body;
+}
+
+TEST_P(SharedE2eTest, TheApiServerAndEtcdRestartedUnderARunningJobLeaveItTrainingToSucceeded) {
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("cp", 2, 1)).ok());
+  ASSERT_TRUE(WaitForPhase("cp", "Running")) << Describe(api(), "cp");
+  const std::set<std::string> pods = [&] {
+    std::set<std::string> uids;
+    for (const Json& p : PodsNow(api(), "cp")) uids.insert(UidOf(p));
+    return uids;
+  }();
+  int step = 0;
+  for (const char* part : {"kube-apiserver", "etcd"}) {
+    step += 10;
+    ASSERT_TRUE(cluster().Say("cp", 0, MetricReport(0, step, 1500, 2)).ok());
+    ASSERT_TRUE(WaitFor([&] { return StepOf(api(), "cp") == step; }, wait()))
+        << part << " " << Describe(api(), "cp");
+    Status restarted = cluster().RestartControlPlane(part);
+    ASSERT_TRUE(restarted.ok()) << restarted.message();
+  }
+  // The status follows the training on.
+  ASSERT_TRUE(cluster().Say("cp", 0, MetricReport(0, 30, 1500, 2)).ok());
+  ASSERT_TRUE(WaitFor([&] { return StepOf(api(), "cp") == 30; }, wait())) << Describe(api(), "cp");
+  ASSERT_TRUE(cluster().EndTraining("cp", 0).ok());
+  ASSERT_TRUE(WaitForPhase("cp", "Succeeded")) << Describe(api(), "cp");
+  Json job = *GetJob(api(), "cp");
+  EXPECT_EQ(Restarts(job), 0);
+  EXPECT_EQ(job["status"]["throughput"].value("step", 0), 30);
+  // No pod made again: every one left (the workers go with cleanPodPolicy Running) is one of
+  // the first run's.
+  for (const Json& p : PodsNow(api(), "cp")) EXPECT_EQ(pods.count(UidOf(p)), 1u) << NameOf(p);
 }
 
 TEST_P(SharedMultiNodeTest, ANodeLostUnderARunningJobRestartsItWholeOnTheNodeThatRemains) {

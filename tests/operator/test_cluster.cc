@@ -92,6 +92,15 @@ Status TestCluster::CutLauncherLog(const std::string& job) {
   return control_.DropWatches();  // ends every followed log cleanly, as a kubelet restart does
 }
 
+Status TestCluster::RestartControlPlane(const std::string& part) {
+  if (part != "kube-apiserver" && part != "etcd") return Status::InvalidArgument("no part " + part);
+  Fault down;
+  down.code = 503;
+  down.count = 20;
+  if (Status s = control_.AddFault(down, part + " is restarting"); !s.ok()) return s;
+  return control_.DropWatches();
+}
+
 Status TestCluster::StopKubelet(const std::string& node) {
   return control_.SetKubelet(node, false);
 }

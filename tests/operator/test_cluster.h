@@ -58,6 +58,9 @@ class TestCluster : public E2eCluster {
   // one node's kubelet alone.
   Status CutLauncherLog(const std::string& job) override;
   Status StopKubelet(const std::string& node) override;  // /_test/nodes/{node}/kubelet
+  // The server cannot lose its state and come back: every watch and followed log ends and the
+  // next 20 API requests answer 503, as while kube-apiserver (or etcd under it) restarts.
+  Status RestartControlPlane(const std::string& part) override;
   Status StartKubelet(const std::string& node) override;
   Result<std::string> ServiceAccountToken(const std::string& sa) override;
   std::string Diagnostics() const override {
