@@ -141,7 +141,15 @@ class LogCollectorTest : public ::testing::Test {
     return o;
   }
 
+  // Options() whose collector's reports go to reports_.
+  LogCollectorOptions Reporting() {
+    LogCollectorOptions o = Options();
+    o.report = [this](const std::string& line) { reports_.push_back(line); };
+    return o;
+  }
+
   fs::path dir_;
+  std::vector<std::string> reports_;
   std::unique_ptr<storage::LocalDirStore> store_;
   std::unique_ptr<LogArchive> archive_;
   dljob::testing::FakeClock clock_;
@@ -264,9 +272,7 @@ TEST_F(LogCollectorTest, AStreamEndedWhileTheLauncherRunsIsFollowedAgainWithoutD
                                         Stamped(3, "d")};
   int opens = 0;
   LogCollector* self = nullptr;
-  LogCollectorOptions o = Options();
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& line) { reports.push_back(line); };
+  LogCollectorOptions o = Reporting();
   LogCollector c(
       "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
@@ -293,8 +299,8 @@ TEST_F(LogCollectorTest, AStreamEndedWhileTheLauncherRunsIsFollowedAgainWithoutD
   EXPECT_EQ(c.lines(), 4);
   EXPECT_EQ(c.cuts(), 1);
   EXPECT_EQ(c.gaps(), 0);
-  ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0],
+  ASSERT_EQ(reports_.size(), 1u);
+  EXPECT_EQ(reports_[0],
             "log of ns/job (pod p): the log stream ended while the launcher runs (a kubelet or API "
             "server restart); following it again after line 2");
 }
@@ -302,9 +308,7 @@ TEST_F(LogCollectorTest, AStreamEndedWhileTheLauncherRunsIsFollowedAgainWithoutD
 TEST_F(LogCollectorTest, ALogRotatedWhileItsStreamWasDownIsReadOnWithItsGapReported) {
   int opens = 0;
   LogCollector* self = nullptr;
-  LogCollectorOptions o = Options();
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& line) { reports.push_back(line); };
+  LogCollectorOptions o = Reporting();
   LogCollector c(
       "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
@@ -325,8 +329,8 @@ TEST_F(LogCollectorTest, ALogRotatedWhileItsStreamWasDownIsReadOnWithItsGapRepor
             (std::vector<std::string>{"[rank 0] a", "[rank 0] b", "[rank 0] e", "[rank 0] f"}));
   EXPECT_EQ(c.gaps(), 1);
   EXPECT_EQ(c.cuts(), 0);  // a broken stream, not one that ended
-  ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0],
+  ASSERT_EQ(reports_.size(), 1u);
+  EXPECT_EQ(reports_[0],
             "log of ns/job (pod p): lines written between 2027-01-15T08:00:00.002000000Z and "
             "2027-01-15T08:00:00.005000000Z may be missing: the log no longer holds the last line "
             "read (rotated while its stream was down)");
@@ -336,9 +340,7 @@ TEST_F(LogCollectorTest, ALogThatCannotBeOpenedIsWaitedForWhileTheLauncherRunsTh
   // The kubelet of the pod's node is down: the API server answers 404 for its log (as 1.20 does).
   int opens = 0;
   LogCollector* self = nullptr;
-  LogCollectorOptions o = Options();
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& line) { reports.push_back(line); };
+  LogCollectorOptions o = Reporting();
   LogCollector c(
       "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
@@ -349,7 +351,7 @@ TEST_F(LogCollectorTest, ALogThatCannotBeOpenedIsWaitedForWhileTheLauncherRunsTh
   self = &c;
   Status s = c.Run(std::stop_token());
   EXPECT_EQ(opens, 3 * o.max_reopens + 1);  // once ended, a 404 is the end
-  EXPECT_EQ(reports.size(), 1u);  // said once, not at every try
+  EXPECT_EQ(reports_.size(), 1u);  // said once, not at every try
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("pods \"p\" not found"), std::string::npos) << s.message();
 }

@@ -38,6 +38,9 @@ Result<std::unique_ptr<E2eCluster>> StartKubernetes() {
 INSTANTIATE_TEST_SUITE_P(Shared, SharedE2eTest,
                          ::testing::Values(ClusterKind{"Kubernetes", StartKubernetes}),
                          ClusterKindName);
+// Not yet here: KubeCluster needs one node, and its single-node cases are not pinned to one of
+// several (shared_fixture.h).
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SharedMultiNodeTest);
 
 }  // namespace
 }  // namespace dljob::testing
