@@ -6,8 +6,8 @@ namespace dljob::kube {
 namespace {
 
 TEST(LogTimestamp, AStampedLineSplitsBackIntoItsTimeAndText) {
-  const WallTime t = std::chrono::system_clock::from_time_t(1795323787) +
-                     std::chrono::nanoseconds(123456789);
+  const WallTime t =
+      std::chrono::system_clock::from_time_t(1795323787) + std::chrono::nanoseconds(123456789);
   const std::string line = StampLogLine(t, "epoch 1 starting");
   EXPECT_EQ(line, "2026-11-22T05:03:07.123456789Z epoch 1 starting");
   std::optional<StampedLogLine> split = SplitLogTimestamp(line);

@@ -115,8 +115,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
       if (std::string key = OwnerJobKey(pod); !key.empty()) queue_.Add(key);
     }
   };
-  nodes_->AddHandlers({node_seen, node_changed,
-                       [this](const Json& o) {
+  nodes_->AddHandlers({node_seen, node_changed, [this](const Json& o) {
                          ledger_.RemoveNode(o);
                          scheduler_->Trigger();
                        }});

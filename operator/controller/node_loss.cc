@@ -28,11 +28,12 @@ std::optional<NodeLoss> LossOf(const std::string& name, const kube::Store& nodes
   const Json& ready = *ReadyCondition(*node);
   std::string why = StringAt(ready, "status");
   for (const char* field : {"reason", "message"}) {
-    if (std::string text = StringAt(ready, field); !text.empty()) why += (why.empty() ? "" : ", ") + text;
+    if (std::string text = StringAt(ready, field); !text.empty())
+      why += (why.empty() ? "" : ", ") + text;
   }
-  return NodeLoss{name, *since + grace,
-                  "node " + name + " has not been Ready since " + FormatRfc3339(*since) + " (" +
-                      why + ")"};
+  return NodeLoss{
+      name, *since + grace,
+      "node " + name + " has not been Ready since " + FormatRfc3339(*since) + " (" + why + ")"};
 }
 
 }  // namespace

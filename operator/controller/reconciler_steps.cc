@@ -130,15 +130,16 @@ Status Reconciler::DeletePods(Pass& p, bool only_live) {
 }
 
 bool Reconciler::OnLostNode(const Pass& p, const Json& pod) const {
-  return caches_.nodes && controller::OnLostNode(pod, *caches_.nodes, options_.node_lost_after, p.now);
+  return caches_.nodes &&
+         controller::OnLostNode(pod, *caches_.nodes, options_.node_lost_after, p.now);
 }
 
 // A pod being deleted is left to its kubelet, unless its node is lost: then it is deleted again
 // with grace period 0, which removes it at once.
 Status Reconciler::DeletePod(Pass& p, Json& pod) {
   const bool lost = OnLostNode(p, pod);
-  if (IsDeleting(pod) && (!lost || pod.value("/metadata/deletionGracePeriodSeconds"_json_pointer,
-                                             int64_t{-1}) == 0)) {
+  if (IsDeleting(pod) &&
+      (!lost || pod.value("/metadata/deletionGracePeriodSeconds"_json_pointer, int64_t{-1}) == 0)) {
     return Status::Ok();
   }
   kube::DeleteOptions options;

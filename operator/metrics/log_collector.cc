@@ -58,7 +58,7 @@ Status LogCollector::Run(std::stop_token stop) {
   }
   LogPosition position(archived);
   int failed_opens = 0;
-  int64_t cut_reported_at = -1;  // handled lines when the last cut was reported: one per place
+  int64_t cut_reported_at = -1;      // handled lines when the last cut was reported: one per place
   bool unreadable_reported = false;  // the log could not be opened, and that was said
   while (!stop.stop_requested()) {
     const bool ended_before_open = container_ended_.load();
@@ -116,8 +116,10 @@ Status LogCollector::Run(std::stop_token stop) {
     if (!container_ended_.load() && position.handled() != cut_reported_at) {
       cut_reported_at = position.handled();
       ++cuts_;
-      Report("the log stream ended while the launcher runs (a kubelet or API server restart); "
-             "following it again after line " + std::to_string(position.handled()));
+      Report(
+          "the log stream ended while the launcher runs (a kubelet or API server restart); "
+          "following it again after line " +
+          std::to_string(position.handled()));
     }
   }
   MaybePublish(true, clock_.Now());

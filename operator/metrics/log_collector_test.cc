@@ -79,9 +79,9 @@ std::string Metric(int rank, int step, double ips) {
 // `text` of rank 0 as the launcher's log line, stamped `ms` past a fixed time as the kubelet stamps
 // it with timestamps=true.
 std::string Stamped(int ms, const std::string& text) {
-  return kube::StampLogLine(WallTime(std::chrono::seconds(1'800'000'000)) +
-                                std::chrono::milliseconds(ms),
-                            "[1,0]<stdout>:" + text);
+  return kube::StampLogLine(
+      WallTime(std::chrono::seconds(1'800'000'000)) + std::chrono::milliseconds(ms),
+      "[1,0]<stdout>:" + text);
 }
 
 ArchivedPod Pod(const std::string& name) { return ArchivedPod{name, "uid-" + name, ""}; }
@@ -351,7 +351,7 @@ TEST_F(LogCollectorTest, ALogThatCannotBeOpenedIsWaitedForWhileTheLauncherRunsTh
   self = &c;
   Status s = c.Run(std::stop_token());
   EXPECT_EQ(opens, 3 * o.max_reopens + 1);  // once ended, a 404 is the end
-  EXPECT_EQ(reports_.size(), 1u);  // said once, not at every try
+  EXPECT_EQ(reports_.size(), 1u);           // said once, not at every try
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("pods \"p\" not found"), std::string::npos) << s.message();
 }

@@ -26,7 +26,8 @@ bool LauncherEnded(const Json& pod) {
   const Json& containers = FieldOf(status, "containerStatuses");
   if (!containers.is_array()) return false;
   for (const Json& c : containers) {
-    if (StringAt(c, "name") == "launcher") return FieldOf(FieldOf(c, "state"), "terminated").is_object();
+    if (StringAt(c, "name") == "launcher")
+      return FieldOf(FieldOf(c, "state"), "terminated").is_object();
   }
   return false;
 }

@@ -44,7 +44,7 @@ std::string PodLogs::Read(const std::string& pod_key, size_t offset) const {
 }
 
 std::string PodLogs::Stamped(const std::string& pod_key, size_t offset,
-                            std::string_view text) const {
+                             std::string_view text) const {
   MutexLock lock(mu_);
   auto it = logs_.find(pod_key);
   if (it == logs_.end()) return std::string(text);
@@ -54,9 +54,8 @@ std::string PodLogs::Stamped(const std::string& pod_key, size_t offset,
   while (pos < text.size()) {
     const size_t at = offset + pos;
     if (at == 0 || log.text[at - 1] == '\n') {  // a line begins here
-      auto after = std::upper_bound(
-          log.written.begin(), log.written.end(), at,
-          [](size_t a, const auto& w) { return a < w.first; });
+      auto after = std::upper_bound(log.written.begin(), log.written.end(), at,
+                                    [](size_t a, const auto& w) { return a < w.first; });
       const auto time = after == log.written.begin() ? std::chrono::system_clock::time_point()
                                                      : std::prev(after)->second;
       out += kube::StampLogLine(time, "");

@@ -57,7 +57,8 @@ TEST(PodLogsTest, StampedLinesCarryTheTimeOfTheirAppendInOrder) {
     }
     const std::vector<std::string> want_from_0 = {"one", "two", "three", "four"};
     if (offset == 0) EXPECT_EQ(texts, want_from_0);
-    if (offset == 4) EXPECT_EQ(texts, std::vector<std::string>(want_from_0.begin() + 1, want_from_0.end()));
+    if (offset == 4)
+      EXPECT_EQ(texts, std::vector<std::string>(want_from_0.begin() + 1, want_from_0.end()));
     if (offset == 10) EXPECT_EQ(texts, (std::vector<std::string>{"ree", "four"}));
   }
 }

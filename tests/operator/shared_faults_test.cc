@@ -35,7 +35,8 @@ TEST_P(SharedE2eTest, ALauncherLogCutUnderARunningJobIsFollowedAgainWithoutCount
   ASSERT_TRUE(WaitForPhase("cut", "Running")) << Describe(api(), "cut");
   ASSERT_TRUE(cluster().Say("cut", 0, "before the cut").ok());
   ASSERT_TRUE(cluster().Say("cut", 0, MetricReport(0, 10, 1500, 2)).ok());
-  ASSERT_TRUE(WaitFor([&] { return StepOf(api(), "cut") == 10; }, wait())) << Describe(api(), "cut");
+  ASSERT_TRUE(WaitFor([&] { return StepOf(api(), "cut") == 10; }, wait()))
+      << Describe(api(), "cut");
 
   ASSERT_TRUE(cluster().CutLauncherLog("cut").ok());
   // Training goes on past the cut, and the status follows it.

@@ -1,8 +1,8 @@
 // The shared operator cases (shared_fixture.h) against dljob-test-apiserver: one node of 8 GPUs,
-// as scripts/cluster/kube-up.sh's real cluster has (two for SharedMultiNodeTest), with the simulated kubelet moving bound pods to
-// Running and finishing graceful deletions, and launcher log lines reaching the operator 200 ms
-// after they are written, as through a real node's log pipeline (a line can arrive after its
-// pod is seen finished).
+// as scripts/cluster/kube-up.sh's real cluster has (two for SharedMultiNodeTest), with the
+// simulated kubelet moving bound pods to Running and finishing graceful deletions, and launcher log
+// lines reaching the operator 200 ms after they are written, as through a real node's log pipeline
+// (a line can arrive after its pod is seen finished).
 #include "tests/operator/shared_fixture.h"
 #include "tests/operator/test_cluster.h"
 

@@ -247,10 +247,10 @@ class ReconcilerWorld : public ::testing::Test {
   Mutex timings_mu_;
   std::vector<std::pair<std::string, JobTimings>> timings_ GUARDED_BY(timings_mu_);
   GpuLedger ledger_{clock_};
-  Reconciler reconciler_{faults_, clock_,
-                         Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_, nullptr,
-                                &nodes_},
-                         options_, FixedKeys};
+  Reconciler reconciler_{
+      faults_, clock_,
+      Caches{jobs_, pods_, services_, config_maps_, secrets_, ledger_, nullptr, &nodes_}, options_,
+      FixedKeys};
 
  private:
   // Like the operator's node and bound-pod informers: every node, every pod (any label).
