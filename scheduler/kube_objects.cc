@@ -64,13 +64,20 @@ bool NodeCordoned(const Json& node) {
   return cordoned.is_boolean() && cordoned.get<bool>();
 }
 
-bool NodeReady(const Json& node) {
+const Json* NodeReadyCondition(const Json& node) {
   const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
-  if (!conditions.is_array()) return true;  // a node that reports nothing yet is taken at its word
+  if (!conditions.is_array()) return nullptr;
   for (const Json& c : conditions) {
-    if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
+    if (StringAt(c, "type") == "Ready") return &c;
   }
-  return conditions.empty();
+  return nullptr;
+}
+
+bool NodeReady(const Json& node) {
+  if (const Json* ready = NodeReadyCondition(node)) return StringAt(*ready, "status") == "True";
+  // A node that reports nothing yet is taken at its word.
+  const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
+  return !conditions.is_array() || conditions.empty();
 }
 
 Node SchedulerNodeOf(const Json& node) {

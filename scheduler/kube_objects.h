@@ -18,6 +18,8 @@ Node SchedulerNodeOf(const nlohmann::json& node);
 
 // spec.unschedulable (kubectl cordon).
 bool NodeCordoned(const nlohmann::json& node);
+// The node's status condition of type Ready; null when it has none.
+const nlohmann::json* NodeReadyCondition(const nlohmann::json& node);
 // The Ready condition is True; a node that reports no conditions at all is taken at its word.
 bool NodeReady(const nlohmann::json& node);
 

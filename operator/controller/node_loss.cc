@@ -4,20 +4,12 @@
 #include "base/json_fields.h"
 #include "kube/object_fields.h"
 #include "operator/controller/children.h"
+#include "scheduler/kube_objects.h"
 
 namespace dljob::controller {
 namespace {
 
 using Json = nlohmann::json;
-
-const Json* ReadyCondition(const Json& node) {
-  const Json& conditions = FieldOf(FieldOf(node, "status"), "conditions");
-  if (!conditions.is_array()) return nullptr;
-  for (const Json& c : conditions) {
-    if (StringAt(c, "type") == "Ready") return &c;
-  }
-  return nullptr;
-}
 
 std::optional<NodeLoss> LossOf(const std::string& name, const kube::Store& nodes,
                                kube::Duration grace) {
@@ -25,7 +17,7 @@ std::optional<NodeLoss> LossOf(const std::string& name, const kube::Store& nodes
   if (!node) return std::nullopt;
   std::optional<WallTime> since = NotReadySince(*node);
   if (!since) return std::nullopt;
-  const Json& ready = *ReadyCondition(*node);
+  const Json& ready = *scheduler::NodeReadyCondition(*node);
   std::string why = StringAt(ready, "status");
   for (const char* field : {"reason", "message"}) {
     if (std::string text = StringAt(ready, field); !text.empty())
@@ -39,7 +31,7 @@ std::optional<NodeLoss> LossOf(const std::string& name, const kube::Store& nodes
 }  // namespace
 
 std::optional<WallTime> NotReadySince(const Json& node) {
-  const Json* ready = ReadyCondition(node);
+  const Json* ready = scheduler::NodeReadyCondition(node);
   if (!ready || StringAt(*ready, "status") == "True") return std::nullopt;
   return ParseRfc3339(StringAt(*ready, "lastTransitionTime"));
 }
