@@ -147,6 +147,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.scheduling.queue = scheduler::QueueOptionsByName(options_.queue_policy).value();
   co.scheduling.queue.min_run_time = options_.min_run_time.count();
   co.reconcile.node_lost_after = options_.node_lost_after;
+  co.reconcile.rack_label = options_.rack_label;
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   co.reconcile.launcher_log_ended = [&collectors](const std::string& uid) {
     return collectors.Ended(uid);

@@ -109,10 +109,9 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   } else if (o.workers.desired > 0 && bound == o.workers.desired) {
     o.state = JobState::kScheduled;
     o.reason = "WorkersBound";
-    std::string nodes;
-    for (const PlacementEntry& e : o.placement) nodes += (nodes.empty() ? "" : ", ") + e.node;
-    o.message = "every worker is bound (" + nodes + "); " + std::to_string(o.workers.ready) + "/" +
-                std::to_string(o.workers.desired) + " Ready, waiting for their containers to start";
+    // The reconciler says where (the nodes and their topology) before this.
+    o.message = std::to_string(o.workers.ready) + "/" + std::to_string(o.workers.desired) +
+                " Ready, waiting for their containers to start";
   } else {
     o.reason = "WaitingForWorkers";
     o.message = std::to_string(bound) + "/" + std::to_string(o.workers.desired) + " workers placed";

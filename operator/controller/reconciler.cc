@@ -13,6 +13,8 @@
 #include "operator/controller/observation.h"
 #include "operator/controller/queue_snapshot.h"
 #include "operator/controller/reconcile_pass.h"
+#include "scheduler/kube_objects.h"
+#include "scheduler/placement_domain.h"
 
 namespace dljob::controller {
 
@@ -170,11 +172,29 @@ void Reconciler::ShowProgress(Pass& p) {
       }
       break;
     case JobState::kScheduled:
-      if (!restarting) p.Set(JobPhase::kScheduled, "WorkersBound", now.message, false);
+      if (!restarting) {
+        p.Set(JobPhase::kScheduled, "WorkersBound",
+              "every worker is bound on " + PlacedOn(now.placement) + "; " + now.message, false);
+      }
       break;
     default:
       if (!restarting) p.Set(JobPhase::kQueued, now.reason, now.message, false);
   }
+}
+
+// Where the gang is: its nodes' topology (scheduler/placement_domain.h) when the Node cache knows
+// every one of them, else their names.
+std::string Reconciler::PlacedOn(const std::vector<PlacementEntry>& placement) const {
+  std::vector<scheduler::Node> nodes;
+  std::string names;
+  for (const PlacementEntry& e : placement) {
+    names += (names.empty() ? "" : ", ") + e.node;
+    std::optional<Json> node = caches_.nodes ? caches_.nodes->Get(e.node) : std::nullopt;
+    if (node) nodes.push_back(scheduler::SchedulerNodeOf(*node));
+  }
+  if (nodes.size() != placement.size()) return names;
+  std::string where = scheduler::DescribePlacementDomain(nodes, options_.rack_label);
+  return placement.size() == 1 ? where : where + ": " + names;
 }
 
 // A worker the cache lacks may be one this operator made a moment ago (the job's informer ahead

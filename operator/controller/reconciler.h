@@ -112,6 +112,8 @@ struct ReconcilerOptions {
   JobTimingsSink timings;
   // How long a node under a running job may be not Ready before it counts as lost (node_loss.h).
   kube::Duration node_lost_after{std::chrono::seconds(30)};
+  // The node label naming a rack, for saying where a gang was placed (PlacementOptions).
+  std::string rack_label = scheduler::kDefaultRackLabel;
 };
 
 struct ReconcileResult {
@@ -158,6 +160,7 @@ class Reconciler {
   // The worker lost after its gang was bound, if any; one the cache lacks is confirmed gone
   // with the server first.
   Result<std::optional<LostWorker>> FindLost(const Pass& p);
+  std::string PlacedOn(const std::vector<PlacementEntry>& placement) const;
   static RunObservation Observed(const Pass& p, const Observation& seen,
                                  const std::optional<LostWorker>& lost,
                                  std::optional<WallTime> last_progress);

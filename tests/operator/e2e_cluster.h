@@ -3,7 +3,8 @@
 // against a real Kubernetes (KubeCluster, kube_cluster.h). Where the two differ, the real one is
 // right and the test server is fixed.
 //
-// A cluster offers one node with gpus() nvidia.com/gpu, a namespace of the test's own (ns()), an
+// A cluster offers one node with gpus() nvidia.com/gpu (or, for the multi-node cases, several of
+// as many GPUs each), a namespace of the test's own (ns()), an
 // admin kube::Api, and dljob-operator processes started against it. The cases create jobs with
 // NewJob() and move them only through what a training job itself does, so each cluster maps it to
 // its own means: on the test server its /_test API sets pod phases and appends launcher log
@@ -35,7 +36,7 @@ class E2eCluster {
   virtual kube::Api& api() = 0;
   // The namespace the test's jobs live in (SetNs'd by the fixture).
   virtual std::string ns() const = 0;
-  // nvidia.com/gpu of the cluster's one node.
+  // nvidia.com/gpu of the cluster's one node (of each node, for the multi-node cases).
   virtual int gpus() const = 0;
   // How long a case waits for something before it fails (a failure limit, never a timing check).
   virtual int wait_ms() const = 0;

@@ -124,7 +124,7 @@ Status KubeCluster::DeleteCrds() {
              : Status::Unavailable("kubectl delete -f charts/dljob/crds/ failed: " + r.err + r.out);
 }
 
-Result<std::unique_ptr<KubeCluster>> KubeCluster::Start() {
+Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(int nodes_used) {
   static std::atomic<int> started{0};
   std::unique_ptr<KubeCluster> c(new KubeCluster());
   c->kubeconfig_ = KubeconfigPath();
@@ -138,17 +138,32 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start() {
                                nodes.error().ToString() +
                                "); start one with 'sudo bash scripts/cluster/kube-up.sh'");
   }
-  const Json& items = (*nodes)["items"];
-  if (items.size() != 1 || !NodeReady(items[0]) || GpusOf(items[0]) <= 0) {
-    return Status::FailedPrecondition(
-        "the shared operator cases need one Ready node with nvidia.com/gpu, as "
-        "scripts/cluster/kube-up.sh makes; this cluster has " +
-        std::to_string(items.size()) + " node(s)" +
-        (items.size() == 1 ? std::string(NodeReady(items[0]) ? "" : ", not Ready") + ", " +
-                                 std::to_string(GpusOf(items[0])) + " GPUs"
-                           : ""));
+  // The Ready nodes with GPUs, by name: the first is the one a single-node case's jobs use.
+  std::vector<const Json*> ready;
+  for (const Json& n : (*nodes)["items"]) {
+    if (NodeReady(n) && GpusOf(n) > 0) ready.push_back(&n);
   }
-  c->gpus_ = GpusOf(items[0]);
+  std::sort(ready.begin(), ready.end(),
+            [](const Json* a, const Json* b) { return NameOf(*a) < NameOf(*b); });
+  if (ready.size() < static_cast<size_t>(nodes_used)) {
+    return Status::FailedPrecondition(
+        "these shared operator cases need " + std::to_string(nodes_used) +
+        " Ready node(s) with nvidia.com/gpu; this cluster has " + std::to_string(ready.size()) +
+        " of " + std::to_string((*nodes)["items"].size()) + " node(s)" +
+        (nodes_used > 1 ? "; start one with 'sudo bash scripts/cluster/kube-up.sh --nodes " +
+                              std::to_string(nodes_used) + "'"
+                        : "; restart it with scripts/cluster/kube-up.sh"));
+  }
+  c->gpus_ = GpusOf(*ready[0]);
+  if (nodes_used == 1) c->pinned_node_ = NameOf(*ready[0]);
+  for (int i = 1; i < nodes_used; ++i) {
+    if (GpusOf(*ready[i]) != c->gpus_) {
+      return Status::FailedPrecondition("the cases need nodes of as many GPUs each; " +
+                                        NameOf(*ready[0]) + " has " + std::to_string(c->gpus_) +
+                                        ", " + NameOf(*ready[i]) + " " +
+                                        std::to_string(GpusOf(*ready[i])));
+    }
+  }
 
   kube::ListOptions chart;
   chart.label_selector = "app.kubernetes.io/name=dljob-operator";
@@ -203,6 +218,9 @@ Json KubeCluster::NewJob(const std::string& name, int gpus, int gpus_per_worker,
   job["spec"]["command"] = {"sh", "-c", kRankLoop};
   job["spec"]["data"] = Json::array(
       {{{"name", "e2e-ranks"}, {"source", "hostPath:" + ranks_dir_}, {"mountPath", kRanksMount}}});
+  if (!pinned_node_.empty()) {
+    job["spec"]["scheduling"]["nodeSelector"] = {{"kubernetes.io/hostname", pinned_node_}};
+  }
   return job;
 }
 

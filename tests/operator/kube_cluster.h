@@ -1,11 +1,17 @@
-// KubeCluster: the real Kubernetes that scripts/cluster/kube-up.sh starts (one node advertising 8
-// nvidia.com/gpu, dljob's images in containerd), as an E2eCluster for the shared operator cases.
+// KubeCluster: the real Kubernetes that scripts/cluster/kube-up.sh starts (1 to 4 nodes each
+// advertising 8 nvidia.com/gpu, dljob's images in containerd), as an E2eCluster for the shared
+// operator cases.
 //
-// Found through $KUBECONFIG, else ${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig. Start()
+// Found through $KUBECONFIG, else ${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig. Start(n)
 // fails, never skips, when no cluster answers there (naming scripts/cluster/kube-up.sh), when it
-// has not exactly one Ready node, when the DLJob CRDs are missing (EnsureCrds installs them), or
-// when the chart's operator runs in dljob-system (two operators would share the node's GPUs; the
-// cases start their own, on this machine, with the admin kubeconfig).
+// has fewer than n Ready nodes with GPUs (or they differ in GPUs), when the DLJob CRDs are missing
+// (EnsureCrds installs them), or when the chart's operator runs in dljob-system (two operators
+// would share the nodes' GPUs; the cases start their own, on this machine, with the admin
+// kubeconfig).
+//
+// Nodes: Start(1), for the single-node cases, pins every NewJob to the first Ready GPU node by name
+// (spec.scheduling.nodeSelector kubernetes.io/hostname), so they hold on a cluster of several
+// nodes as on one; Start(2) leaves the jobs free to use every node (SharedMultiNodeTest).
 //
 // Each cluster object is one test: a fresh namespace dljob-e2e-<pid>-<n>, deleted (and waited
 // for, so the next test has the node's GPUs) when the object dies, and a private directory on this
@@ -43,7 +49,8 @@ class KubeCluster : public E2eCluster {
   // Deletes the CRDs (kubectl delete), for a suite that installed them.
   static Status DeleteCrds();
 
-  static Result<std::unique_ptr<KubeCluster>> Start();
+  // `nodes_used`: 1 (jobs pinned to one node) or the number of nodes the cases need at least.
+  static Result<std::unique_ptr<KubeCluster>> Start(int nodes_used = 1);
   ~KubeCluster() override;
 
   std::string Name() const override { return "kubernetes"; }
@@ -83,7 +90,8 @@ class KubeCluster : public E2eCluster {
   std::string kubeconfig_;
   std::unique_ptr<kube::Api> api_;
   std::string ns_;
-  int gpus_ = 0;
+  int gpus_ = 0;             // of each node used
+  std::string pinned_node_;  // Start(1): the node NewJob's jobs are pinned to
   int operators_started_ = 0;
   std::map<std::string, int> said_;  // "<address>/<rank>" → the next say.<rank>.<n>
 };

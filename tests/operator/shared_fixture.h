@@ -2,7 +2,8 @@
 // per ClusterKind it is instantiated with — dljob-test-apiserver in operator_e2e_test
 // (shared_on_test_apiserver.cc), the real Kubernetes of scripts/cluster/kube-up.sh in
 // operator_cluster_test (shared_on_kubernetes.cc, ctest label `cluster`). A case sees only
-// E2eCluster (e2e_cluster.h): one node of cluster().gpus() GPUs, the namespace Ns(), jobs from
+// E2eCluster (e2e_cluster.h): one node of cluster().gpus() GPUs (its jobs pinned to one node of
+// several), the namespace Ns(), jobs from
 // NewJob() moved by Say/EndTraining/FailWorker; what it asserts holds on both.
 //
 // On failure the operators' logs and the cluster's own account (Diagnostics) are printed. Objects
@@ -88,10 +89,10 @@ class SharedE2eTest : public ::testing::TestWithParam<ClusterKind> {
   std::vector<std::pair<kube::Resource, std::string>> cluster_scoped_;
 };
 
-// The shared cases that need two nodes or more (a gang spread over nodes, a node lost): the same
-// fixture, instantiated with a cluster of 2 nodes of 8 GPUs — on the test server in
-// operator_e2e_test. (On the real cluster it needs kube-up.sh --nodes 2 and KubeCluster's
-// single-node cases pinned to one node: not instantiated there yet.)
+// The shared cases that need two nodes or more (a gang spread over nodes, packing by clique, a node
+// lost): the same fixture, instantiated with two nodes of cluster().gpus() GPUs each, labelled
+// with a clique each, one rack and one zone — on the test server in operator_e2e_test, on the real
+// cluster (kube-up.sh --nodes 2) in operator_cluster_test.
 class SharedMultiNodeTest : public SharedE2eTest {};
 
 }  // namespace dljob::testing
