@@ -56,7 +56,10 @@ extern const Resource kConfigMaps;
 extern const Resource kSecrets;
 extern const Resource kEvents;
 extern const Resource kNodes;
-extern const Resource kLeases;    // coordination.k8s.io/v1
+extern const Resource kLeases;  // coordination.k8s.io/v1
+// policy/v1 (Kubernetes 1.21+) and policy/v1beta1 (up to 1.24; the only one before 1.21).
+extern const Resource kPodDisruptionBudgets;
+extern const Resource kPodDisruptionBudgetsV1beta1;
 extern const Resource kDLJobs;    // dljob.io/v1alpha1
 extern const Resource kDLQueues;  // dljob.io/v1alpha1, cluster-scoped
 }  // namespace resources

@@ -106,6 +106,24 @@ int OperatorApp::Run(std::stop_token stop) {
   return lost ? 1 : 0;
 }
 
+namespace {
+
+// The PodDisruptionBudget version the server serves: policy/v1, else policy/v1beta1 (Kubernetes
+// before 1.21); nullopt when it serves neither to us (a 403 from RBAC, or no policy group). Asked
+// with a list of one item in `ns` ("" for every namespace), so it needs only what creating them
+// needs besides.
+std::optional<kube::Resource> DisruptionBudgets(kube::Api& api, const std::string& ns) {
+  kube::ListOptions one;
+  one.limit = 1;
+  for (const kube::Resource* r :
+       {&kube::resources::kPodDisruptionBudgets, &kube::resources::kPodDisruptionBudgetsV1beta1}) {
+    if (api.List(*r, ns, one).ok()) return *r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   metrics::ApiThroughputSink sink(api);
   const kube::LeaderTerm* term = nullptr;
@@ -148,6 +166,12 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.scheduling.queue.min_run_time = options_.min_run_time.count();
   co.reconcile.node_lost_after = options_.node_lost_after;
   co.reconcile.rack_label = options_.rack_label;
+  co.reconcile.disruption_budgets = DisruptionBudgets(api, options_.watch_namespace);
+  if (!co.reconcile.disruption_budgets) {
+    Log(clock_,
+        "the server serves no PodDisruptionBudgets this operator may list; jobs get none, "
+        "so a drain evicts their pods one by one (restarting each job)");
+  }
   co.last_progress = [&collectors](const std::string& key) { return collectors.LastProgress(key); };
   co.reconcile.launcher_log_ended = [&collectors](const std::string& uid) {
     return collectors.Ended(uid);

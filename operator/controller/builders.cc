@@ -182,6 +182,15 @@ json NewSshSecret(const DLJob& job, const std::string& private_key_pem,
           {"stringData", {{"id_rsa", private_key_pem}, {"authorized_keys", authorized_key}}}};
 }
 
+json NewDisruptionBudget(const DLJob& job, const std::string& api_version) {
+  return {{"apiVersion", api_version},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", Metadata(job, job.metadata.name, "")},
+          {"spec",
+           {{"maxUnavailable", 0},
+            {"selector", {{"matchLabels", {{kJobNameLabel, job.metadata.name}}}}}}}};
+}
+
 Result<json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& options) {
   Result<RenderedVolumes> data = RenderDataVolumes(job, options.volumes);
   if (!data.ok()) return data.status();

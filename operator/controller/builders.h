@@ -73,6 +73,11 @@ std::string WorkerFqdn(const DLJob& job, int64_t index, const BuildOptions& opti
 // One line per worker: "<fqdn> slots=<slotsPerWorker>".
 std::string Hostfile(const DLJob& job, const BuildOptions& options);
 nlohmann::json NewConfigMap(const DLJob& job, const BuildOptions& options);
+// The job's PodDisruptionBudget, named as the job: maxUnavailable 0 over every pod of the job
+// (label dljob.io/job-name), so an eviction (kubectl drain) of any of them is refused while they
+// run — a gang loses nothing pod by pod; the operator moves it whole (node_loss.h).
+// `api_version`: "policy/v1" or "policy/v1beta1", whichever the server serves.
+nlohmann::json NewDisruptionBudget(const DLJob& job, const std::string& api_version);
 nlohmann::json NewSshSecret(const DLJob& job, const std::string& private_key_pem,
                             const std::string& authorized_key);
 Result<nlohmann::json> NewWorkerPod(const DLJob& job, int64_t index, const BuildOptions& options);

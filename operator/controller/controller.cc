@@ -104,11 +104,14 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   auto node_seen = [this](const Json& o) {
     if (ledger_.UpsertNode(o)) WakeWaiting();
   };
-  // A node that stops (or starts again) being Ready: the jobs with pods there look at it
-  // (node_loss.h), now and once it would count as lost.
+  // A node that stops (or starts again) being Ready, or is cordoned (or uncordoned): the jobs with
+  // pods there look at it (node_loss.h), now and once it would count as lost.
   auto node_changed = [this, node_seen](const Json& old, const Json& o) {
     node_seen(o);
-    if (scheduler::NodeReady(old) == scheduler::NodeReady(o)) return;
+    if (scheduler::NodeReady(old) == scheduler::NodeReady(o) &&
+        scheduler::NodeCordoned(old) == scheduler::NodeCordoned(o)) {
+      return;
+    }
     const std::string node = kube::NameOf(o);
     for (const Json& pod : pods_->store().List()) {
       if (kube::NodeNameOf(pod) != node) continue;

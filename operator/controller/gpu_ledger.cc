@@ -127,6 +127,31 @@ bool GpuLedger::RemovePod(const Json& pod) {
   return freed;
 }
 
+Status GpuLedger::FitsWithout(const DLJob& job, const std::vector<std::string>& pod_keys) const {
+  Result<scheduler::Gang> gang = scheduler::GangOf(job);
+  if (!gang.ok()) return gang.status();
+  MutexLock lock(mu_);
+  std::map<std::string, scheduler::Resources> used = used_;
+  const WallTime now = clock_.Now();
+  for (const std::string& key : pod_keys) {
+    const PodUse* use = nullptr;
+    if (auto o = observed_.find(key); o != observed_.end()) {
+      use = &o->second;
+    } else if (auto a = assumed_.find(key); a != assumed_.end() && a->second.expires > now) {
+      use = &a->second.use;
+    }
+    if (use) Accumulate(used[use->node], use->requests, -1);
+  }
+  std::vector<scheduler::Node> view;
+  view.reserve(nodes_.size());
+  for (const auto& [name, node] : nodes_) {
+    view.push_back(node);
+    if (auto u = used.find(name); u != used.end()) view.back().used = u->second;
+  }
+  Result<scheduler::Placement> placement = policy_.Place(*gang, view);
+  return placement.ok() ? Status::Ok() : placement.status();
+}
+
 Result<std::vector<Seat>> GpuLedger::PlaceAndAssume(const std::string& job_key, const DLJob& job,
                                                     const std::vector<PodClaim>& pods) {
   Result<scheduler::Gang> gang = scheduler::GangOf(job);

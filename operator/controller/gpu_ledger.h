@@ -97,6 +97,12 @@ class GpuLedger {
   // for a job GangOf cannot read (not validated).
   Result<std::vector<Seat>> PlaceAndAssume(const std::string& job_key, const DLJob& job,
                                            const std::vector<PodClaim>& pods) EXCLUDES(mu_);
+  // Whether the job's whole gang could be placed now if the pods `pod_keys` ("namespace/name",
+  // its current ones) were gone: placed by the policy on the nodes as they are, less what those
+  // pods use. Assumes nothing. For moving a running job off a node (a cordoned one is not
+  // schedulable, so it is left out). Errors as PlaceAndAssume.
+  Status FitsWithout(const DLJob& job, const std::vector<std::string>& pod_keys) const
+      EXCLUDES(mu_);
   // Drops the assumptions of these pods (their binding failed); observed pods are unaffected.
   void Forget(const std::vector<PodClaim>& pods) EXCLUDES(mu_);
 

@@ -48,6 +48,17 @@ std::optional<NodeLoss> FindNodeLoss(const std::vector<Json>& pods, const kube::
   return first;
 }
 
+std::optional<std::string> CordonedNodeUnder(const std::vector<Json>& pods,
+                                             const kube::Store& nodes) {
+  for (const Json& pod : pods) {
+    const std::string name = kube::NodeNameOf(pod);
+    if (name.empty() || IsDeleting(pod)) continue;
+    std::optional<Json> node = nodes.Get(name);
+    if (node && scheduler::NodeCordoned(*node)) return name;
+  }
+  return std::nullopt;
+}
+
 bool OnLostNode(const Json& pod, const kube::Store& nodes, kube::Duration grace, WallTime now) {
   const std::string node = kube::NodeNameOf(pod);
   if (node.empty()) return false;

@@ -8,7 +8,14 @@
 // The time is the Ready condition's lastTransitionTime; a node without one is not judged. Nodes
 // come from the operator's node informer (a kube::Store keyed by name); a node it does not hold
 // (deleted) is not judged here either — the pod garbage collector removes its pods, which the
-// reconciler sees as lost workers. Pure apart from reading the store; thread-safe.
+// reconciler sees as lost workers.
+//
+// A cordoned node (spec.unschedulable: kubectl cordon, or the first half of kubectl drain) under a
+// running job is not lost, but is to be emptied: the reconciler moves the whole job off it, from
+// its checkpoint, once the other nodes can hold it (Restarting/NodeCordoned), and the job's
+// PodDisruptionBudget keeps drain from evicting its pods one by one meanwhile.
+//
+// Pure apart from reading the store; thread-safe.
 #pragma once
 
 #include <optional>
@@ -39,6 +46,11 @@ std::optional<WallTime> NotReadySince(const nlohmann::json& node);
 // when every one is Ready or unknown to `nodes`.
 std::optional<NodeLoss> FindNodeLoss(const std::vector<nlohmann::json>& pods,
                                      const kube::Store& nodes, kube::Duration grace);
+
+// The first node under `pods` (bound, not being deleted) that is cordoned; nullopt when none is,
+// or none is known to `nodes`.
+std::optional<std::string> CordonedNodeUnder(const std::vector<nlohmann::json>& pods,
+                                             const kube::Store& nodes);
 
 // Whether `pod` is bound to a node that is lost at `now`.
 bool OnLostNode(const nlohmann::json& pod, const kube::Store& nodes, kube::Duration grace,

@@ -81,6 +81,11 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
       p.RequeueIn(Until(loss->due, p.now));
     }
   }
+  if (caches_.nodes && p.stale.empty() && seen.state == JobState::kRunning) {
+    if (std::optional<std::string> node = CordonedNodeUnder(p.pods, *caches_.nodes)) {
+      if (MoveOffCordoned(p, *node)) return Finish(p);
+    }
+  }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
   RunDecision decision =
@@ -335,6 +340,28 @@ void Reconciler::RestartForNodeLoss(Pass& p, const std::string& why) {
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
         true);
   StopAllPods(p);
+}
+
+// Moves the whole job off a cordoned node, as a lost node restarts it (RestartForNodeLoss), once
+// the other nodes can hold it without its own pods: its pods deleted gracefully, so its ranks
+// checkpoint on SIGTERM, and the gang placed again on schedulable nodes. Until it fits, the job
+// runs on where it is and looks again after queued_retry. Whether it moved.
+bool Reconciler::MoveOffCordoned(Pass& p, const std::string& node) {
+  std::vector<std::string> own;
+  for (const Json& pod : p.pods) own.push_back(p.job.metadata.namespace_ + "/" + kube::NameOf(pod));
+  if (Status fits = caches_.gpus.FitsWithout(p.job, own); !fits.ok()) {
+    p.RequeueIn(options_.queued_retry);
+    return false;
+  }
+  DLJobStatus& s = p.job.status;
+  s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
+  p.Set(JobPhase::kRestarting, "NodeCordoned",
+        "node " + node +
+            " is cordoned (kubectl cordon or drain); moving the whole job to other nodes, " +
+            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+        false);
+  StopAllPods(p);
+  return true;
 }
 
 // Suspends the job for the queue, as Apply does for runPolicy.suspend, and accounts for the run.

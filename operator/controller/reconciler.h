@@ -39,6 +39,11 @@
 //     restarts) — and its pods on that node are deleted at once (grace period 0: no kubelet will
 //     confirm a graceful delete there). When the rest cannot hold it, it waits Queued with the
 //     placement's reason. Never a partial gang: no pod is recreated alone.
+//   - A cordoned node under a running job (kubectl cordon or drain) is emptied of it whole: once
+//     the other nodes can hold the gang, the job restarts there from its checkpoint —
+//     Restarting/NodeCordoned, counted in status.disruptionRestarts — its pods deleted gracefully
+//     (the ranks checkpoint on SIGTERM). Until then it runs on where it is; its
+//     PodDisruptionBudget keeps a drain from evicting its pods one by one.
 //   - A job that does not fit stays Queued with the placement's reason (reason Unschedulable),
 //     and its unbound workers carry PodScheduled=False/Unschedulable with the same message.
 //   - A bind that fails part-way undoes the gang (its bound workers deleted, the ledger's
@@ -112,6 +117,9 @@ struct ReconcilerOptions {
   JobTimingsSink timings;
   // How long a node under a running job may be not Ready before it counts as lost (node_loss.h).
   kube::Duration node_lost_after{std::chrono::seconds(30)};
+  // Where the jobs' PodDisruptionBudgets go (kube::resources::kPodDisruptionBudgets or its
+  // v1beta1), made once a gang is bound; unset: none is made.
+  std::optional<kube::Resource> disruption_budgets;
   // The node label naming a rack, for saying where a gang was placed (PlacementOptions).
   std::string rack_label = scheduler::kDefaultRackLabel;
 };
@@ -161,6 +169,8 @@ class Reconciler {
   // with the server first.
   Result<std::optional<LostWorker>> FindLost(const Pass& p);
   std::string PlacedOn(const std::vector<PlacementEntry>& placement) const;
+  bool MoveOffCordoned(Pass& p, const std::string& node);
+  void EnsureDisruptionBudget(const Pass& p);
   static RunObservation Observed(const Pass& p, const Observation& seen,
                                  const std::optional<LostWorker>& lost,
                                  std::optional<WallTime> last_progress);

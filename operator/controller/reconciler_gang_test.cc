@@ -93,7 +93,7 @@ TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain
   Reconcile();  // the deleted worker is made again, unbound, and the whole gang placed
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
                               "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound"}));
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 0, options_.build));
   EXPECT_EQ(JobStatus()["restarts"], 0);
 }
@@ -133,7 +133,7 @@ TEST_F(GangTest, A5xxOnABindIsRetriedWithBackoff) {
                               "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
                               "bind pods ns/j-worker-0", "bind pods ns/j-worker-0",
                               "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound"}));
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   using std::chrono::milliseconds;
   EXPECT_EQ(clock_.sleeps(), (std::vector<Clock::Duration>{milliseconds(100), milliseconds(200)}));
 }
@@ -160,9 +160,9 @@ TEST_F(GangTest, AConflictFromABindThatLandedOnTheChosenNodeCountsAsBound) {
   BindBehindTheCache("j-worker-0", "n1");  // an earlier attempt whose answer was lost
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(Calls(),
-            (Strings{"bind pods ns/j-worker-0", "get pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                     "update-status dljobs ns/j", "create events WorkersBound"}));
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "get pods ns/j-worker-0",
+                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   EXPECT_EQ(JobStatus()["placement"], (Json::array({{{"node", "n1"}, {"gpus", 4}}})));
 }
 
@@ -185,7 +185,8 @@ TEST_F(GangTest, AHalfBoundGangIsCompletedOnceTheServerConfirmsItsBoundWorker) {
   BindBehindTheCache("j-worker-0", "n1");  // the operator stopped after this bind
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
 }
 
 TEST_F(GangTest, AHalfBoundGangWhoseBoundWorkerIsGoneWaitsForTheCache) {
@@ -202,7 +203,7 @@ TEST_F(GangTest, AHalfBoundGangWhoseBoundWorkerIsGoneWaitsForTheCache) {
   Reconcile();  // caught up: made again and the whole gang bound
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
                               "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound"}));
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
 }
 
 TEST_F(GangTest, AHalfBoundGangWhoseRestNoLongerFitsGivesBackWhatItHolds) {
@@ -255,7 +256,8 @@ TEST_F(GangTest, QueuedWorkersSayWhyInPodScheduledAndTheJobsEventComesOncePerRea
   api_.Put(kNodes, GpuNode("n2", 8));
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
 }
 
 TEST_F(GangTest, AWorkerDeletedWhileTheJobRunsRestartsTheWholeJob) {
@@ -359,6 +361,57 @@ TEST_F(GangTest, WhenTheNodesThatRemainCannotHoldALostNodesJobItWaitsSayingWhy) 
   bool bound = false;
   for (const Json& p : api_.Objects(kPods)) bound = bound || p["spec"].contains("nodeName");
   EXPECT_FALSE(bound) << "no partial gang";
+}
+
+Json CordonedNode(const std::string& name, int gpus) {
+  Json node = GpuNode(name, gpus);
+  node["spec"]["unschedulable"] = true;
+  return node;
+}
+
+TEST_F(GangTest, ACordonedNodeUnderARunningJobMovesItWholeOnceTheOthersCanHoldIt) {
+  RunJob();  // on n1
+  api_.Put(kNodes, CordonedNode("n1", 8));
+  // Nowhere else to go: it runs on where it is, and looks again later.
+  ReconcileResult stays = Reconcile();
+  EXPECT_EQ(Calls(), Strings{});
+  EXPECT_EQ(JobStatus()["phase"], "Running");
+  ASSERT_TRUE(stays.requeue_after.has_value());
+
+  api_.Put(kNodes, GpuNode("n2", 8));
+  Reconcile();
+  // Deleted gracefully (the ranks checkpoint on SIGTERM), not evicted pod by pod.
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events NodeCordoned",
+                              "delete pods ns/j-launcher", "delete pods ns/j-worker-0",
+                              "delete pods ns/j-worker-1"}));
+  EXPECT_FALSE(Body("delete pods ns/j-worker-0").contains("gracePeriodSeconds"));
+  Json status = JobStatus();
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["disruptionRestarts"], 1);
+  EXPECT_EQ(status.value("restarts", 0), 0);
+  EXPECT_EQ(JobCondition("Restarting", "message"),
+            "node n1 is cordoned (kubectl cordon or drain); moving the whole job to other nodes, "
+            "from the start (no spec.checkpoint)");
+  EXPECT_EQ(EventBody()["type"], "Normal");
+
+  Reconcile();  // the next incarnation, whole, on n2
+  for (const Json& p : api_.Objects(kPods)) EXPECT_EQ(p["spec"]["nodeName"], "n2") << p.dump();
+}
+
+TEST_F(GangTest, ABoundGangGetsAPodDisruptionBudgetOverAllItsPods) {
+  PutJob();
+  Reconcile();
+  ASSERT_EQ(JobStatus()["phase"], "Scheduled");
+  Json pdb = Body("create poddisruptionbudgets ns/j");
+  EXPECT_EQ(pdb["apiVersion"], "policy/v1");
+  EXPECT_EQ(pdb["metadata"]["ownerReferences"][0]["kind"], "DLJob");
+  EXPECT_EQ(pdb["spec"], (Json{{"maxUnavailable", 0},
+                               {"selector", {{"matchLabels", {{"dljob.io/job-name", "j"}}}}}}));
+  SetPod("j-worker-0", "Running");
+  SetPod("j-worker-1", "Running");
+  Reconcile();
+  EXPECT_EQ(JobStatus()["phase"], "Scheduled");  // WorkersReady: no second budget
+  for (const std::string& c : Calls()) EXPECT_EQ(c.find("poddisruptionbudgets"), std::string::npos);
 }
 
 TEST_F(GangTest, APodStuckDeletingOnALostNodeIsDeletedAtOnceSoTheRestartGoesOn) {

@@ -62,6 +62,10 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
     p.Set(JobPhase::kQueued, kCreatedReason, kCreatedMessage, false);
   }
   if (Status s = WriteStatus(p); !s.ok()) return s;
+  if (p.status_written && p.job.status.phase == JobPhase::kScheduled &&
+      p.old.phase != JobPhase::kScheduled) {
+    EnsureDisruptionBudget(p);  // the gang was just bound
+  }
   if (p.delete_all || p.delete_live) {
     if (Status s = DeletePods(p, /*only_live=*/!p.delete_all); !s.ok()) return s;
   }
@@ -80,6 +84,14 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
     return r.error().ToStatus().WithContext("deleting the finished job after its TTL");
   }
   return ReconcileResult{};
+}
+
+// Once per bound gang (a POST answered 409 when it exists from an earlier run). Best effort, as
+// Events are: without it a drain evicts the job's pods one by one, which restarts the job.
+void Reconciler::EnsureDisruptionBudget(const Pass& p) {
+  if (!options_.disruption_budgets) return;
+  const kube::Resource& r = *options_.disruption_budgets;
+  (void)api_.Create(r, p.job.metadata.namespace_, NewDisruptionBudget(p.job, r.ApiVersion()));
 }
 
 // A pass that ends in an error before any status was written leaves a new job without a phase:

@@ -35,7 +35,7 @@ TEST_F(ReconcilerTest, NewJobGetsItsChildrenAndBoundWorkersButNoLauncher) {
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
                               "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
                               "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound"}));
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   DLJob job = Job();
   EXPECT_EQ(Body("create services ns/j-worker"), NewWorkerService(job));
   EXPECT_EQ(Body("create configmaps ns/j-config"), NewConfigMap(job, options_.build));
@@ -278,7 +278,8 @@ TEST_F(ReconcilerTest, NotEnoughGpusLeavesTheJobQueuedWithAReasonAndNothingBound
   api_.Put(kNodes, GpuNode("n2", 8));  // room appears
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
   EXPECT_EQ(JobStatus()["startTime"], "2026-01-02T03:05:35Z");
 }
 
@@ -323,7 +324,8 @@ TEST_F(ReconcilerTest, SuspendDeletesThePodsAndResumeRecreatesThem) {
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
                               "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
-                              "update-status dljobs ns/j", "create events WorkersBound"}));
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
 }
 
 TEST_F(ReconcilerTest, AChangedSpecRestartsTheWholeJobWithItWithoutSpendingBackoff) {

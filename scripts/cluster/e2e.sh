@@ -3,11 +3,14 @@
 # clone: nothing is fetched), installs and builds what it needs there (scripts/dev/setup.sh,
 # scripts/dev/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator
 # with the shared operator cases, operator_cluster_test; with ccache that is minutes), starts
-# the one-machine cluster with scripts/cluster/kube-up.sh from the clone (which builds and loads
-# the clone's images), runs the ctest label `cluster` against it with DLJOB_CLUSTER_TESTS=1 and
+# the one-machine cluster with scripts/cluster/kube-up.sh --nodes N from the clone (which builds
+# and loads the clone's images; N is 2 unless --nodes says otherwise: the label's multi-node cases
+# need two), runs the ctest label `cluster` against it with DLJOB_CLUSTER_TESTS=1 and
 # KUBECONFIG set, and stops the cluster and removes the clone on exit, whatever happened.
 #
-# Usage: scripts/cluster/e2e.sh [--reuse-images] [--keep]
+# Usage: scripts/cluster/e2e.sh [--nodes N] [--reuse-images] [--keep]
+#   --nodes N       the cluster's nodes (kube-up.sh --nodes; default 2, 1 to 4): on one node the
+#                   multi-node cases fail, saying so
 #   --reuse-images  load the dljob images podman already has instead of rebuilding them
 #   --keep          leave the cluster running and the clone in place (prints where)
 # Environment: DLJOB_E2E_TMP (where the clone goes; default /tmp), DLJOB_E2E_LOG (a file that
@@ -21,8 +24,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 SRC="$ROOT"
 IMAGES=--rebuild-images
 KEEP=0
+NODES=2
 while [ $# -gt 0 ]; do
   case "$1" in
+    --nodes)
+      [ $# -ge 2 ] && [[ "$2" =~ ^[1-4]$ ]] || die --exit 2 "--nodes needs a count from 1 to 4 (see --help)"
+      NODES="$2"; shift 2 ;;
     --reuse-images) IMAGES=""; shift ;;
     --keep) KEEP=1; shift ;;
     -h|--help) show_help; exit 0 ;;
@@ -63,9 +70,9 @@ bash scripts/dev/setup.sh
 # matter of cache hits (with ccache's base_dir above the clone, DLJOB_E2E_TMP, hits are shared
 # with other checkouts).
 nice -n 10 bash scripts/dev/build.sh dljob dljob-operator operator_cluster_test
-step "kube-up"
+step "kube-up --nodes $NODES"
 # shellcheck disable=SC2086
-bash scripts/cluster/kube-up.sh $IMAGES
+bash scripts/cluster/kube-up.sh --nodes "$NODES" $IMAGES
 export KUBECONFIG="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}/kubeconfig"
 step "ctest -L cluster"
 DLJOB_CLUSTER_TESTS=1 ctest --test-dir build -L cluster --no-tests=error --output-on-failure \

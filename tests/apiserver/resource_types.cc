@@ -76,6 +76,16 @@ std::vector<ResourceType> BuiltinTypes() {
   leases.group = "coordination.k8s.io";
   types.push_back(leases);
 
+  // policy/v1beta1 only, as the reference cluster (Kubernetes 1.20) serves them: clients that
+  // prefer policy/v1 find it missing (404) and fall back, as they must there. Stored and listed;
+  // no disruption controller fills their status and no eviction consults them.
+  ResourceType pdbs =
+      Core("poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, {"pdb"});
+  pdbs.group = "policy";
+  pdbs.version = "v1beta1";
+  pdbs.has_status = true;
+  types.push_back(pdbs);
+
   ResourceType crds = Core("customresourcedefinitions", "customresourcedefinition",
                            "CustomResourceDefinition", false, {"crd", "crds"});
   crds.group = "apiextensions.k8s.io";

@@ -44,14 +44,14 @@ fail() {
 }
 note() { echo "cluster-test: [$((SECONDS - T0))s] $*"; }
 
-# Fails unless the API server at $KUBECONFIG answers and the node is Ready.
+# Fails unless the API server at $KUBECONFIG answers and every node is Ready.
 require_cluster() {
   command -v kubectl >/dev/null || fail "kubectl is not installed (scripts/dev/setup.sh installs it)"
   [ -r "$KUBECONFIG" ] || fail "no kubeconfig at $KUBECONFIG: no cluster is up; start one with 'sudo bash scripts/cluster/kube-up.sh' (or set KUBECONFIG)"
   kubectl get --raw /readyz >/dev/null 2>&1 \
     || fail "no cluster answers at $KUBECONFIG ($(kubectl get --raw /readyz 2>&1 | tail -1)); start one with 'sudo bash scripts/cluster/kube-up.sh'"
   kubectl wait --for=condition=Ready node --all --timeout=60s >/dev/null \
-    || fail "the cluster's node is not Ready; restart it with 'sudo bash scripts/cluster/kube-down.sh && sudo bash scripts/cluster/kube-up.sh'"
+    || fail "a node of the cluster is not Ready; restart it with 'sudo bash scripts/cluster/kube-down.sh && sudo bash scripts/cluster/kube-up.sh --nodes 2'"
 }
 
 # Fails unless the operator (charts/manifests/dljob.yaml) is installed and Ready.
@@ -106,11 +106,25 @@ phase_or_fail() {
   [ "$p" = "$2" ]
 }
 
+# The cluster's node names, sorted, one per line.
+node_names() { kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort; }
+# Fails unless the cluster has at least $1 nodes, saying how to start them.
+require_nodes() {
+  local n
+  n="$(node_names | wc -l)"
+  [ "$n" -ge "$1" ] || fail "this cluster has $n node(s); the test needs $1 or more: start them with 'sudo bash scripts/cluster/kube-down.sh && sudo bash scripts/cluster/kube-up.sh --nodes $1'"
+}
+# The node a test's jobs run on when they are meant for one node (JOB_NODE, default the first
+# by name): `mnist_job` pins its job there, so the one-node tests hold on a cluster of several.
+# JOB_NODE=any leaves the job free to use every node.
+JOB_NODE="${JOB_NODE:-}"
+
 # The job manifest for mnist_cnn on Fashion-MNIST (the host's /usr/share/datasets, a hostPath)
-# with the dljob/trainer:cpu image. mnist_job NAME GPUS GPUS_PER_WORKER EXTRA_SPEC_YAML TRAIN_ARGS...
+# with the dljob/trainer:cpu image, pinned to one node (JOB_NODE above).
+# mnist_job NAME GPUS GPUS_PER_WORKER EXTRA_SPEC_YAML TRAIN_ARGS...
 mnist_job() {
   local name="$1" gpus="$2" per="$3" extra="$4"; shift 4
-  local arg
+  local arg node="${JOB_NODE:-$(node_names | head -1)}"
   cat <<YAML
 apiVersion: dljob.io/v1alpha1
 kind: DLJob
@@ -125,6 +139,9 @@ YAML
   cat <<YAML
   gpus: $gpus
   gpusPerWorker: $per
+YAML
+  [ "$node" = any ] || printf '  scheduling:\n    nodeSelector: {kubernetes.io/hostname: %s}\n' "$node"
+  cat <<YAML
   data:
     - name: fashion-mnist
       source: hostPath:/usr/share/datasets/fashion-mnist

@@ -242,7 +242,8 @@ class ReconcilerWorld : public ::testing::Test {
                                  [this](const DLJob& job, const JobTimings& t) {
                                    MutexLock lock(timings_mu_);
                                    timings_.emplace_back(job.metadata.name, t);
-                                 }};
+                                 },
+                             .disruption_budgets = kube::resources::kPodDisruptionBudgets};
   // What the reconciler reported through options_.timings, by job name.
   Mutex timings_mu_;
   std::vector<std::pair<std::string, JobTimings>> timings_ GUARDED_BY(timings_mu_);
