@@ -135,7 +135,8 @@ for file in "${containerfiles[@]}"; do
       fail "build-image.sh stages '$(xargs <<<"$programs")' into $name, whose build checks '$(xargs <<<"$checked")' with check-programs.sh"
   else
     # 3., the image compiled in its own build (CUDA).
-    runs "$file" build-dljob.sh || fail "$name does not run images/cuda/build-dljob.sh"
+    joined "$file" | grep -Eq '^RUN .*images/cuda/build-dljob\.sh' ||
+      fail "$name does not run images/cuda/build-dljob.sh"
     if joined "$file" | grep -E "images/cuda/build-dljob.sh" | grep -q -- "--target" &&
       ! runs "$file" build-dljob.sh "--target dljob( |$)"; then
       fail "$name builds no dljob, which the operator's cache init containers run in the job's image"
@@ -149,6 +150,10 @@ for file in "${containerfiles[@]}"; do
     done < <(copy_sources "$file")
   fi
   runs "$file" install-packages.sh || fail "$name does not run images/common/install-packages.sh"
+  # Scripts run from the checkout by path exist.
+  for script in $(joined "$file" | grep -E '^RUN ' | grep -oE 'images/[a-z0-9_/-]+\.sh' | sort -u); do
+    [ -f "$ROOT/$script" ] || fail "$name runs $script, which does not exist"
+  done
 done
 
 # 4. The chart's side: the Deployment's command and ports, values.yaml's image, build-image.sh's
