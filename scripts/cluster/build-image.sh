@@ -25,7 +25,8 @@
 #   --build-programs   compile the programs on this machine instead of building an image (every
 #                      image's, or --image's), in DIR (default build-images/; a new directory is
 #                      configured with the NCCL collective off, -DDLJOB_WITH_NCCL=OFF, since no
-#                      image has CUDA; with ccache warm this is mostly links), then --check them
+#                      image has CUDA; ccache serves all but the trainer's precompiled-header
+#                      units), then --check them
 #   --check            check DIR's programs as below and stop (no podman)
 #   --tag NAME         image name to build instead of the image's default
 #   --no-cache         build every layer again (fresh runtime packages), not from podman's cache
