@@ -1,10 +1,11 @@
 #!/bin/sh
 # The runtime set-up every dljob trainer image shares (images/cpu, images/cuda), run once while the
 # image is built, after its runtime packages (install-packages.sh runtime ...) and the programs
-# from build-dljob.sh are in /usr/local/bin:
-#   - dljob-train and dljob find every shared library (check-programs.sh), and dljob runs
-#     `dljob data cache` (the operator's cache init containers run it in the job's image): a
-#     missing library or program shows up here, at build time, not in the first job;
+# are in /usr/local/bin (built on the host for images/cpu, by the builder stage for images/cuda):
+#   - dljob-train and dljob find every shared library (check-programs.sh) and run: `dljob-train
+#     --help`, and `dljob data cache --help` (the operator's cache init containers run it in the
+#     job's image): a missing library or program shows up here, at build time, not in the first
+#     job;
 #   - sshd for the job's key (see below) and an SSH client that skips host-key checks;
 #   - entrypoint.sh (next to this script) as /usr/local/bin/dljob-entrypoint;
 #   - /workspace, the working directory.
@@ -17,6 +18,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 fail() { echo "setup-runtime.sh: $*" >&2; exit 1; }
 
 sh "$here/check-programs.sh" dljob-train dljob
+/usr/local/bin/dljob-train --help >/dev/null || fail "dljob-train --help failed"
 /usr/local/bin/dljob data cache --help >/dev/null || fail "dljob data cache --help failed"
 
 # sshd: key-only root login with the job's key. The secret is mounted read-only at /root/.ssh

@@ -3,10 +3,12 @@
 # clone: nothing is fetched), installs and builds what it needs there (scripts/dev/setup.sh,
 # scripts/dev/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator
 # with the shared operator cases, operator_cluster_test; with ccache that is minutes), starts
-# the one-machine cluster with scripts/cluster/kube-up.sh --nodes N from the clone (which builds
-# and loads the clone's images; N is 2 unless --nodes says otherwise: the label's multi-node cases
-# need two), runs the ctest label `cluster` against it with DLJOB_CLUSTER_TESTS=1 and
-# KUBECONFIG set, and stops the cluster and removes the clone on exit, whatever happened.
+# the one-machine cluster with scripts/cluster/kube-up.sh --nodes N from the clone (which compiles
+# the images' programs in the clone's build-images/, after this build and before the Kubernetes
+# one, then makes the images from them and loads them; N is 2 unless --nodes says otherwise: the
+# label's multi-node cases need two), runs the ctest label `cluster` against it with
+# DLJOB_CLUSTER_TESTS=1 and KUBECONFIG set, and stops the cluster and removes the clone on exit,
+# whatever happened.
 #
 # Usage: scripts/cluster/e2e.sh [--nodes N] [--reuse-images] [--keep]
 #   --nodes N       the cluster's nodes (kube-up.sh --nodes; default 2, 1 to 4): on one node the

@@ -20,8 +20,9 @@
 #   reused after.
 # Images: dljob/trainer:cpu (scripts/cluster/build-image.sh) and dljob/operator:0.1.0
 #   (scripts/cluster/build-image.sh --image operator), built when podman does not have them
-#   yet, then loaded into containerd's k8s.io namespace as
-#   docker.io/dljob/{trainer:cpu,operator:0.1.0}.
+#   yet from programs compiled on this machine first (build-image.sh --build-programs, into the
+#   checkout's build-images/; no compile in the image builds), then loaded into containerd's
+#   k8s.io namespace as docker.io/dljob/{trainer:cpu,operator:0.1.0}.
 #
 # Usage: scripts/cluster/kube-up.sh [--nodes N | --node-table FILE] [--no-images]
 #                                   [--rebuild-images] [--keep-on-failure]
@@ -120,6 +121,7 @@ if cluster_up; then
   fi
   if [ "$IMAGES" = 1 ]; then
     step "(re)loading dljob's images into it (--no-images skips this)"
+    build_image_programs
     build_dljob_images
     load_dljob_images
   fi
@@ -158,7 +160,10 @@ trap 'exit 130' INT TERM
 # 1. Packages.
 install_packages
 
-# 2. The Kubernetes binaries: built in the background (niced) while images are made.
+# 2. The programs dljob's images carry, compiled first (when an image is to be built), then the
+# Kubernetes binaries, built in the background (niced) while the images are made from those
+# programs: the two compiles never share the cores, and the image builds compile nothing.
+if [ "$IMAGES" = 1 ]; then build_image_programs; fi
 if [ ! -f "$KUBE_CACHE/complete" ]; then
   mkdir -p "$(dirname "$KUBE_CACHE")"
   step "building Kubernetes $KUBE_VERSION in the background (log: $KUBE_CACHE.build.log)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The CPU image end to end: builds dljob/trainer:cpu from this checkout
-# (scripts/cluster/build-image.sh, cached after the first time), then runs 2-rank dljob-train jobs
+# The CPU image end to end: builds dljob/trainer:cpu from this checkout (dljob-train and dljob
+# compiled on this machine by scripts/cluster/build-image.sh --build-programs, into build-images/,
+# then the image from them; both cached after the first time), then runs 2-rank dljob-train jobs
 # inside it under mpirun:
 #   1. one container, `mpirun -np 2` inside it;
 #   2. the operator's layout: two worker containers running sshd (127.0.0.2 and 127.0.0.3) and a
@@ -51,13 +52,16 @@ finish() {
   return "$rc"
 }
 
-# --- the image ---
+# --- the image, from programs compiled on this machine ---
 t0=$SECONDS
+"$ROOT/scripts/cluster/build-image.sh" --build-programs --image cpu >"$TMP/programs.log" 2>&1 ||
+  { tail -40 "$TMP/programs.log"; fail "scripts/cluster/build-image.sh --build-programs --image cpu failed"; }
+grep -E '^build-image:|^\[[0-9]+/[0-9]+\] (Building|Linking)' "$TMP/programs.log"
 "$ROOT/scripts/cluster/build-image.sh" --tag "$IMAGE" >"$TMP/build.log" 2>&1
 rc=$?
 if [ $rc = 3 ]; then skip "$(tail -1 "$TMP/build.log")"; fi
 if [ $rc != 0 ]; then tail -40 "$TMP/build.log"; fail "scripts/cluster/build-image.sh exited $rc"; fi
-grep -E '^build-image:|^\[[0-9]+/[0-9]+\] (Building|Linking)' "$TMP/build.log"
+grep -E '^build-image:' "$TMP/build.log"
 echo "image $IMAGE ready in $((SECONDS - t0))s"
 
 # --- 1. two ranks in one container ---

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The operator image end to end: builds dljob/operator:0.1.0 from this checkout
-# (scripts/cluster/build-image.sh --image operator, cached after the first time), then runs it the
+# The operator image end to end: builds dljob/operator:0.1.0 from this checkout (dljob-operator
+# compiled on this machine by scripts/cluster/build-image.sh --build-programs --image operator,
+# into build-images/, then the image from it; both cached after the first time), then runs it the
 # way the Helm chart's Deployment does, against the test API server on loopback:
 #   1. `--help` lists every flag the chart passes (charts/manifests/dljob.yaml, the chart rendered);
 #   2. the image runs as the numeric non-root user 65532;
@@ -46,8 +47,11 @@ wait_for() {
   done
 }
 
-# --- the image ---
+# --- the image, from the program compiled on this machine ---
 t0=$SECONDS
+"$ROOT/scripts/cluster/build-image.sh" --build-programs --image operator >"$TMP/programs.log" 2>&1 ||
+  { tail -40 "$TMP/programs.log"; fail "scripts/cluster/build-image.sh --build-programs --image operator failed"; }
+grep -E '^build-image:|^\[[0-9]+/[0-9]+\] (Building|Linking)' "$TMP/programs.log"
 "$ROOT/scripts/cluster/build-image.sh" --image operator --tag "$IMAGE" >"$TMP/build.log" 2>&1
 rc=$?
 if [ $rc = 3 ]; then skip "$(tail -1 "$TMP/build.log")"; fi

@@ -32,36 +32,61 @@ install_packages() {
   FAILED_LOG=""
 }
 
-# dljob's images in podman: built with scripts/cluster/build-image.sh when missing (or
-# --rebuild-images).
-build_dljob_images() {
-  mkdir -p "$KUBE_DIR/logs"
-  local t0=$SECONDS
-  if [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/trainer:cpu; then
-    step "building dljob/trainer:cpu (scripts/cluster/build-image.sh; log: $KUBE_DIR/logs/build-image-cpu.log)"
-    FAILED_LOG="$KUBE_DIR/logs/build-image-cpu.log"
-    nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" >"$FAILED_LOG" 2>&1 \
-      || die "scripts/cluster/build-image.sh failed"
-    step "dljob/trainer:cpu built in $((SECONDS - t0))s"
-  else
-    step "dljob/trainer:cpu present in podman (reused; --rebuild-images rebuilds it)"
-  fi
-  t0=$SECONDS
-  if ! bash "$ROOT/scripts/cluster/build-image.sh" --help 2>/dev/null | grep -q -- '--image operator'; then
-    if podman image exists localhost/dljob/operator:0.1.0; then
-      warn "scripts/cluster/build-image.sh cannot build the operator image here; using the dljob/operator:0.1.0 podman has"
-    else
-      warn "scripts/cluster/build-image.sh cannot build the operator image (no --image operator) and podman has none: the chart's operator pods will not start"
+# dljob's images in podman, made by scripts/cluster/build-image.sh from programs compiled on
+# this machine in the checkout's build-images/ (the NCCL collective off: no image has CUDA); the
+# image builds compile nothing. Built when podman lacks them, or all with --rebuild-images.
+IMAGE_PROGRAMS_DIR="$ROOT/build-images"
+declare -A DLJOB_IMAGE_TAGS=([cpu]=dljob/trainer:cpu [operator]=dljob/operator:0.1.0)
+
+# IMAGES_TO_BUILD: the images (build-image.sh's --image names) to build now.
+images_to_build() {
+  local image
+  IMAGES_TO_BUILD=()
+  for image in cpu operator; do
+    if [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists "localhost/${DLJOB_IMAGE_TAGS[$image]}"; then
+      IMAGES_TO_BUILD+=("$image")
     fi
-  elif [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists localhost/dljob/operator:0.1.0; then
-    step "building dljob/operator:0.1.0 (log: $KUBE_DIR/logs/build-image-operator.log)"
-    FAILED_LOG="$KUBE_DIR/logs/build-image-operator.log"
-    nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" --image operator >"$FAILED_LOG" 2>&1 \
-      || die "scripts/cluster/build-image.sh --image operator failed"
-    step "dljob/operator:0.1.0 built in $((SECONDS - t0))s"
-  else
-    step "dljob/operator:0.1.0 present in podman (reused)"
-  fi
+  done
+}
+
+# The programs the images to build carry, compiled (or brought up to date: with ccache warm,
+# mostly links) on this machine. kube-up runs this before the Kubernetes build starts: both
+# compile, and on 2 cores side by side each takes several times longer.
+build_image_programs() {
+  images_to_build
+  [ ${#IMAGES_TO_BUILD[@]} -gt 0 ] || return 0
+  local t0=$SECONDS args=()
+  if [ ${#IMAGES_TO_BUILD[@]} = 1 ]; then args=(--image "${IMAGES_TO_BUILD[0]}"); fi
+  mkdir -p "$KUBE_DIR/logs"
+  FAILED_LOG="$KUBE_DIR/logs/build-programs.log"
+  step "compiling the images' programs in $IMAGE_PROGRAMS_DIR (build-image.sh --build-programs; log: $FAILED_LOG)"
+  nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" --build-programs "${args[@]}" \
+    --from-build "$IMAGE_PROGRAMS_DIR" >"$FAILED_LOG" 2>&1 \
+    || die "scripts/cluster/build-image.sh --build-programs failed"
+  step "the images' programs built in $((SECONDS - t0))s"
+  FAILED_LOG=""
+}
+
+# The images from those programs: no compile, mostly apt-get of the runtime packages, so they
+# can run beside the Kubernetes build.
+build_dljob_images() {
+  local image tag t0
+  images_to_build
+  mkdir -p "$KUBE_DIR/logs"
+  for image in cpu operator; do
+    tag="${DLJOB_IMAGE_TAGS[$image]}"
+    if [[ " ${IMAGES_TO_BUILD[*]} " != *" $image "* ]]; then
+      step "$tag present in podman (reused; --rebuild-images rebuilds it)"
+      continue
+    fi
+    t0=$SECONDS
+    FAILED_LOG="$KUBE_DIR/logs/build-image-$image.log"
+    step "building $tag (scripts/cluster/build-image.sh --image $image; log: $FAILED_LOG)"
+    nice -n 10 bash "$ROOT/scripts/cluster/build-image.sh" --image "$image" \
+      --from-build "$IMAGE_PROGRAMS_DIR" >"$FAILED_LOG" 2>&1 \
+      || die "scripts/cluster/build-image.sh --image $image failed"
+    step "$tag built in $((SECONDS - t0))s"
+  done
   FAILED_LOG=""
 }
 
