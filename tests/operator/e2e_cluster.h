@@ -38,6 +38,9 @@ class E2eCluster {
   virtual std::string ns() const = 0;
   // nvidia.com/gpu of the cluster's one node (of each node, for the multi-node cases).
   virtual int gpus() const = 0;
+  // nvidia.com/gpu of every node together: what the queue counts free ("N free" in its messages
+  // is cluster-wide, also for a job that may use only one node).
+  virtual int cluster_gpus() const = 0;
   // How long a case waits for something before it fails (a failure limit, never a timing check).
   virtual int wait_ms() const = 0;
 

@@ -155,6 +155,7 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Start(int nodes_used) {
                         : "; restart it with scripts/cluster/kube-up.sh"));
   }
   c->gpus_ = GpusOf(*ready[0]);
+  for (const Json* n : ready) c->cluster_gpus_ += GpusOf(*n);
   if (nodes_used == 1) c->pinned_node_ = NameOf(*ready[0]);
   for (int i = 1; i < nodes_used; ++i) {
     if (GpusOf(*ready[i]) != c->gpus_) {

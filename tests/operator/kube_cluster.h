@@ -57,6 +57,7 @@ class KubeCluster : public E2eCluster {
   kube::Api& api() override { return *api_; }
   std::string ns() const override { return ns_; }
   int gpus() const override { return gpus_; }
+  int cluster_gpus() const override { return cluster_gpus_; }
   // Real pods start in seconds, but a loaded 2-core machine can take a minute for a gang.
   static constexpr int kWaitMs = 180'000;
   int wait_ms() const override { return kWaitMs; }
@@ -91,6 +92,7 @@ class KubeCluster : public E2eCluster {
   std::unique_ptr<kube::Api> api_;
   std::string ns_;
   int gpus_ = 0;             // of each node used
+  int cluster_gpus_ = 0;     // of every Ready node with GPUs
   std::string pinned_node_;  // Start(1): the node NewJob's jobs are pinned to
   int operators_started_ = 0;
   std::map<std::string, int> said_;  // "<address>/<rank>" → the next say.<rank>.<n>

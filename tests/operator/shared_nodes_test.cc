@@ -2,7 +2,9 @@
 // G = cluster().gpus() GPUs each, labelled with an NVLink clique each, one rack and one zone, as
 // scripts/cluster/kube-up.sh --nodes 2 labels them): a gang too big for one node runs over both,
 // its ranks on each node heard through the one launcher; the dljob policy keeps a gang that fits
-// one node's clique inside it, where first-fit would split it, and says where it put it.
+// one node's clique inside it, where first-fit would split it, and says where it put it; a cordoned
+// node (kubectl cordon, drain's first step) under a running job is emptied of it whole, and the job
+// carries a PodDisruptionBudget.
 #include <map>
 #include <string>
 
@@ -102,6 +104,67 @@ TEST_P(SharedMultiNodeTest, TheDljobPolicyKeepsAGangInOneCliqueWhenItFitsAndSays
   for (const char* job : {"small", "packed"}) {
     ASSERT_TRUE(WaitForPhase(job, "Succeeded")) << Describe(api(), job);
   }
+}
+
+// Cordons a node for the scope of a case (kubectl cordon's patch), uncordoning it however the case
+// ends: the real cluster's nodes outlive the case.
+class Cordon {
+ public:
+  Cordon(kube::Api& api, std::string node) : api_(api), node_(std::move(node)) { ok_ = Set(true); }
+  ~Cordon() { Set(false); }
+  bool ok() const { return ok_; }
+
+ private:
+  bool Set(bool unschedulable) {
+    return api_
+        .MergePatch(kube::resources::kNodes, "", node_,
+                    {{"spec", {{"unschedulable", unschedulable ? Json(true) : Json(nullptr)}}}})
+        .ok();
+  }
+  kube::Api& api_;
+  const std::string node_;
+  bool ok_ = false;
+};
+
+TEST_P(SharedMultiNodeTest, ACordonedNodeUnderARunningJobIsEmptiedOfItWhole) {
+  const int g = cluster().gpus();
+  StartOperator();
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("moved", g / 2, g / 4)).ok());
+  ASSERT_TRUE(WaitForPhase("moved", "Running")) << Describe(api(), "moved");
+  std::map<std::string, int> before = WorkersPerNode(api(), "moved");
+  ASSERT_EQ(before.size(), 1u) << Describe(api(), "moved");
+  const std::string node = before.begin()->first;
+  ASSERT_TRUE(cluster().Say("moved", 0, MetricReport(0, 10, 1500, g / 2)).ok());
+
+  Cordon cordon(api(), node);
+  ASSERT_TRUE(cordon.ok());
+  // The whole job moves, once, to the other node: every pod new, none on the cordoned one.
+  bool moved = WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "moved");
+        if (!job || job->value("status", Json::object()).value("disruptionRestarts", 0) != 1 ||
+            Phase(api(), "moved") != "Running") {
+          return false;
+        }
+        std::map<std::string, int> now = WorkersPerNode(api(), "moved");
+        return now.size() == 1 && now.begin()->first != node && !now.begin()->first.empty();
+      },
+      wait());
+  ASSERT_TRUE(moved) << Describe(api(), "moved");
+  std::vector<Json> events = EventsOf(api(), "moved", "NodeCordoned");
+  ASSERT_EQ(events.size(), 1u) << Describe(api(), "moved");
+  EXPECT_EQ(events[0].value("message", "").rfind("node " + node + " is cordoned", 0), 0u)
+      << events[0].dump();
+  // Its PodDisruptionBudget, which keeps a drain from evicting its pods one by one.
+  kube::ApiResult<Json> budget =
+      api().Get(kube::resources::kPodDisruptionBudgetsV1beta1, Ns(), "moved");
+  if (!budget.ok()) budget = api().Get(kube::resources::kPodDisruptionBudgets, Ns(), "moved");
+  ASSERT_TRUE(budget.ok()) << budget.error().ToString();
+  EXPECT_EQ((*budget)["spec"]["maxUnavailable"], 0);
+
+  ASSERT_TRUE(cluster().EndTraining("moved", 0).ok());
+  ASSERT_TRUE(WaitForPhase("moved", "Succeeded")) << Describe(api(), "moved");
+  EXPECT_EQ(Restarts(*GetJob(api(), "moved")), 0);
 }
 
 }  // namespace

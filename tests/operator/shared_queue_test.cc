@@ -33,10 +33,11 @@ TEST_P(SharedE2eTest, AJobThatCanNeverFitStaysQueuedWithAReasonWhileOthersRun) {
   // A job that fits, submitted after, runs.
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("small", g / 2, g / 2)).ok());
   ASSERT_TRUE(WaitForPhase("small", "Running")) << Describe(api(), "small");
-  // The queue's reason: what the job needs and what is free now and, since 2 workers of G GPUs
-  // exceed one node of G even when idle, that waiting will not help, with the placement's account.
+  // The queue's reason: what the job needs and what is free now (in the whole cluster) and, since
+  // 2 workers of G GPUs exceed one node of G even when idle, that waiting will not help, with the
+  // placement's account.
   const std::string needs = "needs " + N(2 * g) + " GPUs (any model, 2 workers × " + N(g) +
-                            ") in queue default; " + N(g - g / 2) + " free";
+                            ") in queue default; " + N(cluster().cluster_gpus() - g / 2) + " free";
   std::string message;
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -167,7 +168,8 @@ TEST_P(SharedE2eTest, AQuotaHoldsAJobBackUntilQuotaFreesAndTheQueueSaysSo) {
   EXPECT_EQ(
       why.rfind("needs " + N(half) + " GPUs (any model) in queue default; quota " + N(half), 0), 0u)
       << why;
-  EXPECT_NE(why.find(N(half) + " free"), std::string::npos) << why;  // room, but no quota
+  // Room, but no quota.
+  EXPECT_NE(why.find(N(cluster().cluster_gpus() - half) + " free"), std::string::npos) << why;
 
   Json status;
   ASSERT_TRUE(WaitFor(

@@ -47,6 +47,7 @@ class TestCluster : public E2eCluster {
   kube::Api& api() override { return *api_; }
   std::string ns() const override { return "default"; }
   int gpus() const override { return options_.gpus_per_node; }
+  int cluster_gpus() const override { return options_.nodes * options_.gpus_per_node; }
   int wait_ms() const override { return 45'000; }
   std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& args) override;
   nlohmann::json NewJob(const std::string& name, int gpus, int gpus_per_worker,
