@@ -293,8 +293,8 @@ struct FieldTable<DLJobStatus> {
       Field("specRestarts", &T::spec_restarts,
             Info().Describe("Times the job was restarted to apply a changed spec; not restarts.")),
       Field("disruptionRestarts", &T::disruption_restarts,
-            Info().Describe("Times the job was restarted because a node under it was lost; not "
-                            "restarts.")),
+            Info().Describe("Times the job was restarted because a node under it was lost or "
+                            "cordoned; not restarts.")),
       Field("observedGeneration", &T::observed_generation,
             Info().Describe("The metadata.generation this status was computed from.")),
       Field("throughput", &T::throughput,

@@ -187,7 +187,7 @@ json NewDisruptionBudget(const DLJob& job, const std::string& api_version) {
           {"kind", "PodDisruptionBudget"},
           {"metadata", Metadata(job, job.metadata.name, "")},
           {"spec",
-           {{"maxUnavailable", 0},
+           {{"minAvailable", WorkerCount(job) + 1},
             {"selector", {{"matchLabels", {{kJobNameLabel, job.metadata.name}}}}}}}};
 }
 

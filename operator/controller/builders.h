@@ -73,9 +73,12 @@ std::string WorkerFqdn(const DLJob& job, int64_t index, const BuildOptions& opti
 // One line per worker: "<fqdn> slots=<slotsPerWorker>".
 std::string Hostfile(const DLJob& job, const BuildOptions& options);
 nlohmann::json NewConfigMap(const DLJob& job, const BuildOptions& options);
-// The job's PodDisruptionBudget, named as the job: maxUnavailable 0 over every pod of the job
-// (label dljob.io/job-name), so an eviction (kubectl drain) of any of them is refused while they
-// run — a gang loses nothing pod by pod; the operator moves it whole (node_loss.h).
+// The job's PodDisruptionBudget, named as the job: minAvailable = every pod of the job (its
+// workers and launcher, label dljob.io/job-name), so an eviction (kubectl drain) of any of them is
+// refused while they run — a gang loses nothing pod by pod; the operator moves it whole
+// (node_loss.h). A count, not maxUnavailable 0: the disruption controller computes a
+// maxUnavailable budget from the pods' controller's scale, which a DLJob does not serve ("found
+// no controllers for pod").
 // `api_version`: "policy/v1" or "policy/v1beta1", whichever the server serves.
 nlohmann::json NewDisruptionBudget(const DLJob& job, const std::string& api_version);
 nlohmann::json NewSshSecret(const DLJob& job, const std::string& private_key_pem,

@@ -405,7 +405,7 @@ TEST_F(GangTest, ABoundGangGetsAPodDisruptionBudgetOverAllItsPods) {
   Json pdb = Body("create poddisruptionbudgets ns/j");
   EXPECT_EQ(pdb["apiVersion"], "policy/v1");
   EXPECT_EQ(pdb["metadata"]["ownerReferences"][0]["kind"], "DLJob");
-  EXPECT_EQ(pdb["spec"], (Json{{"maxUnavailable", 0},
+  EXPECT_EQ(pdb["spec"], (Json{{"minAvailable", 3},  // 2 workers and the launcher
                                {"selector", {{"matchLabels", {{"dljob.io/job-name", "j"}}}}}}));
   SetPod("j-worker-0", "Running");
   SetPod("j-worker-1", "Running");

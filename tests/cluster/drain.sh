@@ -3,7 +3,7 @@
 # (kube-up.sh --nodes 2): a 2-worker Fashion-MNIST DLJob (2 × 2 GPUs, on one node) with
 # spec.checkpoint on a hostPath directory of this machine trains until a checkpoint exists; then
 # `kubectl drain` of its node (stock kubectl: cordon, then evictions, retried while refused). The
-# job's PodDisruptionBudget (maxUnavailable 0, made by the operator) refuses every eviction of its
+# job's PodDisruptionBudget (minAvailable = all its pods, made by the operator) refuses every eviction of its
 # pods, so none is evicted pod by pod; the operator sees the node cordoned and moves the whole job
 # to the other node: Restarting/NodeCordoned, status.disruptionRestarts 1, restarts 0, its pods
 # deleted gracefully (the ranks checkpoint on SIGTERM). The drain then completes, and the job
@@ -36,7 +36,7 @@ has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]
 running_with_checkpoint() { phase_or_fail "$JOB" Running && has_checkpoint; }
 wait_until "Running with a checkpoint on the host" running_with_checkpoint
 kubectl get pods -n "$NS" -o wide
-pdb="$(kubectl get pdb "$JOB" -n "$NS" -o jsonpath='{.spec.maxUnavailable} {.spec.selector.matchLabels}' 2>&1)" \
+pdb="$(kubectl get pdb "$JOB" -n "$NS" -o jsonpath='minAvailable {.spec.minAvailable} of {.spec.selector.matchLabels}' 2>&1)" \
   || fail "no PodDisruptionBudget $JOB: $pdb"
 note "PodDisruptionBudget $JOB: $pdb"
 NODE="$(kubectl get pod "$JOB-worker-0" -n "$NS" -o jsonpath='{.spec.nodeName}')"
