@@ -22,19 +22,19 @@ std::vector<metrics::Family> OperatorFamilies(const OperatorState& s) {
       Family{"dljob_operator_leader",
              "1 when this replica is the acting leader.",
              MetricType::kGauge,
-             {{{}, s.leading ? 1.0 : 0.0}}},
+             {{{}, s.leading ? 1.0 : 0.0, ""}}},
       Family{"dljob_operator_caches_synced",
              "1 once the leader's informers have listed.",
              MetricType::kGauge,
-             {{{}, s.synced ? 1.0 : 0.0}}},
+             {{{}, s.synced ? 1.0 : 0.0, ""}}},
       Family{"dljob_operator_workqueue_depth",
              "Jobs waiting to be reconciled.",
              MetricType::kGauge,
-             {{{}, static_cast<double>(s.queue_depth)}}},
+             {{{}, static_cast<double>(s.queue_depth), ""}}},
       Family{"dljob_operator_logs_following",
              "Launcher logs being followed now.",
              MetricType::kGauge,
-             {{{}, static_cast<double>(s.following)}}},
+             {{{}, static_cast<double>(s.following), ""}}},
   };
 }
 

@@ -54,11 +54,19 @@ const kube::Resource kSubjectAccessReviews{"authorization.k8s.io", "v1", "subjec
                                            false, "SubjectAccessReview"};
 
 const kube::Resource& ResourceOf(const std::string& plural) {
-  static const kube::Resource* kAll[] = {
-      &kTokenReviews,  &kSubjectAccessReviews, &res::kPods,
-      &res::kServices, &res::kConfigMaps,      &res::kSecrets,
-      &res::kEvents,   &res::kNodes,           &res::kLeases,
-      &res::kDLJobs,   &res::kDLQueues,        &op::kValidatingWebhookConfigurations};
+  static const kube::Resource* kAll[] = {&kTokenReviews,
+                                         &kSubjectAccessReviews,
+                                         &res::kPods,
+                                         &res::kServices,
+                                         &res::kConfigMaps,
+                                         &res::kSecrets,
+                                         &res::kEvents,
+                                         &res::kNodes,
+                                         &res::kLeases,
+                                         &res::kDLJobs,
+                                         &res::kDLQueues,
+                                         &op::kValidatingWebhookConfigurations,
+                                         &res::kPodDisruptionBudgets};
   for (const kube::Resource* r : kAll) {
     if (r->plural == plural) return *r;
   }
@@ -325,7 +333,9 @@ void CheckChartAgainstCalls(const std::string& watch) {
 
   std::set<Request> used;
   for (const Call& c : OperatorCalls(watch)) {
-    if (!watch.empty()) EXPECT_NE(c.ns, "team-b") << c.ToString();
+    if (!watch.empty()) {
+      EXPECT_NE(c.ns, "team-b") << c.ToString();
+    }
     for (const Request& q : RequestsOf(c)) {
       std::optional<Request> by = Allowing(grants, q);
       EXPECT_TRUE(by) << "the chart does not allow " << q.ToString() << " (" << c.ToString() << ")";
@@ -342,10 +352,14 @@ void CheckChartAgainstCalls(const std::string& watch) {
                              g.resource == "validatingwebhookconfigurations" ||
                              built_in.count(g) > 0 ||  // reviews: cluster-scoped kinds
                              (g.resource == "pods" && (g.verb == "list" || g.verb == "watch"));
-      if (g.ns.empty()) EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
+      if (g.ns.empty()) {
+        EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
+      }
       // The operator's own namespace holds its Lease and the webhook's certificate Secret.
       bool own = g.ns == "dljob-system" && (g.resource == "leases" || g.resource == "secrets");
-      if (!g.ns.empty() && !own) EXPECT_EQ(g.ns, watch) << g.ToString();
+      if (!g.ns.empty() && !own) {
+        EXPECT_EQ(g.ns, watch) << g.ToString();
+      }
     }
   }
 }

@@ -144,7 +144,9 @@ TEST_F(OperatorWebhookTest, ARunningJobTakesAnImageChangeByRestartingAndRefusesA
       << Describe(api(), "edited");
   ASSERT_TRUE(WaitForPhase(api(), "edited", "Running", kWait)) << Describe(api(), "edited");
   for (const Json& w : Workers(api(), "edited")) {
-    if (!IsDeleting(w)) EXPECT_EQ(w["spec"]["containers"][0]["image"], "dljob/trainer:cpu-2");
+    if (!IsDeleting(w)) {
+      EXPECT_EQ(w["spec"]["containers"][0]["image"], "dljob/trainer:cpu-2");
+    }
   }
 }
 
