@@ -351,8 +351,15 @@ TEST_F(GangTest, WhenTheNodesThatRemainCannotHoldALostNodesJobItWaitsSayingWhy) 
   ASSERT_EQ(JobStatus()["phase"], "Restarting");
   Reconcile();
   Json status = JobStatus();
-  EXPECT_EQ(status["phase"], "Restarting");  // a restart waits with the placement's reason
+  // It waits as a new job does, Queued with the placement's reason; why it restarted stays in
+  // its Restarting condition.
+  EXPECT_EQ(status["phase"], "Queued");
+  EXPECT_EQ(JobCondition("Queued", "reason"), "Unschedulable");
+  EXPECT_NE(JobCondition("Queued", "message").find("1 node(s) were unschedulable"),
+            std::string::npos)
+      << JobCondition("Queued", "message");
   EXPECT_EQ(JobCondition("Restarting", "reason"), "NodeLost");
+  EXPECT_EQ(status["disruptionRestarts"], 1);
   // Its workers say why they wait, as kube-scheduler would.
   const Json scheduled = (*api_.Object(kPods, "ns", "j-worker-0"))["status"]["conditions"][0];
   EXPECT_EQ(scheduled["reason"], "Unschedulable");

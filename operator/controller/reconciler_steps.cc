@@ -301,7 +301,9 @@ Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<Json>& workers,
     case GangState::kPlaced:
       break;
     case GangState::kNoRoom:
-      if (!restarting) p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
+      // Also after a restart (a lost node, a failed worker): a job that waits for room says so on
+      // itself, as a new one does; its Restarting condition keeps why it restarted.
+      p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
       break;
     case GangState::kBindFailed:
       if (gang->refused) {
