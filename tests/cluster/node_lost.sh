@@ -32,7 +32,7 @@ CKPT="$TMP/checkpoint"
 mkdir -m 0777 "$CKPT"
 
 JOB_NODE=any mnist_job "$JOB" 12 3 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 20}
-  runPolicy: {backoffLimit: 0}" "${TRAIN[@]/--batch_size=32/--batch_size=16}" --num_batches=160 >"$TMP/job.yaml"
+  runPolicy: {backoffLimit: 0}" "${TRAIN[@]/--batch_size=32/--batch_size=16}" --num_batches=120 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job"
 note "applied; waiting for a checkpoint in $CKPT"
 has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]; }
