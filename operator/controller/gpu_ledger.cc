@@ -142,14 +142,22 @@ Status GpuLedger::FitsWithout(const DLJob& job, const std::vector<std::string>& 
     }
     if (use) Accumulate(used[use->node], use->requests, -1);
   }
+  for (const auto& [key, a] : assumed_) {  // expired, not yet dropped (this is const)
+    if (a.expires <= now) Accumulate(used[a.use.node], a.use.requests, -1);
+  }
+  Result<scheduler::Placement> placement = policy_.Place(*gang, NodesLocked(used));
+  return placement.ok() ? Status::Ok() : placement.status();
+}
+
+std::vector<scheduler::Node> GpuLedger::NodesLocked(
+    const std::map<std::string, scheduler::Resources>& used) const {
   std::vector<scheduler::Node> view;
   view.reserve(nodes_.size());
   for (const auto& [name, node] : nodes_) {
     view.push_back(node);
     if (auto u = used.find(name); u != used.end()) view.back().used = u->second;
   }
-  Result<scheduler::Placement> placement = policy_.Place(*gang, view);
-  return placement.ok() ? Status::Ok() : placement.status();
+  return view;
 }
 
 Result<std::vector<Seat>> GpuLedger::PlaceAndAssume(const std::string& job_key, const DLJob& job,
@@ -180,13 +188,7 @@ Result<std::vector<Seat>> GpuLedger::PlaceAndAssume(const std::string& job_key, 
   }
   // Place only what is left (all of it, unless an earlier bind was cut short).
   gang->workers = static_cast<int64_t>(todo.size());
-  std::vector<scheduler::Node> view;
-  view.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) {
-    view.push_back(node);
-    if (auto u = used_.find(name); u != used_.end()) view.back().used = u->second;
-  }
-  Result<scheduler::Placement> placement = policy_.Place(*gang, view);
+  Result<scheduler::Placement> placement = policy_.Place(*gang, NodesLocked(used_));
   if (!placement.ok()) {
     waiting_.insert(job_key);
     return placement.status();

@@ -134,6 +134,9 @@ class GpuLedger {
   void DropAssumptionLocked(std::map<std::string, Assumption>::iterator it) REQUIRES(mu_);
   // Whether the node exists and has GPUs.
   bool GpuNodeLocked(const std::string& node) const REQUIRES(mu_);
+  // The nodes, each with `used` of its name (what placement sees).
+  std::vector<scheduler::Node> NodesLocked(
+      const std::map<std::string, scheduler::Resources>& used) const REQUIRES(mu_);
 
   const Clock& clock_;
   const kube::Duration assume_ttl_;

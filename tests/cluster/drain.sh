@@ -31,10 +31,7 @@ mkdir -m 0777 "$CKPT"
 JOB_NODE=any mnist_job "$JOB" 4 2 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 50}
   runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --num_batches=600 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job"
-note "applied; waiting for a checkpoint in $CKPT"
-has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]; }
-running_with_checkpoint() { phase_or_fail "$JOB" Running && has_checkpoint; }
-wait_until "Running with a checkpoint on the host" running_with_checkpoint
+wait_for_checkpoint "$JOB"
 kubectl get pods -n "$NS" -o wide
 pdb="$(kubectl get pdb "$JOB" -n "$NS" -o jsonpath='minAvailable {.spec.minAvailable} of {.spec.selector.matchLabels}' 2>&1)" \
   || fail "no PodDisruptionBudget $JOB: $pdb"
@@ -69,11 +66,8 @@ kubectl get dljobs,pods -n "$NS" -o wide
 for uid in $(kubectl get pods -n "$NS" -o jsonpath='{.items[*].metadata.uid}'); do
   grep -qw "$uid" <<<"$uids_before" && fail "pod $uid of the first run is still there"
 done
-kubectl logs "$JOB-launcher" -n "$NS" | untag >"$TMP/launcher.log" || fail "kubectl logs $JOB-launcher"
-resumed="$(grep -oE '^Resuming from the checkpoint of step [0-9]+' "$TMP/launcher.log" | grep -oE '[0-9]+$' | head -1)"
-[ -n "$resumed" ] || { tail -30 "$TMP/launcher.log"; fail "the moved launcher's log has no 'Resuming from the checkpoint of step' line"; }
-[ "$resumed" -gt 0 ] || fail "resumed from step $resumed, expected > 0"
+check_resumed "$JOB"
 [ "$(jf $JOB .status.restarts)" = 0 ] || fail "restarts $(jf $JOB .status.restarts) at the end"
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB" \
   --sort-by=.lastTimestamp -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message
-note "PASS: drained $NODE at step ${step_before:-?}; the job moved whole and resumed from step $resumed; Succeeded, restarts 0, disruptionRestarts 1"
+note "PASS: drained $NODE at step ${step_before:-?}; the job moved whole and resumed from step $RESUMED; Succeeded, restarts 0, disruptionRestarts 1"

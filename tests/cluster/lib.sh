@@ -149,6 +149,24 @@ YAML
 $extra
 YAML
 }
+# wait_for_checkpoint JOB: waits until JOB is Running with a checkpoint on this machine in $CKPT
+# (the hostPath directory its spec.checkpoint names).
+wait_for_checkpoint() {
+  local job="$1"
+  note "waiting for a checkpoint of $job in $CKPT"
+  has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]; }
+  running_with_checkpoint() { phase_or_fail "$job" Running && has_checkpoint; }
+  wait_until "$job Running with a checkpoint on the host" running_with_checkpoint
+}
+# check_resumed JOB: the job's launcher log (untagged, kept in $TMP/launcher.log) says its ranks
+# resumed from a checkpoint of a step > 0, which goes in RESUMED; fails otherwise.
+check_resumed() {
+  kubectl logs "$1-launcher" -n "$NS" | untag >"$TMP/launcher.log" || fail "kubectl logs $1-launcher"
+  RESUMED="$(grep -oE '^Resuming from the checkpoint of step [0-9]+' "$TMP/launcher.log" | grep -oE '[0-9]+$' | head -1)"
+  [ -n "$RESUMED" ] || { tail -30 "$TMP/launcher.log"; fail "$1's launcher log has no 'Resuming from the checkpoint of step' line"; }
+  [ "$RESUMED" -gt 0 ] || fail "resumed from step $RESUMED, expected > 0"
+  grep -E 'Resuming|test accuracy|^total' "$TMP/launcher.log"
+}
 # A launcher log without the rank prefixes: mpirun's --tag-output ("[1,0]<stdout>:") and
 # `dljob logs`' ("[rank 0] ").
 untag() { sed -E 's/^\[[0-9]+,[0-9]+\]<std(out|err)>: ?//; s/^\[rank [0-9]+\] //'; }

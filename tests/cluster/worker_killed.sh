@@ -15,10 +15,7 @@ mkdir -m 0777 "$CKPT"
 mnist_job "$JOB" 2 1 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 100}
   runPolicy: {backoffLimit: 2}" "${TRAIN[@]}" --num_batches=800 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job"
-note "applied; waiting for a checkpoint in $CKPT"
-has_checkpoint() { [ -n "$(find "$CKPT" -mindepth 1 -print -quit 2>/dev/null)" ]; }
-running_with_checkpoint() { phase_or_fail "$JOB" Running && has_checkpoint; }
-wait_until "Running with a checkpoint on the host" running_with_checkpoint
+wait_for_checkpoint "$JOB"
 find "$CKPT" -maxdepth 2 | head
 step_before="$(jf $JOB .status.throughput.step)"
 uid_before="$(kubectl get pod "$JOB-launcher" -n "$NS" -o jsonpath='{.metadata.uid}')"
@@ -41,11 +38,8 @@ wait_until "Succeeded" phase_or_fail "$JOB" Succeeded
 note "succeeded"
 kubectl get dljobs -n "$NS" -o wide
 [ "$(jf $JOB .status.restarts)" = 1 ] || fail "restarts $(jf $JOB .status.restarts), expected 1"
-kubectl logs "$JOB-launcher" -n "$NS" | untag >"$TMP/launcher.log" || fail "kubectl logs $JOB-launcher"
-resumed="$(grep -oE '^Resuming from the checkpoint of step [0-9]+' "$TMP/launcher.log" | grep -oE '[0-9]+$' | head -1)"
-[ -n "$resumed" ] || { tail -30 "$TMP/launcher.log"; fail "the restarted launcher's log has no 'Resuming from the checkpoint of step' line"; }
-[ "$resumed" -gt 0 ] || fail "resumed from step $resumed, expected > 0"
-grep -E 'Resuming|test accuracy|^total' "$TMP/launcher.log"
+check_resumed "$JOB"
+resumed="$RESUMED"
 first="$(grep -oE '^[0-9]+	images/sec' "$TMP/launcher.log" | head -1 | cut -f1)"
 [ -z "$first" ] || [ "$first" -gt "$resumed" ] || fail "first step row after resume is $first, not after $resumed"
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB" \
