@@ -25,9 +25,9 @@ TEST(PlacementDomainTest, NamesTheTightestDomainHoldingEveryNodeAndWhatItSpans) 
             "2 nodes of clique c0 (rack r0, zone z)");
   EXPECT_EQ(Describe({At("n1", "c0", "r0", "z"), At("n2", "c1", "r0", "z")}),
             "2 nodes of rack r0 (cliques c0, c1; zone z)");
-  EXPECT_EQ(Describe({At("n1", "c0", "r0", "z"), At("n2", "c1", "r1", "z"),
-                      At("n3", "c2", "r1", "z")}),
-            "3 nodes of zone z (cliques c0, c1, c2; racks r0, r1)");
+  EXPECT_EQ(
+      Describe({At("n1", "c0", "r0", "z"), At("n2", "c1", "r1", "z"), At("n3", "c2", "r1", "z")}),
+      "3 nodes of zone z (cliques c0, c1, c2; racks r0, r1)");
   EXPECT_EQ(Describe({At("n1", "c0", "r0", "z"), At("n2", "c1", "r1", "y")}),
             "2 nodes in no one clique, rack or zone");
 }
