@@ -203,6 +203,7 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
                                {"secrets", {"get", "list", "watch", "create"}},
                                {"nodes", {"get", "list", "watch", "patch"}},
                                {"events", {"create"}},
+                               {"poddisruptionbudgets", {"list", "create"}},
                                {"validatingwebhookconfigurations", {"get", "update"}},
                            }));
   for (const json& d : docs) {
