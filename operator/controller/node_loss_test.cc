@@ -54,5 +54,17 @@ TEST(NodeLoss, TheFirstNodeDueUnderLivePodsIsFoundAndLostOnlyOnceDue) {
   EXPECT_FALSE(OnLostNode(Pod("p3", ""), nodes, grace, At("2026-01-02T04:00:00Z")));
 }
 
+TEST(NodeLoss, TheFirstCordonedNodeUnderLivePodsIsFound) {
+  kube::Store nodes;
+  Json cordoned = Node("c", "True", "2026-01-02T03:00:00Z");
+  cordoned["spec"]["unschedulable"] = true;
+  nodes.Upsert(cordoned);
+  nodes.Upsert(Node("r", "True", "2026-01-02T03:00:00Z"));
+  EXPECT_EQ(CordonedNodeUnder({Pod("w0", "r"), Pod("w1", "c")}, nodes), "c");
+  EXPECT_FALSE(CordonedNodeUnder({Pod("w0", "r"), Pod("w1", "")}, nodes).has_value());
+  EXPECT_FALSE(CordonedNodeUnder({Pod("w0", "c", /*deleting=*/true)}, nodes).has_value());
+  EXPECT_FALSE(CordonedNodeUnder({Pod("w0", "unknown")}, nodes).has_value());
+}
+
 }  // namespace
 }  // namespace dljob::controller
