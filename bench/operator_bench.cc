@@ -3,21 +3,27 @@
 //
 // Two phases in one run, on the same fresh API server:
 //   baseline  this program creates the same pods itself (4 bound worker pods per job, then the
-//             launcher once they run) — the cost of the API server and kubelets alone;
+//             job's launcher as soon as its workers run) — the cost of the API server and
+//             kubelets alone;
 //   operator  dljob-operator does the work from N DLJob objects: keys, service, config map,
 //             secret, placement, binding, launcher after every worker is Ready, status.
-// Reported: time until all are Running, jobs/s, p50/p99 submit-to-Running latency (operator
-// phase), the operator's peak memory and that memory per 10,000 pods, and the ratio of operator
-// time to baseline time.
+// Reported: time until all are Running, jobs/s, p50/p99 submit-to-Running latency (both phases;
+// a baseline job is Running when its launcher is), the operator's peak memory and that memory
+// per 10,000 pods, the ratios of operator to baseline (total time, p99), and where the
+// operator's jobs spent their time, by phase, from its --trace-spans (phase_breakdown.h).
 //
 //   operator_bench [--jobs 1000] [--operator-workers 8] [--submitters 8]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +31,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/mutex.h"
+#include "bench/phase_breakdown.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "testing/command.h"
@@ -103,144 +110,230 @@ bool CreateNamespace(kube::Api& api, const std::string& ns) {
       "create namespace " + ns);
 }
 
-// Counts pods in `ns` with phase Running.
-int RunningPods(kube::Api& api, const std::string& ns, const std::string& selector) {
-  kube::ListOptions o;
-  o.label_selector = selector;
-  auto list = kube::ListAll(api, kube::resources::kPods, ns, o);
-  if (!list.ok()) return -1;
-  int n = 0;
-  for (const Json& pod : (*list)["items"]) {
-    if (pod.contains("status") && pod["status"].value("phase", "") == "Running") ++n;
+// When each of `count` objects (named "<prefix><index>"; for pods, the launcher's or a worker's
+// name) was first seen Running, from a watch of `resource` in `ns`; `on_running(name)` is called
+// once per object on the watch's thread.
+class FirstRunning {
+ public:
+  using Callback = std::function<void(const std::string& name)>;
+  FirstRunning(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+               Callback on_running)
+      : on_running_(std::move(on_running)),
+        thread_(
+            [this, &api, resource, ns](std::stop_token stop) { Watch(api, resource, ns, stop); }) {}
+  ~FirstRunning() { Stop(); }
+  void Stop() {
+    thread_.request_stop();
+    if (thread_.joinable()) thread_.join();
   }
-  return n;
+  // When `name` was first seen Running; nullopt when it has not been.
+  std::optional<Clock::time_point> When(const std::string& name) {
+    MutexLock lock(mu_);
+    auto it = seen_.find(name);
+    if (it == seen_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  void Watch(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+             std::stop_token stop) {
+    std::string rv;
+    while (!stop.stop_requested()) {
+      kube::ListOptions o;
+      o.resource_version = rv;
+      o.timeout_seconds = 5;  // so that Stop() does not wait long
+      auto watch = api.Watch(resource, ns, o);
+      if (!watch.ok()) {
+        rv.clear();
+        continue;
+      }
+      for (;;) {
+        auto event = (*watch)->Next();
+        if (!event.ok() || !event->has_value()) break;
+        const Json& object = (**event).object;
+        if (object.contains("metadata")) rv = object["metadata"].value("resourceVersion", rv);
+        if (!object.contains("status") || object["status"].value("phase", "") != "Running") {
+          continue;
+        }
+        const std::string name = object["metadata"].value("name", "");
+        {
+          MutexLock lock(mu_);
+          if (!seen_.emplace(name, Clock::now()).second) continue;
+        }
+        on_running_(name);
+      }
+    }
+  }
+
+  Callback on_running_;
+  Mutex mu_;
+  std::map<std::string, Clock::time_point> seen_ GUARDED_BY(mu_);
+  std::jthread thread_;  // last: it uses the members above
+};
+
+// Percentile q of sorted `v`.
+double Percentile(const std::vector<double>& v, double q) {
+  if (v.empty()) return -1;
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
 }
 
-// The baseline: every job's worker pods created and bound by hand, then its launcher.
-double Baseline(kube::Api& api, int jobs, int submitters) {
+struct PhaseRun {
+  double seconds = -1;            // all jobs Running
+  std::vector<double> latencies;  // submit → Running per job, sorted
+};
+
+std::string JobName(int j) { return "job-" + std::to_string(j); }
+int JobIndex(const std::string& name) {  // "job-12" and "job-12-worker-3" → 12
+  size_t start = name.find('-') + 1;
+  return std::stoi(name.substr(start, name.find('-', start) - start));
+}
+
+// Blocks until `done()`, printing progress; false after 30 minutes.
+bool WaitPrinting(int jobs, const std::function<int()>& running) {
+  int last = -1;
+  return WaitFor(
+      [&] {
+        int now = running();
+        if (now / 100 != last / 100) std::printf("  running: %d/%d\n", now, jobs);
+        last = now;
+        return now >= jobs;
+      },
+      1'800'000);
+}
+
+// The baseline: what the operator does, done by a client that needs no decisions: each job's 4
+// worker pods created bound to their node, and its launcher created as soon as those 4 run.
+PhaseRun Baseline(kube::Api& api, int jobs, int submitters) {
+  PhaseRun run;
   const std::string ns = "baseline";
-  if (!CreateNamespace(api, ns)) return -1;
+  if (!CreateNamespace(api, ns)) return run;
+  std::vector<Clock::time_point> submitted(jobs);
+  Mutex mu;
+  std::condition_variable_any ready_cv;
+  std::deque<int> ready;  // guarded by mu: jobs whose workers all run: their launcher is next
+  std::vector<int> workers_running(jobs, 0);
+  std::atomic<int> jobs_running{0};
+  FirstRunning watch(api, kube::resources::kPods, ns, [&](const std::string& name) {
+    const int j = JobIndex(name);
+    if (name.ends_with("-launcher")) {
+      ++jobs_running;
+      return;
+    }
+    MutexLock lock(mu);
+    if (++workers_running[j] == kWorkersPerJob) {
+      ready.push_back(j);
+      ready_cv.notify_one();
+    }
+  });
+  std::atomic<bool> stop_launchers{false};
+  std::vector<std::jthread> launchers;
+  for (int t = 0; t < submitters; ++t) {
+    launchers.emplace_back([&] {
+      for (;;) {
+        int j;
+        {
+          MutexLock lock(mu);
+          ready_cv.wait(mu, [&] { return stop_launchers || !ready.empty(); });
+          if (ready.empty()) return;
+          j = ready.front();
+          ready.pop_front();
+        }
+        Must(api.Create(kube::resources::kPods, ns,
+                        Pod(ns, JobName(j) + "-launcher",
+                            "gpu-node-" + std::to_string(j * kWorkersPerJob / kGpusPerNode), 0)),
+             "create baseline launcher");
+      }
+    });
+  }
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
+    submitted[j] = Clock::now();
     for (int w = 0; w < kWorkersPerJob; ++w) {
       const int slot = j * kWorkersPerJob + w;
       Must(api.Create(kube::resources::kPods, ns,
-                      Pod(ns, "job-" + std::to_string(j) + "-worker-" + std::to_string(w),
+                      Pod(ns, JobName(j) + "-worker-" + std::to_string(w),
                           "gpu-node-" + std::to_string(slot / kGpusPerNode), 1)),
            "create baseline worker");
     }
   });
-  WaitFor([&] { return RunningPods(api, ns, "bench") >= jobs * kWorkersPerJob; }, 1'800'000);
-  Parallel(jobs, submitters, [&](int j) {
-    Must(api.Create(kube::resources::kPods, ns,
-                    Pod(ns, "job-" + std::to_string(j) + "-launcher",
-                        "gpu-node-" + std::to_string(j * kWorkersPerJob / kGpusPerNode), 0)),
-         "create baseline launcher");
-  });
-  WaitFor([&] { return RunningPods(api, ns, "bench") >= jobs * (kWorkersPerJob + 1); }, 1'800'000);
-  const double seconds = Seconds(Clock::now() - start);
+  const bool done = WaitPrinting(jobs, [&] { return jobs_running.load(); });
+  run.seconds = Seconds(Clock::now() - start);
+  {
+    MutexLock lock(mu);
+    stop_launchers = true;
+    ready_cv.notify_all();
+  }
+  launchers.clear();
+  watch.Stop();
+  if (done) {
+    for (int j = 0; j < jobs; ++j) {
+      run.latencies.push_back(Seconds(*watch.When(JobName(j) + "-launcher") - submitted[j]));
+    }
+    std::sort(run.latencies.begin(), run.latencies.end());
+  }
   api.Delete(kNamespaces, "", ns);
-  return seconds;
+  return run;
 }
 
-struct OperatorRun {
-  double seconds = -1;
-  std::vector<double> latencies;  // submit → Running, per job
+struct OperatorRun : PhaseRun {
   long peak_rss_kib = -1;
   long rss_kib = -1;
   long idle_rss_kib = -1;  // before the jobs arrive
+  std::string breakdown;   // from the operator's spans (phase_breakdown.h)
 };
 
-// When each job was submitted and when the watcher first saw it Running.
-struct JobTimes {
-  explicit JobTimes(int jobs) : submitted(jobs), running(jobs), is_running(jobs, false) {}
-  Mutex mu;
-  std::vector<Clock::time_point> submitted GUARDED_BY(mu);
-  std::vector<Clock::time_point> running GUARDED_BY(mu);
-  std::vector<bool> is_running GUARDED_BY(mu);
-};
+// Converts a steady-clock instant to wall time (the spans' clock), through `now` in both.
+WallTime ToWall(Clock::time_point t, Clock::time_point steady_now, WallTime wall_now) {
+  return wall_now + std::chrono::duration_cast<WallTime::duration>(t - steady_now);
+}
 
 OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const TempDir& dir, int jobs,
                         int submitters, int workers) {
   OperatorRun run;
   const std::string ns = "bench";
   if (!CreateNamespace(api, ns)) return run;
+  const std::string spans_path = dir.path() + "/spans.jsonl";
   Background op({dljob::testing::BinDir() + "/dljob-operator", "--kubeconfig", kubeconfig,
                  "--leader-elect=false", "--metrics-port=-1", "--qps=2000", "--burst=2000",
-                 "--workers=" + std::to_string(workers)},
+                 "--workers=" + std::to_string(workers), "--trace-spans", spans_path},
                 {}, dir.path() + "/operator.out", dir.path() + "/operator.err");
 
-  JobTimes times(jobs);
-  std::atomic<int> running_count{0};
-  std::jthread watcher([&](std::stop_token stop) {
-    std::string rv;
-    while (!stop.stop_requested() && running_count < jobs) {
-      kube::ListOptions o;
-      o.resource_version = rv;
-      o.timeout_seconds = 60;
-      auto watch = api.Watch(kube::resources::kDLJobs, ns, o);
-      if (!watch.ok()) {
-        rv.clear();
-        continue;
-      }
-      std::stop_callback cancel(stop, [&] { (*watch)->Cancel(); });
-      for (;;) {
-        auto event = (*watch)->Next();
-        if (!event.ok() || !event->has_value()) break;
-        const Json& job = (**event).object;
-        if (job.contains("metadata")) rv = job["metadata"].value("resourceVersion", rv);
-        if (!job.contains("status") || job["status"].value("phase", "") != "Running") continue;
-        const std::string name = job["metadata"].value("name", "");
-        const int index = std::stoi(name.substr(name.rfind('-') + 1));
-        MutexLock lock(times.mu);
-        if (!times.is_running[index]) {
-          times.is_running[index] = true;
-          times.running[index] = Clock::now();
-          ++running_count;
-        }
-      }
-    }
-  });
+  std::vector<Clock::time_point> submitted(jobs);
+  std::atomic<int> running{0};
+  FirstRunning watch(api, kube::resources::kDLJobs, ns, [&](const std::string&) { ++running; });
   // Give the operator a moment to list and watch before the flood.
   std::this_thread::sleep_for(std::chrono::seconds(2));
   run.idle_rss_kib = StatusKiB(op.pid(), "VmRSS");
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
-    {
-      MutexLock lock(times.mu);
-      times.submitted[j] = Clock::now();
-    }
-    Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, "job-" + std::to_string(j))),
-         "create DLJob");
+    submitted[j] = Clock::now();
+    Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, JobName(j))), "create DLJob");
   });
-  const double submit_seconds = Seconds(Clock::now() - start);
-  std::printf("  submitted %d DLJobs in %.1f s\n", jobs, submit_seconds);
-  int last = -1;
-  const bool done = WaitFor(
-      [&] {
-        int now = running_count.load();
-        if (now / 100 != last / 100) std::printf("  running: %d/%d\n", now, jobs);
-        last = now;
-        return now >= jobs;
-      },
-      1'800'000);
+  std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
+  const bool done = WaitPrinting(jobs, [&] { return running.load(); });
   run.seconds = Seconds(Clock::now() - start);
   run.rss_kib = StatusKiB(op.pid(), "VmRSS");
   run.peak_rss_kib = StatusKiB(op.pid(), "VmHWM");
-  watcher.request_stop();
+  watch.Stop();
+  op.Signal(SIGTERM);
+  op.Wait(30'000);  // it writes the last spans on the way out
   if (!done) {
-    std::printf("  only %d of %d jobs reached Running\n", running_count.load(), jobs);
+    std::printf("  only %d of %d jobs reached Running\n", running.load(), jobs);
     return run;
   }
-  {
-    MutexLock lock(times.mu);  // the watcher may still be inside Next()
-    for (int j = 0; j < jobs; ++j) {
-      run.latencies.push_back(Seconds(times.running[j] - times.submitted[j]));
-    }
+  const Clock::time_point steady_now = Clock::now();
+  const WallTime wall_now = std::chrono::system_clock::now();
+  std::vector<JobWindow> windows;
+  for (int j = 0; j < jobs; ++j) {
+    const Clock::time_point running_at = *watch.When(JobName(j));
+    run.latencies.push_back(Seconds(running_at - submitted[j]));
+    windows.push_back({ns + "/" + JobName(j), ToWall(submitted[j], steady_now, wall_now),
+                       ToWall(running_at, steady_now, wall_now)});
   }
   std::sort(run.latencies.begin(), run.latencies.end());
-  op.Signal(SIGTERM);
-  op.Wait(30'000);
+  Result<std::vector<kube::Span>> spans = kube::ReadSpanFile(spans_path);
+  run.breakdown = spans.ok() ? FormatBreakdown(Summarize(*spans, windows))
+                             : "no breakdown: " + spans.status().message() + "\n";
   return run;
 }
 
@@ -284,19 +377,20 @@ int Main(int argc, char** argv) {
       "%d submitters, %u cores\n",
       jobs, kWorkersPerJob + 1, nodes, kGpusPerNode, workers, submitters,
       std::thread::hardware_concurrency());
-  double baseline = -1;
+  PhaseRun baseline;
   if (!skip_baseline) {
-    std::printf("baseline: the same pods created and bound by this program\n");
+    std::printf(
+        "baseline: the same pods created and bound by this program, each job's launcher "
+        "once its workers run\n");
     baseline = Baseline(**api, jobs, submitters);
-    std::printf("  all %d pods Running after %.1f s\n", jobs * (kWorkersPerJob + 1), baseline);
+    std::printf("  all %d pods Running after %.1f s; per job p50 %.2f s, p99 %.2f s\n",
+                jobs * (kWorkersPerJob + 1), baseline.seconds, Percentile(baseline.latencies, 0.5),
+                Percentile(baseline.latencies, 0.99));
   }
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
   OperatorRun run = RunOperator(**api, dir.path() + "/kubeconfig", dir, jobs, submitters, workers);
   if (run.latencies.empty()) return 1;
-  auto pct = [&](double p) {
-    return run.latencies[std::min(run.latencies.size() - 1,
-                                  static_cast<size_t>(p * run.latencies.size()))];
-  };
+  auto pct = [&](double p) { return Percentile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
   std::printf("\n%-34s %10.1f s\n", "all jobs Running after", run.seconds);
   std::printf("%-34s %10.1f\n", "jobs/s", jobs / run.seconds);
@@ -306,10 +400,16 @@ int Main(int argc, char** argv) {
   std::printf("%-34s %10.1f MiB\n", "operator RSS idle", run.idle_rss_kib / 1024.0);
   std::printf("%-34s %10.1f MiB\n", "operator RSS growth per 10,000 pods",
               (run.rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods);
-  if (baseline > 0) {
+  if (baseline.seconds > 0 && !baseline.latencies.empty()) {
     std::printf("%-34s %10.2f x  (operator %.1f s / baseline %.1f s)\n",
-                "operator time vs baseline", run.seconds / baseline, run.seconds, baseline);
+                "operator time vs baseline", run.seconds / baseline.seconds, run.seconds,
+                baseline.seconds);
+    std::printf("%-34s %10.2f x  (operator %.2f s / baseline %.2f s)\n",
+                "p99 submit-to-Running vs baseline",
+                pct(0.99) / Percentile(baseline.latencies, 0.99), pct(0.99),
+                Percentile(baseline.latencies, 0.99));
   }
+  std::printf("\n%s", run.breakdown.c_str());
   return 0;
 }
 

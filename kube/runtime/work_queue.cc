@@ -4,14 +4,16 @@
 
 namespace dljob::kube {
 
-WorkQueue::WorkQueue(const Clock& clock, WorkQueueOptions options)
-    : clock_(clock), options_(options) {}
+WorkQueue::WorkQueue(const Clock& clock, WorkQueueOptions options, HandoutObserver on_handout)
+    : clock_(clock), options_(options), on_handout_(std::move(on_handout)) {}
 
-void WorkQueue::AddLocked(const std::string& key, Lane lane) {
+void WorkQueue::AddLocked(const std::string& key, Lane lane, std::optional<WallTime> ready) {
   if (shutting_down_) return;
   const bool follow_up = lane == Lane::kFollowUp;
   if (dirty_.count(key) && (!follow_up || follow_up_.count(key))) return;
-  dirty_.insert(key);
+  if (dirty_.insert(key).second && on_handout_) {
+    ready_since_.emplace(key, ready.value_or(clock_.Now()));
+  }
   if (follow_up) follow_up_.insert(key);
   waiting_.erase(key);  // ready now; a pending delayed add would only repeat it
   retrying_.erase(key);
@@ -72,9 +74,10 @@ void WorkQueue::PromoteDueLocked() {
       continue;
     }
     std::string key = it->first;
+    const WallTime due = it->second;
     it = waiting_.erase(it);
     Lane lane = retrying_.erase(key) ? Lane::kFollowUp : Lane::kNormal;
-    AddLocked(key, lane);
+    AddLocked(key, lane, due);
   }
 }
 
@@ -89,27 +92,47 @@ void WorkQueue::TrimLocked(std::deque<std::string>& lane, bool follow_up) {
   }
 }
 
-std::optional<std::string> WorkQueue::PopLocked() {
+std::optional<WorkQueue::Handout> WorkQueue::PopLocked() {
   TrimLocked(follow_ups_, true);
   TrimLocked(queue_, false);
   std::deque<std::string>* lane = &queue_;
   if (!follow_ups_.empty() && (queue_.empty() || streak_ < kFollowUpStreak)) lane = &follow_ups_;
   if (lane->empty()) return std::nullopt;
   streak_ = lane == &follow_ups_ ? streak_ + 1 : 0;
-  std::string key = std::move(lane->front());
+  Handout out{std::move(lane->front()), WallTime{},
+              lane == &follow_ups_ ? Lane::kFollowUp : Lane::kNormal};
   lane->pop_front();
+  const std::string& key = out.key;
   processing_.insert(key);
   dirty_.erase(key);
   follow_up_.erase(key);
-  return key;
+  if (auto it = ready_since_.find(key); it != ready_since_.end()) {
+    out.ready = it->second;
+    ready_since_.erase(it);
+  }
+  return out;
+}
+
+std::optional<std::string> WorkQueue::HandOut(std::optional<Handout> handout) {
+  if (!handout) return std::nullopt;
+  if (on_handout_) on_handout_(handout->key, handout->ready, handout->lane);
+  return std::move(handout->key);
 }
 
 std::optional<std::string> WorkQueue::Get() {
-  MutexLock lock(mu_);
+  std::optional<Handout> handout;
+  {
+    MutexLock lock(mu_);
+    handout = GetLocked();
+  }
+  return HandOut(std::move(handout));
+}
+
+std::optional<WorkQueue::Handout> WorkQueue::GetLocked() {
   while (true) {
     if (shutting_down_) return std::nullopt;
     PromoteDueLocked();
-    if (std::optional<std::string> key = PopLocked()) return key;
+    if (std::optional<Handout> handout = PopLocked()) return handout;
     if (waiting_.empty()) {
       cv_.wait(mu_);
       continue;
@@ -122,10 +145,14 @@ std::optional<std::string> WorkQueue::Get() {
 }
 
 std::optional<std::string> WorkQueue::TryGet() {
-  MutexLock lock(mu_);
-  if (shutting_down_) return std::nullopt;
-  PromoteDueLocked();
-  return PopLocked();
+  std::optional<Handout> handout;
+  {
+    MutexLock lock(mu_);
+    if (shutting_down_) return std::nullopt;
+    PromoteDueLocked();
+    handout = PopLocked();
+  }
+  return HandOut(std::move(handout));
 }
 
 void WorkQueue::Done(const std::string& key) {

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,11 +41,17 @@ struct WorkQueueOptions {
 
 enum class Lane { kNormal, kFollowUp };
 
+// Called by Get()/TryGet(), outside the queue's lock, for every key handed out: when the key
+// became ready (added, or due after a delay; for a key added while it was being processed, when
+// it was added) and the lane it was handed out from. For spans of the time keys wait.
+using HandoutObserver = std::function<void(const std::string& key, WallTime ready, Lane lane)>;
+
 class WorkQueue {
  public:
   static constexpr int kFollowUpStreak = 4;
 
-  explicit WorkQueue(const Clock& clock, WorkQueueOptions options = {});
+  explicit WorkQueue(const Clock& clock, WorkQueueOptions options = {},
+                     HandoutObserver on_handout = nullptr);
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
@@ -69,15 +76,26 @@ class WorkQueue {
   size_t Len() const;
 
  private:
-  void AddLocked(const std::string& key, Lane lane) REQUIRES(mu_);
+  struct Handout {
+    std::string key;
+    WallTime ready;
+    Lane lane;
+  };
+  // `ready`: since when the key is ready (a delayed key's due time); now when not given.
+  void AddLocked(const std::string& key, Lane lane, std::optional<WallTime> ready = std::nullopt)
+      REQUIRES(mu_);
   void PushLocked(const std::string& key) REQUIRES(mu_);
   // Drops entries of keys handed out, moved or processing from the front of a lane.
   void TrimLocked(std::deque<std::string>& lane, bool follow_up) REQUIRES(mu_);
   void PromoteDueLocked() REQUIRES(mu_);
-  std::optional<std::string> PopLocked() REQUIRES(mu_);
+  std::optional<Handout> PopLocked() REQUIRES(mu_);
+  std::optional<Handout> GetLocked() REQUIRES(mu_);
+  // Tells the observer (outside the lock) and returns the key.
+  std::optional<std::string> HandOut(std::optional<Handout> handout);
 
   const Clock& clock_;
   const WorkQueueOptions options_;
+  const HandoutObserver on_handout_;
   mutable Mutex mu_;
   std::condition_variable_any cv_;
   // Ready keys in order, per lane; an entry whose key was handed out or moved lanes since is
@@ -91,6 +109,7 @@ class WorkQueue {
   std::set<std::string> processing_ GUARDED_BY(mu_);
   std::map<std::string, WallTime> waiting_ GUARDED_BY(mu_);  // key → when it is due
   std::map<std::string, int> failures_ GUARDED_BY(mu_);
+  std::map<std::string, WallTime> ready_since_ GUARDED_BY(mu_);  // dirty keys: since when
   bool shutting_down_ GUARDED_BY(mu_) = false;
 };
 

@@ -120,6 +120,17 @@ int Main(int argc, char** argv) {
   if (!api.ok()) return Fail(api.status().message());
   std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),
                config->source.c_str());
+  // --trace-spans: every call through the API is timed against the job being reconciled.
+  std::unique_ptr<kube::SpanFile> spans;
+  std::unique_ptr<kube::Api> traced;
+  if (!options.trace_spans.empty()) {
+    Result<std::unique_ptr<kube::SpanFile>> opened = kube::SpanFile::Open(options.trace_spans);
+    if (!opened.ok()) return Fail(opened.status().message(), "check --trace-spans");
+    spans = std::move(opened).value();
+    traced = std::make_unique<kube::TracedApi>(**api, *spans, RealClock());
+    std::fprintf(stderr, "dljob-operator: writing spans to %s\n", options.trace_spans.c_str());
+  }
+  kube::Api& cluster = traced ? *traced : **api;
 
   std::optional<ArchiveLocation> archive;
   std::optional<metrics::LogArchive> archive_reader;
@@ -141,7 +152,7 @@ int Main(int argc, char** argv) {
     };
   }
 
-  OperatorApp app(options, **api, RealClock(), archive ? &*archive : nullptr);
+  OperatorApp app(options, cluster, RealClock(), archive ? &*archive : nullptr, spans.get());
   std::unique_ptr<http::HttpServer> server;
   if (options.metrics_port >= 0) {
     http::HttpServerOptions so;

@@ -42,8 +42,8 @@ std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods
 }
 
 OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock,
-                         const ArchiveLocation* archive)
-    : options_(std::move(options)), api_(api), clock_(clock), archive_(archive) {}
+                         const ArchiveLocation* archive, kube::SpanSink* spans)
+    : options_(std::move(options)), api_(api), clock_(clock), archive_(archive), spans_(spans) {}
 
 int OperatorApp::Run(std::stop_token stop) {
   if (!options_.leader_elect) {
@@ -156,6 +156,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   controller::ControllerOptions co;
   co.ns = options_.watch_namespace;
   co.workers = options_.workers;
+  co.spans = spans_;
   co.reconcile.build.cluster_domain = options_.cluster_domain;
   co.reconcile.build.volumes.oss_csi_driver = options_.oss_csi_driver;
   co.reconcile.build.volumes.oss_endpoint = options_.oss_endpoint;

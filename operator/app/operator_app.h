@@ -27,6 +27,7 @@
 #include "base/mutex.h"
 #include "kube/api.h"
 #include "kube/runtime/leader_term.h"
+#include "kube/runtime/spans.h"
 #include "operator/app/endpoints.h"
 #include "operator/app/log_archive_store.h"
 #include "operator/app/options.h"
@@ -37,9 +38,10 @@ namespace dljob::op {
 
 class OperatorApp {
  public:
-  // `archive`: where job logs go (null: nowhere); must outlive the app.
+  // `archive`: where job logs go (null: nowhere); `spans`: where the controller's spans go (null:
+  // none; ControllerOptions::spans); both must outlive the app.
   OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock,
-              const ArchiveLocation* archive = nullptr);
+              const ArchiveLocation* archive = nullptr, kube::SpanSink* spans = nullptr);
 
   // 0 after `stop` was requested; 1 when leadership was lost.
   int Run(std::stop_token stop);
@@ -53,6 +55,7 @@ class OperatorApp {
   kube::Api& api_;
   Clock& clock_;
   const ArchiveLocation* archive_;
+  kube::SpanSink* const spans_;
   std::atomic<bool> leading_{false};
   mutable Mutex mu_;
   controller::Controller* controller_ GUARDED_BY(mu_) = nullptr;  // while leading

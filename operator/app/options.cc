@@ -81,6 +81,9 @@ void AddEndpointAndDataFlags(CLI::App& app, OperatorOptions& o) {
       ->check(CLI::Range(-1, 65535))
       ->capture_default_str();
   app.add_option("--port-file", o.port_file, "write the bound metrics port to this file");
+  app.add_option("--trace-spans", o.trace_spans,
+                 "write spans of where each job's time goes (queue, reconcile passes, API calls) "
+                 "to this file, one JSON object per line (bench/operator_phases reads them)");
   app.add_option("--log-archive", o.log_archive,
                  "keep every job's full launcher log here: a directory (a PersistentVolumeClaim's "
                  "mount), or oss://bucket/prefix or s3://bucket/prefix");

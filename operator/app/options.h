@@ -34,6 +34,8 @@ struct OperatorOptions {
   std::string metrics_address = "0.0.0.0";
   int metrics_port = 8080;  // 0: pick a free port (tests); -1: no HTTP endpoint
   std::string port_file;    // write the bound metrics port here (tests)
+  // Write spans of where each job's time goes (kube/runtime/spans.h) to this file; "" = none.
+  std::string trace_spans;
   // Where job logs are archived (log_archive_store.h): a directory, or oss:// / s3:// with the
   // keys of the Secret log_archive_secret ("[namespace/]name"; the lease's namespace by default).
   std::string log_archive;  // "" = do not archive job logs

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "base/json_fields.h"
 #include "operator/controller/children.h"
 #include "operator/controller/dataset_cache_recorder.h"
 #include "scheduler/kube_objects.h"
@@ -34,13 +35,36 @@ scheduler::PlacementPolicyPtr PolicyOrDie(const ControllerOptions& o) {
   return std::move(policy).value();
 }
 
+// "queue" spans from the work queue's handouts; none without a sink.
+kube::HandoutObserver QueueSpans(kube::SpanSink* spans, const Clock& clock) {
+  if (!spans) return nullptr;
+  return [spans, &clock](const std::string& key, WallTime ready, Lane lane) {
+    spans->Record(
+        {key, "queue", lane == Lane::kFollowUp ? "follow-up" : "normal", ready, clock.Now()});
+  };
+}
+
+// "pod j-worker-0 updated Running ready", "service j added". `kind` as the informer knows it:
+// objects of a list carry none.
+std::string ChildDetail(const std::string& kind, const Json& o, const char* change) {
+  std::string detail = kind + " " + kube::NameOf(o) + " " + change;
+  const Json& status = o.contains("status") ? o["status"] : Json::object();
+  if (status.is_object() && status.contains("phase")) {
+    detail += " " + StringAt(status, "phase");
+    for (const Json& c : status.value("conditions", Json::array())) {
+      if (StringAt(c, "type") == "Ready" && StringAt(c, "status") == "True") detail += " ready";
+    }
+  }
+  return detail;
+}
+
 }  // namespace
 
 Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                        SshKeyGenerator keys)
     : clock_(clock),
       options_(std::move(options)),
-      queue_(clock, options_.queue),
+      queue_(clock, options_.queue, QueueSpans(options_.spans, clock)),
       policy_(PolicyOrDie(options_)),
       ledger_(clock, *policy_) {
   using namespace kube::resources;
@@ -67,6 +91,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
 
   auto enqueue = [this](const Json& o) { queue_.Add(kube::ObjectKey(o)); };
   jobs_->AddHandlers({[this, enqueue](const Json& o) {
+                        Mark(kube::ObjectKey(o), "observe", "dljob added");
                         enqueue(o);
                         scheduler_->Trigger();
                       },
@@ -79,20 +104,28 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                         queue_.Add(kube::ObjectKey(o));
                         scheduler_->Trigger();
                       }});
-  auto owner = [this](const Json& o) {
+  auto owner = [this](const Json& o, const char* kind, const char* change) {
     // The job's next step (e.g. its launcher once its workers are Ready) goes ahead of new jobs.
-    if (std::string key = OwnerJobKey(o); !key.empty()) queue_.Add(key, kube::Lane::kFollowUp);
+    std::string key = OwnerJobKey(o);
+    if (key.empty()) return;
+    if (options_.spans) Mark(key, "child", ChildDetail(kind, o, change));
+    queue_.Add(key, kube::Lane::kFollowUp);
   };
-  for (kube::Informer* child : {services_.get(), config_maps_.get(), secrets_.get()}) {
-    child->AddHandlers({owner, [owner](const Json&, const Json& o) { owner(o); }, owner});
+  for (auto [child, kind] :
+       {std::pair{services_.get(), "service"}, std::pair{config_maps_.get(), "configmap"},
+        std::pair{secrets_.get(), "secret"}}) {
+    child->AddHandlers({[owner, kind](const Json& o) { owner(o, kind, "added"); },
+                        [owner, kind](const Json&, const Json& o) { owner(o, kind, "updated"); },
+                        [owner, kind](const Json& o) { owner(o, kind, "deleted"); }});
   }
   // A job's pods change what the queue sees of it (bound, going away).
-  auto owned_pod = [this, owner](const Json& o) {
-    owner(o);
+  auto owned_pod = [this, owner](const Json& o, const char* change) {
+    owner(o, "pod", change);
     scheduler_->Trigger();
   };
-  pods_->AddHandlers(
-      {owned_pod, [owned_pod](const Json&, const Json& o) { owned_pod(o); }, owned_pod});
+  pods_->AddHandlers({[owned_pod](const Json& o) { owned_pod(o, "added"); },
+                      [owned_pod](const Json&, const Json& o) { owned_pod(o, "updated"); },
+                      [owned_pod](const Json& o) { owned_pod(o, "deleted"); }});
   // Data locality: a job's pod that has warmed a dataset's cache is recorded on its node.
   auto warmed = [this, &api](const Json* old, const Json& pod) {
     if (Status s = RecordWarmCaches(api, nodes_->store(), old, pod); !s.ok())
@@ -176,11 +209,26 @@ void Controller::Run(std::stop_token stop) {
   for (std::jthread& i : informers) i.join();
 }
 
+void Controller::Mark(const std::string& key, const char* name, std::string detail) {
+  if (!options_.spans) return;
+  const WallTime now = clock_.Now();
+  options_.spans->Record({key, name, std::move(detail), now, now});
+}
+
 void Controller::Work() {
   while (std::optional<std::string> key = queue_.Get()) {
     std::optional<WallTime> progress;
     if (options_.last_progress) progress = options_.last_progress(*key);
-    Result<ReconcileResult> r = reconciler_->Reconcile(*key, progress);
+    const WallTime start = clock_.Now();
+    Result<ReconcileResult> r = [&] {
+      kube::SpanScope scope(*key);
+      return reconciler_->Reconcile(*key, progress);
+    }();
+    if (options_.spans) {
+      options_.spans->Record({*key, "reconcile",
+                              !r.ok() ? "error" : (r->requeue_after ? "requeue" : "ok"), start,
+                              clock_.Now()});
+    }
     if (!r.ok()) {
       // Conflicts from a cache that is behind are routine; the backoff lets it catch up.
       std::fprintf(stderr, "dljob-operator: reconciling %s: %s (will retry)\n", key->c_str(),

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kube/runtime/informer.h"
+#include "kube/runtime/spans.h"
 #include "kube/runtime/work_queue.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
@@ -50,6 +51,12 @@ struct ControllerOptions {
   QueueSchedulerOptions scheduling;
   // When a job last made progress (its newest metric line), for progressDeadlineSeconds.
   std::function<std::optional<WallTime>(const std::string& key)> last_progress;
+  // Where each job's time goes (kube/runtime/spans.h), or null for nothing: "observe" (an
+  // instant: the jobs informer saw the job added), "queue" (its key ready → handed to a worker;
+  // detail the lane), "reconcile" (a pass; detail ok, requeue or error), "child" (an instant: a
+  // child's change enqueued the job; detail e.g. "pod j-worker-0 updated Running ready"). The
+  // pass runs in a SpanScope of the job, so a TracedApi records its calls against it.
+  kube::SpanSink* spans = nullptr;
 };
 
 class Controller {
@@ -72,6 +79,8 @@ class Controller {
 
  private:
   void Work();
+  // Records an instant span of `key`, when spans are on.
+  void Mark(const std::string& key, const char* name, std::string detail);
 
   Clock& clock_;
   const ControllerOptions options_;

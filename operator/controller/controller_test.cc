@@ -1,5 +1,6 @@
 #include "operator/controller/controller.h"
 
+#include <algorithm>
 #include <functional>
 #include <thread>
 
@@ -83,25 +84,90 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   EXPECT_TRUE(failed);
   EXPECT_EQ((*api.Object(kDLJobs, "ns", "b"))["status"]["restarts"], 1);
   EXPECT_EQ((*api.Object(kDLJobs, "ns", "a"))["status"]["restarts"], 0);
-  // Each incarnation's pods were bound once (a repeated create of a name a stale cache did not
-  // show yet is refused with AlreadyExists and is harmless); b's workers ran twice. The launcher
-  // of b ran once or twice, depending on whether the failure came before it started.
+  // Each incarnation's pods were bound: a's once, b's workers twice. A pass that runs before the
+  // informer shows its last bind (woken by another of the job's pods, or by the queue) binds that
+  // pod again and is refused with Conflict, as a real server refuses it (FakeApi does too), so a
+  // name may have more bind calls than binds; the restarts and incarnations checked around this
+  // say that no extra incarnation ran.
   std::map<std::string, int> binds;
   for (const Call& c : api.Calls()) {
     if (c.verb == "bind") ++binds[c.name];
   }
-  int b_launcher = binds["b-launcher"];
-  binds.erase("b-launcher");
-  EXPECT_EQ(binds, (std::map<std::string, int>{{"a-launcher", 1},
-                                               {"a-worker-0", 1},
-                                               {"a-worker-1", 1},
-                                               {"b-worker-0", 2},
-                                               {"b-worker-1", 2}}));
-  EXPECT_TRUE(b_launcher == 1 || b_launcher == 2) << b_launcher;
+  for (const auto& [pod, at_least] : std::map<std::string, int>{{"a-launcher", 1},
+                                                                {"a-worker-0", 1},
+                                                                {"a-worker-1", 1},
+                                                                {"b-launcher", 1},
+                                                                {"b-worker-0", 2},
+                                                                {"b-worker-1", 2}}) {
+    EXPECT_GE(binds[pod], at_least) << pod;
+  }
   for (const Json& pod : api.Objects(kPods)) {  // what is left is the last incarnation's
     std::string job = pod["metadata"]["labels"][kJobNameLabel];
     EXPECT_EQ(IncarnationOf(pod), job == "b" ? 1 : 0) << pod["metadata"]["name"];
   }
+}
+
+class SpanList final : public kube::SpanSink {
+ public:
+  void Record(kube::Span span) override {
+    MutexLock lock(mu_);
+    spans_.push_back(std::move(span));
+  }
+  // "name detail" of `key`'s spans, in the order recorded.
+  std::vector<std::string> Of(const std::string& key) {
+    MutexLock lock(mu_);
+    std::vector<std::string> out;
+    for (const kube::Span& s : spans_) {
+      if (s.key == key) out.push_back(s.name + " " + s.detail);
+    }
+    return out;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<kube::Span> spans_ GUARDED_BY(mu_);
+};
+
+TEST(Controller, RecordsWhereAJobsTimeGoesWhenAskedTo) {
+  FakeApi fake;
+  SpanList spans;
+  kube::TracedApi api(fake, spans, RealClock());
+  fake.Put(kNodes, GpuNode("n1", 8));
+  fake.Put(
+      kDLJobs,
+      {{"metadata", {{"name", "a"}, {"namespace", "ns"}}},
+       {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 4}, {"gpusPerWorker", 4}}}});
+  ControllerOptions options;
+  options.workers = 1;
+  options.informer.initial_backoff = std::chrono::milliseconds(1);
+  options.queue.poll = std::chrono::milliseconds(5);
+  options.spans = &spans;
+  Controller controller(api, RealClock(), options, FixedKeys);
+  std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
+  bool failed = false;
+  ASSERT_TRUE(Eventually([&] {
+    Kubelet(fake, "", failed);
+    return Phase(fake, "a") == "Running" || Phase(fake, "a") == "Succeeded";
+  })) << Phase(fake, "a");
+  run.request_stop();
+  run.join();
+
+  const std::vector<std::string> of_a = spans.Of("ns/a");
+  auto has = [&](const std::string& s) {
+    return std::find(of_a.begin(), of_a.end(), s) != of_a.end();
+  };
+  ASSERT_FALSE(of_a.empty());
+  EXPECT_EQ(of_a.front(), "observe dljob added");
+  EXPECT_TRUE(has("queue normal"));
+  EXPECT_TRUE(has("queue follow-up"));  // a child's change
+  EXPECT_TRUE(has("reconcile ok"));
+  EXPECT_TRUE(has("api create pods"));
+  EXPECT_TRUE(has("api create pods/binding"));
+  EXPECT_TRUE(has("api update dljobs/status"));
+  EXPECT_TRUE(has("child pod a-worker-0 updated Running ready")) << ::testing::PrintToString(of_a);
+  // The informers' own calls are nobody's.
+  EXPECT_FALSE(has("api list dljobs"));
+  EXPECT_NE(spans.Of("").size(), 0u);
 }
 
 }  // namespace
