@@ -13,6 +13,8 @@
 // operator's jobs spent their time, by phase, from its --trace-spans (phase_breakdown.h).
 //
 //   operator_bench [--jobs 1000] [--operator-workers 8] [--submitters 8]
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -22,8 +24,10 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +53,21 @@ constexpr int kWorkersPerJob = 4;
 constexpr int kGpusPerNode = 8;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// CPU seconds (user + system) the process has used so far; -1 when it cannot be read.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t end = stat.rfind(')');  // the command name may hold spaces
+  if (end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(end + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; fields >> field && i <= 15; ++i) {  // fields 14 and 15: utime, stime
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 long StatusKiB(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -276,6 +295,7 @@ PhaseRun Baseline(kube::Api& api, int jobs, int submitters) {
 }
 
 struct OperatorRun : PhaseRun {
+  double cpu_seconds = -1;  // the operator's, from the first submission until all run
   long peak_rss_kib = -1;
   long rss_kib = -1;
   long idle_rss_kib = -1;  // before the jobs arrive
@@ -287,15 +307,15 @@ WallTime ToWall(Clock::time_point t, Clock::time_point steady_now, WallTime wall
   return wall_now + std::chrono::duration_cast<WallTime::duration>(t - steady_now);
 }
 
-OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const TempDir& dir, int jobs,
-                        int submitters, int workers) {
+OperatorRun RunOperator(kube::Api& api, const std::string& binary, const std::string& kubeconfig,
+                        const TempDir& dir, int jobs, int submitters, int workers) {
   OperatorRun run;
   const std::string ns = "bench";
   if (!CreateNamespace(api, ns)) return run;
   const std::string spans_path = dir.path() + "/spans.jsonl";
-  Background op({dljob::testing::BinDir() + "/dljob-operator", "--kubeconfig", kubeconfig,
-                 "--leader-elect=false", "--metrics-port=-1", "--qps=2000", "--burst=2000",
-                 "--workers=" + std::to_string(workers), "--trace-spans", spans_path},
+  Background op({binary, "--kubeconfig", kubeconfig, "--leader-elect=false", "--metrics-port=-1",
+                 "--qps=2000", "--burst=2000", "--workers=" + std::to_string(workers),
+                 "--trace-spans", spans_path},
                 {}, dir.path() + "/operator.out", dir.path() + "/operator.err");
 
   std::vector<Clock::time_point> submitted(jobs);
@@ -304,6 +324,7 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
   // Give the operator a moment to list and watch before the flood.
   std::this_thread::sleep_for(std::chrono::seconds(2));
   run.idle_rss_kib = StatusKiB(op.pid(), "VmRSS");
+  const double cpu_before = CpuSeconds(op.pid());
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
     submitted[j] = Clock::now();
@@ -312,6 +333,7 @@ OperatorRun RunOperator(kube::Api& api, const std::string& kubeconfig, const Tem
   std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
   const bool done = WaitPrinting(jobs, [&] { return running.load(); });
   run.seconds = Seconds(Clock::now() - start);
+  run.cpu_seconds = CpuSeconds(op.pid()) - cpu_before;
   run.rss_kib = StatusKiB(op.pid(), "VmRSS");
   run.peak_rss_kib = StatusKiB(op.pid(), "VmHWM");
   watch.Stop();
@@ -342,12 +364,15 @@ int Main(int argc, char** argv) {
   int workers = 8;
   int submitters = 8;
   bool skip_baseline = false;
+  std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against the test API server", "operator_bench");
   app.add_option("--jobs", jobs, "DLJobs to submit at once")->capture_default_str();
   app.add_option("--operator-workers", workers, "the operator's --workers")->capture_default_str();
   app.add_option("--submitters", submitters, "client threads creating objects")
       ->capture_default_str();
   app.add_flag("--skip-baseline", skip_baseline, "only the operator phase");
+  app.add_option("--operator", binary, "the dljob-operator to measure (another build, to compare)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   TempDir dir;
@@ -388,7 +413,8 @@ int Main(int argc, char** argv) {
                 Percentile(baseline.latencies, 0.99));
   }
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
-  OperatorRun run = RunOperator(**api, dir.path() + "/kubeconfig", dir, jobs, submitters, workers);
+  OperatorRun run =
+      RunOperator(**api, binary, dir.path() + "/kubeconfig", dir, jobs, submitters, workers);
   if (run.latencies.empty()) return 1;
   auto pct = [&](double p) { return Percentile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
@@ -396,6 +422,8 @@ int Main(int argc, char** argv) {
   std::printf("%-34s %10.1f\n", "jobs/s", jobs / run.seconds);
   std::printf("%-34s %10.2f s\n", "submit-to-Running p50", pct(0.50));
   std::printf("%-34s %10.2f s\n", "submit-to-Running p99", pct(0.99));
+  std::printf("%-34s %10.1f s  (%.1f ms per job)\n", "operator CPU", run.cpu_seconds,
+              run.cpu_seconds * 1e3 / jobs);
   std::printf("%-34s %10.1f MiB\n", "operator peak RSS", run.peak_rss_kib / 1024.0);
   std::printf("%-34s %10.1f MiB\n", "operator RSS idle", run.idle_rss_kib / 1024.0);
   std::printf("%-34s %10.1f MiB\n", "operator RSS growth per 10,000 pods",

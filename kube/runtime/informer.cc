@@ -95,7 +95,7 @@ void Informer::Replace(const std::vector<Json>& items) {
   std::set<std::string> seen;
   for (const Json& item : items) {
     seen.insert(ObjectKey(item));
-    std::optional<Json> old = store_.Upsert(item);
+    ObjectPtr old = store_.Upsert(item);
     if (!old) {
       NotifyAdd(item);
     } else if (ResourceVersionOf(*old) != ResourceVersionOf(item)) {
@@ -104,7 +104,7 @@ void Informer::Replace(const std::vector<Json>& items) {
   }
   for (const std::string& key : store_.Keys()) {
     if (seen.count(key)) continue;
-    if (std::optional<Json> gone = store_.Remove(key)) NotifyDelete(*gone);
+    if (ObjectPtr gone = store_.Remove(key)) NotifyDelete(*gone);
   }
 }
 
@@ -144,7 +144,7 @@ bool Informer::Apply(const kube::WatchEvent& event) {
       break;
     case Type::kAdded:
     case Type::kModified: {
-      std::optional<Json> old = store_.Upsert(object);
+      ObjectPtr old = store_.Upsert(object);
       old ? NotifyUpdate(*old, object) : NotifyAdd(object);
       break;
     }

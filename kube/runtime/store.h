@@ -1,14 +1,18 @@
 // Store: an informer's cache of one resource's objects, keyed "namespace/name" ("name" for
 // cluster-scoped objects), with one optional secondary index.
 //
-// The informer writes it; reconcilers read it. Reads return copies, so a caller can never change
-// the cached object (the reconcile's "copy before you modify" is built in). The index maps an
-// object to one value (e.g. a child's owning job key) so a job's pods are found without a scan.
-// Thread-safe.
+// The informer writes it; reconcilers read it. Objects are held immutable and shared: an update
+// replaces an object's pointer, never the object, so a reader holding an ObjectPtr keeps a
+// consistent object for as long as it likes. Get/List/ByIndex return copies, for callers that
+// change what they read (the reconcile's "copy before you modify" is built in); Find/Objects/
+// ObjectsByIndex return the shared objects without copying them, for readers that only read (a
+// queue pass over every job and pod). The index maps an object to one value (e.g. a child's
+// owning job key) so a job's pods are found without a scan. Thread-safe.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +30,10 @@ using Json = nlohmann::json;
 using kube::ObjectKey;
 using kube::ResourceVersionOf;
 
+// A cached object: shared, never changed.
+using ObjectPtr = std::shared_ptr<const Json>;
+using Objects = std::vector<ObjectPtr>;
+
 class Store {
  public:
   // Returns the index value of an object, or "" for none.
@@ -35,15 +43,23 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // Inserts or replaces; returns the previous object, if any.
-  std::optional<Json> Upsert(const Json& object);
-  // Removes; returns the removed object, if it was there.
-  std::optional<Json> Remove(const std::string& key);
+  // Inserts or replaces; returns the previous object (null when there was none).
+  ObjectPtr Upsert(Json object);
+  // Removes; returns the removed object (null when it was not there).
+  ObjectPtr Remove(const std::string& key);
+
+  // Copies.
   std::optional<Json> Get(const std::string& key) const;
   std::vector<Json> List() const;
-  std::vector<std::string> Keys() const;
   // Objects whose index value is `value`, in key order.
   std::vector<Json> ByIndex(const std::string& value) const;
+
+  // The shared objects, not copied: null / in key order / the index's, as above.
+  ObjectPtr Find(const std::string& key) const;
+  Objects All() const;
+  Objects AllByIndex(const std::string& value) const;
+
+  std::vector<std::string> Keys() const;
   size_t Size() const;
 
  private:
@@ -51,7 +67,7 @@ class Store {
 
   const IndexFunc index_;
   mutable Mutex mu_;
-  std::map<std::string, Json> items_ GUARDED_BY(mu_);
+  std::map<std::string, ObjectPtr> items_ GUARDED_BY(mu_);
   std::map<std::string, std::set<std::string>> by_index_ GUARDED_BY(mu_);
 };
 

@@ -33,10 +33,10 @@ bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
 
 }  // namespace
 
-std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods) {
+std::vector<nlohmann::json> LauncherPods(const kube::Objects& pods) {
   std::vector<nlohmann::json> out;
-  for (const nlohmann::json& pod : pods) {
-    if (kube::LabelOf(pod, controller::kRoleLabel) == "launcher") out.push_back(pod);
+  for (const kube::ObjectPtr& pod : pods) {
+    if (kube::LabelOf(*pod, controller::kRoleLabel) == "launcher") out.push_back(*pod);
   }
   return out;
 }
@@ -199,7 +199,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
       Log(clock_, "caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
       announced = true;
     }
-    collectors.Sync(LauncherPods(controller.pods().List()));
+    collectors.Sync(LauncherPods(controller.pods().All()));
   }
   leading_ = false;
   {

@@ -28,6 +28,7 @@
 #include "kube/api.h"
 #include "kube/runtime/leader_term.h"
 #include "kube/runtime/spans.h"
+#include "kube/runtime/store.h"
 #include "operator/app/endpoints.h"
 #include "operator/app/log_archive_store.h"
 #include "operator/app/options.h"
@@ -65,7 +66,8 @@ class OperatorApp {
   metrics::JobTimingHistograms timings_;
 };
 
-// The launcher pods among a job's children (label dljob.io/role=launcher).
-std::vector<nlohmann::json> LauncherPods(const std::vector<nlohmann::json>& pods);
+// The launcher pods among a job's children (label dljob.io/role=launcher), copied out of the
+// cache's shared objects (only they are copied).
+std::vector<nlohmann::json> LauncherPods(const kube::Objects& pods);
 
 }  // namespace dljob::op

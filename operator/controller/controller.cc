@@ -146,9 +146,9 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
       return;
     }
     const std::string node = kube::NameOf(o);
-    for (const Json& pod : pods_->store().List()) {
-      if (kube::NodeNameOf(pod) != node) continue;
-      if (std::string key = OwnerJobKey(pod); !key.empty()) queue_.Add(key);
+    for (const kube::ObjectPtr& pod : pods_->store().All()) {
+      if (kube::NodeNameOf(*pod) != node) continue;
+      if (std::string key = OwnerJobKey(*pod); !key.empty()) queue_.Add(key);
     }
   };
   nodes_->AddHandlers({node_seen, node_changed, [this](const Json& o) {

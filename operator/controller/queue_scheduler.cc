@@ -66,10 +66,13 @@ void QueueScheduler::Run(std::stop_token stop) {
 
 std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   const WallTime now = clock_.Now();
-  std::vector<Json> jobs = sources_.jobs.List();
-  std::map<std::string, std::vector<Json>> pods_of;
-  for (const Json& job : jobs)
-    pods_of[kube::ObjectKey(job)] = sources_.pods.ByIndex(kube::ObjectKey(job));
+  // The caches' shared objects: a pass over every job and pod copies none of them.
+  kube::Objects jobs = sources_.jobs.All();
+  std::map<std::string, kube::Objects> pods_of;
+  for (const kube::ObjectPtr& job : jobs) {
+    const std::string key = kube::ObjectKey(*job);
+    pods_of[key] = sources_.pods.AllByIndex(key);
+  }
   std::vector<Json> queues = sources_.queues.List();
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
   const int64_t now_s =

@@ -127,7 +127,7 @@ class SnapshotBuilder {
 
   // Adds a queued job (QueuedJob) with its pods: as leaving (being preempted), or as waiting or
   // running, with its placement when its gang is bound or planned.
-  void Add(const DLJob& job, const scheduler::Gang& gang, const std::vector<Json>& pods) {
+  void Add(const DLJob& job, const scheduler::Gang& gang, const kube::Objects& pods) {
     const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
     const BoundWorkers bound = Bound(job, gang, pods);
     const Admission admission = book_.Get(key);
@@ -135,8 +135,8 @@ class SnapshotBuilder {
         admission.verdict == Verdict::kPreempt ||
         (admission.verdict == Verdict::kWaiting && admission.reason == "Preempted" && bound.any);
     if (suspending) {
-      for (const Json& pod : pods) {
-        if (IsLive(pod)) FreePod(pod);
+      for (const kube::ObjectPtr& pod : pods) {
+        if (IsLive(*pod)) FreePod(*pod);
       }
       snap_.leaving.push_back(key);
       return;
@@ -181,11 +181,12 @@ class SnapshotBuilder {
 
   // The workers of this incarnation bound and live, by index; every other pod is going (those
   // being deleted free their nodes here).
-  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const std::vector<Json>& pods) {
+  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const kube::Objects& pods) {
     const int64_t incarnation = JobIncarnation(job.status);
     BoundWorkers bound;
     bound.nodes.resize(gang.workers);
-    for (const Json& pod : pods) {
+    for (const kube::ObjectPtr& shared : pods) {
+      const Json& pod = *shared;
       if (!IsLive(pod)) {
         if (IsDeleting(pod)) FreePod(pod);
         continue;
@@ -267,14 +268,14 @@ std::optional<WallTime> RunStart(const DLJobStatus& status) {
   return ParseRfc3339(c->last_transition_time);
 }
 
-QueueSnapshot BuildQueueSnapshot(const std::vector<Json>& jobs,
-                                 const std::map<std::string, std::vector<Json>>& pods_of,
+QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
+                                 const std::map<std::string, kube::Objects>& pods_of,
                                  const std::vector<Json>& queue_objects, const LedgerView& ledger,
                                  const AdmissionBook& book, WallTime now) {
-  static const std::vector<Json> kNoPods;
+  static const kube::Objects kNoPods;
   SnapshotBuilder builder(queue_objects, ledger, book, now);
-  for (const Json& object : jobs) {
-    std::optional<std::pair<DLJob, scheduler::Gang>> queued = QueuedJob(object);
+  for (const kube::ObjectPtr& object : jobs) {
+    std::optional<std::pair<DLJob, scheduler::Gang>> queued = QueuedJob(*object);
     if (!queued) continue;
     const auto& [job, gang] = *queued;
     auto pods = pods_of.find(job.metadata.namespace_ + "/" + job.metadata.name);

@@ -28,6 +28,7 @@
 
 #include "base/clock.h"
 #include "jobs/dlqueue_types.h"
+#include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
 #include "scheduler/queue/job_queue.h"
@@ -57,8 +58,8 @@ struct QueueSnapshot {
 // `jobs`: DLJob objects (the informer's); `pods_of`: each job key's pods (the pods informer's
 // index); `queue_objects`: DLQueue objects; `ledger`: the GPU ledger's view; `book`: the
 // admissions so far. Times in Unix seconds come from `now`.
-QueueSnapshot BuildQueueSnapshot(const std::vector<nlohmann::json>& jobs,
-                                 const std::map<std::string, std::vector<nlohmann::json>>& pods_of,
+QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
+                                 const std::map<std::string, kube::Objects>& pods_of,
                                  const std::vector<nlohmann::json>& queue_objects,
                                  const LedgerView& ledger, const AdmissionBook& book, WallTime now);
 

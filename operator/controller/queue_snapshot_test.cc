@@ -56,7 +56,17 @@ LedgerView::Pod Counted(const std::string& node, int64_t gpus) {
 
 class SnapshotTest : public ::testing::Test {
  protected:
-  QueueSnapshot Build() { return BuildQueueSnapshot(jobs_, pods_, queues_, ledger_, book_, kNow); }
+  QueueSnapshot Build(WallTime now = kNow) {
+    // As the caches hand them out: shared, immutable objects.
+    auto shared = [](const std::vector<Json>& objects) {
+      kube::Objects out;
+      for (const Json& o : objects) out.push_back(std::make_shared<const Json>(o));
+      return out;
+    };
+    std::map<std::string, kube::Objects> pods;
+    for (const auto& [key, list] : pods_) pods[key] = shared(list);
+    return BuildQueueSnapshot(shared(jobs_), pods, queues_, ledger_, book_, now);
+  }
   const scheduler::JobSnapshot* Find(const QueueSnapshot& s, const std::string& key) {
     for (const auto& j : s.jobs) {
       if (j.request.name == key) return &j;
@@ -135,7 +145,7 @@ TEST_F(SnapshotTest, AnAdmittedJobNotYetBoundRunsAtItsPlanWhichTheNodesCount) {
 
   // Past the TTL without a bound worker, it is planned again.
   QueueSnapshot later =
-      BuildQueueSnapshot(jobs_, pods_, queues_, ledger_, book_, kNow + std::chrono::hours(1));
+      Build(kNow + std::chrono::hours(1));
   EXPECT_FALSE(later.jobs[0].placement);
 }
 
