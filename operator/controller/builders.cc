@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/json_fields.h"
 #include "jobs/checkpoint_env.h"
 #include "jobs/defaults.h"
 #include "jobs/quantity.h"
@@ -154,8 +155,7 @@ std::string Hostfile(const DLJob& job, const BuildOptions& options) {
 std::vector<std::string> WorkerPodIps(const DLJob& job, const std::vector<json>& workers) {
   std::map<std::string, std::string> by_name;
   for (const json& w : workers) {
-    const json& meta = w.value("metadata", json::object());
-    by_name[meta.value("name", "")] = w.value("status", json::object()).value("podIP", "");
+    by_name[StringAt(FieldOf(w, "metadata"), "name")] = StringAt(FieldOf(w, "status"), "podIP");
   }
   std::vector<std::string> ips;
   for (int64_t i = 0; i < WorkerCount(job); ++i) {

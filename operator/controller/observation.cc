@@ -10,9 +10,19 @@ namespace {
 
 using json = nlohmann::json;
 
+// Every read below is by reference (FieldOf): json::value() with an object default would copy
+// the whole status on each call, and these run for every pod of every pass.
+const json& StatusOf(const json& pod) { return FieldOf(pod, "status"); }
+
+// j[key] when it is an array, else an empty one.
+const json& ArrayAt(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  const json& v = FieldOf(j, key);
+  return v.is_array() ? v : kEmpty;
+}
+
 bool IsReady(const json& pod) {
-  const json status = pod.value("status", json::object());
-  for (const json& c : status.value("conditions", json::array())) {
+  for (const json& c : ArrayAt(StatusOf(pod), "conditions")) {
     if (StringAt(c, "type") == "Ready") return StringAt(c, "status") == "True";
   }
   return false;
@@ -20,9 +30,9 @@ bool IsReady(const json& pod) {
 
 // "exited with code 3 (Error)" from the first terminated container, else the pod's own reason.
 std::string WhyFailed(const json& pod) {
-  const json status = pod.value("status", json::object());
-  for (const json& cs : status.value("containerStatuses", json::array())) {
-    const json terminated = cs.value("state", json::object()).value("terminated", json::object());
+  const json& status = StatusOf(pod);
+  for (const json& cs : ArrayAt(status, "containerStatuses")) {
+    const json& terminated = FieldOf(FieldOf(cs, "state"), "terminated");
     if (terminated.contains("exitCode")) {
       std::string why = "exited with code " + terminated["exitCode"].dump();
       if (!StringAt(terminated, "reason").empty())
@@ -36,14 +46,11 @@ std::string WhyFailed(const json& pod) {
   return message.empty() ? reason : reason + ": " + message;
 }
 
-bool Deleting(const json& pod) {
-  return pod.value("metadata", json::object()).contains("deletionTimestamp");
-}
+bool Deleting(const json& pod) { return FieldOf(pod, "metadata").contains("deletionTimestamp"); }
 
 // " (DisruptionTarget: EvictionByEvictionAPI: Eviction API: evicting)" when the pod says why.
 std::string Disruption(const json& pod) {
-  const json status = pod.value("status", json::object());
-  for (const json& c : status.value("conditions", json::array())) {
+  for (const json& c : ArrayAt(StatusOf(pod), "conditions")) {
     if (StringAt(c, "type") != "DisruptionTarget" || StringAt(c, "status") != "True") continue;
     std::string why = StringAt(c, "reason");
     if (!StringAt(c, "message").empty()) why += (why.empty() ? "" : ": ") + StringAt(c, "message");
@@ -61,15 +68,15 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   int64_t bound = 0;
   std::map<std::string, int64_t> gpus_by_node;
   for (const json& pod : pods) {
-    const json meta = pod.value("metadata", json::object());
-    std::string role = meta.value("labels", json::object()).value(kRoleLabel, "");
+    const json& meta = FieldOf(pod, "metadata");
+    std::string role = StringAt(FieldOf(meta, "labels"), kRoleLabel);
     if (role == "launcher") {
       launcher = &pod;
       continue;
     }
     if (role != "worker") continue;
-    std::string phase = StringAt(pod.value("status", json::object()), "phase");
-    std::string node = StringAt(pod.value("spec", json::object()), "nodeName");
+    std::string phase = StringAt(StatusOf(pod), "phase");
+    std::string node = StringAt(FieldOf(pod, "spec"), "nodeName");
     if (!node.empty()) {
       ++bound;
       gpus_by_node[node] += job.spec.gpus_per_worker.value_or(1);
@@ -86,8 +93,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   }
   for (const auto& [node, gpus] : gpus_by_node) o.placement.push_back({node, gpus});
 
-  std::string launcher_phase =
-      launcher ? StringAt(launcher->value("status", json::object()), "phase") : "";
+  std::string launcher_phase = launcher ? StringAt(StatusOf(*launcher), "phase") : "";
   if (launcher_phase == "Succeeded") {
     o.state = JobState::kSucceeded;
     o.reason = "LauncherSucceeded";
@@ -95,7 +101,7 @@ Observation Observe(const DLJob& job, const std::vector<json>& pods) {
   } else if (launcher_phase == "Failed") {
     o.state = JobState::kFailed;
     o.reason = "LauncherFailed";
-    o.failed_pod = StringAt(launcher->value("metadata", json::object()), "name");
+    o.failed_pod = StringAt(FieldOf(*launcher, "metadata"), "name");
     o.message = "launcher " + o.failed_pod + " " + WhyFailed(*launcher);
   } else if (o.workers.failed > 0) {
     o.state = JobState::kFailed;
@@ -123,8 +129,8 @@ std::optional<LostWorker> FindLostWorker(const DLJob& job, const std::vector<jso
   std::map<std::string, const json*> workers;
   bool launcher = false;
   for (const json& pod : pods) {
-    const json meta = pod.value("metadata", json::object());
-    std::string role = meta.value("labels", json::object()).value(kRoleLabel, "");
+    const json& meta = FieldOf(pod, "metadata");
+    std::string role = StringAt(FieldOf(meta, "labels"), kRoleLabel);
     if (role == "launcher") launcher = true;
     if (role == "worker") workers[StringAt(meta, "name")] = &pod;
   }

@@ -52,15 +52,20 @@ void QueueScheduler::WaitForWork(const std::stop_token& stop) {
 
 void QueueScheduler::Run(std::stop_token stop) {
   std::stop_callback wake(stop, [this] { Trigger(); });
+  kube::Duration last_pass{0};
   while (!stop.stop_requested()) {
     WaitForWork(stop);
     if (stop.stop_requested()) return;
-    clock_.SleepFor(options_.batch);  // a burst of changes makes one pass
+    // A burst of changes makes one pass; and passes, each over every job, take at most about
+    // half of a core however fast the changes come: the wait is at least the last pass's length.
+    clock_.SleepFor(std::max<kube::Duration>(options_.batch, last_pass));
     {
       MutexLock lock(mu_);
       triggered_ = false;  // what triggers from here on is seen by the pass or makes another
     }
+    const Clock::MonotonicTime start = clock_.MonotonicNow();
     RunOnce();
+    last_pass = std::chrono::duration_cast<kube::Duration>(clock_.MonotonicNow() - start);
   }
 }
 

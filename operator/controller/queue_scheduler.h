@@ -6,7 +6,8 @@
 // (used, borrowed, running and pending jobs) when it changed.
 //
 // Passes run on their own thread (Run): soon after Trigger() (every change to a job, a queue, a
-// node or a bound pod calls it; triggers within `batch` share a pass), at the time the last
+// node or a bound pod calls it; triggers within `batch`, or within the last pass's length when
+// that is longer, share a pass, so passes take at most about half of a core), at the time the last
 // decision named (a minimum run time ends, an attained-service level changes), and at least every
 // `resync`. RunOnce() is one pass, for tests. A DLQueue status write that fails is left for the
 // next pass. Time and waits come from the injected Clock only: with a testing::FakeClock the

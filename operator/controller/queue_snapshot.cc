@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "base/json_fields.h"
 #include "base/time_format.h"
 #include "jobs/codec.h"
 #include "jobs/conditions.h"
@@ -35,7 +36,7 @@ std::string PodKey(const Json& pod) { return kube::ObjectKey(pod); }
 std::string NodeOf(const Json& pod) { return kube::NodeNameOf(pod); }
 
 bool IsLive(const Json& pod) {
-  std::string phase = pod.value("status", Json::object()).value("phase", "");
+  const std::string phase = StringAt(FieldOf(pod, "status"), "phase");  // no copy of the status
   return phase != "Succeeded" && phase != "Failed" && !IsDeleting(pod);
 }
 

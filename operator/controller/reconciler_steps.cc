@@ -1,4 +1,5 @@
 // The steps Reconciler::Reconcile (reconciler.cc) is made of: children, pods, status, clean-up.
+#include "base/json_fields.h"
 #include "jobs/codec.h"
 #include "kube/object_fields.h"
 #include "operator/controller/children.h"
@@ -18,7 +19,7 @@ using kube::ObjectKey;
 
 // Not Succeeded or Failed (whether being deleted or not).
 bool Unfinished(const Json& pod) {
-  std::string phase = pod.value("status", Json::object()).value("phase", "");
+  std::string phase = StringAt(FieldOf(pod, "status"), "phase");
   return phase != "Succeeded" && phase != "Failed";
 }
 
