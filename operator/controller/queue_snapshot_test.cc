@@ -144,8 +144,7 @@ TEST_F(SnapshotTest, AnAdmittedJobNotYetBoundRunsAtItsPlanWhichTheNodesCount) {
   EXPECT_EQ(s.running, Strings{"ns/a"});
 
   // Past the TTL without a bound worker, it is planned again.
-  QueueSnapshot later =
-      Build(kNow + std::chrono::hours(1));
+  QueueSnapshot later = Build(kNow + std::chrono::hours(1));
   EXPECT_FALSE(later.jobs[0].placement);
 }
 
