@@ -1,8 +1,6 @@
 // See sim_node_objects.h.
 #include "tests/sim_nodes/sim_node_objects.h"
 
-#include <charconv>
-
 #include "kube/object_fields.h"
 #include "tests/apiserver/sim_objects.h"
 
@@ -111,21 +109,6 @@ Json LeaseRenewPatch(const std::string& now_micros) {
   return {{"spec", {{"renewTime", now_micros}}}};
 }
 
-std::optional<int> ToldExitCode(const Json& pod) {
-  const Json* meta = pod.contains("metadata") ? &pod["metadata"] : nullptr;
-  if (!meta || !meta->contains("annotations") || !(*meta)["annotations"].is_object()) {
-    return std::nullopt;
-  }
-  const Json& annotations = (*meta)["annotations"];
-  auto it = annotations.find(kExitCodeAnnotation);
-  if (it == annotations.end() || !it->is_string()) return std::nullopt;
-  const std::string& text = it->get_ref<const std::string&>();
-  int code = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return code;
-}
-
 PodAction NextPodAction(const Json& pod) {
   if (pod.contains("metadata") && pod["metadata"].contains("deletionTimestamp") &&
       !pod["metadata"]["deletionTimestamp"].is_null()) {
@@ -148,12 +131,9 @@ Json RunningStatusPatch(const Json& pod, const std::string& pod_ip, const std::s
 }
 
 Json FinishedStatusPatch(const Json& pod, int exit_code, const std::string& now) {
-  apiserver::PodState state;
-  state.phase = exit_code == 0 ? "Succeeded" : "Failed";
-  state.exit_code = exit_code;
-  state.pod_ip = StatusString(pod, "podIP");
   return {{"metadata", Uid(pod)},
-          {"status", PodStatus(pod, state, StatusString(pod, "hostIP"), now)}};
+          {"status",
+           PodStatus(pod, apiserver::ToldState(pod, exit_code), StatusString(pod, "hostIP"), now)}};
 }
 
 Json StoppedStatusPatch(const Json& pod, const std::string& now) {

@@ -5,9 +5,10 @@
 // writes. Built on the test API server's simulation (tests/apiserver/sim_objects.h), so both
 // servers' simulated nodes and pods look alike. Thread-safe (no state).
 //
-// The "told to finish" rule (the same on dljob-test-apiserver's simulated kubelets): a Running
-// pod carrying the annotation sim.dljob.io/exit-code with a decimal exit code ends with it —
-// Succeeded with 0, Failed otherwise — its containers terminated with that code, e.g.
+// The "told to finish" rule (apiserver::ToldExitCode, the same on dljob-test-apiserver's
+// simulated kubelets): a Running pod carrying the annotation sim.dljob.io/exit-code with a
+// decimal exit code ends with it — Succeeded with 0, Failed otherwise — its containers terminated
+// with that code, e.g.
 //   kubectl annotate pod worker-0 sim.dljob.io/exit-code=0
 #pragma once
 
@@ -16,11 +17,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/apiserver/sim_objects.h"
+
 namespace dljob::sim_nodes {
 
 using Json = nlohmann::json;
 
-inline constexpr char kExitCodeAnnotation[] = "sim.dljob.io/exit-code";
+using apiserver::kExitCodeAnnotation;
+using apiserver::ToldExitCode;
 inline constexpr char kSimulatedLabel[] = "dljob.io/simulated-node";
 inline constexpr char kLeaseNamespace[] = "kube-node-lease";
 
@@ -71,8 +75,6 @@ struct PodAction {
 // kFinish: Running and told to finish (the annotation holds an integer); kNone otherwise,
 // including a Running pod whose annotation is not an integer.
 PodAction NextPodAction(const Json& pod);
-// The annotation's exit code; nullopt when absent or not a decimal integer.
-std::optional<int> ToldExitCode(const Json& pod);
 
 // The bodies of the merge patches to pods/status. Each carries metadata.uid, so it applies to
 // this incarnation of the pod only (the API server answers 409 otherwise).
