@@ -45,7 +45,8 @@ void Say(const char* format, auto... args) {
   std::fflush(stdout);
 }
 
-void Progress(const NodeKeeper& keeper, const PodRunner& runner, long& last_updates,
+void Progress(const NodeKeeper& keeper, const PodRunner& runner,
+              std::chrono::steady_clock::time_point start, long& last_updates,
               std::chrono::steady_clock::time_point& last) {
   const NodeKeeper::Stats n = keeper.stats();
   const PodRunner::Stats p = runner.stats();
@@ -54,10 +55,12 @@ void Progress(const NodeKeeper& keeper, const PodRunner& runner, long& last_upda
   const double rate = seconds > 0 ? (p.status_updates - last_updates) / seconds : 0;
   last_updates = p.status_updates;
   last = now;
-  Say("%zu nodes; leases renewed %ld (latest %.1fs late), heartbeats %ld; pods started %ld, "
+  Say("[%.1fs] %zu nodes; leases renewed %ld (latest %.1fs late), heartbeats %ld; pods started "
+      "%ld, "
       "finished %ld, removed %ld, queued %ld; %ld status updates (%.0f/s); %ld failed calls",
-      keeper.names().size(), n.renewals, n.max_late_seconds, n.heartbeats, p.started, p.finished,
-      p.removed, p.queued, p.status_updates, rate, n.failures + p.failures);
+      std::chrono::duration<double>(now - start).count(), keeper.names().size(), n.renewals,
+      n.max_late_seconds, n.heartbeats, p.started, p.finished, p.removed, p.queued,
+      p.status_updates, rate, n.failures + p.failures);
   if (!n.last_error.empty()) Say("last node error: %s", n.last_error.c_str());
   if (!p.last_error.empty()) Say("last pod error: %s", p.last_error.c_str());
 }
@@ -99,9 +102,10 @@ int Run(Flags flags) {
     if (!flags.keep_nodes) (void)keeper.Deregister();
     return 1;
   }
-  Say("registered %d nodes %s … %s with their leases on %s in %.1fs", flags.keeper.table.count,
-      keeper.names().front().c_str(), keeper.names().back().c_str(), config->server.c_str(),
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  Say("[%.1fs] registered %d nodes %s … %s with their leases on %s",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+      flags.keeper.table.count, keeper.names().front().c_str(), keeper.names().back().c_str(),
+      config->server.c_str());
 
   std::unordered_map<std::string, int> numbers;
   for (int i = 0; i < flags.keeper.table.count; ++i) {
@@ -122,12 +126,12 @@ int Run(Flags flags) {
   for (;;) {
     int signal = sigtimedwait(&stop_signals, nullptr, &period);
     if (signal == SIGINT || signal == SIGTERM) break;
-    Progress(keeper, runner, last_updates, last);
+    Progress(keeper, runner, t0, last_updates, last);
   }
   Say("stopping");
   runner.Stop();
   keeper.Stop();
-  Progress(keeper, runner, last_updates, last);
+  Progress(keeper, runner, t0, last_updates, last);
   if (flags.keep_nodes) {
     Say("kept %d nodes and their leases (--keep-nodes)", flags.keeper.table.count);
     return 0;
