@@ -28,7 +28,8 @@
 
 namespace dljob::sim_nodes {
 
-// Runs fn(i) for i in [0, n) on `threads` threads; the first error (in order of i) is returned.
+// Runs fn(i) for i in [0, n) on `threads` threads until one fails; then no new i starts, and the
+// first error (in order of i) is returned.
 Status ParallelFor(int n, int threads, const std::function<Status(int)>& fn);
 
 class NodeKeeper {
