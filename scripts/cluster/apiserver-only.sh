@@ -34,7 +34,9 @@ source "$HERE/kube/certs.sh"
 # shellcheck source=kube/start.sh
 source "$HERE/kube/start.sh"
 
-# kube-up's settings, pointed at this server's own directory, address and ports.
+# kube-up's settings, pointed at this server's own directory, address and ports (read by its
+# helpers).
+# shellcheck disable=SC2034
 KUBE_DIR="${DLJOB_APISERVER_DIR:-/tmp/dljob-apiserver}"
 KUBECONFIG_ADMIN="$KUBE_DIR/kubeconfig"
 KUBECONFIG_EXEC="$KUBE_DIR/kubeconfig-exec"
@@ -46,6 +48,9 @@ KUBE_CM_PORT="${DLJOB_APISERVER_CM_PORT:-10357}"
 KUBE_SVC_NET=10.215.0
 KUBE_SVC_CIDR="$KUBE_SVC_NET.0/24"
 KUBE_SVC_IP="$KUBE_SVC_NET.1"
+# The `kubernetes` Service's Endpoints may not hold a loopback address (the API server would
+# retry that write every 10 s, logging the refusal); nothing here reaches it through the Service.
+KUBE_APISERVER_EXTRA_ARGS=(--endpoint-reconciler-type=none)
 
 usage() { show_help; exit 2; }
 

@@ -37,6 +37,7 @@ KUBE_API_PORT=6443
 KUBE_ETCD_PORT=2379
 KUBE_ETCD_PEER_PORT=2380
 KUBE_CM_PORT=10257  # kube-controller-manager's secure (health) port
+KUBE_APISERVER_EXTRA_ARGS=()  # appended to kube-apiserver's flags (apiserver-only.sh sets some)
 KUBE_GPUS="${DLJOB_KUBE_GPUS:-8}"
 KUBE_GPU_PRODUCT="${DLJOB_KUBE_GPU_PRODUCT:-NVIDIA-A100-SXM4-80GB}"
 KUBE_ZONE="${DLJOB_KUBE_ZONE:-zone-a}"

@@ -240,7 +240,8 @@ start_apiserver() {
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
-    --allow-privileged=true --profiling=false --v=1
+    --allow-privileged=true --profiling=false --v=1 \
+    ${KUBE_APISERVER_EXTRA_ARGS[@]+"${KUBE_APISERVER_EXTRA_ARGS[@]}"}
 }
 
 start_controller_manager() {
