@@ -37,6 +37,7 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
 
 fail() {
   echo "FAIL: $*"

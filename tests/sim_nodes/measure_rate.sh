@@ -25,6 +25,7 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
 sim() { "$SIM_BIN" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --progress-seconds 1 "$@"; }
 
 "$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager >"$TMP/up.log" 2>&1 ||
