@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
-sim() { "$SIM_BIN" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --progress-seconds 1 "$@"; }
+sim() { exec "$SIM_BIN" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --progress-seconds 1 "$@"; }
 
 "$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager >"$TMP/up.log" 2>&1 ||
   { cat "$TMP/up.log"; die "apiserver-only.sh up failed"; }
