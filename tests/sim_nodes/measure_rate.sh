@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # How fast dljob-sim-nodes turns pods Running on a real API server: its own bare API server
-# (scripts/cluster/apiserver-only.sh up --controller-manager, in a temporary directory, ports apart
-# from kube-up's), NODES simulated nodes registered, then kept with --keep-nodes while PODS pods
-# bound to them are created (kubectl create, spread round-robin); dljob-sim-nodes started again
-# finds them all Pending and starts them. Printed: registration time, pod creation time, and the
+# (scripts/cluster/apiserver-only.sh up, in a temporary directory, ports apart from kube-up's;
+# no controller-manager, so that no node lifecycle work competes: the nodes are left without
+# renewals while the pods are made, and the `default` ServiceAccount is created here), NODES
+# simulated nodes registered, then kept with --keep-nodes while PODS pods bound to them are
+# created (kubectl create, spread round-robin); dljob-sim-nodes started again finds them all
+# Pending and starts them. Printed: registration time, pod creation time, and the
 # start rate (pods / seconds from its first to its last progress line that saw pods start, one
 # line a second), with the lease renewals' lateness meanwhile. Not a test; stops what it started.
 #
@@ -28,7 +30,7 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
 sim() { exec "$SIM_BIN" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --progress-seconds 1 "$@"; }
 
-"$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager >"$TMP/up.log" 2>&1 ||
+"$ROOT/scripts/cluster/apiserver-only.sh" up >"$TMP/up.log" 2>&1 ||
   { cat "$TMP/up.log"; die "apiserver-only.sh up failed"; }
 sim --ready-file "$TMP/ready1" --keep-nodes >"$TMP/sim1.log" 2>&1 &
 SIM_PID=$!
@@ -36,7 +38,7 @@ until [ -f "$TMP/ready1" ]; do kill -0 "$SIM_PID" || { cat "$TMP/sim1.log"; die 
 grep registered "$TMP/sim1.log"
 kill -TERM "$SIM_PID"; wait "$SIM_PID"; SIM_PID=""
 
-until kubectl get serviceaccount default >/dev/null 2>&1; do sleep 0.5; done
+kubectl create serviceaccount default >/dev/null || die "kubectl create serviceaccount failed"
 for ((i = 0; i < PODS; i++)); do
   printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: r%d, namespace: default}\nspec:\n  nodeName: sim-node-%d\n  automountServiceAccountToken: false\n  containers: [{name: main, image: dljob/trainer:cpu}]\n---\n' \
     "$i" $((i % NODES))
@@ -45,7 +47,7 @@ t0=$SECONDS
 kubectl create -f "$TMP/pods.yaml" >/dev/null || die "kubectl create failed"
 say "created $PODS pods in $((SECONDS - t0))s (kubectl create, one request at a time)"
 
-sim --ready-file "$TMP/ready2" >"$TMP/sim2.log" 2>&1 &
+sim --ready-file "$TMP/ready2" --keep-nodes >"$TMP/sim2.log" 2>&1 &  # the server goes anyway
 SIM_PID=$!
 until grep -q "pods started $PODS," "$TMP/sim2.log"; do
   kill -0 "$SIM_PID" || { tail "$TMP/sim2.log"; die "dljob-sim-nodes failed"; }
