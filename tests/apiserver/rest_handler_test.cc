@@ -1,6 +1,7 @@
 #include "tests/apiserver/rest_handler.h"
 
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -326,6 +327,36 @@ TEST_F(RestHandlerTest, KubeletStartsBoundPods) {
   FakeWriter running = Call("GET", target, "", {}, 1);
   ASSERT_EQ(running.Events().size(), 1u);
   EXPECT_EQ(running.Events()[0]["object"]["status"]["conditions"].size(), 4u);
+}
+
+// Told to finish (sim.dljob.io/exit-code, sim_objects.h): Succeeded with 0, Failed otherwise.
+TEST_F(RestHandlerTest, KubeletFinishesARunningPodToldTo) {
+  MustCall("POST", "/_test/kubelet", {{"enabled", true}, {"delayMilliseconds", 0}}, 200);
+  for (const auto& [name, code, phase] :
+       {std::tuple{"ok", "0", "Succeeded"}, std::tuple{"bad", "3", "Failed"}}) {
+    Json created = MustCall("POST", kPods, Pod(name), 201);
+    MustCall("POST", std::string(kPods) + "/" + name + "/binding",
+             {{"target", {{"kind", "Node"}, {"name", "gpu-1"}}}}, 201);
+    std::string version = created["metadata"]["resourceVersion"];
+    FakeWriter running =
+        Call("GET",
+             std::string(kPods) +
+                 "?watch=1&fieldSelector=status.phase%3DRunning&resourceVersion=" + version,
+             "", {}, 1);
+    ASSERT_EQ(running.Events().size(), 1u) << name;
+    Json told = MustCall("PATCH", std::string(kPods) + "/" + name,
+                         {{"metadata", {{"annotations", {{"sim.dljob.io/exit-code", code}}}}}}, 200,
+                         {{"Content-Type", "application/merge-patch+json"}});
+    FakeWriter ended =
+        Call("GET",
+             std::string(kPods) + "?watch=1&fieldSelector=status.phase%3D" + phase +
+                 "&resourceVersion=" + told["metadata"]["resourceVersion"].get<std::string>(),
+             "", {}, 1);
+    ASSERT_EQ(ended.Events().size(), 1u) << name;
+    const Json status = ended.Events()[0]["object"]["status"];  // Events() is a copy
+    EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["exitCode"], std::stoi(code));
+    EXPECT_EQ(status["podIP"], running.Events()[0]["object"]["status"]["podIP"]) << name;
+  }
 }
 
 // Graceful deletion is the default (RestOptions::graceful_pod_deletion), as on a real cluster.

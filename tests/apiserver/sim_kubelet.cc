@@ -19,6 +19,13 @@ bool Terminating(const Json& pod) {
          pod.contains("spec") && !pod["spec"].value("nodeName", "").empty();
 }
 
+// Running on a node and told to finish (sim_objects.h), not being deleted.
+std::optional<int> ToldToFinish(const Json& pod) {
+  std::string phase = pod.contains("status") ? pod["status"].value("phase", "") : "";
+  if (phase != "Running" || Terminating(pod) || kube::NodeNameOf(pod).empty()) return std::nullopt;
+  return ToldExitCode(pod);
+}
+
 bool BoundAndPending(const Json& pod) {
   std::string node = pod.contains("spec") ? pod["spec"].value("nodeName", "") : "";
   std::string phase = pod.contains("status") ? pod["status"].value("phase", "") : "";
@@ -90,6 +97,8 @@ void SimKubelet::Run() {
     SteadyClock::time_point at;
   };
   std::map<std::pair<std::string, std::string>, Stopping> stopping;
+  // Running pods told to finish: (ns, name) → node.
+  std::map<std::pair<std::string, std::string>, std::string> told;
   auto note = [&](const WatchOut& e) {
     auto key = std::make_pair(NamespaceOf(*e.object), NameOf(*e.object));
     const std::string node = kube::NodeNameOf(*e.object);
@@ -97,6 +106,11 @@ void SimKubelet::Run() {
       due.erase(key);
     } else if (!due.count(key)) {
       due[key] = {node, SteadyClock::now() + delay()};
+    }
+    if (e.type == "DELETED" || !ToldToFinish(*e.object)) {
+      told.erase(key);
+    } else {
+      told[key] = node;
     }
     if (e.type == "DELETED" || !Terminating(*e.object)) {
       stopping.erase(key);
@@ -111,6 +125,7 @@ void SimKubelet::Run() {
       if (!started.ok()) return;  // cannot happen for "": a broken invariant, stop quietly
       cursor.emplace(std::move(started).value());
       due.clear();
+      told.clear();
       for (const WatchOut& e : initial) note(e);
     }
     ApiResult<std::vector<WatchOut>> events = cursor->Poll();
@@ -144,6 +159,20 @@ void SimKubelet::Run() {
         return std::nullopt;
       });
       it = due.erase(it);
+    }
+    for (auto it = told.begin(); it != told.end();) {
+      if (down.count(it->second)) {  // no kubelet there to see its containers end
+        ++it;
+        continue;
+      }
+      const auto& [ns, name] = it->first;
+      store_.Mutate(pods_, ns, name, [&](Json& pod) -> std::optional<ApiError> {
+        if (std::optional<int> code = ToldToFinish(pod)) {
+          ApplyPodState(pod, ToldState(pod, *code), now_());
+        }
+        return std::nullopt;
+      });
+      it = told.erase(it);
     }
     for (auto it = stopping.begin(); it != stopping.end();) {
       if (down.count(it->second.node)) {  // no kubelet there to stop its containers

@@ -3,7 +3,9 @@
 // `delay` after the kubelet first saw it bound, and a bound pod being deleted gracefully (by
 // default the store marks it while the kubelet is enabled: ObjectStore::SetGracefulPodDeletion)
 // is removed `delay` after the kubelet saw it marked, with the grace-0 delete a real kubelet sends
-// once its containers stopped. Tests that want other outcomes drive phases explicitly through
+// once its containers stopped. A Running pod annotated sim.dljob.io/exit-code=<code> ends with that
+// code (Succeeded with 0, Failed otherwise; ToldExitCode in sim_objects.h), as dljob-sim-nodes'
+// pods do on a real API server. Tests that want other outcomes drive phases explicitly through
 // /_test/pods/... instead (or as well).
 //
 // A node's kubelet can be stopped (SetNodeDown): its pods then neither start nor finish being

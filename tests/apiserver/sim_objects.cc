@@ -1,6 +1,7 @@
 // See sim_objects.h.
 #include "tests/apiserver/sim_objects.h"
 
+#include <charconv>
 #include <functional>
 
 #include "kube/object_fields.h"
@@ -101,6 +102,31 @@ bool PodFinished(const Json& pod) {
   if (!pod.contains("status") || !pod["status"].is_object()) return false;
   std::string phase = pod["status"].value("phase", "");
   return phase == "Succeeded" || phase == "Failed";
+}
+
+std::optional<int> ToldExitCode(const Json& pod) {
+  if (!pod.contains("metadata") || !pod["metadata"].contains("annotations") ||
+      !pod["metadata"]["annotations"].is_object()) {
+    return std::nullopt;
+  }
+  const Json& annotations = pod["metadata"]["annotations"];
+  auto it = annotations.find(kExitCodeAnnotation);
+  if (it == annotations.end() || !it->is_string()) return std::nullopt;
+  const std::string& text = it->get_ref<const std::string&>();
+  int code = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return code;
+}
+
+PodState ToldState(const Json& pod, int exit_code) {
+  PodState state;
+  state.phase = exit_code == 0 ? "Succeeded" : "Failed";
+  state.exit_code = exit_code;
+  if (pod.contains("status") && pod["status"].is_object()) {
+    state.pod_ip = pod["status"].value("podIP", "");
+  }
+  return state;
 }
 
 NodeSpec NodeSpecFromJson(const Json& body) {

@@ -28,6 +28,16 @@ void ApplyPodState(nlohmann::json& pod, const PodState& state, const std::string
 PodState PodStateFromJson(const nlohmann::json& body);
 bool PodFinished(const nlohmann::json& pod);
 
+// The "told to finish" rule of the simulated kubelets (SimKubelet here, dljob-sim-nodes on a real
+// API server): a Running pod annotated sim.dljob.io/exit-code with a decimal exit code ends with
+// it, Succeeded with 0 and Failed otherwise. The annotation's code; nullopt when it is absent or
+// not a decimal integer (whatever the phase).
+inline constexpr char kExitCodeAnnotation[] = "sim.dljob.io/exit-code";
+std::optional<int> ToldExitCode(const nlohmann::json& pod);
+// The state such a pod ends in: phase, exit code (reason and the rest by ApplyPodState's
+// defaults), its pod IP kept.
+PodState ToldState(const nlohmann::json& pod, int exit_code);
+
 struct NodeSpec {
   std::string name;
   int gpus = 8;

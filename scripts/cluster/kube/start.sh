@@ -189,7 +189,7 @@ start_and_wait() {
 }
 
 etcd_ready() { curl -sf --max-time 2 "http://127.0.0.1:$KUBE_ETCD_PORT/health" | grep -q '"health":"true"'; }
-cm_ready() { curl -skf --max-time 2 https://127.0.0.1:10257/healthz | grep -qx ok; }
+cm_ready() { curl -skf --max-time 2 https://127.0.0.1:$KUBE_CM_PORT/healthz | grep -qx ok; }
 sched_ready() { curl -skf --max-time 2 https://127.0.0.1:10259/healthz | grep -qx ok; }
 ctr_ready() { ctr -a "$NODE_SOCK" version; }
 kubelet_ready() { curl -sf --max-time 2 "http://127.0.0.1:$NODE_HEALTHZ/healthz" | grep -qx ok; }
@@ -199,7 +199,7 @@ proxy_ready() { iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- "-d $K
 check_ports() {
   local port i healthz=()
   for ((i = 1; i <= KUBE_NODES; i++)); do node_env "$i"; healthz+=("$NODE_HEALTHZ"); done
-  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 10257 10259 10249 10256 \
+  for port in $KUBE_API_PORT $KUBE_ETCD_PORT $KUBE_ETCD_PEER_PORT 10250 $KUBE_CM_PORT 10259 10249 10256 \
       "${healthz[@]}"; do
     if ss -Hltn "sport = :$port" | grep -q .; then
       die "port $port is in use on this machine (ss -ltnp 'sport = :$port'); is another cluster running?"
@@ -240,7 +240,8 @@ start_apiserver() {
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
-    --allow-privileged=true --profiling=false --v=1
+    --allow-privileged=true --profiling=false --v=1 \
+    ${KUBE_APISERVER_EXTRA_ARGS[@]+"${KUBE_APISERVER_EXTRA_ARGS[@]}"}
 }
 
 start_controller_manager() {
@@ -249,7 +250,7 @@ start_controller_manager() {
     --kubeconfig="$d/controller-manager.kubeconfig" \
     --authentication-kubeconfig="$d/controller-manager.kubeconfig" \
     --authorization-kubeconfig="$d/controller-manager.kubeconfig" \
-    --bind-address=127.0.0.1 --secure-port=10257 --port=0 --cert-dir="$pki/generated" \
+    --bind-address=127.0.0.1 --secure-port="$KUBE_CM_PORT" --port=0 --cert-dir="$pki/generated" \
     --leader-elect=false --use-service-account-credentials=true \
     --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
     --cluster-signing-cert-file="$pki/ca.crt" --cluster-signing-key-file="$pki/ca.key" \
