@@ -231,6 +231,12 @@ ApiResult<Json> ObjectStore::Get(const ResourceType& type, const std::string& ns
   return *found;
 }
 
+ObjectPtr ObjectStore::Find(const ResourceType& type, const std::string& ns,
+                           const std::string& name) const {
+  MutexLock lock(mu_);
+  return FindLocked(type, ns, name);
+}
+
 ApiResult<Json> ObjectStore::List(const ResourceType& type, const std::string& ns,
                                   const ListQuery& query) const {
   ContinueToken token{0, ""};

@@ -106,6 +106,9 @@ class ObjectStore {
                          const Admission& admit = nullptr, const Review& review = nullptr);
   ApiResult<Json> Get(const ResourceType& type, const std::string& ns,
                       const std::string& name) const;
+  // The stored object itself, shared and never changed (a write stores a new one); null when
+  // there is none. For readers that only look (a followed log checking its pod), without a copy.
+  ObjectPtr Find(const ResourceType& type, const std::string& ns, const std::string& name) const;
   // A `<Kind>List` with metadata.resourceVersion (and metadata.continue when limited). `ns` ""
   // lists every namespace.
   ApiResult<Json> List(const ResourceType& type, const std::string& ns,

@@ -104,8 +104,10 @@ void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
   size_t offset = text.size();
   if (!text.empty() && !out.Write(TailLines(serve(0, text), tail))) return;
   while (!Stopping(epoch) && out.Connected()) {
-    ApiResult<Json> pod = store_.Get(pods, path.ns, path.name);
-    bool finished = !pod.ok() || PodFinished(*pod);
+    // Every follower looks every idle_check: at a thousand jobs a copy of the pod each time was
+    // most of this server's CPU.
+    ObjectPtr pod = store_.Find(pods, path.ns, path.name);
+    bool finished = !pod || PodFinished(*pod);
     std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
     if (!more.empty() && !out.Write(serve(offset, more))) return;
     offset += more.size();
