@@ -157,6 +157,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.ns = options_.watch_namespace;
   co.workers = options_.workers;
   co.spans = spans_;
+  co.reconcile.async_events = true;  // a pass never waits for an Event (events.h)
   co.reconcile.build.cluster_domain = options_.cluster_domain;
   co.reconcile.build.volumes.oss_csi_driver = options_.oss_csi_driver;
   co.reconcile.build.volumes.oss_endpoint = options_.oss_endpoint;

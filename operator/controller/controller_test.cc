@@ -1,6 +1,7 @@
 #include "operator/controller/controller.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <thread>
 
@@ -105,6 +106,34 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
     std::string job = pod["metadata"]["labels"][kJobNameLabel];
     EXPECT_EQ(IncarnationOf(pod), job == "b" ? 1 : 0) << pod["metadata"]["name"];
   }
+}
+
+TEST(EventRecorder, AsyncSendsEveryEventInOrderOffTheCallersThreadAndDrainsOnDestruction) {
+  FakeApi api;
+  std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> off_thread{true};
+  api.OnCall([&](const Call&) {
+    if (std::this_thread::get_id() == caller) off_thread = false;
+  });
+  DLJob job;
+  job.metadata.name = "a";
+  job.metadata.namespace_ = "ns";
+  {
+    EventRecorder events(api, RealClock(), /*async=*/true);
+    for (int i = 0; i < 20; ++i) events.Record(job, "Normal", "Step", std::to_string(i));
+    events.Flush();
+    EXPECT_EQ(api.Calls().size(), 20u);
+    for (int i = 20; i < 30; ++i) events.Record(job, "Normal", "Step", std::to_string(i));
+  }  // sends the last ten before it goes
+  std::vector<std::string> messages;
+  for (const Call& c : api.Calls()) {
+    EXPECT_EQ(c.verb + " " + c.resource, "create events");
+    messages.push_back(c.body.value("message", ""));
+  }
+  ASSERT_EQ(messages.size(), 30u);
+  for (int i = 0; i < 30; ++i) EXPECT_EQ(messages[i], std::to_string(i));
+  EXPECT_TRUE(off_thread);
+  EXPECT_EQ(EventRecorder(api, RealClock(), true).Dropped(), 0u);
 }
 
 class SpanList final : public kube::SpanSink {

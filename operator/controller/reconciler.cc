@@ -33,7 +33,7 @@ Reconciler::Reconciler(kube::Api& api, Clock& clock, Caches caches, ReconcilerOp
       caches_(caches),
       options_(std::move(options)),
       keys_(std::move(keys)),
-      events_(api, clock) {}
+      events_(api, clock, options_.async_events) {}
 
 Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
                                               std::optional<WallTime> last_progress) {

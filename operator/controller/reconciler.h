@@ -117,6 +117,9 @@ struct ReconcilerOptions {
   JobTimingsSink timings;
   // How long a node under a running job may be not Ready before it counts as lost (node_loss.h).
   kube::Duration node_lost_after{std::chrono::seconds(30)};
+  // Events created off the reconcile pass by the recorder's own thread (events.h), as the
+  // operator runs; false: within the pass, in order (tests assert the calls).
+  bool async_events = false;
   // Where the jobs' PodDisruptionBudgets go (kube::resources::kPodDisruptionBudgets or its
   // v1beta1), made once a gang is bound; unset: none is made.
   std::optional<kube::Resource> disruption_budgets;
