@@ -232,7 +232,7 @@ ApiResult<Json> ObjectStore::Get(const ResourceType& type, const std::string& ns
 }
 
 ObjectPtr ObjectStore::Find(const ResourceType& type, const std::string& ns,
-                           const std::string& name) const {
+                            const std::string& name) const {
   MutexLock lock(mu_);
   return FindLocked(type, ns, name);
 }
