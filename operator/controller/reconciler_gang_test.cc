@@ -98,6 +98,26 @@ TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain
   EXPECT_EQ(JobStatus()["restarts"], 0);
 }
 
+TEST_F(GangTest, ABindFailureIsEventedEvenWhenItsStatusWriteLosesARace) {
+  PutJob();
+  Sync();
+  faults_.FailFor("bind", "j-worker-1", {503, "ServiceUnavailable", "try later"}, 3);
+  api_.FailNext("update-status", "dljobs", {409, "Conflict", "the object has been modified"});
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_FALSE(r.ok());
+  // The refused status write, then the Warning anyway (then the new job's first phase, as after
+  // any failed first pass).
+  Strings calls = Calls();
+  auto undone = std::find(calls.begin(), calls.end(), "delete pods ns/j-worker-0");
+  ASSERT_GE(std::distance(undone, calls.end()), 3) << ::testing::PrintToString(calls);
+  EXPECT_EQ(Strings(undone, undone + 3),
+            (Strings{"delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                     "create events BindFailed"}));
+
+  Reconcile();  // the retry places the whole gang; the failure stays told
+  EXPECT_EQ(JobStatus()["phase"], "Scheduled");
+}
+
 TEST_F(GangTest, ABindRefusedForGoodUndoesTheGangAndFailsTheJob) {
   PutJob();
   Sync();

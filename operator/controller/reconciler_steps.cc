@@ -62,7 +62,15 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
   if (p.job.status.phase == JobPhase::kUnset) {  // nothing said more yet (waiting for the cache)
     p.Set(JobPhase::kQueued, kCreatedReason, kCreatedMessage, false);
   }
-  if (Status s = WriteStatus(p); !s.ok()) return s;
+  if (Status s = WriteStatus(p); !s.ok()) {
+    // A bind that failed was undone in this pass (its bound workers deleted) whether or not the
+    // status says so yet: its Warning goes out even when the status write lost a race (409), or
+    // a retry that binds the gang would leave no trace of it.
+    if (p.fail_after) {
+      events_.Record(p.job, "Warning", PhaseReason(p.job.status), PhaseMessage(p.job.status));
+    }
+    return s;
+  }
   if (p.status_written && p.job.status.phase == JobPhase::kScheduled &&
       p.old.phase != JobPhase::kScheduled) {
     EnsureDisruptionBudget(p);  // the gang was just bound

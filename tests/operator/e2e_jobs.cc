@@ -53,13 +53,20 @@ std::vector<Json> Workers(kube::Api& api, const std::string& job) {
 
 std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason) {
   std::vector<Json> out;
-  kube::ApiResult<Json> events = kube::ListAll(api, kube::resources::kEvents, Ns());
-  if (!events.ok()) return out;
-  for (const Json& e : (*events)["items"]) {
-    if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
-      out.push_back(e);
+  auto list = [&] {
+    out.clear();
+    kube::ApiResult<Json> events = kube::ListAll(api, kube::resources::kEvents, Ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e["involvedObject"].value("name", "") == job && e.value("reason", "") == reason) {
+        out.push_back(e);
+      }
     }
-  }
+    return !out.empty();
+  };
+  // The operator creates Events after the status write that they tell of, on a thread of its own
+  // (events.h): one may land a moment after the state a test waited for.
+  dljob::testing::WaitFor(list, 10'000);
   return out;
 }
 

@@ -68,7 +68,8 @@ bool Absent(kube::Api& api, const kube::Resource& resource, const std::string& n
 Json ConditionOf(const Json& object, const std::string& type);
 // The job's worker pods (empty when the list failed).
 std::vector<Json> Workers(kube::Api& api, const std::string& job);
-// The Events about the job with this reason, oldest first (empty when the list fails).
+// The Events about the job with this reason, oldest first; waits up to 10 s for the first one
+// (empty when none came or the list fails).
 std::vector<Json> EventsOf(kube::Api& api, const std::string& job, const std::string& reason);
 
 // GPUs (nvidia.com/gpu limits) of the live pods bound to each node.
