@@ -50,6 +50,7 @@ cat "$TMP/drain.log"
 # came first) until the operator had moved the job whole.
 [ "$(jf $JOB .status.restarts)" = 0 ] || fail "restarts $(jf $JOB .status.restarts): a drain must not spend backoffLimit"
 [ "$(jf $JOB .status.disruptionRestarts)" = 1 ] || fail "disruptionRestarts '$(jf $JOB .status.disruptionRestarts)', expected 1"
+wait_for_event "$JOB" NodeCordoned
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB,reason=NodeCordoned" \
   -o custom-columns=TYPE:.type,MESSAGE:.message | grep -q "node $NODE is cordoned" \
   || fail "no NodeCordoned Event naming $NODE"

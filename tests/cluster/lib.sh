@@ -158,6 +158,17 @@ wait_for_checkpoint() {
   running_with_checkpoint() { phase_or_fail "$job" Running && has_checkpoint; }
   wait_until "$job Running with a checkpoint on the host" running_with_checkpoint
 }
+# wait_for_event JOB REASON: waits until the DLJob has an Event with this reason. The operator
+# creates Events after the status write they tell of, on a thread of its own
+# (operator/controller/events.h), so one can land a moment after the state a test waited for.
+wait_for_event() {
+  local job="$1" reason="$2"
+  has_event() {
+    [ -n "$(kubectl get events -n "$NS" -o name \
+      --field-selector "involvedObject.kind=DLJob,involvedObject.name=$job,reason=$reason" 2>/dev/null)" ]
+  }
+  wait_until "a $reason Event on $job" has_event
+}
 # check_resumed JOB: the job's launcher log (untagged, kept in $TMP/launcher.log) says its ranks
 # resumed from a checkpoint of a step > 0, which goes in RESUMED; fails otherwise.
 check_resumed() {

@@ -70,6 +70,7 @@ grep -E '^total images/sec' "$TMP/dljob-logs.txt" || fail "dljob logs: no total 
 
 # Events: the story, each step a reason on the DLJob.
 STORY="WorkersBound WorkersReady Running Succeeded"
+wait_for_event "$JOB" Succeeded
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB" \
   --sort-by=.lastTimestamp -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message >"$TMP/events" \
   || fail "kubectl get events"

@@ -65,6 +65,7 @@ grep -qi 'gpu' <<<"$reason" || fail "the Queued message does not say it waits fo
 sleep 10  # a partial gang would be bound by now
 bound="$(kubectl get pods -n "$NS" -l dljob.io/role=worker -o jsonpath='{range .items[*]}{.metadata.name}={.spec.nodeName}{" "}{end}')"
 grep -qE '=[^ ]' <<<"$bound" && fail "a worker is bound while the gang cannot be whole: $bound"
+wait_for_event "$JOB" NodeLost
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB,reason=NodeLost" \
   -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message >"$TMP/lost" || fail "kubectl get events"
 cat "$TMP/lost"
