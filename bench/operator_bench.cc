@@ -190,12 +190,6 @@ class FirstRunning {
   std::jthread thread_;  // last: it uses the members above
 };
 
-// Percentile q of sorted `v`.
-double Percentile(const std::vector<double>& v, double q) {
-  if (v.empty()) return -1;
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
-}
-
 struct PhaseRun {
   double seconds = -1;            // all jobs Running
   std::vector<double> latencies;  // submit → Running per job, sorted
@@ -409,14 +403,14 @@ int Main(int argc, char** argv) {
         "once its workers run\n");
     baseline = Baseline(**api, jobs, submitters);
     std::printf("  all %d pods Running after %.1f s; per job p50 %.2f s, p99 %.2f s\n",
-                jobs * (kWorkersPerJob + 1), baseline.seconds, Percentile(baseline.latencies, 0.5),
-                Percentile(baseline.latencies, 0.99));
+                jobs * (kWorkersPerJob + 1), baseline.seconds, Quantile(baseline.latencies, 0.5),
+                Quantile(baseline.latencies, 0.99));
   }
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
   OperatorRun run =
       RunOperator(**api, binary, dir.path() + "/kubeconfig", dir, jobs, submitters, workers);
   if (run.latencies.empty()) return 1;
-  auto pct = [&](double p) { return Percentile(run.latencies, p); };
+  auto pct = [&](double p) { return Quantile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
   std::printf("\n%-34s %10.1f s\n", "all jobs Running after", run.seconds);
   std::printf("%-34s %10.1f\n", "jobs/s", jobs / run.seconds);
@@ -433,9 +427,8 @@ int Main(int argc, char** argv) {
                 "operator time vs baseline", run.seconds / baseline.seconds, run.seconds,
                 baseline.seconds);
     std::printf("%-34s %10.2f x  (operator %.2f s / baseline %.2f s)\n",
-                "p99 submit-to-Running vs baseline",
-                pct(0.99) / Percentile(baseline.latencies, 0.99), pct(0.99),
-                Percentile(baseline.latencies, 0.99));
+                "p99 submit-to-Running vs baseline", pct(0.99) / Quantile(baseline.latencies, 0.99),
+                pct(0.99), Quantile(baseline.latencies, 0.99));
   }
   std::printf("\n%s", run.breakdown.c_str());
   return 0;

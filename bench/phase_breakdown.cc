@@ -15,13 +15,6 @@ double Seconds(WallTime::duration d) { return std::chrono::duration<double>(d).c
 
 bool Covers(const Span& s, WallTime t) { return s.start <= t && t < s.end; }
 
-// The value at quantile q of sorted `v` (nearest rank).
-double Quantile(const std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  size_t i = static_cast<size_t>(q * static_cast<double>(v.size()));
-  return v[std::min(v.size() - 1, i)];
-}
-
 std::string Printf(const char* format, auto... args) {
   char buffer[512];
   std::snprintf(buffer, sizeof buffer, format, args...);
@@ -29,6 +22,12 @@ std::string Printf(const char* format, auto... args) {
 }
 
 }  // namespace
+
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  size_t i = static_cast<size_t>(q * static_cast<double>(sorted.size()));
+  return sorted[std::min(sorted.size() - 1, i)];
+}
 
 const char* PhaseName(Phase p) {
   switch (p) {

@@ -26,6 +26,9 @@
 
 namespace dljob::bench {
 
+// The value at quantile q (0..1) of ascending `sorted`, nearest rank; 0 when it is empty.
+double Quantile(const std::vector<double>& sorted, double q);
+
 struct JobWindow {
   std::string key;  // "namespace/name"
   WallTime submitted;

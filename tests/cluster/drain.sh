@@ -14,17 +14,12 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 JOB=moved
 DRAINED=""
-uncordon_then_cleanup() {
-  local rc=$?
-  if [ -n "$DRAINED" ]; then
-    kubectl uncordon "$DRAINED" >/dev/null || { echo "could not uncordon $DRAINED"; rc=1; }
-  fi
-  (exit $rc)
-  cleanup
+uncordon() {
+  [ -z "$DRAINED" ] || kubectl uncordon "$DRAINED" >/dev/null || { echo "could not uncordon $DRAINED"; return 1; }
 }
+RESTORE=uncordon
 require_nodes 2
 cluster_begin drain
-trap uncordon_then_cleanup EXIT
 CKPT="$TMP/checkpoint"
 mkdir -m 0777 "$CKPT"
 

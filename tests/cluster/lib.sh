@@ -62,8 +62,15 @@ require_operator() {
     || fail "the operator Deployment is not available"
 }
 
+# RESTORE: a function a test names here to undo the fault it made (start a stopped kubelet,
+# uncordon a node) before its namespace goes; cleanup runs it whatever happened, once.
+RESTORE=""
 cleanup() {
   local rc=$?
+  if [ -n "$RESTORE" ]; then
+    "$RESTORE" || { echo "cleanup: $RESTORE failed"; rc=1; }
+    RESTORE=""
+  fi
   if [ -n "$NS" ]; then
     # A deleted namespace takes its DLJobs, pods, Services and Secrets with it.
     kubectl delete namespace "$NS" --wait=true --timeout=180s >/dev/null 2>&1 \

@@ -17,17 +17,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 JOB=wide
 FAULT="$ROOT/scripts/cluster/kube-fault.sh"
 STOPPED=""
-restore_then_cleanup() {
-  local rc=$?
-  if [ -n "$STOPPED" ]; then
-    bash "$FAULT" start-kubelet "$STOPPED" || { echo "could not start the kubelet of $STOPPED again"; rc=1; }
-  fi
-  (exit $rc)
-  cleanup
+start_kubelet() {
+  [ -z "$STOPPED" ] || bash "$FAULT" start-kubelet "$STOPPED" || { echo "could not start the kubelet of $STOPPED again"; return 1; }
 }
+RESTORE=start_kubelet
 require_nodes 2
 cluster_begin nodelost
-trap restore_then_cleanup EXIT
 CKPT="$TMP/checkpoint"
 mkdir -m 0777 "$CKPT"
 
