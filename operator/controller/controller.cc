@@ -111,12 +111,14 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
     if (options_.spans) Mark(key, "child", ChildDetail(kind, o, change));
     queue_.Add(key, kube::Lane::kFollowUp);
   };
-  for (auto [child, kind] :
+  for (const auto& entry :
        {std::pair{services_.get(), "service"}, std::pair{config_maps_.get(), "configmap"},
         std::pair{secrets_.get(), "secret"}}) {
-    child->AddHandlers({[owner, kind](const Json& o) { owner(o, kind, "added"); },
-                        [owner, kind](const Json&, const Json& o) { owner(o, kind, "updated"); },
-                        [owner, kind](const Json& o) { owner(o, kind, "deleted"); }});
+    const char* kind = entry.second;  // a variable, not a binding: clang 14 cannot capture those
+    entry.first->AddHandlers(
+        {[owner, kind](const Json& o) { owner(o, kind, "added"); },
+         [owner, kind](const Json&, const Json& o) { owner(o, kind, "updated"); },
+         [owner, kind](const Json& o) { owner(o, kind, "deleted"); }});
   }
   // A job's pods change what the queue sees of it (bound, going away).
   auto owned_pod = [this, owner](const Json& o, const char* change) {
