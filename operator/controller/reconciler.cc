@@ -38,9 +38,12 @@ Reconciler::Reconciler(kube::Api& api, Clock& clock, Caches caches, ReconcilerOp
 Result<ReconcileResult> Reconciler::Reconcile(const std::string& key,
                                               std::optional<WallTime> last_progress) {
   std::optional<Json> cached = caches_.jobs.Get(key);
-  if (!cached || IsDeleting(*cached)) return ReconcileResult{};  // children go with ownerRefs
+  if (!cached || IsDeleting(*cached)) {  // its children go with their ownerReferences
+    written_.Forget(key);
+    return ReconcileResult{};
+  }
   Pass p;
-  p.cached = std::move(*cached);
+  p.cached = written_.Newer(key, std::move(*cached));
   Result<ReconcileResult> r = Run(p, key, last_progress);
   if (!r.ok()) ShowFirstPhase(p, r.status());
   return r;

@@ -73,6 +73,7 @@
 #include "jobs/run_policy.h"
 #include "kube/api.h"
 #include "kube/runtime/duration.h"
+#include "kube/runtime/mutation_cache.h"
 #include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/builders.h"
@@ -199,6 +200,9 @@ class Reconciler {
   const ReconcilerOptions options_;
   const SshKeyGenerator keys_;
   EventRecorder events_;
+  // The status writes the jobs cache has not shown yet: a pass woken by the effects of the last
+  // one's write starts from what that write returned, not a stale resourceVersion.
+  kube::MutationCache written_;
 };
 
 }  // namespace dljob::controller

@@ -123,6 +123,7 @@ Status Reconciler::WriteStatus(Pass& p) {
       api_.ReplaceStatus(kube::resources::kDLJobs, p.job.metadata.namespace_, out);
   if (!r.ok())
     return r.error().ToStatus().WithContext("writing the status of " + p.job.metadata.name);
+  written_.Wrote(*r);  // the next pass starts from it if the cache is still behind
   p.status_written = true;
   if (options_.timings) {
     JobTimings t = TimingsOf(p.job.metadata.creation_timestamp, p.old, p.job.status, p.now);
