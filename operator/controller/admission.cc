@@ -24,12 +24,18 @@ std::string WaitReason(scheduler::WaitCause cause) {
   return "WaitingInQueue";
 }
 
-AdmissionBook::AdmissionBook(kube::Duration admission_ttl) : admission_ttl_(admission_ttl) {}
+AdmissionBook::AdmissionBook(kube::Duration admission_ttl, kube::Duration restate_after)
+    : admission_ttl_(admission_ttl), restate_after_(restate_after) {}
 
 Admission AdmissionBook::Get(const std::string& key) const {
   MutexLock lock(mu_);
   auto it = book_.find(key);
   return it == book_.end() ? Admission{} : it->second;
+}
+
+std::optional<WallTime> AdmissionBook::RestateDue() const {
+  MutexLock lock(mu_);
+  return restate_due_;
 }
 
 std::map<std::string, Admission> AdmissionBook::All() const {
@@ -47,12 +53,24 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
                                                WallTime now) {
   MutexLock lock(mu_);
   std::map<std::string, Admission> next;
+  std::map<std::string, Told> told;
   std::set<std::string> changed;
+  restate_due_.reset();
   auto keep = [&](const std::string& key, Admission a) REQUIRES(mu_) {
     auto it = book_.find(key);
-    if (it == book_.end() || it->second.verdict != a.verdict || it->second.reason != a.reason ||
-        it->second.message != a.message) {
+    auto last = told_.find(key);
+    bool wake = it == book_.end() || last == told_.end() || it->second.verdict != a.verdict ||
+                it->second.reason != a.reason;
+    if (!wake && last->second.message != a.message) {
+      const WallTime due = last->second.at + restate_after_;
+      wake = now >= due;
+      if (!wake && (!restate_due_ || due < *restate_due_)) restate_due_ = due;
+    }
+    if (wake) {
       changed.insert(key);
+      told[key] = {now, a.message};
+    } else {
+      told[key] = last->second;
     }
     next[key] = std::move(a);
   };
@@ -87,6 +105,7 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
     if (!next.count(key) && a.verdict != Verdict::kUnknown) changed.insert(key);
   }
   book_ = std::move(next);
+  told_ = std::move(told);
   return {changed.begin(), changed.end()};
 }
 

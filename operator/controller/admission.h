@@ -15,10 +15,18 @@
 // again (the snapshot then counts the job as pending), so a job that cannot bind where the queue
 // planned (a view that was wrong) does not hold its plan forever.
 //
+// A waiting job's message carries figures that change with nearly every pass ("used 20; 649
+// free"). Record() wakes a job's reconciler when its verdict or reason changes, and for a new
+// message alone at most once per `restate_after`, so a thousand waiting jobs do not each write
+// their status (and patch their pods' PodScheduled condition) on every pass; a pass that runs
+// for another reason shows the latest message. RestateDue() says when a held-back message falls
+// due, so the queue scheduler passes again then and the last message is never left unsaid.
+//
 // Pure and thread-safe: the scheduler thread writes, reconcilers read and report.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +55,8 @@ std::string WaitReason(scheduler::WaitCause cause);
 
 class AdmissionBook {
  public:
-  explicit AdmissionBook(kube::Duration admission_ttl = std::chrono::minutes(5));
+  explicit AdmissionBook(kube::Duration admission_ttl = std::chrono::minutes(5),
+                         kube::Duration restate_after = std::chrono::seconds(10));
 
   // The job's verdict (kUnknown when none).
   Admission Get(const std::string& key) const EXCLUDES(mu_);
@@ -60,12 +69,16 @@ class AdmissionBook {
   // be suspended, the waiting ones with their reason. `running` are the jobs the pass counted as
   // running: they stay (or become) admitted, unless a suspension is pending. `leaving` are the
   // jobs left out of the pass because their suspension is pending or under way: they keep their
-  // verdict. Every other job is forgotten. Returns the jobs whose verdict, reason or message
-  // changed, so the caller can wake their reconcilers.
+  // verdict. Every other job is forgotten. Returns the jobs whose verdict or reason changed, or
+  // whose message changed and was last returned `restate_after` ago or more, so the caller can
+  // wake their reconcilers.
   std::vector<std::string> Record(const scheduler::Decision& decision,
                                   const std::vector<std::string>& running,
                                   const std::vector<std::string>& leaving, WallTime now)
       EXCLUDES(mu_);
+
+  // The earliest time a message the last Record() held back falls due; nullopt when none.
+  std::optional<WallTime> RestateDue() const EXCLUDES(mu_);
 
   // The reconciler has suspended the job as asked: it now waits (reason Preempted) until a pass
   // admits it again.
@@ -73,8 +86,15 @@ class AdmissionBook {
 
  private:
   const kube::Duration admission_ttl_;
+  const kube::Duration restate_after_;
   mutable Mutex mu_;
   std::map<std::string, Admission> book_ GUARDED_BY(mu_);
+  struct Told {  // what Record last returned a job for
+    WallTime at{};
+    std::string message;
+  };
+  std::map<std::string, Told> told_ GUARDED_BY(mu_);
+  std::optional<WallTime> restate_due_ GUARDED_BY(mu_);
 };
 
 }  // namespace dljob::controller

@@ -49,8 +49,39 @@ TEST(AdmissionBookTest, AWaitingJobCarriesTheReasonOfItsCause) {
   EXPECT_EQ(book.Record(d, {}, {}, kT0), Strings{"ns/a"});
   EXPECT_EQ(book.Get("ns/a").reason, "QuotaExceeded");
   EXPECT_EQ(book.Record(d, {}, {}, kT0), Strings{});  // the same: nobody to wake
-  d.waiting[0].reason = "needs 8 GPUs; waits for quota: borrowing 4 needs idle quota";
+  d.waiting[0].cause = WaitCause::kRoom;              // a new reason wakes it at once
   EXPECT_EQ(book.Record(d, {}, {}, kT0), Strings{"ns/a"});
+  EXPECT_EQ(book.Get("ns/a").reason, "Unschedulable");
+}
+
+TEST(AdmissionBookTest, ANewMessageAloneWakesAJobAtMostOncePerRestatePeriod) {
+  using std::chrono::seconds;
+  AdmissionBook book(std::chrono::minutes(5), seconds(10));
+  Decision d;
+  d.waiting.push_back({"ns/a", "quota 20, used 20; 649 free", WaitCause::kQuota});
+  EXPECT_EQ(book.Record(d, {}, {}, kT0), Strings{"ns/a"});
+  EXPECT_EQ(book.RestateDue(), std::nullopt);
+  // The figures change with every pass: held back, but the book has the latest, and says when
+  // it falls due.
+  d.waiting[0].reason = "quota 20, used 20; 630 free";
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(1)), Strings{});
+  EXPECT_EQ(book.Get("ns/a").message, "quota 20, used 20; 630 free");
+  EXPECT_EQ(book.RestateDue(), kT0 + seconds(10));
+  d.waiting[0].reason = "quota 20, used 20; 611 free";
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(9)), Strings{});
+  EXPECT_EQ(book.RestateDue(), kT0 + seconds(10));
+  // Due: woken with the message of that pass; then held back again for a period.
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(10)), Strings{"ns/a"});
+  EXPECT_EQ(book.RestateDue(), std::nullopt);
+  d.waiting[0].reason = "quota 20, used 20; 600 free";
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(11)), Strings{});
+  EXPECT_EQ(book.RestateDue(), kT0 + seconds(20));
+  // Back to the message it was last woken for: nothing is owed any more.
+  d.waiting[0].reason = "quota 20, used 20; 611 free";
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(12)), Strings{});
+  EXPECT_EQ(book.RestateDue(), std::nullopt);
+  // Its verdict changing is never held back.
+  EXPECT_EQ(book.Record(Start("ns/a", {"n1"}), {}, {}, kT0 + seconds(13)), Strings{"ns/a"});
 }
 
 TEST(AdmissionBookTest, APreemptionHoldsUntilTheReconcilerHasSuspendedTheJob) {

@@ -97,6 +97,9 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
     if (decision->next_change) {
       next_change_ = WallTime(std::chrono::seconds(*decision->next_change));
     }
+    if (std::optional<WallTime> due = book_.RestateDue()) {  // a waiting job's held-back message
+      if (!next_change_ || *due < *next_change_) next_change_ = due;
+    }
   }
   if (snap.queues_defined) WriteStatuses(QueueStatuses(snap, *decision));
   return std::move(decision).value();
