@@ -28,6 +28,7 @@ std::string Integer(const std::optional<T>& v) {
 }
 
 std::string ProductName(const std::string& product) { return product.empty() ? "(any)" : product; }
+std::string CohortName(const std::string& cohort) { return cohort.empty() ? "(default)" : cohort; }
 
 // The operator has written the queue's status (any of it).
 bool HasStatus(const DLQueueStatus& s) {
@@ -138,13 +139,18 @@ std::string FormatQueues(const std::vector<DLQueue>& queues, OutputFormat format
   Rows rows;
   rows.push_back({"NAME", "GPU PRODUCT", "NOMINAL", "BORROWING LIMIT", "USED", "BORROWED",
                   "PENDING", "RUNNING"});
-  if (wide) rows[0].push_back("AGE");
+  if (wide) {
+    for (const char* c : {"COHORT", "AGE"}) rows[0].push_back(c);
+  }
   for (const DLQueue& q : queues) {
     for (std::vector<std::string>& cells : QuotaCells(q)) {
       cells.insert(cells.begin(), q.metadata.name);
       cells.push_back(Integer(q.status.pending_jobs));
       cells.push_back(Integer(q.status.running_jobs));
-      if (wide) cells.push_back(Age(q.metadata.creation_timestamp, now));
+      if (wide) {
+        cells.push_back(CohortName(q.spec.cohort));
+        cells.push_back(Age(q.metadata.creation_timestamp, now));
+      }
       rows.push_back(std::move(cells));
     }
   }
@@ -186,6 +192,7 @@ std::string FormatQueue(const DLQueue& queue, const std::vector<DLJob>& jobs, Ou
   if (format == OutputFormat::kJson) return EncodeQueueJson(queue) + "\n";
   if (format == OutputFormat::kYaml) return EncodeQueueYaml(queue);
   std::string out = "Name:      " + queue.metadata.name + "\n";
+  out += "Cohort:    " + CohortName(queue.spec.cohort) + "\n";
   out += "Age:       " + Age(queue.metadata.creation_timestamp, now) + "\n";
   out += "Pending:   " + Integer(queue.status.pending_jobs) + "\n";
   out += "Running:   " + Integer(queue.status.running_jobs) + "\n\n";

@@ -8,9 +8,10 @@
 //
 // A product with use but no quota gets a row with NOMINAL "-". USED and BORROWED are "-" while the
 // operator has written no status for the queue, PENDING and RUNNING while it has not counted them.
-// wide adds AGE. get: the queue's table, then its jobs — the DLJobs that name it in
-// spec.scheduling.queue ("default" when unset) — with, for each waiting one, the message of its
-// Queued condition (why it waits):
+// wide adds COHORT (the queues that lend each other idle quota; "(default)" for a queue that
+// names none) and AGE. get: the queue's name, cohort, age and job counts, its table, then its
+// jobs — the DLJobs that name it in spec.scheduling.queue ("default" when unset) — with, for each
+// waiting one, the message of its Queued condition (why it waits):
 //
 //   NAMESPACE   NAME   PHASE    GPUS   PRIORITY   REASON
 //   ml          big    Queued   16     10         needs 16 GPUs (A100) in queue team-a; quota 32, …

@@ -15,6 +15,7 @@ DLQueue TeamA() {
   DLQueue q;
   q.metadata.name = "team-a";
   q.metadata.creation_timestamp = "2026-11-20T06:00:00Z";
+  q.spec.cohort = "ml";
   q.spec.quotas = {{"A100", 32, std::nullopt}, {"", 8, 4}};
   q.status.used = {{"A100", 40}, {"H100", 2}};
   q.status.borrowed = {{"A100", 8}};
@@ -61,11 +62,17 @@ TEST(FormatQueues, OneRowPerProductDashesWhereTheOperatorHasNotWritten) {
       "team-a    A100          32        unlimited         40     8          3         5\n"
       "team-a    (any)         8         4                 0      0          3         5\n"
       "team-a    H100          -         -                 2      0          3         5\n");
-  std::string wide = FormatQueues({TeamA()}, OutputFormat::kWide, Now());
-  EXPECT_EQ(wide.substr(0, wide.find('\n')),
-            "NAME     GPU PRODUCT   NOMINAL   BORROWING LIMIT   USED   BORROWED   PENDING   RUNNING"
-            "   AGE");
-  EXPECT_NE(wide.find("   5         2d\n"), std::string::npos) << wide;
+  EXPECT_EQ(FormatQueues({Fresh(), TeamA()}, OutputFormat::kWide, Now()),
+            "NAME      GPU PRODUCT   NOMINAL   BORROWING LIMIT   USED   BORROWED   PENDING   "
+            "RUNNING   COHORT      AGE\n"
+            "default   (any)         16        16                -      -          -         -    "
+            "     (default)   1h\n"
+            "team-a    A100          32        unlimited         40     8          3         5    "
+            "     ml          2d\n"
+            "team-a    (any)         8         4                 0      0          3         5    "
+            "     ml          2d\n"
+            "team-a    H100          -         -                 2      0          3         5    "
+            "     ml          2d\n");
 }
 
 TEST(FormatQueues, AQueueWithoutQuotasStillHasARow) {
@@ -144,6 +151,7 @@ TEST(FormatQueue, QuotaThenJobsWithWhyTheyWait) {
               "needs 16 GPUs (A100) in queue team-a; quota 32, used 24; 12 free, largest node 8")};
   EXPECT_EQ(FormatQueue(TeamA(), jobs, OutputFormat::kTable, Now()),
             "Name:      team-a\n"
+            "Cohort:    ml\n"
             "Age:       2d\n"
             "Pending:   3\n"
             "Running:   5\n"
@@ -174,6 +182,7 @@ TEST(FormatQueue, QuotaThenJobsWithWhyTheyWait) {
 TEST(FormatQueue, NoJobsSaysSo) {
   EXPECT_EQ(FormatQueue(Fresh(), {}, OutputFormat::kTable, Now()),
             "Name:      default\n"
+            "Cohort:    (default)\n"
             "Age:       1h\n"
             "Pending:   -\n"
             "Running:   -\n"

@@ -189,19 +189,21 @@ nlohmann::ordered_json DLJobCrd() {
 // first quota: the whole of it for the usual one-product queue.
 nlohmann::ordered_json DLQueueCrd() {
   ojson columns = ojson::array(
-      {PrinterColumn("Product", "string", ".spec.quotas[0].gpuProduct",
+      {PrinterColumn("Cohort", "string", ".spec.cohort",
+                     "Queues of one cohort lend each other idle quota (empty: the default)"),
+       PrinterColumn("Product", "string", ".spec.quotas[0].gpuProduct",
                      "GPU product of the first quota (empty: any)"),
        PrinterColumn("Nominal", "integer", ".spec.quotas[0].nominal",
                      "Nominal GPUs of the first quota"),
        PrinterColumn("Used", "integer", ".status.used[0].gpus", "GPUs in use (first product)"),
        PrinterColumn("Borrowed", "integer", ".status.borrowed[0].gpus",
-                     "GPUs borrowed from other queues (first product)"),
+                     "GPUs borrowed from other queues of the cohort (first product)"),
        PrinterColumn("Pending", "integer", ".status.pendingJobs"),
        PrinterColumn("Running", "integer", ".status.runningJobs"),
        PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
   return Crd<DLQueue>({kQueueKind, kQueuePlural, "dlqueue", kQueueShortName, "Cluster"},
-                      "GPU quota for the DLJobs that name this queue; all queues form one cohort "
-                      "and borrow each other's idle quota (dljob.io).",
+                      "GPU quota for the DLJobs that name this queue; the queues of one cohort "
+                      "borrow each other's idle quota (dljob.io).",
                       std::move(columns));
 }
 

@@ -106,8 +106,8 @@ TEST(Crd, DLQueueIsAClusterScopedStructuralSchemaWithStatusAndColumns) {
   EXPECT_TRUE(version["subresources"].contains("status"));
   std::vector<std::string> columns;
   for (const ojson& c : version["additionalPrinterColumns"]) columns.push_back(c["name"]);
-  EXPECT_EQ(columns, (std::vector<std::string>{"Product", "Nominal", "Used", "Borrowed", "Pending",
-                                               "Running", "Age"}));
+  EXPECT_EQ(columns, (std::vector<std::string>{"Cohort", "Product", "Nominal", "Used", "Borrowed",
+                                               "Pending", "Running", "Age"}));
   ExpectStructural(Schema(crd), "");
   const ojson& quota = Schema(crd)["properties"]["spec"]["properties"]["quotas"]["items"];
   EXPECT_EQ(quota["required"], ojson::array({"nominal"}));

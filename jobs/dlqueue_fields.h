@@ -28,8 +28,8 @@ struct FieldTable<QueueQuota> {
             Info().Describe("GPUs of this product the queue owns.").Minimum(0).Required()),
       Field("borrowingLimit", &T::borrowing_limit,
             Info()
-                .Describe("GPUs the queue may borrow from other queues' idle nominal quota, "
-                          "beyond its own nominal; unset: no limit.")
+                .Describe("GPUs the queue may borrow from the idle nominal quota of other "
+                          "queues of its cohort, beyond its own nominal; unset: no limit.")
                 .Minimum(0)),
   };
 };
@@ -45,6 +45,10 @@ template <>
 struct FieldTable<DLQueueSpec> {
   using T = DLQueueSpec;
   static constexpr std::tuple kFields{
+      Field("cohort", &T::cohort,
+            Info().Describe("Which queues may lend each other idle quota: those with the same "
+                            "cohort (a DNS-1123 label). Empty or omitted: the default cohort, of "
+                            "every queue that names none.")),
       Field("quotas", &T::quotas,
             Info().Describe("GPU quota per product; at most one entry per gpuProduct.").Required()),
   };
@@ -56,7 +60,8 @@ struct FieldTable<DLQueueStatus> {
   static constexpr std::tuple kFields{
       Field("used", &T::used, Info().Describe("GPUs held by the queue's admitted jobs.")),
       Field("borrowed", &T::borrowed,
-            Info().Describe("The part of `used` beyond nominal, borrowed from other queues.")),
+            Info().Describe("The part of `used` beyond nominal, borrowed from other queues of "
+                            "the cohort.")),
       Field("pendingJobs", &T::pending_jobs),
       Field("runningJobs", &T::running_jobs),
   };
@@ -69,7 +74,7 @@ struct FieldTable<DLQueue> {
       Field("apiVersion", &T::api_version),
       Field("kind", &T::kind),
       Field("metadata", &T::metadata),
-      Field("spec", &T::spec, Info().Describe("The queue's GPU quota.")),
+      Field("spec", &T::spec, Info().Describe("The queue's GPU quota and cohort.")),
       Field("status", &T::status),
   };
 };

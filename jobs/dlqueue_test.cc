@@ -32,6 +32,7 @@ DLQueue EveryFieldQueue() {
   q.metadata.creation_timestamp = "2024-05-01T09:00:00Z";
   q.metadata.other = {{"finalizers", {"dljob.io/queue"}}};
   q.metadata.namespace_ = "unused";  // cluster-scoped: validation rejects it, the codec keeps it
+  q.spec.cohort = "vision";
   q.spec.quotas = {
       QueueQuota{.gpu_product = "NVIDIA-A100-SXM4-80GB", .nominal = 32, .borrowing_limit = 16}};
   q.status.used = {QueueUsage{.gpu_product = "NVIDIA-A100-SXM4-80GB", .gpus = 40}};
@@ -58,6 +59,7 @@ metadata:
   finalizers:
     - dljob.io/queue
 spec:
+  cohort: vision
   quotas:
     - gpuProduct: NVIDIA-A100-SXM4-80GB
       nominal: 32
@@ -183,6 +185,29 @@ DLQueue ValidQueue() {
 
 TEST(DLQueueValidation, ValidQueueHasNoErrors) {
   EXPECT_EQ(JoinFieldErrors(Validate(ValidQueue())), "");
+  DLQueue in_cohort = ValidQueue();
+  for (const char* cohort : {"ml", "team-a-2", "x", "0"}) {
+    in_cohort.spec.cohort = cohort;
+    EXPECT_EQ(JoinFieldErrors(Validate(in_cohort)), "") << cohort;
+  }
+  in_cohort.spec.cohort = std::string(63, 'c');
+  EXPECT_EQ(JoinFieldErrors(Validate(in_cohort)), "");
+}
+
+// spec.cohort is optional: omitted, it decodes as "" (the default cohort) and encodes as nothing.
+TEST(DLQueueCodec, CohortIsOptional) {
+  QueueDecodeResult r = DecodeQueueYaml(R"(apiVersion: dljob.io/v1alpha1
+kind: DLQueue
+metadata: {name: a}
+spec:
+  quotas: [{nominal: 8}]
+)");
+  ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
+  EXPECT_EQ(r.queue.spec.cohort, "");
+  EXPECT_FALSE(EncodeQueueTree(r.queue)["spec"].contains("cohort"));
+  r.queue.spec.cohort = "ml";
+  EXPECT_EQ(EncodeQueueTree(r.queue)["spec"]["cohort"], "ml");
+  EXPECT_EQ(DecodeQueueJson(EncodeQueueJson(r.queue)).queue.spec.cohort, "ml");
 }
 
 struct QueueCase {
@@ -215,6 +240,12 @@ const QueueCase kQueueCases[] = {
      "cluster-scoped"},
     {"LabelValue", [](DLQueue& q) { q.metadata.labels["team"] = "a b"; }, "metadata.labels.team",
      "value must be"},
+    {"CohortNotADnsLabel", [](DLQueue& q) { q.spec.cohort = "Team_A"; }, "spec.cohort",
+     "must be a DNS label"},
+    {"CohortEndsWithADash", [](DLQueue& q) { q.spec.cohort = "ml-"; }, "spec.cohort",
+     "must be a DNS label"},
+    {"CohortTooLong", [](DLQueue& q) { q.spec.cohort = std::string(64, 'c'); }, "spec.cohort",
+     "at most 63 characters, got 64"},
     {"NoQuotas", [](DLQueue& q) { q.spec.quotas.clear(); }, "spec.quotas", "at least one quota"},
     {"NominalRequired", [](DLQueue& q) { q.spec.quotas[0].nominal.reset(); },
      "spec.quotas[0].nominal", "required"},

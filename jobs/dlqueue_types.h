@@ -2,10 +2,11 @@
 //
 // A DLQueue holds GPU quota for the jobs that name it in spec.scheduling.queue, after Kueue's
 // ClusterQueue but smaller. Each quota is per GPU product (the node label
-// nvidia.com/gpu.product; "" = any product): `nominal` GPUs are the queue's own, and every queue
-// belongs to one cohort, so a queue may also borrow other queues' idle nominal quota, up to
-// `borrowingLimit` GPUs more than its nominal (unset: no limit). The status is the operator's
-// account of the queue: GPUs in use and borrowed per product, and its jobs.
+// nvidia.com/gpu.product; "" = any product): `nominal` GPUs are the queue's own, and a queue may
+// also borrow the idle nominal quota of the same product from the other queues of its cohort, up
+// to `borrowingLimit` GPUs more than its nominal (unset: no limit). A cohort is the queues with
+// the same `spec.cohort`; the queues that name none form the default cohort. The status is the
+// operator's account of the queue: GPUs in use and borrowed per product, and its jobs.
 //
 // Like the DLJob types (dljob_types.h) these are the truth for the API: one field table per
 // struct (dlqueue_fields.h) drives the codec (dlqueue_codec.h), the CRD (crd.h) and validation
@@ -39,6 +40,9 @@ struct QueueUsage {
 };
 
 struct DLQueueSpec {
+  // The queues that lend each other idle quota: those with the same cohort (a DNS-1123 label).
+  // "" (or omitted): the default cohort, of every queue that names none.
+  std::string cohort;
   std::vector<QueueQuota> quotas;
   bool operator==(const DLQueueSpec&) const = default;
 };

@@ -74,6 +74,9 @@ FieldErrors Validate(const DLQueue& queue) {
   }
   CheckQueueMetadata(c, At("", &DLQueue::metadata), queue.metadata);
   std::string spec = At("", &DLQueue::spec);
+  if (!queue.spec.cohort.empty()) {
+    c.Check(At(spec, &DLQueueSpec::cohort), CheckDnsLabel(queue.spec.cohort));
+  }
   CheckQuotas(c, At(spec, &DLQueueSpec::quotas), queue.spec.quotas);
   return errors;
 }

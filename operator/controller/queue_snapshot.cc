@@ -78,6 +78,7 @@ std::vector<scheduler::QueueSpec> DefinedQueues(const std::vector<Json>& objects
     if (!d.ok() || !Validate(d.queue).empty()) continue;  // the API server's schema refuses these
     scheduler::QueueSpec spec;
     spec.name = d.queue.metadata.name;
+    spec.cohort = d.queue.spec.cohort;
     for (const QueueQuota& q : d.queue.spec.quotas) {
       scheduler::QueueQuota& quota = spec.quotas[q.gpu_product];
       quota.nominal = q.nominal.value_or(0);

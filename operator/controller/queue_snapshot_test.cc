@@ -181,7 +181,8 @@ TEST_F(SnapshotTest, DefinedQueuesAndTheirStatuses) {
        {"kind", "DLQueue"},
        {"metadata", {{"name", "team-a"}}},
        {"spec",
-        {{"quotas",
+        {{"cohort", "ml"},
+         {"quotas",
           {{{"gpuProduct", "A100"}, {"nominal", 2}}, {{"nominal", 16}, {"borrowingLimit", 0}}}}}}},
       {{"apiVersion", "dljob.io/v1alpha1"},
        {"kind", "DLQueue"},
@@ -199,6 +200,8 @@ TEST_F(SnapshotTest, DefinedQueuesAndTheirStatuses) {
   EXPECT_EQ(s.queues[1].quotas.at("A100").nominal, 2);
   EXPECT_EQ(s.queues[1].quotas.at("A100").borrowing_limit, scheduler::kUnlimited);
   EXPECT_EQ(s.queues[1].quotas.at("").borrowing_limit, 0);
+  EXPECT_EQ(s.queues[1].cohort, "ml");
+  EXPECT_EQ(s.queues[0].cohort, "");  // idle names none: the default cohort
 
   scheduler::Decision d;
   d.start.push_back({"ns/any", scheduler::Placement{{"n2", "n2"}}, false});

@@ -191,6 +191,34 @@ TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
   EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
 }
 
+// A queue borrows only from its cohort: team-b (nominal 0) waits while the idle quota is ml's,
+// saying so, and is admitted once it joins ml.
+TEST_F(QueueTest, AQueueBorrowsOnlyTheIdleQuotaOfItsCohort) {
+  auto queue = [](const std::string& name, const std::string& cohort, int nominal) {
+    return Json{{"apiVersion", "dljob.io/v1alpha1"},
+                {"kind", "DLQueue"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"cohort", cohort}, {"quotas", {{{"nominal", nominal}}}}}}};
+  };
+  api_.Put(kDLQueues, queue("lender", "ml", 4));
+  api_.Put(kDLQueues, queue("team-b", "vision", 0));
+  PutQueuedJob("b", 0, "team-b");
+  Pass();
+  Admission b = book_.Get("ns/b");
+  ASSERT_EQ(b.verdict, Verdict::kWaiting);
+  EXPECT_EQ(b.reason, "QuotaExceeded");
+  EXPECT_NE(b.message.find("borrowing 4 needs idle quota of other queues in cohort vision, "
+                           "which have 0"),
+            std::string::npos)
+      << b.message;
+
+  api_.Put(kDLQueues, queue("team-b", "ml", 0));
+  Pass();
+  EXPECT_EQ(book_.Get("ns/b").verdict, Verdict::kAdmitted);
+  Json status = (*api_.Object(kDLQueues, "", "team-b"))["status"];
+  EXPECT_EQ(status["borrowed"], Json::parse(R"([{"gpus": 4}])"));
+}
+
 // Run's timing comes from the injected clock: the first pass needs no trigger and its batch wait
 // is the FakeClock's (recorded, not slept); with no trigger the next pass comes when the clock
 // reaches `resync`, and not before however long the test waits in real time; a trigger makes a

@@ -33,10 +33,12 @@ struct JobQueue::Job {
 struct JobQueue::Pass {
   int64_t now = 0;
   Decision decision;
-  Job* head = nullptr;                     // the first job that waits for room
-  const Job* first_blocked = nullptr;      // the first job that waits, for room or quota
-  std::optional<ReservationPlan> plan;     // the head's, with Backfill::kReservation
-  std::set<int> failed_products;           // preemption attempts that found nothing
+  Job* head = nullptr;                  // the first job that waits for room
+  const Job* first_blocked = nullptr;   // the first job that waits, for room or quota
+  std::optional<ReservationPlan> plan;  // the head's, with Backfill::kReservation
+  // (cohort, product id) of preemption attempts that found nothing: a job of another cohort may
+  // still reclaim quota its own cohort lent out.
+  std::set<std::pair<size_t, int>> failed_preemptions;
   std::unordered_set<const Job*> stopped;  // suspended in this pass
   std::unordered_map<const Job*, std::pair<WaitCause, std::string>> reasons;  // why each waits
 };
@@ -263,8 +265,8 @@ void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
 
 // The running jobs `job` may suspend, cheapest first: lowest priority, furthest behind in order,
 // most recently started, fewest GPUs, then name. Of its own queue, those after it in order; of
-// other queues, those borrowing from the pool it is owed; and only those that hold a node it
-// could use, or quota it lacks.
+// other queues, those borrowing from the pool it is owed (its cohort's, for its product); and
+// only those that hold a node it could use, or quota it lacks.
 std::vector<JobQueue::Job*> JobQueue::PreemptionCandidates(const Job& job, bool quota_blocked,
                                                            int64_t now) const {
   const size_t account = *job.account;
@@ -310,8 +312,9 @@ std::string JobQueue::PreemptReason(const Job& victim, const Job& job, int64_t n
 }
 
 bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
-  if (pass.failed_products.count(job.product_id)) return false;
   const size_t account = *job.account;
+  const std::pair<size_t, int> attempt{quota_.CohortOf(account), job.product_id};
+  if (pass.failed_preemptions.count(attempt)) return false;
   const std::vector<Job*> victims = PreemptionCandidates(job, quota_blocked, pass.now);
   std::vector<PreemptionCandidate> candidates;
   for (const Job* v : victims) {
@@ -326,7 +329,7 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
           ? std::nullopt
           : PlanPreemption(job.req.gang, candidates, quota_fits, ledger_, scratch_, policy_);
   if (!plan) {
-    pass.failed_products.insert(job.product_id);
+    pass.failed_preemptions.insert(attempt);
     return false;
   }
   for (size_t c : plan->victims) {

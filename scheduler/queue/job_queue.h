@@ -7,11 +7,12 @@
 //   - Pending jobs go in order: priority, then FIFO by submit time (or least attained service,
 //     or the sjf oracle's least remaining service), ties by name.
 //   - A job starts when it fits its queue's quota (quota.h: nominal, then borrowing idle quota
-//     of the cohort within the borrowing limit) and the placement policy places its whole gang.
+//     of its queue's cohort within the borrowing limit) and the placement policy places its
+//     whole gang.
 //   - A job that does not fit may suspend running jobs (preemption.h): of its own queue, those
-//     after it in order; of other queues, those borrowing quota it is owed; whole gangs only,
-//     the cheapest set, only when that makes it fit, never one that ran less than the minimum
-//     run time. Failed attempts stop after one per GPU product a pass.
+//     after it in order; of other queues of its cohort, those borrowing quota it is owed; whole
+//     gangs only, the cheapest set, only when that makes it fit, never one that ran less than
+//     the minimum run time. Failed attempts stop after one per cohort and GPU product a pass.
 //   - The first job that still cannot fit for lack of room is the head. Behind it: nothing
 //     (Backfill::kNone), anything that fits (kGreedy), or, with kReservation, only jobs that
 //     leave the head's reservation (reservation.h) intact: they end before it by their own time

@@ -173,11 +173,15 @@ TEST(JobQueueProperty, QuotasHoldAndBorrowingTakesOnlyIdleQuota) {
     RandomTrace t = MakeTrace(seed, true);
     std::map<std::string, JobRequest> by_name;
     for (const JobRequest& j : t.jobs) by_name[j.name] = j;
+    // Half the traces put c in a cohort of its own: it borrows from no one and lends to no one.
+    if (seed % 2) t.queues[2].cohort = "solo";
     std::map<std::string, QueueQuota> quota;
-    int64_t cohort_nominal = 0;
+    std::map<std::string, std::string> cohort_of;  // queue -> cohort
+    std::map<std::string, int64_t> cohort_nominal;
     for (const QueueSpec& s : t.queues) {
       quota[s.name] = s.quotas.at("");
-      cohort_nominal += quota[s.name].nominal;
+      cohort_of[s.name] = s.cohort;
+      cohort_nominal[s.cohort] += quota[s.name].nominal;
     }
     for (const Variant& v : kVariants) {
       SCOPED_TRACE(std::string(v.name) + " seed " + std::to_string(seed));
@@ -186,12 +190,11 @@ TEST(JobQueueProperty, QuotasHoldAndBorrowingTakesOnlyIdleQuota) {
       queue_testing::Replay(
           q, t.jobs,
           [&](const JobQueue&, const Decision& d, int64_t, const std::set<std::string>& running) {
-            std::map<std::string, int64_t> used;
-            int64_t cohort_used = 0;
+            std::map<std::string, int64_t> used, cohort_used;
             auto add = [&](const std::string& job, int sign) {
               const int64_t g = sign * GangGpus(by_name[job].gang);
               used[by_name[job].queue] += g;
-              cohort_used += g;
+              cohort_used[cohort_of[by_name[job].queue]] += g;
             };
             for (const std::string& r : running) add(r, +1);
             // Replay the pass in its order: each preemption just before its beneficiary starts.
@@ -205,7 +208,9 @@ TEST(JobQueueProperty, QuotasHoldAndBorrowingTakesOnlyIdleQuota) {
                   << s.job;
               if (used[queue] + g > quota[queue].nominal) {
                 ++borrowed_starts;
-                EXPECT_LE(cohort_used + g, cohort_nominal) << s.job << " borrowed non-idle quota";
+                const std::string& cohort = cohort_of[queue];
+                EXPECT_LE(cohort_used[cohort] + g, cohort_nominal[cohort])
+                    << s.job << " borrowed non-idle quota of cohort \"" << cohort << "\"";
               }
               add(s.job, +1);
             }

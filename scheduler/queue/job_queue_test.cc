@@ -1,5 +1,6 @@
 #include "scheduler/queue/job_queue.h"
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -303,6 +304,51 @@ TEST(JobQueue, ReclaimsQuotaOtherQueuesBorrowed) {
   EXPECT_EQ(Names(d.preempt), Strings{"a1"});
   EXPECT_EQ(d.preempt[0].reason, "suspended for b0 (queue a borrows quota that queue b is owed)");
   EXPECT_EQ(Names(d.start), Strings{"b0"});
+}
+
+TEST(JobQueue, BorrowsOnlyWithinItsCohort) {
+  auto policy = Policy();
+  // a and b lend each other in cohort ml; c, of the default cohort, lends to neither.
+  const std::vector<QueueSpec> queues = {
+      {"a", {{"", {8, 16}}}, "ml"}, {"b", {{"", {8, 0}}}, "ml"}, {"c", {{"", {8, 0}}}}};
+  JobQueue q(queues, *policy, Options(Backfill::kGreedy));
+  q.SetNodes({GpuNode("n1", 8), GpuNode("n2", 8), GpuNode("n3", 8)});
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(q.AddPending(J("a" + std::to_string(i), 8).Queue("a").At(i)).ok());
+  }
+  Decision d = q.Schedule(0);
+  // a's own 8 and b's idle 8; c's idle 8 and a free node are not a's to use.
+  EXPECT_EQ(Names(d.start), (Strings{"a0", "a1"}));
+  ASSERT_EQ(d.waiting.size(), 1u);
+  EXPECT_EQ(d.waiting[0].reason,
+            "needs 8 GPUs (any model) in queue a; quota 8 + borrowing 16, used 16; 8 free, "
+            "largest node 8; waits for quota: borrowing 8 needs idle quota of other queues in "
+            "cohort ml, which have 0");
+}
+
+// a (cohort ml) borrows b's quota. c, of the default cohort, is owed its nominal 8 but may not
+// reclaim it from a: a borrows nothing of c's cohort. b may, though c's attempt failed before it
+// in the same pass.
+TEST(JobQueue, ReclaimStaysWithinTheCohort) {
+  auto policy = Policy();
+  const std::vector<QueueSpec> queues = {
+      {"a", {{"", {8, 8}}}, "ml"}, {"b", {{"", {8, 0}}}, "ml"}, {"c", {{"", {8, 0}}}}};
+  auto q = MakeQueue(queues, *policy, Options(Backfill::kGreedy, true),
+                     {GpuNode("n1", 8), GpuNode("n2", 8)},
+                     {{J("a0", 8).Queue("a"), {"n1"}, 0}, {J("a1", 8).Queue("a"), {"n2"}, 10}});
+  ASSERT_TRUE(q->AddPending(J("c0", 8).Queue("c").At(0)).ok());
+  ASSERT_TRUE(q->AddPending(J("b0", 8).Queue("b").At(1)).ok());
+  Decision d = q->Schedule(20);
+  EXPECT_EQ(Names(d.preempt), Strings{"a1"});
+  ASSERT_EQ(d.preempt.size(), 1u);
+  EXPECT_EQ(d.preempt[0].for_job, "b0");
+  EXPECT_EQ(d.preempt[0].reason, "suspended for b0 (queue a borrows quota that queue b is owed)");
+  EXPECT_EQ(Names(d.start), Strings{"b0"});
+  // The preempted a1 waits too (kPreempted); c0 waits for room, as it did before the pass.
+  auto c0 = std::find_if(d.waiting.begin(), d.waiting.end(),
+                         [](const WaitingJob& w) { return w.job == "c0"; });
+  ASSERT_NE(c0, d.waiting.end());
+  EXPECT_EQ(c0->cause, WaitCause::kRoom);
 }
 
 TEST(JobQueue, NoPreemptionBeforeTheMinimumRunTime) {

@@ -23,7 +23,8 @@ inline constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max() / 16;
 inline constexpr char kDefaultQueue[] = "default";
 
 // GPUs a queue may use of one product. `nominal` is its own; beyond it, it may borrow idle
-// nominal quota of the other queues (all queues form one cohort), up to `borrowing_limit` more.
+// nominal quota of that product from the other queues of its cohort (QueueSpec::cohort), up to
+// `borrowing_limit` more.
 struct QueueQuota {
   int64_t nominal = kUnlimited;
   int64_t borrowing_limit = 0;
@@ -36,6 +37,10 @@ struct QueueQuota {
 struct QueueSpec {
   std::string name;
   std::map<std::string, QueueQuota> quotas;
+  // The queues that lend each other idle nominal quota (Kueue's cohort): those with the same
+  // value. "" is the default cohort, of every queue that names none. Last and with an
+  // initializer, so that {name, quotas} is still a queue of the default cohort.
+  std::string cohort = {};
   bool operator==(const QueueSpec&) const = default;
 };
 
@@ -91,7 +96,7 @@ struct QueueOptions {
   Backfill backfill = Backfill::kReservation;
   // Whether a blocked job may suspend running ones: those of its own queue that come after it
   // in order (lower priority; for las a higher attained level; for sjf more remaining service),
-  // and those of other queues that borrow quota it is owed.
+  // and those of other queues of its cohort that borrow quota it is owed.
   bool preemption = true;
   // A running job may be suspended only after running this long, so jobs do not thrash.
   int64_t min_run_time = 0;

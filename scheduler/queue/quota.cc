@@ -22,19 +22,21 @@ std::string QuotaString(int64_t quota) {
 }
 
 QuotaLedger::QuotaLedger(const std::vector<QueueSpec>& queues) {
-  std::map<std::string, size_t> pools;
+  std::map<std::pair<std::string, std::string>, size_t> pools;  // (cohort, product)
   for (const QueueSpec& q : queues) {
     auto named = std::find(queue_names_.begin(), queue_names_.end(), q.name);
     const size_t queue = named - queue_names_.begin();
     if (named == queue_names_.end()) queue_names_.push_back(q.name);
+    auto known = std::find(cohort_names_.begin(), cohort_names_.end(), q.cohort);
+    const size_t cohort = known - cohort_names_.begin();
+    if (known == cohort_names_.end()) cohort_names_.push_back(q.cohort);
     for (const auto& [product, quota] : q.quotas) {
-      auto [pool, fresh] = pools.emplace(product, pools_.size());
-      if (fresh) pools_.push_back({});
+      if (!index_.emplace(std::pair{q.name, product}, accounts_.size()).second) continue;
+      auto [pool, fresh] = pools.emplace(std::pair{q.cohort, product}, pools_.size());
+      if (fresh) pools_.push_back({cohort, 0, 0});
       Account a{queue, pool->second, {Clamp(quota.nominal), Clamp(quota.borrowing_limit)}, 0};
       pools_[a.pool].nominal = SatAdd(pools_[a.pool].nominal, a.quota.nominal);
-      if (index_.emplace(std::pair{q.name, product}, accounts_.size()).second) {
-        accounts_.push_back(a);
-      }
+      accounts_.push_back(a);
     }
   }
 }
@@ -93,8 +95,10 @@ std::optional<std::string> QuotaLedger::Check(size_t account, int64_t gpus,
   if (pool.nominal >= kUnlimited || pool_used + gpus <= pool.nominal) return std::nullopt;
   const int64_t own_idle = std::max<int64_t>(0, nominal - used);
   const int64_t others_idle = std::max<int64_t>(0, pool.nominal - pool_used - own_idle);
-  return "borrowing " + std::to_string(gpus - own_idle) +
-         " needs idle quota of other queues, which have " + std::to_string(others_idle);
+  const std::string& cohort = cohort_names_[pool.cohort];
+  return "borrowing " + std::to_string(gpus - own_idle) + " needs idle quota of other queues" +
+         (cohort.empty() ? "" : " in cohort " + cohort) + ", which have " +
+         std::to_string(others_idle);
 }
 
 }  // namespace dljob::scheduler

@@ -1,11 +1,13 @@
 // QuotaLedger: how many GPUs each queue uses of each quota entry, and whether a job's GPUs fit
-// its queue's quota, borrowing idle quota from the cohort (all queues) within its borrowing limit.
+// its queue's quota, borrowing idle quota from its cohort within its borrowing limit.
 //
 // A queue may always use its own nominal quota. Beyond it, it borrows: its use stays within
-// nominal + borrowing limit, and the cohort's total use of that entry's product within the sum of
-// the queues' nominal quotas of it (so a queue borrows only what other queues leave idle). Quotas
-// count GPUs only. An account is one queue's entry for one product ("" any); jobs hold the
-// account they are charged to (AccountFor), so a pass never looks names up. Not thread-safe.
+// nominal + borrowing limit, and its cohort's total use of that entry's product within the sum of
+// the cohort's nominal quotas of it (so a queue borrows only what other queues of its cohort
+// leave idle). A cohort is the queues with the same QueueSpec::cohort; those naming none form the
+// default cohort. Quotas count GPUs only. An account is one queue's entry for one product ("" any);
+// accounts of one cohort and product share a pool. Jobs hold the account they are charged to
+// (AccountFor), so a pass never looks names up. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -44,33 +46,40 @@ class QuotaLedger {
   int64_t Nominal(size_t account) const { return accounts_[account].quota.nominal; }
   // Whether the queue uses more than its nominal quota of the account's product.
   bool Borrowing(size_t account) const { return Used(account) > Nominal(account); }
-  // Accounts of the same queue, and of the same product (one cohort pool).
+  // Accounts of the same queue, and of the same cohort and product (one pool: its queues lend
+  // each other idle quota).
   bool SameQueue(size_t a, size_t b) const { return accounts_[a].queue == accounts_[b].queue; }
   bool SamePool(size_t a, size_t b) const { return accounts_[a].pool == accounts_[b].pool; }
+  // The index of the account's cohort (0, 1, ... in order of first appearance), for keying
+  // per-cohort state.
+  size_t CohortOf(size_t account) const { return pools_[accounts_[account].pool].cohort; }
 
   // "quota 32 + borrowing 8, used 24"; "" when the nominal quota is unlimited.
   std::string Describe(size_t account) const;
 
   // Whether `gpus` more fit the account's quota, counting `freed` as given back. nullopt: they
   // fit; else why not: "" when they would exceed nominal + borrowing limit, or "borrowing 8
-  // needs idle quota of other queues, which have 0" when the cohort has too little idle.
+  // needs idle quota of other queues, which have 0" when the cohort has too little idle ("of
+  // other queues in cohort ml" when the cohort is named).
   std::optional<std::string> Check(size_t account, int64_t gpus,
                                    const std::vector<FreedQuota>& freed = {}) const;
 
  private:
   struct Account {
     size_t queue = 0;  // index into queue_names_
-    size_t pool = 0;   // index into pools_: the product
+    size_t pool = 0;   // index into pools_: the cohort and product
     QueueQuota quota;  // clamped to kUnlimited
     int64_t used = 0;
   };
   struct Pool {
+    size_t cohort = 0;    // index into cohort_names_
     int64_t nominal = 0;  // sum of the accounts' nominal quotas, at most kUnlimited
     int64_t used = 0;
   };
   void Add(size_t account, int64_t gpus);
 
   std::vector<std::string> queue_names_;
+  std::vector<std::string> cohort_names_;  // "" the default cohort
   std::vector<Account> accounts_;
   std::vector<Pool> pools_;
   std::map<std::pair<std::string, std::string>, size_t, std::less<>> index_;  // (queue, product)

@@ -66,6 +66,55 @@ TEST(QuotaLedger, FreedQuotaCountsAsReleased) {
   EXPECT_EQ(q.Used(a), 8);
 }
 
+// Cohort ml: a (nominal 8, borrows up to 8) and b (8). The default cohort: c (8) and d (only
+// borrows, up to 8). Each borrows only idle quota of its own cohort, of the same product.
+TEST(QuotaLedger, QueuesBorrowOnlyWithinTheirCohort) {
+  QuotaLedger q({{"a", {{"", {8, 8}}}, "ml"},
+                 {"b", {{"", {8, 0}}}, "ml"},
+                 {"c", {{"", {8, 0}}}},
+                 {"d", {{"", {0, 8}}}}});
+  const size_t a = *q.AccountFor("a", ""), b = *q.AccountFor("b", ""), c = *q.AccountFor("c", ""),
+               d = *q.AccountFor("d", "");
+  EXPECT_TRUE(q.SamePool(a, b));
+  EXPECT_TRUE(q.SamePool(c, d));
+  EXPECT_FALSE(q.SamePool(a, c));
+  EXPECT_FALSE(q.SamePool(b, d));
+  EXPECT_EQ(q.CohortOf(a), q.CohortOf(b));
+  EXPECT_NE(q.CohortOf(a), q.CohortOf(c));
+
+  q.Charge(a, 8);
+  q.Charge(b, 8);
+  // c's 8 are idle, but in another cohort: a cannot borrow them.
+  EXPECT_EQ(q.Check(a, 4),
+            "borrowing 4 needs idle quota of other queues in cohort ml, which have 0");
+  // d can, though ml's queues are full; its message names no cohort (the default one).
+  EXPECT_EQ(q.Check(d, 8), std::nullopt);
+  q.Charge(c, 4);
+  EXPECT_EQ(q.Check(d, 8), "borrowing 8 needs idle quota of other queues, which have 4");
+  // Once b gives its 8 back, a borrows them.
+  q.Release(b, 8);
+  EXPECT_EQ(q.Check(a, 8), std::nullopt);
+  EXPECT_EQ(q.Check(a, 9), "");  // beyond a's borrowing limit
+  // What a queue of another cohort frees does not count for a.
+  q.Charge(b, 8);
+  EXPECT_EQ(q.Check(a, 4, {{c, 4}}),
+            "borrowing 4 needs idle quota of other queues in cohort ml, which have 0");
+  EXPECT_EQ(q.Check(a, 4, {{b, 4}}), std::nullopt);
+}
+
+// A product's quota is pooled per cohort: ml's A100s and the default cohort's are apart.
+TEST(QuotaLedger, OneProductPooledPerCohort) {
+  QuotaLedger q({{"a", {{"A100", {0, 16}}}, "ml"},
+                 {"b", {{"A100", {8, 0}}, {"", {8, 0}}}, "ml"},
+                 {"c", {{"A100", {16, 0}}}}});
+  const size_t a = *q.AccountFor("a", "A100");
+  EXPECT_FALSE(q.SamePool(a, *q.AccountFor("c", "A100")));
+  EXPECT_FALSE(q.SamePool(a, *q.AccountFor("b", "")));  // another product
+  EXPECT_EQ(q.Check(a, 8), std::nullopt);               // b's idle A100s
+  EXPECT_EQ(q.Check(a, 9),
+            "borrowing 9 needs idle quota of other queues in cohort ml, which have 8");
+}
+
 TEST(QuotaLedger, UnlimitedQueuesNeverWait) {
   QuotaLedger q({UnlimitedQueue("x"), UnlimitedQueue("y"), UnlimitedQueue()});
   const size_t x = *q.AccountFor("x", "A100");

@@ -165,8 +165,8 @@ int Main(int argc, char** argv) {
                  "jobs CSV: name,submit_time,duration,num_gpu,gpus_per_worker,queue,priority,"
                  "gpu_model[,time_limit] (seconds)");
   app.add_option("--queues", f.queues,
-                 "queues CSV: name,gpu_model,nominal,borrowing_limit (default: every queue the "
-                 "jobs name, unlimited)");
+                 "queues CSV: name,gpu_model,nominal,borrowing_limit[,cohort] (default: every "
+                 "queue the jobs name, unlimited)");
   app.add_option("--policy", policy_names,
                  "policies to compare, comma-separated: fifo, spread, best-fit, dljob, las, sjf")
       ->capture_default_str();

@@ -144,16 +144,31 @@ Result<std::vector<QueueSpec>> ParseQueues(std::string_view file, std::string_vi
   Result<CsvTable> t = CsvTable::Parse(file, text, {"name"});
   if (!t.ok()) return t.status();
   std::map<std::string, QueueSpec> queues;
+  std::map<std::string, int> first_line;  // queue -> its first row's line
   for (const CsvRow& row : t->rows()) {
     const std::string name = t->Text(row, "name");
     if (Status s = CheckName(*t, row, "name", name); !s.ok()) return s;
+    const std::string cohort = t->Text(row, "cohort");
+    if (!cohort.empty()) {
+      if (Status s = CheckName(*t, row, "cohort", cohort); !s.ok()) return s;
+    }
     const std::string model = t->Text(row, "gpu_model");
     Result<int64_t> nominal = QuotaField(*t, row, "nominal", kUnlimited);
     Result<int64_t> borrowing = QuotaField(*t, row, "borrowing_limit", 0);
     if (!nominal.ok()) return nominal.status();
     if (!borrowing.ok()) return borrowing.status();
+    auto [first, fresh] = first_line.emplace(name, row.line);
     QueueSpec& q = queues[name];
-    q.name = name;
+    if (fresh) {
+      q.name = name;
+      q.cohort = cohort;
+    } else if (q.cohort != cohort) {
+      return t->Error(row, "cohort",
+                      "queue " + name + " is in " +
+                          (q.cohort.empty() ? "the default cohort" : "cohort " + Quote(q.cohort)) +
+                          " on line " + std::to_string(first->second) +
+                          "; every row of a queue names the same cohort");
+    }
     if (!q.quotas.emplace(model, QueueQuota{*nominal, *borrowing}).second) {
       return t->Error(row, "gpu_model",
                       "queue " + name + " already has a quota for " +
@@ -249,11 +264,15 @@ std::string JobsCsv(const std::vector<TraceJob>& jobs) {
 }
 
 std::string QueuesCsv(const std::vector<QueueSpec>& queues) {
-  std::string out = "name,gpu_model,nominal,borrowing_limit\n";
+  // The cohort column only when a queue names one, so a trace without cohorts reads as before.
+  const bool cohorts = std::any_of(queues.begin(), queues.end(),
+                                   [](const QueueSpec& q) { return !q.cohort.empty(); });
+  std::string out = "name,gpu_model,nominal,borrowing_limit";
+  out += cohorts ? ",cohort\n" : "\n";
   for (const QueueSpec& q : queues) {
     for (const auto& [model, quota] : q.quotas) {
       out += q.name + "," + model + "," + QuotaString(quota.nominal) + "," +
-             QuotaString(quota.borrowing_limit) + "\n";
+             QuotaString(quota.borrowing_limit) + (cohorts ? "," + q.cohort : "") + "\n";
     }
   }
   return out;

@@ -3,12 +3,14 @@
 //
 //   nodes:  name,num_gpu,gpu_model,cpu_milli,memory_mib[,labels]       labels: k=v;k=v
 //   jobs:   name,submit_time,duration,num_gpu,gpus_per_worker,queue,priority,gpu_model[,time_limit]
-//   queues: name,gpu_model,nominal,borrowing_limit                     one row per queue and model
+//   queues: name,gpu_model,nominal,borrowing_limit[,cohort]            one row per queue and model
 //
 // Times are whole seconds. Columns are found by the header's names (any order; extra columns are
 // ignored). Optional fields may be empty: gpus_per_worker (num_gpu up to 8, else 8), queue
 // ("default"), priority (0), gpu_model (any), time_limit (none: the job's runs have no bound),
-// cpu_milli/memory_mib (not accounted), nominal (unlimited), borrowing_limit (0; "unlimited").
+// cpu_milli/memory_mib (not accounted), nominal (unlimited), borrowing_limit (0; "unlimited"),
+// cohort (the default cohort; the queues of one cohort lend each other idle quota, and every row
+// of a queue names the same one).
 // A node's gpu_model becomes its nvidia.com/gpu.product label; a job's its nodeSelector.
 // Errors name the file, line and column and why. Pure.
 #pragma once

@@ -84,6 +84,13 @@ TEST(ParseTrace, BadInputNamesFileLineColumnAndWhy) {
             "q.csv:3:3: gpu_model: queue a already has a quota for any model");
   EXPECT_EQ(ParseQueues("q.csv", "name,gpu_model,nominal\na,,lots\n").status().message(),
             "q.csv:2:4: nominal: expected a whole number, got \"lots\"");
+  EXPECT_EQ(ParseQueues("q.csv", "name,gpu_model,nominal,cohort\na,,8,ml\na,A100,8,\n")
+                .status()
+                .message(),
+            "q.csv:3:10: cohort: queue a is in cohort \"ml\" on line 2; every row of a queue "
+            "names the same cohort");
+  EXPECT_EQ(ParseQueues("q.csv", "name,cohort\na,\"m l\"\n").status().message(),
+            "q.csv:2:3: cohort: must have no spaces or control characters, got \"m l\"");
   EXPECT_EQ(LoadTrace("/nonexistent/n.csv", "j.csv", "").status().message(),
             "cannot open \"/nonexistent/n.csv\": No such file or directory");
 }
@@ -98,6 +105,23 @@ TEST(ParseQueues, QuotasPerModelUnlimitedAndDefaults) {
   ASSERT_EQ(q->size(), 2u);
   EXPECT_EQ((*q)[0], (QueueSpec{"a", {{"", {kUnlimited, 0}}}}));
   EXPECT_EQ((*q)[1], (QueueSpec{"b", {{"", {8, 0}}, {"A100", {16, kUnlimited}}}}));
+}
+
+TEST(ParseQueues, CohortsPerQueueEmptyForTheDefault) {
+  auto q = ParseQueues("q.csv",
+                       "name,gpu_model,nominal,borrowing_limit,cohort\n"
+                       "a,A100,8,8,ml\n"
+                       "a,,4,0,ml\n"
+                       "b,,8,0,ml\n"
+                       "c,,8,0,\n");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  ASSERT_EQ(q->size(), 3u);
+  EXPECT_EQ((*q)[0], (QueueSpec{"a", {{"", {4, 0}}, {"A100", {8, 8}}}, "ml"}));
+  EXPECT_EQ((*q)[1], (QueueSpec{"b", {{"", {8, 0}}}, "ml"}));
+  EXPECT_EQ((*q)[2], (QueueSpec{"c", {{"", {8, 0}}}}));
+  // Written back with the cohort column, and read back the same; without cohorts, without it.
+  EXPECT_EQ(ParseQueues("q", QueuesCsv(*q)).value(), *q);
+  EXPECT_EQ(QueuesCsv({{"c", {{"", {8, 0}}}}}), "name,gpu_model,nominal,borrowing_limit\nc,,8,0\n");
 }
 
 TEST(QueuesFor, EveryQueueTheJobsNameUnlimitedWithoutAQueuesFile) {
