@@ -236,6 +236,8 @@ int Main(int argc, char** argv) {
   int workers = 8;
   int submitters = 8;
   bool skip_baseline = false;
+  double max_ratio = 0;
+  double max_rss_growth_mib = 0;
   std::string kubeconfig;
   std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against an API server", "operator_bench");
@@ -244,6 +246,10 @@ int Main(int argc, char** argv) {
   app.add_option("--submitters", submitters, "client threads creating objects")
       ->capture_default_str();
   app.add_flag("--skip-baseline", skip_baseline, "only the operator phase");
+  app.add_option("--max-ratio", max_ratio,
+                 "fail (exit 3) when operator time / baseline time is larger (a check for CI)");
+  app.add_option("--max-rss-growth-mib", max_rss_growth_mib,
+                 "fail (exit 3) when the operator's RSS grows by more than this per 10,000 pods");
   app.add_option("--operator", binary, "the dljob-operator to measure (another build, to compare)")
       ->capture_default_str();
   app.add_option("--kubeconfig", kubeconfig,
@@ -305,7 +311,19 @@ int Main(int argc, char** argv) {
                 pct(0.99), Quantile(baseline.latencies, 0.99));
   }
   std::printf("\n%s", run.breakdown.c_str());
-  return 0;
+  int status = 0;
+  const double growth = (run.rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods;
+  if (max_ratio > 0 && baseline.seconds > 0 && run.seconds / baseline.seconds > max_ratio) {
+    std::printf("FAILED: operator time is %.2fx the baseline's, more than --max-ratio %.2f\n",
+                run.seconds / baseline.seconds, max_ratio);
+    status = 3;
+  }
+  if (max_rss_growth_mib > 0 && growth > max_rss_growth_mib) {
+    std::printf("FAILED: RSS grew %.1f MiB per 10,000 pods, more than --max-rss-growth-mib %.1f\n",
+                growth, max_rss_growth_mib);
+    status = 3;
+  }
+  return status;
 }
 
 }  // namespace

@@ -306,6 +306,11 @@ int Main(int argc, char** argv) {
   }
 
   int status = 0;
+  if (jobs.Count("Failed") > 0) {  // nothing here makes a job fail
+    std::printf("FAILED: %d jobs Failed (the operator's log: --operator-log FILE)\n",
+                jobs.Count("Failed"));
+    status = 3;
+  }
   if (max_wall > 0 && wall > max_wall) {
     std::printf("FAILED: the run took %.1f s, more than --max-wall-seconds %.1f\n", wall, max_wall);
     status = 3;

@@ -11,7 +11,6 @@
 #
 # Usage: tests/sim_nodes/measure_rate.sh [path/to/dljob-sim-nodes]   (NODES=1000 PODS=5000)
 set -uo pipefail
-PROG=measure_rate
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 SIM_BIN="${1:-$ROOT/build/bin/dljob-sim-nodes}"
 NODES="${NODES:-1000}"

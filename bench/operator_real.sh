@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The operator benchmarks on the real kube-apiserver: a bare API server with etcd and the
+# controller-manager (scripts/cluster/apiserver-only.sh, in a temporary directory, on ports apart
+# from kube-up's and the tests'), simulated GPU nodes that run bound pods (dljob-sim-nodes), and
+# then operator_bench (--jobs N DLJobs of 5 pods against the bare-pods baseline, the default) or
+# queue_bench (--queue: the Kueue-shaped case) with that server's kubeconfig. Everything it started
+# is stopped by PID, and the directory removed, also on failure or Ctrl-C. Needs the Kubernetes
+# binaries kube-up.sh caches; no root, nothing but 127.0.0.1.
+#
+# Usage: bench/operator_real.sh [--queue] [--nodes N] [--gpus-per-node G] [-- BENCH FLAGS...]
+#   bench/operator_real.sh --nodes 1000 -- --jobs 1000
+#   bench/operator_real.sh --queue --nodes 40 --gpus-per-node 32 -- --scale 0.1
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+BIN="${BIN:-$ROOT/build/bin}"
+MODE=operator
+NODES=""
+GPUS=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --queue) MODE=queue ;;
+    --nodes) NODES="$2"; shift ;;
+    --gpus-per-node) GPUS="$2"; shift ;;
+    --) shift; break ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) die "unknown flag $1 (see --help)" ;;
+  esac
+  shift
+done
+if [ -z "$NODES" ]; then
+  if [ "$MODE" = queue ]; then NODES=40; GPUS=32; else NODES=1000; fi
+fi
+for b in dljob-sim-nodes dljob-operator operator_bench queue_bench; do
+  [ -x "$BIN/$b" ] || die "$BIN/$b is missing: build it (ninja -C build $b)"
+done
+
+TMP="$(mktemp -d /tmp/dljob-operator-real.XXXXXX)"
+export DLJOB_APISERVER_DIR="$TMP/apiserver"
+export DLJOB_APISERVER_PORT=16743 DLJOB_APISERVER_ETCD_PORT=12679 DLJOB_APISERVER_CM_PORT=10657
+export KUBECONFIG="$DLJOB_APISERVER_DIR/kubeconfig"
+SIM_PID=""
+cleanup() {
+  if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then kill -TERM "$SIM_PID"; wait "$SIM_PID"; fi
+  "$ROOT/scripts/cluster/apiserver-only.sh" down >/dev/null 2>&1
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
+
+say "starting kube-apiserver, etcd and kube-controller-manager (apiserver-only.sh)"
+"$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager --crds >"$TMP/up.log" 2>&1 ||
+  { cat "$TMP/up.log"; die "apiserver-only.sh up failed"; }
+say "registering $NODES simulated nodes with $GPUS GPUs each (dljob-sim-nodes)"
+# Lease renewals every 20 s (lease 80 s) rather than 10: half the background writes, so that a
+# busy 2-core machine does not let them fall behind and the node lifecycle controller does not
+# mark nodes NotReady in the middle of a run.
+"$BIN/dljob-sim-nodes" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --gpus-per-node "$GPUS" \
+  --renew-seconds 20 --lease-seconds 80 --progress-seconds 30 \
+  --ready-file "$TMP/ready" >"$TMP/sim.log" 2>&1 &
+SIM_PID=$!
+until [ -f "$TMP/ready" ]; do
+  kill -0 "$SIM_PID" 2>/dev/null || { cat "$TMP/sim.log"; die "dljob-sim-nodes failed"; }
+  sleep 0.5
+done
+grep registered "$TMP/sim.log" | tail -n 1
+echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+status=0
+if [ "$MODE" = queue ]; then
+  "$BIN/queue_bench" --kubeconfig "$KUBECONFIG" "$@" || status=$?
+else
+  "$BIN/operator_bench" --kubeconfig "$KUBECONFIG" "$@" || status=$?
+fi
+echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+say "dljob-sim-nodes at the end: $(tail -n 1 "$TMP/sim.log")"
+exit "$status"
