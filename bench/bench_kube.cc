@@ -1,9 +1,11 @@
 #include "bench/bench_kube.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -17,6 +19,9 @@ namespace dljob::bench {
 namespace {
 
 using kube::Json;
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void OnStopSignal(int) { g_stop = 1; }
 
 const kube::Resource kNamespaceResource{"", "v1", "namespaces", false, "Namespace"};
 const kube::Resource kServiceAccountResource{"", "v1", "serviceaccounts", true, "ServiceAccount"};
@@ -218,12 +223,35 @@ void PhaseWatch::Run(kube::Api& api, const kube::Resource& resource, std::stop_t
   }
 }
 
+void StopOnSignals() {
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 bool WaitPrinting(const std::string& what, int total, const std::function<int()>& done,
-                  int timeout_ms) {
+                  int timeout_ms, dljob::testing::Background* watched) {
   int last_step = -1;
   auto last_print = Clock::now();
-  return dljob::testing::WaitFor(
+  bool exited = false;
+  const bool ok = dljob::testing::WaitFor(
       [&] {
+        if (g_stop) {
+          std::fprintf(stderr, "bench: stopped by a signal\n");
+          exited = true;
+          return true;
+        }
+        if (watched != nullptr) {
+          if (int code = watched->Wait(0); code != -1) {
+            std::fprintf(stderr, "bench: the operator exited (status %d) before the run ended\n",
+                         code);
+            exited = true;
+            return true;
+          }
+        }
         const int now = done();
         const int step = total > 0 ? now * 10 / total : 0;
         if (step != last_step || Clock::now() - last_print > std::chrono::seconds(10)) {
@@ -235,6 +263,7 @@ bool WaitPrinting(const std::string& what, int total, const std::function<int()>
         return now >= total;
       },
       timeout_ms);
+  return ok && !exited;
 }
 
 }  // namespace dljob::bench

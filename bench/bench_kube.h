@@ -109,9 +109,15 @@ class PhaseWatch {
   std::jthread thread_;  // last: it uses the members above
 };
 
+// Makes SIGINT and SIGTERM end a run cleanly: WaitPrinting() returns false once either arrives,
+// so the bench stops the operator and the API server it started (their destructors) instead of
+// leaving them running. Call first thing in main().
+void StopOnSignals();
+
 // Blocks until `done()` returns at least `total`, printing "  <what>: n/total" every 10% of the
-// way (or every 10 s); false after `timeout_ms`.
+// way (or every 10 s); false after `timeout_ms`, on SIGINT/SIGTERM (StopOnSignals), or as soon
+// as `watched` (the operator under test, when given) has exited, saying so.
 bool WaitPrinting(const std::string& what, int total, const std::function<int()>& done,
-                  int timeout_ms = 1'800'000);
+                  int timeout_ms = 1'800'000, dljob::testing::Background* watched = nullptr);
 
 }  // namespace dljob::bench

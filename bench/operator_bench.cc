@@ -203,7 +203,8 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
     Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, JobName(j))), "create DLJob");
   });
   std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
-  const bool done = WaitPrinting("running", jobs, [&] { return watch.Count("Running"); });
+  const bool done = WaitPrinting(
+      "running", jobs, [&] { return watch.Count("Running"); }, 1'800'000, &op);
   run.seconds = Seconds(Clock::now() - start);
   run.cpu_seconds = CpuSeconds(op.pid()) - cpu_before;
   run.rss_kib = StatusKiB(op.pid(), "VmRSS");
@@ -257,6 +258,7 @@ int Main(int argc, char** argv) {
                  "dljob-sim-nodes' do; the DLJob CRDs installed) instead of a fresh test API "
                  "server");
   CLI11_PARSE(app, argc, argv);
+  StopOnSignals();
 
   TempDir dir;
   const int wanted_nodes = (jobs * kWorkersPerJob + kGpusPerNode - 1) / kGpusPerNode;

@@ -143,6 +143,7 @@ int Main(int argc, char** argv) {
                  "fail (exit 3) when the operator's peak RSS "
                  "is larger");
   CLI11_PARSE(app, argc, argv);
+  StopOnSignals();
 
   const QueueShape shape = Scaled(QueueShape{}, scale);
   const std::vector<PlannedJob> plan = Plan(shape);
