@@ -1,5 +1,6 @@
 #include "operator/controller/admission.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -24,13 +25,19 @@ std::string WaitReason(scheduler::WaitCause cause) {
   return "WaitingInQueue";
 }
 
-AdmissionBook::AdmissionBook(kube::Duration admission_ttl, kube::Duration restate_after)
-    : admission_ttl_(admission_ttl), restate_after_(restate_after) {}
+AdmissionBook::AdmissionBook(kube::Duration admission_ttl, kube::Duration restate_after,
+                             double restates_per_second)
+    : admission_ttl_(admission_ttl),
+      restate_after_(restate_after),
+      restates_per_second_(restates_per_second) {}
 
 Admission AdmissionBook::Get(const std::string& key) const {
   MutexLock lock(mu_);
   auto it = book_.find(key);
-  return it == book_.end() ? Admission{} : it->second;
+  if (it == book_.end()) return Admission{};
+  Admission a = it->second;
+  if (auto told = told_.find(key); told != told_.end()) a.message = told->second.message;
+  return a;
 }
 
 std::optional<WallTime> AdmissionBook::RestateDue() const {
@@ -56,13 +63,16 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
   std::map<std::string, Told> told;
   std::set<std::string> changed;
   restate_due_.reset();
+  const auto spread = std::chrono::duration_cast<kube::Duration>(std::chrono::duration<double>(
+      static_cast<double>(decision.waiting.size()) / restates_per_second_));
+  const kube::Duration period = std::max(restate_after_, spread);
   auto keep = [&](const std::string& key, Admission a) REQUIRES(mu_) {
     auto it = book_.find(key);
     auto last = told_.find(key);
     bool wake = it == book_.end() || last == told_.end() || it->second.verdict != a.verdict ||
                 it->second.reason != a.reason;
     if (!wake && last->second.message != a.message) {
-      const WallTime due = last->second.at + restate_after_;
+      const WallTime due = last->second.at + period;
       wake = now >= due;
       if (!wake && (!restate_due_ || due < *restate_due_)) restate_due_ = due;
     }
@@ -114,6 +124,7 @@ void AdmissionBook::Preempted(const std::string& key, const std::string& message
   auto it = book_.find(key);
   if (it == book_.end() || it->second.verdict != Verdict::kPreempt) return;
   it->second = Admission{Verdict::kWaiting, "Preempted", message, {}, it->second.since};
+  told_[key].message = message;  // the reconciler's own words: shown as they are
 }
 
 }  // namespace dljob::controller

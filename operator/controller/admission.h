@@ -18,9 +18,11 @@
 // A waiting job's message carries figures that change with nearly every pass ("used 20; 649
 // free"). Record() wakes a job's reconciler when its verdict or reason changes, and for a new
 // message alone at most once per `restate_after`, so a thousand waiting jobs do not each write
-// their status (and patch their pods' PodScheduled condition) on every pass; a pass that runs
-// for another reason shows the latest message. RestateDue() says when a held-back message falls
-// due, so the queue scheduler passes again then and the last message is never left unsaid.
+// their status (and patch their pods' PodScheduled condition) on every pass. Get() gives the
+// message the job was last woken for, so a pass that runs for another reason (its own status
+// write comes back as an update) writes nothing new either. RestateDue() says when a held-back
+// message falls due, so the queue scheduler passes again then and the last message is never
+// left unsaid.
 //
 // Pure and thread-safe: the scheduler thread writes, reconcilers read and report.
 #pragma once
@@ -55,10 +57,13 @@ std::string WaitReason(scheduler::WaitCause cause);
 
 class AdmissionBook {
  public:
+  // Restatements are also spread so that there are at most `restates_per_second` of them over
+  // all waiting jobs: with N waiting, a message waits max(restate_after, N / rate) seconds.
   explicit AdmissionBook(kube::Duration admission_ttl = std::chrono::minutes(5),
-                         kube::Duration restate_after = std::chrono::seconds(10));
+                         kube::Duration restate_after = std::chrono::seconds(10),
+                         double restates_per_second = 20);
 
-  // The job's verdict (kUnknown when none).
+  // The job's verdict (kUnknown when none), with the message it was last woken for.
   Admission Get(const std::string& key) const EXCLUDES(mu_);
   std::map<std::string, Admission> All() const EXCLUDES(mu_);
 
@@ -87,6 +92,7 @@ class AdmissionBook {
  private:
   const kube::Duration admission_ttl_;
   const kube::Duration restate_after_;
+  const double restates_per_second_;
   mutable Mutex mu_;
   std::map<std::string, Admission> book_ GUARDED_BY(mu_);
   struct Told {  // what Record last returned a job for

@@ -61,17 +61,18 @@ TEST(AdmissionBookTest, ANewMessageAloneWakesAJobAtMostOncePerRestatePeriod) {
   d.waiting.push_back({"ns/a", "quota 20, used 20; 649 free", WaitCause::kQuota});
   EXPECT_EQ(book.Record(d, {}, {}, kT0), Strings{"ns/a"});
   EXPECT_EQ(book.RestateDue(), std::nullopt);
-  // The figures change with every pass: held back, but the book has the latest, and says when
-  // it falls due.
+  // The figures change with every pass: held back (a pass that runs for another reason shows
+  // the message it was woken for), and the book says when the new one falls due.
   d.waiting[0].reason = "quota 20, used 20; 630 free";
   EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(1)), Strings{});
-  EXPECT_EQ(book.Get("ns/a").message, "quota 20, used 20; 630 free");
+  EXPECT_EQ(book.Get("ns/a").message, "quota 20, used 20; 649 free");
   EXPECT_EQ(book.RestateDue(), kT0 + seconds(10));
   d.waiting[0].reason = "quota 20, used 20; 611 free";
   EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(9)), Strings{});
   EXPECT_EQ(book.RestateDue(), kT0 + seconds(10));
   // Due: woken with the message of that pass; then held back again for a period.
   EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(10)), Strings{"ns/a"});
+  EXPECT_EQ(book.Get("ns/a").message, "quota 20, used 20; 611 free");
   EXPECT_EQ(book.RestateDue(), std::nullopt);
   d.waiting[0].reason = "quota 20, used 20; 600 free";
   EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(11)), Strings{});
@@ -82,6 +83,21 @@ TEST(AdmissionBookTest, ANewMessageAloneWakesAJobAtMostOncePerRestatePeriod) {
   EXPECT_EQ(book.RestateDue(), std::nullopt);
   // Its verdict changing is never held back.
   EXPECT_EQ(book.Record(Start("ns/a", {"n1"}), {}, {}, kT0 + seconds(13)), Strings{"ns/a"});
+}
+
+TEST(AdmissionBookTest, ManyWaitingJobsAreRestatedAtAMostTheSetRateInAll) {
+  using std::chrono::seconds;
+  AdmissionBook book(std::chrono::minutes(5), seconds(10), /*restates_per_second=*/20);
+  Decision d;
+  for (int i = 0; i < 1000; ++i) {
+    d.waiting.push_back({"ns/j" + std::to_string(i), "0 free", WaitCause::kQuota});
+  }
+  EXPECT_EQ(book.Record(d, {}, {}, kT0).size(), 1000u);
+  for (auto& w : d.waiting) w.reason = "1 free";
+  // 1,000 waiting at 20 a second: each message waits 50 s, not 10.
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(10)).size(), 0u);
+  EXPECT_EQ(book.RestateDue(), kT0 + seconds(50));
+  EXPECT_EQ(book.Record(d, {}, {}, kT0 + seconds(50)).size(), 1000u);
 }
 
 TEST(AdmissionBookTest, APreemptionHoldsUntilTheReconcilerHasSuspendedTheJob) {

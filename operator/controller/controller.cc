@@ -84,7 +84,14 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   queues_ = std::make_unique<kube::Informer>(api, kDLQueues, For(options_, "", ""));
   scheduler_ = std::make_unique<QueueScheduler>(
       api, clock, QueueSources{jobs_->store(), pods_->store(), queues_->store()}, ledger_, book_,
-      *policy_, options_.scheduling, [this](const std::string& key) { queue_.Add(key); });
+      *policy_, options_.scheduling, [this](const std::string& key) {
+        // An admitted job holds its quota and GPUs until it binds, a preempted one until it is
+        // suspended: both go ahead of new jobs. A waiting job's new reason does not.
+        const Verdict verdict = book_.Get(key).verdict;
+        queue_.Add(key, verdict == Verdict::kAdmitted || verdict == Verdict::kPreempt
+                            ? Lane::kFollowUp
+                            : Lane::kNormal);
+      });
   auto trigger = [this](const Json&) { scheduler_->Trigger(); };
   auto trigger2 = [this](const Json&, const Json&) { scheduler_->Trigger(); };
   queues_->AddHandlers({trigger, trigger2, trigger});

@@ -28,6 +28,7 @@ struct Reconciler::Pass {
   // After the status write: end the pass with this error, so the queue backs off (a bind failed).
   std::optional<Status> fail_after;
   bool status_written = false;  // WriteStatus sent a new status in this pass
+  bool making = false;          // the pass went on to make the job's children and pods
 
   int64_t incarnation() const { return JobIncarnation(job.status); }
   void RequeueIn(kube::Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }

@@ -127,6 +127,8 @@ FieldErrors Reconciler::Load(Pass& p) {
 // The run goes on: its children made, the old incarnation's pods gone, the gang bound and the
 // launcher started, and the phase saying how far it got.
 Result<ReconcileResult> Reconciler::Converge(Pass& p) {
+  if (WaitsWithoutPods(p)) return Finish(p);
+  p.making = true;
   Result<bool> config = EnsureConfig(p);
   if (!config.ok()) return config.status();
   if (!*config) return Finish(p);
@@ -147,6 +149,35 @@ Result<ReconcileResult> Reconciler::Converge(Pass& p) {
   }
   ShowProgress(p);
   return Finish(p);
+}
+
+// A job with no pods that the queue has not admitted, and that waits for something other than
+// room on the nodes (its quota, its queue, its turn behind others), gets no
+// Service, ConfigMap, Secret or pod yet, as Kueue keeps a workload suspended until it is
+// admitted: thousands of waiting jobs would otherwise each hold pods that only say they wait,
+// and a cluster autoscaler would add nodes for jobs their quota holds back. The pass that finds
+// it admitted creates them all and binds. A job waiting for room creates its pending workers, so
+// that an autoscaler sees what would fit.
+bool Reconciler::WaitsWithoutPods(Pass& p) {
+  if (!caches_.admission || !p.pods.empty() || !p.stale.empty()) return false;
+  Admission a =
+      caches_.admission->Get(kube::ObjectKey(p.job.metadata.namespace_, p.job.metadata.name));
+  switch (a.verdict) {
+    case Verdict::kAdmitted:
+    case Verdict::kPreempt:
+      return false;
+    case Verdict::kWaiting:
+      if (a.reason == "Unschedulable") return false;
+      break;
+    case Verdict::kUnknown:  // the queue has not judged it: made as without a queue
+      return false;
+  }
+  if (p.job.status.phase != JobPhase::kRestarting) {
+    bool warn =
+        a.reason == "QuotaExceeded" || a.reason == "Inadmissible" || a.reason == "Preempted";
+    p.Set(JobPhase::kQueued, a.reason, a.message, warn);
+  }
+  return true;
 }
 
 // The phase of a job whose pods are all there: queued, bound, starting or running (again, after

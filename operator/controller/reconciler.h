@@ -193,6 +193,9 @@ class Reconciler {
   // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
   // reason and its workers' PodScheduled condition says it.
   bool Admitted(Pass& p, std::vector<Json>& workers);
+  // Whether the job waits in the queue with nothing created yet (it is then marked Queued with
+  // the queue's reason): judged by the queue and not admitted, no pods, not waiting for room.
+  bool WaitsWithoutPods(Pass& p);
 
   kube::Api& api_;
   Clock& clock_;

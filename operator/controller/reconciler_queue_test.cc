@@ -191,6 +191,40 @@ TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
   EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
 }
 
+// A job held back by its quota is made nothing (as Kueue keeps a workload suspended): no
+// Service, ConfigMap, Secret or pod, only its Queued status; the pass that finds it admitted
+// makes them all and binds the gang.
+TEST_F(QueueTest, AJobHeldBackByItsQuotaGetsNoPodsUntilAdmittedThenOnePassMakesAndBindsThem) {
+  auto queue = [](int nominal) {
+    return Json{{"apiVersion", "dljob.io/v1alpha1"},
+                {"kind", "DLQueue"},
+                {"metadata", {{"name", "team-a"}}},
+                {"spec", {{"quotas", {{{"nominal", nominal}, {"borrowingLimit", 0}}}}}}};
+  };
+  api_.Put(kDLQueues, queue(2));
+  PutQueuedJob("a", 0, "team-a");
+  Pass();
+  ASSERT_EQ(book_.Get("ns/a").reason, "QuotaExceeded");
+  Reconcile("a");
+  EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/a", "create events QuotaExceeded"}));
+  EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
+  EXPECT_FALSE(api_.Object(kPods, "ns", "a-worker-0"));
+
+  api_.Put(kDLQueues, queue(4));
+  Pass();
+  ASSERT_EQ(book_.Get("ns/a").verdict, Verdict::kAdmitted);
+  // A failure while making them shows, rather than the queue's reason it no longer waits for.
+  api_.FailNext("create", "services", {503, "ServiceUnavailable", "etcd is busy"});
+  Sync();
+  EXPECT_FALSE(queued_.Reconcile("ns/a").ok());
+  EXPECT_EQ(Condition("a", "Queued")["reason"], "Created");
+  Reconcile("a");
+  EXPECT_TRUE(api_.Object(kPods, "ns", "a-worker-0"));
+  EXPECT_TRUE(api_.Object(kPods, "ns", "a-worker-1"));
+  EXPECT_TRUE(HasBind());
+  EXPECT_EQ(JobStatus("a")["phase"], "Scheduled");
+}
+
 // A queue borrows only from its cohort: team-b (nominal 0) waits while the idle quota is ml's,
 // saying so, and is admitted once it joins ml.
 TEST_F(QueueTest, AQueueBorrowsOnlyTheIdleQuotaOfItsCohort) {

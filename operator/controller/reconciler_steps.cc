@@ -103,10 +103,14 @@ void Reconciler::EnsureDisruptionBudget(const Pass& p) {
   (void)api_.Create(r, p.job.metadata.namespace_, NewDisruptionBudget(p.job, r.ApiVersion()));
 }
 
-// A pass that ends in an error before any status was written leaves a new job without a phase:
-// it shows Queued with the error, so `kubectl get dljobs` says what the operator is doing.
+// A pass that ends in an error before any status was written leaves a new job without a phase,
+// or a queued job that was making its children with its queue's reason: it shows Queued with the
+// error, so `kubectl get dljobs` says what the operator is doing.
 void Reconciler::ShowFirstPhase(Pass& p, const Status& error) {
-  if (p.status_written || p.old.phase != JobPhase::kUnset) return;
+  if (p.status_written) return;
+  const bool was_waiting = p.making && p.old.phase == JobPhase::kQueued &&
+                           PhaseReason(p.old) != kCreatedReason;  // once, not every error
+  if (p.old.phase != JobPhase::kUnset && !was_waiting) return;
   p.job.status = p.old;
   p.job.status.restarts = p.old.restarts.value_or(0);
   p.Set(JobPhase::kQueued, kCreatedReason,
