@@ -82,6 +82,16 @@ bool Must(const kube::ApiResult<Json>& r, const std::string& what) {
   return false;
 }
 
+bool CreateRetrying(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+                    const Json& object, const std::string& what) {
+  for (int attempt = 1;; ++attempt) {
+    kube::ApiResult<Json> r = api.Create(resource, ns, object);
+    if (r.ok()) return true;
+    if (!r.error().IsRetryable() || attempt == 5) return Must(r, what);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 std::optional<BenchServer> StartTestServer(const std::string& dir, int nodes, int gpus_per_node) {
   BenchServer server;
   server.kubeconfig = dir + "/kubeconfig";
@@ -136,8 +146,12 @@ bool CreateNamespace(kube::Api& api, const std::string& ns, bool wait_for_servic
     return false;
   }
   if (!wait_for_service_account) return true;
-  if (dljob::testing::WaitFor([&] { return api.Get(kServiceAccountResource, ns, "default").ok(); },
-                              60'000, 200)) {
+  if (dljob::testing::WaitFor(
+          [&] {
+            auto sa = api.Get(kServiceAccountResource, ns, "default");
+            return sa.ok() && !sa->value("secrets", Json::array()).empty();
+          },
+          60'000, 200)) {
     return true;
   }
   std::fprintf(stderr,
@@ -231,6 +245,8 @@ void StopOnSignals() {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 }
+
+bool StopRequested() { return g_stop != 0; }
 
 bool WaitPrinting(const std::string& what, int total, const std::function<int()>& done,
                   int timeout_ms, dljob::testing::Background* watched) {

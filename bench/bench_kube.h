@@ -49,6 +49,11 @@ void Parallel(int n, int threads, Fn fn) {
 // True when `r` is ok; else prints "<program>: <what>: <error>" and returns false.
 bool Must(const kube::ApiResult<kube::Json>& r, const std::string& what);
 
+// Creates `object`, trying again (up to 5 times, 200 ms apart) while the server answers with a
+// retryable error (5xx, 429, a transport failure); false after printing the last error.
+bool CreateRetrying(kube::Api& api, const kube::Resource& resource, const std::string& ns,
+                    const kube::Json& object, const std::string& what);
+
 // The API server of a run.
 struct BenchServer {
   std::string kubeconfig;
@@ -73,7 +78,8 @@ struct GpuNode {
 std::vector<GpuNode> ListGpuNodes(kube::Api& api);
 
 // Creates namespace `ns` and waits (up to 60 s) until pods may be created in it: on a server
-// with the ServiceAccount admission plugin, until its "default" ServiceAccount exists.
+// with the ServiceAccount admission plugin, until its "default" ServiceAccount exists with its
+// token Secret (Kubernetes 1.20 refuses pods until the token controller has made it).
 bool CreateNamespace(kube::Api& api, const std::string& ns, bool wait_for_service_account);
 void DeleteNamespace(kube::Api& api, const std::string& ns);
 
@@ -113,6 +119,8 @@ class PhaseWatch {
 // so the bench stops the operator and the API server it started (their destructors) instead of
 // leaving them running. Call first thing in main().
 void StopOnSignals();
+// Whether SIGINT or SIGTERM has arrived since StopOnSignals().
+bool StopRequested();
 
 // Blocks until `done()` returns at least `total`, printing "  <what>: n/total" every 10% of the
 // way (or every 10 s); false after `timeout_ms`, on SIGINT/SIGTERM (StopOnSignals), or as soon

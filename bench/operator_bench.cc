@@ -130,9 +130,9 @@ PhaseRun Baseline(BenchServer& server, const std::vector<std::string>& slots, in
           j = ready.front();
           ready.pop_front();
         }
-        Must(api.Create(kube::resources::kPods, ns,
-                        Pod(ns, JobName(j) + "-launcher", slots[j * kWorkersPerJob], 0)),
-             "create baseline launcher");
+        CreateRetrying(api, kube::resources::kPods, ns,
+                       Pod(ns, JobName(j) + "-launcher", slots[j * kWorkersPerJob], 0),
+                       "create baseline launcher");
       }
     });
   }
@@ -140,10 +140,10 @@ PhaseRun Baseline(BenchServer& server, const std::vector<std::string>& slots, in
   Parallel(jobs, submitters, [&](int j) {
     submitted[j] = Clock::now();
     for (int w = 0; w < kWorkersPerJob; ++w) {
-      Must(api.Create(kube::resources::kPods, ns,
-                      Pod(ns, JobName(j) + "-worker-" + std::to_string(w),
-                          slots[j * kWorkersPerJob + w], 1)),
-           "create baseline worker");
+      CreateRetrying(
+          api, kube::resources::kPods, ns,
+          Pod(ns, JobName(j) + "-worker-" + std::to_string(w), slots[j * kWorkersPerJob + w], 1),
+          "create baseline worker");
     }
   });
   const bool done = WaitPrinting("running", jobs, [&] { return jobs_running.load(); });
@@ -200,7 +200,7 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
     submitted[j] = Clock::now();
-    Must(api.Create(kube::resources::kDLJobs, ns, Job(ns, JobName(j))), "create DLJob");
+    CreateRetrying(api, kube::resources::kDLJobs, ns, Job(ns, JobName(j)), "create DLJob");
   });
   std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
   const bool done = WaitPrinting(
@@ -289,6 +289,7 @@ int Main(int argc, char** argv) {
                 jobs * (kWorkersPerJob + 1), baseline.seconds, Quantile(baseline.latencies, 0.5),
                 Quantile(baseline.latencies, 0.99));
   }
+  if (StopRequested()) return 1;
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
   OperatorRun run = RunOperator(*server, binary, dir, jobs, submitters, workers);
   if (run.latencies.empty()) return 1;

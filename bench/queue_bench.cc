@@ -236,8 +236,8 @@ int Main(int argc, char** argv) {
     Parallel(total, submitters, [&](int i) {
       std::this_thread::sleep_until(start + std::chrono::milliseconds(plan[i].submit_ms));
       submitted[i] = Clock::now();
-      Must(api.Create(kube::resources::kDLJobs, kNamespace, JobObject(shape, plan[i], kNamespace)),
-           "create DLJob " + plan[i].name);
+      CreateRetrying(api, kube::resources::kDLJobs, kNamespace,
+                     JobObject(shape, plan[i], kNamespace), "create DLJob " + plan[i].name);
       ++created;
     });
     std::printf("  submitted %d DLJobs in %.1f s (planned: %.1f s)\n", total,
