@@ -1,6 +1,7 @@
 // See log_collector.h.
 #include "operator/metrics/log_collector.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -58,6 +59,7 @@ Status LogCollector::Run(std::stop_token stop) {
   }
   LogPosition position(archived);
   int failed_opens = 0;
+  int waiting_opens = 0;             // opens failed in a row so far, for the backoff
   int64_t cut_reported_at = -1;      // handled lines when the last cut was reported: one per place
   bool unreadable_reported = false;  // the log could not be opened, and that was said
   while (!stop.stop_requested()) {
@@ -79,11 +81,15 @@ Status LogCollector::Run(std::stop_token stop) {
         Report("cannot open the log (" + stream.error().ToString() +
                "); trying again while the launcher runs");
       }
-      if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
+      // Doubling while the log stays unreadable (1, 2, 4, 8, 16 s by default): a thousand
+      // launchers whose kubelets are away do not ask the API server a thousand times a second.
+      const int doublings = std::min(waiting_opens++, 4);
+      if (SleepUnlessStopped(stop, options_.reopen_backoff * (1 << doublings))) break;
       continue;
     }
     unreadable_reported = false;
     failed_opens = 0;
+    waiting_opens = 0;
     kube::LineStream& lines = **stream;
     std::stop_callback cancel(stop, [&lines] { lines.Cancel(); });
     position.StartRead();

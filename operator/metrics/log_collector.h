@@ -60,6 +60,8 @@ using LogOpener = std::function<kube::ApiResult<kube::LineStreamPtr>(const std::
 struct LogCollectorOptions {
   LogArchive* archive = nullptr;  // null = do not archive; must outlive the collectors
   std::chrono::milliseconds publish_interval{std::chrono::seconds(5)};
+  // The wait before opening the log again; while the log stays unreadable (the container runs,
+  // its kubelet away) it doubles with every failed open, up to 16 times this.
   std::chrono::milliseconds reopen_backoff{std::chrono::seconds(1)};
   // Consecutive failed opens before giving up, once the container has ended; while it runs the
   // log is waited for (its node's kubelet may be restarting).

@@ -100,7 +100,7 @@ for i in 0 1 2 3; do
   until_ok "$WAIT" "p$i Ready" kubectl wait --for condition=Ready --timeout 1s "pod/p$i"
 done
 ip=$(kubectl get pod p1 -o jsonpath='{.status.podIP} {.status.hostIP}')
-[[ "$ip" == "10.64.10."*" 10.64.10.1" ]] || fail "p1: podIP and hostIP '$ip', want 10.64.10.x 10.64.10.1"
+[[ "$ip" == "127.64.10."*" 127.64.10.1" ]] || fail "p1: podIP and hostIP '$ip', want 127.64.10.x 127.64.10.1"
 say "4 pods Running and Ready"
 
 kubectl annotate pod p0 sim.dljob.io/exit-code=0 >/dev/null

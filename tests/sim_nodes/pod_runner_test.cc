@@ -65,8 +65,8 @@ TEST_F(PodRunnerTest, StartsItsNodesPendingPodsOnlyAndOnce) {
   }
   EXPECT_EQ(sent["metadata"]["uid"], kube::UidOf(Stored("mine")));
   EXPECT_EQ(sent["status"]["phase"], "Running");
-  EXPECT_EQ(sent["status"]["podIP"], "10.64.1.2");
-  EXPECT_EQ(sent["status"]["hostIP"], "10.64.1.1");
+  EXPECT_EQ(sent["status"]["podIP"], "127.64.1.2");
+  EXPECT_EQ(sent["status"]["hostIP"], "127.64.1.1");
   // Its own update and an unrelated change come back as events: no second start.
   Json labelled = Stored("mine");
   labelled["metadata"]["labels"] = {{"x", "y"}};

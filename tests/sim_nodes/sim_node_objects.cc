@@ -27,7 +27,7 @@ std::string StatusString(const Json& pod, const char* field) {
 
 // The first three octets of node n's /24.
 std::string NodeNet(int n) {
-  return "10." + std::to_string(64 + n / 256) + "." + std::to_string(n % 256);
+  return "127." + std::to_string(64 + n / 256) + "." + std::to_string(n % 256);
 }
 
 }  // namespace

@@ -46,8 +46,10 @@ struct NodeTable {
 // The number (first_index + i) that names node i, its clique and rack and its addresses.
 int NodeNumber(const NodeTable& table, int i);
 std::string NodeName(const NodeTable& table, int i);
-// Node n's fake network: 10.<64 + n / 256>.<n % 256>.0/24 (n < 16384); the node's InternalIP is
-// .1 and its pods take .2 … .254 in turn (`slot` modulo 253).
+// Node n's fake network: 127.<64 + n / 256>.<n % 256>.0/24 (n < 16384); the node's InternalIP
+// is .1 and its pods take .2 … .254 in turn (`slot` modulo 253). Loopback on purpose: the API
+// server dials a node's InternalIP for pod logs, exec and the node proxy, and nothing of a
+// simulated node may send traffic off this machine (it is refused here: nothing listens).
 std::string NodeIp(int number);
 std::string PodIp(int number, unsigned slot);
 

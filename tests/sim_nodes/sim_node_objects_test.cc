@@ -67,8 +67,8 @@ TEST(NodeTableTest, NamesAndLabelsFollowKubeUpsTable) {
     EXPECT_EQ((*Condition(node["status"], pressure))["status"], "False") << pressure;
   }
   EXPECT_EQ(node["status"]["addresses"][0],
-            Json({{"type", "InternalIP"}, {"address", "10.64.5.1"}}));
-  EXPECT_EQ(node["spec"]["podCIDR"], "10.64.5.0/24");
+            Json({{"type", "InternalIP"}, {"address", "127.64.5.1"}}));
+  EXPECT_EQ(node["spec"]["podCIDR"], "127.64.5.0/24");
   EXPECT_FALSE(node["metadata"].contains("resourceVersion"));
 }
 
@@ -84,8 +84,8 @@ TEST(NodeTableTest, EveryNodeOfALargeClusterHasItsOwnSubnetAndEveryPodOfANodeIts
   for (unsigned slot = 0; slot < 253; ++slot) pods.insert(PodIp(999, slot));
   EXPECT_EQ(pods.size(), 253u);
   EXPECT_EQ(pods.count(NodeIp(999)), 0u);
-  EXPECT_EQ(PodIp(999, 0), "10.67.231.2");
-  EXPECT_EQ(PodIp(999, 252), "10.67.231.254");
+  EXPECT_EQ(PodIp(999, 0), "127.67.231.2");
+  EXPECT_EQ(PodIp(999, 252), "127.67.231.254");
   EXPECT_EQ(PodIp(999, 253), PodIp(999, 0));  // wraps, never the node's .1 or .255
 }
 
@@ -161,13 +161,13 @@ TEST(NextPodActionTest, ANonStringAnnotationIsNotATellAndNoMetadataIsAStart) {
 }
 
 TEST(PodStatusTest, RunningIsReadyWithTheNodesAddresses) {
-  Json patch = RunningStatusPatch(Pod("Pending"), "10.64.3.2", "10.64.3.1", kNow);
+  Json patch = RunningStatusPatch(Pod("Pending"), "127.64.3.2", "127.64.3.1", kNow);
   EXPECT_EQ(patch["metadata"], Json({{"uid", "u-1"}}));
   const Json& s = patch["status"];
   EXPECT_EQ(s["phase"], "Running");
-  EXPECT_EQ(s["podIP"], "10.64.3.2");
-  EXPECT_EQ(s["podIPs"], Json::array({{{"ip", "10.64.3.2"}}}));
-  EXPECT_EQ(s["hostIP"], "10.64.3.1");
+  EXPECT_EQ(s["podIP"], "127.64.3.2");
+  EXPECT_EQ(s["podIPs"], Json::array({{{"ip", "127.64.3.2"}}}));
+  EXPECT_EQ(s["hostIP"], "127.64.3.1");
   EXPECT_EQ(s["startTime"], kNow);
   for (const char* type : {"PodScheduled", "Initialized", "ContainersReady", "Ready"}) {
     ASSERT_NE(Condition(s, type), nullptr) << type;
@@ -183,12 +183,12 @@ TEST(PodStatusTest, RunningIsReadyWithTheNodesAddresses) {
 
 TEST(PodStatusTest, FinishedKeepsAddressesAndStartTime) {
   Json pod = Pod("Pending");
-  pod["status"] = RunningStatusPatch(pod, "10.64.3.2", "10.64.3.1", kNow)["status"];
+  pod["status"] = RunningStatusPatch(pod, "127.64.3.2", "127.64.3.1", kNow)["status"];
   for (int code : {0, 2}) {
     Json s = FinishedStatusPatch(pod, code, kLater)["status"];
     EXPECT_EQ(s["phase"], code == 0 ? "Succeeded" : "Failed");
-    EXPECT_EQ(s["podIP"], "10.64.3.2");
-    EXPECT_EQ(s["hostIP"], "10.64.3.1");
+    EXPECT_EQ(s["podIP"], "127.64.3.2");
+    EXPECT_EQ(s["hostIP"], "127.64.3.1");
     EXPECT_EQ(s["startTime"], kNow);
     EXPECT_EQ((*Condition(s, "Ready"))["status"], "False");
     for (const Json& c : s["containerStatuses"]) {
@@ -201,7 +201,7 @@ TEST(PodStatusTest, FinishedKeepsAddressesAndStartTime) {
 
 TEST(PodStatusTest, StoppedTerminatesRunningContainersAndKeepsThePhase) {
   Json pod = Pod("Pending");
-  pod["status"] = RunningStatusPatch(pod, "10.64.3.2", "10.64.3.1", kNow)["status"];
+  pod["status"] = RunningStatusPatch(pod, "127.64.3.2", "127.64.3.1", kNow)["status"];
   Json patch = StoppedStatusPatch(pod, kLater);
   EXPECT_EQ(patch["metadata"]["uid"], "u-1");
   const Json& s = patch["status"];

@@ -143,8 +143,8 @@ TEST_F(SimNodesE2eTest, NodesPodsLeasesAndDeregistration) {
   }
   kube::ApiResult<Json> ok = api_->Get(r::kPods, "default", "ok");
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ((*ok)["status"]["hostIP"], "10.64.1.1");
-  EXPECT_EQ((*ok)["status"]["podIP"].get<std::string>().rfind("10.64.1.", 0), 0u);
+  EXPECT_EQ((*ok)["status"]["hostIP"], "127.64.1.1");
+  EXPECT_EQ((*ok)["status"]["podIP"].get<std::string>().rfind("127.64.1.", 0), 0u);
   bool ready = false;
   for (const Json& c : (*ok)["status"]["conditions"]) {
     if (c["type"] == "Ready") ready = c["status"] == "True";
