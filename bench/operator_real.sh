@@ -51,12 +51,12 @@ say "starting kube-apiserver, etcd and kube-controller-manager (apiserver-only.s
 "$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager --crds >"$TMP/up.log" 2>&1 ||
   { cat "$TMP/up.log"; die "apiserver-only.sh up failed"; }
 say "registering $NODES simulated nodes with $GPUS GPUs each (dljob-sim-nodes)"
-# Lease renewals every 20 s (lease 80 s) rather than 10: half the background writes, so that a
-# busy 2-core machine does not let them fall behind and the node lifecycle controller does not
-# mark nodes NotReady in the middle of a run.
+# Lease renewals at the default 10 s: the controller-manager's node monitor grace period is 20 s,
+# and a renewal later than that has the node lifecycle controller set every pod of the node
+# Ready=False, which dljob-sim-nodes does not undo (a kubelet would): a run with 20 s renewals
+# left a job waiting for Ready workers for good.
 "$BIN/dljob-sim-nodes" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --gpus-per-node "$GPUS" \
-  --renew-seconds 20 --lease-seconds 80 --progress-seconds 30 \
-  --ready-file "$TMP/ready" >"$TMP/sim.log" 2>&1 &
+  --progress-seconds 30 --ready-file "$TMP/ready" >"$TMP/sim.log" 2>&1 &
 SIM_PID=$!
 until [ -f "$TMP/ready" ]; do
   kill -0 "$SIM_PID" 2>/dev/null || { cat "$TMP/sim.log"; die "dljob-sim-nodes failed"; }
