@@ -12,6 +12,7 @@
 #   bench/operator_real.sh --queue --nodes 40 --gpus-per-node 32 -- --scale 0.1
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/cluster/private-apiserver.sh"
 BIN="${BIN:-$ROOT/build/bin}"
 MODE=operator
 NODES=""
@@ -34,18 +35,7 @@ for b in dljob-sim-nodes dljob-operator operator_bench queue_bench; do
   [ -x "$BIN/$b" ] || die "$BIN/$b is missing: build it (ninja -C build $b)"
 done
 
-TMP="$(mktemp -d /tmp/dljob-operator-real.XXXXXX)"
-export DLJOB_APISERVER_DIR="$TMP/apiserver"
-export DLJOB_APISERVER_PORT=16743 DLJOB_APISERVER_ETCD_PORT=12679 DLJOB_APISERVER_CM_PORT=10657
-export KUBECONFIG="$DLJOB_APISERVER_DIR/kubeconfig"
-SIM_PID=""
-cleanup() {
-  if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then kill -TERM "$SIM_PID"; wait "$SIM_PID"; fi
-  "$ROOT/scripts/cluster/apiserver-only.sh" down >/dev/null 2>&1
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
+private_apiserver dljob-operator-real 16743 12679 10657
 
 say "starting kube-apiserver, etcd and kube-controller-manager (apiserver-only.sh)"
 "$ROOT/scripts/cluster/apiserver-only.sh" up --controller-manager --crds >"$TMP/up.log" 2>&1 ||

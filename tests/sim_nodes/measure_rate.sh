@@ -12,21 +12,11 @@
 # Usage: tests/sim_nodes/measure_rate.sh [path/to/dljob-sim-nodes]   (NODES=1000 PODS=5000)
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/cluster/private-apiserver.sh"
 SIM_BIN="${1:-$ROOT/build/bin/dljob-sim-nodes}"
 NODES="${NODES:-1000}"
 PODS="${PODS:-5000}"
-TMP="$(mktemp -d /tmp/dljob-sim-nodes-rate.XXXXXX)"
-export DLJOB_APISERVER_DIR="$TMP/apiserver"
-export DLJOB_APISERVER_PORT=16643 DLJOB_APISERVER_ETCD_PORT=12579 DLJOB_APISERVER_CM_PORT=10557
-export KUBECONFIG="$DLJOB_APISERVER_DIR/kubeconfig"
-SIM_PID=""
-cleanup() {
-  if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then kill -TERM "$SIM_PID"; wait "$SIM_PID"; fi
-  "$ROOT/scripts/cluster/apiserver-only.sh" down >/dev/null 2>&1
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT  # so that cleanup runs on a signal too
+private_apiserver dljob-sim-nodes-rate 16643 12579 10557
 sim() { exec "$SIM_BIN" --kubeconfig "$KUBECONFIG" --nodes "$NODES" --progress-seconds 1 "$@"; }
 
 "$ROOT/scripts/cluster/apiserver-only.sh" up >"$TMP/up.log" 2>&1 ||
