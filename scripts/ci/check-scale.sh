@@ -11,17 +11,16 @@
 #   operator_bench --jobs 200    200 DLJobs of 5 pods vs the same pods created directly: operator
 #                                time at most MAX_RATIO x the baseline's (measured 7.2x, 41 s for both)
 #
-# The figures behind the defaults are in docs/benchmarks/operator.md. Needs a build with tests
-# (build/bin/queue_bench, operator_bench, dljob-operator, dljob-test-apiserver).
+# The figures behind the defaults are in docs/benchmarks/operator.md. It builds what it runs
+# (queue_bench, operator_bench, dljob-operator, dljob-test-apiserver) into build/ with
+# scripts/dev/build.sh, which the README's commands then reuse.
 #
 #   scripts/ci/check-scale.sh        # MAX_QUEUE_WALL=120 MAX_QUEUE_RSS=256 MAX_RATIO=20
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$ROOT"
 BIN="${BIN:-build/bin}"
-for b in queue_bench operator_bench dljob-operator dljob-test-apiserver; do
-  [ -x "$BIN/$b" ] || die "$BIN/$b is missing: build with tests first (scripts/dev/build.sh)"
-done
+bash scripts/dev/build.sh queue_bench operator_bench dljob-operator dljob-test-apiserver
 
 say "queue_bench --scale 0.02 (300 DLJobs, 30 DLQueues in 5 cohorts)"
 "$BIN/queue_bench" --scale 0.02 --sample-seconds 30 --max-wall-seconds "${MAX_QUEUE_WALL:-120}" \
