@@ -172,11 +172,7 @@ bool Reconciler::WaitsWithoutPods(Pass& p) {
     case Verdict::kUnknown:  // the queue has not judged it: made as without a queue
       return false;
   }
-  if (p.job.status.phase != JobPhase::kRestarting) {
-    bool warn =
-        a.reason == "QuotaExceeded" || a.reason == "Inadmissible" || a.reason == "Preempted";
-    p.Set(JobPhase::kQueued, a.reason, a.message, warn);
-  }
+  ShowWaiting(p, a);
   return true;
 }
 

@@ -196,6 +196,8 @@ class Reconciler {
   // Whether the job waits in the queue with nothing created yet (it is then marked Queued with
   // the queue's reason): judged by the queue and not admitted, no pods, not waiting for room.
   bool WaitsWithoutPods(Pass& p);
+  // Marks the job Queued with the queue's reason and message (unless it is restarting).
+  static void ShowWaiting(Pass& p, const Admission& a);
 
   kube::Api& api_;
   Clock& clock_;

@@ -372,6 +372,15 @@ Result<bool> Reconciler::EnsureLauncher(Pass& p, const std::vector<Json>& worker
   return refusal.empty();
 }
 
+// Queued with the queue's reason (a Warning for those a person may have to act on); a restart
+// keeps its Restarting phase while it waits.
+void Reconciler::ShowWaiting(Pass& p, const Admission& a) {
+  if (p.job.status.phase == JobPhase::kRestarting) return;
+  bool warn = a.reason == "QuotaExceeded" || a.reason == "Unschedulable" ||
+              a.reason == "Inadmissible" || a.reason == "Preempted";
+  p.Set(JobPhase::kQueued, a.reason, a.message, warn);
+}
+
 bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {
   if (!caches_.admission) return true;
   for (const Json& w : workers) {
@@ -385,11 +394,7 @@ bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {
     a.message = "waiting for the queue's next pass";
   }
   MarkUnschedulable(api_, p.job.metadata.namespace_, workers, a.message, p.now_s);
-  if (p.job.status.phase != JobPhase::kRestarting) {
-    bool warn = a.reason == "QuotaExceeded" || a.reason == "Unschedulable" ||
-                a.reason == "Inadmissible" || a.reason == "Preempted";
-    p.Set(JobPhase::kQueued, a.reason, a.message, warn);
-  }
+  ShowWaiting(p, a);
   return false;
 }
 
