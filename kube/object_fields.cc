@@ -42,4 +42,11 @@ std::string NodeNameOf(const nlohmann::json& pod) {
   return StringAt(FieldOf(pod, "spec"), "nodeName");
 }
 
+nlohmann::json WithoutManagedFields(nlohmann::json object) {
+  if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+  return object;
+}
+
 }  // namespace dljob::kube

@@ -30,4 +30,9 @@ std::string LabelOf(const nlohmann::json& object, const char* key);
 // A pod's spec.nodeName: the node it is bound to ("" while unbound).
 std::string NodeNameOf(const nlohmann::json& pod);
 
+// The object without metadata.managedFields: an informer transform for caches whose readers never
+// look at them (server-side apply's bookkeeping is often the largest part of a small object). A
+// write of the object back without them keeps the server's: only a non-empty list replaces them.
+nlohmann::json WithoutManagedFields(nlohmann::json object);
+
 }  // namespace dljob::kube

@@ -82,7 +82,7 @@ bool Informer::List() {
   ++lists_;
   std::vector<Json> items;
   for (Json& item : (*list)["items"]) {
-    items.push_back(options_.transform ? options_.transform(item) : std::move(item));
+    items.push_back(options_.transform ? options_.transform(std::move(item)) : std::move(item));
   }
   Replace(items);
   SetResourceVersion(ResourceVersionOf(*list));
@@ -136,21 +136,22 @@ bool Informer::Apply(const kube::WatchEvent& event) {
   std::string event_rv = ResourceVersionOf(event.object);
   if (!event_rv.empty()) SetResourceVersion(event_rv);
   backoff_ = options_.initial_backoff;
-  Json slim;
-  const Json& object =
-      options_.transform ? (slim = options_.transform(event.object)) : event.object;
+  if (event.type == Type::kBookmark) return true;
+  // The one copy of the event's object: the store and the handlers share it.
+  auto object = std::make_shared<const Json>(
+      options_.transform ? options_.transform(event.object) : event.object);
   switch (event.type) {
     case Type::kBookmark:
       break;
     case Type::kAdded:
     case Type::kModified: {
       ObjectPtr old = store_.Upsert(object);
-      old ? NotifyUpdate(*old, object) : NotifyAdd(object);
+      old ? NotifyUpdate(*old, *object) : NotifyAdd(*object);
       break;
     }
     case Type::kDeleted: {
-      store_.Remove(ObjectKey(object));
-      NotifyDelete(object);
+      store_.Remove(ObjectKey(*object));
+      NotifyDelete(*object);
       break;
     }
     case Type::kError:

@@ -47,7 +47,7 @@ struct InformerOptions {
   std::string field_selector;  // e.g. "spec.nodeName!=" (bound pods)
   // Applied to every object before it is stored and handed to handlers, to keep only what the
   // readers need (memory). It must keep metadata.name, namespace and resourceVersion.
-  std::function<Json(const Json&)> transform;
+  std::function<Json(Json)> transform;
 };
 
 class Informer {

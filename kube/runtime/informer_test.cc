@@ -144,6 +144,41 @@ TEST_F(InformerTest, AppliesWatchEventsInOrder) {
   EXPECT_EQ(informer_.Lists(), 1);
 }
 
+TEST(InformerTransformTest, ListedAndWatchedObjectsAreStoredAndHandedOnTransformed) {
+  FakeApi api;
+  auto with_fields = [](const std::string& name) {
+    Json pod = Pod(name);
+    pod["metadata"]["managedFields"] = Json::array({{{"manager", "kubectl"}}});
+    return pod;
+  };
+  api.Put(kPods, with_fields("a"));
+  InformerOptions options;
+  options.transform = WithoutManagedFields;
+  Informer informer(api, kPods, options);
+  Mutex mu;
+  std::vector<Json> handed;  // what the handlers saw
+  auto keep = [&](const Json& o) {
+    MutexLock lock(mu);
+    handed.push_back(o);
+  };
+  informer.AddHandlers({keep, [&](const Json&, const Json& o) { keep(o); }, keep});
+  std::jthread thread([&](std::stop_token stop) { informer.Run(stop); });
+  ASSERT_TRUE(Eventually([&] { return informer.HasSynced() && api.OpenWatches() == 1; }));
+  api.Put(kPods, with_fields("b"));
+  ASSERT_TRUE(Eventually([&] { return informer.store().Size() == 2; }));
+  thread.request_stop();
+  thread.join();
+
+  for (const std::string key : {"ns/a", "ns/b"}) {
+    const Json& meta = (*informer.store().Find(key))["metadata"];
+    EXPECT_FALSE(meta.contains("managedFields")) << key;
+    EXPECT_EQ(meta["name"], key.substr(3));  // the rest is kept
+  }
+  MutexLock lock(mu);
+  ASSERT_EQ(handed.size(), 2u);
+  for (const Json& o : handed) EXPECT_FALSE(o["metadata"].contains("managedFields"));
+}
+
 TEST_F(InformerTest, BookmarkMovesOnlyTheVersionAndTheNextWatchStartsThere) {
   api_.Put(kPods, Pod("a"));
   Start();

@@ -19,8 +19,11 @@ void Store::IndexLocked(const std::string& key, const Json& object, bool add) {
 }
 
 ObjectPtr Store::Upsert(Json object) {
-  std::string key = ObjectKey(object);
-  auto fresh = std::make_shared<const Json>(std::move(object));
+  return Upsert(std::make_shared<const Json>(std::move(object)));
+}
+
+ObjectPtr Store::Upsert(ObjectPtr fresh) {
+  std::string key = ObjectKey(*fresh);
   MutexLock lock(mu_);
   ObjectPtr& slot = items_[key];
   ObjectPtr old = std::exchange(slot, fresh);

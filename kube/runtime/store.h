@@ -45,6 +45,7 @@ class Store {
 
   // Inserts or replaces; returns the previous object (null when there was none).
   ObjectPtr Upsert(Json object);
+  ObjectPtr Upsert(ObjectPtr object);  // REQUIRES: not null
   // Removes; returns the removed object (null when it was not there).
   ObjectPtr Remove(const std::string& key);
 

@@ -33,10 +33,10 @@ bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
 
 }  // namespace
 
-std::vector<nlohmann::json> LauncherPods(const kube::Objects& pods) {
-  std::vector<nlohmann::json> out;
+kube::Objects LauncherPods(const kube::Objects& pods) {
+  kube::Objects out;
   for (const kube::ObjectPtr& pod : pods) {
-    if (kube::LabelOf(*pod, controller::kRoleLabel) == "launcher") out.push_back(*pod);
+    if (kube::LabelOf(*pod, controller::kRoleLabel) == "launcher") out.push_back(pod);
   }
   return out;
 }

@@ -68,6 +68,6 @@ class OperatorApp {
 
 // The launcher pods among a job's children (label dljob.io/role=launcher), copied out of the
 // cache's shared objects (only they are copied).
-std::vector<nlohmann::json> LauncherPods(const kube::Objects& pods);
+kube::Objects LauncherPods(const kube::Objects& pods);
 
 }  // namespace dljob::op

@@ -21,6 +21,8 @@ kube::InformerOptions For(const ControllerOptions& o, const std::string& ns,
   kube::InformerOptions i = o.informer;
   i.ns = ns;
   i.label_selector = selector;
+  // Nothing the operator does reads managedFields; in the caches they cost memory and copies.
+  if (!i.transform) i.transform = kube::WithoutManagedFields;
   return i;
 }
 

@@ -94,6 +94,9 @@ std::vector<scheduler::QueueSpec> DefinedQueues(const std::vector<Json>& objects
 // gang. nullopt for any other.
 std::optional<std::pair<DLJob, scheduler::Gang>> QueuedJob(const Json& object) {
   if (IsDeleting(object)) return std::nullopt;
+  // Finished jobs are most of a busy cluster's: they are passed over before being decoded.
+  std::optional<JobPhase> phase = ParsePhase(StringAt(FieldOf(object, "status"), "phase"));
+  if (phase && IsFinished(*phase)) return std::nullopt;
   DecodeResult decoded = DecodeTree(object);
   if (!decoded.errors.empty()) return std::nullopt;
   DLJob job = std::move(decoded.job);

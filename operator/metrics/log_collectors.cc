@@ -49,7 +49,7 @@ LogCollectors::LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorO
 
 LogCollectors::~LogCollectors() { StopAll(); }
 
-void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
+void LogCollectors::Sync(const Pods& launcher_pods) {
   SyncEntries(launcher_pods);
   // Throughput that went quiet still reaches the status. Outside the lock: publishing is an API
   // call. The entries stay: only Sync() and StopAll() remove them, on this same thread.
@@ -63,10 +63,11 @@ void LogCollectors::Sync(const std::vector<Json>& launcher_pods) {
   for (LogCollector* c : active) c->Flush();
 }
 
-void LogCollectors::SyncEntries(const std::vector<Json>& launcher_pods) {
+void LogCollectors::SyncEntries(const Pods& launcher_pods) {
   std::set<std::string> present;
   MutexLock lock(mu_);
-  for (const Json& pod : launcher_pods) {
+  for (const std::shared_ptr<const Json>& shared : launcher_pods) {
+    const Json& pod = *shared;
     const std::string uid = kube::UidOf(pod);
     const std::string ns = kube::NamespaceOf(pod);
     const std::string name = kube::NameOf(pod);

@@ -50,7 +50,9 @@ class LogCollectors {
   LogCollectors(const LogCollectors&) = delete;
   LogCollectors& operator=(const LogCollectors&) = delete;
 
-  void Sync(const std::vector<nlohmann::json>& launcher_pods);
+  // The cache's shared pods, not copied.
+  using Pods = std::vector<std::shared_ptr<const nlohmann::json>>;
+  void Sync(const Pods& launcher_pods);
   // Newest metric line of any incarnation of the job.
   std::optional<WallTime> LastProgress(const std::string& job_key) const;
   std::map<std::string, LogCounts> Counts() const;
@@ -67,7 +69,7 @@ class LogCollectors {
     std::jthread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
-  void SyncEntries(const std::vector<nlohmann::json>& launcher_pods);
+  void SyncEntries(const Pods& launcher_pods);
   // Adds a finished entry's counts to the job's totals.
   void FoldLocked(const Entry& entry) REQUIRES(mu_);
 

@@ -1,5 +1,6 @@
 #include "operator/metrics/log_collectors.h"
 
+#include <memory>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -35,13 +36,17 @@ class CountingSink : public ThroughputSink {
   std::atomic<int> publishes{0};
 };
 
-Json Launcher(const std::string& uid, const std::string& phase) {
+Json LauncherPod(const std::string& uid, const std::string& phase) {
   return {{"metadata",
            {{"namespace", "ns"},
             {"name", "job-launcher"},
             {"uid", uid},
             {"labels", {{"dljob.io/job-name", "job"}, {"dljob.io/role", "launcher"}}}}},
           {"status", {{"phase", phase}}}};
+}
+
+std::shared_ptr<const Json> Launcher(const std::string& uid, const std::string& phase) {
+  return std::make_shared<const Json>(LauncherPod(uid, phase));
 }
 
 void WaitIdle(const LogCollectors& c) {
@@ -104,11 +109,11 @@ TEST(LogCollectorsTest, ATerminatedLauncherContainerEndsTheLogBeforeThePodFinish
             std::make_unique<VectorLines>(std::vector<std::string>{"[1,0]<stdout>:bye"}));
       },
       sink, Quick());
-  Json pod = Launcher("u1", "Running");
+  Json pod = LauncherPod("u1", "Running");
   pod["status"]["containerStatuses"] = {
       {{"name", "sidecar"}, {"state", {{"running", Json::object()}}}},
       {{"name", "launcher"}, {"state", {{"terminated", {{"exitCode", 0}}}}}}};
-  collectors.Sync({pod});
+  collectors.Sync({std::make_shared<const Json>(pod)});
   WaitIdle(collectors);
   EXPECT_EQ(opens.load(), 1);
   EXPECT_EQ(collectors.Ended("u1"), true);
