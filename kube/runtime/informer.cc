@@ -138,8 +138,8 @@ bool Informer::Apply(const kube::WatchEvent& event) {
   backoff_ = options_.initial_backoff;
   if (event.type == Type::kBookmark) return true;
   // The one copy of the event's object: the store and the handlers share it.
-  auto object = std::make_shared<const Json>(
-      options_.transform ? options_.transform(event.object) : event.object);
+  auto object = std::make_shared<const Json>(options_.transform ? options_.transform(event.object)
+                                                                : event.object);
   switch (event.type) {
     case Type::kBookmark:
       break;
