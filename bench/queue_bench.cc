@@ -26,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "base/mutex.h"
@@ -217,6 +219,10 @@ int Main(int argc, char** argv) {
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the operator lists and watches
   const long idle_rss = StatusKiB(op.pid(), "VmRSS");
   const double cpu_before = CpuSeconds(op.pid());
+  // The rest of the machine's work, beside the operator's: the test API server and this bench.
+  const pid_t server_pid = server->process ? server->process->pid() : -1;
+  const double server_cpu_before = server_pid > 0 ? CpuSeconds(server_pid) : 0;
+  const double bench_cpu_before = CpuSeconds(getpid());
 
   std::vector<Clock::time_point> submitted(total);
   const auto start = Clock::now();
@@ -247,6 +253,8 @@ int Main(int argc, char** argv) {
       "finished", total, [&] { return jobs.Count("Succeeded") + jobs.Count("Failed"); }, 3'600'000);
   const double wall = Seconds(Clock::now() - start);
   const double cpu = CpuSeconds(op.pid()) - cpu_before;
+  const double server_cpu = server_pid > 0 ? CpuSeconds(server_pid) - server_cpu_before : -1;
+  const double bench_cpu = CpuSeconds(getpid()) - bench_cpu_before;
   const long peak_rss = StatusKiB(op.pid(), "VmHWM");
   const long end_rss = StatusKiB(op.pid(), "VmRSS");
   sampling = false;
@@ -287,6 +295,12 @@ int Main(int argc, char** argv) {
               jobs.Count("Failed"));
   std::printf("%-40s %10d\n", "jobs suspended at least once", jobs.Count("Suspended"));
   std::printf("%-40s %10.1f s  (%.1f ms per job)\n", "operator CPU", cpu, cpu * 1e3 / total);
+  if (server_cpu >= 0) {
+    std::printf("%-40s %10.1f s  (%.1f ms per job)\n", "test API server CPU", server_cpu,
+                server_cpu * 1e3 / total);
+  }
+  std::printf("%-40s %10.1f s  (%.1f ms per job)\n", "bench CPU (clients, watches)", bench_cpu,
+              bench_cpu * 1e3 / total);
   std::printf("%-40s %10.1f MiB (idle %.1f, at the end %.1f)\n", "operator peak RSS",
               peak_rss / 1024.0, idle_rss / 1024.0, end_rss / 1024.0);
   if (finisher.failed() > 0) std::printf("launcher ends that failed: %d\n", finisher.failed());

@@ -72,12 +72,9 @@ void QueueScheduler::Run(std::stop_token stop) {
 std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   const WallTime now = clock_.Now();
   // The caches' shared objects: a pass over every job and pod copies none of them.
-  kube::Objects jobs = sources_.jobs.All();
-  std::map<std::string, kube::Objects> pods_of;
-  for (const kube::ObjectPtr& job : jobs) {
-    const std::string key = kube::ObjectKey(*job);
-    pods_of[key] = sources_.pods.AllByIndex(key);
-  }
+  // Only the jobs that changed since the last pass are decoded again.
+  std::vector<QueuedJobPtr> jobs = queued_.Refresh(sources_.jobs.All());
+  auto pods_of = [this](const std::string& key) { return sources_.pods.AllByIndex(key); };
   std::vector<Json> queues = sources_.queues.List();
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
   const int64_t now_s =

@@ -30,6 +30,7 @@
 #include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/queue_snapshot.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/queue_types.h"
 
@@ -77,6 +78,7 @@ class QueueScheduler {
   const scheduler::PlacementPolicy& policy_;
   const QueueSchedulerOptions options_;
   const std::function<void(const std::string&)> wake_;
+  QueuedJobs queued_;  // the passes' decoded jobs (passes run one at a time)
 
   Mutex mu_;
   std::condition_variable_any cv_;

@@ -90,25 +90,44 @@ std::vector<scheduler::QueueSpec> DefinedQueues(const std::vector<Json>& objects
   return out;
 }
 
-// Decoded, defaulted and valid, neither finished nor suspended: a job the queue orders, with its
-// gang. nullopt for any other.
-std::optional<std::pair<DLJob, scheduler::Gang>> QueuedJob(const Json& object) {
-  if (IsDeleting(object)) return std::nullopt;
+}  // namespace
+
+QueuedJobPtr QueuedJobOf(const Json& object) {
+  if (IsDeleting(object)) return nullptr;
   // Finished jobs are most of a busy cluster's: they are passed over before being decoded.
   std::optional<JobPhase> phase = ParsePhase(StringAt(FieldOf(object, "status"), "phase"));
-  if (phase && IsFinished(*phase)) return std::nullopt;
+  if (phase && IsFinished(*phase)) return nullptr;
   DecodeResult decoded = DecodeTree(object);
-  if (!decoded.errors.empty()) return std::nullopt;
+  if (!decoded.errors.empty()) return nullptr;
   DLJob job = std::move(decoded.job);
   ApplyDefaults(job);
   if (IsFinished(job.status.phase) || job.spec.run_policy.suspend.value_or(false)) {
-    return std::nullopt;
+    return nullptr;
   }
-  if (!Validate(job).empty()) return std::nullopt;
+  if (!Validate(job).empty()) return nullptr;
   Result<scheduler::Gang> gang = scheduler::GangOf(job);
-  if (!gang.ok()) return std::nullopt;
-  return std::make_pair(std::move(job), *gang);
+  if (!gang.ok()) return nullptr;
+  return std::make_shared<const QueuedJob>(QueuedJob{std::move(job), *gang});
 }
+
+std::vector<QueuedJobPtr> QueuedJobs::Refresh(const kube::Objects& objects) {
+  ++refresh_;
+  std::vector<QueuedJobPtr> out;
+  for (const kube::ObjectPtr& object : objects) {
+    Entry& e = by_object_[object.get()];
+    if (!e.object) {
+      e.object = object;
+      e.queued = QueuedJobOf(*object);
+      ++decoded_;
+    }
+    e.seen = refresh_;
+    if (e.queued) out.push_back(e.queued);
+  }
+  std::erase_if(by_object_, [this](const auto& entry) { return entry.second.seen != refresh_; });
+  return out;
+}
+
+namespace {
 
 // The nodes of a job's workers of its incarnation that are bound and live, by index ("" for the
 // others).
@@ -273,20 +292,31 @@ std::optional<WallTime> RunStart(const DLJobStatus& status) {
   return ParseRfc3339(c->last_transition_time);
 }
 
+QueueSnapshot BuildQueueSnapshot(const std::vector<QueuedJobPtr>& jobs,
+                                 const std::function<kube::Objects(const std::string&)>& pods_of,
+                                 const std::vector<Json>& queue_objects, const LedgerView& ledger,
+                                 const AdmissionBook& book, WallTime now) {
+  SnapshotBuilder builder(queue_objects, ledger, book, now);
+  for (const QueuedJobPtr& queued : jobs) {
+    const DLJob& job = queued->job;
+    builder.Add(job, queued->gang, pods_of(job.metadata.namespace_ + "/" + job.metadata.name));
+  }
+  return std::move(builder).Take();
+}
+
 QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
                                  const std::map<std::string, kube::Objects>& pods_of,
                                  const std::vector<Json>& queue_objects, const LedgerView& ledger,
                                  const AdmissionBook& book, WallTime now) {
-  static const kube::Objects kNoPods;
-  SnapshotBuilder builder(queue_objects, ledger, book, now);
+  std::vector<QueuedJobPtr> queued;
   for (const kube::ObjectPtr& object : jobs) {
-    std::optional<std::pair<DLJob, scheduler::Gang>> queued = QueuedJob(*object);
-    if (!queued) continue;
-    const auto& [job, gang] = *queued;
-    auto pods = pods_of.find(job.metadata.namespace_ + "/" + job.metadata.name);
-    builder.Add(job, gang, pods == pods_of.end() ? kNoPods : pods->second);
+    if (QueuedJobPtr q = QueuedJobOf(*object)) queued.push_back(std::move(q));
   }
-  return std::move(builder).Take();
+  auto pods = [&pods_of](const std::string& key) {
+    auto it = pods_of.find(key);
+    return it == pods_of.end() ? kube::Objects{} : it->second;
+  };
+  return BuildQueueSnapshot(queued, pods, queue_objects, ledger, book, now);
 }
 
 std::map<std::string, DLQueueStatus> QueueStatuses(const QueueSnapshot& snapshot,

@@ -19,18 +19,23 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
+#include "jobs/dljob_types.h"
 #include "jobs/dlqueue_types.h"
 #include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
+#include "scheduler/gang.h"
 #include "scheduler/queue/job_queue.h"
 
 namespace dljob::controller {
@@ -55,9 +60,46 @@ struct QueueSnapshot {
   bool queues_defined = false;  // there are DLQueue objects
 };
 
-// `jobs`: DLJob objects (the informer's); `pods_of`: each job key's pods (the pods informer's
+// A DLJob the queue orders: decoded, defaulted and valid, neither finished, deleting nor
+// suspended; with its gang.
+struct QueuedJob {
+  DLJob job;
+  scheduler::Gang gang;
+};
+using QueuedJobPtr = std::shared_ptr<const QueuedJob>;
+
+// The queued job of a DLJob object; null for any other object.
+QueuedJobPtr QueuedJobOf(const nlohmann::json& object);
+
+// QueuedJobOf over an informer's objects, each version decoded once: the informer replaces an
+// object's pointer on every change, so a pointer seen in the last call is the same version and
+// its decode is reused. A pass over thousands of waiting jobs then decodes only those that
+// changed. Not thread-safe (one queue pass at a time).
+class QueuedJobs {
+ public:
+  // The queued jobs among `objects`, in their order.
+  std::vector<QueuedJobPtr> Refresh(const kube::Objects& objects);
+  size_t decoded() const { return decoded_; }  // decodes so far, for tests
+
+ private:
+  struct Entry {
+    kube::ObjectPtr object;  // keeps the pointer from being reused by another object
+    QueuedJobPtr queued;
+    uint64_t seen = 0;
+  };
+  std::unordered_map<const nlohmann::json*, Entry> by_object_;
+  uint64_t refresh_ = 0;
+  size_t decoded_ = 0;
+};
+
+// `jobs`: the queued jobs (QueuedJobs); `pods_of`: a job key's pods (the pods informer's
 // index); `queue_objects`: DLQueue objects; `ledger`: the GPU ledger's view; `book`: the
 // admissions so far. Times in Unix seconds come from `now`.
+QueueSnapshot BuildQueueSnapshot(const std::vector<QueuedJobPtr>& jobs,
+                                 const std::function<kube::Objects(const std::string&)>& pods_of,
+                                 const std::vector<nlohmann::json>& queue_objects,
+                                 const LedgerView& ledger, const AdmissionBook& book, WallTime now);
+// The same over DLJob objects (each decoded) and a map of their pods, for tests.
 QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
                                  const std::map<std::string, kube::Objects>& pods_of,
                                  const std::vector<nlohmann::json>& queue_objects,

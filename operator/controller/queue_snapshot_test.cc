@@ -81,6 +81,41 @@ class SnapshotTest : public ::testing::Test {
   AdmissionBook book_;
 };
 
+TEST(QueuedJobsTest, EachVersionOfAnObjectIsDecodedOnceAndOnlyQueuedJobsAreReturned) {
+  auto object = [](Json o) { return std::make_shared<const Json>(std::move(o)); };
+  kube::ObjectPtr a = object(JobObject("a", {{"priority", 3}}));
+  kube::ObjectPtr done = object(JobObject("done", {}, {{"phase", "Succeeded"}}));
+  kube::ObjectPtr invalid = object(JobObject("bad"));
+  invalid = object([&] {
+    Json o = *invalid;
+    o["spec"]["gpus"] = 3;  // not a multiple of gpusPerWorker
+    return o;
+  }());
+  QueuedJobs jobs;
+  std::vector<QueuedJobPtr> first = jobs.Refresh({a, done, invalid});
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0]->job.metadata.name, "a");
+  EXPECT_EQ(first[0]->job.spec.scheduling.priority, 3);
+  EXPECT_EQ(first[0]->gang.workers, 2);
+  EXPECT_EQ(jobs.decoded(), 3u);
+
+  // The same versions: nothing decoded again, the same decode handed out.
+  std::vector<QueuedJobPtr> again = jobs.Refresh({a, done, invalid});
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0], first[0]);
+  EXPECT_EQ(jobs.decoded(), 3u);
+
+  // A new version of a (the informer's new pointer) is decoded; a gone object is forgotten.
+  kube::ObjectPtr a2 = object(JobObject("a", {{"priority", 7}}));
+  std::vector<QueuedJobPtr> changed = jobs.Refresh({a2, done});
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0]->job.spec.scheduling.priority, 7);
+  EXPECT_EQ(jobs.decoded(), 4u);
+  EXPECT_TRUE(jobs.Refresh({}).empty());
+  EXPECT_EQ(jobs.Refresh({a2}).size(), 1u);
+  EXPECT_EQ(jobs.decoded(), 5u);  // forgotten, so decoded afresh
+}
+
 TEST_F(SnapshotTest, BoundWorkersMakeAJobRunningThereAndTheRestPend) {
   Json running_since = {
       {"type", "Running"}, {"status", "True"}, {"lastTransitionTime", "2027-01-15T07:00:00Z"}};

@@ -81,6 +81,7 @@ void LogCollectors::SyncEntries(const Pods& launcher_pods) {
     if (!Started(pod)) continue;
     Entry& e = by_uid_[uid];
     e.job_key = ns + "/" + job;
+    uids_of_job_.emplace(e.job_key, uid);
     ArchivedPod archived{name, uid,
                          pod.value("/metadata/creationTimestamp"_json_pointer, std::string())};
     e.collector =
@@ -104,6 +105,13 @@ void LogCollectors::SyncEntries(const Pods& launcher_pods) {
     it->second.thread.request_stop();
     it->second.thread.join();
     FoldLocked(it->second);
+    auto [first, last] = uids_of_job_.equal_range(it->second.job_key);
+    for (auto u = first; u != last; ++u) {
+      if (u->second == it->first) {
+        uids_of_job_.erase(u);
+        break;
+      }
+    }
     it = by_uid_.erase(it);
   }
 }
@@ -122,8 +130,9 @@ std::optional<WallTime> LogCollectors::LastProgress(const std::string& job_key) 
   MutexLock lock(mu_);
   std::optional<WallTime> last;
   if (auto it = folded_progress_.find(job_key); it != folded_progress_.end()) last = it->second;
-  for (const auto& [uid, e] : by_uid_) {
-    if (e.job_key != job_key) continue;
+  auto [from, to] = uids_of_job_.equal_range(job_key);
+  for (auto u = from; u != to; ++u) {
+    const Entry& e = by_uid_.at(u->second);
     auto t = e.collector->LastProgress();
     if (t && (!last || *t > *last)) last = t;
   }
@@ -163,6 +172,7 @@ void LogCollectors::StopAll() {
     FoldLocked(e);
   }
   by_uid_.clear();
+  uids_of_job_.clear();
 }
 
 }  // namespace dljob::metrics

@@ -78,6 +78,7 @@ class LogCollectors {
   const LogCollectorOptions options_;
   mutable Mutex mu_;
   std::map<std::string, Entry> by_uid_ GUARDED_BY(mu_);
+  std::multimap<std::string, std::string> uids_of_job_ GUARDED_BY(mu_);  // job key → by_uid_ key
   std::map<std::string, LogCounts> folded_ GUARDED_BY(mu_);
   std::map<std::string, WallTime> folded_progress_ GUARDED_BY(mu_);
 };
