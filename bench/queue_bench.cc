@@ -15,6 +15,8 @@
 // over time. --max-wall-seconds and --max-peak-rss-mib make it a check (exit 3 past either).
 //
 //   queue_bench [--scale 1] [--kubeconfig FILE] [--nodes 40 --gpus-per-node 32]
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -25,8 +27,6 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
-
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
