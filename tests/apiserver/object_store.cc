@@ -184,8 +184,10 @@ ApiResult<Json> ObjectStore::PrepareCreateLocked(const ResourceType& type, const
 Json ObjectStore::CommitCreateLocked(const ResourceType& type, Json object) {
   object["metadata"]["resourceVersion"] = std::to_string(++version_);
   auto stored = std::make_shared<const Json>(std::move(object));
-  objects_[type.Key()][ObjectKey(type, NamespaceOf(*stored), NameOf(*stored))] = stored;
+  const std::string object_key = ObjectKey(type, NamespaceOf(*stored), NameOf(*stored));
+  objects_[type.Key()][object_key] = stored;
   uid_to_type_[UidOf(*stored)] = type.Key();
+  IndexOwnersLocked(type.Key(), object_key, *stored, true);
   RecordLocked({version_, type.Key(), "ADDED", stored, nullptr});
   return *stored;
 }
@@ -289,6 +291,7 @@ ApiResult<Json> ObjectStore::CommitLocked(const ResourceType& type, const Object
   auto stored = std::make_shared<const Json>(std::move(updated));
   std::string object_key = ObjectKey(type, NamespaceOf(*stored), NameOf(*stored));
   objects_[type.Key()][object_key] = stored;
+  IndexOwnersLocked(type.Key(), object_key, *stored, true);
   RecordLocked({version_, type.Key(), "MODIFIED", stored, old});
   const Json& stored_meta = (*stored)["metadata"];
   bool finalizers = stored_meta.contains("finalizers") && stored_meta["finalizers"].is_array() &&

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -183,6 +184,9 @@ class ObjectStore {
   std::optional<int64_t> GracePeriodLocked(const ResourceType& type, const Json& object,
                                            const DeleteRequest& request) const REQUIRES(mu_);
   void CollectGarbageLocked(const std::string& owner_uid, const std::string& policy) REQUIRES(mu_);
+  // Adds (or removes) the object under each owner uid its ownerReferences name.
+  void IndexOwnersLocked(const std::string& key, const std::string& object_key, const Json& object,
+                         bool add) REQUIRES(mu_);
   void DeleteNamespaceContentsLocked(const std::string& ns) REQUIRES(mu_);
   void RecordLocked(StoredEvent event) REQUIRES(mu_);
   std::string NextUidLocked() REQUIRES(mu_);
@@ -194,6 +198,11 @@ class ObjectStore {
   mutable std::condition_variable_any changed_;
   std::map<std::string, TypeObjects> objects_ GUARDED_BY(mu_);                // by type key
   std::unordered_map<std::string, std::string> uid_to_type_ GUARDED_BY(mu_);  // live uids
+  // Owner uid → the (type key, object key) of objects that named it in ownerReferences: a
+  // superset (a reference dropped by an update stays until either side is deleted), checked
+  // before use, so deleting an owner looks at its dependents, not at every object.
+  std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>> dependents_
+      GUARDED_BY(mu_);
   std::deque<StoredEvent> history_ GUARDED_BY(mu_);
   uint64_t version_ GUARDED_BY(mu_) = 0;
   uint64_t compacted_ GUARDED_BY(mu_) = 0;

@@ -87,6 +87,7 @@ Json ObjectStore::DeleteLocked(const std::string& key, const std::string& object
   objects.erase(it);
   std::string uid = UidOf(*old);
   uid_to_type_.erase(uid);
+  IndexOwnersLocked(key, object_key, *old, false);
 
   Json deleted = *old;
   deleted["metadata"]["resourceVersion"] = std::to_string(++version_);
@@ -110,17 +111,35 @@ void ObjectStore::DeleteNamespaceContentsLocked(const std::string& ns) {
   }
 }
 
-void ObjectStore::CollectGarbageLocked(const std::string& owner_uid, const std::string& policy) {
-  std::vector<std::pair<std::string, std::string>> dependents;
-  for (const auto& [key, objects] : objects_) {
-    for (const auto& [object_key, obj] : objects) {
-      if (OwnedBy(*obj, owner_uid)) dependents.emplace_back(key, object_key);
+void ObjectStore::IndexOwnersLocked(const std::string& key, const std::string& object_key,
+                                    const Json& object, bool add) {
+  const Json& meta = object["metadata"];
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return;
+  for (const Json& ref : meta["ownerReferences"]) {
+    const std::string owner = ref.value("uid", "");
+    if (owner.empty()) continue;
+    if (add) {
+      dependents_[owner].emplace(key, object_key);
+      continue;
     }
+    auto it = dependents_.find(owner);
+    if (it == dependents_.end()) continue;
+    it->second.erase({key, object_key});
+    if (it->second.empty()) dependents_.erase(it);
   }
+}
+
+void ObjectStore::CollectGarbageLocked(const std::string& owner_uid, const std::string& policy) {
+  auto named = dependents_.find(owner_uid);
+  if (named == dependents_.end()) return;
+  // In (type key, object key) order, as a scan of every object would find them.
+  const std::set<std::pair<std::string, std::string>> dependents = std::move(named->second);
+  dependents_.erase(named);
   for (const auto& [key, object_key] : dependents) {
     auto it = objects_[key].find(object_key);
     if (it == objects_[key].end()) continue;  // already collected through another owner
     ObjectPtr dependent = it->second;
+    if (!OwnedBy(*dependent, owner_uid)) continue;  // an update dropped the reference
     if (policy == "Orphan") {
       Json updated = *dependent;
       Json& refs = updated["metadata"]["ownerReferences"];

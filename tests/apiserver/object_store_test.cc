@@ -402,6 +402,25 @@ TEST_F(ObjectStoreTest, DeletingAnOwnerCollectsItsDependentsRecursively) {
   EXPECT_EQ(ListNames(configmaps_, "default"), (std::vector<std::string>{"unrelated"}));
 }
 
+TEST_F(ObjectStoreTest, GarbageCollectionFollowsReferencesAsUpdatesLeaveThem) {
+  Json job = MustCreate(dljobs_, "default", Named("j"));
+  MustCreate(configmaps_, "default", Named("adopted"));  // referenced only by a later update
+  Json patch = {{"metadata", {{"ownerReferences", {OwnerRef(job)}}}}};
+  ASSERT_TRUE(store_->MergePatch(configmaps_, "default", "adopted", patch).ok());
+  MustCreate(configmaps_, "default",
+             {{"metadata", {{"name", "released"}, {"ownerReferences", {OwnerRef(job)}}}}});
+  Json release = {{"metadata", {{"ownerReferences", nullptr}}}};
+  ASSERT_TRUE(store_->MergePatch(configmaps_, "default", "released", release).ok());
+  // Deleted and made again under the same name, owned by nobody.
+  MustCreate(configmaps_, "default",
+             {{"metadata", {{"name", "again"}, {"ownerReferences", {OwnerRef(job)}}}}});
+  ASSERT_TRUE(store_->Delete(configmaps_, "default", "again").ok());
+  MustCreate(configmaps_, "default", Named("again"));
+
+  ASSERT_TRUE(store_->Delete(dljobs_, "default", "j").ok());
+  EXPECT_EQ(ListNames(configmaps_, "default"), (std::vector<std::string>{"again", "released"}));
+}
+
 TEST_F(ObjectStoreTest, OrphanPolicyStripsTheReference) {
   Json job = MustCreate(dljobs_, "default", Named("j"));
   MustCreate(pods_, "default",
