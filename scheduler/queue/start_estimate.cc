@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <queue>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
+
+#include "jobs/dljob_fields.h"
 
 namespace dljob::scheduler {
 namespace {
@@ -281,17 +284,9 @@ class EstimateReplay {
 }  // namespace
 
 std::string_view EstimateBasisName(EstimateBasis basis) {
-  switch (basis) {
-    case EstimateBasis::kNow:
-      return "Now";
-    case EstimateBasis::kProgress:
-      return "Progress";
-    case EstimateBasis::kTimeLimit:
-      return "TimeLimit";
-    case EstimateBasis::kUnknown:
-      return "Unknown";
-  }
-  return "Unknown";
+  // The API's values (status.startEstimate.basis), in EstimateBasis' order.
+  static_assert(std::size(kStartEstimateBases) == static_cast<size_t>(EstimateBasis::kUnknown) + 1);
+  return kStartEstimateBases[static_cast<size_t>(basis)];
 }
 
 EstimateBasis Weaker(EstimateBasis a, EstimateBasis b) { return std::max(a, b); }

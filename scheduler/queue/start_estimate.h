@@ -61,7 +61,8 @@ enum class EstimateBasis {
   kUnknown,    // no expected end at all
 };
 
-// "Now", "Progress", "TimeLimit", "Unknown": the values of status.startEstimate.basis.
+// "Now", "Progress", "TimeLimit", "Unknown": the values of status.startEstimate.basis
+// (jobs/dljob_fields.h's kStartEstimateBases).
 std::string_view EstimateBasisName(EstimateBasis basis);
 // The weaker of two bases.
 EstimateBasis Weaker(EstimateBasis a, EstimateBasis b);
