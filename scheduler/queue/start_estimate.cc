@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <functional>
 #include <iterator>
-#include <map>
 #include <queue>
 #include <tuple>
 #include <unordered_map>

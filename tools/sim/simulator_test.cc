@@ -129,6 +129,15 @@ TEST(Simulate, EveryPolicyFinishesEveryJobDeterministically) {
   }
 }
 
+// 300 generated jobs on 16 nodes: a queue builds, so jobs wait and get estimates.
+Trace QueuingTrace() {
+  TraceShape shape;
+  shape.jobs = 300;
+  shape.gpus = 128;
+  shape.seed = 5;
+  return GenerateTrace(shape);
+}
+
 SimOptions WithEstimates(double noise = 0) {
   SimOptions o;
   o.estimates = EstimateScoring{};
@@ -167,11 +176,7 @@ TEST(Simulate, EstimatesOfTheTinyTraceByHand) {
 // Estimating is a side line: every outcome of the replay is the same with it as without, under
 // every policy; the estimates of jobs that waited are recorded, and are the same again.
 TEST(Simulate, EstimatesChangeNothingAndRepeat) {
-  TraceShape shape;
-  shape.jobs = 300;
-  shape.gpus = 128;
-  shape.seed = 5;
-  const Trace t = GenerateTrace(shape);
+  const Trace t = QueuingTrace();
   for (const std::string_view policy : SimPolicyNames()) {
     SCOPED_TRACE(policy);
     SimResult plain = Replay(t, std::string(policy));
@@ -199,11 +204,7 @@ TEST(Simulate, EstimatesChangeNothingAndRepeat) {
 // Scoring every other job: only those have estimates, and the first of each is the one made at
 // its submission, as when every job is scored.
 TEST(Simulate, EstimatesOfASampleOfTheJobs) {
-  TraceShape shape;
-  shape.jobs = 300;
-  shape.gpus = 128;
-  shape.seed = 5;
-  const Trace t = GenerateTrace(shape);
+  const Trace t = QueuingTrace();
   SimResult all = Replay(t, "dljob", WithEstimates());
   SimOptions o = WithEstimates();
   o.estimates->sample = 2;
@@ -227,11 +228,7 @@ TEST(Simulate, EstimatesOfASampleOfTheJobs) {
 // With noise, running jobs report a remaining time off by up to ±50%: the estimates differ from
 // the exact ones, the same seed repeats them, and the replay itself is unchanged.
 TEST(Simulate, NoisyProgressReports) {
-  TraceShape shape;
-  shape.jobs = 300;
-  shape.gpus = 128;
-  shape.seed = 5;
-  const Trace t = GenerateTrace(shape);
+  const Trace t = QueuingTrace();
   SimResult exact = Replay(t, "dljob", WithEstimates());
   SimResult noisy = Replay(t, "dljob", WithEstimates(0.5));
   SimResult again = Replay(t, "dljob", WithEstimates(0.5));
