@@ -192,8 +192,8 @@ struct Replayed {
 };
 
 // Where a replay starts when the queue already holds jobs: the first pass at `now`; the jobs the
-// queue runs end at their `running_ends` (none: never), counted from `now` if suspended; the jobs
-// it holds pending run `pending_runs` seconds.
+// queue runs end at their `running_ends` (none: never; a suspended one resumes with what it had
+// left); the jobs it holds pending run `pending_runs` seconds once started.
 struct ReplayStart {
   std::optional<int64_t> now;
   std::map<std::string, std::optional<int64_t>> running_ends;

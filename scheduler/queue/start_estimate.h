@@ -115,7 +115,8 @@ struct StartEstimates {
   bool capped = false;              // max_passes stopped the replay with jobs not started
 };
 
-// kInvalidArgument when the snapshot is not a valid queue (as ScheduleSnapshot).
+// The queue's error (kInvalidArgument, kAlreadyExists, naming the job) when the snapshot is not a
+// valid queue, as ScheduleSnapshot's.
 Result<StartEstimates> EstimateStarts(const std::vector<QueueSpec>& queues,
                                       const std::vector<EstimateJob>& jobs, std::vector<Node> nodes,
                                       int64_t now, const PlacementPolicy& policy,

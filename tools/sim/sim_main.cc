@@ -206,9 +206,10 @@ int Main(int argc, char** argv) {
   app.add_option("--jobs-out", f.jobs_out, "write one CSV row per policy and job here");
   app.add_option("--svg", f.svg, "write a plot of GPU allocation over time here");
   app.add_flag("--estimates", f.estimates,
-               "score start-time estimates: every waiting job's, when a job is submitted and "
-               "waits and every --estimate-every seconds, against the start it then gets (each "
-               "estimate replays the queue: minutes where a replay takes seconds)");
+               "score start-time estimates: each scored job's (--estimate-sample) at its "
+               "submission and at each change (re-estimated every --estimate-every seconds), "
+               "against the start it then gets (each estimate replays the queue: minutes where "
+               "a replay takes seconds)");
   app.add_option("--estimate-sample", f.scoring.sample,
                  "with --estimates: score every N-th job of the trace (1: all); each scored "
                  "job's submission triggers an estimate")
