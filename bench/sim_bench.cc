@@ -13,17 +13,15 @@
 //
 //   sim_bench [--jobs-count 20000] [--gpus 6500] [--seed 1] [--load 1.5] [--no-quotas]
 //             [--policies fifo,spread,best-fit,dljob,las,sjf]
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "bench/machine.h"
 #include "tools/sim/metrics.h"
 #include "tools/sim/report.h"
 #include "tools/sim/simulator.h"
@@ -34,22 +32,6 @@ namespace {
 
 using scheduler::sim::HumanSeconds;
 using scheduler::sim::Summary;
-
-std::string Machine() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string model = "unknown CPU";
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  std::ifstream loadavg("/proc/loadavg");
-  std::string l1;
-  loadavg >> l1;
-  return std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs (" + model + "), load average " +
-         l1 + " at start, build " + DLJOB_BUILD_TYPE;
-}
 
 std::string Ratio(double a, double b) {
   char buf[32];
@@ -80,7 +62,7 @@ int Main(int argc, char** argv) {
   app.add_flag("--no-quotas", no_quotas, "every team queue unlimited");
   CLI11_PARSE(app, argc, argv);
 
-  std::printf("sim_bench: %s\n", Machine().c_str());
+  std::printf("sim_bench: %s\n", MachineLine(DLJOB_BUILD_TYPE).c_str());
   const auto t0 = std::chrono::steady_clock::now();
   scheduler::sim::Trace trace = scheduler::sim::GenerateTrace(shape);
   if (no_quotas) trace.queues.clear();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/time_format.h"
+#include "cli/start_estimate_view.h"
 #include "jobs/codec.h"
 
 namespace dljob {
@@ -69,6 +70,7 @@ std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point n
     row.push_back(std::to_string(st.restarts.value_or(0)));
   }
   row.push_back(st.start_time.empty() ? "-" : Since(st.start_time, st.completion_time, now));
+  row.push_back(EstimatedStart(job, now));
   row.push_back(Since(job.metadata.creation_timestamp, "", now));
   if (wide) row.push_back(job.spec.image);
   return row;
@@ -144,10 +146,11 @@ std::string FormatJobs(const std::vector<DLJob>& jobs, OutputFormat format,
     return FormatList(jobs, format);
   bool wide = format == OutputFormat::kWide;
   std::vector<std::vector<std::string>> rows;
-  rows.push_back(
-      wide ? std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "STEP", "LOSS",
-                                      "ACCURACY", "RESTARTS", "DURATION", "AGE", "IMAGE"}
-           : std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION", "AGE"});
+  rows.push_back(wide ? std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "STEP",
+                                                 "LOSS", "ACCURACY", "RESTARTS", "DURATION",
+                                                 "ESTIMATED START", "AGE", "IMAGE"}
+                      : std::vector<std::string>{"NAME", "STATUS", "GPUS", "IMG/SEC", "DURATION",
+                                                 "ESTIMATED START", "AGE"});
   for (const DLJob& job : jobs) rows.push_back(Row(job, wide, now));
   if (namespace_column) AddNamespaceColumn(jobs, rows);
   return RenderTable(rows);
@@ -189,7 +192,7 @@ std::string FormatJob(const DLJob& job, OutputFormat format, SysClock::time_poin
     case OutputFormat::kYaml:
       return EncodeYaml(job);
     default:
-      return FormatJobs({job}, format, now);
+      return FormatJobs({job}, format, now) + EstimateLine(job, now);
   }
 }
 

@@ -1,12 +1,14 @@
 // How the CLI prints jobs: kubectl-style tables and -o json|yaml|wide.
 //
-//   NAME    STATUS     GPUS  IMG/SEC  DURATION  AGE
-//   mnist   Succeeded  2     1510.2   1m32s     5m
+//   NAME    STATUS     GPUS  IMG/SEC  DURATION  ESTIMATED START  AGE
+//   mnist   Succeeded  2     1510.2   1m32s     -                5m
+//   big     Queued     16    -        -         ~12m             1m
 //
-// wide adds STEP, LOSS, ACCURACY, RESTARTS and IMAGE. json and yaml print the whole object (a
-// DLJobList for several). Jobs from several namespaces (-A) get a NAMESPACE column first, as
-// kubectl prints them. `dljob top` has its own table (FormatTop). Pure functions of the jobs and
-// "now"; thread-safe.
+// ESTIMATED START is a waiting job's start estimate (start_estimate_view.h); `dljob get` adds
+// the estimate's line with its assumption below the table. wide adds STEP, LOSS, ACCURACY,
+// RESTARTS and IMAGE. json and yaml print the whole object (a DLJobList for several). Jobs from
+// several namespaces (-A) get a NAMESPACE column first, as kubectl prints them. `dljob top` has its
+// own table (FormatTop). Pure functions of the jobs and "now"; thread-safe.
 #pragma once
 
 #include <chrono>

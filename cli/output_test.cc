@@ -31,25 +31,60 @@ DLJob Finished(const std::string& name) {
 
 auto Now() { return *ParseRfc3339("2026-11-22T05:05:00Z"); }
 
-TEST(FormatJobs, TableHasTheKubectlColumns) {
+DLJob Queued(const std::string& name) {
   DLJob queued;
-  queued.metadata.name = "waiting-job";
+  queued.metadata.name = name;
   queued.metadata.creation_timestamp = "2026-11-22T05:04:30Z";
   queued.spec.gpus = 16;
   queued.status.phase = JobPhase::kQueued;
-  EXPECT_EQ(FormatJobs({Finished("mnist"), queued}, OutputFormat::kTable, Now()),
-            "NAME          STATUS      GPUS   IMG/SEC   DURATION   AGE\n"
-            "mnist         Succeeded   2      1510.2    1m32s      5m\n"
-            "waiting-job   Queued      16     -         -          30s\n");
+  queued.status.start_estimate =
+      StartEstimateStatus{"2026-11-22T05:17:20Z", "Progress",
+                          "when train-a ends in about 12 min, from its steps and images/sec"};
+  return queued;
+}
+
+TEST(FormatJobs, TableHasTheKubectlColumns) {
+  DLJob unknown = Queued("no-estimate");
+  unknown.status.start_estimate.reset();
+  EXPECT_EQ(
+      FormatJobs({Finished("mnist"), Queued("waiting-job"), unknown}, OutputFormat::kTable, Now()),
+      "NAME          STATUS      GPUS   IMG/SEC   DURATION   ESTIMATED START   AGE\n"
+      "mnist         Succeeded   2      1510.2    1m32s      -                 5m\n"
+      "waiting-job   Queued      16     -         -          ~12m              30s\n"
+      "no-estimate   Queued      16     -         -          unknown           30s\n");
+}
+
+TEST(FormatJob, GetShowsAWaitingJobsEstimateAndItsAssumption) {
+  EXPECT_EQ(FormatJob(Queued("big"), OutputFormat::kTable, Now()),
+            "NAME   STATUS   GPUS   IMG/SEC   DURATION   ESTIMATED START   AGE\n"
+            "big    Queued   16     -         -          ~12m              30s\n"
+            "Estimated start: ~12m (2026-11-22T05:17:20Z): when train-a ends in about 12 min, "
+            "from its steps and images/sec. An estimate, not a promise.\n");
+  // No line for a job that does not wait.
+  EXPECT_EQ(FormatJob(Finished("mnist"), OutputFormat::kTable, Now()),
+            FormatJobs({Finished("mnist")}, OutputFormat::kTable, Now()));
+  // json and yaml carry status.startEstimate as the API has it.
+  auto tree = nlohmann::json::parse(FormatJob(Queued("big"), OutputFormat::kJson, Now()));
+  EXPECT_EQ(tree["status"]["startEstimate"],
+            (nlohmann::json{{"time", "2026-11-22T05:17:20Z"},
+                            {"basis", "Progress"},
+                            {"assumption",
+                             "when train-a ends in about 12 min, from its steps and images/sec"}}));
+  const std::string yaml = FormatJob(Queued("big"), OutputFormat::kYaml, Now());
+  EXPECT_NE(yaml.find("  startEstimate:\n    time: 2026-11-22T05:17:20Z\n    basis: Progress\n"),
+            std::string::npos)
+      << yaml;
+  auto list = nlohmann::json::parse(FormatJobs({Queued("big")}, OutputFormat::kJson, Now()));
+  EXPECT_EQ(list["items"][0]["status"]["startEstimate"]["basis"], "Progress");
 }
 
 TEST(FormatJobs, WideAddsProgressColumns) {
   std::string out = FormatJobs({Finished("mnist")}, OutputFormat::kWide, Now());
   EXPECT_EQ(out,
             "NAME    STATUS      GPUS   IMG/SEC   STEP      LOSS     ACCURACY   RESTARTS   "
-            "DURATION   AGE   IMAGE\n"
+            "DURATION   ESTIMATED START   AGE   IMAGE\n"
             "mnist   Succeeded   2      1510.2    937/937   0.3512   87.12%     1          "
-            "1m32s      5m    dljob/trainer:cpu\n");
+            "1m32s      -                 5m    dljob/trainer:cpu\n");
 }
 
 TEST(FormatJob, JsonIsTheWholeObjectAndDecodesBack) {
@@ -75,8 +110,8 @@ TEST(FormatJobs, AllNamespacesPutsTheNamespaceFirst) {
   DLJob a = Finished("mnist");
   a.metadata.namespace_ = "team-a";
   EXPECT_EQ(FormatJobs({a}, OutputFormat::kTable, Now(), true),
-            "NAMESPACE   NAME    STATUS      GPUS   IMG/SEC   DURATION   AGE\n"
-            "team-a      mnist   Succeeded   2      1510.2    1m32s      5m\n");
+            "NAMESPACE   NAME    STATUS      GPUS   IMG/SEC   DURATION   ESTIMATED START   AGE\n"
+            "team-a      mnist   Succeeded   2      1510.2    1m32s      -                 5m\n");
 }
 
 DLJob Training(const std::string& name, int64_t gpus, std::optional<double> rate) {

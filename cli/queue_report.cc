@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "base/time_format.h"
+#include "cli/start_estimate_view.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
@@ -99,16 +100,13 @@ const Condition* QueuedCondition(const DLJob& job) {
   return nullptr;
 }
 
-bool Waiting(const DLJob& job) {
-  return job.status.phase == JobPhase::kQueued || job.status.phase == JobPhase::kUnset;
-}
-
 std::string JobTable(const std::vector<DLJob>& jobs, bool wide, SysClock::time_point now) {
   Rows rows;
   rows.push_back({"NAMESPACE", "NAME", "PHASE", "GPUS", "PRIORITY"});
   if (wide) {
     for (const char* c : {"GPU PRODUCT", "WAITING", "AGE"}) rows[0].push_back(c);
   }
+  rows[0].push_back("ESTIMATED START");
   rows[0].push_back("REASON");
   for (const DLJob& job : jobs) {
     std::vector<std::string> row = {
@@ -118,10 +116,11 @@ std::string JobTable(const std::vector<DLJob>& jobs, bool wide, SysClock::time_p
     if (wide) {
       const Condition* queued = QueuedCondition(job);
       row.push_back(GpuProductOf(job).empty() ? "(any)" : GpuProductOf(job));
-      row.push_back(Waiting(job) && queued != nullptr ? Age(queued->last_transition_time, now)
-                                                      : "-");
+      row.push_back(IsWaiting(job) && queued != nullptr ? Age(queued->last_transition_time, now)
+                                                        : "-");
       row.push_back(Age(job.metadata.creation_timestamp, now));
     }
+    row.push_back(EstimatedStart(job, now));
     std::string reason = WaitingReason(job);
     row.push_back(reason.empty() ? "-" : reason);
     rows.push_back(std::move(row));
@@ -163,7 +162,7 @@ std::string QueueOf(const DLJob& job) {
 }
 
 std::string WaitingReason(const DLJob& job) {
-  if (!Waiting(job)) return "";
+  if (!IsWaiting(job)) return "";
   const Condition* queued = QueuedCondition(job);
   return queued == nullptr ? "" : queued->message;
 }
@@ -179,7 +178,7 @@ std::vector<DLJob> JobsOfQueue(const std::vector<DLJob>& jobs, const std::string
   auto key = [](const DLJob& j) {
     // Waiting jobs after admitted ones; higher priority first; older first (RFC 3339 UTC times
     // order as strings).
-    return std::make_tuple(Waiting(j), Waiting(j) ? -j.spec.scheduling.priority.value_or(0) : 0,
+    return std::make_tuple(IsWaiting(j), IsWaiting(j) ? -j.spec.scheduling.priority.value_or(0) : 0,
                            j.metadata.creation_timestamp, j.metadata.namespace_, j.metadata.name);
   };
   std::stable_sort(out.begin(), out.end(),

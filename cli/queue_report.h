@@ -11,10 +11,11 @@
 // wide adds COHORT (the queues that lend each other idle quota; "(default)" for a queue that
 // names none) and AGE. get: the queue's name, cohort, age and job counts, its table, then its
 // jobs — the DLJobs that name it in spec.scheduling.queue ("default" when unset) — with, for each
-// waiting one, the message of its Queued condition (why it waits):
+// waiting one, its start estimate (start_estimate_view.h) and the message of its Queued condition
+// (why it waits):
 //
-//   NAMESPACE   NAME   PHASE    GPUS   PRIORITY   REASON
-//   ml          big    Queued   16     10         needs 16 GPUs (A100) in queue team-a; quota 32, …
+//   NAMESPACE   NAME   PHASE    GPUS   PRIORITY   ESTIMATED START   REASON
+//   ml          big    Queued   16     10         ~45m              needs 16 GPUs (A100) in queue …
 //
 // wide adds the job's GPU PRODUCT (its nvidia.com/gpu.product node selector), WAITING (since the
 // Queued condition last changed) and AGE. json and yaml print the API objects, as kubectl does:

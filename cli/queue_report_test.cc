@@ -149,29 +149,32 @@ TEST(FormatQueue, QuotaThenJobsWithWhyTheyWait) {
       Job("ml", "small", JobPhase::kRunning, 8, "team-a", std::nullopt, "2026-11-22T05:00:00Z"),
       Waiting("big", 10, "2026-11-22T05:30:00Z",
               "needs 16 GPUs (A100) in queue team-a; quota 32, used 24; 12 free, largest node 8")};
-  EXPECT_EQ(FormatQueue(TeamA(), jobs, OutputFormat::kTable, Now()),
-            "Name:      team-a\n"
-            "Cohort:    ml\n"
-            "Age:       2d\n"
-            "Pending:   3\n"
-            "Running:   5\n"
-            "\n"
-            "GPU PRODUCT   NOMINAL   BORROWING LIMIT   USED   BORROWED\n"
-            "A100          32        unlimited         40     8\n"
-            "(any)         8         4                 0      0\n"
-            "H100          -         -                 2      0\n"
-            "\n"
-            "NAMESPACE   NAME    PHASE     GPUS   PRIORITY   REASON\n"
-            "ml          small   Running   8      0          -\n"
-            "ml          big     Queued    16     10         needs 16 GPUs (A100) in queue team-a; "
-            "quota 32, used 24; 12 free, largest node 8\n");
+  jobs[1].status.start_estimate = StartEstimateStatus{
+      "2026-11-22T06:45:00Z", "Progress", "when small ends in about 45 min, from its steps and …"};
+  EXPECT_EQ(
+      FormatQueue(TeamA(), jobs, OutputFormat::kTable, Now()),
+      "Name:      team-a\n"
+      "Cohort:    ml\n"
+      "Age:       2d\n"
+      "Pending:   3\n"
+      "Running:   5\n"
+      "\n"
+      "GPU PRODUCT   NOMINAL   BORROWING LIMIT   USED   BORROWED\n"
+      "A100          32        unlimited         40     8\n"
+      "(any)         8         4                 0      0\n"
+      "H100          -         -                 2      0\n"
+      "\n"
+      "NAMESPACE   NAME    PHASE     GPUS   PRIORITY   ESTIMATED START   REASON\n"
+      "ml          small   Running   8      0          -                 -\n"
+      "ml          big     Queued    16     10         ~45m              needs 16 GPUs (A100) "
+      "in queue team-a; quota 32, used 24; 12 free, largest node 8\n");
   std::string wide = FormatQueue(TeamA(), jobs, OutputFormat::kWide, Now());
   EXPECT_NE(wide.find("NAMESPACE   NAME    PHASE     GPUS   PRIORITY   GPU PRODUCT   WAITING   AGE"
-                      "   REASON\n"),
+                      "   ESTIMATED START   REASON\n"),
             std::string::npos)
       << wide;
   EXPECT_NE(wide.find("ml          big     Queued    16     10         A100          10m       30m"
-                      "   needs 16 GPUs"),
+                      "   ~45m              needs 16 GPUs"),
             std::string::npos)
       << wide;
   EXPECT_NE(wide.find("ml          small   Running   8      0          (any)         -         1h"),

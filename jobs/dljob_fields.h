@@ -28,6 +28,10 @@ inline constexpr std::string_view kTaintEffects[] = {"", "NoSchedule", "PreferNo
 inline constexpr std::string_view kNodeSelectorOperators[] = {"In",           "NotIn", "Exists",
                                                               "DoesNotExist", "Gt",    "Lt"};
 inline constexpr std::string_view kConditionStatuses[] = {"True", "False", "Unknown"};
+// What a start estimate rests on, firmest first (scheduler/queue/start_estimate.h's EstimateBasis,
+// in its order, names its values from here).
+inline constexpr std::string_view kStartEstimateBases[] = {"Now", "Progress", "TimeLimit",
+                                                           "Unknown"};
 
 template <>
 struct FieldTable<ObjectMeta> {
@@ -276,6 +280,23 @@ struct FieldTable<Throughput> {
   };
 };
 
+template <>
+struct FieldTable<StartEstimateStatus> {
+  using T = StartEstimateStatus;
+  static constexpr std::tuple kFields{
+      Field("time", &T::time,
+            Info().Describe("When the job is expected to start (RFC 3339); unset when unknown.")),
+      Field("basis", &T::basis,
+            Info()
+                .Describe("What the estimate rests on: Now (it starts now), Progress (running "
+                          "jobs' steps and images/sec), TimeLimit (a job running to its "
+                          "activeDeadlineSeconds), Unknown.")
+                .OneOf(kStartEstimateBases)),
+      Field("assumption", &T::assumption,
+            Info().Describe("The assumption, in words: what must end (or happen) first.")),
+  };
+};
+
 // status.phase is a JobPhase: written as PhaseName, and its CRD enum is every phase's name.
 template <>
 struct FieldTable<DLJobStatus> {
@@ -299,6 +320,9 @@ struct FieldTable<DLJobStatus> {
             Info().Describe("The metadata.generation this status was computed from.")),
       Field("throughput", &T::throughput,
             Info().Describe("Latest progress, aggregated over ranks from metric lines.")),
+      Field("startEstimate", &T::start_estimate,
+            Info().Describe("While the job waits: when the scheduler expects it to start and "
+                            "what that assumes. An estimate, never a promise.")),
       Field("startTime", &T::start_time),
       Field("completionTime", &T::completion_time),
   };

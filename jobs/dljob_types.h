@@ -233,6 +233,17 @@ struct Throughput {
   bool operator==(const Throughput&) const = default;
 };
 
+// When the scheduler expects a waiting job to start, and what that rests on: the queue's own
+// plan replayed with the running jobs' expected ends (scheduler/queue/start_estimate.h). An
+// estimate, never a promise: the operator refreshes it as things change, and removes it once the
+// job starts.
+struct StartEstimateStatus {
+  std::string time;        // RFC 3339; empty when unknown
+  std::string basis;       // kStartEstimateBases: Now, Progress, TimeLimit, Unknown
+  std::string assumption;  // "when train-a ends in about 12 min, from its steps and images/sec"
+  bool operator==(const StartEstimateStatus&) const = default;
+};
+
 struct DLJobStatus {
   JobPhase phase = JobPhase::kUnset;
   std::vector<Condition> conditions;
@@ -253,8 +264,9 @@ struct DLJobStatus {
   // The metadata.generation this status was computed from.
   std::optional<int64_t> observed_generation;
   std::optional<Throughput> throughput;
-  std::string start_time;       // RFC 3339
-  std::string completion_time;  // RFC 3339
+  std::optional<StartEstimateStatus> start_estimate;  // while the job waits
+  std::string start_time;                             // RFC 3339
+  std::string completion_time;                        // RFC 3339
   bool operator==(const DLJobStatus&) const = default;
 };
 

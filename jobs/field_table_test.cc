@@ -102,6 +102,10 @@ DLJob EveryFieldJob() {
                              .words_per_sec = 8000.5,
                              .per_gpu_words_per_sec = 4000.25,
                              .perplexity = 143.5};
+  st.start_estimate = StartEstimateStatus{
+      .time = "2024-05-01T10:00:20Z",
+      .basis = "Progress",
+      .assumption = "when train-a ends in about 12 min, from its steps and images/sec"};
   st.start_time = "2024-05-01T10:00:30Z";
   st.completion_time = "2024-05-01T12:00:00Z";
   return j;
@@ -218,6 +222,10 @@ status:
     wordsPerSec: 8000.5
     perGpuWordsPerSec: 4000.25
     perplexity: 143.5
+  startEstimate:
+    time: 2024-05-01T10:00:20Z
+    basis: Progress
+    assumption: "when train-a ends in about 12 min, from its steps and images/sec"
   startTime: 2024-05-01T10:00:30Z
   completionTime: 2024-05-01T12:00:00Z
 )";
@@ -253,7 +261,7 @@ TEST(FieldTable, EveryObjectReportsAnUnknownKeyAtItsPath) {
   const json tree = EncodeTree(EveryFieldJob());
   std::vector<StructObject> objects;
   CollectStructs<DLJob>(tree, json::json_pointer(), "", objects);
-  ASSERT_EQ(objects.size(), 22u);  // the job, metadata, spec and status, and 18 nested
+  ASSERT_EQ(objects.size(), 23u);  // the job, metadata, spec and status, and 19 nested
   for (const StructObject& o : objects) {
     SCOPED_TRACE(o.path);
     json bad = tree;

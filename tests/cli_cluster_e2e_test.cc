@@ -227,7 +227,7 @@ TEST_F(CliClusterE2eTest, SubmitListGetAndDeleteAJobBuiltFromFlags) {
   CommandResult list = Dljob({"list", "--kubeconfig", kubeconfig_});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_EQ(list.out.substr(0, list.out.find('\n')),
-            "NAME     STATUS    GPUS   IMG/SEC   DURATION   AGE");
+            "NAME     STATUS    GPUS   IMG/SEC   DURATION   ESTIMATED START   AGE");
   EXPECT_EQ(list.out.rfind("resnet   ", list.out.find('\n') + 1), list.out.find('\n') + 1)
       << list.out;
   EXPECT_TRUE(Contains(list.out, "   16   ")) << list.out;
@@ -550,11 +550,12 @@ TEST_F(CliClusterE2eTest, QueueListAndGetShowQuotaUseAndWhyJobsWait) {
   std::string jobs = get.out.substr(get.out.find("NAMESPACE"));
   EXPECT_EQ(
       jobs,
-      "NAMESPACE   NAME     PHASE     GPUS   PRIORITY   REASON\n"
-      "ml          small    Running   8      0          -\n"
-      "vision      urgent   Queued    8      5          needs 8 GPUs; 2 free, largest node 2\n"
-      "ml          big      Queued    16     0          needs 16 GPUs (NVIDIA-A100-SXM4-80GB) "
-      "in queue team-a; quota 32, used 40\n");
+      "NAMESPACE   NAME     PHASE     GPUS   PRIORITY   ESTIMATED START   REASON\n"
+      "ml          small    Running   8      0          -                 -\n"
+      "vision      urgent   Queued    8      5          unknown           needs 8 GPUs; 2 free, "
+      "largest node 2\n"
+      "ml          big      Queued    16     0          unknown           needs 16 GPUs "
+      "(NVIDIA-A100-SXM4-80GB) in queue team-a; quota 32, used 40\n");
   EXPECT_TRUE(Contains(get.out, "Pending:   2\nRunning:   1\n")) << get.out;
   CommandResult all = Dljob({"queue", "get", "team-a", "--all", "--kubeconfig", kubeconfig_});
   EXPECT_TRUE(Contains(all.out, "ml          finished   Succeeded")) << all.out;

@@ -73,6 +73,9 @@ class JobQueue {
 
   // One scheduling pass at `now`, applied to the queue's own state (see Decision).
   Decision Schedule(int64_t now);
+  // Whether later passes fill Decision::waiting (QueueOptions::explain). The decisions are the
+  // same either way; a what-if replay (start_estimate.h) explains its first pass only.
+  void SetExplain(bool explain) { options_.explain = explain; }
 
   const std::vector<Node>& nodes() const { return ledger_.nodes(); }
   size_t pending_count() const { return pending_.size(); }
@@ -123,7 +126,7 @@ class JobQueue {
 
   QuotaLedger quota_;
   const PlacementPolicy& policy_;
-  const QueueOptions options_;
+  QueueOptions options_;
   NodeLedger ledger_;
   RoomCache room_{ledger_, ledger_.nodes()};
   std::vector<Node> scratch_;  // what-if copies of the nodes (same order as the ledger's)

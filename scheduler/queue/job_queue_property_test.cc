@@ -15,87 +15,12 @@
 namespace dljob::scheduler {
 namespace {
 
-using queue_testing::GpuNode;
-using queue_testing::J;
+using queue_testing::kVariants;
+using queue_testing::MakeTrace;
+using queue_testing::OptionsOf;
 using queue_testing::Policy;
-
-struct RandomTrace {
-  std::vector<Node> nodes;
-  std::vector<QueueSpec> queues;
-  std::vector<JobRequest> jobs;
-};
-
-// 2–6 nodes of 4 or 8 GPUs, three queues (unlimited, or random quotas), 10–40 jobs of 1–16 GPUs
-// with random priorities and queues; three in four with a time limit that holds their run.
-RandomTrace MakeTrace(uint32_t seed, bool quotas) {
-  std::mt19937 rng(seed);
-  RandomTrace t;
-  const int n = 2 + rng() % 5;
-  int64_t total = 0;
-  int64_t largest = 0;
-  for (int i = 0; i < n; ++i) {
-    t.nodes.push_back(GpuNode("n" + std::to_string(i), (rng() % 2) ? 8 : 4));
-    total += t.nodes.back().allocatable.gpus;
-    largest = std::max(largest, t.nodes.back().allocatable.gpus);
-  }
-  for (const char* q : {"a", "b", "c"}) {
-    QueueSpec spec{q, {{"", {kUnlimited, 0}}}};
-    if (quotas) {
-      spec.quotas[""] = {static_cast<int64_t>(rng() % (total / 2 + 1)),
-                         static_cast<int64_t>(rng() % 9)};
-    }
-    t.queues.push_back(spec);
-  }
-  const int jobs = 10 + rng() % 30;
-  int64_t at = 0;
-  for (int i = 0; i < jobs; ++i) {
-    at += rng() % 20;
-    const int64_t sizes[] = {1, 2, 4, 8, 16};
-    int64_t gpus = sizes[rng() % 5];
-    while (gpus > total) gpus /= 2;
-    // Workers no bigger than a node and gangs that fit the idle cluster.
-    int64_t per_worker = gpus >= 8 ? (rng() % 2 ? 8 : 4) : gpus;
-    while (per_worker > largest) per_worker /= 2;
-    auto room = [&](int64_t w) {
-      int64_t r = 0;
-      for (const Node& node : t.nodes) r += node.allocatable.gpus / w;
-      return r;
-    };
-    while (gpus / per_worker > room(per_worker)) gpus /= 2;
-    per_worker = std::min(per_worker, gpus);
-    J j("j" + std::to_string(i), gpus, per_worker);
-    j.At(at).Duration(1 + rng() % 200).Priority(rng() % 3).Queue(std::string(1, "abc"[rng() % 3]));
-    JobRequest r = j;
-    if (rng() % 4) r.time_limit = *r.duration + rng() % 50;
-    t.jobs.push_back(r);
-  }
-  return t;
-}
-
-struct Variant {
-  const char* name;
-  JobOrdering ordering;
-  Backfill backfill;
-  bool preemption;
-};
-const Variant kVariants[] = {
-    {"fifo", JobOrdering::kPriorityFifo, Backfill::kNone, false},
-    {"dljob", JobOrdering::kPriorityFifo, Backfill::kReservation, true},
-    {"greedy", JobOrdering::kPriorityFifo, Backfill::kGreedy, false},
-    {"las", JobOrdering::kLeastAttained, Backfill::kGreedy, true},
-    {"sjf", JobOrdering::kShortestRemaining, Backfill::kGreedy, true},
-};
-
-QueueOptions OptionsOf(const Variant& v, bool explain) {
-  QueueOptions o;
-  o.ordering = v.ordering;
-  o.backfill = v.backfill;
-  o.preemption = v.preemption;
-  o.min_run_time = 15;
-  o.las_thresholds = {50, 400};
-  o.explain = explain;
-  return o;
-}
+using queue_testing::RandomTrace;
+using queue_testing::Variant;
 
 TEST(JobQueueProperty, EveryJobEndsInAFiniteTrace) {
   for (const char* placement : {"first-fit", "dljob"}) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -105,11 +106,98 @@ inline std::vector<std::string> Names(const std::vector<PreemptAction>& preempts
   return out;
 }
 
+struct RandomTrace {
+  std::vector<Node> nodes;
+  std::vector<QueueSpec> queues;
+  std::vector<JobRequest> jobs;
+};
+
+// 2–6 nodes of 4 or 8 GPUs, three queues (unlimited, or random quotas), 10–40 jobs of 1–16 GPUs
+// with random priorities and queues; three in four with a time limit that holds their run.
+inline RandomTrace MakeTrace(uint32_t seed, bool quotas) {
+  std::mt19937 rng(seed);
+  RandomTrace t;
+  const int n = 2 + rng() % 5;
+  int64_t total = 0;
+  int64_t largest = 0;
+  for (int i = 0; i < n; ++i) {
+    t.nodes.push_back(GpuNode("n" + std::to_string(i), (rng() % 2) ? 8 : 4));
+    total += t.nodes.back().allocatable.gpus;
+    largest = std::max(largest, t.nodes.back().allocatable.gpus);
+  }
+  for (const char* q : {"a", "b", "c"}) {
+    QueueSpec spec{q, {{"", {kUnlimited, 0}}}};
+    if (quotas) {
+      spec.quotas[""] = {static_cast<int64_t>(rng() % (total / 2 + 1)),
+                         static_cast<int64_t>(rng() % 9)};
+    }
+    t.queues.push_back(spec);
+  }
+  const int jobs = 10 + rng() % 30;
+  int64_t at = 0;
+  for (int i = 0; i < jobs; ++i) {
+    at += rng() % 20;
+    const int64_t sizes[] = {1, 2, 4, 8, 16};
+    int64_t gpus = sizes[rng() % 5];
+    while (gpus > total) gpus /= 2;
+    // Workers no bigger than a node and gangs that fit the idle cluster.
+    int64_t per_worker = gpus >= 8 ? (rng() % 2 ? 8 : 4) : gpus;
+    while (per_worker > largest) per_worker /= 2;
+    auto room = [&](int64_t w) {
+      int64_t r = 0;
+      for (const Node& node : t.nodes) r += node.allocatable.gpus / w;
+      return r;
+    };
+    while (gpus / per_worker > room(per_worker)) gpus /= 2;
+    per_worker = std::min(per_worker, gpus);
+    J j("j" + std::to_string(i), gpus, per_worker);
+    j.At(at).Duration(1 + rng() % 200).Priority(rng() % 3).Queue(std::string(1, "abc"[rng() % 3]));
+    JobRequest r = j;
+    if (rng() % 4) r.time_limit = *r.duration + rng() % 50;
+    t.jobs.push_back(r);
+  }
+  return t;
+}
+
+struct Variant {
+  const char* name;
+  JobOrdering ordering;
+  Backfill backfill;
+  bool preemption;
+};
+inline const Variant kVariants[] = {
+    {"fifo", JobOrdering::kPriorityFifo, Backfill::kNone, false},
+    {"dljob", JobOrdering::kPriorityFifo, Backfill::kReservation, true},
+    {"greedy", JobOrdering::kPriorityFifo, Backfill::kGreedy, false},
+    {"las", JobOrdering::kLeastAttained, Backfill::kGreedy, true},
+    {"sjf", JobOrdering::kShortestRemaining, Backfill::kGreedy, true},
+};
+
+inline QueueOptions OptionsOf(const Variant& v, bool explain) {
+  QueueOptions o;
+  o.ordering = v.ordering;
+  o.backfill = v.backfill;
+  o.preemption = v.preemption;
+  o.min_run_time = 15;
+  o.las_thresholds = {50, 400};
+  o.explain = explain;
+  return o;
+}
+
 // What happened to one job in a replay.
 struct Replayed {
   std::optional<int64_t> first_start;
   std::optional<int64_t> end;
   int64_t suspensions = 0;
+};
+
+// Where a replay starts when the queue already holds jobs: the first pass at `now`; the jobs the
+// queue runs end at their `running_ends` (none: never; a suspended one resumes with what it had
+// left); the jobs it holds pending run `pending_runs` seconds once started.
+struct ReplayStart {
+  std::optional<int64_t> now;
+  std::map<std::string, std::optional<int64_t>> running_ends;
+  std::map<std::string, int64_t> pending_runs;
 };
 
 // Runs `jobs` (each with a duration; it runs exactly that long in total, resuming where it was
@@ -118,7 +206,7 @@ struct Replayed {
 // the pass, after the finishes at `now`). Returns each job's record.
 template <typename Invariant>
 std::map<std::string, Replayed> Replay(JobQueue& queue, std::vector<JobRequest> jobs,
-                                       Invariant invariant) {
+                                       Invariant invariant, const ReplayStart& from = {}) {
   std::sort(jobs.begin(), jobs.end(), [](const JobRequest& a, const JobRequest& b) {
     return std::tie(a.submit_time, a.name) < std::tie(b.submit_time, b.name);
   });
@@ -128,8 +216,17 @@ std::map<std::string, Replayed> Replay(JobQueue& queue, std::vector<JobRequest> 
   using Event = std::tuple<int64_t, std::string>;  // end, job
   std::priority_queue<Event, std::vector<Event>, std::greater<>> ends;
   size_t next = 0;
-  std::optional<int64_t> wake;
+  std::optional<int64_t> wake = from.now;
   for (const JobRequest& j : jobs) remaining[j.name] = j.duration.value_or(1);
+  for (const auto& [name, run] : from.pending_runs) remaining[name] = run;
+  for (const auto& [name, end] : from.running_ends) {
+    running.insert(name);
+    started_at[name] = *from.now;
+    remaining[name] = end ? *end - *from.now : int64_t{1} << 50;
+    if (!end) continue;
+    run_end[name] = *end;
+    ends.emplace(*end, name);
+  }
   for (int guard = 0; guard < 1000000; ++guard) {
     while (!ends.empty() && !run_end.count(std::get<1>(ends.top()))) ends.pop();
     std::optional<int64_t> t;

@@ -14,6 +14,37 @@ double Percentile(std::vector<double> values, double p) {
   return values[i];
 }
 
+namespace {
+
+// Adds one estimate of a job that first started at `start` (none: never) to the lists.
+struct AccuracyLists {
+  std::vector<double> error, bias;
+  int64_t within = 0, unknown = 0;
+  void Add(const EstimateRecord& e, std::optional<int64_t> start) {
+    if (!e.time) {
+      ++unknown;
+      return;
+    }
+    if (!start) return;
+    const double err = static_cast<double>(*e.time - *start);
+    error.push_back(std::fabs(err));
+    bias.push_back(err);
+    within += std::fabs(err) <= 0.25 * static_cast<double>(*start - e.made_at);
+  }
+  EstimateAccuracy Figures() const {
+    EstimateAccuracy a;
+    a.count = static_cast<int64_t>(error.size());
+    a.unknown = unknown;
+    a.median_error = Percentile(error, 50);
+    a.p90_error = Percentile(error, 90);
+    a.within_25 = error.empty() ? 0 : static_cast<double>(within) / double(error.size());
+    a.median_bias = Percentile(bias, 50);
+    return a;
+  }
+};
+
+}  // namespace
+
 Summary Summarize(const Trace& trace, const SimResult& result) {
   Summary s;
   s.policy = result.policy;
@@ -53,6 +84,21 @@ Summary Summarize(const Trace& trace, const SimResult& result) {
   }
   s.preemptions = result.preemptions;
   s.wall_seconds = result.wall_seconds;
+  if (!result.estimates.empty()) {
+    s.estimated = true;
+    AccuracyLists all, first;
+    for (size_t i = 0; i < result.estimates.size() && i < result.jobs.size(); ++i) {
+      const std::vector<EstimateRecord>& records = result.estimates[i];
+      if (records.empty()) continue;
+      ++s.estimated_jobs;
+      first.Add(records.front(), result.jobs[i].first_start);
+      for (const EstimateRecord& e : records) all.Add(e, result.jobs[i].first_start);
+    }
+    s.estimates = all.Figures();
+    s.at_submission = first.Figures();
+    s.estimate_runs = result.estimate_runs;
+    s.estimate_wall_seconds = result.estimate_wall_seconds;
+  }
   return s;
 }
 

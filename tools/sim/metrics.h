@@ -12,7 +12,16 @@
 //   fragmentation   the time-weighted mean, while the head job waited for room with GPUs free, of
 //                   the fraction of the free GPUs (of the head's GPU model) that sat on nodes with
 //                   fewer free than one of its workers needs: free, but of no use to it
-// p95s are nearest-rank. Pure.
+// With start-time estimates (SimPolicy::estimates), over the estimates made before each job's
+// first start, of jobs that started (EstimateAccuracy), for every estimate (at submission and at
+// each change) and for each job's first alone:
+//   error           |estimate − first start|: its median and p90
+//   within 25%      the share whose error is at most a quarter of the wait left when it was made
+//                   (first start − the time it was made)
+//   bias            the median of estimate − first start (positive: the job started earlier
+//                   than estimated)
+//   unknown         estimates with no time, not in the figures above
+// p95s and p90s are nearest-rank. Pure.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +32,16 @@
 #include "tools/sim/trace.h"
 
 namespace dljob::scheduler::sim {
+
+struct EstimateAccuracy {
+  int64_t count = 0;    // with a time, of jobs that started
+  int64_t unknown = 0;  // with no time
+  double median_error = 0;
+  double p90_error = 0;
+  double within_25 = 0;  // fraction of count
+  double median_bias = 0;
+  bool operator==(const EstimateAccuracy&) const = default;
+};
 
 struct Summary {
   std::string policy;
@@ -39,6 +58,13 @@ struct Summary {
   double fragmentation = 0;
   int64_t preemptions = 0;
   double wall_seconds = 0;
+  // Only when the replay scored start-time estimates.
+  bool estimated = false;
+  EstimateAccuracy estimates;      // every estimate
+  EstimateAccuracy at_submission;  // each job's first
+  int64_t estimated_jobs = 0;      // jobs with an estimate before their first start
+  int64_t estimate_runs = 0;
+  double estimate_wall_seconds = 0;
 };
 
 Summary Summarize(const Trace& trace, const SimResult& result);

@@ -47,5 +47,49 @@ TEST(Summarize, FiguresFromOutcomes) {
   EXPECT_EQ(s.preemptions, 1);
 }
 
+// Three jobs' estimates: errors, the ±25% share (of the wait left when made), bias, and the
+// first estimate of each job on its own; unknown ones and those of jobs that never started are
+// not in the error figures.
+TEST(Summarize, EstimateAccuracy) {
+  Trace t;
+  t.jobs = {TraceJob{"a", 0, 50, 1, 1, "default", 0, "", std::nullopt},
+            TraceJob{"b", 0, 50, 1, 1, "default", 0, "", std::nullopt},
+            TraceJob{"c", 0, 50, 1, 1, "default", 0, "", std::nullopt},
+            TraceJob{"d", 0, 50, 1, 1, "default", 0, "", std::nullopt}};
+  SimResult r;
+  r.jobs.resize(4);
+  r.jobs[0].first_start = 100;
+  r.jobs[1].first_start = 400;
+  r.jobs[2].first_start = 1000;
+  // d never started.
+  r.estimates = {
+      {{0, 120, EstimateBasis::kProgress}, {50, 100, EstimateBasis::kProgress}},  // +20, 0
+      {{0, 200, EstimateBasis::kTimeLimit}},                                      // -200
+      {{0, std::nullopt, EstimateBasis::kUnknown}, {500, 1300, EstimateBasis::kTimeLimit}},  // +300
+      {{0, 900, EstimateBasis::kTimeLimit}},  // never started: not scored
+  };
+  r.estimate_runs = 7;
+  Summary s = Summarize(t, r);
+  ASSERT_TRUE(s.estimated);
+  EXPECT_EQ(s.estimated_jobs, 4);
+  EXPECT_EQ(s.estimate_runs, 7);
+  // All: errors 20, 0, 200, 300; within 25%: 20 <= 25, 0 <= 12.5; 200 > 100; 300 > 125.
+  EXPECT_EQ(s.estimates.count, 4);
+  EXPECT_EQ(s.estimates.unknown, 1);
+  EXPECT_DOUBLE_EQ(s.estimates.median_error, 20);
+  EXPECT_DOUBLE_EQ(s.estimates.p90_error, 300);
+  EXPECT_DOUBLE_EQ(s.estimates.within_25, 0.5);
+  EXPECT_DOUBLE_EQ(s.estimates.median_bias, 0);  // biases -200, 0, 20, 300
+  // First of each: a +20 (within), b -200, c unknown.
+  EXPECT_EQ(s.at_submission.count, 2);
+  EXPECT_EQ(s.at_submission.unknown, 1);
+  EXPECT_DOUBLE_EQ(s.at_submission.median_error, 20);
+  EXPECT_DOUBLE_EQ(s.at_submission.within_25, 0.5);
+  EXPECT_DOUBLE_EQ(s.at_submission.median_bias, -200);
+  // Without estimates there are no such figures.
+  r.estimates.clear();
+  EXPECT_FALSE(Summarize(t, r).estimated);
+}
+
 }  // namespace
 }  // namespace dljob::scheduler::sim

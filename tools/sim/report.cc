@@ -66,9 +66,16 @@ std::string HumanSeconds(double s) {
 }
 
 std::string FormatTable(const std::vector<Summary>& summaries) {
-  const std::vector<std::string> header = {
+  std::vector<std::string> header = {
       "policy",   "jobs",      "done",         "avg JCT", "p95 JCT", "avg wait", "p95 wait",
       "makespan", "GPU alloc", "alloc queued", "frag",    "preempt", "wall"};
+  const bool estimated =
+      std::any_of(summaries.begin(), summaries.end(), [](const Summary& s) { return s.estimated; });
+  if (estimated) {
+    for (const char* c : {"est err p50", "est err p90", "est in 25%", "est unknown"}) {
+      header.push_back(c);
+    }
+  }
   std::vector<std::vector<std::string>> rows = {header};
   for (const Summary& s : summaries) {
     rows.push_back(
@@ -77,6 +84,17 @@ std::string FormatTable(const std::vector<Summary>& summaries) {
          HumanSeconds(double(s.makespan)), Fixed(100 * s.gpu_allocation, 1) + "%",
          Fixed(100 * s.gpu_allocation_queued, 1) + "%", Fixed(100 * s.fragmentation, 1) + "%",
          std::to_string(s.preemptions), Fixed(s.wall_seconds, 1) + "s"});
+    if (!estimated) continue;
+    const EstimateAccuracy& e = s.estimates;
+    const int64_t made = e.count + e.unknown;
+    if (!s.estimated) {
+      rows.back().insert(rows.back().end(), {"-", "-", "-", "-"});
+    } else {
+      rows.back().insert(rows.back().end(),
+                         {HumanSeconds(e.median_error), HumanSeconds(e.p90_error),
+                          Fixed(100 * e.within_25, 1) + "%",
+                          Fixed(made ? 100.0 * double(e.unknown) / double(made) : 0.0, 1) + "%"});
+    }
   }
   std::vector<size_t> width(header.size(), 0);
   for (const auto& r : rows) {
@@ -110,6 +128,36 @@ nlohmann::ordered_json SummaryJson(const std::vector<Summary>& summaries) {
                      {"finished", s.finished},
                      {"deadline_exceeded", s.deadline_exceeded},
                      {"wall_seconds", s.wall_seconds}};
+    if (!s.estimated) continue;
+    auto figures = [](const EstimateAccuracy& a) {
+      return nlohmann::ordered_json{
+          {"count", a.count},         {"unknown", a.unknown},     {"median_error", a.median_error},
+          {"p90_error", a.p90_error}, {"within_25", a.within_25}, {"median_bias", a.median_bias}};
+    };
+    out[s.policy]["estimates"] = {{"all", figures(s.estimates)},
+                                  {"at_submission", figures(s.at_submission)},
+                                  {"jobs", s.estimated_jobs},
+                                  {"runs", s.estimate_runs},
+                                  {"wall_seconds", s.estimate_wall_seconds}};
+  }
+  return out;
+}
+
+std::string EstimatesOutCsv(const Trace& trace, const std::vector<SimResult>& results) {
+  std::string out = "policy,name,submit_time,made_at,estimate,basis,start_time,error\n";
+  auto opt = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; };
+  for (const SimResult& r : results) {
+    for (size_t i = 0; i < trace.jobs.size() && i < r.estimates.size(); ++i) {
+      const std::optional<int64_t> start = r.jobs[i].first_start;
+      for (const EstimateRecord& e : r.estimates[i]) {
+        std::optional<int64_t> error;
+        if (e.time && start) error = *e.time - *start;
+        out += r.policy + "," + trace.jobs[i].name + "," +
+               std::to_string(trace.jobs[i].submit_time) + "," + std::to_string(e.made_at) + "," +
+               opt(e.time) + "," + std::string(EstimateBasisName(e.basis)) + "," + opt(start) +
+               "," + opt(error) + "\n";
+      }
+    }
   }
   return out;
 }

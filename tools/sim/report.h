@@ -18,19 +18,29 @@ namespace dljob::scheduler::sim {
 std::string HumanSeconds(double seconds);
 
 // One row per policy: jobs, finished, avg/p95 JCT and wait, makespan, GPU allocation (all the
-// time, and while jobs queued), fragmentation, preemptions, wall time.
+// time, and while jobs queued), fragmentation, preemptions, wall time; when some replay scored
+// start-time estimates, their median and p90 error, the share within ±25% and the share unknown
+// (metrics.h).
 std::string FormatTable(const std::vector<Summary>& summaries);
 
 // {"<policy>": {"avg_jct": s, "p95_jct": s, "avg_wait": s, "p95_wait": s, "makespan": s,
 //  "gpu_allocation": fraction, "preemptions": n, "gpu_allocation_queued": fraction,
 //  "fragmentation": fraction, "jobs": n,
-//  "finished": n, "deadline_exceeded": n, "wall_seconds": s}, ...} in the policies' order.
+//  "finished": n, "deadline_exceeded": n, "wall_seconds": s}, ...} in the policies' order; a
+// replay that scored start-time estimates adds "estimates": {"all": A, "at_submission": A,
+// "jobs": n, "runs": n, "wall_seconds": s}, each A {"count", "unknown", "median_error",
+// "p90_error", "within_25", "median_bias"} (seconds, fractions).
 nlohmann::ordered_json SummaryJson(const std::vector<Summary>& summaries);
 
 // policy,name,submit_time,start_time,finish_time,jct,wait,num_gpu,queue,priority,preemptions,
 // deadline_exceeded — one row per policy and job; times empty for a job that never started or
 // finished.
 std::string JobsOutCsv(const Trace& trace, const std::vector<SimResult>& results);
+
+// policy,name,submit_time,made_at,estimate,basis,start_time,error — one row per start-time
+// estimate scored (SimResult::estimates); estimate, start_time and error (estimate − start) empty
+// when there is none.
+std::string EstimatesOutCsv(const Trace& trace, const std::vector<SimResult>& results);
 
 // GPU allocation (% of all GPUs) over simulated hours, one polyline per policy, with axes, ticks,
 // labels and a legend. Each line is averaged into at most `points` buckets.

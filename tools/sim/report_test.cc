@@ -67,6 +67,63 @@ TEST(JobsOutCsv, OneRowPerPolicyAndJob) {
             "las,b,20,,,,,1,default,0,0,false\n");
 }
 
+Summary Estimated(Summary s) {
+  s.estimated = true;
+  s.estimates = {40, 10, 330, 5400, 0.425, 60};
+  s.at_submission = {30, 5, 600, 7200, 0.3, 120};
+  s.estimated_jobs = 35;
+  s.estimate_runs = 12;
+  s.estimate_wall_seconds = 1.5;
+  return s;
+}
+
+TEST(FormatTable, EstimateColumnsWhenAReplayScoredThem) {
+  EXPECT_EQ(FormatTable({Estimated(Row("dljob", 264)), Row("fifo", 211.5)}),
+            "policy  jobs  done  avg JCT  p95 JCT  avg wait  p95 wait  makespan  GPU alloc  "
+            "alloc queued   frag  preempt  wall  est err p50  est err p90  est in 25%  "
+            "est unknown\n"
+            "dljob      4     4     4.4m     8.3m       74s      3.3m     2.50h      62.5%  "
+            "       87.5%  25.0%        3  0.0s         5.5m        90.0m       42.5%        "
+            "20.0%\n"
+            "fifo       4     4     3.5m     8.3m       74s      3.3m     2.50h      62.5%  "
+            "       87.5%  25.0%        3  0.0s            -            -           -            "
+            "-\n");
+}
+
+TEST(SummaryJson, EstimatesOnlyWhereScored) {
+  nlohmann::ordered_json j = SummaryJson({Estimated(Row("dljob", 261)), Row("fifo", 211.5)});
+  EXPECT_FALSE(j["fifo"].contains("estimates"));
+  const auto& e = j["dljob"]["estimates"];
+  std::vector<std::string> keys;
+  for (auto it = e.begin(); it != e.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"all", "at_submission", "jobs", "runs", "wall_seconds"}));
+  EXPECT_EQ(e["all"], (nlohmann::ordered_json{{"count", 40},
+                                              {"unknown", 10},
+                                              {"median_error", 330.0},
+                                              {"p90_error", 5400.0},
+                                              {"within_25", 0.425},
+                                              {"median_bias", 60.0}}));
+  EXPECT_EQ(e["at_submission"]["median_error"], 600.0);
+  EXPECT_EQ(e["jobs"], 35);
+}
+
+TEST(EstimatesOutCsv, OneRowPerEstimate) {
+  Trace t;
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  SimResult r;
+  r.policy = "dljob";
+  r.jobs = {{100, 150, 50, 0, false}, {}};
+  r.estimates = {{{10, 90, EstimateBasis::kProgress}, {40, 130, EstimateBasis::kTimeLimit}},
+                 {{20, std::nullopt, EstimateBasis::kUnknown}}};
+  EXPECT_EQ(EstimatesOutCsv(t, {r}),
+            "policy,name,submit_time,made_at,estimate,basis,start_time,error\n"
+            "dljob,a,10,10,90,Progress,100,-10\n"
+            "dljob,a,10,40,130,TimeLimit,100,30\n"
+            "dljob,b,20,20,,Unknown,,\n");
+}
+
 TEST(AllocationSvg, AxesLegendAndOneLinePerPolicy) {
   SimResult a, b;
   a.policy = "fifo";

@@ -62,6 +62,33 @@ TEST_F(SimCli, JsonHasTheKeysAndTheHandComputedFigures) {
   EXPECT_NE(r.err.find("dljob-sim dljob: done"), std::string::npos) << r.err;
 }
 
+// --estimates: the JSON gains each policy's estimate figures (the tiny trace's fifo estimates are
+// worked out in simulator_test.cc), the table its estimate columns, and --estimates-out a row per
+// estimate.
+TEST_F(SimCli, EstimatesAreScoredWhenAskedFor) {
+  auto r = RunCommand(Args({"--policy", "fifo,las", "-o", "json", "--estimates", "--estimate-noise",
+                            "0.2", "--estimates-out", dir_.path() + "/estimates.csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* policy : {"fifo", "las"}) {
+    ASSERT_TRUE(j[policy].contains("estimates")) << policy;
+    EXPECT_GT(j[policy]["estimates"]["jobs"], 0) << policy;
+  }
+  const std::string csv = ReadFile(dir_.path() + "/estimates.csv");
+  EXPECT_EQ(csv.rfind("policy,name,submit_time,made_at,estimate,basis,start_time,error\n", 0), 0u);
+  EXPECT_NE(csv.find("\nfifo,j3,2,2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nlas,"), std::string::npos) << csv;
+  EXPECT_NE(r.err.find(" estimates taking "), std::string::npos) << r.err;
+  auto table = RunCommand(Args({"--policy", "fifo", "-q", "--estimates"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("est err p50  est err p90  est in 25%  est unknown\n"),
+            std::string::npos)
+      << table.out;
+  // Without --estimates, no estimate figures.
+  auto plain = RunCommand(Args({"--policy", "fifo", "-o", "json", "-q"}));
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["fifo"].contains("estimates"));
+}
+
 TEST_F(SimCli, TableByDefault) {
   auto r = RunCommand(Args({"--policy", "fifo,dljob", "-q"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -72,8 +99,14 @@ TEST_F(SimCli, TableByDefault) {
 }
 
 TEST_F(SimCli, UsageErrorsExitTwo) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--policy", "lifo"}, {"--bogus"}, {"-o", "xml"}, {"--min-run-time", "-1"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--policy", "lifo"},
+                                             {"--bogus"},
+                                             {"-o", "xml"},
+                                             {"--min-run-time", "-1"},
+                                             {"--estimates-out", "x.csv"},
+                                             {"--estimates", "--estimate-every", "0"},
+                                             {"--estimates", "--estimate-noise", "1.5"}}) {
     auto r = RunCommand(Args(args));
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
     EXPECT_EQ(r.err.rfind("dljob-sim: error: ", 0), 0u) << r.err;

@@ -4,6 +4,8 @@
 //   dljob-sim --nodes NODES.csv --jobs JOBS.csv --policy fifo,dljob,las [--queues QUEUES.csv]
 //             [--preemption-overhead S] [--min-run-time S] [-o table|json]
 //             [--jobs-out per-job.csv] [--svg allocation.svg]
+//             [--estimates [--estimate-sample N] [--estimate-every S] [--estimate-noise F]
+//                          [--estimate-max-passes N] [--estimates-out FILE]]
 //   dljob-sim --generate-trace --jobs-count 20000 --gpus 6500 --seed 1 --out-dir DIR
 //
 // Exit status: 0 done, 1 a bad input file or a file that cannot be written (the message names
@@ -35,6 +37,9 @@ struct Flags {
   SimOptions options;
   std::string output = "table";
   std::string jobs_out, svg;
+  bool estimates = false;
+  EstimateScoring scoring;
+  std::string estimates_out;
   bool quiet = false;
   bool generate = false;
   TraceShape shape;
@@ -62,8 +67,13 @@ class Progress {
   }
   void Done(const SimResult& r) {
     if (quiet_) return;
+    std::string estimates;
+    if (r.estimate_runs > 0) {
+      estimates = ", " + std::to_string(r.estimate_runs) + " estimates taking " +
+                  std::to_string(r.estimate_wall_seconds).substr(0, 5) + "s";
+    }
     line_.Show("dljob-sim " + policy_ + ": done in " + std::to_string(r.wall_seconds).substr(0, 5) +
-               "s (" + std::to_string(r.passes) + " scheduling passes)");
+               "s (" + std::to_string(r.passes) + " scheduling passes" + estimates + ")");
     line_.Keep();
   }
 
@@ -147,6 +157,14 @@ int Replay(const Flags& f) {
       return 1;
     }
   }
+  if (!f.estimates_out.empty()) {
+    if (Status s =
+            DefaultEnv().WriteFileAtomically(f.estimates_out, EstimatesOutCsv(*trace, results));
+        !s.ok()) {
+      std::cerr << "dljob-sim: error: --estimates-out: " << s.message() << "\n";
+      return 1;
+    }
+  }
   return 0;
 }
 
@@ -156,8 +174,8 @@ int Main(int argc, char** argv) {
   CLI::App app(
       "dljob-sim: replays a job trace through dljob's queue and placement code on simulated "
       "time and compares scheduling policies (average and p95 job completion time and wait, "
-      "makespan, GPU allocation, fragmentation, preemptions). Exit status: 0 done, 1 bad input "
-      "file, 2 usage error.",
+      "makespan, GPU allocation, fragmentation, preemptions; with --estimates, how far "
+      "start-time estimates were off). Exit status: 0 done, 1 bad input file, 2 usage error.",
       "dljob-sim");
   app.add_option("--nodes", f.nodes,
                  "nodes CSV: name,num_gpu,gpu_model,cpu_milli,memory_mib[,labels k=v;k=v]");
@@ -187,6 +205,31 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--jobs-out", f.jobs_out, "write one CSV row per policy and job here");
   app.add_option("--svg", f.svg, "write a plot of GPU allocation over time here");
+  app.add_flag("--estimates", f.estimates,
+               "score start-time estimates: each scored job's (--estimate-sample) at its "
+               "submission and at each change (re-estimated every --estimate-every seconds), "
+               "against the start it then gets (each estimate replays the queue: minutes where "
+               "a replay takes seconds)");
+  app.add_option("--estimate-sample", f.scoring.sample,
+                 "with --estimates: score every N-th job of the trace (1: all); each scored "
+                 "job's submission triggers an estimate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--estimate-every", f.scoring.every,
+                 "with --estimates: simulated seconds between re-estimates while jobs wait")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--estimate-noise", f.scoring.noise,
+                 "with --estimates: a running job's reported remaining time is off by a factor "
+                 "from U(1-F, 1+F), drawn once per run (0: exact, as a steady images/sec gives)")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  app.add_option("--estimate-max-passes", f.scoring.options.max_passes,
+                 "with --estimates: scheduling passes one estimate may replay")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--estimates-out", f.estimates_out,
+                 "with --estimates: write one CSV row per policy and estimate here");
   app.add_flag("-q,--quiet", f.quiet, "no progress on stderr");
   app.add_flag("--generate-trace", f.generate,
                "write a synthetic Philly/Helios-like trace to --out-dir instead of replaying");
@@ -218,6 +261,10 @@ int Main(int argc, char** argv) {
       }
       if (f.policies.empty()) throw CLI::ValidationError("--policy", "names no policy");
     }
+    if (!f.estimates_out.empty() && !f.estimates) {
+      throw CLI::ValidationError("--estimates-out", "needs --estimates");
+    }
+    if (f.estimates) f.options.estimates = f.scoring;
     if (!std::is_sorted(f.options.las_thresholds.begin(), f.options.las_thresholds.end())) {
       throw CLI::ValidationError("--las-thresholds", "must be ascending");
     }

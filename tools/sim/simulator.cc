@@ -4,12 +4,15 @@
 #include <chrono>
 #include <map>
 #include <queue>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "base/random.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/job_queue.h"
 #include "scheduler/queue/node_ledger.h"
+#include "scheduler/queue/start_estimate.h"
 
 namespace dljob::scheduler::sim {
 namespace {
@@ -21,6 +24,11 @@ struct JobRun {
   int64_t overhead = 0;    // restoring time at the start of the current run
   int64_t generation = 0;  // bumped on every start and suspension; stale end events ignored
   bool running = false;
+  // What a start-time estimate is told (SimPolicy::estimates): where and until when the current
+  // run goes, and the service the queue counts.
+  Placement placement;
+  int64_t end = 0;
+  JobHistory history;
 };
 
 // An end of a run: (time, trace index, generation), earliest first.
@@ -31,12 +39,16 @@ class Replay {
   Replay(const Trace& trace, const SimPolicy& policy, const PlacementPolicy& placement,
          SimResult& result)
       : trace_(trace),
-        queue_(QueuesFor(trace), placement, policy.queue),
+        queues_(QueuesFor(trace)),
+        queue_(queues_, placement, policy.queue),
+        placement_(placement),
+        policy_(policy),
         result_(result),
         runs_(trace.jobs.size()),
         overhead_(policy.preemption_overhead) {
     queue_.SetNodes(trace.nodes);
     for (size_t i = 0; i < trace.jobs.size(); ++i) index_.emplace(trace.jobs[i].name, i);
+    if (policy.estimates) result_.estimates.resize(trace.jobs.size());
     for (const Node& n : trace.nodes) {
       result_.total_gpus += n.allocatable.gpus;
       auto it = n.labels.find(kGpuProductLabel);
@@ -63,11 +75,16 @@ class Replay {
         ends_.pop();
         if (runs_[i].running && runs_[i].generation == generation) End(i, time);
       }
+      const size_t arrived = next;
       while (next < trace_.jobs.size() && trace_.jobs[next].submit_time == *t) {
         if (Status s = queue_.AddPending(RequestOf(trace_.jobs[next])); !s.ok()) return s;
+        live_.insert(next);
         ++next;
       }
       Pass(*t);
+      if (policy_.estimates) {
+        if (Status s = MaybeEstimate(*t, arrived, next); !s.ok()) return s;
+      }
       prev = t;
       wake = next_change_;
       if ((++result_.passes & 255) == 0 && progress) progress(ended_, trace_.jobs.size(), *t);
@@ -89,6 +106,7 @@ class Replay {
     out.finish = now;
     allocated_ -= trace_.jobs[i].num_gpu;
     ++ended_;
+    live_.erase(i);
     Status s = queue_.Finish(trace_.jobs[i].name, now);
     (void)s;  // it is running: the queue started it
   }
@@ -103,6 +121,9 @@ class Replay {
       run.remaining -= std::min(run.remaining, std::max<int64_t>(0, held - run.overhead));
       run.running = false;
       ++run.generation;
+      run.history.attained_seconds += held;  // as the queue counts it (JobQueue::Stop)
+      run.history.attained_gpu_seconds += held * trace_.jobs[i].num_gpu;
+      ++run.history.preemptions;
       ++result_.jobs[i].preemptions;
       ++result_.preemptions;
       allocated_ -= trace_.jobs[i].num_gpu;
@@ -122,6 +143,8 @@ class Replay {
       ++run.generation;
       int64_t length = run.overhead + run.remaining;
       if (job.time_limit) length = std::min(length, *job.time_limit);
+      run.end = now + length;
+      run.placement = s.placement;
       ends_.emplace(now + length, i, run.generation);
       allocated_ += job.num_gpu;
     }
@@ -169,8 +192,73 @@ class Replay {
     result_.fragmented_gpu_seconds += dt * static_cast<double>(stranded) / free;
   }
 
+  bool Scored(size_t i) const { return i % static_cast<size_t>(policy_.estimates->sample) == 0; }
+
+  // After the pass at `now`: an estimate when a scored job submitted at `now` (trace indices
+  // [arrived, next)) waits, or when the last estimate is `every` seconds old and jobs wait.
+  Status MaybeEstimate(int64_t now, size_t arrived, size_t next) {
+    if (queue_.pending_count() == 0) return Status::Ok();
+    bool due = now >= next_estimate_;
+    for (size_t i = arrived; !due && i < next; ++i) due = Scored(i) && !runs_[i].running;
+    if (!due) return Status::Ok();
+    next_estimate_ = now + policy_.estimates->every;
+    return Estimate(now);
+  }
+
+  // `seconds` as a progress report would give them: exact, or off by this run's factor.
+  int64_t Reported(int64_t seconds, size_t i, int64_t generation) const {
+    const EstimateScoring& e = *policy_.estimates;
+    if (e.noise <= 0) return seconds;
+    const double u = static_cast<double>(MixSeed(e.seed, i, generation) >> 11) * 0x1.0p-53;
+    return std::llround(static_cast<double>(seconds) * (1 + e.noise * (2 * u - 1)));
+  }
+
+  Status Estimate(int64_t now) {
+    // Measurement only: the share of the replay's wall time spent estimating.
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<EstimateJob> jobs;
+    std::vector<size_t> waiting;  // the trace index of each waiting job, in `jobs`' order
+    jobs.reserve(live_.size());
+    for (size_t i : live_) {
+      const JobRun& run = runs_[i];
+      JobRequest req = RequestOf(trace_.jobs[i]);
+      if (run.running) {
+        const int64_t end = now + Reported(run.end - now, i, run.generation);
+        const ExpectedEnd expected = ExpectedEndOf(req, run.start, end);
+        jobs.push_back({{std::move(req), run.history, run.placement, run.start}, expected, {}});
+        continue;
+      }
+      std::optional<int64_t> next_run;  // a suspended job's; one that never ran: its time limit
+      if (result_.jobs[i].first_start) {
+        next_run = Reported(overhead_ + run.remaining, i, run.generation + 1);
+      }
+      jobs.push_back({{std::move(req), run.history, std::nullopt, 0}, {}, next_run});
+      waiting.push_back(i);
+    }
+    Result<StartEstimates> r = EstimateStarts(queues_, jobs, queue_.nodes(), now, placement_,
+                                              policy_.queue, policy_.estimates->options);
+    if (!r.ok()) return r.status();
+    ++result_.estimate_runs;
+    result_.estimate_capped += r->capped;
+    for (size_t k = 0; k < waiting.size() && k < r->jobs.size(); ++k) {
+      const size_t i = waiting[k];
+      // Scored against its first start only.
+      if (!Scored(i) || result_.jobs[i].first_start) continue;
+      std::vector<EstimateRecord>& records = result_.estimates[i];
+      const StartEstimate& e = r->jobs[k];
+      if (!records.empty() && records.back().time == e.time) continue;
+      records.push_back({now, e.time, e.basis});
+    }
+    result_.estimate_wall_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return Status::Ok();
+  }
+
   const Trace& trace_;
+  const std::vector<QueueSpec> queues_;
   JobQueue queue_;
+  const PlacementPolicy& placement_;
+  const SimPolicy& policy_;
   SimResult& result_;
   std::vector<JobRun> runs_;
   std::unordered_map<std::string, size_t> index_;
@@ -182,6 +270,8 @@ class Replay {
   const int64_t overhead_;
   int64_t allocated_ = 0;
   size_t ended_ = 0;
+  std::set<size_t> live_;  // submitted and not ended, by trace index
+  int64_t next_estimate_ = 0;
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 //             that fits starts, preemption by suspend after the minimum run time; dljob placement
 //   sjf       the oracle yardstick: least remaining GPU-seconds first (it knows durations),
 //             otherwise as las
+// Every policy can score start-time estimates as it goes (EstimateScoring); those of las and sjf
+// come from the same replay, without reservations.
 //
 // Deterministic: the same trace and options give the same result. Not thread-safe; one
 // Simulate call per thread.
@@ -28,15 +30,39 @@
 
 #include "base/status.h"
 #include "scheduler/queue/queue_types.h"
+#include "scheduler/queue/start_estimate.h"
 #include "tools/sim/trace.h"
 
 namespace dljob::scheduler::sim {
+
+// How a replay scores start-time estimates (scheduler/queue/start_estimate.h). Every `sample`-th
+// job of the trace (by index; 1: every job) is scored: after the pass at its submission, if it
+// waits, the waiting jobs are estimated, and again after the first pass `every` simulated seconds
+// after the last estimate while jobs wait. A scored job keeps its first estimate (the one at its
+// submission) and each later one that differs from the one before. Each estimate replays the
+// whole queue, so on a large trace `sample` and `every` bound the cost. What the estimate is told
+// of each run:
+//   - a running job's expected end "from its steps and images/sec" is its true end here (a job
+//     whose images/sec is steady reports exactly that), or, with `noise` > 0, its true remaining
+//     time times a factor drawn once per run from U(1 − noise, 1 + noise) (a steady rate that is
+//     off, as a job's is when its speed changes); a suspended job's next run, likewise;
+//   - a job that never ran is expected to run to its time limit (all the operator knows of it).
+struct EstimateScoring {
+  int64_t sample = 1;
+  int64_t every = 300;
+  double noise = 0;
+  uint64_t seed = 1;
+  EstimateOptions options;
+};
 
 struct SimOptions {
   int64_t preemption_overhead = 30;  // seconds a suspended job's next run spends restoring
   int64_t min_run_time = 600;        // a running job may be suspended only after this long
   // kLeastAttained's level boundaries in GPU-seconds.
   std::vector<int64_t> las_thresholds = {3600, 8 * 3600, 64 * 3600};
+  // Start-time estimates are scored when set. Each estimate replays the queue, so a replay with
+  // them takes minutes where one without takes seconds.
+  std::optional<EstimateScoring> estimates;
 };
 
 struct SimPolicy {
@@ -44,6 +70,7 @@ struct SimPolicy {
   std::string placement;  // a MakePlacementPolicy name
   QueueOptions queue;
   int64_t preemption_overhead = 0;
+  std::optional<EstimateScoring> estimates;
 };
 
 // "fifo", "spread", "best-fit", "dljob", "las", "sjf".
@@ -58,6 +85,14 @@ struct JobOutcome {
   int64_t held = 0;               // seconds on GPUs, overheads included
   int64_t preemptions = 0;
   bool deadline_exceeded = false;  // its run reached its time limit
+};
+
+// One start-time estimate of a job that had not started yet.
+struct EstimateRecord {
+  int64_t made_at = 0;
+  std::optional<int64_t> time;  // none: unknown
+  EstimateBasis basis = EstimateBasis::kUnknown;
+  bool operator==(const EstimateRecord&) const = default;
 };
 
 // GPUs allocated from `time` on (a step function).
@@ -85,6 +120,13 @@ struct SimResult {
   int64_t preemptions = 0;
   int64_t passes = 0;
   double wall_seconds = 0;
+  // With SimPolicy::estimates, per job (the trace's order): the estimates made before its first
+  // start — the first (at its submission), then each that differed from the one before it; empty
+  // for a job that was not scored or never waited.
+  std::vector<std::vector<EstimateRecord>> estimates;
+  int64_t estimate_runs = 0;         // EstimateStarts calls
+  int64_t estimate_capped = 0;       // of them, stopped by EstimateOptions::max_passes
+  double estimate_wall_seconds = 0;  // of wall_seconds, spent estimating
 };
 
 // Called now and then with the jobs ended so far and the simulated time.

@@ -129,6 +129,114 @@ TEST(Simulate, EveryPolicyFinishesEveryJobDeterministically) {
   }
 }
 
+// 300 generated jobs on 16 nodes: a queue builds, so jobs wait and get estimates.
+Trace QueuingTrace() {
+  TraceShape shape;
+  shape.jobs = 300;
+  shape.gpus = 128;
+  shape.seed = 5;
+  return GenerateTrace(shape);
+}
+
+SimOptions WithEstimates(double noise = 0) {
+  SimOptions o;
+  o.estimates = EstimateScoring{};
+  o.estimates->noise = noise;
+  return o;
+}
+
+// The tiny trace's estimates by hand (sim_test_util.h). fifo: at j2's submission j1 runs until
+// 100 (its true end, as a steady step rate reports it), so j2 starts at 100; j3 and j4 wait
+// behind j2, which the estimate assumes runs to its time limit (100 + 200 = 300); j2 in fact
+// ends at 200, so they start then. dljob: j3 backfills at once (no estimate: it never waited).
+TEST(Simulate, EstimatesOfTheTinyTraceByHand) {
+  const Trace t = Tiny();
+  using R = std::vector<EstimateRecord>;
+  SimResult fifo = Replay(t, "fifo", WithEstimates());
+  ASSERT_EQ(fifo.estimates.size(), 4u);
+  EXPECT_EQ(fifo.estimates[0], R{});  // j1 started at once
+  EXPECT_EQ(fifo.estimates[1], (R{{1, 100, EstimateBasis::kProgress}}));
+  EXPECT_EQ(fifo.estimates[2], (R{{2, 300, EstimateBasis::kTimeLimit}}));
+  EXPECT_EQ(fifo.estimates[3], (R{{3, 300, EstimateBasis::kTimeLimit}}));
+  EXPECT_GE(fifo.estimate_runs, 3);
+  SimResult dljob = Replay(t, "dljob", WithEstimates());
+  EXPECT_EQ(dljob.estimates[1], (R{{1, 100, EstimateBasis::kProgress}}));
+  EXPECT_EQ(dljob.estimates[2], R{});
+  EXPECT_EQ(dljob.estimates[3], (R{{3, 300, EstimateBasis::kTimeLimit}}));
+  Summary f = Summarize(t, fifo);
+  ASSERT_TRUE(f.estimated);
+  EXPECT_EQ(f.estimated_jobs, 3);
+  EXPECT_EQ(f.estimates.count, 3);
+  EXPECT_EQ(f.estimates.unknown, 0);
+  EXPECT_DOUBLE_EQ(f.estimates.median_error, 100);  // errors 0, 100, 100
+  EXPECT_DOUBLE_EQ(f.estimates.within_25, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(f.estimates.median_bias, 100);  // late: j2 ended before its time limit
+}
+
+// Estimating is a side line: every outcome of the replay is the same with it as without, under
+// every policy; the estimates of jobs that waited are recorded, and are the same again.
+TEST(Simulate, EstimatesChangeNothingAndRepeat) {
+  const Trace t = QueuingTrace();
+  for (const std::string_view policy : SimPolicyNames()) {
+    SCOPED_TRACE(policy);
+    SimResult plain = Replay(t, std::string(policy));
+    SimResult scored = Replay(t, std::string(policy), WithEstimates());
+    SimResult again = Replay(t, std::string(policy), WithEstimates());
+    EXPECT_TRUE(plain.estimates.empty());
+    EXPECT_FALSE(Summarize(t, plain).estimated);
+    EXPECT_EQ(Finishes(scored), Finishes(plain));
+    EXPECT_EQ(scored.preemptions, plain.preemptions);
+    EXPECT_EQ(scored.estimates, again.estimates);
+    const Summary s = Summarize(t, scored);
+    EXPECT_GT(s.estimated_jobs, 10);
+    EXPECT_GT(s.estimates.count, s.estimated_jobs / 2);
+    for (size_t i = 0; i < t.jobs.size(); ++i) {
+      for (const EstimateRecord& e : scored.estimates[i]) {
+        ASSERT_TRUE(scored.jobs[i].first_start);
+        EXPECT_LT(e.made_at, *scored.jobs[i].first_start) << t.jobs[i].name;
+        EXPECT_GE(e.made_at, t.jobs[i].submit_time) << t.jobs[i].name;
+        if (e.time) EXPECT_GE(*e.time, e.made_at) << t.jobs[i].name;
+      }
+    }
+  }
+}
+
+// Scoring every other job: only those have estimates, and the first of each is the one made at
+// its submission, as when every job is scored.
+TEST(Simulate, EstimatesOfASampleOfTheJobs) {
+  const Trace t = QueuingTrace();
+  SimResult all = Replay(t, "dljob", WithEstimates());
+  SimOptions o = WithEstimates();
+  o.estimates->sample = 2;
+  SimResult half = Replay(t, "dljob", o);
+  int compared = 0;
+  for (size_t i = 0; i < t.jobs.size(); ++i) {
+    if (i % 2) {
+      EXPECT_TRUE(half.estimates[i].empty()) << t.jobs[i].name;
+      continue;
+    }
+    ASSERT_EQ(half.estimates[i].empty(), all.estimates[i].empty()) << t.jobs[i].name;
+    if (half.estimates[i].empty()) continue;
+    EXPECT_EQ(half.estimates[i].front(), all.estimates[i].front()) << t.jobs[i].name;
+    EXPECT_EQ(half.estimates[i].front().made_at, t.jobs[i].submit_time) << t.jobs[i].name;
+    ++compared;
+  }
+  EXPECT_GT(compared, 20);
+  EXPECT_LT(half.estimate_runs, all.estimate_runs);
+}
+
+// With noise, running jobs report a remaining time off by up to ±50%: the estimates differ from
+// the exact ones, the same seed repeats them, and the replay itself is unchanged.
+TEST(Simulate, NoisyProgressReports) {
+  const Trace t = QueuingTrace();
+  SimResult exact = Replay(t, "dljob", WithEstimates());
+  SimResult noisy = Replay(t, "dljob", WithEstimates(0.5));
+  SimResult again = Replay(t, "dljob", WithEstimates(0.5));
+  EXPECT_EQ(Finishes(noisy), Finishes(exact));
+  EXPECT_NE(noisy.estimates, exact.estimates);
+  EXPECT_EQ(noisy.estimates, again.estimates);
+}
+
 TEST(SimPolicyByName, UnknownNamesTheKnownOnes) {
   EXPECT_EQ(SimPolicyByName("lifo", {}).status().message(),
             "unknown policy \"lifo\" (known: fifo, spread, best-fit, dljob, las, sjf)");
