@@ -78,6 +78,10 @@ std::optional<WallTime> ParseRfc3339(const std::string& s) {
              std::chrono::nanoseconds(nanos));
 }
 
+int64_t UnixSeconds(WallTime t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
 std::string HumanDuration(std::chrono::seconds d) {
   long long s = d.count();
   if (s < 0) s = 0;

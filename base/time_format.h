@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,9 @@ std::string FormatRfc3339Nanos(WallTime t);
 // Accepts "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)", keeping the fraction to the nanosecond (digits
 // past nine are dropped); nullopt otherwise.
 std::optional<WallTime> ParseRfc3339(const std::string& s);
+
+// Whole seconds since the Unix epoch (rounded toward zero), as the scheduler's times are counted.
+int64_t UnixSeconds(WallTime t);
 
 // kubectl's age style: "42s", "5m12s", "3h4m", "2d3h", "400d".
 std::string HumanDuration(std::chrono::seconds d);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr size_t kFlushBytes = 1 << 16;
 
-double UnixSeconds(WallTime t) {
+double FractionalUnixSeconds(WallTime t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
@@ -34,8 +34,8 @@ std::string SpanToJsonLine(const Span& span) {
   Json j = {{"key", span.key},
             {"name", span.name},
             {"detail", span.detail},
-            {"start", std::round(UnixSeconds(span.start) * 1e6) / 1e6},
-            {"end", std::round(UnixSeconds(span.end) * 1e6) / 1e6}};
+            {"start", std::round(FractionalUnixSeconds(span.start) * 1e6) / 1e6},
+            {"end", std::round(FractionalUnixSeconds(span.end) * 1e6) / 1e6}};
   return j.dump();
 }
 

@@ -135,6 +135,10 @@ void AddSchedulingFlags(CLI::App& app, OperatorOptions& o) {
       ->capture_default_str();
   SecondsFlag(app, "--min-run-time", &o.min_run_time,
               "how long a job runs before the queue may preempt it", /*zero_ok=*/true);
+  SecondsFlag(app, "--estimate-every", &o.estimate_every,
+              "how often the queue estimates when each waiting job starts (status.startEstimate; "
+              "0: never); a large queue's estimate waits ten times as long as the last one took",
+              /*zero_ok=*/true);
   SecondsFlag(app, "--node-lost-after", &o.node_lost_after,
               "how long a node under a running job may be not Ready before the job is restarted "
               "on the nodes that remain",

@@ -4,6 +4,8 @@
 #include <set>
 #include <utility>
 
+#include "base/time_format.h"
+
 namespace dljob::controller {
 
 std::string WaitReason(scheduler::WaitCause cause) {
@@ -25,6 +27,12 @@ std::string WaitReason(scheduler::WaitCause cause) {
   return "WaitingInQueue";
 }
 
+std::string EstimateSentence(const scheduler::StartEstimate& estimate) {
+  if (!estimate.time) return "; estimated start " + estimate.assumption;
+  return "; estimated start " + FormatRfc3339(WallTime(std::chrono::seconds(*estimate.time))) +
+         ", " + estimate.assumption;
+}
+
 AdmissionBook::AdmissionBook(kube::Duration admission_ttl, kube::Duration restate_after,
                              double restates_per_second)
     : admission_ttl_(admission_ttl),
@@ -36,7 +44,10 @@ Admission AdmissionBook::Get(const std::string& key) const {
   auto it = book_.find(key);
   if (it == book_.end()) return Admission{};
   Admission a = it->second;
-  if (auto told = told_.find(key); told != told_.end()) a.message = told->second.message;
+  if (auto told = told_.find(key); told != told_.end()) {
+    a.message = told->second.message;
+    a.estimate = told->second.estimate;
+  }
   return a;
 }
 
@@ -78,7 +89,7 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
     }
     if (wake) {
       changed.insert(key);
-      told[key] = {now, a.message};
+      told[key] = {now, a.message, a.estimate};
     } else {
       told[key] = last->second;
     }
@@ -103,7 +114,12 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
       keep(w.job, std::move(a));
       continue;
     }
-    keep(w.job, Admission{Verdict::kWaiting, WaitReason(w.cause), w.reason, {}, now});
+    Admission waiting{Verdict::kWaiting, WaitReason(w.cause), w.reason, {}, now};
+    if (auto e = estimates_.find(w.job); e != estimates_.end()) {
+      waiting.estimate = e->second;
+      waiting.message += EstimateSentence(e->second);
+    }
+    keep(w.job, std::move(waiting));
   }
   for (const scheduler::PreemptAction& p : decision.preempt) {
     keep(p.job, Admission{Verdict::kPreempt, "Preempted", p.reason, {}, now});
@@ -119,12 +135,18 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
   return {changed.begin(), changed.end()};
 }
 
+void AdmissionBook::SetEstimates(std::map<std::string, scheduler::StartEstimate> estimates) {
+  MutexLock lock(mu_);
+  estimates_ = std::move(estimates);
+}
+
 void AdmissionBook::Preempted(const std::string& key, const std::string& message) {
   MutexLock lock(mu_);
   auto it = book_.find(key);
   if (it == book_.end() || it->second.verdict != Verdict::kPreempt) return;
   it->second = Admission{Verdict::kWaiting, "Preempted", message, {}, it->second.since};
   told_[key].message = message;  // the reconciler's own words: shown as they are
+  told_[key].estimate.reset();
 }
 
 }  // namespace dljob::controller

@@ -38,6 +38,7 @@
 #include "kube/runtime/duration.h"
 #include "scheduler/cluster.h"
 #include "scheduler/queue/queue_types.h"
+#include "scheduler/queue/start_estimate.h"
 
 namespace dljob::controller {
 
@@ -49,8 +50,14 @@ struct Admission {
   std::string message;
   scheduler::Placement placement;  // kAdmitted: the queue's plan
   WallTime since{};                // when the verdict was given
+  // kWaiting: when the job is expected to start (SetEstimates), also said in `message`.
+  std::optional<scheduler::StartEstimate> estimate = {};
   bool operator==(const Admission&) const = default;
 };
+
+// "; estimated start 2026-11-27T21:52:00Z, when train-a ends in about 12 min, from its steps and
+// images/sec" (or "; estimated start unknown: …"): what a waiting job's message adds.
+std::string EstimateSentence(const scheduler::StartEstimate& estimate);
 
 // The condition reason for a waiting job's cause.
 std::string WaitReason(scheduler::WaitCause cause);
@@ -85,6 +92,11 @@ class AdmissionBook {
   // The earliest time a message the last Record() held back falls due; nullopt when none.
   std::optional<WallTime> RestateDue() const EXCLUDES(mu_);
 
+  // The waiting jobs' latest start estimates (by job key), replacing the earlier ones: the next
+  // Record() adds each to its job's message and Admission::estimate, so a new estimate is told
+  // as any new message is (at most once per restatement period).
+  void SetEstimates(std::map<std::string, scheduler::StartEstimate> estimates) EXCLUDES(mu_);
+
   // The reconciler has suspended the job as asked: it now waits (reason Preempted) until a pass
   // admits it again.
   void Preempted(const std::string& key, const std::string& message) EXCLUDES(mu_);
@@ -95,9 +107,11 @@ class AdmissionBook {
   const double restates_per_second_;
   mutable Mutex mu_;
   std::map<std::string, Admission> book_ GUARDED_BY(mu_);
+  std::map<std::string, scheduler::StartEstimate> estimates_ GUARDED_BY(mu_);
   struct Told {  // what Record last returned a job for
     WallTime at{};
     std::string message;
+    std::optional<scheduler::StartEstimate> estimate;
   };
   std::map<std::string, Told> told_ GUARDED_BY(mu_);
   std::optional<WallTime> restate_due_ GUARDED_BY(mu_);

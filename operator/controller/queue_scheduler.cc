@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <utility>
 
+#include "base/time_format.h"
 #include "jobs/dlqueue_codec.h"
 #include "kube/object_fields.h"
 #include "operator/controller/queue_snapshot.h"
+#include "operator/controller/start_estimates.h"
 #include "scheduler/queue/job_queue.h"
 
 namespace dljob::controller {
@@ -77,13 +79,17 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   auto pods_of = [this](const std::string& key) { return sources_.pods.AllByIndex(key); };
   std::vector<Json> queues = sources_.queues.List();
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
-  const int64_t now_s =
-      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  const int64_t now_s = UnixSeconds(now);
   Result<scheduler::Decision> decision = scheduler::ScheduleSnapshot(
       snap.queues, snap.jobs, snap.nodes, now_s, policy_, options_.queue);
   if (!decision.ok()) {
     std::fprintf(stderr, "dljob-operator: queue pass: %s\n", decision.status().message().c_str());
     return std::nullopt;
+  }
+  ObserveProgress(jobs, rates_);
+  if (options_.estimate_every > kube::Duration::zero() && !decision->waiting.empty() &&
+      (!next_estimate_ || now >= *next_estimate_)) {
+    Estimate(snap, jobs, now);
   }
   for (const std::string& key : book_.Record(*decision, snap.running, snap.leaving, now)) {
     wake_(key);
@@ -100,6 +106,22 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   }
   if (snap.queues_defined) WriteStatuses(QueueStatuses(snap, *decision));
   return std::move(decision).value();
+}
+
+void QueueScheduler::Estimate(const QueueSnapshot& snap, const std::vector<QueuedJobPtr>& jobs,
+                              WallTime now) {
+  const Clock::MonotonicTime start = clock_.MonotonicNow();
+  Result<scheduler::StartEstimates> estimates =
+      scheduler::EstimateStarts(snap.queues, EstimateInputs(snap, jobs, rates_), snap.nodes,
+                                UnixSeconds(now), policy_, options_.queue);
+  if (estimates.ok()) {
+    book_.SetEstimates(ByJob(*estimates));
+  } else {
+    std::fprintf(stderr, "dljob-operator: start estimates: %s\n",
+                 estimates.status().message().c_str());
+  }
+  const auto took = std::chrono::duration_cast<kube::Duration>(clock_.MonotonicNow() - start);
+  next_estimate_ = now + std::max<kube::Duration>(options_.estimate_every, 10 * took);
 }
 
 void QueueScheduler::WriteStatuses(const std::map<std::string, DLQueueStatus>& statuses) {

@@ -12,7 +12,9 @@
 // `resync`. RunOnce() is one pass, for tests. A DLQueue status write that fails is left for the
 // next pass. Time and waits come from the injected Clock only: with a testing::FakeClock the
 // batch wait is recorded and skipped, and a timed pass runs once the test advances the clock
-// (seen within `poll`). Thread-safe: Trigger from any thread; Run once.
+// (seen within `poll`). With `estimate_every`, a pass also estimates when each waiting job will
+// start and hands the estimates to the AdmissionBook, which says them in the jobs' messages and
+// status. Thread-safe: Trigger from any thread; Run once.
 #pragma once
 
 #include <condition_variable>
@@ -31,6 +33,7 @@
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
 #include "operator/controller/queue_snapshot.h"
+#include "operator/controller/step_rates.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/queue_types.h"
 
@@ -43,6 +46,10 @@ struct QueueSchedulerOptions {
   // How long Run's wait blocks at most before reading the clock again; it bounds how late a timed
   // pass is when the Clock is not the system clock (as WorkQueueOptions::poll).
   kube::Duration poll{std::chrono::milliseconds(200)};
+  // How often a pass also estimates when each waiting job starts (start_estimates.h), at least;
+  // zero: never. An estimate replays the queue and costs far more than a pass, so the next one
+  // waits at least ten times as long as the last one took.
+  kube::Duration estimate_every{0};
 };
 
 // The caches a pass reads: DLJobs, the jobs' pods indexed by OwnerJobKey, DLQueues.
@@ -67,6 +74,8 @@ class QueueScheduler {
 
  private:
   void WriteStatuses(const std::map<std::string, DLQueueStatus>& statuses);
+  // Estimates the waiting jobs' starts from the pass's snapshot and gives them to the book.
+  void Estimate(const QueueSnapshot& snap, const std::vector<QueuedJobPtr>& jobs, WallTime now);
   // Blocks until Trigger(), `stop`, the time the last decision named, or `resync` has passed.
   void WaitForWork(const std::stop_token& stop) EXCLUDES(mu_);
 
@@ -79,6 +88,8 @@ class QueueScheduler {
   const QueueSchedulerOptions options_;
   const std::function<void(const std::string&)> wake_;
   QueuedJobs queued_;  // the passes' decoded jobs (passes run one at a time)
+  StepRates rates_;    // the running jobs' step rates, for estimates
+  std::optional<WallTime> next_estimate_;
 
   Mutex mu_;
   std::condition_variable_any cv_;

@@ -22,10 +22,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-int64_t UnixSeconds(WallTime t) {
-  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
-}
-
 int64_t UnixSecondsOr(const std::string& rfc3339, int64_t fallback) {
   std::optional<WallTime> t = ParseRfc3339(rfc3339);
   return t ? UnixSeconds(*t) : fallback;

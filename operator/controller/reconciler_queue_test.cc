@@ -295,6 +295,65 @@ TEST_F(QueueTest, RunPassesOnATriggerAndAtResyncOnTheInjectedClock) {
   EXPECT_EQ(clock_.sleeps().size(), 3u);  // one batch wait per pass, none real
 }
 
+// Start estimates: a job waiting for a running one's node is told when it should start, first
+// from the running job's time limit, then, once its steps are seen to move, from its progress; the
+// estimate goes in its status and at the end of its Queued message, and leaves once it is placed.
+TEST_F(QueueTest, AWaitingJobIsToldWhenItShouldStartFromTheRunningJobsLimitThenItsProgress) {
+  QueueSchedulerOptions options = Options();
+  options.estimate_every = std::chrono::seconds(30);
+  QueueScheduler estimating(faults_, clock_, QueueSources{jobs_, pods_, queues_}, ledger_, book_,
+                            *policy_, options, [](const std::string&) {});
+  auto pass = [&] {
+    Sync();
+    ASSERT_TRUE(estimating.RunOnce().has_value());
+  };
+  auto unix_now = [&] { return UnixSeconds(clock_.Now()); };
+  PutQueuedJob("a", 0);
+  Json a = *api_.Object(kDLJobs, "ns", "a");
+  a["spec"]["runPolicy"] = {{"activeDeadlineSeconds", 3600}};
+  api_.Put(kDLJobs, a);
+  pass();
+  RunToRunning("a");
+  const int64_t started = unix_now();
+
+  PutQueuedJob("b", 0);  // needs all of n1, which a holds
+  pass();
+  Reconcile("b");
+  Json estimate = JobStatus("b")["startEstimate"];
+  EXPECT_EQ(estimate["basis"], "TimeLimit");
+  EXPECT_EQ(estimate["time"], FormatRfc3339(WallTime(std::chrono::seconds(started + 3600))));
+  EXPECT_NE(Condition("b", "Queued")["message"].get<std::string>().find(
+                "; estimated start " + estimate["time"].get<std::string>() + ", when ns/a"),
+            std::string::npos)
+      << Condition("b", "Queued")["message"];
+
+  // a reports step 100 of 1,000, then step 200 ten seconds later: 10 steps a second, 80 s left.
+  auto report = [&](int64_t step) {
+    Json job = *api_.Object(kDLJobs, "ns", "a");
+    job["status"]["throughput"] = {
+        {"step", step}, {"totalSteps", 1000}, {"updatedAt", FormatRfc3339(clock_.Now())}};
+    api_.Put(kDLJobs, job);
+    pass();
+  };
+  report(100);
+  clock_.Advance(std::chrono::seconds(10));
+  report(200);
+  const int64_t reported = unix_now();
+  clock_.Advance(std::chrono::seconds(30));  // the next estimate is due, and the restatement
+  pass();
+  Reconcile("b");
+  estimate = JobStatus("b")["startEstimate"];
+  EXPECT_EQ(estimate["basis"], "Progress");
+  EXPECT_EQ(estimate["time"], FormatRfc3339(WallTime(std::chrono::seconds(reported + 80))));
+  EXPECT_NE(estimate["assumption"].get<std::string>().find("ns/a"), std::string::npos);
+
+  FinishJob("a");
+  pass();
+  Reconcile("b");
+  EXPECT_NE(JobStatus("b")["phase"], "Queued");
+  EXPECT_FALSE(JobStatus("b").contains("startEstimate"));
+}
+
 TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
   PutQueuedJob("low", 0);
   Pass();

@@ -1,5 +1,6 @@
 // The steps Reconciler::Reconcile (reconciler.cc) is made of: children, pods, status, clean-up.
 #include "base/json_fields.h"
+#include "base/time_format.h"
 #include "jobs/codec.h"
 #include "kube/object_fields.h"
 #include "operator/controller/children.h"
@@ -62,6 +63,8 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
   if (p.job.status.phase == JobPhase::kUnset) {  // nothing said more yet (waiting for the cache)
     p.Set(JobPhase::kQueued, kCreatedReason, kCreatedMessage, false);
   }
+  // An estimate is of a waiting job's start: it goes once the job is placed (or ends).
+  if (p.job.status.phase != JobPhase::kQueued) p.job.status.start_estimate.reset();
   if (Status s = WriteStatus(p); !s.ok()) {
     // A bind that failed was undone in this pass (its bound workers deleted) whether or not the
     // status says so yet: its Warning goes out even when the status write lost a race (409), or
@@ -379,6 +382,13 @@ void Reconciler::ShowWaiting(Pass& p, const Admission& a) {
   bool warn = a.reason == "QuotaExceeded" || a.reason == "Unschedulable" ||
               a.reason == "Inadmissible" || a.reason == "Preempted";
   p.Set(JobPhase::kQueued, a.reason, a.message, warn);
+  p.job.status.start_estimate.reset();  // as the message says it: the last one told
+  if (a.estimate) {
+    StartEstimateStatus& e = p.job.status.start_estimate.emplace();
+    if (a.estimate->time) e.time = FormatRfc3339(WallTime(std::chrono::seconds(*a.estimate->time)));
+    e.basis = std::string(scheduler::EstimateBasisName(a.estimate->basis));
+    e.assumption = a.estimate->assumption;
+  }
 }
 
 bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {

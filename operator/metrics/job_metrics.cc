@@ -2,6 +2,7 @@
 #include "operator/metrics/job_metrics.h"
 
 #include "base/json_fields.h"
+#include "base/time_format.h"
 #include "jobs/dljob_types.h"
 #include "kube/object_fields.h"
 
@@ -50,6 +51,9 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   Family metric_lines =
       Make("dljob_job_metric_lines_total", "DLJOB_METRIC lines among the archived log lines.",
            MetricType::kCounter);
+  Family estimated_start = Make("dljob_job_estimated_start_time_seconds",
+                                "When a waiting DLJob is estimated to start, in Unix seconds "
+                                "(status.startEstimate; an estimate, not a promise).");
 
   std::map<std::string, int64_t> counts;
   for (JobPhase p : kPhases) counts[PhaseName(p)] = 0;
@@ -76,6 +80,10 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
     if (const Json* v = Number(job, {"status", "throughput", "loss"})) {
       loss.samples.push_back({id, v->get<double>()});
     }
+    if (std::optional<WallTime> t =
+            ParseRfc3339(StringAt(FieldOf(FieldOf(job, "status"), "startEstimate"), "time"))) {
+      estimated_start.samples.push_back({id, static_cast<double>(UnixSeconds(*t))});
+    }
     if (auto it = logs.find(ns + "/" + name); it != logs.end()) {
       lines.samples.push_back({id, static_cast<double>(it->second.lines)});
       metric_lines.samples.push_back({id, static_cast<double>(it->second.metric_lines)});
@@ -84,7 +92,7 @@ std::vector<Family> JobFamilies(const std::vector<Json>& jobs,
   for (const auto& [name, count] : counts) {
     per_phase.samples.push_back({{{"phase", name}}, static_cast<double>(count)});
   }
-  return {per_phase, phase, gpus, restarts, ips, step, loss, lines, metric_lines};
+  return {per_phase, phase, gpus, restarts, ips, step, loss, lines, metric_lines, estimated_start};
 }
 
 namespace {

@@ -22,6 +22,9 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
         "status":{"phase":"Running","restarts":2,
                   "throughput":{"imagesPerSec":2950.5,"step":100,"loss":1.25}}})"),
       Json::parse(R"({"metadata":{"namespace":"b","name":"new"},"spec":{"gpus":8}})"),
+      Json::parse(R"({"metadata":{"namespace":"b","name":"waits"},"spec":{"gpus":8},
+        "status":{"phase":"Queued","startEstimate":{"time":"2026-11-27T21:52:00Z",
+                  "basis":"Progress","assumption":"when a/resnet ends in about 12 min"}}})"),
   };
   std::map<std::string, LogCounts> logs = {{"a/resnet", {120, 10}}};
   std::vector<Family> f = JobFamilies(jobs, logs);
@@ -35,7 +38,7 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   std::map<std::string, double> by_phase;
   for (const Sample& s : phases.samples) by_phase[s.labels.at(0).second] = s.value;
   EXPECT_EQ(by_phase["Running"], 1);
-  EXPECT_EQ(by_phase["Queued"], 1);  // no status yet counts as Queued
+  EXPECT_EQ(by_phase["Queued"], 2);  // no status yet counts as Queued
   EXPECT_EQ(by_phase["Failed"], 0);
   EXPECT_EQ(by_phase.size(), 8u);
 
@@ -45,7 +48,7 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   EXPECT_EQ(ips.samples[0].labels, (Labels{{"namespace", "a"}, {"dljob", "resnet"}}));
   EXPECT_DOUBLE_EQ(ips.samples[0].value, 2950.5);
 
-  EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples.size(), 2u);
+  EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples.size(), 3u);
   EXPECT_EQ(Find(f, "dljob_job_restarts_total").samples[0].value, 2);
   EXPECT_EQ(Find(f, "dljob_job_restarts_total").type, MetricType::kCounter);
   EXPECT_EQ(Find(f, "dljob_job_gpus").samples[1].value, 8);
@@ -53,7 +56,11 @@ TEST(JobMetricsTest, ExportsEachJobsStatusAndCountsPhases) {
   EXPECT_EQ(Find(f, "dljob_job_log_lines_total").samples.size(), 1u);
   EXPECT_EQ(Find(f, "dljob_job_metric_lines_total").samples[0].value, 10);
   const Family& phase = Find(f, "dljob_job_phase");
-  ASSERT_EQ(phase.samples.size(), 2u);
+  ASSERT_EQ(phase.samples.size(), 3u);
+  const Family& estimated = Find(f, "dljob_job_estimated_start_time_seconds");
+  ASSERT_EQ(estimated.samples.size(), 1u);  // only the job with an estimate
+  EXPECT_EQ(estimated.samples[0].labels, (Labels{{"namespace", "b"}, {"dljob", "waits"}}));
+  EXPECT_EQ(estimated.samples[0].value, 1795816320);  // 2026-11-27T21:52:00Z
   EXPECT_EQ(phase.samples[0].labels,
             (Labels{{"namespace", "a"}, {"dljob", "resnet"}, {"phase", "Running"}}));
   EXPECT_NE(RenderText(f).value().find(
