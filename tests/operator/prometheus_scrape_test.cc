@@ -116,12 +116,23 @@ TEST_F(PrometheusScrapeTest, JobSeriesKeepTheirLabelsAndEveryDashboardQueryHasDa
   // The first job makes the namespace's histogram series; Prometheus sees them before the second
   // job's start adds to them.
   const std::string starts = R"(dljob_job_start_duration_seconds_count{namespace="default"})";
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("first", 2, 1)).ok());
+  // Time limits on the running jobs give a waiting job a known start estimate.
+  auto limited = [&](const std::string& name) {
+    Json job = NewJob(name, 2, 1);
+    job["spec"]["runPolicy"]["activeDeadlineSeconds"] = 3600;
+    return job;
+  };
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), limited("first")).ok());
   ASSERT_TRUE(WaitForPhase(api(), "first", "Running", kWait)) << Describe(api(), "first");
   ASSERT_TRUE(WaitFor([&] { return Is(starts, 1); }, kWait)) << Samples(starts).dump();
 
-  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("mnist", 2, 1)).ok());
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), limited("mnist")).ok());
   ASSERT_TRUE(WaitForPhase(api(), "mnist", "Running", kWait)) << Describe(api(), "mnist");
+  // A job that needs the whole node waits for both, and is told when it should start.
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("waits", 8, 8)).ok());
+  const std::string estimated = R"(dljob_job_estimated_start_time_seconds{dljob="waits"})";
+  ASSERT_TRUE(WaitFor([&] { return Samples(estimated).size() == 1; }, kWait))
+      << Describe(api(), "waits");
   for (int rank = 0; rank < 2; ++rank) {
     ASSERT_TRUE(cluster_->Say("mnist", rank, "epoch 1 starting").ok());
     ASSERT_TRUE(cluster_
@@ -156,7 +167,10 @@ TEST_F(PrometheusScrapeTest, JobSeriesKeepTheirLabelsAndEveryDashboardQueryHasDa
       want.insert(doc.labels.begin(), doc.labels.end());
       want.insert({"__name__", "job", "instance"});
       std::string selector = name + "{job=\"" + kScrapeJob + "\"";
-      if (doc.labels.count("dljob")) selector += ", dljob=\"mnist\"";
+      // The running job's series; a start estimate is only a waiting job's.
+      const bool waiting = family == "dljob_job_estimated_start_time_seconds";
+      if (doc.labels.count("dljob"))
+        selector += waiting ? ", dljob=\"waits\"" : ", dljob=\"mnist\"";
       Json samples = Samples(selector + "}");
       EXPECT_FALSE(samples.empty()) << selector << "}: no series " << last_error_;
       for (const Json& s : samples) {
