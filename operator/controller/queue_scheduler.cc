@@ -86,10 +86,11 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
     std::fprintf(stderr, "dljob-operator: queue pass: %s\n", decision.status().message().c_str());
     return std::nullopt;
   }
-  ObserveProgress(jobs, rates_);
-  if (options_.estimate_every > kube::Duration::zero() && !decision->waiting.empty() &&
-      (!next_estimate_ || now >= *next_estimate_)) {
-    Estimate(snap, jobs, now);
+  if (options_.estimate_every > kube::Duration::zero()) {
+    ObserveProgress(jobs, rates_);  // every pass, so a run's step rate is there when it is due
+    if (!decision->waiting.empty() && (!next_estimate_ || now >= *next_estimate_)) {
+      Estimate(snap, jobs, now);
+    }
   }
   for (const std::string& key : book_.Record(*decision, snap.running, snap.leaving, now)) {
     wake_(key);

@@ -97,9 +97,7 @@ QueuedJobPtr QueuedJobOf(const Json& object) {
   if (!decoded.errors.empty()) return nullptr;
   DLJob job = std::move(decoded.job);
   ApplyDefaults(job);
-  if (IsFinished(job.status.phase) || job.spec.run_policy.suspend.value_or(false)) {
-    return nullptr;
-  }
+  if (job.spec.run_policy.suspend.value_or(false)) return nullptr;
   if (!Validate(job).empty()) return nullptr;
   Result<scheduler::Gang> gang = scheduler::GangOf(job);
   if (!gang.ok()) return nullptr;
