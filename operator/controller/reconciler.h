@@ -5,8 +5,9 @@
 // created) → apply the run policy (jobs/run_policy.h decides suspend, activeDeadlineSeconds,
 // progressDeadlineSeconds and restarts up to backoffLimit; here they become status and pod
 // deletions; then cleanPodPolicy, ttlSecondsAfterFinished) → ensure the children
-// (headless Service, hostfile ConfigMap, per-job SSH Secret, worker Pods bound all-or-nothing to
-// nodes with free GPUs (gang_binding.h), and the launcher Pod once every worker is Ready) →
+// (headless Service, hostfile ConfigMap, per-job SSH Secret, worker Pods placed all-or-nothing on
+// nodes with free GPUs and created there (gang_binding.h), and the launcher Pod beside the first
+// worker once every worker is Ready) →
 // status derived from the observed pods, written with ReplaceStatus only when it changed, plus an
 // Event for every phase transition (and for every new reason a Queued job gives). Running it
 // again with nothing changed writes nothing.
@@ -45,19 +46,20 @@
 //     (the ranks checkpoint on SIGTERM). Until then it runs on where it is; its
 //     PodDisruptionBudget keeps a drain from evicting its pods one by one.
 //   - A job that does not fit stays Queued with the placement's reason (reason Unschedulable),
-//     and its unbound workers carry PodScheduled=False/Unschedulable with the same message.
-//   - A bind that fails part-way undoes the gang (its bound workers deleted, the ledger's
-//     assumptions forgotten); the job shows Queued/BindFailed (unless it is restarting) and the
-//     pass returns the bind's error, so the work queue tries again with backoff.
+//     with pending workers (made unbound, so an autoscaler sees them) that carry
+//     PodScheduled=False/Unschedulable with the same message; they are bound once it fits.
+//   - A create or bind that fails part-way undoes the gang (its bound workers deleted, the
+//     ledger's assumptions forgotten); the job shows Queued/BindFailed (unless it is restarting)
+//     and the pass returns the error, so the work queue tries again with backoff.
 //
 // It reads the job and its children from caches (Stores kept by informers), places workers with
 // the GpuLedger (also kept by informers) and writes through the Api; the reads that go to the
-// server are a GET after AlreadyExists and those BindGang makes to settle a 409 or to confirm a
-// half-bound gang before completing it. Status writes carry the cached resourceVersion, so a
-// stale cache ends in 409 Conflict, returned as an error: the caller requeues with backoff. A
-// job's status write always comes before the pod deletions it announces (a restart), so a failed
-// write never leaves pods deleted without a record; undoing a half-bound gang deletes first (it
-// counts nothing, and the GPUs matter more).
+// server are a GET after AlreadyExists and those BindGang makes to settle a 409 or an
+// AlreadyExists or to confirm a half-bound gang before completing it. Status writes carry the
+// cached resourceVersion, so a stale cache ends in 409 Conflict, returned as an error: the caller
+// requeues with backoff. A job's status write always comes before the pod deletions it announces (a
+// restart), so a failed write never leaves pods deleted without a record; undoing a half-bound gang
+// deletes first (it counts nothing, and the GPUs matter more).
 //
 // Thread-safe for different keys at once; the work queue never hands one key to two workers.
 #pragma once
@@ -165,9 +167,10 @@ class Reconciler {
   Result<bool> EnsureConfig(Pass& p);  // false: a stranger holds a name (reported)
   Result<bool> EnsurePods(Pass& p);    // false: waiting (old pods, stranger, no room)
   // EnsurePods' steps; false, as there, stops the pass.
-  Result<bool> EnsureWorkers(Pass& p, std::map<std::string, Json>& have,
-                             std::vector<Json>& workers);
-  Result<bool> PlaceGang(Pass& p, std::vector<Json>& workers, const std::optional<Json>& launcher);
+  Result<bool> PlaceGang(Pass& p, std::vector<GangWorker>& gang,
+                         const std::optional<Json>& launcher);
+  Result<bool> WaitWithPendingWorkers(Pass& p, std::vector<GangWorker>& gang,
+                                      const std::optional<Json>& launcher, const std::string& why);
   Result<bool> EnsureLauncher(Pass& p, const std::vector<Json>& workers);
   // The worker lost after its gang was bound, if any; one the cache lacks is confirmed gone
   // with the server first.
@@ -190,9 +193,9 @@ class Reconciler {
   Status DeletePod(Pass& p, Json& pod);
   bool OnLostNode(const Pass& p, const Json& pod) const;
   static void StopAllPods(Pass& p);  // status: no pod ready or placed; then every pod deleted
-  // Whether the queue lets the gang bind now; if not, the job is marked Queued with the queue's
-  // reason and its workers' PodScheduled condition says it.
-  bool Admitted(Pass& p, std::vector<Json>& workers);
+  // What the queue says while it does not let the gang bind yet; nullopt once it does (or
+  // there is no queue, or part of the gang is bound already: BindGang completes or undoes it).
+  std::optional<Admission> NotAdmitted(const Pass& p, const std::vector<GangWorker>& gang) const;
   // Whether the job waits in the queue with nothing created yet (it is then marked Queued with
   // the queue's reason): judged by the queue and not admitted, no pods, not waiting for room.
   bool WaitsWithoutPods(Pass& p);

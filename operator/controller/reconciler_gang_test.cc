@@ -66,8 +66,7 @@ class GangTest : public ReconcilerWorld {
 };
 
 TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain) {
-  PutJob();
-  Sync();
+  QueuedJob();
   faults_.FailFor("bind", "j-worker-1", {500, "InternalError", "etcd is sad"}, 3);
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_FALSE(r.ok());  // the queue backs off
@@ -75,12 +74,10 @@ TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain
       "binding pod ns/j-worker-1 to node n1 failed: 500 InternalError: etcd is sad; deleted the "
       "1 worker bound so far (j-worker-0), to place the job again";
   EXPECT_EQ(r.status().message(), why);
-  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
-                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "bind pods ns/j-worker-1", "bind pods ns/j-worker-1",
-                              "bind pods ns/j-worker-1", "delete pods ns/j-worker-0",
-                              "update-status dljobs ns/j", "create events BindFailed"}));
+                              "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events BindFailed"}));
   EXPECT_EQ(ledger_.Assumed(), 0u);  // forgotten: the GPUs are free for the next placement
   EXPECT_FALSE(api_.Object(kPods, "ns", "j-worker-0"));
   EXPECT_FALSE((*api_.Object(kPods, "ns", "j-worker-1"))["spec"].contains("nodeName"));
@@ -90,17 +87,84 @@ TEST_F(GangTest, ABindFailingHalfWayDeletesTheBoundWorkersAndTheJobIsPlacedAgain
   EXPECT_EQ(EventBody()["type"], "Warning");
   EXPECT_EQ(EventBody()["message"], why);
 
-  Reconcile();  // the deleted worker is made again, unbound, and the whole gang placed
-  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
-  EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 0, options_.build));
+  Reconcile();  // the whole gang placed: the deleted worker made again, bound, the other bound
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
+  EXPECT_EQ(Body("create pods ns/j-worker-0"), ExpectedWorker(0, 0, "n1"));
   EXPECT_EQ(JobStatus()["restarts"], 0);
 }
 
-TEST_F(GangTest, ABindFailureIsEventedEvenWhenItsStatusWriteLosesARace) {
+TEST_F(GangTest, ACreateFailingHalfWayDeletesTheWorkersMadeAndTheJobIsPlacedAgain) {
   PutJob();
   Sync();
+  faults_.FailFor("create", "j-worker-1", {500, "InternalError", "etcd is sad"}, 3);
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_FALSE(r.ok());  // the queue backs off
+  const std::string why =
+      "creating pod ns/j-worker-1 on node n1 failed: 500 InternalError: etcd is sad; deleted the "
+      "1 worker bound so far (j-worker-0), to place the job again";
+  EXPECT_EQ(r.status().message(), why);
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "create pods ns/j-worker-1",
+                              "create pods ns/j-worker-1", "delete pods ns/j-worker-0",
+                              "update-status dljobs ns/j", "create events BindFailed"}));
+  EXPECT_EQ(ledger_.Assumed(), 0u);  // forgotten: the GPUs are free for the next placement
+  EXPECT_TRUE(api_.Objects(kPods).empty());
+  EXPECT_EQ(JobCondition("Queued", "reason"), "BindFailed");
+  EXPECT_EQ(JobCondition("Queued", "message"), why);
+  EXPECT_EQ(EventBody()["type"], "Warning");
+
+  Reconcile();  // the whole gang made again, bound
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
+  EXPECT_EQ(Body("create pods ns/j-worker-1"), ExpectedWorker(1, 0, "n1"));
+}
+
+TEST_F(GangTest, ACreateWhoseAnswerWasLostCountsWhenThePodIsOnTheChosenNode) {
+  PutJob();
+  Sync();
+  // The server made j-worker-0 but its answer was lost (a 503 from a proxy, say): the retry
+  // finds it there, where it was placed.
+  Json made = ExpectedWorker(0, 0, "n1");
+  made["metadata"]["uid"] = "uid-made";
+  api_.Put(kPods, made);
+  faults_.FailFor("create", "j-worker-0", {503, "ServiceUnavailable", "try later"}, 1);
+  ASSERT_TRUE(PassWithoutSync().ok());
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-0", "get pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
+  EXPECT_EQ(JobStatus()["phase"], "Scheduled");
+}
+
+TEST_F(GangTest, AStrangersPodHoldingAWorkersNameIsReportedAndTheGangUndone) {
+  PutJob();
+  Sync();
+  Json stranger = ExpectedWorker(1, 0, "");
+  stranger["metadata"].erase("ownerReferences");
+  stranger["metadata"]["labels"] = Json::object();  // not the job's: its pods cache lacks it
+  api_.Put(kPods, stranger);
+  Result<ReconcileResult> r = PassWithoutSync();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
+                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "get pods ns/j-worker-1",
+                              "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events NameConflict"}));
+  EXPECT_EQ(JobCondition("Queued", "reason"), "NameConflict");
+  EXPECT_EQ(JobCondition("Queued", "message"),
+            "pod ns/j-worker-1 already exists and is not owned by this DLJob; delete or rename it "
+            "(the job needs that name); deleted the workers bound so far (j-worker-0)");
+  EXPECT_EQ(ledger_.Assumed(), 0u);
+  EXPECT_EQ(r->requeue_after, options_.queued_retry);
+}
+
+TEST_F(GangTest, ABindFailureIsEventedEvenWhenItsStatusWriteLosesARace) {
+  QueuedJob();
   faults_.FailFor("bind", "j-worker-1", {503, "ServiceUnavailable", "try later"}, 3);
   api_.FailNext("update-status", "dljobs", {409, "Conflict", "the object has been modified"});
   Result<ReconcileResult> r = PassWithoutSync();
@@ -119,18 +183,14 @@ TEST_F(GangTest, ABindFailureIsEventedEvenWhenItsStatusWriteLosesARace) {
 }
 
 TEST_F(GangTest, ABindRefusedForGoodUndoesTheGangAndFailsTheJob) {
-  PutJob();
-  Sync();
+  QueuedJob();
   faults_.FailFor("bind", "j-worker-1", {403, "Forbidden", "a webhook said no"});
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_TRUE(r.ok()) << r.status().message();  // nothing to retry
   EXPECT_FALSE(r->requeue_after);
-  EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
-                              "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "delete pods ns/j-worker-0",
-                              "update-status dljobs ns/j", "create events FailedBind",
-                              "delete pods ns/j-worker-1"}));
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events FailedBind", "delete pods ns/j-worker-1"}));
   EXPECT_EQ(ledger_.Assumed(), 0u);
   const std::string why =
       "the API server refused to bind Pod ns/j-worker-1 (403 Forbidden): a webhook said no; "
@@ -145,34 +205,42 @@ TEST_F(GangTest, ABindRefusedForGoodUndoesTheGangAndFailsTheJob) {
 }
 
 TEST_F(GangTest, A5xxOnABindIsRetriedWithBackoff) {
-  PutJob();
+  QueuedJob();
   faults_.FailFor("bind", "j-worker-0", {500, "InternalError", "etcd is sad"}, 2);
+  Reconcile();
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-0",
+                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
+  using std::chrono::milliseconds;
+  EXPECT_EQ(clock_.sleeps(), (std::vector<Clock::Duration>{milliseconds(100), milliseconds(200)}));
+}
+
+TEST_F(GangTest, A5xxOnACreateIsRetriedWithBackoff) {
+  PutJob();
+  faults_.FailFor("create", "j-worker-0", {500, "InternalError", "etcd is sad"}, 2);
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create pods ns/j-worker-0", "create pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
                               "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   using std::chrono::milliseconds;
   EXPECT_EQ(clock_.sleeps(), (std::vector<Clock::Duration>{milliseconds(100), milliseconds(200)}));
 }
 
 TEST_F(GangTest, A5xxThatOutlastsTheRetriesUndoesTheGang) {
-  PutJob();
-  Sync();
+  QueuedJob();
   faults_.FailFor("bind", "j-worker-1", {503, "ServiceUnavailable", "try later"}, 3);
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "binding pod ns/j-worker-1 to node n1 failed: 503 ServiceUnavailable: try later; "
             "deleted the 1 worker bound so far (j-worker-0), to place the job again");
-  Strings calls = Calls();
-  EXPECT_EQ(
-      Strings(calls.begin() + 5, calls.end()),
-      (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1", "bind pods ns/j-worker-1",
-               "bind pods ns/j-worker-1", "delete pods ns/j-worker-0", "update-status dljobs ns/j",
-               "create events BindFailed"}));
+  EXPECT_EQ(Calls(), (Strings{"bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "bind pods ns/j-worker-1", "bind pods ns/j-worker-1",
+                              "delete pods ns/j-worker-0", "update-status dljobs ns/j",
+                              "create events BindFailed"}));
 }
 
 TEST_F(GangTest, AConflictFromABindThatLandedOnTheChosenNodeCountsAsBound) {
@@ -220,10 +288,10 @@ TEST_F(GangTest, AHalfBoundGangWhoseBoundWorkerIsGoneWaitsForTheCache) {
   EXPECT_EQ(ledger_.Assumed(), 0u);
   EXPECT_EQ(r->requeue_after, options_.queued_retry);
 
-  Reconcile();  // caught up: made again and the whole gang bound
-  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
+  Reconcile();  // caught up: made again, bound, and the whole gang bound
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "bind pods ns/j-worker-1",
+                              "update-status dljobs ns/j", "create events WorkersBound",
+                              "create poddisruptionbudgets ns/j"}));
 }
 
 TEST_F(GangTest, AHalfBoundGangWhoseRestNoLongerFitsGivesBackWhatItHolds) {
@@ -301,9 +369,8 @@ TEST_F(GangTest, AWorkerDeletedWhileTheJobRunsRestartsTheWholeJob) {
 
   Reconcile();  // the next incarnation, whole
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j"}));
-  EXPECT_EQ(Body("create pods ns/j-worker-1"), *DesiredWorker(Job(), 1, 1, options_.build));
+  EXPECT_EQ(Body("create pods ns/j-worker-1"), ExpectedWorker(1, 1, "n1"));
   SetPod("j-worker-0", "Running");
   SetPod("j-worker-1", "Running");
   Reconcile();
@@ -358,7 +425,6 @@ TEST_F(GangTest, ANodeLostUnderARunningJobRestartsItWholeOnTheNodesThatRemain) {
 
   Reconcile();  // the next incarnation, whole, on n2
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j"}));
   for (const Json& p : api_.Objects(kPods)) EXPECT_EQ(p["spec"]["nodeName"], "n2") << p.dump();
 }
@@ -508,8 +574,9 @@ TEST_F(GangTest, AWorkerTheCacheHasNotSeenYetIsNotTakenForLost) {
   pods_.Remove("ns/j-worker-1");  // the job's informer is ahead of the pods' one
   Result<ReconcileResult> r = PassWithoutSync();
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-1", "create pods ns/j-worker-1",
-                              "get pods ns/j-worker-1"}));
+  // Found on the server, and the worker the gang is completed around confirmed first.
+  EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-1", "get pods ns/j-worker-0",
+                              "create pods ns/j-worker-1", "get pods ns/j-worker-1"}));
   EXPECT_EQ(JobStatus()["restarts"], 0);
   EXPECT_EQ(JobStatus()["phase"], "Scheduled");
 }

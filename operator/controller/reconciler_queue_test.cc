@@ -89,9 +89,13 @@ class QueueTest : public ReconcilerWorld {
     return Json::object();
   }
 
-  bool HasBind() const {
-    for (const std::string& c : Calls()) {
-      if (c.rfind("bind ", 0) == 0) return true;
+  // Whether the last pass placed a pod: bound one, or created one bound (spec.nodeName set).
+  bool Placed() const {
+    for (const Call& c : api_.Calls()) {
+      if (c.verb == "bind") return true;
+      if (c.verb == "create" && c.resource == "pods" && c.body["spec"].contains("nodeName")) {
+        return true;
+      }
     }
     return false;
   }
@@ -124,7 +128,7 @@ class QueueTest : public ReconcilerWorld {
 TEST_F(QueueTest, AJobTheQueueHasNotSeenYetWaitsAndBindsNothing) {
   PutQueuedJob("a", 0);
   Reconcile("a");
-  EXPECT_FALSE(HasBind());
+  EXPECT_FALSE(Placed());
   EXPECT_EQ(JobStatus("a")["phase"], "Queued");
   EXPECT_EQ(Condition("a", "Queued")["reason"], "WaitingInQueue");
 
@@ -132,7 +136,7 @@ TEST_F(QueueTest, AJobTheQueueHasNotSeenYetWaitsAndBindsNothing) {
   EXPECT_EQ(woken_, (Strings{"ns/a"}));
   EXPECT_EQ(book_.Get("ns/a").verdict, Verdict::kAdmitted);
   Reconcile("a");
-  EXPECT_TRUE(HasBind());
+  EXPECT_TRUE(Placed());
   EXPECT_EQ(JobStatus("a")["phase"], "Scheduled");
 }
 
@@ -146,7 +150,7 @@ TEST_F(QueueTest, TheSecondJobWaitsForRoomWithTheQueuesReason) {
   ASSERT_EQ(b.verdict, Verdict::kWaiting);
   EXPECT_EQ(b.reason, "Unschedulable");
   Reconcile("b");
-  EXPECT_FALSE(HasBind());
+  EXPECT_FALSE(Placed());
   EXPECT_EQ(JobStatus("b")["phase"], "Queued");
   EXPECT_EQ(Condition("b", "Queued")["reason"], "Unschedulable");
   const std::string message = Condition("b", "Queued")["message"];
@@ -163,7 +167,7 @@ TEST_F(QueueTest, TheSecondJobWaitsForRoomWithTheQueuesReason) {
   Pass();
   EXPECT_EQ(book_.Get("ns/b").verdict, Verdict::kAdmitted);
   Reconcile("b");
-  EXPECT_TRUE(HasBind());
+  EXPECT_TRUE(Placed());
 }
 
 TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
@@ -187,7 +191,7 @@ TEST_F(QueueTest, AQuotaHoldsAJobBackAndTheQueueStatusSaysSo) {
   EXPECT_EQ(status["pendingJobs"], 1);
   EXPECT_EQ(status["runningJobs"], 0);
   Reconcile("a");
-  EXPECT_FALSE(HasBind());
+  EXPECT_FALSE(Placed());
   EXPECT_EQ(Condition("a", "Queued")["reason"], "QuotaExceeded");
 }
 
@@ -221,7 +225,7 @@ TEST_F(QueueTest, AJobHeldBackByItsQuotaGetsNoPodsUntilAdmittedThenOnePassMakesA
   Reconcile("a");
   EXPECT_TRUE(api_.Object(kPods, "ns", "a-worker-0"));
   EXPECT_TRUE(api_.Object(kPods, "ns", "a-worker-1"));
-  EXPECT_TRUE(HasBind());
+  EXPECT_TRUE(Placed());
   EXPECT_EQ(JobStatus("a")["phase"], "Scheduled");
 }
 
@@ -392,7 +396,7 @@ TEST_F(QueueTest, AHigherPriorityJobPreemptsARunningOneWhichResumesLater) {
   EXPECT_EQ(low["phase"], "Queued") << low.dump();
   EXPECT_EQ(low["restarts"], 0);
   EXPECT_EQ(Condition("low", "Preempted")["status"], "True");
-  EXPECT_FALSE(HasBind());  // it waits, as any job the queue has not admitted
+  EXPECT_FALSE(Placed());  // it waits, as any job the queue has not admitted
   api_.Erase(kPods, "ns", "low-launcher");
 
   // The high-priority job binds on the freed GPUs and runs.

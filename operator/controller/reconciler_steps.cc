@@ -24,11 +24,11 @@ bool Unfinished(const Json& pod) {
   return phase != "Succeeded" && phase != "Failed";
 }
 
-// Binds the launcher to the first worker's node unless it is bound already. A launcher created
-// but left unbound (its bind failed, or the operator stopped between create and bind) is bound
-// by a later pass this way; nothing else would ever bind it, and it would stay Pending forever.
-// A launcher the cache shows unbound may just be newer than the cache: unless `fresh` (the
-// create's answer), the server is asked first, as BindGang does for workers.
+// Binds the launcher to the first worker's node unless it is bound already. Launchers are
+// created bound (EnsureLauncher); one found unbound was made by an operator release that bound
+// it after creating it, and stopped in between: nothing else would ever bind it, and it would
+// stay Pending forever. A launcher the cache shows unbound may just be newer than the cache:
+// unless `fresh` (the create's answer), the server is asked first, as BindGang does for workers.
 // A bind the server refuses for good is not an error: `refusal` says why, for the job's condition.
 Status BindLauncher(kube::Api& api, const DLJob& job, const std::vector<Json>& workers,
                     Json& launcher, bool fresh, std::string& refusal) {
@@ -239,15 +239,27 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
     std::string name = NameOf(pod);  // before the move: `a[f(x)] = move(x)` moves first
     have[name] = std::move(pod);
   }
-  std::vector<Json> workers;
-  Result<bool> made = EnsureWorkers(p, have, workers);
-  if (!made.ok() || !*made) return made;
+  std::vector<GangWorker> gang;
+  for (int64_t i = 0; i < WorkerCount(p.job); ++i) {
+    if (auto it = have.find(WorkerName(p.job, i)); it != have.end()) {
+      gang.push_back({std::move(it->second), true});
+      continue;
+    }
+    Result<Json> desired = DesiredWorker(p.job, i, p.incarnation(), options_.build);
+    if (!desired.ok()) {
+      p.Set(JobPhase::kFailed, "InvalidSpec", desired.status().message(), true);
+      return false;
+    }
+    gang.push_back({std::move(*desired), false});
+  }
   std::optional<Json> launcher;
   if (auto it = have.find(LauncherName(p.job)); it != have.end()) {
     launcher = std::move(it->second);
   }
-  Result<bool> placed = PlaceGang(p, workers, launcher);
+  Result<bool> placed = PlaceGang(p, gang, launcher);
   if (!placed.ok() || !*placed) return placed;
+  std::vector<Json> workers;
+  for (GangWorker& w : gang) workers.push_back(std::move(w.pod));
   if (!launcher) return EnsureLauncher(p, workers);
   std::string refusal;
   Status s = BindLauncher(api_, p.job, workers, p.pods.back(), /*fresh=*/false, refusal);
@@ -256,84 +268,91 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   return refusal.empty();
 }
 
-// Creates the workers `have` (the pods by name) lacks; `workers` gets every one, in order.
-Result<bool> Reconciler::EnsureWorkers(Pass& p, std::map<std::string, Json>& have,
-                                       std::vector<Json>& workers) {
+// The job waits for the queue or for room with pending workers, so that an autoscaler sees what
+// would fit: the workers `gang` lacks are created unbound, and every unbound one says `why` in its
+// PodScheduled condition. p.pods becomes the workers and the launcher, if any. False, as the
+// pass stops here.
+Result<bool> Reconciler::WaitWithPendingWorkers(Pass& p, std::vector<GangWorker>& gang,
+                                                const std::optional<Json>& launcher,
+                                                const std::string& why) {
   const DLJob& job = p.job;
-  for (int64_t i = 0; i < WorkerCount(job); ++i) {
-    auto it = have.find(WorkerName(job, i));
-    if (it != have.end()) {
-      workers.push_back(std::move(it->second));
+  std::vector<Json> workers;
+  bool made = true;
+  for (GangWorker& w : gang) {
+    if (w.exists || !made) {
+      if (w.exists) workers.push_back(std::move(w.pod));
       continue;
     }
-    Result<Json> desired = DesiredWorker(job, i, p.incarnation(), options_.build);
-    if (!desired.ok()) {
-      p.Set(JobPhase::kFailed, "InvalidSpec", desired.status().message(), true);
-      return false;
-    }
-    Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job, *desired, std::nullopt);
+    Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job, w.pod, std::nullopt);
     if (!r.ok()) return r.status();
+    made = false;
     if (r->state == ChildState::kRefused) {
-      // The clean-up of the failed job stops the pods made so far.
-      p.pods = std::move(workers);
-      for (auto& [name, pod] : have) {
-        if (!pod.is_null()) p.pods.push_back(std::move(pod));
-      }
-      p.Refused(kFailedCreateReason, r->message);
-      return false;
-    }
-    if (r->state == ChildState::kForeign) {
+      p.Refused(kFailedCreateReason, r->message);  // the clean-up stops the pods made so far
+    } else if (r->state == ChildState::kForeign) {
       p.Set(JobPhase::kQueued, "NameConflict", r->message, true);
       p.RequeueIn(options_.queued_retry);
-      return false;
-    }
-    if (IncarnationOf(r->object) != p.incarnation()) return false;  // the old one is going away
-    workers.push_back(std::move(r->object));
+    } else if (IncarnationOf(r->object) == p.incarnation()) {
+      workers.push_back(std::move(r->object));
+      made = true;
+    }  // else the old one is going away
   }
-  return true;
+  if (made) MarkUnschedulable(api_, job.metadata.namespace_, workers, why, p.now_s);
+  p.pods = std::move(workers);
+  if (launcher) p.pods.push_back(*launcher);
+  if (!made) return false;
+  p.job.status.workers = Observe(job, p.pods).workers;
+  p.RequeueIn(options_.queued_retry);
+  return false;
 }
 
-// Binds the gang once the queue admits it; p.pods becomes the workers and the launcher, if any.
-// True once every worker is placed.
-Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<Json>& workers,
+// Places and binds the gang once the queue admits it (creating the workers it lacks already
+// bound); p.pods becomes the workers that exist and the launcher, if any. True once every worker
+// is placed.
+Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<GangWorker>& gang,
                                    const std::optional<Json>& launcher) {
   const DLJob& job = p.job;
-  if (!Admitted(p, workers)) {
-    p.pods = workers;
-    if (launcher) p.pods.push_back(*launcher);
-    p.job.status.workers = Observe(job, p.pods).workers;
-    p.RequeueIn(options_.queued_retry);
-    return false;
+  if (std::optional<Admission> waiting = NotAdmitted(p, gang)) {
+    Result<bool> r = WaitWithPendingWorkers(p, gang, launcher, waiting->message);
+    if (p.job.status.phase != JobPhase::kFailed) ShowWaiting(p, *waiting);
+    return r;
   }
-  Result<GangOutcome> gang =
-      BindGang(api_, clock_, caches_.gpus, job, workers, options_.bind_retry);
-  if (gang.ok() && gang->state == GangState::kNoRoom) {
-    MarkUnschedulable(api_, job.metadata.namespace_, workers, gang->reason, p.now_s);
+  Result<GangOutcome> outcome =
+      BindGang(api_, clock_, caches_.gpus, job, gang, options_.bind_retry);
+  if (!outcome.ok()) return outcome.status();
+  if (outcome->state == GangState::kNoRoom) {
+    Result<bool> r = WaitWithPendingWorkers(p, gang, launcher, outcome->reason);
+    // Also after a restart (a lost node, a failed worker): a job that waits for room says so on
+    // itself, as a new one does; its Restarting condition keeps why it restarted.
+    if (p.job.status.phase != JobPhase::kFailed) {
+      p.Set(JobPhase::kQueued, "Unschedulable", outcome->reason, true);
+    }
+    return r;
   }
-  p.pods = workers;
+  p.pods.clear();
+  for (const GangWorker& w : gang) {
+    if (w.exists) p.pods.push_back(w.pod);
+  }
   if (launcher) p.pods.push_back(*launcher);
-  if (!gang.ok()) return gang.status();
   bool restarting = p.job.status.phase == JobPhase::kRestarting;
-  switch (gang->state) {
+  switch (outcome->state) {
     case GangState::kPlaced:
-      break;
     case GangState::kNoRoom:
-      // Also after a restart (a lost node, a failed worker): a job that waits for room says so on
-      // itself, as a new one does; its Restarting condition keeps why it restarted.
-      p.Set(JobPhase::kQueued, "Unschedulable", gang->reason, true);
       break;
     case GangState::kBindFailed:
-      if (gang->refused) {
-        p.Refused(kFailedBindReason, *gang->refused);
+      if (outcome->refused) {
+        p.Refused(outcome->refused_reason, *outcome->refused);
         return false;
       }
-      if (!restarting) p.Set(JobPhase::kQueued, "BindFailed", gang->reason, true);
-      p.fail_after = Status::Unavailable(gang->reason);
+      if (!restarting) p.Set(JobPhase::kQueued, "BindFailed", outcome->reason, true);
+      p.fail_after = Status::Unavailable(outcome->reason);
+      break;
+    case GangState::kNameConflict:
+      p.Set(JobPhase::kQueued, "NameConflict", outcome->reason, true);
       break;
     case GangState::kWait:
       break;
   }
-  if (gang->state != GangState::kPlaced) {
+  if (outcome->state != GangState::kPlaced) {
     p.job.status.workers = Observe(job, p.pods).workers;
     p.RequeueIn(options_.queued_retry);
     return false;
@@ -344,7 +363,7 @@ Result<bool> Reconciler::PlaceGang(Pass& p, std::vector<Json>& workers,
   return true;
 }
 
-// Creates the launcher once every worker is Ready, and binds it beside the first worker.
+// Creates the launcher once every worker is Ready, bound beside the first worker.
 Result<bool> Reconciler::EnsureLauncher(Pass& p, const std::vector<Json>& workers) {
   const DLJob& job = p.job;
   if (Observe(job, p.pods).state != JobState::kStarting) return true;
@@ -353,9 +372,13 @@ Result<bool> Reconciler::EnsureLauncher(Pass& p, const std::vector<Json>& worker
   std::vector<std::string> ips = WorkerPodIps(job, workers);
   if (ips.empty()) return true;
 
-  Result<EnsuredChild> r =
-      EnsureChild(api_, kube::resources::kPods, job,
-                  DesiredLauncher(job, p.incarnation(), ips, options_.build), std::nullopt);
+  // Created bound beside the first worker (no pods/binding call); BindLauncher binds one that an
+  // earlier pass created unbound.
+  Json desired = DesiredLauncher(job, p.incarnation(), ips, options_.build);
+  if (!workers.empty() && !NodeNameOf(workers[0]).empty()) {
+    desired["spec"]["nodeName"] = NodeNameOf(workers[0]);
+  }
+  Result<EnsuredChild> r = EnsureChild(api_, kube::resources::kPods, job, desired, std::nullopt);
   if (!r.ok()) return r.status();
   if (r->state == ChildState::kRefused) {
     p.Refused(kFailedCreateReason, r->message);
@@ -391,21 +414,20 @@ void Reconciler::ShowWaiting(Pass& p, const Admission& a) {
   }
 }
 
-bool Reconciler::Admitted(Pass& p, std::vector<Json>& workers) {
-  if (!caches_.admission) return true;
-  for (const Json& w : workers) {
-    if (!NodeNameOf(w).empty()) return true;  // BindGang completes or undoes a bound part
+std::optional<Admission> Reconciler::NotAdmitted(const Pass& p,
+                                                 const std::vector<GangWorker>& gang) const {
+  if (!caches_.admission) return std::nullopt;
+  for (const GangWorker& w : gang) {
+    // BindGang completes or undoes a bound part
+    if (w.exists && !NodeNameOf(w.pod).empty()) return std::nullopt;
   }
-  const std::string key = ObjectKey(p.job.metadata.namespace_, p.job.metadata.name);
-  Admission a = caches_.admission->Get(key);
-  if (a.verdict == Verdict::kAdmitted) return true;
+  Admission a = caches_.admission->Get(ObjectKey(p.job.metadata.namespace_, p.job.metadata.name));
+  if (a.verdict == Verdict::kAdmitted) return std::nullopt;
   if (a.verdict == Verdict::kUnknown) {
     a.reason = "WaitingInQueue";
     a.message = "waiting for the queue's next pass";
   }
-  MarkUnschedulable(api_, p.job.metadata.namespace_, workers, a.message, p.now_s);
-  ShowWaiting(p, a);
-  return false;
+  return a;
 }
 
 }  // namespace dljob::controller

@@ -31,18 +31,17 @@ class ReconcilerTest : public ReconcilerWorld {
 TEST_F(ReconcilerTest, NewJobGetsItsChildrenAndBoundWorkersButNoLauncher) {
   PutJob();
   ReconcileResult r = Reconcile();
+  // Placed first, then created bound: no pods/binding call.
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "bind pods ns/j-worker-0",
-                              "bind pods ns/j-worker-1", "update-status dljobs ns/j",
+                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
                               "create events WorkersBound", "create poddisruptionbudgets ns/j"}));
   DLJob job = Job();
   EXPECT_EQ(Body("create services ns/j-worker"), NewWorkerService(job));
   EXPECT_EQ(Body("create configmaps ns/j-config"), NewConfigMap(job, options_.build));
   EXPECT_EQ(Body("create secrets ns/j-ssh"), NewSshSecret(job, FixedKeys("").value().private_key,
                                                           FixedKeys("").value().authorized_key));
-  EXPECT_EQ(Body("create pods ns/j-worker-1"), *DesiredWorker(job, 1, 0, options_.build));
-  EXPECT_EQ(Body("bind pods ns/j-worker-0")["node"], "n1");
+  EXPECT_EQ(Body("create pods ns/j-worker-1"), ExpectedWorker(1, 0, "n1"));
   Json status = JobStatus();
   EXPECT_EQ(status["phase"], "Scheduled");
   EXPECT_EQ(status["workers"], (Json{{"desired", 2}, {"ready", 0}, {"failed", 0}}));
@@ -67,8 +66,8 @@ TEST_F(ReconcilerTest, LauncherComesOnlyWhenEveryWorkerIsReady) {
   EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j"}));  // 1/2 ready, same reason
   SetPod("j-worker-1", "Running");
   Reconcile();
-  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "bind pods ns/j-launcher",
-                              "update-status dljobs ns/j", "create events WorkersReady"}));
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "update-status dljobs ns/j",
+                              "create events WorkersReady"}));
   EXPECT_EQ(Body("create pods ns/j-launcher"), ExpectedLauncher());
   EXPECT_EQ(Body("create pods ns/j-launcher")["spec"]["hostAliases"][1]["ip"], "10.0.0.3");
   SetPod("j-launcher", "Running");
@@ -86,7 +85,7 @@ TEST_F(ReconcilerTest, TheLauncherWaitsForEveryWorkersAddress) {
   EXPECT_EQ(Calls(), (Strings{"update-status dljobs ns/j", "create events WorkersReady"}));
   SetPod("j-worker-1", "Running");
   Reconcile();
-  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher", "bind pods ns/j-launcher"}));
+  EXPECT_EQ(Calls(), (Strings{"create pods ns/j-launcher"}));
   Json aliases = Body("create pods ns/j-launcher")["spec"]["hostAliases"];
   EXPECT_EQ(aliases, ExpectedLauncher()["spec"]["hostAliases"]);
   EXPECT_EQ(aliases[0],
@@ -124,11 +123,12 @@ TEST_F(ReconcilerTest, AWorkerTheServerRefusesFailsTheJobAndStopsTheOnesMade) {
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create services ns/j-worker", "create configmaps ns/j-config",
                               "create secrets ns/j-ssh", "create pods ns/j-worker-0",
-                              "create pods ns/j-worker-1", "update-status dljobs ns/j",
-                              "create events FailedCreate", "delete pods ns/j-worker-0"}));
+                              "create pods ns/j-worker-1", "delete pods ns/j-worker-0",
+                              "update-status dljobs ns/j", "create events FailedCreate"}));
   EXPECT_EQ(JobStatus()["conditions"].back()["message"],
             "the API server refused to create Pod ns/j-worker-1 (403 Forbidden): exceeded quota: "
-            "pods=1; a request the server refuses is not retried");
+            "pods=1; deleted the workers bound so far; a request the server refuses is not "
+            "retried");
 }
 
 TEST_F(ReconcilerTest, ALauncherTheServerRefusesFailsTheJob) {
@@ -245,9 +245,8 @@ TEST_F(ReconcilerTest, FailedWorkerRestartsTheJobUntilTheBackoffLimit) {
 
   Reconcile();  // the pods are gone: the next incarnation starts
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j"}));
-  EXPECT_EQ(Body("create pods ns/j-worker-0"), *DesiredWorker(Job(), 0, 1, options_.build));
+  EXPECT_EQ(Body("create pods ns/j-worker-0"), ExpectedWorker(0, 1, "n1"));
   EXPECT_EQ(JobStatus()["phase"], "Restarting");
 
   SetPod("j-worker-0", "Failed", false, 1);
@@ -290,9 +289,10 @@ TEST_F(ReconcilerTest, GpusPlacedButNotYetSeenBoundAreNotPlacedAgain) {
   Sync();  // and then no informer catches up between the three passes
   api_.ClearCalls();
   for (const char* job : {"ns/a", "ns/b", "ns/c"}) ASSERT_TRUE(reconciler_.Reconcile(job).ok());
-  EXPECT_EQ(Body("bind pods ns/a-worker-1")["node"], "n1");
-  EXPECT_EQ(Body("bind pods ns/b-worker-1")["node"], "n1");
-  for (const Call& c : api_.Calls()) EXPECT_NE(c.ToString(), "bind pods ns/c-worker-0");
+  EXPECT_EQ(Body("create pods ns/a-worker-1")["spec"]["nodeName"], "n1");
+  EXPECT_EQ(Body("create pods ns/b-worker-1")["spec"]["nodeName"], "n1");
+  EXPECT_FALSE(Body("create pods ns/c-worker-0")["spec"].contains("nodeName"));  // pending
+  for (const Call& c : api_.Calls()) EXPECT_NE(c.verb, "bind");
   EXPECT_EQ(JobStatus("c")["phase"], "Queued");
   EXPECT_EQ(ledger_.Waiting(), (Strings{"ns/c"}));
 }
@@ -323,7 +323,6 @@ TEST_F(ReconcilerTest, SuspendDeletesThePodsAndResumeRecreatesThem) {
   PutJob({{"suspend", false}});
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "bind pods ns/j-worker-0", "bind pods ns/j-worker-1",
                               "update-status dljobs ns/j", "create events WorkersBound",
                               "create poddisruptionbudgets ns/j"}));
 }
@@ -350,7 +349,7 @@ TEST_F(ReconcilerTest, AChangedSpecRestartsTheWholeJobWithItWithoutSpendingBacko
 
   Reconcile();  // the old pods are gone: the next incarnation runs the new image
   Json worker = Body("create pods ns/j-worker-0");
-  EXPECT_EQ(worker, *DesiredWorker(Job(), 0, 1, options_.build));
+  EXPECT_EQ(worker, ExpectedWorker(0, 1, "n1"));
   EXPECT_EQ(worker["spec"]["containers"][0]["image"], "img:v2");
   Reconcile();
   EXPECT_EQ(Calls(), Strings{});  // the new pods match the spec: nothing more to change
@@ -432,19 +431,17 @@ TEST_F(ReconcilerTest, StaleCacheEndsInConflictNotInDuplicateWork) {
   EXPECT_NE(r.status().message().find("409"), std::string::npos) << r.status().message();
 }
 
-TEST_F(ReconcilerTest, LauncherLeftUnboundIsBoundOnTheNextPass) {
+TEST_F(ReconcilerTest, ALauncherFoundUnboundIsBound) {
   PutJob();
   Reconcile();
   SetPod("j-worker-0", "Running");
   SetPod("j-worker-1", "Running");
-  Sync();
-  api_.FailNext("bind", "pods", {500, "InternalError", "etcd is sad"});
-  api_.ClearCalls();
-  Result<ReconcileResult> r = reconciler_.Reconcile("ns/j");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("binding the launcher to node n1"), std::string::npos)
-      << r.status().message();
-  Reconcile();  // the launcher exists now, unbound: checked with the server, then bound
+  // Launchers are created bound; this one was made unbound (by a release that bound launchers
+  // after creating them, stopped in between).
+  Json launcher = ExpectedLauncher();
+  launcher["spec"].erase("nodeName");
+  api_.Put(kPods, launcher);
+  Reconcile();  // checked with the server, then bound
   EXPECT_EQ(Calls(), (Strings{"get pods ns/j-launcher", "bind pods ns/j-launcher",
                               "update-status dljobs ns/j", "create events WorkersReady"}));
   EXPECT_EQ(Body("bind pods ns/j-launcher")["node"], "n1");

@@ -1,5 +1,6 @@
 // dljob-operator end to end against dljob-test-apiserver: a gang's bind that fails half-way (the
-// server's fault injection) leaves no bound pod behind. Two gangs that would deadlock under
+// server's fault injection, on the pending workers of a job that waited for room) leaves no bound
+// pod behind. Two gangs that would deadlock under
 // pod-at-a-time scheduling, a deleted worker and a job waiting for GPUs run against both servers:
 // shared_operator_test.cc, shared_job_life_test.cc, shared_queue_test.cc.
 #include <atomic>
@@ -88,7 +89,9 @@ class PodHistory {
 };
 
 TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillRuns) {
-  StartCluster({.nodes = 1, .gpus_per_node = 8, .kubelet_delay_ms = 0});
+  // The job (2 workers × 4 GPUs) waits for room first, so its workers are made pending and
+  // bound later (a job that fits at once has its workers created bound: no bind to fail).
+  StartCluster({.nodes = 1, .gpus_per_node = 4, .kubelet_delay_ms = 0});
   // The second worker's bind fails with 503 on each of its 3 attempts (a 4xx would fail the job:
   // operator_refusal_test.cc); the first one's lands.
   ASSERT_TRUE(
@@ -98,6 +101,15 @@ TEST_F(OperatorE2eTest, ABindFailingHalfWayLeavesNoBoundPodBehindAndTheJobStillR
   PodHistory history(api(), "half");
   StartOperator();
   ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("half", 8, 4)).ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "half");
+        return job && Phase(api(), "half") == "Queued" && PhaseReason(*job) == "Unschedulable" &&
+               Workers(api(), "half").size() == 2;
+      },
+      kWait))
+      << Describe(api(), "half");
+  ASSERT_TRUE(control().AddNode("roomy", 8).ok());
   ASSERT_TRUE(WaitForPhase(api(), "half", "Running", kWait)) << Describe(api(), "half");
   ASSERT_TRUE(Finish(control(), "half-launcher", 0).ok());
   ASSERT_TRUE(WaitForPhase(api(), "half", "Succeeded", kWait)) << Describe(api(), "half");

@@ -213,11 +213,22 @@ class ReconcilerWorld : public ::testing::Test {
     api_.Put(kube::resources::kPods, pod);
   }
 
-  // The launcher the reconciler makes for the job as the server has its workers now.
+  // The launcher the reconciler makes for the job as the server has its workers now: bound beside
+  // the first worker.
   Json ExpectedLauncher(int64_t incarnation = 0, const std::string& name = "j") {
-    return DesiredLauncher(Job(name), incarnation,
-                           WorkerPodIps(Job(name), api_.Objects(kube::resources::kPods)),
-                           options_.build);
+    Json launcher = DesiredLauncher(Job(name), incarnation,
+                                    WorkerPodIps(Job(name), api_.Objects(kube::resources::kPods)),
+                                    options_.build);
+    launcher["spec"]["nodeName"] =
+        (*api_.Object(kube::resources::kPods, "ns", name + "-worker-0"))["spec"]["nodeName"];
+    return launcher;
+  }
+  // The worker `index` the reconciler creates, bound to `node` ("": created unbound).
+  Json ExpectedWorker(int64_t index, int64_t incarnation, const std::string& node,
+                      const std::string& name = "j") {
+    Json worker = *DesiredWorker(Job(name), index, incarnation, options_.build);
+    if (!node.empty()) worker["spec"]["nodeName"] = node;
+    return worker;
   }
 
   FakeApi api_;
