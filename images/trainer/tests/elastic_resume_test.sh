@@ -78,6 +78,8 @@ compare() { python3 "$tmp/compare.py" "$1" "$tmp" "${@:2}" || fail "$1 ${*:2}"; 
 ckpt="$tmp/checkpoints"
 run straight 2 20
 run first 2 5 --checkpoint_dir="$ckpt" --checkpoint_every=100
+lr="$tmp/lr-checkpoints"  # the same checkpoint of step 5, for --elastic_lr_scaling below
+mkdir "$lr" && cp "$ckpt"/ckpt-000000005.* "$lr"/
 run up 4 12 --checkpoint_dir="$ckpt" --checkpoint_every=100
 grep -q '^Resuming from the checkpoint of step 5 ' "$tmp/up.out" || fail "up: no resume line"
 grep -qF 'resumed at step 5 on 4 ranks (checkpoint written on 2): global batch 32 kept, per-rank batch 16 → 8' \
@@ -93,14 +95,12 @@ compare same_steps first up down
 compare params straight.params.rank0 down.params.rank0
 cmp -s "$tmp/down.params.rank0" "$tmp/down.params.rank1" || fail "down: ranks ended apart"
 
-# --elastic_lr_scaling: 5 steps of 32 on 2 ranks, then 4 steps of 64 on 4 ranks = the straight
-# run's first 13 steps' samples.
-lr="$tmp/lr-checkpoints"
-run lr_first 2 5 --checkpoint_dir="$lr" --elastic_lr_scaling
+# --elastic_lr_scaling: first's 5 steps of 32 on 2 ranks, then 4 steps of 64 on 4 ranks = the
+# straight run's first 13 steps' samples.
 run lr_up 4 9 --checkpoint_dir="$lr" --elastic_lr_scaling
 grep -qF 'resumed at step 5 on 4 ranks (checkpoint written on 2): per-rank batch 16 kept, global batch 32 → 64, learning rate 0.1 (--learning_rate=0.05 x 4 / 2 ranks)' \
   "$tmp/lr_up.out" || { cat "$tmp/lr_up.out"; fail "lr_up: no resize line"; }
-compare continues lr_first,lr_up 13
+compare continues first,lr_up 13
 
 # 32 samples a step do not divide among 3 ranks.
 if on_ranks 3 --model=mnist_mlp --batch_size=16 --num_batches=20 --eval=false --seed=7 \
