@@ -60,11 +60,11 @@ std::optional<MetricSample> ParseMetricLine(std::string_view line) {
             ReadInt(obj, "rank", s.rank) && ReadInt(obj, "world_size", s.world_size) &&
             ReadInt(obj, "total_steps", s.total_steps) &&
             ReadDouble(obj, "words_per_sec", s.words_per_sec) &&
-            ReadDouble(obj, "perplexity", s.perplexity);
+            ReadDouble(obj, "perplexity", s.perplexity) && ReadInt(obj, "resizes", s.resizes);
   if (!ok) return std::nullopt;
-  if ((s.rank && *s.rank < 0) || (s.world_size && *s.world_size <= 0) ||
-      (s.images_per_sec && *s.images_per_sec < 0) || (s.words_per_sec && *s.words_per_sec < 0) ||
-      (s.perplexity && *s.perplexity < 1)) {
+  if ((s.rank && *s.rank < 0) || (s.resizes && *s.resizes < 0) ||
+      (s.world_size && *s.world_size <= 0) || (s.images_per_sec && *s.images_per_sec < 0) ||
+      (s.words_per_sec && *s.words_per_sec < 0) || (s.perplexity && *s.perplexity < 1)) {
     return std::nullopt;
   }
   s.fields = std::move(obj);
@@ -76,6 +76,10 @@ std::string FormatMetricLine(const nlohmann::json& fields) {
 }
 
 void ProgressAggregator::Add(const MetricSample& sample, const std::string& now_rfc3339) {
+  // A job resized to fewer ranks: the ranks that are gone no longer report, and must not count.
+  if (sample.world_size && world_size_ && *sample.world_size < *world_size_) {
+    latest_by_rank_.erase(latest_by_rank_.lower_bound(*sample.world_size), latest_by_rank_.end());
+  }
   int64_t rank = sample.rank.value_or(0);
   MetricSample& slot = latest_by_rank_[rank];
   // A sample without a rate (e.g. an evaluation line) keeps the rank's last rate.

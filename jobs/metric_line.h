@@ -6,7 +6,8 @@
 // Only "step" (a non-negative integer) is required. Known optional fields: epoch, images_per_sec
 // (of the reporting rank), loss, accuracy (evaluation accuracy, 0..1), rank, world_size,
 // total_steps (for an ETA), and for language models words_per_sec (of the reporting rank, in
-// place of images_per_sec) and perplexity (validation perplexity). Unknown fields are kept.
+// place of images_per_sec) and perplexity (validation perplexity), and resizes (how many times an
+// elastic job has resumed at another world size; absent: never). Unknown fields are kept.
 // Anything else — a line without the prefix, bad JSON, a missing or negative step, a known field of
 // the wrong type — is not a metric line and is ignored; parsing never fails loudly.
 //
@@ -39,6 +40,7 @@ struct MetricSample {
   std::optional<int64_t> total_steps;
   std::optional<double> words_per_sec;
   std::optional<double> perplexity;
+  std::optional<int64_t> resizes;
   nlohmann::json fields = nlohmann::json::object();  // the whole object, unknown fields included
 };
 
@@ -55,8 +57,10 @@ std::string FormatMetricLine(const nlohmann::json& fields);
 // images_per_sec of every rank that reported; when fewer ranks report than world_size says exist
 // (scripts commonly log from rank 0 only), the sum is scaled up to world_size on the assumption
 // that ranks run in lock step, as data-parallel ranks do. words/sec is summed the same way, on
-// its own. step, epoch and total_steps are the highest seen; loss is the latest from the
-// lowest-numbered reporting rank; accuracy and perplexity the latest reported by any rank.
+// its own. A sample with a smaller world_size than before (an elastic job resized down) drops
+// the samples of the ranks beyond it. step, epoch and total_steps are the highest seen; loss is the
+// latest from the lowest-numbered reporting rank; accuracy and perplexity the latest reported by
+// any rank.
 class ProgressAggregator {
  public:
   void Add(const MetricSample& sample, const std::string& now_rfc3339);

@@ -96,6 +96,27 @@ TEST(ProgressAggregator, SumsLatestRatePerRank) {
   EXPECT_EQ(t.updated_at, "t2");
 }
 
+// An elastic job: 4 ranks, then resized to 2 (the trainer's lines carry resizes once it is).
+TEST(ProgressAggregator, AResizedJobCountsOnlyItsCurrentRanks) {
+  std::optional<MetricSample> line = ParseMetricLine(
+      "DLJOB_METRIC {\"step\":120,\"images_per_sec\":90.5,\"rank\":1,\"world_size\":2,"
+      "\"resizes\":1}");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->resizes, 1);
+  EXPECT_FALSE(ParseMetricLine("DLJOB_METRIC {\"step\":1,\"resizes\":-1}").has_value());
+  EXPECT_FALSE(ParseMetricLine("DLJOB_METRIC {\"step\":1,\"resizes\":\"1\"}").has_value());
+  ProgressAggregator agg;
+  for (int64_t rank = 0; rank < 4; ++rank) agg.Add(Sample(100, rank, 100.0, 4), "t1");
+  EXPECT_DOUBLE_EQ(*agg.Current().images_per_sec, 400.0);
+  agg.Add(Sample(120, 0, 90.0, 2), "t2");
+  agg.Add(*line, "t2");
+  Throughput t = agg.Current();
+  EXPECT_DOUBLE_EQ(*t.images_per_sec, 180.5);
+  EXPECT_DOUBLE_EQ(*t.per_gpu_images_per_sec, 90.25);
+  agg.Add(Sample(130, 3, 95.0, 4), "t3");  // resized up again: 3 of 4 ranks reported so far
+  EXPECT_DOUBLE_EQ(*agg.Current().images_per_sec, (90.0 + 90.5 + 95.0) * 4 / 3);
+}
+
 TEST(ProgressAggregator, ScalesWhenOnlyRankZeroReports) {
   ProgressAggregator agg;
   agg.Add(Sample(5, std::nullopt, 100.0, 8), "t");

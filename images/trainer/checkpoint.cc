@@ -73,6 +73,9 @@ std::string FormatManifest(const Manifest& m) {
       {"batch_size", m.meta.batch_size},
       {"seed", m.meta.seed},
       {"model", m.meta.model},
+      {"sample_in_epoch", m.meta.sample_in_epoch},
+      {"base_world_size", m.meta.base_world_size},
+      {"resizes", m.meta.resizes},
       {"tensors", m.tensor_names},
       {"data_file", m.data_file},
       {"data_bytes", m.data_bytes},
@@ -102,6 +105,13 @@ Result<Manifest> ParseManifest(std::string_view text) {
     get("batch_size", m.meta.batch_size);
     get("seed", m.meta.seed);
     get("model", m.meta.model);
+    // Added with elastic resume; older manifests lack them (the defaults say what that means).
+    auto get_optional = [&j](const char* key, auto& out) {
+      if (j.contains(key)) j.at(key).get_to(out);
+    };
+    get_optional("sample_in_epoch", m.meta.sample_in_epoch);
+    get_optional("base_world_size", m.meta.base_world_size);
+    get_optional("resizes", m.meta.resizes);
     get("tensors", m.tensor_names);
     get("data_file", m.data_file);
     get("data_bytes", m.data_bytes);
@@ -111,6 +121,13 @@ Result<Manifest> ParseManifest(std::string_view text) {
   }
   if (m.data_file.empty() || m.data_file.find('/') != std::string::npos) {
     return Status::InvalidArgument("manifest: data_file must be a plain file name");
+  }
+  if (m.meta.world_size < 1 || m.meta.batch_size < 1) {
+    return Status::InvalidArgument("manifest: world_size and batch_size must be at least 1");
+  }
+  if (m.meta.sample_in_epoch < -1 || m.meta.base_world_size < 0 || m.meta.resizes < 0) {
+    return Status::InvalidArgument(
+        "manifest: sample_in_epoch, base_world_size and resizes must not be negative");
   }
   return m;
 }
@@ -138,12 +155,6 @@ Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run) {
     return Status::FailedPrecondition(m.str());
   };
   if (saved.model != run.model) return differs("--model", saved.model, run.model);
-  if (saved.world_size != run.world_size) {
-    return differs("ranks (-np)", saved.world_size, run.world_size);
-  }
-  if (saved.batch_size != run.batch_size) {
-    return differs("--batch_size", saved.batch_size, run.batch_size);
-  }
   if (saved.seed != run.seed) return differs("--seed", saved.seed, run.seed);
   return Status::Ok();
 }

@@ -5,6 +5,8 @@
 // the next batch in the data (epoch and step within it: the sampler, storage/loader/sampler.h,
 // is a pure function of these, so a resumed run sees exactly the batches the uninterrupted run
 // would have), and the settings the position depends on (world size, batch size, seed, model).
+// A run may continue it at another world size (elastic.h says how the batch, the learning rate
+// and the position carry over); the meta carries what that needs.
 //
 // On disk, in one directory, checkpoint of step S is two files:
 //   ckpt-<S, 9 digits>.pt        the tensors (LibTorch archive, keys t0, t1, ... in order)
@@ -44,6 +46,13 @@ struct CheckpointMeta {
   int64_t batch_size = 0;  // per rank
   uint64_t seed = 0;
   std::string model;
+  // Entries of the epoch's global order trained on, all ranks together (the next batch's start);
+  // -1 in manifests older than elastic resume: then step_in_epoch x world_size x batch_size.
+  int64_t sample_in_epoch = -1;
+  // The world size --batch_size and --learning_rate were given for (the job's first); 0 in older
+  // manifests: world_size.
+  int base_world_size = 0;
+  int64_t resizes = 0;  // resumes at another world size so far (elastic.h)
   bool operator==(const CheckpointMeta&) const = default;
 };
 
@@ -85,9 +94,9 @@ struct CheckpointPolicy {
 bool CheckpointDue(const CheckpointPolicy& policy, int64_t step, int64_t total_steps,
                    double seconds_since_save, bool stopping);
 
-// OK when a run with settings `run` can continue from `saved`; otherwise FailedPrecondition naming
-// the differing setting, e.g. `the checkpoint was written with --batch_size=16, this run has
-// --batch_size=32`.
+// OK when the settings that must match do (--model, --seed); otherwise FailedPrecondition naming
+// the differing one, e.g. `the checkpoint was written with --seed=1, this run has --seed=2`.
+// The world size and batch may differ within the rules of elastic.h (PlanResume).
 Status CheckResumable(const CheckpointMeta& saved, const CheckpointMeta& run);
 
 class CheckpointStore {

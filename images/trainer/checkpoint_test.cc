@@ -151,16 +151,16 @@ TEST(CheckpointDueTest, StepsSecondsTheLastStepAndAStop) {
   }
 }
 
-TEST(CheckpointNamesTest, ResumeNeedsTheSameRunShape) {
+TEST(CheckpointNamesTest, ResumeNeedsTheSameModelAndSeed) {
   const CheckpointMeta saved{100, 1, 40, 2, 16, 42, "mnist_cnn"};
-  CheckpointMeta run{0, 0, 0, 2, 16, 42, "mnist_cnn"};
+  CheckpointMeta run{0, 0, 0, 4, 8, 42, "mnist_cnn"};  // world size and batch: elastic.h's rules
   EXPECT_TRUE(CheckResumable(saved, run).ok());
-  run.batch_size = 32;
+  run.seed = 7;
   EXPECT_EQ(CheckResumable(saved, run).message(),
-            "the checkpoint was written with --batch_size=16, this run has --batch_size=32");
-  run = {0, 0, 0, 4, 16, 42, "mnist_cnn"};
+            "the checkpoint was written with --seed=42, this run has --seed=7");
+  run = {0, 0, 0, 2, 16, 42, "mnist_mlp"};
   EXPECT_EQ(CheckResumable(saved, run).message(),
-            "the checkpoint was written with ranks (-np)=2, this run has ranks (-np)=4");
+            "the checkpoint was written with --model=mnist_cnn, this run has --model=mnist_mlp");
 }
 
 TEST_F(CheckpointTest, RoundTripsExactly) {

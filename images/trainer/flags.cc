@@ -97,6 +97,14 @@ void AddFlags(CLI::App& app, const std::vector<std::string>& model_names, TrainC
   app.add_option("--checkpoint_keep", c->checkpoint_keep, "Newest checkpoints to keep")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--elastic_lr_scaling", c->elastic_lr_scaling,
+               "Resuming at another rank count: keep the per-rank batch and scale "
+               "--learning_rate by ranks / the job's first rank count (default: keep the global "
+               "batch and the learning rate)")
+      ->capture_default_str();
+  app.add_option("--trace_samples", c->trace_samples,
+                 "Write the sample numbers of every step's batch to FILE (FILE.rank<N> when "
+                 "there are several ranks): one line per step, `<step> <epoch> <sample>...`");
   app.add_option("--stall_timeout", c->stall_timeout,
                  "Seconds a rank may wait in a collective for the others before the job exits "
                  "naming the missing ranks (0: wait forever)")
@@ -238,6 +246,11 @@ Status CheckFlagCombinations(const TrainConfig& c) {
     return Status::InvalidArgument(
         "--hierarchical_local_size=" + std::to_string(c.hierarchical_local_size) +
         " applies to --allreduce_alg=hierarchical only; add that flag or drop this one");
+  }
+  if (c.elastic_lr_scaling && c.checkpoint_dir.empty()) {
+    return Status::InvalidArgument(
+        "--elastic_lr_scaling says how a run resumes a checkpoint written at another rank count, "
+        "and there is no --checkpoint_dir; add one or drop --elastic_lr_scaling");
   }
   return Status::Ok();
 }

@@ -42,7 +42,11 @@ struct TrainConfig {
   int64_t checkpoint_every = 500;        // steps between checkpoints (0: only after the last step)
   int64_t checkpoint_every_seconds = 0;  // also save when this long has passed; 0: off
   int checkpoint_keep = 3;               // newest checkpoints kept
-  double stall_timeout = 60;             // seconds a rank may wait in a collective; 0: no detector
+  // Resuming at another world size: keep the per-rank batch and scale the learning rate
+  // (elastic.h); off: keep the global batch.
+  bool elastic_lr_scaling = false;
+  std::string trace_samples;  // empty: off; else each rank writes its steps' sample numbers
+  double stall_timeout = 60;  // seconds a rank may wait in a collective; 0: no detector
   CollectiveChoice collective = CollectiveChoice::kAuto;  // comm/collective_backend.h
   VariableUpdate variable_update = VariableUpdate::kAllreduce;
   AllreduceAlg allreduce_alg = AllreduceAlg::kRing;
@@ -61,9 +65,10 @@ struct TrainConfig {
 
 // Combinations the flags cannot express alone, checked after parsing: parameter_server with
 // --allreduce_alg=hierarchical, --fp16_allreduce or --collective=nccl; hierarchical with nccl;
-// --hierarchical_local_size without hierarchical; --gradient_compression=2bit with
-// parameter_server, --fp16_allreduce or hierarchical. InvalidArgument naming the flags; pure.
-// (ParseFlags runs it and reports its error like any bad flag.)
+// --hierarchical_local_size without hierarchical; --elastic_lr_scaling without --checkpoint_dir;
+// --gradient_compression=2bit with parameter_server, --fp16_allreduce or hierarchical.
+// InvalidArgument naming the flags; pure. (ParseFlags runs it and reports its error like any bad
+// flag.)
 Status CheckFlagCombinations(const TrainConfig& config);
 
 // The backend to ask the registry for: parameter_server and the hierarchical allreduce are MPI

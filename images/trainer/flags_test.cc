@@ -69,6 +69,20 @@ TEST(FlagsTest, CheckpointFlags) {
   EXPECT_EQ(Parse({"--checkpoint_every_seconds=-1"}).exit, kUsageExitCode);
 }
 
+TEST(FlagsTest, ElasticLrScalingNeedsACheckpointDir) {
+  EXPECT_FALSE(Parse({}).config.elastic_lr_scaling);
+  Parsed p = Parse({"--checkpoint_dir=/ckpt", "--elastic_lr_scaling", "--trace_samples=/t"});
+  ASSERT_FALSE(p.exit.has_value()) << p.err;
+  EXPECT_TRUE(p.config.elastic_lr_scaling);
+  EXPECT_EQ(p.config.trace_samples, "/t");
+  Parsed alone = Parse({"--elastic_lr_scaling"});
+  EXPECT_EQ(alone.exit, kUsageExitCode);
+  EXPECT_NE(alone.err.find("--elastic_lr_scaling says how a run resumes a checkpoint written at "
+                           "another rank count, and there is no --checkpoint_dir"),
+            std::string::npos)
+      << alone.err;
+}
+
 TEST(FlagsTest, HelpListsFlagsAndModelsAndExitsZero) {
   Parsed p = Parse({"--help"});
   ASSERT_EQ(p.exit, 0);

@@ -74,6 +74,7 @@ nlohmann::json MetricFields(const MetricReport& report) {
   fields["rank"] = report.rank;
   fields["world_size"] = report.world_size;
   fields["total_steps"] = report.total_steps;
+  if (report.resizes) fields["resizes"] = *report.resizes;
   return fields;
 }
 

@@ -52,6 +52,7 @@ struct MetricReport {
   int64_t total_steps = 0;
   std::optional<double> words_per_sec = std::nullopt;  // this rank's own rate, language models
   std::optional<double> perplexity = std::nullopt;     // validation perplexity, language models
+  std::optional<int64_t> resizes = std::nullopt;       // resumes at another world size so far
 
   // Sets images_per_sec or words_per_sec.
   void SetRate(RateUnit unit, double rate);

@@ -42,14 +42,17 @@ Result<int64_t> Trainer::StartState() {
 }
 
 bool Trainer::SaveCheckpoint(int64_t step) {
-  const int64_t steps_per_epoch = train_.steps_per_epoch();
+  const DataPosition next = schedule_->At(step + 1);
   CheckpointMeta meta{step,
-                      step / steps_per_epoch,
-                      step % steps_per_epoch,
+                      next.epoch,
+                      next.offset / global_batch(),
                       collective_.size(),
                       options_.batch_size,
                       options_.seed,
-                      options_.model_name};
+                      options_.model_name,
+                      next.offset,
+                      options_.base_world_size > 0 ? options_.base_world_size : collective_.size(),
+                      options_.resizes};
   Status s = options_.checkpoints->Save(CaptureCheckpoint(model_, *optimizer_, meta));
   if (!s.ok()) {
     reporter_.Warning("checkpoint of step " + std::to_string(step) +
@@ -58,11 +61,20 @@ bool Trainer::SaveCheckpoint(int64_t step) {
   return s.ok();
 }
 
-Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_epoch) {
-  const int64_t step = epoch * train_.steps_per_epoch() + step_in_epoch + 1;
+Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t step) {
   collective_.SetStep(step);
-  Batch batch = train_.Get(epoch, step_in_epoch);
-  if (step_in_epoch == 0) model_.ResetState();
+  const DataPosition at = schedule_->At(step);
+  Batch batch = train_.GetAt(at.epoch, at.offset, global_batch());
+  if (options_.sample_trace != nullptr) {
+    *options_.sample_trace << step << ' ' << at.epoch;
+    if (batch.samples.defined()) {
+      for (int64_t i = 0; i < batch.samples.size(0); ++i) {
+        *options_.sample_trace << ' ' << batch.samples[i].item<int64_t>();
+      }
+    }
+    *options_.sample_trace << '\n';
+  }
+  if (at.offset == 0) model_.ResetState();
   torch::manual_seed(StepSeed(options_.seed, collective_.rank(), step - 1));
   torch::Tensor images = batch.images.to(options_.device);
   torch::Tensor labels = batch.labels.to(options_.device);
@@ -92,8 +104,7 @@ Result<Trainer::StepOutcome> Trainer::TrainStep(int64_t epoch, int64_t step_in_e
   return StepOutcome{static_cast<double>(global[0]) / collective_.size(), global[1] > 0.0f};
 }
 
-void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window_rate,
-                         bool metric_line) {
+MetricReport Trainer::Report(int64_t step, int64_t epoch, double loss) const {
   MetricReport report{step,
                       epoch,
                       std::nullopt,
@@ -102,6 +113,13 @@ void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window
                       collective_.rank(),
                       collective_.size(),
                       options_.total_steps};
+  if (options_.resizes > 0) report.resizes = options_.resizes;
+  return report;
+}
+
+void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window_rate,
+                         bool metric_line) {
+  MetricReport report = Report(step, epoch, loss);
   if (!step_seconds_.empty()) {
     report.SetRate(options_.rate_unit, window_rate);
     const double global_batch = static_cast<double>(SamplesPerStep()) * collective_.size();
@@ -113,14 +131,7 @@ void Trainer::ReportStep(int64_t step, int64_t epoch, double loss, double window
 
 Status Trainer::EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                          TrainResult& result) {
-  MetricReport report{step,
-                      epoch,
-                      std::nullopt,
-                      loss,
-                      std::nullopt,
-                      collective_.rank(),
-                      collective_.size(),
-                      options_.total_steps};
+  MetricReport report = Report(step, epoch, loss);
   if (window_rate > 0) report.SetRate(options_.rate_unit, window_rate);
   if (evaluator_ != nullptr) {
     Result<EvalResult> eval = evaluator_->Evaluate(model_, collective_, epoch, options_.device);
@@ -159,9 +170,12 @@ Result<TrainResult> Trainer::Run() {
   model_.train();
   const int64_t total = options_.total_steps;
   const int64_t steps_per_epoch = train_.steps_per_epoch();
+  const DataPosition next = options_.resume_position.value_or(
+      DataPosition{start / steps_per_epoch, (start % steps_per_epoch) * global_batch()});
+  schedule_.emplace(start, next, global_batch(), train_.epoch_samples(global_batch()));
   if (start > 0) {
     reporter_.Human("Resuming from the checkpoint of step " + std::to_string(start) + " (epoch " +
-                    std::to_string(start / steps_per_epoch + 1) + ")" +
+                    std::to_string(schedule_->At(start + 1).epoch + 1) + ")" +
                     (start >= total ? "; it is at or past the last step, nothing to train" : ""));
   }
   const int64_t warmup = start + std::clamp<int64_t>(options_.num_warmup_batches, 0,
@@ -178,10 +192,9 @@ Result<TrainResult> Trainer::Run() {
   const CheckpointPolicy policy{options_.checkpoint_every, options_.checkpoint_every_seconds};
   Clock::time_point last_save = Clock::now();
   for (int64_t step = start + 1; step <= total; ++step) {
-    const int64_t epoch = (step - 1) / steps_per_epoch;
-    const int64_t step_in_epoch = (step - 1) % steps_per_epoch;
+    const int64_t epoch = schedule_->At(step).epoch;
     const Clock::time_point start = Clock::now();
-    Result<StepOutcome> outcome = TrainStep(epoch, step_in_epoch);
+    Result<StepOutcome> outcome = TrainStep(step);
     if (!outcome.ok()) return outcome.status().WithContext("step " + std::to_string(step));
     const double loss = outcome->loss;
     const bool stopping = outcome->stop && step < total;  // at the last step: just finish
@@ -204,7 +217,7 @@ Result<TrainResult> Trainer::Run() {
         window_steps > 0 ? SamplesPerStep() * window_steps / window_seconds : 0.0;
     const bool display = step % display_every == 0;
     // A stopping run skips the evaluation: the grace period is for the checkpoint.
-    const bool epoch_end = (step_in_epoch == steps_per_epoch - 1 || step == total) && !stopping;
+    const bool epoch_end = (schedule_->EndsEpoch(step) || step == total) && !stopping;
     // At an epoch end, the epoch's metric line (with accuracy) stands in for the step's.
     if (display) ReportStep(step, epoch + 1, loss, window_rate, /*metric_line=*/!epoch_end);
     if (epoch_end) {
@@ -255,10 +268,11 @@ void Trainer::Finish(TrainResult& result) {
   result.total_images_per_sec = own_rate * collective_.size();
   reporter_.Human(FormatTotal(result.total_images_per_sec, options_.rate_unit));
   const int64_t steps_per_epoch = train_.steps_per_epoch();
-  MetricReport report{result.steps,          (result.steps + steps_per_epoch - 1) / steps_per_epoch,
-                      std::nullopt,          result.final_loss,
-                      result.final_accuracy, collective_.rank(),
-                      collective_.size(),    options_.total_steps};
+  const int64_t epochs = result.losses.empty()
+                             ? (result.steps + steps_per_epoch - 1) / steps_per_epoch
+                             : schedule_->At(result.steps).epoch + 1;
+  MetricReport report = Report(result.steps, epochs, result.final_loss);
+  report.accuracy = result.final_accuracy;
   report.SetRate(options_.rate_unit, own_rate);
   report.perplexity = result.final_perplexity;
   reporter_.Metric(report);

@@ -22,7 +22,10 @@
 // Checkpoints (checkpoint.h, training_state.h): given `resume_from` (rank 0 only; checked against
 // the model by the caller), rank 0 loads it, and the broadcast of step 1 carries its parameters,
 // buffers, momentum and step to every rank; the run then continues at the checkpoint's step + 1
-// with the same batches and step numbers the uninterrupted run would have had. Given a
+// with the same batches and step numbers the uninterrupted run would have had. Every rank may be
+// given `resume_position`, the next batch's place in the data, for a run continuing at another
+// world size (elastic.h): the steps then follow a StepSchedule from there, and the batches come
+// from DataSource::GetAt. Given a
 // CheckpointStore (rank 0 only), rank 0 saves every `checkpoint_every` steps, once
 // `checkpoint_every_seconds` have passed since its last save, and after the last step
 // (CheckpointDue); a failed save is a warning, not the end of the run. Random draws (dropout) are
@@ -47,6 +50,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -59,6 +63,7 @@
 #include "images/trainer/comm/fused_allreduce.h"
 #include "images/trainer/comm/timeline.h"
 #include "images/trainer/data/data_source.h"
+#include "images/trainer/elastic.h"
 #include "images/trainer/evaluator.h"
 #include "images/trainer/models/model.h"
 #include "images/trainer/reporter.h"
@@ -85,7 +90,13 @@ struct TrainerOptions {
   int64_t checkpoint_every = 0;             // > 0: save every N steps (and after the last)
   int64_t checkpoint_every_seconds = 0;     // > 0: also save once N seconds have passed
   const Checkpoint* resume_from = nullptr;  // rank 0: continue from this checkpoint
-  std::function<bool()> stop_requested;     // polled once a step; unset: never stop early
+  // Every rank, when resuming: the next batch's position (elastic.h). Unset: where the resumed
+  // step falls at this run's global batch.
+  std::optional<DataPosition> resume_position;
+  int base_world_size = 0;               // recorded in checkpoints; 0: this run's world size
+  int64_t resizes = 0;                   // recorded in checkpoints; > 0: in metric lines too
+  std::ostream* sample_trace = nullptr;  // each step: "<step> <epoch> <sample>..." of this rank
+  std::function<bool()> stop_requested;  // polled once a step; unset: never stop early
   GradientCompression compression = GradientCompression::kNone;  // allreduce: 2bit
   float compression_threshold = 0.5f;
   RateUnit rate_unit = RateUnit::kImages;  // what samples_per_step counts
@@ -125,7 +136,9 @@ class Trainer {
 
   Result<int64_t> StartState();
   bool SaveCheckpoint(int64_t step);  // false after a failed save (already warned about)
-  Result<StepOutcome> TrainStep(int64_t epoch, int64_t step_in_epoch);
+  Result<StepOutcome> TrainStep(int64_t step);
+  MetricReport Report(int64_t step, int64_t epoch, double loss) const;
+  int64_t global_batch() const { return options_.batch_size * collective_.size(); }
   Result<TrainResult> Stop(int64_t step, bool saved, TrainResult& result);
   Status EndEpoch(int64_t step, int64_t epoch, double loss, double window_rate,
                   TrainResult& result);
@@ -145,6 +158,7 @@ class Trainer {
   std::unique_ptr<torch::optim::SGD> optimizer_;  // created by Run(); a ClippedSgd
   VariableUpdaterPtr updater_;                    // created by Run(), reset at its end
   std::vector<double> step_seconds_;              // timed steps only
+  std::optional<StepSchedule> schedule_;          // set by Run() once the start is known
 };
 
 }  // namespace dljob::trainer

@@ -1,5 +1,6 @@
 #include "images/trainer/training_run.h"
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "images/trainer/comm/watched_collective.h"
 #include "images/trainer/data/training_data.h"
 #include "images/trainer/device.h"
+#include "images/trainer/elastic.h"
 #include "images/trainer/evaluator.h"
 #include "images/trainer/job_errors.h"
 #include "images/trainer/models/compute_format.h"
@@ -80,12 +82,12 @@ HeaderInfo MakeHeader(const TrainConfig& config, const TrainingData& data, const
 }
 
 // The Trainer's settings from the flags; checkpoints and the timeline are attached later.
-TrainerOptions MakeTrainerOptions(const TrainConfig& config, int64_t steps_per_epoch,
+TrainerOptions MakeTrainerOptions(const TrainConfig& config, const StepSchedule& schedule,
                                   torch::Device device) {
   TrainerOptions options;
   options.batch_size = config.batch_size;
   options.total_steps =
-      config.num_batches > 0 ? config.num_batches : config.num_epochs * steps_per_epoch;
+      config.num_batches > 0 ? config.num_batches : schedule.LastStepOfEpoch(config.num_epochs - 1);
   options.num_warmup_batches = config.num_warmup_batches;
   options.learning_rate = config.learning_rate;
   options.momentum = config.momentum;
@@ -116,14 +118,21 @@ void SetLanguageModelOptions(const LanguageModelSettings& lm, int64_t batch_size
   options->loss_multiplier = static_cast<double>(lm.bptt);
 }
 
-// Rank 0 opens --checkpoint_dir and picks the newest complete checkpoint that fits this run;
-// every rank learns whether that worked. Returns an exit code to stop with, or nullopt.
-std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& collective, Model& model,
+// Rank 0 opens --checkpoint_dir and picks the newest complete checkpoint; every rank learns
+// whether that worked and how this run continues it (elastic.h: the per-rank batch, learning rate
+// and data position, which may differ from the flags when the world size changed). Returns an
+// exit code to stop with, or nullopt.
+std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& collective,
                                     std::unique_ptr<CheckpointStore>* store,
-                                    std::optional<Checkpoint>* resume) {
+                                    std::optional<Checkpoint>* resume, ResumePlan* plan) {
+  const RunSettings run{collective.size(),         config.batch_size, config.learning_rate,
+                        config.elastic_lr_scaling, config.seed,       config.model};
+  *plan = FreshPlan(run);
   if (config.checkpoint_dir.empty()) return std::nullopt;
   Status status;
   std::string hint;
+  CheckpointMeta meta;
+  bool found = false;
   if (collective.rank() == 0) {
     *store = std::make_unique<CheckpointStore>(config.checkpoint_dir, config.checkpoint_keep);
     status = (*store)->Prepare();
@@ -132,24 +141,63 @@ std::optional<int> SetUpCheckpoints(const TrainConfig& config, Collective& colle
         status.ok() ? (*store)->LoadLatest(&warnings) : Result<std::optional<Checkpoint>>(status);
     for (const std::string& w : warnings) std::cerr << "dljob-train: warning: " << w << "\n";
     if (latest.ok() && latest->has_value()) {
-      const CheckpointMeta run{0,           0,           0, collective.size(), config.batch_size,
-                               config.seed, config.model};
-      status = CheckResumable((*latest)->meta, run);
-      if (status.ok()) status = CheckMatchesModel(**latest, model, config.momentum != 0);
-      if (status.ok()) *resume = std::move(*latest);
-      status = status.WithContext("--checkpoint_dir=" + config.checkpoint_dir +
-                                  ": checkpoint of "
-                                  "step " +
-                                  std::to_string((*latest)->meta.step));
+      Result<ResumePlan> planned = PlanResume((*latest)->meta, run);
+      status = planned.status().WithContext("--checkpoint_dir=" + config.checkpoint_dir +
+                                            ": checkpoint of step " +
+                                            std::to_string((*latest)->meta.step));
       hint =
-          "continue with the flags and rank count it was written with, or pass an empty "
-          "--checkpoint_dir to start afresh";
+          "continue with the flags it was written with, or pass an empty --checkpoint_dir to "
+          "start afresh";
+      if (planned.ok()) {
+        found = true;
+        meta = (*latest)->meta;
+        meta.sample_in_epoch = planned->next.offset;
+        meta.base_world_size = planned->base_world_size;
+        *resume = std::move(*latest);
+      }
     } else if (!latest.ok()) {
       status = latest.status().WithContext("--checkpoint_dir");
       hint = "pass a --checkpoint_dir this user can create and write";
     }
   }
-  return ExitIfAnyRankFailed(collective, status, kUsageExitCode, hint);
+  if (auto code = ExitIfAnyRankFailed(collective, status, kUsageExitCode, hint)) return code;
+  // Every rank plans from rank 0's checkpoint meta, as rank 0 did (the model and seed matched).
+  std::vector<int64_t> shared = {found,
+                                 meta.step,
+                                 meta.epoch,
+                                 meta.world_size,
+                                 meta.batch_size,
+                                 meta.sample_in_epoch,
+                                 meta.base_world_size,
+                                 meta.resizes};
+  if (Status s = BroadcastInt64s(collective, shared); !s.ok()) {
+    PrintError(RankPrefix(collective.rank()) + s.WithContext("resume plan").message());
+    return kRuntimeExitCode;
+  }
+  if (shared[0] == 0) return std::nullopt;
+  meta = {shared[1],   shared[2],    0,         static_cast<int>(shared[3]), shared[4],
+          config.seed, config.model, shared[5], static_cast<int>(shared[6]), shared[7]};
+  Result<ResumePlan> planned = PlanResume(meta, run);
+  if (!planned.ok()) {  // not reached: rank 0 planned the same
+    PrintError(RankPrefix(collective.rank()) + planned.status().message());
+    return kRuntimeExitCode;
+  }
+  *plan = *planned;
+  return std::nullopt;
+}
+
+// The data's batches must be positions in an order that does not depend on the rank count for a
+// checkpoint's position to carry over to another one (DataSource::elastic).
+Status CheckResizable(const TrainConfig& config, const ResumePlan& plan, const DataSource& train,
+                      int world_size) {
+  if (!plan.resized(world_size) || train.elastic()) return Status::Ok();
+  return Status::FailedPrecondition(
+      "--checkpoint_dir=" + config.checkpoint_dir + ": the checkpoint of step " +
+      std::to_string(plan.step) + " was written on " + std::to_string(plan.saved_world_size) +
+      " ranks, and --data_name=" + std::string(Name(config.data_name)) +
+      (config.model == "lstm_lm" ? " for a language model" : "") +
+      " splits each epoch by rank count, so its position does not carry over to " +
+      std::to_string(world_size) + " ranks");
 }
 
 // A fresh model of `info` on `device`, in the --data_format and --use_fp16 compute format.
@@ -185,12 +233,22 @@ Result<std::unique_ptr<MpiStallWatchdog>> StartStallWatchdog(
   return MpiStallWatchdog::Start(MPI_COMM_WORLD, **watched, config.stall_timeout, kRuntimeExitCode);
 }
 
-int Train(const TrainConfig& config, const ModelInfo& info, Collective& collective) {
+int Train(const TrainConfig& flags, const ModelInfo& info, Collective& collective) {
   InstallStopSignal();
   const int threads = ApplyThreadSetting();
   const DeviceChoice device = PickDevice(LocalRankFromEnvironment());
-  const Status fp16 = config.use_fp16 ? CheckMixedPrecisionDevice(device.device) : Status::Ok();
+  const Status fp16 = flags.use_fp16 ? CheckMixedPrecisionDevice(device.device) : Status::Ok();
   if (auto code = ExitIfAnyRankFailed(collective, fp16, kUsageExitCode, kFp16Hint)) return *code;
+  // The checkpoint comes first: it may set the per-rank batch and learning rate (elastic.h).
+  std::unique_ptr<CheckpointStore> checkpoints;
+  std::optional<Checkpoint> resume;
+  ResumePlan plan;
+  if (auto code = SetUpCheckpoints(flags, collective, &checkpoints, &resume, &plan)) {
+    return *code;
+  }
+  TrainConfig config = flags;
+  config.batch_size = plan.batch_size;
+  config.learning_rate = plan.learning_rate;
   const LanguageModelSettings lm = ResolveLanguageModel(config.lm);
   Result<TrainingData> data = MakeTrainingData(
       {config.data_name, config.data_dir, info.input_shape, info.num_classes, collective.size(),
@@ -218,19 +276,50 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     }
     return kUsageExitCode;
   }
-  TrainerOptions options = MakeTrainerOptions(config, steps_per_epoch, device.device);
+  const Status resizable = CheckResizable(config, plan, *data->train, collective.size());
+  if (auto code = ExitIfAnyRankFailed(collective, resizable, kUsageExitCode,
+                                      "resume with -np " + std::to_string(plan.saved_world_size) +
+                                          ", or pass an empty --checkpoint_dir to start afresh")) {
+    return *code;
+  }
+  const int64_t global_batch = config.batch_size * collective.size();
+  const StepSchedule schedule(plan.step, plan.next, global_batch,
+                              data->train->epoch_samples(global_batch));
+  TrainerOptions options = MakeTrainerOptions(config, schedule, device.device);
   if (info.task == Task::kLanguageModel) SetLanguageModelOptions(lm, config.batch_size, &options);
   ModelPtr model = CreateModel(config, info, data->vocab_size, collective.rank(), device.device);
   std::optional<ChannelsLastDataSource> channels_last;
   DataSource* train = data->train.get();
   if (config.data_format == DataFormat::kNhwc) train = &channels_last.emplace(*data->train);
-  std::unique_ptr<CheckpointStore> checkpoints;
-  std::optional<Checkpoint> resume;
-  if (auto code = SetUpCheckpoints(config, collective, *model, &checkpoints, &resume)) {
+  const Status matches = resume
+                             ? CheckMatchesModel(*resume, *model, config.momentum != 0)
+                                   .WithContext("--checkpoint_dir=" + config.checkpoint_dir +
+                                                ": checkpoint of step " + std::to_string(plan.step))
+                             : Status::Ok();
+  if (auto code = ExitIfAnyRankFailed(
+          collective, matches, kUsageExitCode,
+          "continue with the flags it was written with, or pass an empty --checkpoint_dir to "
+          "start afresh")) {
     return *code;
   }
   options.checkpoints = checkpoints.get();
   options.resume_from = resume ? &*resume : nullptr;
+  if (plan.resumed) options.resume_position = plan.next;
+  options.base_world_size = plan.base_world_size;
+  options.resizes = plan.resizes;
+  std::ofstream sample_trace;
+  if (!config.trace_samples.empty()) {
+    const std::string path = DumpPath(config.trace_samples, collective.rank(), collective.size());
+    sample_trace.open(path);
+    const Status opened =
+        sample_trace ? Status::Ok()
+                     : Status::InvalidArgument("--trace_samples: cannot write \"" + path + "\"");
+    if (auto code = ExitIfAnyRankFailed(collective, opened, kUsageExitCode,
+                                        "pass a --trace_samples path in a writable directory")) {
+      return *code;
+    }
+    options.sample_trace = &sample_trace;
+  }
   Reporter reporter(std::cout, collective.rank());
   HeaderInfo header = MakeHeader(config, *data, collective, device.description, threads, options);
   if (info.task == Task::kLanguageModel) {
@@ -239,6 +328,9 @@ int Train(const TrainConfig& config, const ModelInfo& info, Collective& collecti
     header.model = LanguageModelDescription(config, shape, lm.bptt);
   }
   reporter.Header(header);
+  if (plan.resized(collective.size())) {
+    reporter.Human(DescribeResize(plan, collective.size(), flags.learning_rate));
+  }
   std::optional<WatchedCollective> watched;
   Collective* comm = nullptr;
   Result<std::unique_ptr<MpiStallWatchdog>> watchdog =

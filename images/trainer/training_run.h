@@ -1,6 +1,7 @@
 // RunTraining: one rank's training job once its ranks are connected, from the parsed flags —
-// threads and device, the training data, the model (initialisation, --data_format, --use_fp16),
-// checkpoints to resume from, the header, the stall watchdog, the Trainer's run, then the
+// threads and device, the checkpoint to resume from and how (elastic.h: at another rank count it
+// may set the per-rank batch and learning rate), the training data, the model (initialisation,
+// --data_format, --use_fp16), the header, the stall watchdog, the Trainer's run, then the
 // timeline and the parameter dump.
 //
 // It is the boundary where library exceptions (LibTorch's c10::Error and any std::exception)

@@ -120,11 +120,25 @@ Status BroadcastTrainingState(Collective& collective, Model& model, torch::optim
   return Status::Ok();
 }
 
+Status BroadcastInt64s(Collective& collective, std::vector<int64_t>& values) {
+  // Two 24-bit halves each: both are exact in a float32.
+  std::vector<float> halves;
+  for (int64_t v : values) {
+    halves.push_back(static_cast<float>(v >> 24));
+    halves.push_back(static_cast<float>(v & 0xFFFFFF));
+  }
+  if (Status s = collective.Broadcast(halves.data(), halves.size(), 0); !s.ok()) return s;
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] =
+        (static_cast<int64_t>(halves[2 * i]) << 24) | static_cast<int64_t>(halves[2 * i + 1]);
+  }
+  return Status::Ok();
+}
+
 Result<int64_t> BroadcastStep(Collective& collective, int64_t step) {
-  // Two 24-bit halves: each is exact in a float32.
-  float halves[2] = {static_cast<float>(step >> 24), static_cast<float>(step & 0xFFFFFF)};
-  if (Status s = collective.Broadcast(halves, 2, 0); !s.ok()) return s.WithContext("resume step");
-  return (static_cast<int64_t>(halves[0]) << 24) | static_cast<int64_t>(halves[1]);
+  std::vector<int64_t> values = {step};
+  if (Status s = BroadcastInt64s(collective, values); !s.ok()) return s.WithContext("resume step");
+  return values[0];
 }
 
 uint64_t StepSeed(uint64_t seed, int rank, int64_t step) {

@@ -47,6 +47,8 @@ Status BroadcastTrainingState(Collective& collective, Model& model, torch::optim
 
 // Rank 0's `step` on every rank (exact below 2^48).
 Result<int64_t> BroadcastStep(Collective& collective, int64_t step);
+// Rank 0's `values` on every rank, which must pass as many (each exact in [0, 2^48)).
+Status BroadcastInt64s(Collective& collective, std::vector<int64_t>& values);
 
 // The seed of step `step`'s random draws (dropout) on `rank`: reseeding each step from this makes
 // a resumed run draw what the uninterrupted run drew, without saving generator state.

@@ -27,21 +27,27 @@ ShardedDataSource::ShardedDataSource(Dataset dataset, int world, int rank, int64
                                      uint64_t seed)
     : dataset_(std::move(dataset)),
       sampler_({static_cast<uint64_t>(dataset_.size())}, StridedSamplerOptions(world, rank, seed)),
+      world_(world),
+      rank_(rank),
       batch_size_(batch_size),
       steps_per_epoch_(static_cast<int64_t>(sampler_.per_rank()) / batch_size) {
   assert(batch_size >= 1);
 }
 
-Batch ShardedDataSource::Get(int64_t epoch, int64_t step) {
-  assert(step >= 0 && step < steps_per_epoch_);
+Batch ShardedDataSource::GetAt(int64_t epoch, int64_t offset, int64_t global_batch) {
+  assert(global_batch == world_ * batch_size_);
+  assert(offset >= 0 && offset + global_batch <= epoch_samples(global_batch));
   if (epoch != cached_epoch_) {
-    order_ = sampler_.RankOrder(epoch);
+    order_ = sampler_.GlobalOrder(epoch);
     cached_epoch_ = epoch;
   }
-  const auto first = order_.begin() + step * batch_size_;
-  const std::vector<int64_t> indices(first, first + batch_size_);
+  std::vector<int64_t> indices(static_cast<size_t>(batch_size_));
+  for (int64_t k = 0; k < batch_size_; ++k) {
+    indices[static_cast<size_t>(k)] = static_cast<int64_t>(order_[offset + k * world_ + rank_]);
+  }
   torch::Tensor index = torch::tensor(indices, torch::kInt64);
-  return Batch{dataset_.images.index_select(0, index), dataset_.labels.index_select(0, index)};
+  return Batch{dataset_.images.index_select(0, index), dataset_.labels.index_select(0, index),
+               index};
 }
 
 SyntheticDataSource::SyntheticDataSource(const std::vector<int64_t>& input_shape,

@@ -58,7 +58,14 @@ torch::Tensor AutocastModel::forward(torch::Tensor input) {
 }
 
 Batch ChannelsLastDataSource::Get(int64_t epoch, int64_t step) {
-  Batch batch = source_.Get(epoch, step);
+  return ChannelsLast(source_.Get(epoch, step));
+}
+
+Batch ChannelsLastDataSource::GetAt(int64_t epoch, int64_t offset, int64_t global_batch) {
+  return ChannelsLast(source_.GetAt(epoch, offset, global_batch));
+}
+
+Batch ChannelsLastDataSource::ChannelsLast(Batch batch) {
   // A source that hands out the same tensor every step (synthetic data) is converted once.
   if (!batch.images.is_same(last_input_)) {
     last_input_ = batch.images;

@@ -51,8 +51,15 @@ class ChannelsLastDataSource : public DataSource {
   explicit ChannelsLastDataSource(DataSource& source) : source_(source) {}
   int64_t steps_per_epoch() const override { return source_.steps_per_epoch(); }
   Batch Get(int64_t epoch, int64_t step) override;
+  bool elastic() const override { return source_.elastic(); }
+  int64_t epoch_samples(int64_t global_batch) const override {
+    return source_.epoch_samples(global_batch);
+  }
+  Batch GetAt(int64_t epoch, int64_t offset, int64_t global_batch) override;
 
  private:
+  Batch ChannelsLast(Batch batch);
+
   DataSource& source_;
   torch::Tensor last_input_;   // the most recent images from source_
   torch::Tensor last_output_;  // ...and their channels-last copy
