@@ -213,11 +213,20 @@ const Case kCases[] = {
      "spec.checkpoint.everySeconds", "a positive number of seconds, got -30"},
     {"CheckpointKeep", [](DLJob& j) { j.spec.checkpoint->keep = 0; }, "spec.checkpoint.keep",
      "a positive number of checkpoints"},
-    {"ElasticMinRequired", [](DLJob& j) { j.spec.elastic = ElasticSpec{std::nullopt, 16}; },
+    {"ElasticMinRequired",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{std::nullopt, 16};
+     },
      "spec.elastic.minGpus", "required: the fewest GPUs the job may run on"},
-    {"ElasticMaxRequired", [](DLJob& j) { j.spec.elastic = ElasticSpec{8, std::nullopt}; },
+    {"ElasticMaxRequired",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, std::nullopt};
+     },
      "spec.elastic.maxGpus", "required: the most GPUs the job may run on"},
-    {"ElasticMinZero", [](DLJob& j) { j.spec.elastic = ElasticSpec{0, 16}; },
+    {"ElasticMinZero",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{0, 16};
+     },
      "spec.elastic.minGpus", "must be from 1 to 16384, got 0"},
     {"ElasticMinWholeWorkers",
      [](DLJob& j) {
@@ -226,7 +235,10 @@ const Case kCases[] = {
        j.spec.elastic = ElasticSpec{6, 16};
      },
      "spec.elastic.minGpus", "must be a multiple of spec.gpusPerWorker (4), got 6"},
-    {"ElasticMaxWholeWorkers", [](DLJob& j) { j.spec.elastic = ElasticSpec{8, 12}; },
+    {"ElasticMaxWholeWorkers",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, 12};
+     },
      "spec.elastic.maxGpus", "must be a multiple of spec.gpusPerWorker (8), got 12"},
     {"ElasticMinAboveMax",
      [](DLJob& j) {
@@ -234,7 +246,11 @@ const Case kCases[] = {
        j.spec.elastic = ElasticSpec{16, 8};
      },
      "spec.elastic.minGpus", "must not exceed spec.elastic.maxGpus (8), got 16"},
-    {"ElasticGpusNotMax", [](DLJob& j) { j.spec.elastic = ElasticSpec{8, 32}; }, "spec.gpus",
+    {"ElasticGpusNotMax",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, 32};
+     },
+     "spec.gpus",
      "must equal spec.elastic.maxGpus (32) when spec.elastic is set (it is the most the job asks "
      "for), got 16; or leave it out"},
     {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; }, "spec.mpi.implementation",
