@@ -22,8 +22,8 @@ const FieldError* Find(const FieldErrors& errors, const std::string& path) {
 }
 
 TEST(CodecExamples, BothExamplesDecodeValidateAndRoundTrip) {
-  for (const char* path :
-       {"examples/mnist-job.yaml", "examples/resnet-job.yaml", "examples/affinity-job.yaml"}) {
+  for (const char* path : {"examples/mnist-job.yaml", "examples/resnet-job.yaml",
+                           "examples/affinity-job.yaml", "examples/elastic-job.yaml"}) {
     SCOPED_TRACE(path);
     std::string text = ReadFile(path);
     ASSERT_FALSE(text.empty()) << "run from the repository root";
@@ -43,6 +43,15 @@ TEST(CodecExamples, BothExamplesDecodeValidateAndRoundTrip) {
       EXPECT_EQ(EncodeYaml(from_yaml.job), EncodeYaml(j));
     }
   }
+}
+
+TEST(CodecExamples, ElasticFieldsDecodedAndGpusDefaultedToMax) {
+  DecodeResult r = ReadJobFile("examples/elastic-job.yaml");
+  ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
+  EXPECT_EQ(r.job.spec.elastic, (ElasticSpec{8, 32}));
+  EXPECT_FALSE(r.job.spec.gpus);
+  ApplyDefaults(r.job);
+  EXPECT_EQ(r.job.spec.gpus, 32);
 }
 
 TEST(CodecExamples, ResnetFieldsDecoded) {

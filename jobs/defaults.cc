@@ -1,6 +1,7 @@
 #include "jobs/defaults.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace dljob {
 namespace {
@@ -27,6 +28,17 @@ void DefaultCheckpoint(CheckpointSpec& c) {
   SetIfUnset(c.keep, kDefaultCheckpointKeep);
 }
 
+// An elastic job asks for at most maxGpus, and its workers must divide both ends of the range:
+// gpusPerWorker defaults from their greatest common divisor, so the default never makes an
+// elastic range invalid.
+void DefaultElastic(DLJobSpec& spec) {
+  if (!spec.elastic || !spec.elastic->max_gpus || *spec.elastic->max_gpus < 1) return;
+  const int64_t max = *spec.elastic->max_gpus;
+  SetIfUnset(spec.gpus, max);
+  const std::optional<int64_t> min = spec.elastic->min_gpus;
+  if (min && *min >= 1) SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(std::gcd(*min, max)));
+}
+
 }  // namespace
 
 int64_t DefaultGpusPerWorker(int64_t gpus) {
@@ -40,6 +52,7 @@ void ApplyDefaults(DLJob& job) {
   if (job.metadata.namespace_.empty()) job.metadata.namespace_ = kDefaultNamespace;
 
   DLJobSpec& spec = job.spec;
+  DefaultElastic(spec);
   if (spec.gpus && *spec.gpus > 0)
     SetIfUnset(spec.gpus_per_worker, DefaultGpusPerWorker(*spec.gpus));
   DefaultMpi(spec, spec.mpi);

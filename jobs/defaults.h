@@ -21,7 +21,9 @@ inline constexpr int64_t kDefaultCheckpointKeep = 3;
 
 // Defaults:
 //   metadata.namespace           "default"
-//   spec.gpusPerWorker           DefaultGpusPerWorker(gpus): a whole 8-GPU node when gpus allows
+//   spec.gpus                    elastic.maxGpus, when spec.elastic sets it
+//   spec.gpusPerWorker           DefaultGpusPerWorker(gpus): a whole 8-GPU node when gpus allows;
+//                                with spec.elastic, DefaultGpusPerWorker(gcd(minGpus, maxGpus))
 //   spec.mpi.implementation      OpenMPI
 //   spec.mpi.slotsPerWorker      gpusPerWorker (one rank per GPU)
 //   spec.mpi.sshPort             2222

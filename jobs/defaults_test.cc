@@ -109,6 +109,34 @@ TEST(DefaultGpusPerWorker, SplitsIntoEqualWorkersThatFitANode) {
   EXPECT_EQ(DefaultGpusPerWorker(1024), 8);
 }
 
+TEST(ApplyDefaults, ElasticSetsGpusToMaxAndWorkersThatDivideTheRange) {
+  struct Case {
+    int64_t min, max, gpus, per_worker;
+  };
+  for (const Case& c : {Case{8, 32, 32, 8}, Case{4, 32, 32, 4}, Case{6, 12, 12, 6},
+                        Case{2, 16, 16, 2}, Case{3, 9, 9, 3}, Case{16, 16, 16, 8}}) {
+    DLJob j;
+    j.spec.elastic = ElasticSpec{c.min, c.max};
+    ApplyDefaults(j);
+    EXPECT_EQ(j.spec.gpus, c.gpus) << c.min << ".." << c.max;
+    EXPECT_EQ(j.spec.gpus_per_worker, c.per_worker) << c.min << ".." << c.max;
+    EXPECT_EQ(j.spec.elastic, (ElasticSpec{c.min, c.max}));  // the range itself is the user's
+  }
+}
+
+TEST(ApplyDefaults, ElasticKeepsWrittenGpusAndNothingFromAnIncompleteRange) {
+  DLJob j;
+  j.spec.gpus = 16;
+  j.spec.elastic = ElasticSpec{8, 32};
+  ApplyDefaults(j);
+  EXPECT_EQ(j.spec.gpus, 16);  // validation reports it; defaulting never overwrites
+  DLJob k;
+  k.spec.elastic = ElasticSpec{std::nullopt, std::nullopt};
+  ApplyDefaults(k);
+  EXPECT_FALSE(k.spec.gpus);
+  EXPECT_FALSE(k.spec.gpus_per_worker);
+}
+
 TEST(ApplyDefaults, AnOddGpuCountStillValidates) {
   DLJob j;
   j.spec.gpus = 12;

@@ -114,6 +114,24 @@ struct FieldTable<CheckpointSpec> {
 };
 
 template <>
+struct FieldTable<ElasticSpec> {
+  using T = ElasticSpec;
+  static constexpr std::tuple kFields{
+      Field("minGpus", &T::min_gpus,
+            Info()
+                .Describe("The fewest GPUs the job runs on (a multiple of gpusPerWorker).")
+                .Minimum(1)
+                .Required()),
+      Field("maxGpus", &T::max_gpus,
+            Info()
+                .Describe("The most GPUs the job runs on (a multiple of gpusPerWorker); "
+                          "spec.gpus defaults to it and, when set, must equal it.")
+                .Minimum(1)
+                .Required()),
+  };
+};
+
+template <>
 struct FieldTable<MpiSpec> {
   using T = MpiSpec;
   static constexpr std::tuple kFields{
@@ -224,13 +242,20 @@ struct FieldTable<DLJobSpec> {
       Field("env", &T::env),
       Field("workingDir", &T::working_dir),
       Field("gpus", &T::gpus,
-            Info().Describe("Total GPUs, one MPI rank each.").Minimum(1).Required()),
+            Info()
+                .Describe("Total GPUs, one MPI rank each. Required unless spec.elastic is set "
+                          "(then it defaults to, and must equal, elastic.maxGpus).")
+                .Minimum(1)),
       Field("gpusPerWorker", &T::gpus_per_worker,
             Info().Describe("GPUs per worker pod (default: a whole 8-GPU node).").Minimum(1)),
       Field("resources", &T::resources),
       Field("data", &T::data),
       Field("checkpoint", &T::checkpoint,
             Info().Describe("Checkpoints: a read-write volume for rank 0 and how often to save.")),
+      Field("elastic", &T::elastic,
+            Info().Describe("Elastic data parallelism: the job runs on between minGpus and "
+                            "maxGpus, growing onto idle GPUs and shrinking instead of being "
+                            "suspended.")),
       Field("mpi", &T::mpi),
       Field("runPolicy", &T::run_policy),
       Field("scheduling", &T::scheduling),
@@ -309,6 +334,8 @@ struct FieldTable<DLJobStatus> {
       Field("restarts", &T::restarts),
       Field("preemptions", &T::preemptions,
             Info().Describe("Times the scheduler suspended the job for another; not restarts.")),
+      Field("resizes", &T::resizes,
+            Info().Describe("Times the scheduler resized the elastic job; not restarts.")),
       Field("attainedGpuSeconds", &T::attained_gpu_seconds,
             Info().Describe("GPU-seconds held in runs that have ended.")),
       Field("specRestarts", &T::spec_restarts,

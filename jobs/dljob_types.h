@@ -90,6 +90,16 @@ struct CheckpointSpec {
   bool operator==(const CheckpointSpec&) const = default;
 };
 
+// An elastic job: data-parallel training that may run on any whole number of workers whose GPUs
+// lie in [minGpus, maxGpus]. The queue starts it on what is free (at least minGpus), grows it
+// when GPUs go idle and shrinks it instead of suspending it when another job needs room; the
+// workload resumes from its checkpoint at the new world size. spec.gpus is then maxGpus.
+struct ElasticSpec {
+  std::optional<int64_t> min_gpus;  // required; a multiple of gpusPerWorker
+  std::optional<int64_t> max_gpus;  // required; a multiple of gpusPerWorker, at least minGpus
+  bool operator==(const ElasticSpec&) const = default;
+};
+
 struct MpiSpec {
   std::optional<std::string> implementation;  // "OpenMPI"
   std::optional<int64_t> slots_per_worker;    // ranks per worker; defaults to gpusPerWorker
@@ -163,11 +173,12 @@ struct DLJobSpec {
   std::vector<std::string> command;
   std::vector<EnvVar> env;
   std::string working_dir;
-  std::optional<int64_t> gpus;  // total GPUs = MPI ranks; required
+  std::optional<int64_t> gpus;  // total GPUs = MPI ranks; required (elastic: maxGpus)
   std::optional<int64_t> gpus_per_worker;
   ResourcesSpec resources;
   std::vector<DataVolume> data;
   std::optional<CheckpointSpec> checkpoint;
+  std::optional<ElasticSpec> elastic;
   MpiSpec mpi;
   RunPolicy run_policy;
   SchedulingSpec scheduling;
@@ -253,6 +264,9 @@ struct DLJobStatus {
   // Times the scheduler suspended the job to make room for another (it resumes from its
   // checkpoint when placed again; these are not restarts).
   std::optional<int64_t> preemptions;
+  // Times the scheduler resized an elastic job (grew it onto idle GPUs or shrank it to make
+  // room); not restarts.
+  std::optional<int64_t> resizes;
   // GPU-seconds held in earlier runs (run time × GPUs, summed when a run ends by suspension,
   // preemption or restart): the service the las queue policy orders by.
   std::optional<int64_t> attained_gpu_seconds;

@@ -56,6 +56,7 @@ DLJob EveryFieldJob() {
                                 .every_steps = 500,
                                 .every_seconds = 1800,
                                 .keep = 2};
+  s.elastic = ElasticSpec{.min_gpus = 8, .max_gpus = 16};
   s.mpi = {.implementation = "OpenMPI", .slots_per_worker = 8, .ssh_port = 2222};
   s.run_policy = {.backoff_limit = 2,
                   .active_deadline_seconds = 86400,
@@ -87,6 +88,7 @@ DLJob EveryFieldJob() {
   st.placement = {PlacementEntry{.node = "node-a", .gpus = 8}};
   st.restarts = 1;
   st.preemptions = 2;
+  st.resizes = 3;
   st.spec_restarts = 1;
   st.disruption_restarts = 1;
   st.observed_generation = 3;
@@ -157,6 +159,9 @@ spec:
     everySteps: 500
     everySeconds: 1800
     keep: 2
+  elastic:
+    minGpus: 8
+    maxGpus: 16
   mpi:
     implementation: OpenMPI
     slotsPerWorker: 8
@@ -206,6 +211,7 @@ status:
       gpus: 8
   restarts: 1
   preemptions: 2
+  resizes: 3
   attainedGpuSeconds: 7200
   specRestarts: 1
   disruptionRestarts: 1
@@ -261,7 +267,7 @@ TEST(FieldTable, EveryObjectReportsAnUnknownKeyAtItsPath) {
   const json tree = EncodeTree(EveryFieldJob());
   std::vector<StructObject> objects;
   CollectStructs<DLJob>(tree, json::json_pointer(), "", objects);
-  ASSERT_EQ(objects.size(), 23u);  // the job, metadata, spec and status, and 19 nested
+  ASSERT_EQ(objects.size(), 24u);  // the job, metadata, spec and status, and 20 nested
   for (const StructObject& o : objects) {
     SCOPED_TRACE(o.path);
     json bad = tree;

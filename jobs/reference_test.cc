@@ -42,7 +42,8 @@ TEST(Reference, EveryObjectHasATableAndEveryFieldARow) {
             "| `backoffLimit` | integer (int64) | `3` | ≥ 0 | Whole-job restarts before the job "
             "fails. |");
   EXPECT_EQ(Row(page, "spec", "gpus"),
-            "| `gpus` (required) | integer (int64) |  | ≥ 1 | Total GPUs, one MPI rank each. |");
+            "| `gpus` | integer (int64) |  | ≥ 1 | Total GPUs, one MPI rank each. Required unless "
+            "spec.elastic is set (then it defaults to, and must equal, elastic.maxGpus). |");
   EXPECT_EQ(Row(page, "spec", "data"), "| `data` | [list of object](#specdata) |  |  |  |");
   EXPECT_EQ(Row(page, "spec.gpusPerWorker", "x"), "");
   EXPECT_NE(Row(page, "spec.data[]", "readOnly").find("| `true` |"), std::string::npos);

@@ -31,6 +31,7 @@ bool HasPrefix(std::string_view path, std::string_view prefix) {
 
 Mutability MutabilityOf(std::string_view path) {
   if (path == "spec.runPolicy.ttlSecondsAfterFinished") return Mutability::kAlways;
+  if (HasPrefix(path, "spec.elastic")) return Mutability::kUntilStarted;
   if (!ShapesPods(path)) {  // read afresh by the operator: no pod is made from it
     return path == "spec.scheduling.queue" ? Mutability::kUntilBound : Mutability::kUntilFinished;
   }

@@ -8,9 +8,10 @@
 //   - spec.scheduling.queue is read by the queue until the job's gang is bound: it may change
 //     while the job is Queued (or not yet started, or Suspended), not once its GPUs are counted
 //     in a queue (Scheduled, Running, Restarting) — unless the same update suspends it.
-//   - spec.gpus, spec.gpusPerWorker and spec.mpi.* shape the gang: its workers, its ranks, the
-//     hostfile made with its other children when the job is first seen. They may change only
-//     before the job has a status; after that, a different gang is a new job.
+//   - spec.gpus, spec.gpusPerWorker, spec.elastic.* and spec.mpi.* shape the gang: its workers,
+//     its ranks, the hostfile made with its other children when the job is first seen, the range
+//     the queue resizes it in. They may change only before the job has a status; after that, a
+//     different gang is a new job.
 //   - Everything else (image, command, env, resources, data, checkpoint, placement constraints)
 //     is baked into the job's pods when they are made: it may change until the job finishes, and
 //     the operator applies a change by restarting the whole job with the new spec, from its

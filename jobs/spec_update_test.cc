@@ -30,6 +30,10 @@ const std::vector<Change>& Changes() {
       {"spec.command", [](DLJobSpec& s) { s.command.push_back("--num_epochs=2"); }},
       {"spec.gpus", [](DLJobSpec& s) { s.gpus = 8; }},
       {"spec.gpusPerWorker", [](DLJobSpec& s) { s.gpus_per_worker = 4; }},
+      {"spec.elastic",
+       [](DLJobSpec& s) {
+         s.elastic = ElasticSpec{8, 16};
+       }},
       {"spec.data", [](DLJobSpec& s) { s.data.clear(); }},
       {"spec.resources.cpuPerGpu", [](DLJobSpec& s) { s.resources.cpu_per_gpu = "3"; }},
       {"spec.mpi.sshPort", [](DLJobSpec& s) { s.mpi.ssh_port = 2200; }},
@@ -47,7 +51,7 @@ const std::vector<Change>& Changes() {
 
 // phase → the paths refused there. Unset (no status yet) refuses nothing.
 const std::map<JobPhase, std::vector<std::string>>& Refused() {
-  static const std::vector<std::string> kGang = {"spec.gpus", "spec.gpusPerWorker",
+  static const std::vector<std::string> kGang = {"spec.gpus", "spec.gpusPerWorker", "spec.elastic",
                                                  "spec.mpi.sshPort"};
   static const std::vector<std::string> kBound = [] {
     std::vector<std::string> v = kGang;
@@ -136,8 +140,8 @@ TEST(SpecUpdate, AnUpdateThatSuspendsMayChangeAllButTheGang) {
     for (const Change& change : Changes()) change.apply(new_job.spec);
     std::vector<std::string> refused;
     for (const FieldError& e : CheckSpecUpdate(old_job, new_job)) refused.push_back(e.path);
-    EXPECT_EQ(refused,
-              (std::vector<std::string>{"spec.gpus", "spec.gpusPerWorker", "spec.mpi.sshPort"}))
+    EXPECT_EQ(refused, (std::vector<std::string>{"spec.elastic", "spec.gpus", "spec.gpusPerWorker",
+                                                 "spec.mpi.sshPort"}))
         << PhaseName(phase);
   }
 }

@@ -83,7 +83,7 @@ std::string SuggestDivisors(int64_t gpus, int64_t per_worker) {
 
 void CheckGpus(Checker& c, const std::string& spec, const DLJobSpec& s) {
   std::string total = At(spec, &DLJobSpec::gpus), per_path = At(spec, &DLJobSpec::gpus_per_worker);
-  if (!s.gpus) {
+  if (!s.gpus && !s.elastic) {  // with elastic, defaulting sets it to maxGpus
     c.Check(total, "required: the total number of GPUs (one MPI rank each)");
   } else if (*s.gpus < 1) {
     c.Check(total, "must be a positive integer, got " + std::to_string(*s.gpus));
@@ -107,6 +107,45 @@ void CheckGpus(Checker& c, const std::string& spec, const DLJobSpec& s) {
                           ") into whole workers, got " + std::to_string(per) + " (" +
                           std::to_string(gpus) + "/" + std::to_string(per) +
                           " is not a whole number of workers); " + SuggestDivisors(gpus, per));
+  }
+}
+
+// Both ends of the range whole workers, min ≤ max, and spec.gpus (the most the job asks for)
+// equal to maxGpus.
+void CheckElastic(Checker& c, const std::string& spec, const DLJobSpec& s) {
+  const ElasticSpec& e = *s.elastic;
+  using E = ElasticSpec;
+  const std::string path = At(spec, &DLJobSpec::elastic);
+  const std::string min_path = At(path, &E::min_gpus), max_path = At(path, &E::max_gpus);
+  const std::optional<int64_t> per =
+      s.gpus_per_worker && *s.gpus_per_worker >= 1 ? s.gpus_per_worker : std::nullopt;
+  auto check_end = [&](const std::string& at, const std::optional<int64_t>& v, const char* what) {
+    if (!v) {
+      c.Check(at, std::string("required: the ") + what + " GPUs the job may run on");
+      return false;
+    }
+    if (*v < 1 || *v > kMaxGpus) {
+      c.Check(at, "must be from 1 to " + std::to_string(kMaxGpus) + ", got " + std::to_string(*v));
+      return false;
+    }
+    if (per && *v % *per != 0) {
+      c.Check(at, "must be a multiple of " + At(spec, &DLJobSpec::gpus_per_worker) + " (" +
+                      std::to_string(*per) + "), got " + std::to_string(*v));
+      return false;
+    }
+    return true;
+  };
+  const bool min_ok = check_end(min_path, e.min_gpus, "fewest");
+  const bool max_ok = check_end(max_path, e.max_gpus, "most");
+  if (min_ok && max_ok && *e.min_gpus > *e.max_gpus) {
+    c.Check(min_path, "must not exceed " + max_path + " (" + std::to_string(*e.max_gpus) +
+                          "), got " + std::to_string(*e.min_gpus));
+  }
+  if (max_ok && s.gpus && *s.gpus != *e.max_gpus) {
+    c.Check(At(spec, &DLJobSpec::gpus),
+            "must equal " + max_path + " (" + std::to_string(*e.max_gpus) +
+                ") when spec.elastic is set (it is the most the job asks for), got " +
+                std::to_string(*s.gpus) + "; or leave it out");
   }
 }
 
@@ -345,6 +384,7 @@ FieldErrors Validate(const DLJob& job) {
   CheckResources(c, At(spec, &DLJobSpec::resources), s.resources);
   CheckData(c, At(spec, &DLJobSpec::data), s.data);
   if (s.checkpoint) CheckCheckpoint(c, spec, s);
+  if (s.elastic) CheckElastic(c, spec, s);
   CheckMpi(c, spec, s);
   CheckRunPolicy(c, At(spec, &DLJobSpec::run_policy), s.run_policy);
   CheckScheduling(c, At(spec, &DLJobSpec::scheduling), s.scheduling);

@@ -213,6 +213,46 @@ const Case kCases[] = {
      "spec.checkpoint.everySeconds", "a positive number of seconds, got -30"},
     {"CheckpointKeep", [](DLJob& j) { j.spec.checkpoint->keep = 0; }, "spec.checkpoint.keep",
      "a positive number of checkpoints"},
+    {"ElasticMinRequired",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{std::nullopt, 16};
+     },
+     "spec.elastic.minGpus", "required: the fewest GPUs the job may run on"},
+    {"ElasticMaxRequired",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, std::nullopt};
+     },
+     "spec.elastic.maxGpus", "required: the most GPUs the job may run on"},
+    {"ElasticMinZero",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{0, 16};
+     },
+     "spec.elastic.minGpus", "must be from 1 to 16384, got 0"},
+    {"ElasticMinWholeWorkers",
+     [](DLJob& j) {
+       j.spec.gpus_per_worker = 4;
+       j.spec.mpi.slots_per_worker = 4;
+       j.spec.elastic = ElasticSpec{6, 16};
+     },
+     "spec.elastic.minGpus", "must be a multiple of spec.gpusPerWorker (4), got 6"},
+    {"ElasticMaxWholeWorkers",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, 12};
+     },
+     "spec.elastic.maxGpus", "must be a multiple of spec.gpusPerWorker (8), got 12"},
+    {"ElasticMinAboveMax",
+     [](DLJob& j) {
+       j.spec.gpus = 8;
+       j.spec.elastic = ElasticSpec{16, 8};
+     },
+     "spec.elastic.minGpus", "must not exceed spec.elastic.maxGpus (8), got 16"},
+    {"ElasticGpusNotMax",
+     [](DLJob& j) {
+       j.spec.elastic = ElasticSpec{8, 32};
+     },
+     "spec.gpus",
+     "must equal spec.elastic.maxGpus (32) when spec.elastic is set (it is the most the job asks "
+     "for), got 16; or leave it out"},
     {"MpiImpl", [](DLJob& j) { j.spec.mpi.implementation = "MPICH"; }, "spec.mpi.implementation",
      "MPICH is not supported"},
     {"MpiUnknown", [](DLJob& j) { j.spec.mpi.implementation = "Foo"; }, "spec.mpi.implementation",
@@ -360,6 +400,25 @@ TEST(Validation, CollectsEveryProblem) {
   EXPECT_EQ(paths, (std::vector<std::string>{"apiVersion", "metadata.name", "spec.image",
                                              "spec.command", "spec.gpus", "spec.data[0].name",
                                              "spec.data[0].source", "spec.data[0].mountPath"}));
+}
+
+TEST(Validation, ElasticJobWithoutGpusIsDefaultedToMaxAndValid) {
+  DLJob j = ValidJob();
+  j.spec.gpus.reset();
+  j.spec.gpus_per_worker.reset();
+  j.spec.mpi.slots_per_worker.reset();
+  j.spec.elastic = ElasticSpec{4, 16};
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");  // no spec.gpus: defaulting sets it
+  ApplyDefaults(j);
+  EXPECT_EQ(j.spec.gpus, 16);
+  EXPECT_EQ(j.spec.gpus_per_worker, 4);  // divides both ends
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+}
+
+TEST(Validation, ElasticRangeOfOneSizeIsFine) {
+  DLJob j = ValidJob();
+  j.spec.elastic = ElasticSpec{16, 16};
+  EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
 }
 
 TEST(Validation, CheckpointSourcesThatAreFine) {

@@ -7,41 +7,11 @@
 #include <utility>
 
 #include "base/human_format.h"
+#include "scheduler/queue/job_queue_state.h"
 #include "scheduler/queue/preemption.h"
 #include "scheduler/queue/reservation.h"
 
 namespace dljob::scheduler {
-
-struct JobQueue::Job {
-  JobRequest req;
-  JobHistory history;
-  std::string product;           // GangProduct(req.gang)
-  int product_id = kAnyProduct;  // the ledger's id of it
-  int64_t gpus = 0;
-  std::optional<size_t> account;  // its quota account; none: unknown queue, or no quota for it
-  bool running = false;
-  int64_t start = 0;
-  Placement placement;
-  std::vector<size_t> nodes;  // the placement's nodes, as ledger indices (known nodes only)
-  PendingKey key{};
-  // Whether it fits these nodes with every running job gone, once a pass asked (until SetNodes).
-  bool fit_checked = false;
-  std::optional<std::string> never_fits;  // why not
-};
-
-// What one pass carries from job to job.
-struct JobQueue::Pass {
-  int64_t now = 0;
-  Decision decision;
-  Job* head = nullptr;                  // the first job that waits for room
-  const Job* first_blocked = nullptr;   // the first job that waits, for room or quota
-  std::optional<ReservationPlan> plan;  // the head's, with Backfill::kReservation
-  // (cohort, product id) of preemption attempts that found nothing: a job of another cohort may
-  // still reclaim quota its own cohort lent out.
-  std::set<std::pair<size_t, int>> failed_preemptions;
-  std::unordered_set<const Job*> stopped;  // suspended in this pass
-  std::unordered_map<const Job*, std::pair<WaitCause, std::string>> reasons;  // why each waits
-};
 
 bool JobQueue::PendingKey::operator<(const PendingKey& o) const {
   return std::tie(neg_priority, rank, submit, *name) <
@@ -82,9 +52,20 @@ Status JobQueue::Add(JobRequest req, JobHistory history, std::unique_ptr<Job>& o
   if (req.gang.workers <= 0 || req.gang.per_worker.gpus < 0) {
     return Status::InvalidArgument(req.name + ": needs at least one worker and no negative GPUs");
   }
+  if (req.elastic &&
+      (req.elastic->min_workers < 1 || req.elastic->min_workers > req.elastic->max_workers ||
+       req.elastic->max_workers != req.gang.workers)) {
+    return Status::InvalidArgument(
+        req.name + ": an elastic range needs 1 <= min_workers <= max_workers = the gang's " +
+        std::to_string(req.gang.workers) + " workers, got " +
+        std::to_string(req.elastic->min_workers) + " to " +
+        std::to_string(req.elastic->max_workers));
+  }
   out = std::make_unique<Job>();
   out->product = GangProduct(req.gang);
   out->product_id = ledger_.ProductId(out->product);
+  out->max_workers = req.gang.workers;
+  out->min_workers = req.elastic ? req.elastic->min_workers : req.gang.workers;
   out->gpus = GangGpus(req.gang);
   out->account = quota_.AccountFor(req.queue, out->product);
   out->req = std::move(req);
@@ -103,8 +84,10 @@ Status JobQueue::AddPending(JobRequest req, JobHistory history) {
 
 Status JobQueue::AddRunning(JobRequest req, Placement placement, int64_t start_time,
                             JobHistory history) {
-  if (placement.worker_nodes.size() !=
-      static_cast<size_t>(std::max<int64_t>(0, req.gang.workers))) {
+  const auto size = static_cast<int64_t>(placement.worker_nodes.size());
+  if (req.elastic && req.elastic->min_workers <= size && size <= req.gang.workers) {
+    // An elastic job runs at its placement's size (Add checks the range itself).
+  } else if (size != std::max<int64_t>(0, req.gang.workers)) {
     return Status::InvalidArgument(req.name + ": the placement names " +
                                    std::to_string(placement.worker_nodes.size()) + " nodes for " +
                                    std::to_string(req.gang.workers) + " workers");
@@ -113,8 +96,10 @@ Status JobQueue::AddRunning(JobRequest req, Placement placement, int64_t start_t
   if (Status s = Add(std::move(req), history, job); !s.ok()) return s;
   Job& j = *job;
   jobs_.emplace(j.req.name, std::move(job));
+  SetWorkers(j, size);
   j.running = true;
   j.start = start_time;
+  j.size_since = start_time;
   j.placement = std::move(placement);
   j.nodes = ledger_.Indices(j.placement);
   running_.insert(&j);
@@ -151,7 +136,8 @@ int64_t JobQueue::RankAt(const Job& job, int64_t now) const {
     case JobOrdering::kPriorityFifo:
       return 0;
     case JobOrdering::kLeastAttained:
-      return LasLevel(options_.las_thresholds, job.history.attained_gpu_seconds + ran * job.gpus);
+      return LasLevel(options_.las_thresholds, job.history.attained_gpu_seconds +
+                                                   (job.running ? RunGpuSeconds(job, now) : 0));
     case JobOrdering::kShortestRemaining:
       if (!job.req.duration) return kUnlimited;
       return std::max<int64_t>(0, *job.req.duration - job.history.attained_seconds - ran) *
@@ -172,6 +158,7 @@ bool JobQueue::Worse(const Job& running, int64_t now, const Job& pending) const 
 
 void JobQueue::Enqueue(Job& job) {
   job.running = false;
+  SetWorkers(job, job.min_workers);
   job.key = PendingKey{-Priority(job), RankAt(job, 0), job.req.submit_time, &job.req.name, &job};
   pending_.insert(job.key);
 }
@@ -180,6 +167,8 @@ void JobQueue::Run(Job& job, Placement placement, int64_t start) {
   pending_.erase(job.key);
   job.running = true;
   job.start = start;
+  job.size_since = start;
+  job.run_gpu_seconds = 0;
   job.placement = std::move(placement);
   job.nodes = ledger_.Indices(job.placement);
   room_.Before(job.nodes);
@@ -206,7 +195,7 @@ void JobQueue::Stop(Job& job, int64_t now) {
   if (job.req.time_limit) bounded_.erase({job.start + *job.req.time_limit, &job.req.name, &job});
   const int64_t ran = std::max<int64_t>(0, now - job.start);
   job.history.attained_seconds += ran;
-  job.history.attained_gpu_seconds += ran * job.gpus;
+  job.history.attained_gpu_seconds += RunGpuSeconds(job, now);
   job.running = false;
   job.placement = {};
   job.nodes.clear();
@@ -214,10 +203,14 @@ void JobQueue::Stop(Job& job, int64_t now) {
 
 std::string JobQueue::Describe(const Job& j) {
   const std::string model = j.product.empty() ? "any model" : j.product;
+  const int64_t w = j.req.gang.per_worker.gpus;
   std::string s = "needs " + std::to_string(j.gpus) + " GPUs (" + model;
-  if (j.req.gang.workers > 1) {
-    s += ", " + std::to_string(j.req.gang.workers) + " workers × " +
-         std::to_string(j.req.gang.per_worker.gpus);
+  if (j.max_workers > j.min_workers) {  // pending: at its min
+    s = "needs " + std::to_string(j.min_workers * w) + " to " + std::to_string(j.max_workers * w) +
+        " GPUs (" + model + ", " + std::to_string(j.min_workers) + " to " +
+        std::to_string(j.max_workers) + " workers × " + std::to_string(w);
+  } else if (j.req.gang.workers > 1) {
+    s += ", " + std::to_string(j.req.gang.workers) + " workers × " + std::to_string(w);
   }
   s += ") in queue " + j.req.queue;
   if (j.account) {
@@ -294,7 +287,7 @@ std::vector<JobQueue::Job*> JobQueue::PreemptionCandidates(const Job& job, bool 
   return victims;
 }
 
-std::string JobQueue::PreemptReason(const Job& victim, const Job& job, int64_t now) const {
+std::string JobQueue::PreemptWhy(const Job& victim, const Job& job, int64_t now) const {
   std::string why;
   if (victim.req.queue != job.req.queue) {
     why = "queue " + victim.req.queue + " borrows quota that queue " + job.req.queue + " is owed";
@@ -308,18 +301,61 @@ std::string JobQueue::PreemptReason(const Job& victim, const Job& job, int64_t n
     why = "remaining GPU-seconds " + std::to_string(RankAt(victim, now)) + " > " +
           std::to_string(job.key.rank);
   }
-  return "suspended for " + job.req.name + " (" + why + ")";
+  return job.req.name + " (" + why + ")";
 }
 
+void JobQueue::Suspend(Job& v, const Job& job, Pass& pass) {
+  const std::string reason = "suspended for " + PreemptWhy(v, job, pass.now);
+  // A shrink of it earlier in this pass is part of the suspension now.
+  std::erase_if(pass.decision.resize, [&](const ResizeAction& r) { return r.job == v.req.name; });
+  pass.decision.preempt.push_back({v.req.name, job.req.name, reason});
+  Stop(v, pass.now);
+  ++v.history.preemptions;
+  Enqueue(v);
+  pass.stopped.insert(&v);
+  Wait(pass, v, WaitCause::kPreempted, reason);
+}
+
+// The candidates are parts of running gangs: first every elastic victim's workers above its min,
+// one worker a part (ShrinkOrder), then each victim's rest (its whole gang when rigid), both in
+// victim order. Taking a victim's rest suspends it whole; taking only workers shrinks it.
 bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
   const size_t account = *job.account;
   const std::pair<size_t, int> attempt{quota_.CohortOf(account), job.product_id};
   if (pass.failed_preemptions.count(attempt)) return false;
   const std::vector<Job*> victims = PreemptionCandidates(job, quota_blocked, pass.now);
+  struct Part {
+    size_t victim;                  // index into victims
+    bool rest;                      // the victim's rest: taking it suspends the victim
+    std::vector<size_t> positions;  // into the victim's placement
+    std::vector<size_t> nodes;      // their ledger indices
+  };
+  std::vector<Part> parts;
+  std::vector<Part> rests;
+  for (size_t i = 0; i < victims.size(); ++i) {
+    const Job& v = *victims[i];
+    const std::vector<size_t> order = ShrinkOrder(v, job);
+    const size_t removable =
+        static_cast<size_t>(std::max<int64_t>(0, v.req.gang.workers - v.min_workers));
+    Part rest{i, true, {}, {}};
+    for (size_t k = 0; k < order.size(); ++k) {
+      const size_t node = *ledger_.Index(v.placement.worker_nodes[order[k]]);
+      if (k < removable) {
+        parts.push_back({i, false, {order[k]}, {node}});
+      } else {
+        rest.positions.push_back(order[k]);
+        rest.nodes.push_back(node);
+      }
+    }
+    rests.push_back(std::move(rest));
+  }
+  for (Part& r : rests) parts.push_back(std::move(r));
   std::vector<PreemptionCandidate> candidates;
-  for (const Job* v : victims) {
-    candidates.push_back({RunningGang{&v->req.gang, &v->nodes, std::nullopt}, *v->account,
-                          quota_.SamePool(*v->account, account) ? v->gpus : 0});
+  for (const Part& part : parts) {
+    const Job& v = *victims[part.victim];
+    const int64_t gpus = static_cast<int64_t>(part.positions.size()) * v.req.gang.per_worker.gpus;
+    candidates.push_back({RunningGang{&v.req.gang, &part.nodes, std::nullopt}, *v.account,
+                          quota_.SamePool(*v.account, account) ? gpus : 0});
   }
   auto quota_fits = [&](const std::vector<FreedQuota>& freed) {
     return !quota_.Check(account, job.gpus, freed).has_value();
@@ -332,15 +368,22 @@ bool JobQueue::TryPreempt(Job& job, bool quota_blocked, Pass& pass) {
     pass.failed_preemptions.insert(attempt);
     return false;
   }
+  std::vector<bool> suspend(victims.size(), false);
+  std::vector<std::vector<size_t>> shrink(victims.size());
   for (size_t c : plan->victims) {
-    Job& v = *victims[c];
-    const std::string reason = PreemptReason(v, job, pass.now);
-    pass.decision.preempt.push_back({v.req.name, job.req.name, reason});
-    Stop(v, pass.now);
-    ++v.history.preemptions;
-    Enqueue(v);
-    pass.stopped.insert(&v);
-    Wait(pass, v, WaitCause::kPreempted, reason);
+    const Part& part = parts[c];
+    if (part.rest) {
+      suspend[part.victim] = true;
+    } else {
+      shrink[part.victim].push_back(part.positions[0]);
+    }
+  }
+  for (size_t i = 0; i < victims.size(); ++i) {
+    if (suspend[i]) {
+      Suspend(*victims[i], job, pass);
+    } else if (!shrink[i].empty()) {
+      Shrink(*victims[i], std::move(shrink[i]), job, pass);
+    }
   }
   Start(job, std::move(plan->placement), false, pass);
   return true;
@@ -415,6 +458,7 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
   const bool behind = pass.head != nullptr;
   const bool may_preempt =
       options_.preemption && (!behind || options_.backfill == Backfill::kGreedy);
+  const bool elastic = job.max_workers > job.min_workers;
   if (behind && options_.backfill == Backfill::kNone) {
     if (!options_.explain) return false;
     Wait(pass, job, WaitCause::kBehind, "behind " + pass.head->req.name + " (strict order)");
@@ -435,7 +479,7 @@ bool JobQueue::Consider(Job& job, Pass& pass) {
           (!pass.plan->time || pass.now + *job.req.time_limit <= *pass.plan->time);
       masked = !ends_before;
     }
-    if (std::optional<Placement> p = TryPlace(job, masked)) {
+    if (std::optional<Placement> p = elastic ? PlaceLargest(job, masked) : TryPlace(job, masked)) {
       Start(job, std::move(*p), masked, pass);
       return true;
     }
@@ -478,12 +522,14 @@ std::optional<int64_t> JobQueue::NextChange(const Pass& pass) const {
   // When a running job's attained service next crosses a level boundary that puts it behind b.
   for (const Job* v : running_) {
     if (Priority(*v) != Priority(b) || v->gpus <= 0) continue;
-    const int64_t attained = v->history.attained_gpu_seconds + (pass.now - v->start) * v->gpus;
+    const int64_t attained = v->history.attained_gpu_seconds + RunGpuSeconds(*v, pass.now);
     const int64_t level = LasLevel(options_.las_thresholds, attained);
     if (level >= static_cast<int64_t>(options_.las_thresholds.size())) continue;
     if (level + 1 <= b.key.rank) continue;  // still not behind b after crossing
-    const int64_t need = options_.las_thresholds[level] - v->history.attained_gpu_seconds;
-    consider(std::max(v->start + options_.min_run_time, v->start + (need + v->gpus - 1) / v->gpus));
+    const int64_t need =
+        options_.las_thresholds[level] - v->history.attained_gpu_seconds - v->run_gpu_seconds;
+    consider(
+        std::max(v->start + options_.min_run_time, v->size_since + (need + v->gpus - 1) / v->gpus));
   }
   return next;
 }
@@ -496,6 +542,7 @@ Decision JobQueue::Schedule(int64_t now) {
     ++it;  // `job` may leave the pending set; suspended jobs join it (iterators stay valid)
     if (!Consider(job, pass)) break;
   }
+  Grow(pass);
   if (options_.explain) {
     for (const PendingKey& k : pending_) {
       auto r = pass.reasons.find(k.job);
@@ -507,6 +554,9 @@ Decision JobQueue::Schedule(int64_t now) {
     }
   }
   pass.decision.next_change = NextChange(pass);
+  if (pass.grow_at && (!pass.decision.next_change || *pass.grow_at < *pass.decision.next_change)) {
+    pass.decision.next_change = pass.grow_at;
+  }
   return std::move(pass.decision);
 }
 

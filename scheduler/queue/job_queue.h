@@ -20,6 +20,26 @@
 //   - Jobs whose queue does not exist, or which could never fit on this cluster, wait with
 //     that reason and do not hold up the jobs behind them.
 //
+// Elastic jobs (JobRequest::elastic, a range of workers [min, max]; job_queue_elastic.cc):
+//   - Waiting, an elastic job asks for its min: quota, reservations, preemption, "can never fit"
+//     and its place in line all go by min_workers. When min fits, it starts on the largest size
+//     in [min, max] that fits its quota and that the placement policy places now; behind a head
+//     with a reservation, on the nodes minus the reservation, so no size delays the head.
+//   - Growing: at the end of a pass, a running elastic job below max (in order: priority, then
+//     earliest start, then name) grows when GPUs of its product have been free for at least
+//     QueueOptions::grow_after seconds (counted from the first pass that saw them free) and no
+//     waiting job could run on that product (any pending job of an overlapping product, however
+//     it waits, holds growth back: idle GPUs go to waiting jobs first, and no reservation is
+//     delayed). It grows by as many workers as fit its quota (borrowing as a start may) and the
+//     placement policy places on the free room, all at once, keeping its workers where they are.
+//   - Shrinking: when a blocked job would preempt, every elastic candidate's workers above its
+//     min come first, one worker each, before any whole gang (preemption.h takes the cheapest
+//     first and puts back what the job does not need). A victim whose shrink suffices is shrunk
+//     (a ResizeAction, never below min); one that must go below min is suspended whole. A
+//     victim's removable workers are those on the nodes the blocked job could use first (nodes
+//     with the most room once the victim's workers leave them first), so its core stays put.
+//   - A running elastic job is added (AddRunning) with the placement of its current size.
+//
 // The queue keeps its own copy of the nodes: SetNodes replaces it (its `used` must count every
 // running job), and the queue updates it as it starts, suspends and finishes jobs. The operator
 // builds a queue from a snapshot for each pass (ScheduleSnapshot); dljob-sim keeps one for the
@@ -62,7 +82,8 @@ class JobQueue {
   void SetNodes(std::vector<Node> nodes);
   // A job that waits. kInvalidArgument for an empty or known name or an empty gang.
   Status AddPending(JobRequest job, JobHistory history = {});
-  // A job already running at `placement` since `start_time` (the nodes already count it).
+  // A job already running at `placement` since `start_time` (the nodes already count it). An
+  // elastic job runs at the placement's size, which must lie in its range.
   Status AddRunning(JobRequest job, Placement placement, int64_t start_time,
                     JobHistory history = {});
   // A running job ended (finished, failed, deleted): its GPUs and quota are free again and the
@@ -114,12 +135,23 @@ class JobQueue {
   bool Consider(Job& job, Pass& pass);
   std::optional<Placement> TryPlace(const Job& job, bool masked);
   std::vector<Job*> PreemptionCandidates(const Job& job, bool quota_blocked, int64_t now) const;
-  std::string PreemptReason(const Job& victim, const Job& job, int64_t now) const;
+  std::string PreemptWhy(const Job& victim, const Job& job, int64_t now) const;
   bool TryPreempt(Job& job, bool quota_blocked, Pass& pass);
+  void Suspend(Job& victim, const Job& job, Pass& pass);
   const std::optional<std::string>& NeverFits(Job& job);
   void BecomeHead(Job& job, Pass& pass);
   void Start(Job& job, Placement placement, bool masked, Pass& pass);
   std::optional<int64_t> NextChange(const Pass& pass) const;
+
+  // Elastic jobs (job_queue_elastic.cc).
+  void SetWorkers(Job& job, int64_t workers);
+  int64_t RunGpuSeconds(const Job& job, int64_t now) const;
+  void AccrueSize(Job& job, int64_t now);
+  std::optional<Placement> PlaceLargest(Job& job, bool masked);
+  std::vector<size_t> ShrinkOrder(const Job& victim, const Job& job) const;
+  void Shrink(Job& victim, std::vector<size_t> positions, const Job& job, Pass& pass);
+  void Grow(Pass& pass);
+  bool TryGrow(Job& job, int64_t idle_since, Pass& pass);
 
   std::string Describe(const Job& job);
   void Wait(Pass& pass, const Job& job, WaitCause cause, const std::string& detail);
@@ -139,9 +171,12 @@ class JobQueue {
   std::unordered_set<Job*> running_;
   std::multimap<int64_t, Job*> by_start_;  // the running jobs by start time
   std::set<EndKey> bounded_;               // running jobs with a time limit, by end
+  // GPU product → the first pass time since which some of its GPUs have been free, kept for the
+  // products of elastic jobs that could grow.
+  std::map<std::string, int64_t> idle_since_;
 };
 
-// A job in a snapshot: running when it has a placement.
+// A job in a snapshot: running when it has a placement (an elastic one at the placement's size).
 struct JobSnapshot {
   JobRequest request;
   JobHistory history;

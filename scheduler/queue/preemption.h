@@ -1,11 +1,15 @@
-// Which running jobs to suspend so a blocked job fits: the cheapest set of whole gangs that
+// Which running workers to take away so a blocked job fits: the cheapest set of candidates that
 // makes it placeable (and, where quota blocks it, fit its queue's quota), or none at all.
 //
-// The candidates come in order of cost, cheapest first (the caller decides who may be
-// preempted and what cost means). The plan takes them off a scratch copy of the nodes one by one
-// until the job both fits its quota and the placement policy places it, then puts back each
-// victim, most expensive first, that the job does not need after all. A gang is always taken
-// whole, so no job is ever left below its size. Pure.
+// A candidate is a set of workers of one running job: a whole gang, or a part of one (the queue
+// offers an elastic job's workers above its minimum one at a time, as cheaper candidates than
+// any whole gang, and the rest of that job as one more, so that shrinking comes before
+// suspending). The candidates come in order of cost, cheapest first (the caller decides who may
+// be preempted, how jobs are cut into candidates and what cost means). The plan takes them off a
+// scratch copy of the nodes one by one until the job both fits its quota and the placement
+// policy places it, then puts back each candidate, most expensive first, that the job does not
+// need after all. It never splits a candidate, so a caller that offers only whole gangs and
+// parts above a job's minimum never leaves a job below it. Pure.
 #pragma once
 
 #include <cstdint>

@@ -45,6 +45,10 @@ class J {
   J& Limit(int64_t s) { return r_.time_limit = s, *this; }
   J& Duration(int64_t s) { return r_.duration = s, *this; }
   J& Queue(const std::string& q) { return r_.queue = q, *this; }
+  // Elastic from `min_workers` up to its workers.
+  J& Elastic(int64_t min_workers) {
+    return r_.elastic = ElasticRange{min_workers, r_.gang.workers}, *this;
+  }
   J& Model(const std::string& m) {
     r_.gang.node_selector[kGpuProductLabel] = m;
     r_.gang.gpu_model = m;

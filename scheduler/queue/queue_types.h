@@ -1,6 +1,7 @@
 // The queue core's vocabulary: queues and their GPU quotas, a job as the queue sees it, the
 // options that make one queue behave as fifo, dljob, las or sjf, and the decision a scheduling
-// pass returns (start these, suspend those, and why every other job still waits).
+// pass returns (start these, suspend those, resize these elastic ones, and why every other job
+// still waits).
 //
 // Times are whole seconds on the caller's clock (Unix seconds in the operator, trace seconds in
 // dljob-sim); the queue never reads a clock. Plain data; copy freely.
@@ -47,6 +48,14 @@ struct QueueSpec {
 // The one queue of a cluster with no queues configured: any product, no limit.
 QueueSpec UnlimitedQueue(std::string name = kDefaultQueue);
 
+// An elastic job's sizes, in whole workers (spec.elastic's GPUs over gpusPerWorker): it may run
+// on any number of workers from min_workers to max_workers.
+struct ElasticRange {
+  int64_t min_workers = 0;
+  int64_t max_workers = 0;
+  bool operator==(const ElasticRange&) const = default;
+};
+
 // What the queue needs to know of one job.
 struct JobRequest {
   std::string name;                   // unique; "namespace/name" in the operator
@@ -59,6 +68,10 @@ struct JobRequest {
   std::optional<int64_t> time_limit;
   // Only the sjf oracle reads this: the job's total running time.
   std::optional<int64_t> duration;
+  // Set: the job is elastic, and gang.workers must equal max_workers (the most it asks for).
+  // It starts on the most workers in the range that fit (at least min_workers), grows onto idle
+  // GPUs and is shrunk, before it would be suspended, to make room (job_queue.h).
+  std::optional<ElasticRange> elastic = {};
   bool operator==(const JobRequest&) const = default;
 };
 
@@ -102,6 +115,10 @@ struct QueueOptions {
   int64_t min_run_time = 0;
   // kLeastAttained: the GPU-second boundaries between levels, ascending.
   std::vector<int64_t> las_thresholds = {3600, 8 * 3600, 64 * 3600};
+  // An elastic job below its max grows only onto GPUs of its product that have been free for at
+  // least this many seconds (and that no waiting job could use), so that a job ending does not
+  // hand its GPUs to a running job the moment before a waiting one arrives.
+  int64_t grow_after = 300;
   // Whether Decision::waiting is filled. Off, a pass stops scanning as soon as nothing else can
   // start (the simulator's fast path).
   bool explain = true;
@@ -119,6 +136,21 @@ struct PreemptAction {
   std::string for_job;  // the job it makes room for
   std::string reason;   // e.g. "suspended for team-a/big (priority 10 > 0)"
   bool operator==(const PreemptAction&) const = default;
+};
+
+// An elastic job changes size: the caller restarts it from its checkpoint on `placement`, the
+// whole new gang (a shrink keeps the workers it does not remove where they were; a grow keeps
+// every worker and adds the new ones at the end).
+struct ResizeAction {
+  std::string job;
+  Placement placement;
+  int64_t from_workers = 0;
+  int64_t to_workers = 0;
+  std::string for_job;  // a shrink: the job it makes room for; "" for a grow
+  // "shrunk 4 → 2 workers for team-a/big (priority 10 > 0)", "grew 2 → 4 workers onto GPUs idle
+  // for 300 s"
+  std::string reason;
+  bool operator==(const ResizeAction&) const = default;
 };
 
 // What a waiting job waits for, for a machine to branch on (the reason says it to a person).
@@ -149,17 +181,21 @@ struct Reservation {
 };
 
 // One pass's decision, already applied to the queue's own state (the preempted jobs are pending
-// again, the started ones running). The caller suspends `preempt` first, then starts `start`:
-// each start's placement assumes the preempted jobs' resources are free.
+// again, the started ones running, the resized ones at their new size). The caller suspends
+// `preempt` and shrinks the jobs of `resize` that shrink first, then starts `start` and grows the
+// others: each start's placement assumes the preempted and shrunk jobs' resources are free, and a
+// grow uses only what is free after every start.
 struct Decision {
   std::vector<PreemptAction> preempt;
   std::vector<StartAction> start;
-  std::vector<WaitingJob> waiting;  // in queue order; empty unless QueueOptions::explain
+  std::vector<ResizeAction> resize;  // shrinks (in the order made), then grows
+  std::vector<WaitingJob> waiting;   // in queue order; empty unless QueueOptions::explain
   std::optional<Reservation> reservation;
   // The first job in order that waits for room (not for quota), if any.
   std::optional<std::string> blocked_head;
   // A time at which a pass may decide differently even if nothing else happens (a running
-  // job's minimum run time ends, or its attained-service level drops); later than `now`.
+  // job's minimum run time ends, its attained-service level drops, or idle GPUs have been idle
+  // for QueueOptions::grow_after and an elastic job may grow onto them); later than `now`.
   std::optional<int64_t> next_change;
 };
 

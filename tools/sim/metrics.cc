@@ -83,6 +83,7 @@ Summary Summarize(const Trace& trace, const SimResult& result) {
     s.fragmentation = result.fragmented_gpu_seconds / result.free_gpu_seconds_while_blocked;
   }
   s.preemptions = result.preemptions;
+  s.resizes = result.resizes;
   s.wall_seconds = result.wall_seconds;
   if (!result.estimates.empty()) {
     s.estimated = true;

@@ -57,6 +57,7 @@ struct Summary {
   double gpu_allocation_queued = 0;
   double fragmentation = 0;
   int64_t preemptions = 0;
+  int64_t resizes = 0;  // elastic jobs grown or shrunk
   double wall_seconds = 0;
   // Only when the replay scored start-time estimates.
   bool estimated = false;

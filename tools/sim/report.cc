@@ -71,6 +71,10 @@ std::string FormatTable(const std::vector<Summary>& summaries) {
       "makespan", "GPU alloc", "alloc queued", "frag",    "preempt", "wall"};
   const bool estimated =
       std::any_of(summaries.begin(), summaries.end(), [](const Summary& s) { return s.estimated; });
+  // The resize column only where elastic jobs were resized, so a rigid replay reads as before.
+  const bool resized =
+      std::any_of(summaries.begin(), summaries.end(), [](const Summary& s) { return s.resizes; });
+  if (resized) header.insert(header.end() - 1, "resize");
   if (estimated) {
     for (const char* c : {"est err p50", "est err p90", "est in 25%", "est unknown"}) {
       header.push_back(c);
@@ -84,6 +88,7 @@ std::string FormatTable(const std::vector<Summary>& summaries) {
          HumanSeconds(double(s.makespan)), Fixed(100 * s.gpu_allocation, 1) + "%",
          Fixed(100 * s.gpu_allocation_queued, 1) + "%", Fixed(100 * s.fragmentation, 1) + "%",
          std::to_string(s.preemptions), Fixed(s.wall_seconds, 1) + "s"});
+    if (resized) rows.back().insert(rows.back().end() - 1, std::to_string(s.resizes));
     if (!estimated) continue;
     const EstimateAccuracy& e = s.estimates;
     const int64_t made = e.count + e.unknown;
@@ -128,6 +133,7 @@ nlohmann::ordered_json SummaryJson(const std::vector<Summary>& summaries) {
                      {"finished", s.finished},
                      {"deadline_exceeded", s.deadline_exceeded},
                      {"wall_seconds", s.wall_seconds}};
+    if (s.resizes) out[s.policy]["resizes"] = s.resizes;
     if (!s.estimated) continue;
     auto figures = [](const EstimateAccuracy& a) {
       return nlohmann::ordered_json{

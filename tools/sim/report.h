@@ -18,7 +18,8 @@ namespace dljob::scheduler::sim {
 std::string HumanSeconds(double seconds);
 
 // One row per policy: jobs, finished, avg/p95 JCT and wait, makespan, GPU allocation (all the
-// time, and while jobs queued), fragmentation, preemptions, wall time; when some replay scored
+// time, and while jobs queued), fragmentation, preemptions, resizes (only when some replay
+// resized an elastic job), wall time; when some replay scored
 // start-time estimates, their median and p90 error, the share within ±25% and the share unknown
 // (metrics.h).
 std::string FormatTable(const std::vector<Summary>& summaries);
@@ -26,7 +27,8 @@ std::string FormatTable(const std::vector<Summary>& summaries);
 // {"<policy>": {"avg_jct": s, "p95_jct": s, "avg_wait": s, "p95_wait": s, "makespan": s,
 //  "gpu_allocation": fraction, "preemptions": n, "gpu_allocation_queued": fraction,
 //  "fragmentation": fraction, "jobs": n,
-//  "finished": n, "deadline_exceeded": n, "wall_seconds": s}, ...} in the policies' order; a
+//  "finished": n, "deadline_exceeded": n, "wall_seconds": s[, "resizes": n when some]}, ...} in
+// the policies' order; a
 // replay that scored start-time estimates adds "estimates": {"all": A, "at_submission": A,
 // "jobs": n, "runs": n, "wall_seconds": s}, each A {"count", "unknown", "median_error",
 // "p90_error", "within_25", "median_bias"} (seconds, fractions).

@@ -3,10 +3,14 @@
 //
 //   dljob-sim --nodes NODES.csv --jobs JOBS.csv --policy fifo,dljob,las [--queues QUEUES.csv]
 //             [--preemption-overhead S] [--min-run-time S] [-o table|json]
+//             [--resize-overhead S] [--grow-after S] [--rigid]
 //             [--jobs-out per-job.csv] [--svg allocation.svg]
 //             [--estimates [--estimate-sample N] [--estimate-every S] [--estimate-noise F]
 //                          [--estimate-max-passes N] [--estimates-out FILE]]
-//   dljob-sim --generate-trace --jobs-count 20000 --gpus 6500 --seed 1 --out-dir DIR
+//   dljob-sim --generate-trace --jobs-count 20000 --gpus 6500 --seed 1 [--elastic-share F]
+//             --out-dir DIR
+//
+// Elastic against rigid on one trace: replay it once as it is and once with --rigid.
 //
 // Exit status: 0 done, 1 a bad input file or a file that cannot be written (the message names
 // the file, line and column), 2 a usage error. Progress goes to stderr; results to stdout.
@@ -196,6 +200,14 @@ int Main(int argc, char** argv) {
                  "seconds a job runs before it may be suspended")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--resize-overhead", f.options.resize_overhead,
+                 "seconds a resized elastic job spends checkpointing and restarting")
+      ->capture_default_str();
+  app.add_option("--grow-after", f.options.grow_after,
+                 "seconds GPUs stay idle before an elastic job may grow onto them")
+      ->capture_default_str();
+  app.add_flag("--rigid", f.options.rigid,
+               "run the trace's elastic jobs as rigid ones at their max GPUs (to compare)");
   app.add_option("--las-thresholds", f.options.las_thresholds,
                  "las: attained GPU-second boundaries between levels, ascending")
       ->delimiter(',')
@@ -240,6 +252,10 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{8}, int64_t{10'000'000}))
       ->capture_default_str();
   app.add_option("--seed", f.shape.seed, "generator seed")->capture_default_str();
+  app.add_option("--elastic-share", f.shape.elastic_share,
+                 "generated: share of the multi-worker jobs made elastic (from a quarter of "
+                 "their GPUs up to all)")
+      ->capture_default_str();
   app.add_option("--load", f.shape.load, "generated offered load (GPU-seconds per GPU-second)")
       ->check(CLI::Range(0.01, 100.0))
       ->capture_default_str();

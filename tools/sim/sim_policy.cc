@@ -30,6 +30,9 @@ Result<SimPolicy> SimPolicyByName(std::string_view name, const SimOptions& optio
   p.queue.min_run_time = options.min_run_time;
   p.queue.las_thresholds = options.las_thresholds;
   p.preemption_overhead = options.preemption_overhead;
+  p.resize_overhead = options.resize_overhead;
+  p.rigid = options.rigid;
+  p.queue.grow_after = options.grow_after;
   p.estimates = options.estimates;
   return p;
 }

@@ -19,9 +19,11 @@ namespace {
 
 // A job's replay state beside its outcome.
 struct JobRun {
-  int64_t remaining = 0;   // running time still needed
-  int64_t start = 0;       // of the current run
-  int64_t overhead = 0;    // restoring time at the start of the current run
+  int64_t remaining = 0;   // GPU-seconds of work still needed (duration × num_gpu at first)
+  int64_t gpus = 0;        // of the current run, at its current size
+  int64_t run_start = 0;   // of the current run (its time limit counts from here)
+  int64_t start = 0;       // of the current stretch: the run's start or its last resize
+  int64_t overhead = 0;    // restoring time at the start of the current stretch
   int64_t generation = 0;  // bumped on every start and suspension; stale end events ignored
   bool running = false;
   // What a start-time estimate is told (SimPolicy::estimates): where and until when the current
@@ -77,7 +79,7 @@ class Replay {
       }
       const size_t arrived = next;
       while (next < trace_.jobs.size() && trace_.jobs[next].submit_time == *t) {
-        if (Status s = queue_.AddPending(RequestOf(trace_.jobs[next])); !s.ok()) return s;
+        if (Status s = queue_.AddPending(Request(next)); !s.ok()) return s;
         live_.insert(next);
         ++next;
       }
@@ -94,17 +96,39 @@ class Replay {
   }
 
  private:
+  // Closes the current stretch of job i's run at `now`: its time held and work done.
+  int64_t CloseStretch(size_t i, int64_t now) {
+    JobRun& run = runs_[i];
+    const int64_t held = now - run.start;
+    result_.jobs[i].held += held;
+    const int64_t worked = std::max<int64_t>(0, held - run.overhead) * run.gpus;
+    const bool short_of_work = worked < run.remaining;
+    run.remaining -= std::min(run.remaining, worked);
+    return short_of_work ? held : -1;
+  }
+
+  // Schedules the end of job i's current stretch, starting `now` after `overhead`.
+  void ScheduleEnd(size_t i, int64_t now, int64_t overhead) {
+    JobRun& run = runs_[i];
+    const TraceJob& job = trace_.jobs[i];
+    run.overhead = overhead;
+    run.start = now;
+    ++run.generation;
+    const int64_t gpus = std::max<int64_t>(1, run.gpus);
+    int64_t end = now + overhead + (run.remaining + gpus - 1) / gpus;
+    if (job.time_limit) end = std::min(end, run.run_start + *job.time_limit);
+    run.end = end;
+    ends_.emplace(end, i, run.generation);
+  }
+
   void End(size_t i, int64_t now) {
     JobRun& run = runs_[i];
     JobOutcome& out = result_.jobs[i];
-    const int64_t held = now - run.start;
-    out.held += held;
-    const int64_t worked = std::max<int64_t>(0, held - run.overhead);
-    out.deadline_exceeded = worked < run.remaining;
+    out.deadline_exceeded = CloseStretch(i, now) >= 0;
     run.remaining = 0;
     run.running = false;
     out.finish = now;
-    allocated_ -= trace_.jobs[i].num_gpu;
+    allocated_ -= run.gpus;
     ++ended_;
     live_.erase(i);
     Status s = queue_.Finish(trace_.jobs[i].name, now);
@@ -116,17 +140,30 @@ class Replay {
     for (const PreemptAction& p : d.preempt) {
       const size_t i = index_.at(p.job);
       JobRun& run = runs_[i];
-      const int64_t held = now - run.start;
-      result_.jobs[i].held += held;
-      run.remaining -= std::min(run.remaining, std::max<int64_t>(0, held - run.overhead));
+      CloseStretch(i, now);
+      const int64_t held = now - run.run_start;
       run.running = false;
       ++run.generation;
       run.history.attained_seconds += held;  // as the queue counts it (JobQueue::Stop)
-      run.history.attained_gpu_seconds += held * trace_.jobs[i].num_gpu;
+      run.history.attained_gpu_seconds += held * run.gpus;
       ++run.history.preemptions;
       ++result_.jobs[i].preemptions;
       ++result_.preemptions;
-      allocated_ -= trace_.jobs[i].num_gpu;
+      allocated_ -= run.gpus;
+    }
+    // Shrinks come before the starts that need their GPUs, grows after; the allocation and the
+    // work left are the same in either order.
+    for (const ResizeAction& r : d.resize) {
+      const size_t i = index_.at(r.job);
+      JobRun& run = runs_[i];
+      CloseStretch(i, now);
+      const int64_t gpus = r.to_workers * trace_.jobs[i].gpus_per_worker;
+      allocated_ += gpus - run.gpus;
+      run.gpus = gpus;
+      run.placement = r.placement;
+      ScheduleEnd(i, now, policy_.resize_overhead);
+      ++result_.jobs[i].resizes;
+      ++result_.resizes;
     }
     for (const StartAction& s : d.start) {
       const size_t i = index_.at(s.job);
@@ -135,18 +172,14 @@ class Replay {
       JobOutcome& out = result_.jobs[i];
       if (!out.first_start) {
         out.first_start = now;
-        run.remaining = job.duration;
+        run.remaining = job.duration * job.num_gpu;
       }
-      run.overhead = out.preemptions > 0 ? overhead_ : 0;
-      run.start = now;
+      run.gpus = static_cast<int64_t>(s.placement.worker_nodes.size()) * job.gpus_per_worker;
+      run.run_start = now;
       run.running = true;
-      ++run.generation;
-      int64_t length = run.overhead + run.remaining;
-      if (job.time_limit) length = std::min(length, *job.time_limit);
-      run.end = now + length;
       run.placement = s.placement;
-      ends_.emplace(now + length, i, run.generation);
-      allocated_ += job.num_gpu;
+      ScheduleEnd(i, now, out.preemptions > 0 ? overhead_ : 0);
+      allocated_ += run.gpus;
     }
     next_change_ = d.next_change;
     head_.reset();
@@ -192,6 +225,13 @@ class Replay {
     result_.fragmented_gpu_seconds += dt * static_cast<double>(stranded) / free;
   }
 
+  // The queue's view of trace job i; a rigid replay drops elastic ranges.
+  JobRequest Request(size_t i) const {
+    JobRequest r = RequestOf(trace_.jobs[i]);
+    if (policy_.rigid) r.elastic.reset();
+    return r;
+  }
+
   bool Scored(size_t i) const { return i % static_cast<size_t>(policy_.estimates->sample) == 0; }
 
   // After the pass at `now`: an estimate when a scored job submitted at `now` (trace indices
@@ -221,16 +261,18 @@ class Replay {
     jobs.reserve(live_.size());
     for (size_t i : live_) {
       const JobRun& run = runs_[i];
-      JobRequest req = RequestOf(trace_.jobs[i]);
+      JobRequest req = Request(i);
       if (run.running) {
         const int64_t end = now + Reported(run.end - now, i, run.generation);
-        const ExpectedEnd expected = ExpectedEndOf(req, run.start, end);
-        jobs.push_back({{std::move(req), run.history, run.placement, run.start}, expected, {}});
+        const ExpectedEnd expected = ExpectedEndOf(req, run.run_start, end);
+        jobs.push_back({{std::move(req), run.history, run.placement, run.run_start}, expected, {}});
         continue;
       }
       std::optional<int64_t> next_run;  // a suspended job's; one that never ran: its time limit
       if (result_.jobs[i].first_start) {
-        next_run = Reported(overhead_ + run.remaining, i, run.generation + 1);
+        const int64_t at_max = trace_.jobs[i].num_gpu;  // a waiting job asks for up to its max
+        next_run =
+            Reported(overhead_ + (run.remaining + at_max - 1) / at_max, i, run.generation + 1);
       }
       jobs.push_back({{std::move(req), run.history, std::nullopt, 0}, {}, next_run});
       waiting.push_back(i);

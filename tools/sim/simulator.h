@@ -3,6 +3,10 @@
 // server. Jobs arrive at their submit times, run their duration (resuming where they were when
 // suspended, after paying the preemption overhead), and end; a run that reaches its time limit
 // ends there, as Kubernetes would fail it. After the events of each instant, one scheduling pass.
+// An elastic job's work is GPU-seconds (its duration × its max GPUs, scaling linearly): on fewer
+// GPUs it runs longer, and each resize (Decision::resize) costs it the resize overhead (a
+// checkpoint and a restart) before it makes progress again. Its time limit counts from the
+// run's start, across resizes.
 //
 // Policies (SimPolicyNames): the queue's order, backfill and preemption, and the placement:
 //   fifo      strict FIFO by submit time, no backfill, no preemption; first-fit placement
@@ -57,6 +61,9 @@ struct EstimateScoring {
 
 struct SimOptions {
   int64_t preemption_overhead = 30;  // seconds a suspended job's next run spends restoring
+  int64_t resize_overhead = 30;      // seconds a resized elastic job spends restarting
+  int64_t grow_after = 300;          // QueueOptions::grow_after
+  bool rigid = false;                // run elastic jobs as rigid ones at their max
   int64_t min_run_time = 600;        // a running job may be suspended only after this long
   // kLeastAttained's level boundaries in GPU-seconds.
   std::vector<int64_t> las_thresholds = {3600, 8 * 3600, 64 * 3600};
@@ -70,6 +77,8 @@ struct SimPolicy {
   std::string placement;  // a MakePlacementPolicy name
   QueueOptions queue;
   int64_t preemption_overhead = 0;
+  int64_t resize_overhead = 0;
+  bool rigid = false;  // elastic jobs run at their max, never resized
   std::optional<EstimateScoring> estimates;
 };
 
@@ -84,6 +93,7 @@ struct JobOutcome {
   std::optional<int64_t> finish;  // none: never ran to its end (it never fit, or no queue)
   int64_t held = 0;               // seconds on GPUs, overheads included
   int64_t preemptions = 0;
+  int64_t resizes = 0;
   bool deadline_exceeded = false;  // its run reached its time limit
 };
 
@@ -118,6 +128,7 @@ struct SimResult {
   double fragmented_gpu_seconds = 0;
   double free_gpu_seconds_while_blocked = 0;
   int64_t preemptions = 0;
+  int64_t resizes = 0;
   int64_t passes = 0;
   double wall_seconds = 0;
   // With SimPolicy::estimates, per job (the trace's order): the estimates made before its first

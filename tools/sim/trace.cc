@@ -116,6 +116,26 @@ Result<std::vector<TraceJob>> ParseJobs(std::string_view file, std::string_view 
                       "num_gpu " + std::to_string(*gpus) + " is not a multiple of " +
                           std::to_string(*per_worker));
     }
+    if (!t->Text(row, "min_gpu").empty()) {
+      Result<int64_t> min = t->Int(row, "min_gpu", 1, *gpus);
+      if (!min.ok()) return min.status();
+      if (*min % *per_worker != 0) {
+        return t->Error(row, "min_gpu",
+                        "must be a multiple of gpus_per_worker (" + std::to_string(*per_worker) +
+                            "), got " + std::to_string(*min));
+      }
+      j.min_gpu = *min;
+    }
+    if (!t->Text(row, "max_gpu").empty()) {
+      Result<int64_t> max = t->Int(row, "max_gpu", 1, kMaxCount);
+      if (!max.ok()) return max.status();
+      if (*max != *gpus) {
+        return t->Error(row, "max_gpu",
+                        "must equal num_gpu (" + std::to_string(*gpus) + "), got " +
+                            std::to_string(*max) + "; or leave it empty");
+      }
+      if (!j.min_gpu) return t->Error(row, "max_gpu", "needs min_gpu (an elastic job's range)");
+    }
     if (!t->Text(row, "time_limit").empty()) {
       Result<int64_t> limit = t->Int(row, "time_limit", 1, kMaxSeconds);
       if (!limit.ok()) return limit.status();
@@ -225,6 +245,7 @@ JobRequest RequestOf(const TraceJob& job) {
   r.gang.job = job.name;
   r.gang.workers = job.num_gpu / job.gpus_per_worker;
   r.gang.per_worker = Resources{job.gpus_per_worker, 0, 0, 1};
+  if (job.min_gpu) r.elastic = ElasticRange{*job.min_gpu / job.gpus_per_worker, r.gang.workers};
   if (!job.gpu_model.empty()) {
     r.gang.node_selector[kGpuProductLabel] = job.gpu_model;
     r.gang.gpu_model = job.gpu_model;
@@ -252,13 +273,21 @@ std::string NodesCsv(const std::vector<Node>& nodes) {
 }
 
 std::string JobsCsv(const std::vector<TraceJob>& jobs) {
+  // The elastic columns only when a job is elastic, so a rigid trace reads as before.
+  const bool elastic =
+      std::any_of(jobs.begin(), jobs.end(), [](const TraceJob& j) { return j.min_gpu; });
   std::string out =
-      "name,submit_time,duration,num_gpu,gpus_per_worker,queue,priority,gpu_model,time_limit\n";
+      "name,submit_time,duration,num_gpu,gpus_per_worker,queue,priority,gpu_model,time_limit";
+  out += elastic ? ",min_gpu,max_gpu\n" : "\n";
   for (const TraceJob& j : jobs) {
     out += j.name + "," + std::to_string(j.submit_time) + "," + std::to_string(j.duration) + "," +
            std::to_string(j.num_gpu) + "," + std::to_string(j.gpus_per_worker) + "," + j.queue +
            "," + std::to_string(j.priority) + "," + j.gpu_model + "," +
-           (j.time_limit ? std::to_string(*j.time_limit) : "") + "\n";
+           (j.time_limit ? std::to_string(*j.time_limit) : "");
+    if (elastic) {
+      out += j.min_gpu ? "," + std::to_string(*j.min_gpu) + "," + std::to_string(j.num_gpu) : ",,";
+    }
+    out += "\n";
   }
   return out;
 }

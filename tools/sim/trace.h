@@ -3,6 +3,7 @@
 //
 //   nodes:  name,num_gpu,gpu_model,cpu_milli,memory_mib[,labels]       labels: k=v;k=v
 //   jobs:   name,submit_time,duration,num_gpu,gpus_per_worker,queue,priority,gpu_model[,time_limit]
+//           [,min_gpu,max_gpu]
 //   queues: name,gpu_model,nominal,borrowing_limit[,cohort]            one row per queue and model
 //
 // Times are whole seconds. Columns are found by the header's names (any order; extra columns are
@@ -10,7 +11,9 @@
 // ("default"), priority (0), gpu_model (any), time_limit (none: the job's runs have no bound),
 // cpu_milli/memory_mib (not accounted), nominal (unlimited), borrowing_limit (0; "unlimited"),
 // cohort (the default cohort; the queues of one cohort lend each other idle quota, and every row
-// of a queue names the same one).
+// of a queue names the same one), min_gpu/max_gpu (a rigid job). A job with min_gpu is elastic:
+// it runs on min_gpu to num_gpu GPUs, both whole workers; max_gpu, when given, must equal num_gpu
+// (as a DLJob's spec.gpus equals elastic.maxGpus). Its duration is at num_gpu GPUs.
 // A node's gpu_model becomes its nvidia.com/gpu.product label; a job's its nodeSelector.
 // Errors name the file, line and column and why. Pure.
 #pragma once
@@ -37,6 +40,7 @@ struct TraceJob {
   int64_t priority = 0;
   std::string gpu_model;  // "" any
   std::optional<int64_t> time_limit;
+  std::optional<int64_t> min_gpu;  // set: elastic from min_gpu up to num_gpu GPUs
   bool operator==(const TraceJob&) const = default;
 };
 
@@ -58,7 +62,7 @@ Result<Trace> LoadTrace(const std::string& nodes_path, const std::string& jobs_p
 std::vector<QueueSpec> QueuesFor(const Trace& trace);
 
 // The queue core's view of a trace job: its gang (workers of gpus_per_worker GPUs, 1 pod each,
-// nodeSelector on the model), time limit and duration (for the sjf oracle).
+// nodeSelector on the model), time limit, duration (for the sjf oracle) and elastic range.
 JobRequest RequestOf(const TraceJob& job);
 
 std::string NodesCsv(const std::vector<Node>& nodes);

@@ -109,6 +109,12 @@ Trace GenerateTrace(const TraceShape& shape) {
     j.submit_time = std::llround(t);
     t += -std::log(1.0 - Uniform01(rng)) / rate;
   }
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    TraceJob& j = trace.jobs[i];
+    const double u = static_cast<double>(MixSeed(shape.seed, i, 0xe1a5) >> 11) * 0x1.0p-53;
+    if (j.num_gpu / j.gpus_per_worker < 2 || u >= shape.elastic_share) continue;
+    j.min_gpu = std::max(j.gpus_per_worker, j.num_gpu / 4 / j.gpus_per_worker * j.gpus_per_worker);
+  }
   for (const auto& [queue, w] : queues) {
     QueueSpec q;
     q.name = queue;

@@ -12,6 +12,10 @@
 //   arrivals    Poisson over a span S where Σ GPUs × min(duration, S) = load × GPUs × S
 //   queues      team-a..team-d, each with a nominal quarter of all GPUs (any model) and
 //               borrowing up to all of them
+//   elastic     with elastic_share > 0, that share of the jobs of two or more workers (drawn
+//               from a stream of its own, so the rest of the trace is the same for every share)
+//               is elastic from a quarter of its GPUs, rounded down to whole workers (at least
+//               one), up to all of them
 // Deterministic for a seed (drawn from base/random.h's kit, not the standard library's
 // distributions, so every platform gives the same trace). Pure.
 #pragma once
@@ -27,6 +31,7 @@ struct TraceShape {
   int64_t gpus = 6500;  // rounded down to whole 8-GPU nodes
   uint64_t seed = 1;
   double load = 1.5;  // offered GPU-seconds per GPU-second of the arrival span
+  double elastic_share = 0;
 };
 
 Trace GenerateTrace(const TraceShape& shape);
