@@ -161,8 +161,12 @@ TEST(StepScheduleTest, ResumedPositionsTileEachEpochExactly) {
               const bool ends = resumed.EndsEpoch(s);
               ASSERT_EQ(ends, resumed.At(s + 1).epoch != at.epoch);
               ASSERT_EQ(ends, at.offset + 2 * g2 > u2);
-              if (ends) ASSERT_EQ(resumed.LastStepOfEpoch(at.epoch), s);
-              if (g1 == g2 && u1 == u2) ASSERT_EQ(at, first.At(s));
+              if (ends) {
+                ASSERT_EQ(resumed.LastStepOfEpoch(at.epoch), s);
+              }
+              if (g1 == g2 && u1 == u2) {
+                ASSERT_EQ(at, first.At(s));
+              }
             }
           }
         }

@@ -139,7 +139,7 @@ class NanSource : public DataSource {
  public:
   int64_t steps_per_epoch() const override { return 10; }
   Batch Get(int64_t, int64_t) override {
-    return {torch::full({4, 1, 28, 28}, std::nan("")), torch::zeros({4}, torch::kInt64)};
+    return {torch::full({4, 1, 28, 28}, std::nan("")), torch::zeros({4}, torch::kInt64), {}};
   }
 };
 
