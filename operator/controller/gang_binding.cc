@@ -222,9 +222,24 @@ Result<GangOutcome> BindGang(kube::Api& api, Clock& clock, GpuLedger& ledger, co
     Drop(workers, out.released);
     return out;
   }
-  // A seat that is not fresh is one the ledger knew bound or assumed already; a worker that does
-  // not exist is created all the same.
-  auto acts = [&](size_t i) { return (*seats)[i].fresh || !todo[i]->exists; };
+  // A seat that is not fresh is one the ledger knew bound or assumed already. A worker missing
+  // from the cache with such a seat was made by an earlier pass (its assumption outlives a failed
+  // create only until Forget): the cache is behind, and the pod's event brings the job back.
+  for (size_t i = 0; i < todo.size(); ++i) {
+    if (todo[i]->exists || (*seats)[i].fresh) continue;
+    std::vector<PodClaim> fresh;
+    for (size_t j = 0; j < todo.size(); ++j) {
+      if ((*seats)[j].fresh) fresh.push_back(todo_claims[j]);
+    }
+    ledger.Forget(fresh);
+    return GangOutcome{GangState::kWait,
+                       "worker " + NameOf(todo[i]->pod) + " was placed on node " +
+                           (*seats)[i].node + " and is not in the cache yet",
+                       {},
+                       {},
+                       ""};
+  }
+  auto acts = [&](size_t i) { return (*seats)[i].fresh; };
   bool any = false;
   for (size_t i = 0; i < todo.size(); ++i) any = any || acts(i);
   std::vector<Json*> bound = before;  // every worker bound so far, by anyone

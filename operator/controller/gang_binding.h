@@ -16,7 +16,8 @@
 //     in the cache yet) is completed only when the rest fits, and only after the server confirms
 //     that every worker bound before still exists, bound, with the same uid (a worker the cache
 //     shows bound may be gone already); when the rest does not fit, the bound ones are deleted.
-//   - A worker being deleted makes the gang wait until it is gone (and made again).
+//   - A worker being deleted makes the gang wait until it is gone (and made again); so does one
+//     missing from the cache that the ledger has placed already (an earlier pass made it).
 // A create or bind the server refuses for good (a 4xx other than 404, 409 and 429: RBAC,
 // admission, a quota) also undoes the gang, and says so in GangOutcome::refused. Each create and
 // bind is retried after a 5xx, a 429 or a transport failure (kube/retry.h's backoff): repeating
