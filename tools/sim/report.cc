@@ -191,6 +191,18 @@ std::string JobsOutCsv(const Trace& trace, const std::vector<SimResult>& results
   return out;
 }
 
+std::string EventsOutCsv(const Trace& trace, const std::vector<SimResult>& results) {
+  std::string out = "policy,time,name,event,gpus,for_job\n";
+  for (const SimResult& r : results) {
+    for (const SimEvent& e : r.events) {
+      out += r.policy + "," + std::to_string(e.time) + "," + trace.jobs[e.job].name + "," +
+             std::string(SimEventName(e.kind)) + "," + std::to_string(e.gpus) + "," + e.for_job +
+             "\n";
+    }
+  }
+  return out;
+}
+
 std::string AllocationSvg(const std::vector<SimResult>& results, size_t points) {
   const double W = 960, H = 480, left = 70, right = 160, top = 40, bottom = 60;
   const double pw = W - left - right, ph = H - top - bottom;

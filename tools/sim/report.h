@@ -39,6 +39,11 @@ nlohmann::ordered_json SummaryJson(const std::vector<Summary>& summaries);
 // finished.
 std::string JobsOutCsv(const Trace& trace, const std::vector<SimResult>& results);
 
+// policy,time,name,event,gpus,for_job — one row per SimResult::events entry (start, end,
+// deadline, preempt, shrink, grow; gpus after it; for_job: the job a preemption or shrink made
+// room for), by policy, then time.
+std::string EventsOutCsv(const Trace& trace, const std::vector<SimResult>& results);
+
 // policy,name,submit_time,made_at,estimate,basis,start_time,error — one row per start-time
 // estimate scored (SimResult::estimates); estimate, start_time and error (estimate − start) empty
 // when there is none.

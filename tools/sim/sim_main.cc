@@ -4,7 +4,7 @@
 //   dljob-sim --nodes NODES.csv --jobs JOBS.csv --policy fifo,dljob,las [--queues QUEUES.csv]
 //             [--preemption-overhead S] [--min-run-time S] [-o table|json]
 //             [--resize-overhead S] [--grow-after S] [--rigid]
-//             [--jobs-out per-job.csv] [--svg allocation.svg]
+//             [--jobs-out per-job.csv] [--events-out events.csv] [--svg allocation.svg]
 //             [--estimates [--estimate-sample N] [--estimate-every S] [--estimate-noise F]
 //                          [--estimate-max-passes N] [--estimates-out FILE]]
 //   dljob-sim --generate-trace --jobs-count 20000 --gpus 6500 --seed 1 [--elastic-share F]
@@ -40,7 +40,7 @@ struct Flags {
   std::vector<std::string> policies;
   SimOptions options;
   std::string output = "table";
-  std::string jobs_out, svg;
+  std::string jobs_out, svg, events_out;
   bool estimates = false;
   EstimateScoring scoring;
   std::string estimates_out;
@@ -155,6 +155,13 @@ int Replay(const Flags& f) {
       return 1;
     }
   }
+  if (!f.events_out.empty()) {
+    if (Status s = DefaultEnv().WriteFileAtomically(f.events_out, EventsOutCsv(*trace, results));
+        !s.ok()) {
+      std::cerr << "dljob-sim: error: --events-out: " << s.message() << "\n";
+      return 1;
+    }
+  }
   if (!f.svg.empty()) {
     if (Status s = DefaultEnv().WriteFileAtomically(f.svg, AllocationSvg(results)); !s.ok()) {
       std::cerr << "dljob-sim: error: --svg: " << s.message() << "\n";
@@ -216,6 +223,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   app.add_option("--jobs-out", f.jobs_out, "write one CSV row per policy and job here");
+  app.add_option("--events-out", f.events_out,
+                 "write one CSV row per policy and job event (start, end, deadline, preempt, "
+                 "shrink, grow) here");
   app.add_option("--svg", f.svg, "write a plot of GPU allocation over time here");
   app.add_flag("--estimates", f.estimates,
                "score start-time estimates: each scored job's (--estimate-sample) at its "
@@ -281,6 +291,7 @@ int Main(int argc, char** argv) {
       throw CLI::ValidationError("--estimates-out", "needs --estimates");
     }
     if (f.estimates) f.options.estimates = f.scoring;
+    f.options.record_events = !f.events_out.empty();
     if (!std::is_sorted(f.options.las_thresholds.begin(), f.options.las_thresholds.end())) {
       throw CLI::ValidationError("--las-thresholds", "must be ascending");
     }

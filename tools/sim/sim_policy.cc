@@ -34,7 +34,26 @@ Result<SimPolicy> SimPolicyByName(std::string_view name, const SimOptions& optio
   p.rigid = options.rigid;
   p.queue.grow_after = options.grow_after;
   p.estimates = options.estimates;
+  p.record_events = options.record_events;
   return p;
+}
+
+std::string_view SimEventName(SimEventKind kind) {
+  switch (kind) {
+    case SimEventKind::kStart:
+      return "start";
+    case SimEventKind::kEnd:
+      return "end";
+    case SimEventKind::kDeadline:
+      return "deadline";
+    case SimEventKind::kPreempt:
+      return "preempt";
+    case SimEventKind::kShrink:
+      return "shrink";
+    case SimEventKind::kGrow:
+      return "grow";
+  }
+  return "?";
 }
 
 }  // namespace dljob::scheduler::sim

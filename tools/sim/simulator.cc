@@ -125,6 +125,7 @@ class Replay {
     JobRun& run = runs_[i];
     JobOutcome& out = result_.jobs[i];
     out.deadline_exceeded = CloseStretch(i, now) >= 0;
+    Record(now, i, out.deadline_exceeded ? SimEventKind::kDeadline : SimEventKind::kEnd, 0);
     run.remaining = 0;
     run.running = false;
     out.finish = now;
@@ -150,6 +151,7 @@ class Replay {
       ++result_.jobs[i].preemptions;
       ++result_.preemptions;
       allocated_ -= run.gpus;
+      Record(now, i, SimEventKind::kPreempt, 0, p.for_job);
     }
     // Shrinks come before the starts that need their GPUs, grows after; the allocation and the
     // work left are the same in either order.
@@ -164,6 +166,8 @@ class Replay {
       ScheduleEnd(i, now, policy_.resize_overhead);
       ++result_.jobs[i].resizes;
       ++result_.resizes;
+      Record(now, i, r.to_workers < r.from_workers ? SimEventKind::kShrink : SimEventKind::kGrow,
+             gpus, r.for_job);
     }
     for (const StartAction& s : d.start) {
       const size_t i = index_.at(s.job);
@@ -180,6 +184,7 @@ class Replay {
       run.placement = s.placement;
       ScheduleEnd(i, now, out.preemptions > 0 ? overhead_ : 0);
       allocated_ += run.gpus;
+      Record(now, i, SimEventKind::kStart, run.gpus);
     }
     next_change_ = d.next_change;
     head_.reset();
@@ -191,6 +196,10 @@ class Replay {
         result_.allocation.push_back({now, allocated_});
       }
     }
+  }
+
+  void Record(int64_t now, size_t i, SimEventKind kind, int64_t gpus, std::string for_job = {}) {
+    if (policy_.record_events) result_.events.push_back({now, i, kind, gpus, std::move(for_job)});
   }
 
   // The interval [from, to) after a pass: allocation and fragmentation as that pass left them.

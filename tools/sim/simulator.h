@@ -70,6 +70,7 @@ struct SimOptions {
   // Start-time estimates are scored when set. Each estimate replays the queue, so a replay with
   // them takes minutes where one without takes seconds.
   std::optional<EstimateScoring> estimates;
+  bool record_events = false;  // SimResult::events
 };
 
 struct SimPolicy {
@@ -80,6 +81,7 @@ struct SimPolicy {
   int64_t resize_overhead = 0;
   bool rigid = false;  // elastic jobs run at their max, never resized
   std::optional<EstimateScoring> estimates;
+  bool record_events = false;  // SimResult::events
 };
 
 // "fifo", "spread", "best-fit", "dljob", "las", "sjf".
@@ -103,6 +105,19 @@ struct EstimateRecord {
   std::optional<int64_t> time;  // none: unknown
   EstimateBasis basis = EstimateBasis::kUnknown;
   bool operator==(const EstimateRecord&) const = default;
+};
+
+// What happened to a job at an instant, for a person reading a replay (SimPolicy::record_events).
+enum class SimEventKind { kStart, kEnd, kDeadline, kPreempt, kShrink, kGrow };
+std::string_view SimEventName(SimEventKind kind);  // "start", "end", "deadline", ...
+
+struct SimEvent {
+  int64_t time = 0;
+  size_t job = 0;  // trace index
+  SimEventKind kind = SimEventKind::kStart;
+  int64_t gpus = 0;      // the job's GPUs after the event (0: not running)
+  std::string for_job;   // a preemption or shrink: the job it made room for
+  bool operator==(const SimEvent&) const = default;
 };
 
 // GPUs allocated from `time` on (a step function).
@@ -130,6 +145,7 @@ struct SimResult {
   int64_t preemptions = 0;
   int64_t resizes = 0;
   int64_t passes = 0;
+  std::vector<SimEvent> events;  // with SimPolicy::record_events, in the order they happened
   double wall_seconds = 0;
   // With SimPolicy::estimates, per job (the trace's order): the estimates made before its first
   // start — the first (at its submission), then each that differed from the one before it; empty
