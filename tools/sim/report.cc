@@ -75,6 +75,11 @@ std::string FormatTable(const std::vector<Summary>& summaries) {
   const bool resized =
       std::any_of(summaries.begin(), summaries.end(), [](const Summary& s) { return s.resizes; });
   if (resized) header.insert(header.end() - 1, "resize");
+  // Of the done jobs, those ended by their time limit rather than their work: only where some
+  // were, since their JCT counts the kill, not a finish.
+  const bool killed = std::any_of(summaries.begin(), summaries.end(),
+                                  [](const Summary& s) { return s.deadline_exceeded; });
+  if (killed) header.insert(header.begin() + 3, "deadline");
   if (estimated) {
     for (const char* c : {"est err p50", "est err p90", "est in 25%", "est unknown"}) {
       header.push_back(c);
@@ -89,6 +94,7 @@ std::string FormatTable(const std::vector<Summary>& summaries) {
          Fixed(100 * s.gpu_allocation_queued, 1) + "%", Fixed(100 * s.fragmentation, 1) + "%",
          std::to_string(s.preemptions), Fixed(s.wall_seconds, 1) + "s"});
     if (resized) rows.back().insert(rows.back().end() - 1, std::to_string(s.resizes));
+    if (killed) rows.back().insert(rows.back().begin() + 3, std::to_string(s.deadline_exceeded));
     if (!estimated) continue;
     const EstimateAccuracy& e = s.estimates;
     const int64_t made = e.count + e.unknown;

@@ -17,7 +17,8 @@ namespace dljob::scheduler::sim {
 // Seconds as a person compares them: "95s", "45.2m", "12.34h".
 std::string HumanSeconds(double seconds);
 
-// One row per policy: jobs, finished, avg/p95 JCT and wait, makespan, GPU allocation (all the
+// One row per policy: jobs, finished (and, only when some replay had any, how many of them were
+// ended by their time limit: "deadline"), avg/p95 JCT and wait, makespan, GPU allocation (all the
 // time, and while jobs queued), fragmentation, preemptions, resizes (only when some replay
 // resized an elastic job), wall time; when some replay scored
 // start-time estimates, their median and p90 error, the share within ±25% and the share unknown

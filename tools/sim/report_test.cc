@@ -39,6 +39,20 @@ TEST(FormatTable, OneAlignedRowPerPolicy) {
             "       87.5%  25.0%        3  0.0s\n");
 }
 
+// A job ended by its time limit counts as done with the kill as its end: the table says how many,
+// once any replay had one (elastic jobs on their minimum can outrun a limit set for their max).
+TEST(FormatTable, DeadlineColumnWhenSomeJobHitItsTimeLimit) {
+  Summary killed = Row("dljob", 264);
+  killed.deadline_exceeded = 2;
+  EXPECT_EQ(FormatTable({Row("fifo", 264), killed}),
+            "policy  jobs  done  deadline  avg JCT  p95 JCT  avg wait  p95 wait  makespan  "
+            "GPU alloc  alloc queued   frag  preempt  wall\n"
+            "fifo       4     4         0     4.4m     8.3m       74s      3.3m     2.50h  "
+            "    62.5%         87.5%  25.0%        3  0.0s\n"
+            "dljob      4     4         2     4.4m     8.3m       74s      3.3m     2.50h  "
+            "    62.5%         87.5%  25.0%        3  0.0s\n");
+}
+
 TEST(SummaryJson, TheKeysPerPolicyInOrder) {
   nlohmann::ordered_json j = SummaryJson({Row("fifo", 261), Row("dljob", 211.5)});
   ASSERT_EQ(j.size(), 2u);
