@@ -63,12 +63,40 @@ TEST(ElasticTrace, GeneratorMarksAShareOfMultiWorkerJobsAndKeepsTheRest) {
       EXPECT_GE(*j.min_gpu, j.gpus_per_worker);
       EXPECT_EQ(*j.min_gpu % j.gpus_per_worker, 0);
       EXPECT_LE(*j.min_gpu, std::max(j.gpus_per_worker, j.num_gpu / 4));
+      // Its limit lets it run on its minimum throughout: the rigid limit scaled by max / min.
+      ASSERT_TRUE(j.time_limit && rigid.jobs[i].time_limit);
+      EXPECT_GE(*j.time_limit * *j.min_gpu, *rigid.jobs[i].time_limit * j.num_gpu);
+      EXPECT_LT(*j.time_limit * *j.min_gpu, (*rigid.jobs[i].time_limit + 600) * j.num_gpu);
+      EXPECT_EQ(*j.time_limit % 600, 0);
+      j.time_limit = rigid.jobs[i].time_limit;
     }
     j.min_gpu.reset();
     EXPECT_EQ(j, rigid.jobs[i]);  // nothing else changes
   }
   EXPECT_GT(marked, multi / 3);
   EXPECT_LT(marked, multi * 2 / 3);
+}
+
+// On a generated trace that keeps a queue, elastic jobs mostly run on their minimum; their limits
+// are set for that, so none is killed part-way (with limits set for their max, about a third
+// were, and the kill counted as their finish).
+TEST(ElasticTrace, GeneratedElasticJobsFinishWithinTheirLimits) {
+  TraceShape shape;
+  shape.jobs = 600;
+  shape.gpus = 128;
+  shape.elastic_share = 1;
+  const Trace t = GenerateTrace(shape);
+  Result<SimPolicy> p = SimPolicyByName("dljob", SimOptions{});
+  ASSERT_TRUE(p.ok());
+  Result<SimResult> r = Simulate(t, *p);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int64_t elastic = 0;
+  for (size_t i = 0; i < t.jobs.size(); ++i) {
+    if (!t.jobs[i].min_gpu) continue;
+    ++elastic;
+    EXPECT_FALSE(r->jobs[i].deadline_exceeded) << t.jobs[i].name;
+  }
+  EXPECT_GT(elastic, 20);
 }
 
 SimResult Replay(const Trace& t, const std::string& policy, SimOptions options) {

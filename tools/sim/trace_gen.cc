@@ -114,6 +114,11 @@ Trace GenerateTrace(const TraceShape& shape) {
     const double u = static_cast<double>(MixSeed(shape.seed, i, 0xe1a5) >> 11) * 0x1.0p-53;
     if (j.num_gpu / j.gpus_per_worker < 2 || u >= shape.elastic_share) continue;
     j.min_gpu = std::max(j.gpus_per_worker, j.num_gpu / 4 / j.gpus_per_worker * j.gpus_per_worker);
+    // Its user expects it may run on its minimum throughout (num_gpu / min_gpu times as long) and
+    // sets the time limit for that: a limit for its max would kill it part-way whenever it
+    // starts small and finds no idle GPUs to grow onto, as in a cluster that keeps a queue.
+    const int64_t at_min = (j.time_limit.value_or(0) * j.num_gpu + *j.min_gpu - 1) / *j.min_gpu;
+    if (j.time_limit) j.time_limit = (at_min + 599) / 600 * 600;
   }
   for (const auto& [queue, w] : queues) {
     QueueSpec q;

@@ -15,7 +15,8 @@
 //   elastic     with elastic_share > 0, that share of the jobs of two or more workers (drawn
 //               from a stream of its own, so the rest of the trace is the same for every share)
 //               is elastic from a quarter of its GPUs, rounded down to whole workers (at least
-//               one), up to all of them
+//               one), up to all of them, and its time limit is scaled by max / min (rounded
+//               up to 10 min) so that a run on its minimum throughout fits it
 // Deterministic for a seed (drawn from base/random.h's kit, not the standard library's
 // distributions, so every platform gives the same trace). Pure.
 #pragma once
