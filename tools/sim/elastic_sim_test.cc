@@ -152,6 +152,26 @@ TEST(ElasticSim, ShrinksInsteadOfBeingSuspendedThenGrowsBack) {
   SimResult rigid = Replay(t, "dljob", o);
   EXPECT_EQ(rigid.preemptions, 1);
   EXPECT_EQ(rigid.resizes, 0);
+  EXPECT_TRUE(r.events.empty());  // recorded only when asked for
+}
+
+// The same replay's events, as --events-out writes them: the shrink names the job it made room
+// for, the grow none; GPUs after each event.
+TEST(ElasticSim, RecordsEachStartResizeAndEnd) {
+  Trace t;
+  t.nodes = *ParseNodes("n", "name,num_gpu\nn1,4\nn2,4\n");
+  t.jobs = *ParseJobs("j",
+                      "name,submit_time,duration,num_gpu,gpus_per_worker,priority,min_gpu\n"
+                      "el,0,1000,8,4,0,4\nhi,700,100,4,4,1,\n");
+  SimOptions o;
+  o.record_events = true;
+  SimResult r = Replay(t, "dljob", o);
+  EXPECT_EQ(r.events, (std::vector<SimEvent>{{0, 0, SimEventKind::kStart, 8, ""},
+                                             {700, 0, SimEventKind::kShrink, 4, "hi"},
+                                             {700, 1, SimEventKind::kStart, 4, ""},
+                                             {800, 1, SimEventKind::kEnd, 0, ""},
+                                             {1100, 0, SimEventKind::kGrow, 8, ""},
+                                             {1245, 0, SimEventKind::kEnd, 0, ""}}));
 }
 
 }  // namespace

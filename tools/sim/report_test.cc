@@ -122,6 +122,28 @@ TEST(SummaryJson, EstimatesOnlyWhereScored) {
   EXPECT_EQ(e["jobs"], 35);
 }
 
+TEST(EventsOutCsv, OneRowPerEventByPolicy) {
+  Trace t;
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  SimResult r;
+  r.policy = "dljob";
+  r.events = {{10, 0, SimEventKind::kStart, 2, ""},
+              {20, 0, SimEventKind::kShrink, 1, "b"},
+              {20, 1, SimEventKind::kStart, 1, ""},
+              {80, 0, SimEventKind::kDeadline, 0, ""}};
+  SimResult rigid;
+  rigid.policy = "fifo";
+  rigid.events = {{30, 1, SimEventKind::kEnd, 0, ""}};
+  EXPECT_EQ(EventsOutCsv(t, {r, rigid}),
+            "policy,time,name,event,gpus,for_job\n"
+            "dljob,10,a,start,2,\n"
+            "dljob,20,a,shrink,1,b\n"
+            "dljob,20,b,start,1,\n"
+            "dljob,80,a,deadline,0,\n"
+            "fifo,30,b,end,0,\n");
+}
+
 TEST(EstimatesOutCsv, OneRowPerEstimate) {
   Trace t;
   t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},

@@ -115,8 +115,8 @@ struct SimEvent {
   int64_t time = 0;
   size_t job = 0;  // trace index
   SimEventKind kind = SimEventKind::kStart;
-  int64_t gpus = 0;      // the job's GPUs after the event (0: not running)
-  std::string for_job;   // a preemption or shrink: the job it made room for
+  int64_t gpus = 0;     // the job's GPUs after the event (0: not running)
+  std::string for_job;  // a preemption or shrink: the job it made room for
   bool operator==(const SimEvent&) const = default;
 };
 
