@@ -125,7 +125,7 @@ TEST(ElasticProperty, SizesQuotasAndNodesHoldOverRandomTraces) {
     }
   }
   // The traces do exercise every rule.
-  EXPECT_GT(grows, 50);
+  EXPECT_GT(grows, 30);  // a grow needs the very GPUs it takes idle for grow_after
   EXPECT_GT(shrinks, 20);
   EXPECT_GT(elastic_starts_below_max, 50);
 }

@@ -87,6 +87,46 @@ TEST(Elastic, GrowsOntoGpusIdleForGrowAfter) {
   EXPECT_FALSE(d.next_change);
 }
 
+// grow_after counts for the GPUs a job grows onto, not for its GPU model: one GPU left free for
+// hours on n1 does not make n2, freed a moment ago, idle. (Counting by model, on a big cluster
+// some GPU is always free, so every GPU freed when nothing waited was grown onto at once, and
+// the next arrival shrank the job again: on the 20,000-job trace single jobs were resized 93 and
+// 262 times.)
+TEST(Elastic, GrowsOnlyOntoTheGpusThatWereIdleForGrowAfter) {
+  auto policy = Policy();
+  auto q = MakeQueue(
+      {UnlimitedQueue()}, *policy, Options(),
+      {GpuNode("n1", 8), GpuNode("n2", 8), GpuNode("n3", 8)},
+      {{J("frag", 7), {"n1"}}, {J("rigid", 8), {"n2"}}, {J("el", 16).Elastic(1), {"n3"}}});
+  EXPECT_TRUE(q->Schedule(0).resize.empty());  // one GPU of n1 free from here on
+  ASSERT_TRUE(q->Finish("rigid", 1000).ok());
+  Decision d = q->Schedule(1000);
+  EXPECT_TRUE(d.resize.empty());  // n2 has been free for 0 s
+  EXPECT_EQ(d.next_change, 1300);
+  EXPECT_TRUE(q->Schedule(1299).resize.empty());
+  d = q->Schedule(1300);
+  ASSERT_EQ(d.resize.size(), 1u);
+  EXPECT_EQ(d.resize[0].placement.worker_nodes, (Strings{"n3", "n2"}));
+  EXPECT_EQ(d.resize[0].reason, "grew 1 → 2 workers onto GPUs idle for 300 s");
+}
+
+// A shrink frees GPUs as an end does: they are not grown back onto before grow_after.
+TEST(Elastic, ShrunkGpusLeftFreeAreIdleOnlyFromTheShrink) {
+  auto policy = Policy();
+  auto q = MakeQueue({UnlimitedQueue()}, *policy, Options(), {GpuNode("n1", 8), GpuNode("n2", 8)},
+                     {{J("el", 16, 4).Elastic(1), {"n1", "n1", "n2", "n2"}}});
+  ASSERT_TRUE(q->AddPending(J("hi", 4).Priority(10).Limit(50).At(5)).ok());
+  Decision d = q->Schedule(700);
+  ASSERT_EQ(d.resize.size(), 1u);
+  EXPECT_EQ(d.resize[0].to_workers, 3);
+  ASSERT_TRUE(q->Finish("hi", 750).ok());
+  EXPECT_TRUE(q->Schedule(750).resize.empty());
+  EXPECT_TRUE(q->Schedule(1049).resize.empty());
+  d = q->Schedule(1050);
+  ASSERT_EQ(d.resize.size(), 1u);
+  EXPECT_EQ(d.resize[0].to_workers, 4);
+}
+
 TEST(Elastic, DoesNotGrowWhileAJobWaitsForThoseGpus) {
   auto policy = Policy();
   QueueSpec a{"a", {{"", {8, 0}}}}, b{"b", {{"", {kUnlimited, 0}}}};

@@ -38,6 +38,7 @@ void JobQueue::SetNodes(std::vector<Node> nodes) {
   masked_ = ledger_.nodes();
   room_.Invalidate();
   masked_room_.Invalidate();
+  free_since_.assign(ledger_.nodes().size(), std::nullopt);
   for (auto& [name, job] : jobs_) {
     job->fit_checked = false;
     job->never_fits.reset();
@@ -184,6 +185,7 @@ void JobQueue::Stop(Job& job, int64_t now) {
   room_.Before(job.nodes);
   ledger_.Apply(job.req.gang, job.nodes, -1);
   room_.After(job.nodes);
+  Freed(job.nodes, now);
   if (job.account) quota_.Release(*job.account, job.gpus);
   running_.erase(&job);
   for (auto [it, end] = by_start_.equal_range(job.start); it != end; ++it) {

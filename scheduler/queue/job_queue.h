@@ -26,12 +26,13 @@
 //     in [min, max] that fits its quota and that the placement policy places now; behind a head
 //     with a reservation, on the nodes minus the reservation, so no size delays the head.
 //   - Growing: at the end of a pass, a running elastic job below max (in order: priority, then
-//     earliest start, then name) grows when GPUs of its product have been free for at least
-//     QueueOptions::grow_after seconds (counted from the first pass that saw them free) and no
-//     waiting job could run on that product (any pending job of an overlapping product, however
+//     earliest start, then name) grows onto nodes of its product whose free GPUs have been free
+//     for at least QueueOptions::grow_after seconds (counted from the last time a job left the
+//     node, or from the first pass that saw it free) when no waiting job could run on that
+//     product (any pending job of an overlapping product, however
 //     it waits, holds growth back: idle GPUs go to waiting jobs first, and no reservation is
 //     delayed). It grows by as many workers as fit its quota (borrowing as a start may) and the
-//     placement policy places on the free room, all at once, keeping its workers where they are.
+//     placement policy places on that idle room, all at once, keeping its workers where they are.
 //   - Shrinking: when a blocked job would preempt, every elastic candidate's workers above its
 //     min come first, one worker each, before any whole gang (preemption.h takes the cheapest
 //     first and puts back what the job does not need). A victim whose shrink suffices is shrunk
@@ -150,8 +151,10 @@ class JobQueue {
   std::optional<Placement> PlaceLargest(Job& job, bool masked);
   std::vector<size_t> ShrinkOrder(const Job& victim, const Job& job) const;
   void Shrink(Job& victim, std::vector<size_t> positions, const Job& job, Pass& pass);
+  void Freed(const std::vector<size_t>& nodes, int64_t now);
+  int64_t GrowRoom(const Job& job) const;
   void Grow(Pass& pass);
-  bool TryGrow(Job& job, int64_t idle_since, Pass& pass);
+  bool TryGrow(Job& job, Pass& pass);
 
   std::string Describe(const Job& job);
   void Wait(Pass& pass, const Job& job, WaitCause cause, const std::string& detail);
@@ -171,9 +174,10 @@ class JobQueue {
   std::unordered_set<Job*> running_;
   std::multimap<int64_t, Job*> by_start_;  // the running jobs by start time
   std::set<EndKey> bounded_;               // running jobs with a time limit, by end
-  // GPU product → the first pass time since which some of its GPUs have been free, kept for the
-  // products of elastic jobs that could grow.
-  std::map<std::string, int64_t> idle_since_;
+  // Per node (ledger index): since when its free GPUs have been free: the last time a job left
+  // it (ended, was suspended or shrunk), or, for a node free since SetNodes, the first pass that
+  // saw it free. None: not known yet.
+  std::vector<std::optional<int64_t>> free_since_;
 };
 
 // A job in a snapshot: running when it has a placement (an elastic one at the placement's size).

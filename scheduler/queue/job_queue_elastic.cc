@@ -83,6 +83,7 @@ void JobQueue::Shrink(Job& v, std::vector<size_t> positions, const Job& job, Pas
   room_.Before(removed);
   ledger_.Apply(v.req.gang, removed, -1);
   room_.After(removed);
+  Freed(removed, pass.now);
   const auto to = from - static_cast<int64_t>(removed.size());
   if (v.account) quota_.Release(*v.account, (from - to) * v.req.gang.per_worker.gpus);
   SetWorkers(v, to);
@@ -93,15 +94,30 @@ void JobQueue::Shrink(Job& v, std::vector<size_t> positions, const Job& job, Pas
                                       " workers for " + PreemptWhy(v, job, pass.now)});
 }
 
+// GPUs left `nodes` at `now`: what is free there has been free since now.
+void JobQueue::Freed(const std::vector<size_t>& nodes, int64_t now) {
+  for (size_t i : nodes) {
+    if (i < free_since_.size()) free_since_[i] = now;
+  }
+}
+
+// The workers of `job` that fit the idle room of scratch_ (Grow's view), counting GPUs only.
+int64_t JobQueue::GrowRoom(const Job& job) const {
+  const int64_t w = job.req.gang.per_worker.gpus;
+  if (w <= 0) return job.max_workers;
+  int64_t room = 0;
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    if (ledger_.Eligible(i, job.product_id)) room += FreeGpus(scratch_[i]) / w;
+  }
+  return room;
+}
+
 void JobQueue::Grow(Pass& pass) {
   std::vector<Job*> growable;
   for (Job* r : running_) {
     if (r->account && r->req.gang.workers < r->max_workers) growable.push_back(r);
   }
-  if (growable.empty()) {
-    idle_since_.clear();
-    return;
-  }
+  if (growable.empty()) return;
   auto order = [&](const Job* j) {
     return std::make_tuple(-Priority(*j), j->start, std::string_view(j->req.name));
   };
@@ -119,42 +135,41 @@ void JobQueue::Grow(Pass& pass) {
     if (wanted->empty()) return false;
     return product_id == kAnyProduct || wanted->count(kAnyProduct) || wanted->count(product_id);
   };
-  std::map<std::string, int64_t> idle;
+  // The view a grow is placed on: each node's free GPUs where they have been idle for grow_after,
+  // none where not yet (and when that will be, for the next pass).
+  ledger_.CopyUsedTo(scratch_);
+  for (size_t i = 0; i < scratch_.size(); ++i) {
+    if (FreeGpus(scratch_[i]) <= 0) continue;
+    if (!free_since_[i]) free_since_[i] = pass.now;
+    const int64_t at = *free_since_[i] + options_.grow_after;
+    if (pass.now >= at) continue;
+    scratch_[i].used = scratch_[i].allocatable;
+    if (!pass.grow_at || at < *pass.grow_at) pass.grow_at = at;
+  }
   for (Job* g : growable) {
-    if (room_.FreeGpusOf(g->product_id) <= 0) continue;
-    auto seen = idle_since_.find(g->product);
-    const int64_t since = seen != idle_since_.end() ? seen->second : pass.now;
-    idle.emplace(g->product, since);
-    if (pass.now - since < options_.grow_after) {
-      const int64_t at = since + options_.grow_after;
-      if (!pass.grow_at || at < *pass.grow_at) pass.grow_at = at;
-      continue;
-    }
-    if (!wants(g->product_id)) TryGrow(*g, since, pass);
+    if (!wants(g->product_id)) TryGrow(*g, pass);
   }
-  // Products whose GPUs the growing used up are idle no more.
-  for (auto it = idle.begin(); it != idle.end();) {
-    it = room_.FreeGpusOf(ledger_.ProductId(it->first)) > 0 ? std::next(it) : idle.erase(it);
-  }
-  idle_since_ = std::move(idle);
 }
 
-// Adds as many workers as fit the quota and the free room, up to max, all at once.
-bool JobQueue::TryGrow(Job& job, int64_t idle_since, Pass& pass) {
+// Adds as many workers as fit the quota and the idle room, up to max, all at once.
+bool JobQueue::TryGrow(Job& job, Pass& pass) {
   const int64_t w = job.req.gang.per_worker.gpus;
   const int64_t from = job.req.gang.workers;
-  const int64_t top = std::min(job.max_workers - from, room_.WorkerRoom(job.product_id, w));
+  const int64_t top = std::min(job.max_workers - from, GrowRoom(job));
   for (int64_t n = top; n >= 1; --n) {
     if (w > 0 && quota_.Check(*job.account, n * w)) continue;
     Gang extra = job.req.gang;
     extra.workers = n;
-    Result<Placement> p = policy_.Place(extra, ledger_.nodes());
+    Result<Placement> p = policy_.Place(extra, scratch_);
     if (!p.ok()) continue;
     const std::vector<size_t> added = ledger_.Indices(*p);
+    int64_t idle_since = 0;
+    for (size_t i : added) idle_since = std::max(idle_since, free_since_[i].value_or(0));
     AccrueSize(job, pass.now);
     room_.Before(added);
     ledger_.Apply(job.req.gang, added, +1);
     room_.After(added);
+    ledger_.Apply(job.req.gang, added, +1, scratch_);
     quota_.Charge(*job.account, n * w);
     SetWorkers(job, from + n);
     for (std::string& node : p->worker_nodes) job.placement.worker_nodes.push_back(std::move(node));
