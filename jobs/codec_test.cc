@@ -48,10 +48,10 @@ TEST(CodecExamples, BothExamplesDecodeValidateAndRoundTrip) {
 TEST(CodecExamples, ElasticFieldsDecodedAndGpusDefaultedToMax) {
   DecodeResult r = ReadJobFile("examples/elastic-job.yaml");
   ASSERT_TRUE(r.ok()) << JoinFieldErrors(r.errors);
-  EXPECT_EQ(r.job.spec.elastic, (ElasticSpec{8, 32}));
+  EXPECT_EQ(r.job.spec.elastic, (ElasticSpec{2, 8}));
   EXPECT_FALSE(r.job.spec.gpus);
   ApplyDefaults(r.job);
-  EXPECT_EQ(r.job.spec.gpus, 32);
+  EXPECT_EQ(r.job.spec.gpus, 8);
 }
 
 TEST(CodecExamples, ResnetFieldsDecoded) {

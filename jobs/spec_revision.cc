@@ -36,6 +36,7 @@ bool ShapesPods(std::string_view path) {
 
 std::string PodSpecRevision(const DLJob& job) {
   nlohmann::json spec = PodShaping(EncodeTree(job).value("spec", nlohmann::json::object()), "spec");
+  if (job.spec.elastic) spec.erase("gpus");
   uint64_t hash = 14695981039346656037ULL;  // FNV-1a, 64-bit
   for (unsigned char c : spec.dump()) {     // nlohmann::json keeps keys sorted: canonical
     hash ^= c;

@@ -5,7 +5,9 @@
 // to its default and the same default written out agree), leaving out the fields that change
 // nothing in the pods and that the operator reads afresh on every pass:
 //   - spec.runPolicy (backoffLimit, deadlines, ttl, cleanPodPolicy, suspend),
-//   - spec.scheduling.queue and spec.scheduling.priority (they order the queue, not the pods).
+//   - spec.scheduling.queue and spec.scheduling.priority (they order the queue, not the pods),
+//   - spec.gpus of an elastic job (the queue sizes its runs within spec.elastic, which is
+//     covered; a run's pods are made for the size it was given).
 // Every other field (image, command, env, gpus, resources, data, checkpoint, mpi, topology,
 // nodeSelector, tolerations, affinity) shapes the pods: a different value is a different
 // revision, and the operator applies it by restarting the whole job (docs/concepts/run-policy.md).

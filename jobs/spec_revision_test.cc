@@ -52,5 +52,21 @@ TEST(SpecRevision, FollowsWhatShapesThePodsAndNothingElse) {
   EXPECT_NE(PodSpecRevision(placed), revision);
 }
 
+TEST(SpecRevision, AnElasticJobsSizeIsTheQueuesNotARevision) {
+  DLJob job = Example();
+  job.spec.elastic = ElasticSpec{*job.spec.gpus_per_worker, *job.spec.gpus};
+  const std::string revision = PodSpecRevision(job);
+  DLJob smaller = job;
+  smaller.spec.gpus = *job.spec.gpus_per_worker;  // a run the queue gave one worker
+  EXPECT_EQ(PodSpecRevision(smaller), revision);
+  DLJob range = job;
+  range.spec.elastic->min_gpus = *job.spec.gpus;
+  EXPECT_NE(PodSpecRevision(range), revision);
+  DLJob rigid = job;
+  rigid.spec.elastic.reset();
+  rigid.spec.gpus = *job.spec.gpus_per_worker;
+  EXPECT_NE(PodSpecRevision(rigid), PodSpecRevision(Example()));
+}
+
 }  // namespace
 }  // namespace dljob

@@ -167,6 +167,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.scheduling.queue = scheduler::QueueOptionsByName(options_.queue_policy).value();
   co.scheduling.queue.min_run_time = options_.min_run_time.count();
   co.scheduling.estimate_every = options_.estimate_every;
+  co.scheduling.queue.grow_after = options_.elastic_grow_after.count();
   co.reconcile.node_lost_after = options_.node_lost_after;
   co.reconcile.rack_label = options_.rack_label;
   co.reconcile.disruption_budgets = DisruptionBudgets(api, options_.watch_namespace);

@@ -139,6 +139,10 @@ void AddSchedulingFlags(CLI::App& app, OperatorOptions& o) {
               "how often the queue estimates when each waiting job starts (status.startEstimate; "
               "0: never); a large queue's estimate waits ten times as long as the last one took",
               /*zero_ok=*/true);
+  SecondsFlag(app, "--elastic-grow-after", &o.elastic_grow_after,
+              "how long GPUs stay idle, with no job waiting for them, before an elastic job grows "
+              "onto them (spec.elastic)",
+              /*zero_ok=*/true);
   SecondsFlag(app, "--node-lost-after", &o.node_lost_after,
               "how long a node under a running job may be not Ready before the job is restarted "
               "on the nodes that remain",

@@ -55,6 +55,7 @@ struct OperatorOptions {
   std::chrono::seconds min_run_time{300};
   // How often waiting jobs' start times are estimated, at least (0: never).
   std::chrono::seconds estimate_every{30};
+  std::chrono::seconds elastic_grow_after{300};
   // How long a node under a running job may be not Ready before it counts as lost
   // (operator/controller/node_loss.h).
   std::chrono::seconds node_lost_after{30};

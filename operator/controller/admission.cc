@@ -81,7 +81,8 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
     auto it = book_.find(key);
     auto last = told_.find(key);
     bool wake = it == book_.end() || last == told_.end() || it->second.verdict != a.verdict ||
-                it->second.reason != a.reason;
+                it->second.reason != a.reason ||
+                it->second.placement.worker_nodes.size() != a.placement.worker_nodes.size();
     if (!wake && last->second.message != a.message) {
       const WallTime due = last->second.at + period;
       wake = now >= due;
@@ -126,6 +127,9 @@ std::vector<std::string> AdmissionBook::Record(const scheduler::Decision& decisi
   }
   for (const scheduler::StartAction& s : decision.start) {
     keep(s.job, Admission{Verdict::kAdmitted, "", "", s.placement, now});
+  }
+  for (const scheduler::ResizeAction& r : decision.resize) {
+    keep(r.job, Admission{Verdict::kAdmitted, "Resized", r.reason, r.placement, now});
   }
   for (const auto& [key, a] : book_) {
     if (!next.count(key) && a.verdict != Verdict::kUnknown) changed.insert(key);

@@ -4,7 +4,10 @@
 // Verdicts:
 //   kUnknown    no pass has seen the job yet: it waits (a pass follows every job change).
 //   kAdmitted   it may place its gang now (at `placement`, the queue's plan; the GPU ledger makes
-//               the final choice when it binds). A job stays admitted while it runs.
+//               the final choice when it binds). A job stays admitted while it runs. An elastic
+//               job runs on as many workers as `placement` has; a pass that resizes it admits it
+//               afresh at the new size (reason Resized, `message` the queue's reason), and a new
+//               size wakes its reconciler.
 //   kWaiting    not yet: `reason` (a condition reason: QueueNotFound, QuotaExceeded,
 //               Unschedulable, WaitingForReservation, Preempted) and `message` say why.
 //   kPreempt    it runs, and must be suspended to make room for another job; the reconciler

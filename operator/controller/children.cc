@@ -39,7 +39,8 @@ bool IsOwnedBy(const Json& object, const DLJob& job) {
 
 int64_t JobIncarnation(const DLJobStatus& status) {
   return status.restarts.value_or(0) + status.preemptions.value_or(0) +
-         status.spec_restarts.value_or(0) + status.disruption_restarts.value_or(0);
+         status.spec_restarts.value_or(0) + status.disruption_restarts.value_or(0) +
+         status.resizes.value_or(0);
 }
 
 std::string SpecRevisionOf(const Json& pod) {

@@ -34,10 +34,10 @@ bool IsOwnedBy(const Json& object, const DLJob& job);
 // The incarnation annotation of a pod (0 when missing).
 int64_t IncarnationOf(const Json& pod);
 // The incarnation a job's current pods belong to: status.restarts + status.preemptions +
-// status.specRestarts + status.disruptionRestarts. Each whole-job restart, each preemption by the
-// queue and each restart for a changed spec or a lost node starts a new one, so the pods of the run
-// that ended are told apart from the next run's (a preemption is not a restart, but its pods are
-// just as much on their way out).
+// status.specRestarts + status.disruptionRestarts + status.resizes. Each whole-job restart, each
+// preemption by the queue, each restart for a changed spec or a lost node and each resize of an
+// elastic job starts a new one, so the pods of the run that ended are told apart from the next
+// run's (a preemption is not a restart, but its pods are just as much on their way out).
 int64_t JobIncarnation(const DLJobStatus& status);
 // The spec revision annotation of a pod ("" when missing: made before revisions were recorded).
 std::string SpecRevisionOf(const Json& pod);

@@ -81,7 +81,7 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
   const int64_t now_s = UnixSeconds(now);
   Result<scheduler::Decision> decision = scheduler::ScheduleSnapshot(
-      snap.queues, snap.jobs, snap.nodes, now_s, policy_, options_.queue);
+      snap.queues, snap.jobs, snap.nodes, now_s, policy_, options_.queue, &idle_since_);
   if (!decision.ok()) {
     std::fprintf(stderr, "dljob-operator: queue pass: %s\n", decision.status().message().c_str());
     return std::nullopt;

@@ -90,6 +90,9 @@ class QueueScheduler {
   QueuedJobs queued_;  // the passes' decoded jobs (passes run one at a time)
   StepRates rates_;    // the running jobs' step rates, for estimates
   std::optional<WallTime> next_estimate_;
+  // Since when GPUs have been idle, by product: elastic jobs grow onto those idle long enough
+  // (scheduler::QueueOptions::grow_after), counted across passes.
+  std::map<std::string, int64_t> idle_since_;
 
   Mutex mu_;
   std::condition_variable_any cv_;

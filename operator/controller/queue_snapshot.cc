@@ -160,14 +160,23 @@ class SnapshotBuilder {
       return;
     }
     scheduler::JobSnapshot js = Request(job, gang, key);
+    const int64_t planned_size = static_cast<int64_t>(admission.placement.worker_nodes.size());
     const bool planned = admission.verdict == Verdict::kAdmitted &&
-                         !book_.Lapsed(admission, now_) &&
-                         admission.placement.worker_nodes.size() == bound.nodes.size();
-    if (bound.any || planned) {
-      js.placement = PlacementOf(job, gang, bound, planned ? &admission.placement : nullptr);
-      snap_.running.push_back(key);
+                         !book_.Lapsed(admission, now_) && Fits(js.request, planned_size);
+    int64_t size = gang.workers;
+    if (planned) {
+      size = planned_size;
+    } else if (js.request.elastic && job.status.workers &&
+               Fits(js.request, job.status.workers->desired)) {
+      size = job.status.workers->desired;  // the size its run was made with
     }
-    snap_.entries[key] = {js.request.queue, gang.gpu_model, gang.workers * gang.per_worker.gpus};
+    if (bound.any || planned) {
+      js.placement = PlacementOf(job, gang, bound, planned ? &admission.placement : nullptr, size);
+      snap_.running.push_back(key);
+    } else {
+      size = gang.workers;
+    }
+    snap_.entries[key] = {js.request.queue, gang.gpu_model, size * gang.per_worker.gpus};
     named_queues_.insert(js.request.queue);
     snap_.jobs.push_back(std::move(js));
   }
@@ -231,6 +240,10 @@ class SnapshotBuilder {
     js.request.submit_time = UnixSecondsOr(job.metadata.creation_timestamp, now_s_);
     js.request.time_limit = job.spec.run_policy.active_deadline_seconds;
     js.request.gang = gang;
+    if (const std::optional<ElasticSpec>& e = job.spec.elastic; e && gang.per_worker.gpus > 0) {
+      js.request.elastic =
+          scheduler::ElasticRange{e->min_gpus.value_or(0) / gang.per_worker.gpus, gang.workers};
+    }
     const int64_t gpus = gang.workers * gang.per_worker.gpus;
     js.history.attained_gpu_seconds = job.status.attained_gpu_seconds.value_or(0);
     js.history.attained_seconds = gpus > 0 ? js.history.attained_gpu_seconds / gpus : 0;
@@ -240,13 +253,21 @@ class SnapshotBuilder {
     return js;
   }
 
-  // Each worker's node: where it is bound, else where the ledger counts it, else the queue's
-  // plan (`planned`, counted on its node here, the ledger not having it yet), else beside a
-  // bound worker.
+  // Whether a run of `workers` workers is one the job can have: its gang's size, or (elastic) a
+  // size in its range.
+  static bool Fits(const scheduler::JobRequest& r, int64_t workers) {
+    if (!r.elastic) return workers == r.gang.workers;
+    return workers >= r.elastic->min_workers && workers <= r.elastic->max_workers;
+  }
+
+  // Each of the run's `size` workers' node: where it is bound, else where the ledger counts it,
+  // else the queue's plan (`planned`, counted on its node here, the ledger not having it yet),
+  // else beside a bound worker.
   scheduler::Placement PlacementOf(const DLJob& job, const scheduler::Gang& gang,
-                                   const BoundWorkers& bound, const scheduler::Placement* planned) {
+                                   const BoundWorkers& bound, const scheduler::Placement* planned,
+                                   int64_t size) {
     scheduler::Placement placement;
-    for (int64_t i = 0; i < gang.workers; ++i) {
+    for (int64_t i = 0; i < size; ++i) {
       const std::string pod_key = job.metadata.namespace_ + "/" + WorkerName(job, i);
       std::string node = bound.nodes[i];
       if (node.empty()) {

@@ -29,6 +29,10 @@ struct Reconciler::Pass {
   std::optional<Status> fail_after;
   bool status_written = false;  // WriteStatus sent a new status in this pass
   bool making = false;          // the pass went on to make the job's children and pods
+  // An elastic job: the workers of the run its pods were made for (status.workers.desired), and
+  // why the queue sized it as `job` now is (spec.gpus set to the queue's size: SizeElasticRun).
+  int64_t run_workers = 0;
+  std::string sized_why;
 
   int64_t incarnation() const { return JobIncarnation(job.status); }
   void RequeueIn(kube::Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }

@@ -58,8 +58,13 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
           "the DLJob is invalid; fix it and create it again: " + JoinFieldErrors(errors), true);
     return Finish(p);
   }
+  SizeElasticRun(p, key);
   for (Json& pod : caches_.pods.ByIndex(key)) {
     (IncarnationOf(pod) == p.incarnation() ? p.pods : p.stale).push_back(std::move(pod));
+  }
+  if (Resized(p)) {
+    RestartForResize(p);
+    return Finish(p);
   }
   Observation seen = Observe(p.job, p.pods);
   if (SpecChanged(p, seen)) {
@@ -354,6 +359,58 @@ void Reconciler::RestartForSpec(Pass& p) {
                                : "";
   p.Set(JobPhase::kRestarting, "SpecChanged",
         "the job's spec changed" + generation + "; restarting the whole job with it, " +
+            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+        false);
+  StopAllPods(p);
+}
+
+// An elastic job's run is as big as the queue made it: the size it admitted or resized the job
+// to (its plan's workers), else the size the run was made with (status.workers.desired), else the
+// most the job asks for (also without a queue). The pass works on the job with spec.gpus set to
+// that size, so every child (the workers, the hostfile, mpirun's -np, the disruption budget) is
+// made for it; the spec revision leaves an elastic job's spec.gpus out (jobs/spec_revision.h).
+void Reconciler::SizeElasticRun(Pass& p, const std::string& key) const {
+  const std::optional<ElasticSpec>& elastic = p.job.spec.elastic;
+  if (!elastic) return;
+  const int64_t per = std::max<int64_t>(p.job.spec.gpus_per_worker.value_or(1), 1);
+  const int64_t min = elastic->min_gpus.value_or(per) / per;
+  const int64_t max = elastic->max_gpus.value_or(per) / per;
+  auto fits = [&](int64_t workers) { return workers >= min && workers <= max; };
+  p.run_workers = p.old.workers && fits(p.old.workers->desired) ? p.old.workers->desired : max;
+  int64_t workers = p.run_workers;
+  if (caches_.admission) {
+    const Admission a = caches_.admission->Get(key);
+    const auto planned = static_cast<int64_t>(a.placement.worker_nodes.size());
+    if (a.verdict == Verdict::kAdmitted && fits(planned)) {
+      workers = planned;
+      p.sized_why = a.message;
+    }
+  }
+  p.job.spec.gpus = workers * per;
+}
+
+// Only a gang that holds GPUs (a worker bound) is restarted; pending workers are just made to the
+// new size (EnsurePods).
+bool Reconciler::Resized(const Pass& p) {
+  if (!p.job.spec.elastic || !p.stale.empty() || WorkerCount(p.job) == p.run_workers) return false;
+  return std::any_of(p.pods.begin(), p.pods.end(), [](const Json& pod) {
+    return kube::LabelOf(pod, kRoleLabel) == "worker" && !kube::NodeNameOf(pod).empty();
+  });
+}
+
+// Counted in status.resizes (a new incarnation: every pod of the old size goes, and the ranks
+// checkpoint on SIGTERM), spending nothing of backoffLimit; an Event says from what to what and
+// why. The next run's gang is placed whole at the new size and resumes from the checkpoint.
+void Reconciler::RestartForResize(Pass& p) {
+  DLJobStatus& s = p.job.status;
+  s.resizes = s.resizes.value_or(0) + 1;
+  const int64_t to = WorkerCount(p.job);
+  const std::string why = p.sized_why.empty()
+                              ? "the queue gave it " + std::to_string(to) + " workers (it ran on " +
+                                    std::to_string(p.run_workers) + ")"
+                              : p.sized_why;
+  p.Set(JobPhase::kRestarting, "Resized",
+        why + "; restarting the whole job on " + std::to_string(to) + " workers, " +
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
         false);
   StopAllPods(p);

@@ -187,6 +187,12 @@ class Reconciler {
   // A spec that no longer matches the pods' (SpecChanged) is applied by a whole-job restart.
   static bool SpecChanged(const Pass& p, const Observation& seen);
   static void RestartForSpec(Pass& p);
+  // An elastic job runs on the workers the queue gives it: `job` gets spec.gpus of that size.
+  void SizeElasticRun(Pass& p, const std::string& key) const;
+  // Whether the elastic job's bound gang was made for another size than the queue gives it now.
+  static bool Resized(const Pass& p);
+  // A resize is applied by a whole-job restart at the new size, from the checkpoint.
+  static void RestartForResize(Pass& p);
   // A node under the job lost (node_loss.h): the whole job restarts on the nodes that remain.
   static void RestartForNodeLoss(Pass& p, const std::string& why);
   // Deletes one of the job's pods: gracefully, or at once on a lost node.

@@ -369,7 +369,7 @@ TEST_F(GangTest, AWorkerDeletedWhileTheJobRunsRestartsTheWholeJob) {
 
   Reconcile();  // the next incarnation, whole
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "update-status dljobs ns/j"}));
+                              "update-status dljobs ns/j", "create poddisruptionbudgets ns/j"}));
   EXPECT_EQ(Body("create pods ns/j-worker-1"), ExpectedWorker(1, 1, "n1"));
   SetPod("j-worker-0", "Running");
   SetPod("j-worker-1", "Running");
@@ -425,7 +425,7 @@ TEST_F(GangTest, ANodeLostUnderARunningJobRestartsItWholeOnTheNodesThatRemain) {
 
   Reconcile();  // the next incarnation, whole, on n2
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "update-status dljobs ns/j"}));
+                              "update-status dljobs ns/j", "create poddisruptionbudgets ns/j"}));
   for (const Json& p : api_.Objects(kPods)) EXPECT_EQ(p["spec"]["nodeName"], "n2") << p.dump();
 }
 

@@ -478,5 +478,88 @@ TEST_F(LasTest, AJobPastTheFirstLevelIsSuspendedForANewOneAndResumesFromItsCheck
   EXPECT_NE(worker.dump().find("DLJOB_CHECKPOINT_DIR"), std::string::npos);
 }
 
+// An elastic job (1 to 4 workers of 2 GPUs) starts on what is free, grows once GPUs have been idle
+// for the queue's grow_after, and is shrunk, not suspended, for a higher-priority job: each
+// resize a whole-job restart at the new size (status.resizes, an Event, a new incarnation, the
+// hostfile and mpirun's -np of that size).
+TEST_F(QueueTest, AnElasticJobStartsSmallGrowsOntoIdleGpusAndShrinksForAHigherPriorityOne) {
+  api_.Put(kNodes, GpuNode("n2", 4));
+  PutQueuedJob("a", 0);  // 4 GPUs
+  Json el = {{"apiVersion", "dljob.io/v1alpha1"},
+             {"kind", "DLJob"},
+             {"metadata",
+              {{"name", "el"}, {"namespace", "ns"}, {"creationTimestamp", "2026-01-02T03:00:01Z"}}},
+             {"spec",
+              {{"image", "img"},
+               {"command", {"train"}},
+               {"gpusPerWorker", 2},
+               {"elastic", {{"minGpus", 2}, {"maxGpus", 8}}},
+               {"checkpoint", {{"source", "pvc:ckpt/el"}}}}}};
+  api_.Put(kDLJobs, el);
+  Pass();
+  ASSERT_EQ(book_.Get("ns/el").verdict, Verdict::kAdmitted);
+  EXPECT_EQ(book_.Get("ns/el").placement.worker_nodes.size(), 2u);  // what a leaves free
+  RunToRunning("a");
+  RunToRunning("el");
+  EXPECT_EQ(JobStatus("el")["workers"]["desired"], 2);
+  EXPECT_FALSE(api_.Object(kPods, "ns", "el-worker-2"));
+
+  FinishJob("a");
+  Pass();  // n1 is free from now
+  EXPECT_EQ(book_.Get("ns/el").placement.worker_nodes.size(), 2u);
+  clock_.Advance(std::chrono::seconds(300));
+  Pass();
+  ASSERT_EQ(book_.Get("ns/el").placement.worker_nodes.size(), 4u);
+  EXPECT_EQ(book_.Get("ns/el").reason, "Resized");
+  EXPECT_EQ(woken_, (Strings{"ns/el"}));
+  Reconcile("el");
+  Json status = JobStatus("el");
+  EXPECT_EQ(status["phase"], "Restarting");
+  EXPECT_EQ(status["resizes"], 1);
+  EXPECT_EQ(status.value("restarts", 0), 0);
+  EXPECT_EQ(status["workers"]["desired"], 4);
+  EXPECT_EQ(Condition("el", "Restarting")["reason"], "Resized");
+  EXPECT_EQ(Condition("el", "Restarting")["message"],
+            "grew 2 → 4 workers onto GPUs idle for 300 s; restarting the whole job on 4 workers, "
+            "from its checkpoint");
+  EXPECT_EQ(EventFor("Resized")["type"], "Normal");
+  EXPECT_FALSE(api_.Object(kPods, "ns", "el-worker-0"));  // the old run's pods go first
+
+  Reconcile("el");  // the new run: 4 workers, created bound, the hostfile replaced
+  EXPECT_EQ(Calls(), (Strings{"update configmaps ns/el-config", "create pods ns/el-worker-0",
+                              "create pods ns/el-worker-1", "create pods ns/el-worker-2",
+                              "create pods ns/el-worker-3", "update-status dljobs ns/el",
+                              "create poddisruptionbudgets ns/el", "get poddisruptionbudgets ns/el",
+                              "update poddisruptionbudgets ns/el"}));
+  EXPECT_EQ(IncarnationOf(*api_.Object(kPods, "ns", "el-worker-3")), 1);
+  const std::string hostfile =
+      (*api_.Object(kube::resources::kConfigMaps, "ns", "el-config"))["data"]["hostfile"];
+  EXPECT_NE(hostfile.find("el-worker-3"), std::string::npos) << hostfile;
+  EXPECT_EQ(
+      (*api_.Object(kube::resources::kPodDisruptionBudgets, "ns", "el"))["spec"]["minAvailable"],
+      5);
+  for (int i = 0; i < 4; ++i) SetPod("el-worker-" + std::to_string(i), "Running");
+  Reconcile("el");
+  const std::string launcher = (*api_.Object(kPods, "ns", "el-launcher")).dump();
+  EXPECT_NE(launcher.find(R"("-np","8")"), std::string::npos) << launcher;
+  SetPod("el-launcher", "Running");
+  Reconcile("el");
+  EXPECT_EQ(JobStatus("el")["phase"], "Running");
+
+  PutQueuedJob("hi", 10);  // 4 GPUs: el gives back 2 workers rather than being suspended
+  Pass();
+  EXPECT_EQ(book_.Get("ns/el").verdict, Verdict::kAdmitted);
+  EXPECT_EQ(book_.Get("ns/el").placement.worker_nodes.size(), 2u);
+  EXPECT_EQ(book_.Get("ns/hi").verdict, Verdict::kAdmitted);
+  Reconcile("el");
+  status = JobStatus("el");
+  EXPECT_EQ(status["resizes"], 2);
+  EXPECT_EQ(status.value("preemptions", 0), 0);
+  EXPECT_NE(Condition("el", "Restarting")["message"].get<std::string>().find(
+                "shrunk 4 → 2 workers for ns/hi"),
+            std::string::npos)
+      << Condition("el", "Restarting");
+}
+
 }  // namespace
 }  // namespace dljob::controller::testing

@@ -74,9 +74,8 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
     }
     return s;
   }
-  if (p.status_written && p.job.status.phase == JobPhase::kScheduled &&
-      p.old.phase != JobPhase::kScheduled) {
-    EnsureDisruptionBudget(p);  // the gang was just bound
+  if (p.status_written && p.old.placement.empty() && !p.job.status.placement.empty()) {
+    EnsureDisruptionBudget(p);  // the gang was just bound (a new job's, or a restart's)
   }
   if (p.delete_all || p.delete_live) {
     if (Status s = DeletePods(p, /*only_live=*/!p.delete_all); !s.ok()) return s;
@@ -100,10 +99,19 @@ Result<ReconcileResult> Reconciler::Finish(Pass& p) {
 
 // Once per bound gang (a POST answered 409 when it exists from an earlier run). Best effort, as
 // Events are: without it a drain evicts the job's pods one by one, which restarts the job.
+// An elastic job's budget follows its size: one of another size (a resize) is replaced.
 void Reconciler::EnsureDisruptionBudget(const Pass& p) {
   if (!options_.disruption_budgets) return;
   const kube::Resource& r = *options_.disruption_budgets;
-  (void)api_.Create(r, p.job.metadata.namespace_, NewDisruptionBudget(p.job, r.ApiVersion()));
+  const std::string& ns = p.job.metadata.namespace_;
+  const Json desired = NewDisruptionBudget(p.job, r.ApiVersion());
+  kube::ApiResult<Json> made = api_.Create(r, ns, desired);
+  if (made.ok() || !made.error().IsAlreadyExists() || !p.job.spec.elastic) return;
+  kube::ApiResult<Json> now = api_.Get(r, ns, kube::NameOf(desired));
+  if (!now.ok() || FieldOf(*now, "spec") == desired["spec"]) return;
+  Json replaced = *now;
+  replaced["spec"] = desired["spec"];
+  (void)api_.Replace(r, ns, replaced);
 }
 
 // A pass that ends in an error before any status was written leaves a new job without a phase,
@@ -220,6 +228,14 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
     }
     Result<EnsuredChild> r = EnsureChild(api_, c.r, job, desired, cached);
     if (!r.ok()) return r.status();
+    if (r->state == ChildState::kExists && &c.r == &kube::resources::kConfigMaps &&
+        FieldOf(r->object, "data") != FieldOf(desired, "data")) {
+      // The hostfile of another size: an elastic job's resize (replaced before its pods come).
+      Json replaced = r->object;
+      replaced["data"] = desired["data"];
+      kube::ApiResult<Json> put = api_.Replace(c.r, job.metadata.namespace_, replaced);
+      if (!put.ok()) return put.error().ToStatus().WithContext("replacing " + c.name);
+    }
     if (r->state == ChildState::kRefused) {
       p.Refused(kFailedCreateReason, r->message);
       return false;
@@ -255,6 +271,12 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
   std::optional<Json> launcher;
   if (auto it = have.find(LauncherName(p.job)); it != have.end()) {
     launcher = std::move(it->second);
+    have.erase(it);
+  }
+  // Workers beyond the gang's size: the pending ones of an elastic job the queue sized smaller.
+  for (auto& [name, pod] : have) {
+    if (pod.is_null() || kube::LabelOf(pod, kRoleLabel) != "worker") continue;
+    if (Status s = DeletePod(p, pod); !s.ok()) return s;
   }
   Result<bool> placed = PlaceGang(p, gang, launcher);
   if (!placed.ok() || !*placed) return placed;

@@ -245,7 +245,7 @@ TEST_F(ReconcilerTest, FailedWorkerRestartsTheJobUntilTheBackoffLimit) {
 
   Reconcile();  // the pods are gone: the next incarnation starts
   EXPECT_EQ(Calls(), (Strings{"create pods ns/j-worker-0", "create pods ns/j-worker-1",
-                              "update-status dljobs ns/j"}));
+                              "update-status dljobs ns/j", "create poddisruptionbudgets ns/j"}));
   EXPECT_EQ(Body("create pods ns/j-worker-0"), ExpectedWorker(0, 1, "n1"));
   EXPECT_EQ(JobStatus()["phase"], "Restarting");
 

@@ -127,6 +127,32 @@ TEST(Elastic, ShrunkGpusLeftFreeAreIdleOnlyFromTheShrink) {
   EXPECT_EQ(d.resize[0].to_workers, 4);
 }
 
+// The operator rebuilds the queue for every pass: the idle time growing waits for adds up
+// across passes only through ScheduleSnapshot's idle_since.
+TEST(Elastic, ASnapshotPassGrowsOnceTheIdleTimeAddsUpAcrossPasses) {
+  auto policy = Policy();
+  Node n1 = GpuNode("n1", 8);
+  n1.used.gpus = 8;
+  std::vector<Node> nodes = {n1, GpuNode("n2", 8)};
+  JobRequest el = J("el", 16, 4).Elastic(1);
+  std::vector<JobSnapshot> jobs = {{el, {}, Placement{{"n1", "n1"}}, 0}};
+  const std::vector<QueueSpec> queues = {UnlimitedQueue()};
+  std::map<std::string, int64_t> idle;
+  Result<Decision> d = ScheduleSnapshot(queues, jobs, nodes, 50, *policy, Options(), &idle);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->resize.empty());
+  EXPECT_EQ(idle, (std::map<std::string, int64_t>{{"n2", 50}}));
+  d = ScheduleSnapshot(queues, jobs, nodes, 349, *policy, Options(), &idle);
+  EXPECT_TRUE(d->resize.empty());
+  d = ScheduleSnapshot(queues, jobs, nodes, 350, *policy, Options(), &idle);
+  ASSERT_EQ(d->resize.size(), 1u);
+  EXPECT_EQ(d->resize[0].to_workers, 4);
+  EXPECT_TRUE(idle.empty());  // n2 is taken now
+  // Without the carried map every pass starts counting afresh.
+  d = ScheduleSnapshot(queues, jobs, nodes, 350, *policy, Options());
+  EXPECT_TRUE(d->resize.empty());
+}
+
 TEST(Elastic, DoesNotGrowWhileAJobWaitsForThoseGpus) {
   auto policy = Policy();
   QueueSpec a{"a", {{"", {8, 0}}}}, b{"b", {{"", {kUnlimited, 0}}}};

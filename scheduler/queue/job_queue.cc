@@ -565,15 +565,19 @@ Decision JobQueue::Schedule(int64_t now) {
 Result<Decision> ScheduleSnapshot(const std::vector<QueueSpec>& queues,
                                   const std::vector<JobSnapshot>& jobs, std::vector<Node> nodes,
                                   int64_t now, const PlacementPolicy& policy,
-                                  const QueueOptions& options) {
+                                  const QueueOptions& options,
+                                  std::map<std::string, int64_t>* idle_since) {
   JobQueue queue(queues, policy, options);
   queue.SetNodes(std::move(nodes));
+  if (idle_since) queue.SetIdleSince(*idle_since);
   for (const JobSnapshot& j : jobs) {
     Status s = j.placement ? queue.AddRunning(j.request, *j.placement, j.start_time, j.history)
                            : queue.AddPending(j.request, j.history);
     if (!s.ok()) return s;
   }
-  return queue.Schedule(now);
+  Decision decision = queue.Schedule(now);
+  if (idle_since) *idle_since = queue.idle_since();
+  return decision;
 }
 
 }  // namespace dljob::scheduler

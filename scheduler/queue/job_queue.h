@@ -99,6 +99,13 @@ class JobQueue {
   // same either way; a what-if replay (start_estimate.h) explains its first pass only.
   void SetExplain(bool explain) { options_.explain = explain; }
 
+  // Node name → since when its free GPUs have been free, for the nodes with free GPUs whose time
+  // is known. A queue rebuilt for each pass (ScheduleSnapshot) is given the previous pass's
+  // (after SetNodes), so the idle time that growing waits for adds up across passes; a node that
+  // filled up in between starts again from the pass that sees it free.
+  std::map<std::string, int64_t> idle_since() const;
+  void SetIdleSince(const std::map<std::string, int64_t>& idle_since);
+
   const std::vector<Node>& nodes() const { return ledger_.nodes(); }
   size_t pending_count() const { return pending_.size(); }
   size_t running_count() const { return running_.size(); }
@@ -190,9 +197,12 @@ struct JobSnapshot {
 
 // One pass over a snapshot of the cluster (the operator's entry point): a JobQueue built from
 // `jobs` and `nodes` (whose `used` counts the running jobs), scheduled once at `now`.
+// `idle_since`, when given, is the previous pass's JobQueue::idle_since() going in and this
+// pass's coming out.
 Result<Decision> ScheduleSnapshot(const std::vector<QueueSpec>& queues,
                                   const std::vector<JobSnapshot>& jobs, std::vector<Node> nodes,
                                   int64_t now, const PlacementPolicy& policy,
-                                  const QueueOptions& options);
+                                  const QueueOptions& options,
+                                  std::map<std::string, int64_t>* idle_since = nullptr);
 
 }  // namespace dljob::scheduler

@@ -94,6 +94,24 @@ void JobQueue::Shrink(Job& v, std::vector<size_t> positions, const Job& job, Pas
                                       " workers for " + PreemptWhy(v, job, pass.now)});
 }
 
+std::map<std::string, int64_t> JobQueue::idle_since() const {
+  std::map<std::string, int64_t> out;
+  const std::vector<Node>& nodes = ledger_.nodes();
+  for (size_t i = 0; i < nodes.size() && i < free_since_.size(); ++i) {
+    if (free_since_[i] && FreeGpus(nodes[i]) > 0) out[nodes[i].name] = *free_since_[i];
+  }
+  return out;
+}
+
+void JobQueue::SetIdleSince(const std::map<std::string, int64_t>& idle_since) {
+  const std::vector<Node>& nodes = ledger_.nodes();
+  for (size_t i = 0; i < nodes.size() && i < free_since_.size(); ++i) {
+    if (auto it = idle_since.find(nodes[i].name); it != idle_since.end()) {
+      free_since_[i] = it->second;
+    }
+  }
+}
+
 // GPUs left `nodes` at `now`: what is free there has been free since now.
 void JobQueue::Freed(const std::vector<size_t>& nodes, int64_t now) {
   for (size_t i : nodes) {

@@ -3,7 +3,8 @@
 // life: a job that runs, has its launcher's log followed (its throughput patched into the status),
 // succeeds and is deleted by its TTL; children whose first create meets an existing one; one
 // with a cached dataset (its node is annotated); one too big to place (its workers' PodScheduled
-// condition is patched); a DLQueue whose status is kept; a job in a namespace that may be outside
+// condition is patched); an elastic one that grows (its hostfile and disruption budget replaced); a
+// DLQueue whose status is kept; a job in a namespace that may be outside
 // the watched one; the admission webhook's start-up (its certificate Secret made, renewed, and
 // its CA written into the webhook configuration); a read of /logs (the caller's token reviewed).
 // The chart is rendered with watchNamespace unset and set, and for each:
@@ -210,8 +211,14 @@ bool Called(const FakeApi& api, const std::string& verb, const std::string& reso
   return false;
 }
 
+// Whether the elastic job has been resized once it ran (status.resizes).
+bool Resized(FakeApi& api, const std::string& job) {
+  std::optional<Json> j = api.Object(res::kDLJobs, "team-a", job);
+  return j && j->value("/status/resizes"_json_pointer, 0) > 0;
+}
+
 // A kubelet stand-in: bound pods start Running and Ready with an address; a launcher exits 0
-// once the operator has asked for its log.
+// once the operator has asked for its log (the elastic job's once it has grown).
 void Kubelet(FakeApi& api) {
   std::set<std::string> logged;
   for (const Call& c : api.Calls()) {
@@ -227,7 +234,8 @@ void Kubelet(FakeApi& api) {
           {"phase", "Running"},
           {"podIP", "10.0.0." + std::to_string(std::hash<std::string>{}(name) % 250 + 2)},
           {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}};
-    } else if (phase == "Running" && name.ends_with("-launcher") && logged.count(key)) {
+    } else if (phase == "Running" && name.ends_with("-launcher") && logged.count(key) &&
+               (name != "zelastic-launcher" || Resized(api, "zelastic"))) {
       pod["status"]["phase"] = "Succeeded";
       pod["status"]["containerStatuses"] =
           Json::array({{{"name", "launcher"},
@@ -270,7 +278,7 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
   api.Put(res::kDLQueues, {{"apiVersion", "dljob.io/v1alpha1"},
                            {"kind", "DLQueue"},
                            {"metadata", {{"name", "default"}}},
-                           {"spec", {{"quotas", {{{"nominal", 64}}}}}}});
+                           {"spec", {{"quotas", {{{"nominal", 128}}}}}}});
   api.Put(res::kDLJobs,
           Job("team-a", "short", 4, {{"runPolicy", {{"ttlSecondsAfterFinished", 0}}}}));
   api.Put(res::kDLJobs, Job("team-a", "cached", 4,
@@ -280,6 +288,10 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
                                 {"mountPath", "/data"},
                                 {"cache", {{"medium", "LocalSSD"}, {"path", "/mnt/nvme"}}}}}}}));
   api.Put(res::kDLJobs, Job("team-a", "huge", 64));
+  // Elastic, 4 to 16 GPUs: it starts on what the others leave and grows once "short" is done
+  // (its hostfile replaced, its disruption budget read and replaced).
+  api.Put(res::kDLJobs,
+          Job("team-a", "zelastic", 16, {{"elastic", {{"minGpus", 4}, {"maxGpus", 16}}}}));
   api.Put(res::kDLJobs, Job("team-b", "elsewhere", 4));
   // Throughput from the launcher's log (patched into the job's status).
   api.SetLog("team-a", "short-launcher",
@@ -294,6 +306,7 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
   o.identity = "rbac-test";
   o.workers = 2;
   o.metrics_port = -1;
+  o.elastic_grow_after = std::chrono::seconds(0);
   Clock& clock = RealClock();
   op::OperatorApp app(o, api, clock);
   std::jthread run([&](std::stop_token stop) { app.Run(stop); });
@@ -302,7 +315,8 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
         Kubelet(api);
         return !api.Object(res::kDLJobs, "team-a", "short") && Called(api, "patch", "nodes") &&
                Called(api, "patch-status", "dljobs") && Called(api, "patch-status", "pods") &&
-               Called(api, "update-status", "dlqueues") && Called(api, "create", "events");
+               Called(api, "update-status", "dlqueues") && Called(api, "create", "events") &&
+               Called(api, "update", "configmaps") && Called(api, "update", "poddisruptionbudgets");
       },
       60'000);
   run.request_stop();

@@ -199,11 +199,11 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
                                {"pods/status", {"patch"}},
                                {"pods/log", {"get"}},
                                {"services", {"get", "list", "watch", "create"}},
-                               {"configmaps", {"get", "list", "watch", "create"}},
+                               {"configmaps", {"get", "list", "watch", "create", "update"}},
                                {"secrets", {"get", "list", "watch", "create"}},
                                {"nodes", {"get", "list", "watch", "patch"}},
                                {"events", {"create"}},
-                               {"poddisruptionbudgets", {"list", "create"}},
+                               {"poddisruptionbudgets", {"list", "create", "get", "update"}},
                                {"validatingwebhookconfigurations", {"get", "update"}},
                            }));
   for (const json& d : docs) {
