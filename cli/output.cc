@@ -52,6 +52,24 @@ std::string Quality(const Throughput& t) {
   return "-";
 }
 
+// The GPUs a job's run has: an elastic job's current size (status.workers.desired workers) once
+// the operator has sized it, else spec.gpus.
+std::optional<int64_t> RunGpus(const DLJob& job) {
+  if (job.spec.elastic && job.status.workers && job.status.workers->desired > 0) {
+    return job.status.workers->desired * job.spec.gpus_per_worker.value_or(1);
+  }
+  return job.spec.gpus;
+}
+
+// The GPUS column: the run's GPUs, and for an elastic job its range ("4 (2-8)").
+std::string GpusColumn(const DLJob& job) {
+  std::string gpus = Integer(RunGpus(job));
+  if (const std::optional<ElasticSpec>& e = job.spec.elastic) {
+    gpus += " (" + Integer(e->min_gpus) + "-" + Integer(e->max_gpus) + ")";
+  }
+  return gpus;
+}
+
 // Each row is built left to right, in the order of its table's header.
 std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point now) {
   const DLJobStatus& st = job.status;
@@ -59,7 +77,7 @@ std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point n
   std::vector<std::string> row;
   row.push_back(job.metadata.name);
   row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
-  row.push_back(Integer(job.spec.gpus));
+  row.push_back(GpusColumn(job));
   row.push_back(Rate(t.images_per_sec, t.words_per_sec));
   if (wide) {
     std::string step = Integer(t.step);
@@ -79,14 +97,11 @@ std::vector<std::string> Row(const DLJob& job, bool wide, SysClock::time_point n
 std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_point now) {
   const DLJobStatus& st = job.status;
   const Throughput t = st.throughput.value_or(Throughput{});
+  const int64_t gpus = RunGpus(job).value_or(0);
   std::optional<double> per_gpu = t.per_gpu_images_per_sec;
-  if (!per_gpu && t.images_per_sec && job.spec.gpus.value_or(0) > 0) {
-    per_gpu = *t.images_per_sec / *job.spec.gpus;
-  }
+  if (!per_gpu && t.images_per_sec && gpus > 0) per_gpu = *t.images_per_sec / gpus;
   std::optional<double> per_gpu_words = t.per_gpu_words_per_sec;
-  if (!per_gpu_words && t.words_per_sec && job.spec.gpus.value_or(0) > 0) {
-    per_gpu_words = *t.words_per_sec / *job.spec.gpus;
-  }
+  if (!per_gpu_words && t.words_per_sec && gpus > 0) per_gpu_words = *t.words_per_sec / gpus;
   std::string workers = "-";
   if (st.workers) {
     workers = std::to_string(st.workers->ready) + "/" + std::to_string(st.workers->desired);
@@ -94,7 +109,7 @@ std::vector<std::string> TopRow(const DLJob& job, bool wide, SysClock::time_poin
   std::vector<std::string> row;
   row.push_back(job.metadata.name);
   row.push_back(st.phase == JobPhase::kUnset ? "Unknown" : PhaseName(st.phase));
-  row.push_back(Integer(job.spec.gpus));
+  row.push_back(GpusColumn(job));
   row.push_back(workers);
   row.push_back(Rate(t.images_per_sec, t.words_per_sec));
   row.push_back(Rate(per_gpu, per_gpu_words));
@@ -172,7 +187,7 @@ std::string FormatTop(const std::vector<DLJob>& jobs, OutputFormat format, SysCl
   std::optional<double> total_words;
   for (const DLJob& job : jobs) {
     rows.push_back(TopRow(job, wide, now));
-    total_gpus += job.spec.gpus.value_or(0);
+    total_gpus += RunGpus(job).value_or(0);
     const auto& t = job.status.throughput;
     if (t && t->images_per_sec) total_rate += *t->images_per_sec;
     if (t && t->words_per_sec) total_words = total_words.value_or(0) + *t->words_per_sec;

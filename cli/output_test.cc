@@ -78,6 +78,16 @@ TEST(FormatJob, GetShowsAWaitingJobsEstimateAndItsAssumption) {
   EXPECT_EQ(list["items"][0]["status"]["startEstimate"]["basis"], "Progress");
 }
 
+TEST(FormatJobs, AnElasticJobShowsItsRunsGpusAndItsRange) {
+  DLJob el = Finished("el");
+  el.spec.gpus = 8;
+  el.spec.gpus_per_worker = 2;
+  el.spec.elastic = ElasticSpec{2, 8};
+  el.status.workers = WorkerCounts{2, 2, 0};  // the queue sized its run to 2 workers
+  const std::string table = FormatJobs({el}, OutputFormat::kTable, Now());
+  EXPECT_NE(table.find("el     Succeeded   4 (2-8)"), std::string::npos) << table;
+}
+
 TEST(FormatJobs, WideAddsProgressColumns) {
   std::string out = FormatJobs({Finished("mnist")}, OutputFormat::kWide, Now());
   EXPECT_EQ(out,

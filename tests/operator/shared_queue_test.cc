@@ -2,7 +2,8 @@
 // that can never fit stays Queued and says so while a smaller one runs; a job waiting for GPUs
 // says why on itself, its pods and its Events and starts when they free; a higher-priority job
 // preempts a running one, which is suspended, not restarted, and resumes; a queue's quota holds
-// a job back although GPUs are free, and the DLQueue's status says so.
+// a job back although GPUs are free, and the DLQueue's status says so; an elastic job grows onto
+// freed GPUs and shrinks for a higher-priority job.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -187,6 +188,70 @@ TEST_P(SharedE2eTest, AQuotaHoldsAJobBackUntilQuotaFreesAndTheQueueSaysSo) {
   ASSERT_TRUE(WaitForPhase("second", "Running")) << Describe(api(), "second");
   ASSERT_TRUE(cluster().EndTraining("second", 0).ok());
   ASSERT_TRUE(WaitForPhase("second", "Succeeded")) << Describe(api(), "second");
+}
+
+// An elastic job (1 or 2 workers of G/2 GPUs) starts on the half a rigid job leaves, grows onto
+// it when that job ends, and gives it back (shrinks, not suspended) to a higher-priority job:
+// each resize a whole-job restart at the new size, counted in status.resizes, never a restart
+// or a preemption, and the job succeeds.
+TEST_P(SharedE2eTest, AnElasticJobGrowsOntoFreedGpusAndShrinksForAHigherPriorityJob) {
+  const int g = cluster().gpus();
+  StartOperator({"--min-run-time=0s", "--elastic-grow-after=0s"});
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), NewJob("first", g / 2, g / 2)).ok());
+  ASSERT_TRUE(WaitForPhase("first", "Running")) << Describe(api(), "first");
+  Json el = NewJob("el", g, g / 2);
+  el["spec"]["elastic"] = {{"minGpus", g / 2}, {"maxGpus", g}};
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), el).ok());
+  ASSERT_TRUE(WaitForPhase("el", "Running")) << Describe(api(), "el");
+  auto workers = [&] {
+    std::optional<Json> job = GetJob(api(), "el");
+    return job ? job->value("/status/workers/desired"_json_pointer, int64_t{0}) : 0;
+  };
+  EXPECT_EQ(workers(), 1) << Describe(api(), "el");
+  EXPECT_EQ(Workers(api(), "el").size(), 1u);
+
+  ASSERT_TRUE(cluster().EndTraining("first", 0).ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "el");
+        return job && Int(*job, "resizes") == 1 && workers() == 2 &&
+               Phase(api(), "el") == "Running";
+      },
+      wait()))
+      << Describe(api(), "el");
+  std::vector<Json> grew = EventsOf(api(), "el", "Resized");
+  ASSERT_EQ(grew.size(), 1u);
+  EXPECT_EQ(grew[0].value("message", "").rfind("grew 1 → 2 workers onto GPUs idle for ", 0), 0u)
+      << grew[0].dump();
+
+  Json high = NewJob("high", g / 2, g / 2);
+  high["spec"]["scheduling"]["priority"] = 10;
+  ASSERT_TRUE(api().Create(kDLJobs, Ns(), high).ok());
+  ASSERT_TRUE(WaitForPhase("high", "Running")) << Describe(api(), "high") << "\n"
+                                               << Describe(api(), "el");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::optional<Json> job = GetJob(api(), "el");
+        return job && Int(*job, "resizes") == 2 && workers() == 1 &&
+               Phase(api(), "el") == "Running";
+      },
+      wait()))
+      << Describe(api(), "el");
+  Json shrunk = *GetJob(api(), "el");
+  EXPECT_EQ(Int(shrunk, "preemptions"), 0);
+  EXPECT_EQ(Restarts(shrunk), 0);
+  EXPECT_NE(EventsOf(api(), "el", "Resized")
+                .back()
+                .value("message", "")
+                .find("shrunk 2 → 1 workers for " + Ns() + "/high (priority 10 > 0)"),
+            std::string::npos);
+
+  ASSERT_TRUE(cluster().EndTraining("el", 0).ok());
+  ASSERT_TRUE(WaitForPhase("el", "Succeeded")) << Describe(api(), "el");
+  Json done = *GetJob(api(), "el");
+  EXPECT_EQ(Restarts(done), 0);
+  EXPECT_EQ(Int(done, "preemptions"), 0);
+  EXPECT_EQ(Int(done, "resizes"), 2);
 }
 
 }  // namespace
