@@ -203,7 +203,9 @@ class SnapshotBuilder {
   // What a pod counted by the ledger stops using when it goes.
   void FreePod(const Json& pod) {
     auto it = ledger_.pods.find(PodKey(pod));
-    if (it != ledger_.pods.end()) nodes_.Use(it->second.node, it->second.requests, -1);
+    if (it == ledger_.pods.end()) return;
+    nodes_.Use(it->second.node, it->second.requests, -1);
+    freed_.insert(it->first);
   }
 
   // The workers of this incarnation bound and live, by index; every other pod is going (those
@@ -271,8 +273,10 @@ class SnapshotBuilder {
       const std::string pod_key = job.metadata.namespace_ + "/" + WorkerName(job, i);
       std::string node = bound.nodes[i];
       if (node.empty()) {
+        // The ledger's pod of that name counts for this run unless it is one going (a pod of the
+        // run before, deleting: its use is freed above, and the new worker is not counted yet).
         auto counted = ledger_.pods.find(pod_key);
-        if (counted != ledger_.pods.end()) {
+        if (counted != ledger_.pods.end() && !freed_.count(pod_key)) {
           node = counted->second.node;
         } else if (planned) {
           node = planned->worker_nodes[i];
@@ -294,6 +298,7 @@ class SnapshotBuilder {
   const WallTime now_;
   const int64_t now_s_;
   std::set<std::string> named_queues_;
+  std::set<std::string> freed_;  // the ledger's pods whose use FreePod took off: they are going
 };
 
 }  // namespace

@@ -183,6 +183,29 @@ TEST_F(SnapshotTest, AnAdmittedJobNotYetBoundRunsAtItsPlanWhichTheNodesCount) {
   EXPECT_FALSE(later.jobs[0].placement);
 }
 
+// A restarted (or resized) job admitted again: its old worker of the same name is still going,
+// counted by the ledger. Its use is freed, so the new run's worker is counted at the plan, not
+// taken for that pod (which would count it nowhere and show its GPUs free).
+TEST_F(SnapshotTest, AWorkerOfTheRunBeforeStillGoingIsNotTakenForTheNewRunsWorker) {
+  jobs_ = {JobObject("a", {}, {{"phase", "Restarting"}, {"restarts", 1}})};
+  Json old = Pod("a-worker-0", "worker", "n1", "a");
+  old["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";
+  Json old1 = Pod("a-worker-1", "worker", "n1", "a");
+  old1["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";
+  pods_["ns/a"] = {old, old1};
+  scheduler::Decision d;
+  d.start.push_back({"ns/a", scheduler::Placement{{"n2", "n2"}}, false});
+  book_.Record(d, {}, {}, kNow);
+  ledger_.nodes = {GpuNode("n1", 8, 4), GpuNode("n2", 8, 0)};
+  ledger_.pods["ns/a-worker-0"] = Counted("n1", 2);
+  ledger_.pods["ns/a-worker-1"] = Counted("n1", 2);
+  QueueSnapshot s = Build();
+  ASSERT_TRUE(s.jobs[0].placement);
+  EXPECT_EQ(s.jobs[0].placement->worker_nodes, (Strings{"n2", "n2"}));
+  EXPECT_EQ(s.nodes[0].used.gpus, 0);  // the old run's pods: going
+  EXPECT_EQ(s.nodes[1].used.gpus, 4);  // the new run, at its plan
+}
+
 TEST_F(SnapshotTest, AJobToBeSuspendedLeavesAndItsGpusCountAsFree) {
   jobs_ = {JobObject("low", {}, {{"phase", "Running"}})};
   pods_["ns/low"] = {Pod("low-worker-0", "worker", "n1", "low"),

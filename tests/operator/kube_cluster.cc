@@ -261,7 +261,9 @@ Status KubeCluster::EndTraining(const std::string& job, int exit_code) {
   std::optional<Json> got = GetJob(*api_, job);
   if (!got) return Status::NotFound("no DLJob " + job + " in " + ns_);
   int per_worker = std::max((*got)["spec"].value("gpusPerWorker", 1), 1);
-  int workers = (*got)["spec"].value("gpus", 0) / per_worker;
+  // The run's workers: an elastic job's current size, else its spec's.
+  int workers = got->value("/status/workers/desired"_json_pointer,
+                           (*got)["spec"].value("gpus", 0) / per_worker);
   for (int i = 0; i < workers; ++i) {
     Result<std::string> address = WorkerAddress(job, i);
     if (!address.ok()) return address.status();
