@@ -33,6 +33,13 @@ int64_t WorkerCount(const DLJob& job) {
   return per_worker > 0 ? job.spec.gpus.value_or(0) / per_worker : 0;
 }
 
+std::optional<WorkerRange> ElasticWorkers(const DLJob& job) {
+  const std::optional<ElasticSpec>& e = job.spec.elastic;
+  const int64_t per_worker = job.spec.gpus_per_worker.value_or(1);
+  if (!e || per_worker <= 0) return std::nullopt;
+  return WorkerRange{e->min_gpus.value_or(0) / per_worker, e->max_gpus.value_or(0) / per_worker};
+}
+
 std::string LongestChildSuffix(int64_t workers) {
   std::string longest;
   for (std::string suffix :

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "jobs/dljob_types.h"
@@ -32,6 +33,15 @@ std::string ServiceName(const DLJob& job);              // also the worker pods'
 std::string ConfigMapName(const DLJob& job);
 std::string SshSecretName(const DLJob& job);
 int64_t WorkerCount(const DLJob& job);  // gpus / gpusPerWorker (0 when either is unset or bad)
+
+// An elastic job's sizes in whole workers: spec.elastic's minGpus and maxGpus over gpusPerWorker.
+struct WorkerRange {
+  int64_t min = 0;
+  int64_t max = 0;
+  bool Contains(int64_t workers) const { return workers >= min && workers <= max; }
+};
+// nullopt for a rigid job (no spec.elastic) or one without a usable gpusPerWorker.
+std::optional<WorkerRange> ElasticWorkers(const DLJob& job);
 
 // The longest suffix a child of a job with `workers` workers adds to the job's name (the
 // longer of "-launcher" and "-worker-<workers-1>", the worker's on a tie: a pod's hostname is

@@ -413,6 +413,12 @@ TEST(Validation, ElasticJobWithoutGpusIsDefaultedToMaxAndValid) {
   EXPECT_EQ(j.spec.gpus, 16);
   EXPECT_EQ(j.spec.gpus_per_worker, 4);  // divides both ends
   EXPECT_EQ(JoinFieldErrors(Validate(j)), "");
+  ASSERT_TRUE(ElasticWorkers(j));
+  EXPECT_EQ(ElasticWorkers(j)->min, 1);
+  EXPECT_EQ(ElasticWorkers(j)->max, 4);
+  EXPECT_TRUE(ElasticWorkers(j)->Contains(2));
+  EXPECT_FALSE(ElasticWorkers(j)->Contains(5));
+  EXPECT_FALSE(ElasticWorkers(ValidJob()));  // rigid
 }
 
 TEST(Validation, ElasticRangeOfOneSizeIsFine) {

@@ -242,9 +242,8 @@ class SnapshotBuilder {
     js.request.submit_time = UnixSecondsOr(job.metadata.creation_timestamp, now_s_);
     js.request.time_limit = job.spec.run_policy.active_deadline_seconds;
     js.request.gang = gang;
-    if (const std::optional<ElasticSpec>& e = job.spec.elastic; e && gang.per_worker.gpus > 0) {
-      js.request.elastic =
-          scheduler::ElasticRange{e->min_gpus.value_or(0) / gang.per_worker.gpus, gang.workers};
+    if (const std::optional<WorkerRange> range = ElasticWorkers(job)) {
+      js.request.elastic = scheduler::ElasticRange{range->min, range->max};
     }
     const int64_t gpus = gang.workers * gang.per_worker.gpus;
     js.history.attained_gpu_seconds = job.status.attained_gpu_seconds.value_or(0);

@@ -370,23 +370,20 @@ void Reconciler::RestartForSpec(Pass& p) {
 // that size, so every child (the workers, the hostfile, mpirun's -np, the disruption budget) is
 // made for it; the spec revision leaves an elastic job's spec.gpus out (jobs/spec_revision.h).
 void Reconciler::SizeElasticRun(Pass& p, const std::string& key) const {
-  const std::optional<ElasticSpec>& elastic = p.job.spec.elastic;
-  if (!elastic) return;
-  const int64_t per = std::max<int64_t>(p.job.spec.gpus_per_worker.value_or(1), 1);
-  const int64_t min = elastic->min_gpus.value_or(per) / per;
-  const int64_t max = elastic->max_gpus.value_or(per) / per;
-  auto fits = [&](int64_t workers) { return workers >= min && workers <= max; };
-  p.run_workers = p.old.workers && fits(p.old.workers->desired) ? p.old.workers->desired : max;
+  const std::optional<WorkerRange> range = ElasticWorkers(p.job);
+  if (!range) return;
+  p.run_workers = p.old.workers && range->Contains(p.old.workers->desired) ? p.old.workers->desired
+                                                                           : range->max;
   int64_t workers = p.run_workers;
   if (caches_.admission) {
     const Admission a = caches_.admission->Get(key);
     const auto planned = static_cast<int64_t>(a.placement.worker_nodes.size());
-    if (a.verdict == Verdict::kAdmitted && fits(planned)) {
+    if (a.verdict == Verdict::kAdmitted && range->Contains(planned)) {
       workers = planned;
       p.sized_why = a.message;
     }
   }
-  p.job.spec.gpus = workers * per;
+  p.job.spec.gpus = workers * p.job.spec.gpus_per_worker.value_or(1);
 }
 
 // Only a gang that holds GPUs (a worker bound) is restarted; pending workers are just made to the
