@@ -19,6 +19,7 @@ run() {  # <name> <steps> [flags...]
     --display_every=1 --eval=false --seed=7 --print_losses --dump_params="$tmp/$name.params" \
     "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" \
     || { cat "$tmp/$name.out" "$tmp/$name.err"; fail "$name run exited non-zero"; }
+  untangle "$tmp/$name.out"
   grep $'^loss\t' "$tmp/$name.out" >"$tmp/$name.loss" || true
 }
 # Losses of steps $2..$3 in run $1 against the straight run (9 significant digits, 1e-6 relative).

@@ -26,6 +26,7 @@ run() {  # <name> <ranks> <steps> [flags...]
     --dump_params="$tmp/$name.params" --trace_samples="$tmp/$name.trace" "$@" \
     >"$tmp/$name.out" 2>"$tmp/$name.err" \
     || { cat "$tmp/$name.out" "$tmp/$name.err"; fail "$name run exited non-zero"; }
+  untangle "$tmp/$name.out"
 }
 # compare.py <mode> ...: the checks on traces, losses and parameters.
 cat >"$tmp/compare.py" <<'PY'

@@ -20,6 +20,7 @@ if ! on_ranks 2 \
     --compression_threshold=0.1 --dump_params="$tmp/params" >"$tmp/out" 2>"$tmp/err"; then
   cat "$tmp/out" "$tmp/err"; fail "dljob-train exited non-zero"
 fi
+untangle "$tmp/out"
 grep -v '^loss' "$tmp/out"
 
 for r in 0 1; do

@@ -13,6 +13,7 @@ run() {  # <ranks> <batch> <output>
     --model=mnist_cnn --batch_size="$2" --num_batches=$steps --num_warmup_batches=0 \
     --learning_rate=0.05 --seed=5 --eval=false --print_losses >"$3" 2>&1 \
     || { echo "FAIL: dljob-train -np $1 failed"; cat "$3"; exit 1; }
+  untangle "$3"
 }
 run 1 32 "$tmp/one"
 run 2 16 "$tmp/two"

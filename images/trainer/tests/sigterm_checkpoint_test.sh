@@ -47,6 +47,7 @@ kill -TERM "$rank1"
 rc=0
 wait "$launcher" || rc=$?
 cat "$tmp/first.err"
+untangle "$tmp/first.out"
 [[ $rc == 143 ]] || { tail "$tmp/first.out"; fail "first: mpirun exited $rc, expected 143"; }
 stop_line=$(grep '^Stopping at step ' "$tmp/first.out") || fail "first: no stop line"
 echo "$stop_line"
@@ -64,6 +65,8 @@ on_ranks 2 "${flags[@]}" --num_batches="$total" --checkpoint_dir="$ckpt" \
   >"$tmp/resumed.out" 2>"$tmp/resumed.err" || { cat "$tmp/resumed.err"; fail "resumed run"; }
 grep -q "^Resuming from the checkpoint of step $k " "$tmp/resumed.out" \
   || { cat "$tmp/resumed.out"; fail "resumed: no resume line for step $k"; }
+untangle "$tmp/straight.out"
+untangle "$tmp/resumed.out"
 grep $'^loss\t' "$tmp/straight.out" | awk -F'\t' -v k="$k" '$2 > k' >"$tmp/want"
 grep $'^loss\t' "$tmp/resumed.out" >"$tmp/have"
 paste "$tmp/want" "$tmp/have"

@@ -2,6 +2,8 @@
 #   require_fashion_mnist   skip (exit 77) when dataset-fashion-mnist is not installed
 #   tmp                     a private directory, removed on exit
 #   on_ranks N ARGS...      runs dljob-train ARGS on N MPI ranks, one thread each
+#   untangle FILE           puts back together, in place, rank 0's lines that another rank's
+#                           metric line was printed into the middle of (see below)
 #   params_close A B [N]    fails unless two --dump_params files hold the same float32 values
 #                           within 1e-6 relative (and N of them, when N is given)
 fashion_mnist=/usr/share/datasets/fashion-mnist
@@ -20,6 +22,15 @@ on_ranks() {
   local ranks=$1
   shift
   "$mpirun" --allow-run-as-root --oversubscribe -np "$ranks" -x OMP_NUM_THREADS=1 "$train" "$@"
+}
+
+# mpirun forwards each rank's output from a pseudo-terminal, and the terminal hands a line over
+# in pieces at every tab (the kernel's output processing), so another rank's line can land in the
+# middle of one of rank 0's tab-separated lines ("loss\t6\t" + "DLJOB_METRIC {...}\n" +
+# "1.79\n"). Metric lines hold no tab and arrive whole; untangle moves each one that starts
+# inside a line to before that line, until none does.
+untangle() {
+  perl -0pi -e '1 while s/([^\n]+?)(DLJOB_METRIC \{[^\n]*\}\n)/$2$1/' "$1"
 }
 
 params_close() {
