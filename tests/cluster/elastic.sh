@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# An elastic DLJob training Fashion-MNIST for real on a real Kubernetes (issue 24), against a rigid
+# run of the same training. The node has 8 GPUs.
+#   rigid:  the reference, 4 workers × 1 GPU, --batch_size=16 (global batch 64), alone.
+#   hold:   6 GPUs, waits for a gate file on the host, then trains a few steps and ends.
+#   el:     spec.elastic {minGpus 2, maxGpus 4}, --batch_size=32 at its first size (2 ranks:
+#           the same global batch 64, kept at every size), the same seed and steps as rigid.
+# el starts on the 2 GPUs hold leaves; hold's gate opens and el grows to 4 workers once those GPUs
+# have been idle for the operator's --elastic-grow-after (set to 5 s here for the test, chart
+# queue.elasticGrowAfterSeconds; put back on exit); `high` (6 GPUs, priority 10) then takes GPUs
+# el has to give back, and el shrinks to 2 workers rather than being suspended. Each resize is a
+# Resized Event and counts in status.resizes, never in restarts or preemptions. el Succeeds with
+# its step count, every step trained once (its archived log, all three runs, through `dljob logs`:
+# the resume lines and rank 0's metric lines), a loss curve that follows rigid's step by step
+# (the same samples each step, so the same losses up to float rounding), and a final accuracy
+# within 1 point of rigid's.
+# Usage: elastic.sh DLJOB (this build's dljob). Exit 0 pass, 1 fail.
+# shellcheck source=tests/cluster/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+DLJOB="${1:?usage: elastic.sh DLJOB}"
+STEPS=500
+GROW_AFTER=5
+
+# The operator's --elastic-grow-after, as `helm upgrade --set queue.elasticGrowAfterSeconds=N`
+# would set it: its Deployment's argument replaced, then rolled out.
+grow_after_arg() {  # the index of the argument in the operator container's args
+  kubectl -n dljob-system get deployment dljob-operator -o json | python3 -c '
+import json, sys
+args = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]["args"]
+print(next(i for i, a in enumerate(args) if a.startswith("--elastic-grow-after=")))'
+}
+set_grow_after() {
+  local i
+  i="$(grow_after_arg)" || return 1
+  kubectl -n dljob-system patch deployment dljob-operator --type=json -p \
+    "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/args/$i\",\"value\":\"--elastic-grow-after=$1\"}]" \
+    >/dev/null || return 1
+  kubectl -n dljob-system rollout status deployment/dljob-operator --timeout=300s >/dev/null
+}
+ORIGINAL_GROW_AFTER=""
+put_back() { [ -z "$ORIGINAL_GROW_AFTER" ] || set_grow_after "$ORIGINAL_GROW_AFTER"; }
+RESTORE=put_back
+cluster_begin elastic
+CKPT="$TMP/checkpoint"
+GATE="$TMP/gate"
+mkdir -m 0777 "$CKPT"
+mkdir -m 0755 "$GATE"
+ORIGINAL_GROW_AFTER="$(kubectl -n dljob-system get deployment dljob-operator -o json | python3 -c '
+import json, sys
+args = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]["args"]
+print(next(a for a in args if a.startswith("--elastic-grow-after=")).split("=", 1)[1])')" \
+  || fail "the operator Deployment has no --elastic-grow-after argument"
+note "operator: --elastic-grow-after=$GROW_AFTER (was $ORIGINAL_GROW_AFTER)"
+set_grow_after "$GROW_AFTER" || fail "could not set the operator's --elastic-grow-after"
+
+gate_volume="    - name: gate
+      source: 'hostPath:$GATE'
+      mountPath: /gate"
+gated() {  # NAME FILE: dljob-train after /gate/FILE exists
+  printf '%s\n' sh -c "while ! test -e /gate/$1; do sleep 1; done; exec \"\$@\"" sh
+}
+# A job's rank-0 metric lines from its archived log: "step loss" per line.
+losses() {
+  "$DLJOB" logs "$1" -n "$NS" >"$TMP/$1.log" 2>&1 || { tail "$TMP/$1.log"; fail "dljob logs $1"; }
+  untag <"$TMP/$1.log" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    at = line.find("DLJOB_METRIC {")
+    if at < 0: continue
+    m = json.loads(line[at + len("DLJOB_METRIC "):])
+    if m.get("rank") == 0 and "loss" in m: print(m["step"], m["loss"])' >"$TMP/$1.losses"
+}
+
+note "rigid: 4 GPUs, $STEPS steps"
+mnist_job rigid 4 1 "  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --batch_size=16 \
+  --display_every=10 --num_batches=$STEPS >"$TMP/rigid.yaml"
+kubectl apply -f "$TMP/rigid.yaml" || fail "kubectl apply -f rigid"
+wait_until "rigid Succeeded" phase_or_fail rigid Succeeded
+rigid_acc="$(jf rigid .status.throughput.accuracy)"
+note "rigid: accuracy $rigid_acc at step $(jf rigid .status.throughput.step)"
+losses rigid
+
+mapfile -t hold_cmd < <(gated hold)
+mnist_job hold 6 2 "$gate_volume
+  runPolicy: {backoffLimit: 0}" "${hold_cmd[@]}" "${TRAIN[@]}" --num_batches=20 --eval=false \
+  >"$TMP/hold.yaml"
+kubectl apply -f "$TMP/hold.yaml" || fail "kubectl apply -f hold"
+wait_until "hold Running" phase_or_fail hold Running
+
+mnist_job el 4 1 "  elastic: {minGpus: 2, maxGpus: 4}
+  checkpoint: {source: 'hostPath:$CKPT', everySteps: 100}
+  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --batch_size=32 --display_every=10 \
+  --num_batches=$STEPS >"$TMP/el.yaml"
+kubectl apply -f "$TMP/el.yaml" || fail "kubectl apply -f el"
+# desired workers, resizes and step of el, as "W R S"
+el_state() { echo "$(jf el .status.workers.desired) $(jf el .status.resizes) $(jf el .status.throughput.step)"; }
+trains_at() {  # WORKERS RESIZES MIN_STEP: el Running at that size and past that step
+  phase_or_fail el Running || return 1
+  local w r s
+  read -r w r s <<<"$(el_state)"
+  [ "$w" = "$1" ] && [ "${r:-0}" = "$2" ] && [ "${s:-0}" -ge "$3" ]
+}
+wait_until "el training on 2 workers" trains_at 2 0 120
+note "el on 2 workers: $(el_state); $(kubectl get dljobs -n "$NS" --no-headers | tr -s ' ' | paste -sd';')"
+[ "$(kubectl get pods -n "$NS" -l dljob.io/job-name=el,dljob.io/role=worker -o name | wc -l)" = 2 ] \
+  || { kubectl get pods -n "$NS" -o wide; fail "el does not have 2 worker pods"; }
+
+note "opening hold's gate"
+touch "$GATE/hold"
+wait_until "hold Succeeded" phase_or_fail hold Succeeded
+grown_step="$(jf el .status.throughput.step)"
+wait_until "el grown to 4 workers and training" trains_at 4 1 $((grown_step + 40))
+note "el grown: $(el_state)"
+wait_for_event el Resized
+
+mapfile -t high_cmd < <(gated high)
+mnist_job high 6 2 "$gate_volume
+  runPolicy: {backoffLimit: 0}" "${high_cmd[@]}" "${TRAIN[@]}" --num_batches=20 --eval=false \
+  | sed 's/^  scheduling:$/  scheduling:\n    priority: 10/' >"$TMP/high.yaml"
+grep -qx '    priority: 10' "$TMP/high.yaml" || fail "high.yaml has no priority"
+kubectl apply -f "$TMP/high.yaml" || fail "kubectl apply -f high"
+shrunk_step="$(jf el .status.throughput.step)"
+wait_until "el shrunk to 2 workers and training" trains_at 2 2 $((shrunk_step + 20))
+wait_until "high Running" phase_or_fail high Running
+note "el shrunk: $(el_state); $(kubectl get dljobs -n "$NS" --no-headers | tr -s ' ' | paste -sd';')"
+
+wait_until "el Succeeded" phase_or_fail el Succeeded
+touch "$GATE/high"
+kubectl get dljobs -n "$NS" -o wide
+for field in restarts preemptions; do
+  v="$(jf el .status.$field)"
+  [ "${v:-0}" = 0 ] || fail "el: status.$field $v, expected 0"
+done
+[ "$(jf el .status.resizes)" = 2 ] || fail "el: status.resizes '$(jf el .status.resizes)', expected 2"
+[ "$(jf el .status.throughput.step)" = $STEPS ] || fail "el: final step $(jf el .status.throughput.step)"
+kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=el,reason=Resized" \
+  -o custom-columns=MESSAGE:.message --no-headers >"$TMP/resized" || fail "kubectl get events"
+cat "$TMP/resized"
+grep -q '^grew 2 → 4 workers' "$TMP/resized" || fail "no Resized Event 'grew 2 → 4 workers'"
+grep -q "^shrunk 4 → 2 workers for $NS/high" "$TMP/resized" || fail "no Resized Event 'shrunk 4 → 2 workers for $NS/high'"
+
+losses el
+untag <"$TMP/el.log" | grep -E '^Resuming from the checkpoint|resumed at step|test accuracy' \
+  | tee "$TMP/resumes"
+[ "$(grep -c '^Resuming from the checkpoint of step' "$TMP/resumes")" = 2 ] \
+  || fail "el's log does not show 2 resumes from a checkpoint"
+el_acc="$(jf el .status.throughput.accuracy)"
+python3 - "$TMP/rigid.losses" "$TMP/el.losses" "$rigid_acc" "$el_acc" "$STEPS" <<'PY' \
+  || fail "el's training does not match rigid's"
+import sys
+def read(path):
+    return [(int(s), float(l)) for s, l in (line.split() for line in open(path))]
+rigid, el = dict(read(sys.argv[1])), read(sys.argv[2])
+rigid_acc, el_acc, steps = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+el_steps = [s for s, _ in el]
+# Every step once: the steps rank 0 reported only ever go forward (a run that went back to an
+# older checkpoint would report some again), up to the last.
+assert el_steps == sorted(set(el_steps)), f"steps reported twice or out of order: {el_steps}"
+assert el_steps[-1] == steps, f"last reported step {el_steps[-1]}, expected {steps}"
+worst = max(abs(l - rigid[s]) / rigid[s] for s, l in el if s in rigid)
+common = sum(1 for s, _ in el if s in rigid)
+print(f"{common} steps beside rigid's; worst relative loss difference {worst:.3g}; "
+      f"loss {el[0][1]:.3f} at step {el[0][0]} -> {el[-1][1]:.3f} at step {steps}; "
+      f"accuracy {el_acc:.4f} (rigid {rigid_acc:.4f})")
+assert common >= steps // 10 - 5, f"only {common} steps to compare"
+assert worst < 0.05, "the loss curve leaves rigid's"
+assert abs(el_acc - rigid_acc) <= 0.01, "accuracy more than 1 point from rigid's"
+PY
+note "PASS: el trained 2 → 4 → 2 workers to step $STEPS, accuracy $el_acc against rigid's $rigid_acc"
