@@ -117,7 +117,7 @@ TEST(SpecUpdate, ReasonsSayWhyAndWhatToDo) {
             "in its queue); set spec.runPolicy.suspend to true first (in this update or before), "
             "then change it: the job starts again with the new spec, from the start (no "
             "spec.checkpoint)");
-  new_job.spec.checkpoint = CheckpointSpec{.source = "pvc:ckpt"};
+  new_job.spec.checkpoint.emplace().source = "pvc:ckpt";
   new_job.spec.gpus_per_worker.reset();
   EXPECT_EQ(JoinFieldErrors(CheckSpecUpdate(old_job, new_job)),
             "spec.scheduling.queue: cannot change while the job is Running (its GPUs are counted "

@@ -370,7 +370,7 @@ kube::ApiResult<Json> FakeApi::Create(const kube::Resource& r, const std::string
   Json stored = object;
   if (std::string prefix = StringAt(FieldOf(object, "metadata"), "generateName");
       name.empty() && !prefix.empty()) {
-    char suffix[16];
+    char suffix[24];
     std::snprintf(suffix, sizeof suffix, "%05lld", static_cast<long long>(++generated_));
     name = prefix + suffix;
     stored["metadata"]["name"] = name;

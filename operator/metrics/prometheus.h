@@ -29,6 +29,9 @@ namespace dljob::metrics {
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 struct Sample {
+  Sample() = default;
+  Sample(Labels l, double v, std::string s = "")
+      : labels(std::move(l)), value(v), suffix(std::move(s)) {}
   Labels labels;
   double value = 0;
   // Histograms only: which of its series this sample is, "_bucket" (labelled `le`), "_sum" or

@@ -51,15 +51,20 @@ TEST(PodLogsTest, StampedLinesCarryTheTimeOfTheirAppendInOrder) {
       ASSERT_TRUE(split.has_value()) << line;
       EXPECT_GE(split->time, before);
       EXPECT_LE(split->time, after);
-      if (previous) EXPECT_GE(split->time, *previous);
+      if (previous) {
+        EXPECT_GE(split->time, *previous);
+      }
       previous = split->time;
       texts.emplace_back(split->text);
     }
     const std::vector<std::string> want_from_0 = {"one", "two", "three", "four"};
-    if (offset == 0) EXPECT_EQ(texts, want_from_0);
-    if (offset == 4)
+    if (offset == 0) {
+      EXPECT_EQ(texts, want_from_0);
+    } else if (offset == 4) {
       EXPECT_EQ(texts, std::vector<std::string>(want_from_0.begin() + 1, want_from_0.end()));
-    if (offset == 10) EXPECT_EQ(texts, (std::vector<std::string>{"ree", "four"}));
+    } else if (offset == 10) {
+      EXPECT_EQ(texts, (std::vector<std::string>{"ree", "four"}));
+    }
   }
 }
 

@@ -149,7 +149,9 @@ TEST(NextPodActionTest, Table) {
     std::string what = "phase '" + c.phase + "' annotation '" + c.annotation.value_or("(none)") +
                        "' deleting " + std::to_string(c.deleting);
     EXPECT_EQ(action.kind, c.want) << what;
-    if (c.want == K::kFinish) EXPECT_EQ(action.exit_code, c.code) << what;
+    if (c.want == K::kFinish) {
+      EXPECT_EQ(action.exit_code, c.code) << what;
+    }
   }
 }
 

@@ -18,9 +18,9 @@ TEST(Percentile, NearestRank) {
 
 TEST(Summarize, FiguresFromOutcomes) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "default", 0, "", std::nullopt},
-            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt},
-            TraceJob{"c", 30, 5, 1, 1, "default", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "default", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"c", 30, 5, 1, 1, "default", 0, "", std::nullopt, std::nullopt}};
   SimResult r;
   r.policy = "p";
   r.jobs.resize(3);
@@ -52,10 +52,10 @@ TEST(Summarize, FiguresFromOutcomes) {
 // not in the error figures.
 TEST(Summarize, EstimateAccuracy) {
   Trace t;
-  t.jobs = {TraceJob{"a", 0, 50, 1, 1, "default", 0, "", std::nullopt},
-            TraceJob{"b", 0, 50, 1, 1, "default", 0, "", std::nullopt},
-            TraceJob{"c", 0, 50, 1, 1, "default", 0, "", std::nullopt},
-            TraceJob{"d", 0, 50, 1, 1, "default", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 0, 50, 1, 1, "default", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 0, 50, 1, 1, "default", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"c", 0, 50, 1, 1, "default", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"d", 0, 50, 1, 1, "default", 0, "", std::nullopt, std::nullopt}};
   SimResult r;
   r.jobs.resize(4);
   r.jobs[0].first_start = 100;

@@ -69,8 +69,8 @@ TEST(SummaryJson, TheKeysPerPolicyInOrder) {
 
 TEST(JobsOutCsv, OneRowPerPolicyAndJob) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
-            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt, std::nullopt}};
   SimResult r;
   r.policy = "las";
   r.jobs = {{10, 60, 50, 0, false}, {}};
@@ -124,8 +124,8 @@ TEST(SummaryJson, EstimatesOnlyWhereScored) {
 
 TEST(EventsOutCsv, OneRowPerEventByPolicy) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
-            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt, std::nullopt}};
   SimResult r;
   r.policy = "dljob";
   r.events = {{10, 0, SimEventKind::kStart, 2, ""},
@@ -146,8 +146,8 @@ TEST(EventsOutCsv, OneRowPerEventByPolicy) {
 
 TEST(EstimatesOutCsv, OneRowPerEstimate) {
   Trace t;
-  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt},
-            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 10, 50, 2, 2, "q", 1, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 20, 30, 1, 1, "default", 0, "", std::nullopt, std::nullopt}};
   SimResult r;
   r.policy = "dljob";
   r.jobs = {{100, 150, 50, 0, false}, {}};

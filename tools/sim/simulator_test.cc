@@ -195,7 +195,9 @@ TEST(Simulate, EstimatesChangeNothingAndRepeat) {
         ASSERT_TRUE(scored.jobs[i].first_start);
         EXPECT_LT(e.made_at, *scored.jobs[i].first_start) << t.jobs[i].name;
         EXPECT_GE(e.made_at, t.jobs[i].submit_time) << t.jobs[i].name;
-        if (e.time) EXPECT_GE(*e.time, e.made_at) << t.jobs[i].name;
+        if (e.time) {
+          EXPECT_GE(*e.time, e.made_at) << t.jobs[i].name;
+        }
       }
     }
   }

@@ -35,9 +35,9 @@ TEST(ParseJobs, DefaultsAndOrderBySubmitTime) {
                         "a,0,1,1,,,,,,\n");
   ASSERT_TRUE(jobs.ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 3u);
-  EXPECT_EQ((*jobs)[0], (TraceJob{"a", 0, 1, 1, 1, "default", 0, "", std::nullopt}));
-  EXPECT_EQ((*jobs)[1], (TraceJob{"b", 0, 60, 2, 1, "team-a", 3, "V100", 120}));
-  EXPECT_EQ((*jobs)[2], (TraceJob{"late", 10, 5, 16, 8, "default", 0, "", std::nullopt}));
+  EXPECT_EQ((*jobs)[0], (TraceJob{"a", 0, 1, 1, 1, "default", 0, "", std::nullopt, std::nullopt}));
+  EXPECT_EQ((*jobs)[1], (TraceJob{"b", 0, 60, 2, 1, "team-a", 3, "V100", 120, std::nullopt}));
+  EXPECT_EQ((*jobs)[2], (TraceJob{"late", 10, 5, 16, 8, "default", 0, "", std::nullopt, std::nullopt}));
   JobRequest r = RequestOf((*jobs)[1]);
   EXPECT_EQ(r.gang.workers, 2);
   EXPECT_EQ(r.gang.per_worker.gpus, 1);
@@ -126,8 +126,8 @@ TEST(ParseQueues, CohortsPerQueueEmptyForTheDefault) {
 
 TEST(QueuesFor, EveryQueueTheJobsNameUnlimitedWithoutAQueuesFile) {
   Trace t;
-  t.jobs = {TraceJob{"a", 0, 1, 1, 1, "x", 0, "", std::nullopt},
-            TraceJob{"b", 0, 1, 1, 1, "y", 0, "", std::nullopt}};
+  t.jobs = {TraceJob{"a", 0, 1, 1, 1, "x", 0, "", std::nullopt, std::nullopt},
+            TraceJob{"b", 0, 1, 1, 1, "y", 0, "", std::nullopt, std::nullopt}};
   std::vector<QueueSpec> q = QueuesFor(t);
   ASSERT_EQ(q.size(), 3u);
   EXPECT_EQ(q[0], UnlimitedQueue("default"));

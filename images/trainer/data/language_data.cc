@@ -31,7 +31,7 @@ TokenStreamSource::TokenStreamSource(const torch::Tensor& share, int64_t batch_s
 
 Batch TokenStreamSource::Get(int64_t /*epoch*/, int64_t step) {
   BpttBatch window = BpttWindow(batched_, step * bptt_, bptt_);
-  return {window.inputs, window.targets};
+  return {window.inputs, window.targets, torch::Tensor()};
 }
 
 Result<TrainingData> MakeKjvData(const TrainingDataOptions& o) {
