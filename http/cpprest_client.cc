@@ -21,18 +21,21 @@
 #include "http/proxy.h"
 
 namespace dljob::http {
-namespace {
 
-namespace cpprest = web::http;
-using cpprest::client::http_client;
-
-struct Tls {
+// A member of CpprestClient::Impl, so not in the anonymous namespace (-Wsubobject-linkage).
+struct CpprestTls {
   std::string ca;
   std::string cert;
   std::string key;
   std::string server_name;  // checked in the certificate, sent as SNI: never empty for https
   bool verify = true;
 };
+
+namespace {
+
+namespace cpprest = web::http;
+using cpprest::client::http_client;
+using Tls = CpprestTls;
 
 bool IsIpAddress(const std::string& s) {
   unsigned char buf[16];
@@ -230,30 +233,36 @@ struct StreamState {
 
 constexpr size_t kReadSize = 64 * 1024;
 
-// Waits for at least one byte, takes whatever else is already buffered, queues it, repeats.
+// Waits for one byte, then takes whatever else is already buffered (up to kReadSize in all) into
+// a string of that size, queues it, repeats. Between reads a stream holds one byte of its own: a
+// log followed for hours mostly waits, and the operator follows one per running job.
 void Pump(std::shared_ptr<StreamState> s) {
   concurrency::streams::streambuf<uint8_t> buf = s->response.body().streambuf();
-  auto chunk = std::make_shared<std::vector<uint8_t>>(kReadSize);
-  buf.getn(chunk->data(), 1).then([s, buf, chunk](pplx::task<size_t> first) mutable {
-    size_t n = 0;
+  auto first = std::make_shared<uint8_t>(0);
+  buf.getn(first.get(), 1).then([s, buf, first](pplx::task<size_t> got) mutable {
+    std::string chunk;
     try {
-      n = first.get();
-      if (n > 0) {
-        size_t more = std::min<size_t>(buf.in_avail(), kReadSize - 1);
-        if (more > 0) n += buf.getn(chunk->data() + 1, more).get();
+      if (got.get() > 0) {
+        const size_t more = std::min<size_t>(buf.in_avail(), kReadSize - 1);
+        chunk.resize(1 + more);
+        chunk[0] = static_cast<char>(*first);
+        if (more > 0) {
+          const size_t n = buf.getn(reinterpret_cast<uint8_t*>(chunk.data()) + 1, more).get();
+          chunk.resize(1 + n);
+        }
       }
     } catch (...) {
       s->Finish(Translate(std::current_exception(), s->what));
       return;
     }
-    if (n == 0) {
+    if (chunk.empty()) {
       s->Finish(std::nullopt);
       return;
     }
     {
       MutexLock lock(s->mu);
       if (s->cancelled) return;
-      s->chunks.emplace_back(reinterpret_cast<const char*>(chunk->data()), n);
+      s->chunks.push_back(std::move(chunk));
       s->cv.notify_all();
     }
     Pump(std::move(s));
