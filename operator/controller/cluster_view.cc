@@ -19,6 +19,19 @@ Json SlimContainers(const Json& containers) {
   return out;
 }
 
+// Keeps name, image and resources of each container.
+Json ContainerView(const Json& containers) {
+  Json out = Json::array();
+  for (const Json& c : containers) {
+    Json kept = Json::object();
+    for (const char* key : {"name", "image", "resources"}) {
+      if (const Json& v = FieldOf(c, key); !v.is_null()) kept[key] = v;
+    }
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
 }  // namespace
 
 scheduler::Node SchedulerNodeOf(const Json& node) {
@@ -43,6 +56,30 @@ Json LedgerPodView(const Json& pod) {
   if (const Json& o = FieldOf(spec, "overhead"); o.is_object()) out["spec"]["overhead"] = o;
   if (const Json& phase = FieldOf(FieldOf(pod, "status"), "phase"); phase.is_string()) {
     out["status"]["phase"] = phase;
+  }
+  return out;
+}
+
+Json JobPodView(const Json& pod) {
+  Json out = Json::object();
+  if (const Json& meta = FieldOf(pod, "metadata"); meta.is_object()) {
+    Json& m = out["metadata"] = meta;
+    m.erase("managedFields");
+  }
+  for (const char* key : {"apiVersion", "kind", "status"}) {
+    if (const Json& v = FieldOf(pod, key); !v.is_null()) out[key] = v;
+  }
+  const Json& spec = FieldOf(pod, "spec");
+  if (!spec.is_object()) return out;
+  Json& s = out["spec"] = Json::object();
+  for (const char* key :
+       {"nodeName", "hostAliases", "nodeSelector", "affinity", "tolerations", "priority",
+        "priorityClassName", "schedulerName", "terminationGracePeriodSeconds", "overhead",
+        "hostname", "subdomain", "automountServiceAccountToken", "restartPolicy"}) {
+    if (const Json& v = FieldOf(spec, key); !v.is_null()) s[key] = v;
+  }
+  for (const char* key : {"containers", "initContainers"}) {
+    if (const Json& cs = FieldOf(spec, key); cs.is_array()) s[key] = ContainerView(cs);
   }
   return out;
 }

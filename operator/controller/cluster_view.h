@@ -2,7 +2,8 @@
 // Pod takes from its node live in scheduler/kube_objects.h, shared with `dljob top
 // nodes`; they are named here too, for the ledger (gpu_ledger.h), the node with what only the
 // operator knows: the datasets warm there. This file also has the informer transform that keeps
-// the ledger's pod cache small. Pure; thread-safe.
+// the ledger's pod cache small, and the one that keeps the cache of the jobs' own pods to what the
+// operator reads of them. Pure; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,5 +22,14 @@ scheduler::Node SchedulerNodeOf(const nlohmann::json& node);
 // spec.nodeName, the containers' and init containers' resources, spec.overhead, status.phase): an
 // informer transform, so a cache of every bound pod in the cluster stays small.
 nlohmann::json LedgerPodView(const nlohmann::json& pod);
+
+// A job's pod as the operator keeps it in its cache (an informer transform): metadata without
+// managedFields, the whole status, and of the spec what scheduling and the reconciler read — the
+// node, hostAliases, scheduling fields (nodeSelector, affinity, tolerations, priority, scheduler
+// name), terminationGracePeriodSeconds, spec.overhead, and each container's and init
+// container's name, image and resources. What the pod runs (command, args, env, volume mounts,
+// probes, security contexts) and spec.volumes are left out: the operator builds pods, it never
+// writes a cached one back or reads those fields of it. Those are most of a pod's bytes.
+nlohmann::json JobPodView(const nlohmann::json& pod);
 
 }  // namespace dljob::controller

@@ -72,8 +72,9 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   using namespace kube::resources;
   const std::string& ns = options_.ns;
   jobs_ = std::make_unique<kube::Informer>(api, kDLJobs, For(options_, ns, ""));
-  pods_ =
-      std::make_unique<kube::Informer>(api, kPods, For(options_, ns, kJobNameLabel), OwnerJobKey);
+  kube::InformerOptions own_pods = For(options_, ns, kJobNameLabel);
+  own_pods.transform = JobPodView;
+  pods_ = std::make_unique<kube::Informer>(api, kPods, own_pods, OwnerJobKey);
   services_ = std::make_unique<kube::Informer>(api, kServices, For(options_, ns, kJobNameLabel));
   config_maps_ =
       std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
