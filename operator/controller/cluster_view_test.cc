@@ -42,5 +42,57 @@ TEST(LedgerPodView, KeepsWhatTheLedgerReads) {
   EXPECT_EQ(PodRequests(view), (Resources{2, 3100, 0, 1}));
 }
 
+TEST(JobPodView, KeepsMetadataStatusAndWhatSchedulingReadsNotWhatThePodRuns) {
+  const Json status = {{"phase", "Running"},
+                       {"podIP", "10.0.0.5"},
+                       {"containerStatuses", Json::array({{{"name", "c"}, {"restartCount", 1}}})}};
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", "j-launcher"},
+        {"labels", {{"dljob.io/job-name", "j"}}},
+        {"annotations", {{"dljob.io/spec-revision", "abc"}}},
+        {"deletionTimestamp", "2026-11-28T00:00:00Z"},
+        {"managedFields", Json::array({{{"manager", "dljob-operator"}}})}}},
+      {"spec",
+       {{"nodeName", "n1"},
+        {"hostAliases", Json::array({{{"ip", "10.0.0.6"}, {"hostnames", {"w0"}}}})},
+        {"nodeSelector", {{"kubernetes.io/hostname", "n1"}}},
+        {"terminationGracePeriodSeconds", 60},
+        {"containers", Json::array({{{"name", "c"},
+                                     {"image", "dljob/trainer:cpu"},
+                                     {"command", {"mpirun", "-np", "4"}},
+                                     {"env", Json::array({{{"name", "A"}, {"value", "1"}}})},
+                                     {"volumeMounts", Json::array({{{"name", "v"}}})},
+                                     {"resources", {{"limits", {{"nvidia.com/gpu", 2}}}}}}})},
+        {"initContainers", Json::array({{{"name", "i"}, {"args", {"warm"}}}})},
+        {"volumes", Json::array({{{"name", "v"}, {"emptyDir", Json::object()}}})},
+        {"securityContext", {{"runAsUser", 0}}}}},
+      {"status", status}};
+  Json view = JobPodView(pod);
+  EXPECT_EQ(
+      view,
+      (Json{{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata",
+             {{"name", "j-launcher"},
+              {"labels", {{"dljob.io/job-name", "j"}}},
+              {"annotations", {{"dljob.io/spec-revision", "abc"}}},
+              {"deletionTimestamp", "2026-11-28T00:00:00Z"}}},
+            {"spec",
+             {{"nodeName", "n1"},
+              {"hostAliases", Json::array({{{"ip", "10.0.0.6"}, {"hostnames", {"w0"}}}})},
+              {"nodeSelector", {{"kubernetes.io/hostname", "n1"}}},
+              {"terminationGracePeriodSeconds", 60},
+              {"containers", Json::array({{{"name", "c"},
+                                           {"image", "dljob/trainer:cpu"},
+                                           {"resources", {{"limits", {{"nvidia.com/gpu", 2}}}}}}})},
+              {"initContainers", Json::array({{{"name", "i"}}})}}},
+            {"status", status}}));
+  EXPECT_EQ(PodRequests(view), PodRequests(pod));
+  EXPECT_EQ(JobPodView(view), view);  // a view of a view changes nothing
+}
+
 }  // namespace
 }  // namespace dljob::controller
