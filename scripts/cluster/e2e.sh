@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # dljob end to end on a real Kubernetes, from a fresh clone: clones this checkout's HEAD (a local
 # clone: nothing is fetched), installs and builds what it needs there (scripts/dev/setup.sh,
-# scripts/dev/build.sh of the programs the tests run besides kubectl: dljob, and dljob-operator
-# with the shared operator cases, operator_cluster_test; with ccache that is minutes), starts
-# the one-machine cluster with scripts/cluster/kube-up.sh --nodes N from the clone (which compiles
-# the images' programs in the clone's build-images/, after this build and before the Kubernetes
-# one, then makes the images from them and loads them; N is 2 unless --nodes says otherwise: the
-# label's multi-node cases need two), runs the ctest label `cluster` against it with
+# scripts/dev/build.sh of the programs the tests run besides kubectl: dljob, dljob-operator with the
+# shared operator cases, operator_cluster_test, and dljob-sim-nodes; with ccache that is minutes),
+# starts the one-machine cluster with scripts/cluster/kube-up.sh --nodes N from the clone (which
+# compiles the images' programs in the clone's build-images/, after this build and before the
+# Kubernetes one, then makes the images from them and loads them; N is 2 unless --nodes says
+# otherwise: the label's multi-node cases need two), runs the ctest label `cluster` against it with
 # DLJOB_CLUSTER_TESTS=1 and KUBECONFIG set, and stops the cluster and removes the clone on exit,
 # whatever happened.
 #
@@ -71,7 +71,7 @@ bash scripts/dev/setup.sh
 # scripts/dev/build.sh compiles through ccache where it is installed: the clone's build is a
 # matter of cache hits (with ccache's base_dir above the clone, DLJOB_E2E_TMP, hits are shared
 # with other checkouts).
-nice -n 10 bash scripts/dev/build.sh dljob dljob-operator operator_cluster_test
+nice -n 10 bash scripts/dev/build.sh dljob dljob-operator operator_cluster_test dljob-sim-nodes
 step "kube-up --nodes $NODES"
 # shellcheck disable=SC2086
 bash scripts/cluster/kube-up.sh --nodes "$NODES" $IMAGES

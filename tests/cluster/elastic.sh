@@ -22,18 +22,24 @@ STEPS=500
 GROW_AFTER=5
 
 # The operator's --elastic-grow-after, as `helm upgrade --set queue.elasticGrowAfterSeconds=N`
-# would set it: its Deployment's argument replaced, then rolled out.
-grow_after_arg() {  # the index of the argument in the operator container's args
+# would set it: the argument in its Deployment's container command replaced, then rolled out.
+# grow_after_arg: "PATH VALUE" of the argument (a JSON-patch path, its value now).
+grow_after_arg() {
   kubectl -n dljob-system get deployment dljob-operator -o json | python3 -c '
 import json, sys
-args = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]["args"]
-print(next(i for i, a in enumerate(args) if a.startswith("--elastic-grow-after=")))'
+c = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]
+for field in ("command", "args"):
+    for i, a in enumerate(c.get(field, [])):
+        if a.startswith("--elastic-grow-after="):
+            print(f"/spec/template/spec/containers/0/{field}/{i}", a.split("=", 1)[1])
+            sys.exit(0)
+sys.exit(1)'
 }
 set_grow_after() {
-  local i
-  i="$(grow_after_arg)" || return 1
+  local path value
+  read -r path value <<<"$(grow_after_arg)" && [ -n "$path" ] || return 1
   kubectl -n dljob-system patch deployment dljob-operator --type=json -p \
-    "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/args/$i\",\"value\":\"--elastic-grow-after=$1\"}]" \
+    "[{\"op\":\"replace\",\"path\":\"$path\",\"value\":\"--elastic-grow-after=$1\"}]" \
     >/dev/null || return 1
   kubectl -n dljob-system rollout status deployment/dljob-operator --timeout=300s >/dev/null
 }
@@ -45,11 +51,8 @@ CKPT="$TMP/checkpoint"
 GATE="$TMP/gate"
 mkdir -m 0777 "$CKPT"
 mkdir -m 0755 "$GATE"
-ORIGINAL_GROW_AFTER="$(kubectl -n dljob-system get deployment dljob-operator -o json | python3 -c '
-import json, sys
-args = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]["args"]
-print(next(a for a in args if a.startswith("--elastic-grow-after=")).split("=", 1)[1])')" \
-  || fail "the operator Deployment has no --elastic-grow-after argument"
+read -r _ ORIGINAL_GROW_AFTER <<<"$(grow_after_arg)"
+[ -n "$ORIGINAL_GROW_AFTER" ] || fail "the operator Deployment has no --elastic-grow-after argument"
 note "operator: --elastic-grow-after=$GROW_AFTER (was $ORIGINAL_GROW_AFTER)"
 set_grow_after "$GROW_AFTER" || fail "could not set the operator's --elastic-grow-after"
 
