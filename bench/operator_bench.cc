@@ -171,6 +171,7 @@ struct OperatorRun : PhaseRun {
   long peak_rss_kib = -1;
   long rss_kib = -1;
   long idle_rss_kib = -1;  // before the jobs arrive
+  long settled_rss_kib = -1;  // settle_seconds after all ran; -1 when not measured
   std::string breakdown;   // from the operator's spans (phase_breakdown.h)
 };
 
@@ -180,7 +181,7 @@ WallTime ToWall(Clock::time_point t, Clock::time_point steady_now, WallTime wall
 }
 
 OperatorRun RunOperator(BenchServer& server, const std::string& binary, const TempDir& dir,
-                        int jobs, int submitters, int workers) {
+                        int jobs, int submitters, int workers, int settle_seconds) {
   kube::Api& api = *server.api;
   OperatorRun run;
   const std::string ns = "bench";
@@ -209,6 +210,13 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   run.cpu_seconds = CpuSeconds(op.pid()) - cpu_before;
   run.rss_kib = StatusKiB(op.pid(), "VmRSS");
   run.peak_rss_kib = StatusKiB(op.pid(), "VmHWM");
+  if (done && settle_seconds > 0) {
+    // The operator still has watch events and log streams to catch up with; what it holds once
+    // nothing changes any more is its memory for these jobs.
+    std::printf("  all Running; waiting %d s for the operator to settle\n", settle_seconds);
+    std::this_thread::sleep_for(std::chrono::seconds(settle_seconds));
+    run.settled_rss_kib = StatusKiB(op.pid(), "VmRSS");
+  }
   watch.Stop();
   op.Signal(SIGTERM);
   op.Wait(30'000);  // it writes the last spans on the way out
@@ -239,6 +247,7 @@ int Main(int argc, char** argv) {
   bool skip_baseline = false;
   double max_ratio = 0;
   double max_rss_growth_mib = 0;
+  int settle_seconds = 0;
   std::string kubeconfig;
   std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against an API server", "operator_bench");
@@ -251,6 +260,9 @@ int Main(int argc, char** argv) {
                  "fail (exit 3) when operator time / baseline time is larger (a check for CI)");
   app.add_option("--max-rss-growth-mib", max_rss_growth_mib,
                  "fail (exit 3) when the operator's RSS grows by more than this per 10,000 pods");
+  app.add_option("--settle-seconds", settle_seconds,
+                 "also report the operator's RSS this long after all jobs run (0: not)")
+      ->capture_default_str();
   app.add_option("--operator", binary, "the dljob-operator to measure (another build, to compare)")
       ->capture_default_str();
   app.add_option("--kubeconfig", kubeconfig,
@@ -291,7 +303,7 @@ int Main(int argc, char** argv) {
   }
   if (StopRequested()) return 1;
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
-  OperatorRun run = RunOperator(*server, binary, dir, jobs, submitters, workers);
+  OperatorRun run = RunOperator(*server, binary, dir, jobs, submitters, workers, settle_seconds);
   if (run.latencies.empty()) return 1;
   auto pct = [&](double p) { return Quantile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
@@ -305,6 +317,10 @@ int Main(int argc, char** argv) {
   std::printf("%-34s %10.1f MiB\n", "operator RSS idle", run.idle_rss_kib / 1024.0);
   std::printf("%-34s %10.1f MiB\n", "operator RSS growth per 10,000 pods",
               (run.rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods);
+  if (run.settled_rss_kib >= 0) {
+    std::printf("%-34s %10.1f MiB  (%d s after all ran)\n", "  ... settled",
+                (run.settled_rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods, settle_seconds);
+  }
   if (baseline.seconds > 0 && !baseline.latencies.empty()) {
     std::printf("%-34s %10.2f x  (operator %.1f s / baseline %.1f s)\n",
                 "operator time vs baseline", run.seconds / baseline.seconds, run.seconds,

@@ -20,6 +20,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DLJOB="${1:?usage: elastic.sh DLJOB}"
 STEPS=500
 GROW_AFTER=5
+# What rigid and el both train: lib.sh's TRAIN without its --batch_size and --display_every (each
+# job sets its own: dljob-train refuses a flag given twice).
+TRAIN_COMPARED=(dljob-train --model=mnist_cnn --data_name=fashion-mnist --data_dir=/data/fashion-mnist
+        --learning_rate=0.05 --seed=1 --display_every=10)
 
 # The operator's --elastic-grow-after, as `helm upgrade --set queue.elasticGrowAfterSeconds=N`
 # would set it: the argument in its Deployment's container command replaced, then rolled out.
@@ -75,8 +79,8 @@ for line in sys.stdin:
 }
 
 note "rigid: 4 GPUs, $STEPS steps"
-mnist_job rigid 4 1 "  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --batch_size=16 \
-  --display_every=10 --num_batches=$STEPS >"$TMP/rigid.yaml"
+mnist_job rigid 4 1 "  runPolicy: {backoffLimit: 0}" "${TRAIN_COMPARED[@]}" --batch_size=16 \
+  --num_batches=$STEPS >"$TMP/rigid.yaml"
 kubectl apply -f "$TMP/rigid.yaml" || fail "kubectl apply -f rigid"
 wait_until "rigid Succeeded" phase_or_fail rigid Succeeded
 rigid_acc="$(jf rigid .status.throughput.accuracy)"
@@ -92,8 +96,8 @@ wait_until "hold Running" phase_or_fail hold Running
 
 mnist_job el 4 1 "  elastic: {minGpus: 2, maxGpus: 4}
   checkpoint: {source: 'hostPath:$CKPT', everySteps: 100}
-  runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --batch_size=32 --display_every=10 \
-  --num_batches=$STEPS >"$TMP/el.yaml"
+  runPolicy: {backoffLimit: 0}" "${TRAIN_COMPARED[@]}" --batch_size=32 --num_batches=$STEPS \
+  >"$TMP/el.yaml"
 kubectl apply -f "$TMP/el.yaml" || fail "kubectl apply -f el"
 # desired workers, resizes and step of el, as "W R S"
 el_state() { echo "$(jf el .status.workers.desired) $(jf el .status.resizes) $(jf el .status.throughput.step)"; }
