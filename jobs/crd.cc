@@ -153,7 +153,7 @@ ojson Crd(const CrdNames& names, const char* description, ojson columns) {
 nlohmann::ordered_json DLJobCrd() {
   ojson columns = ojson::array({PrinterColumn("Status", "string", ".status.phase"),
                                 PrinterColumn("GPUs", "integer", ".spec.gpus"),
-                                PrinterColumn("Img/s", "number", ".status.throughput.imagesPerSec"),
+                                PrinterColumn("Img/s", "integer", ".status.throughput.imagesPerSec"),
                                 PrinterColumn("Restarts", "integer", ".status.restarts"),
                                 PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
   ojson crd =

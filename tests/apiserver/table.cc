@@ -127,6 +127,10 @@ Json CellFor(const PrinterColumn& c, const Json& object, Clock::time_point now) 
     Json fake = {{"metadata", {{"creationTimestamp", v}}}};
     return Age(fake, now);
   }
+  // As kube-apiserver's CRD table converter: an integer column shows a fractional value cut to
+  // its whole part, a number column shows an integer as a number.
+  if (c.type == "integer" && v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+  if (c.type == "number" && v.is_number_integer()) return v.get<double>();
   return v;
 }
 
