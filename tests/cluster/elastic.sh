@@ -11,14 +11,17 @@
 # el has to give back, and el shrinks to 2 workers rather than being suspended. Each resize is a
 # Resized Event and counts in status.resizes, never in restarts or preemptions. el Succeeds with
 # its step count, every step trained once (its archived log, all three runs, through `dljob logs`:
-# the resume lines and rank 0's metric lines), a loss curve that follows rigid's step by step
-# (the same samples each step, so the same losses up to float rounding), and a final accuracy
-# within 1 point of rigid's.
+# the resume lines and rank 0's metric lines), a loss curve that follows rigid's (the same samples
+# each step, so the same losses but for float rounding: each 100 steps' mean within 5%), and a
+# final accuracy within 1 point of rigid's.
 # Usage: elastic.sh DLJOB (this build's dljob). Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DLJOB="${1:?usage: elastic.sh DLJOB}"
-STEPS=500
+# el must still be training after it has grown and shrunk: about a minute of its run goes to the
+# two restarts and the jobs around them, and 2 ranks train about 33 steps/s on 2 cores (4 ranks
+# about 11: rigid takes about 6 minutes).
+STEPS=4000
 GROW_AFTER=5
 # What rigid and el both train: lib.sh's TRAIN without its --batch_size and --display_every (each
 # job sets its own: dljob-train refuses a flag given twice).
@@ -100,14 +103,20 @@ mnist_job el 4 1 "  elastic: {minGpus: 2, maxGpus: 4}
   >"$TMP/el.yaml"
 kubectl apply -f "$TMP/el.yaml" || fail "kubectl apply -f el"
 # desired workers, resizes and step of el, as "W R S"
-el_state() { echo "$(jf el .status.workers.desired) $(jf el .status.resizes) $(jf el .status.throughput.step)"; }
+# (0 for a field not there yet: `read` would take the next field for an empty one).
+el_state() {
+  local w r s
+  w="$(jf el .status.workers.desired)" r="$(jf el .status.resizes)" s="$(jf el .status.throughput.step)"
+  echo "${w:-0} ${r:-0} ${s:-0}"
+}
 trains_at() {  # WORKERS RESIZES MIN_STEP: el Running at that size and past that step
+  phase_is el Succeeded && fail "el finished (step $(jf el .status.throughput.step)) before it trained on $1 workers after $2 resizes: raise STEPS for this machine"
   phase_or_fail el Running || return 1
   local w r s
   read -r w r s <<<"$(el_state)"
-  [ "$w" = "$1" ] && [ "${r:-0}" = "$2" ] && [ "${s:-0}" -ge "$3" ]
+  [ "$w" = "$1" ] && [ "$r" = "$2" ] && [ "$s" -ge "$3" ]
 }
-wait_until "el training on 2 workers" trains_at 2 0 120
+wait_until "el training on 2 workers" trains_at 2 0 20
 note "el on 2 workers: $(el_state); $(kubectl get dljobs -n "$NS" --no-headers | tr -s ' ' | paste -sd';')"
 [ "$(kubectl get pods -n "$NS" -l dljob.io/job-name=el,dljob.io/role=worker -o name | wc -l)" = 2 ] \
   || { kubectl get pods -n "$NS" -o wide; fail "el does not have 2 worker pods"; }
@@ -164,13 +173,22 @@ el_steps = [s for s, _ in el]
 # older checkpoint would report some again), up to the last.
 assert el_steps == sorted(set(el_steps)), f"steps reported twice or out of order: {el_steps}"
 assert el_steps[-1] == steps, f"last reported step {el_steps[-1]}, expected {steps}"
-worst = max(abs(l - rigid[s]) / rigid[s] for s, l in el if s in rigid)
-common = sum(1 for s, _ in el if s in rigid)
-print(f"{common} steps beside rigid's; worst relative loss difference {worst:.3g}; "
-      f"loss {el[0][1]:.3f} at step {el[0][0]} -> {el[-1][1]:.3f} at step {steps}; "
-      f"accuracy {el_acc:.4f} (rigid {rigid_acc:.4f})")
-assert common >= steps // 10 - 5, f"only {common} steps to compare"
-assert worst < 0.05, "the loss curve leaves rigid's"
+pairs = [(s, l, rigid[s]) for s, l in el if s in rigid]
+worst = max(abs(l - r) / r for _, l, r in pairs)
+# The curve: mean loss over each 100 steps, el's against rigid's. One step's loss may drift apart
+# as float rounding (2 or 4 ranks summing in another order) grows over thousands of steps; a
+# restart from the wrong place, or a resize that changed what a step trains, moves whole windows.
+windows = {}
+for s, l, r in pairs:
+    w = windows.setdefault((s - 1) // 100, [0.0, 0.0])
+    w[0] += l
+    w[1] += r
+worst_window = max(abs(a - b) / b for a, b in windows.values())
+print(f"{len(pairs)} steps beside rigid's; relative loss difference: worst step {worst:.3g}, "
+      f"worst 100-step mean {worst_window:.3g}; loss {el[0][1]:.3f} at step {el[0][0]} -> "
+      f"{el[-1][1]:.3f} at step {steps}; accuracy {el_acc:.4f} (rigid {rigid_acc:.4f})")
+assert len(pairs) >= steps // 10 - 5, f"only {len(pairs)} steps to compare"
+assert worst_window < 0.05, "the loss curve leaves rigid's"
 assert abs(el_acc - rigid_acc) <= 0.01, "accuracy more than 1 point from rigid's"
 PY
 note "PASS: el trained 2 → 4 → 2 workers to step $STEPS, accuracy $el_acc against rigid's $rigid_acc"
