@@ -170,9 +170,9 @@ struct OperatorRun : PhaseRun {
   double cpu_seconds = -1;  // the operator's, from the first submission until all run
   long peak_rss_kib = -1;
   long rss_kib = -1;
-  long idle_rss_kib = -1;  // before the jobs arrive
+  long idle_rss_kib = -1;     // before the jobs arrive
   long settled_rss_kib = -1;  // settle_seconds after all ran; -1 when not measured
-  std::string breakdown;   // from the operator's spans (phase_breakdown.h)
+  std::string breakdown;      // from the operator's spans (phase_breakdown.h)
 };
 
 // Converts a steady-clock instant to wall time (the spans' clock), through `now` in both.

@@ -151,11 +151,12 @@ ojson Crd(const CrdNames& names, const char* description, ojson columns) {
 }  // namespace
 
 nlohmann::ordered_json DLJobCrd() {
-  ojson columns = ojson::array({PrinterColumn("Status", "string", ".status.phase"),
-                                PrinterColumn("GPUs", "integer", ".spec.gpus"),
-                                PrinterColumn("Img/s", "integer", ".status.throughput.imagesPerSec"),
-                                PrinterColumn("Restarts", "integer", ".status.restarts"),
-                                PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
+  ojson columns =
+      ojson::array({PrinterColumn("Status", "string", ".status.phase"),
+                    PrinterColumn("GPUs", "integer", ".spec.gpus"),
+                    PrinterColumn("Img/s", "integer", ".status.throughput.imagesPerSec"),
+                    PrinterColumn("Restarts", "integer", ".status.restarts"),
+                    PrinterColumn("Age", "date", ".metadata.creationTimestamp")});
   ojson crd =
       Crd<DLJob>({kKind, kPlural, "dljob", kShortName, "Namespaced"},
                  "A distributed deep-learning training job (dljob.io).", std::move(columns));

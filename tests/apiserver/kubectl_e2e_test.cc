@@ -124,9 +124,9 @@ TEST_F(KubectlE2eTest, ApplyGetListAndDeleteADLJob) {
   EXPECT_TRUE(Contains(table.out, " 16 ")) << table.out;
   // Images/sec is a whole number in the table (an integer column), as the status has it to the
   // last digit for -o json.
-  CommandResult patched = Kubectl({"patch", "dljob", "resnet50", "-n", "team-a",
-                                   "--subresource=status", "--type=merge", "-p",
-                                   R"({"status":{"throughput":{"imagesPerSec":2950.731}}})"});
+  CommandResult patched =
+      Kubectl({"patch", "dljob", "resnet50", "-n", "team-a", "--subresource=status", "--type=merge",
+               "-p", R"({"status":{"throughput":{"imagesPerSec":2950.731}}})"});
   ASSERT_EQ(patched.exit_code, 0) << patched.err;
   CommandResult rate = Kubectl({"get", "dljobs", "-n", "team-a"});
   ASSERT_EQ(rate.exit_code, 0) << rate.err;

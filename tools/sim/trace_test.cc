@@ -37,7 +37,8 @@ TEST(ParseJobs, DefaultsAndOrderBySubmitTime) {
   ASSERT_EQ(jobs->size(), 3u);
   EXPECT_EQ((*jobs)[0], (TraceJob{"a", 0, 1, 1, 1, "default", 0, "", std::nullopt, std::nullopt}));
   EXPECT_EQ((*jobs)[1], (TraceJob{"b", 0, 60, 2, 1, "team-a", 3, "V100", 120, std::nullopt}));
-  EXPECT_EQ((*jobs)[2], (TraceJob{"late", 10, 5, 16, 8, "default", 0, "", std::nullopt, std::nullopt}));
+  EXPECT_EQ((*jobs)[2],
+            (TraceJob{"late", 10, 5, 16, 8, "default", 0, "", std::nullopt, std::nullopt}));
   JobRequest r = RequestOf((*jobs)[1]);
   EXPECT_EQ(r.gang.workers, 2);
   EXPECT_EQ(r.gang.per_worker.gpus, 1);
