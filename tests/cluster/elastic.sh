@@ -6,14 +6,13 @@
 #   el:     spec.elastic {minGpus 2, maxGpus 4}, --batch_size=32 at its first size (2 ranks:
 #           the same global batch 64, kept at every size), the same seed and steps as rigid.
 # el starts on the 2 GPUs hold leaves; hold's gate opens and el grows to 4 workers once those GPUs
-# have been idle for the operator's --elastic-grow-after (set to 5 s here for the test, chart
-# queue.elasticGrowAfterSeconds; put back on exit); `high` (6 GPUs, priority 10) then takes GPUs
-# el has to give back, and el shrinks to 2 workers rather than being suspended. Each resize is a
-# Resized Event and counts in status.resizes, never in restarts or preemptions. el Succeeds with
-# its step count, every step trained once (its archived log, all three runs, through `dljob logs`:
-# the resume lines and rank 0's metric lines), a loss curve that follows rigid's (the same samples
-# each step, so the same losses but for float rounding: each 100 steps' mean within 5%), and a
-# final accuracy within 1 point of rigid's.
+# have been idle for the operator's --elastic-grow-after (5 s here, and --min-run-time 0, below);
+# `high` (6 GPUs, priority 10) then takes GPUs el has to give back, and el shrinks to 2 workers
+# rather than being suspended. Each resize is a Resized Event and counts in status.resizes, never in
+# restarts or preemptions. el Succeeds with its step count, every step trained once (its archived
+# log, all three runs, through `dljob logs`: the resume lines and rank 0's metric lines), a loss
+# curve that follows rigid's (the same samples each step, so the same losses but for float rounding:
+# each 100 steps' mean within 5%), and a final accuracy within 1 point of rigid's.
 # Usage: elastic.sh DLJOB (this build's dljob). Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,40 +27,49 @@ GROW_AFTER=5
 TRAIN_COMPARED=(dljob-train --model=mnist_cnn --data_name=fashion-mnist --data_dir=/data/fashion-mnist
         --learning_rate=0.05 --seed=1 --display_every=10)
 
-# The operator's --elastic-grow-after, as `helm upgrade --set queue.elasticGrowAfterSeconds=N`
-# would set it: the argument in its Deployment's container command replaced, then rolled out.
-# grow_after_arg: "PATH VALUE" of the argument (a JSON-patch path, its value now).
-grow_after_arg() {
+# The operator's flags this test sets, as `helm upgrade --set queue.elasticGrowAfterSeconds=5
+# --set queue.minRunTimeSeconds=0` would: --elastic-grow-after (el grows 5 s after GPUs go idle,
+# not 300) and --min-run-time (a job that started less than this ago is not preempted, so `high`
+# would wait 300 s while el trains on to its end). Each is replaced in the operator container's
+# command (where the chart puts them), then the Deployment rolled out; put back on exit.
+# flag_arg NAME: "PATH VALUE" of --NAME=VALUE (PATH a JSON-patch path).
+flag_arg() {
   kubectl -n dljob-system get deployment dljob-operator -o json | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["spec"]["template"]["spec"]["containers"][0]
 for field in ("command", "args"):
     for i, a in enumerate(c.get(field, [])):
-        if a.startswith("--elastic-grow-after="):
+        if a.startswith("--" + sys.argv[1] + "="):
             print(f"/spec/template/spec/containers/0/{field}/{i}", a.split("=", 1)[1])
             sys.exit(0)
-sys.exit(1)'
+sys.exit(1)' "$1"
 }
-set_grow_after() {
-  local path value
-  read -r path value <<<"$(grow_after_arg)" && [ -n "$path" ] || return 1
-  kubectl -n dljob-system patch deployment dljob-operator --type=json -p \
-    "[{\"op\":\"replace\",\"path\":\"$path\",\"value\":\"--elastic-grow-after=$1\"}]" \
-    >/dev/null || return 1
+# set_flags NAME=VALUE...: one patch, one rollout.
+set_flags() {
+  local kv ops="" path
+  for kv in "$@"; do
+    read -r path _ <<<"$(flag_arg "${kv%%=*}")" && [ -n "$path" ] || return 1
+    ops+="${ops:+,}{\"op\":\"replace\",\"path\":\"$path\",\"value\":\"--$kv\"}"
+  done
+  kubectl -n dljob-system patch deployment dljob-operator --type=json -p "[$ops]" >/dev/null \
+    || return 1
   kubectl -n dljob-system rollout status deployment/dljob-operator --timeout=300s >/dev/null
 }
-ORIGINAL_GROW_AFTER=""
-put_back() { [ -z "$ORIGINAL_GROW_AFTER" ] || set_grow_after "$ORIGINAL_GROW_AFTER"; }
+ORIGINAL=()
+put_back() { [ ${#ORIGINAL[@]} = 0 ] || set_flags "${ORIGINAL[@]}"; }
 RESTORE=put_back
 cluster_begin elastic
 CKPT="$TMP/checkpoint"
 GATE="$TMP/gate"
 mkdir -m 0777 "$CKPT"
 mkdir -m 0755 "$GATE"
-read -r _ ORIGINAL_GROW_AFTER <<<"$(grow_after_arg)"
-[ -n "$ORIGINAL_GROW_AFTER" ] || fail "the operator Deployment has no --elastic-grow-after argument"
-note "operator: --elastic-grow-after=$GROW_AFTER (was $ORIGINAL_GROW_AFTER)"
-set_grow_after "$GROW_AFTER" || fail "could not set the operator's --elastic-grow-after"
+for flag in elastic-grow-after min-run-time; do
+  read -r _ value <<<"$(flag_arg $flag)"
+  [ -n "$value" ] || fail "the operator Deployment has no --$flag argument"
+  ORIGINAL+=("$flag=$value")
+done
+note "operator: --elastic-grow-after=$GROW_AFTER --min-run-time=0 (were ${ORIGINAL[*]})"
+set_flags "elastic-grow-after=$GROW_AFTER" "min-run-time=0" || fail "could not set the operator's flags"
 
 gate_volume="    - name: gate
       source: 'hostPath:$GATE'
