@@ -70,6 +70,11 @@ for flag in elastic-grow-after min-run-time; do
 done
 note "operator: --elastic-grow-after=$GROW_AFTER --min-run-time=0 (were ${ORIGINAL[*]})"
 set_flags "elastic-grow-after=$GROW_AFTER" "min-run-time=0" || fail "could not set the operator's flags"
+# The rollout is done when the new pods are Ready; the webhook's Service reaches them a moment
+# later (kube-proxy), and until then the API server cannot call it ("no route to host").
+webhook_answers() { kubectl get --raw /readyz >/dev/null && kubectl create --dry-run=server -f - \
+  >/dev/null 2>&1 <<<"$(mnist_job probe 1 1 "" dljob-train --num_batches=1)"; }
+wait_until "the admission webhook answering after the rollout" webhook_answers
 
 gate_volume="    - name: gate
       source: 'hostPath:$GATE'
