@@ -1,5 +1,7 @@
 #include "operator/controller/cluster_view.h"
 
+#include <initializer_list>
+
 #include "base/json_fields.h"
 #include "operator/controller/dataset_cache.h"
 
@@ -8,23 +10,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Keeps only `resources` of each container.
-Json SlimContainers(const Json& containers) {
-  Json out = Json::array();
-  for (const Json& c : containers) {
-    Json slim = Json::object();
-    if (const Json& r = FieldOf(c, "resources"); r.is_object()) slim["resources"] = r;
-    out.push_back(std::move(slim));
-  }
-  return out;
-}
-
-// Keeps name, image and resources of each container.
-Json ContainerView(const Json& containers) {
+// Each container with only the given fields.
+Json Containers(const Json& containers, std::initializer_list<const char*> keep) {
   Json out = Json::array();
   for (const Json& c : containers) {
     Json kept = Json::object();
-    for (const char* key : {"name", "image", "resources"}) {
+    for (const char* key : keep) {
       if (const Json& v = FieldOf(c, key); !v.is_null()) kept[key] = v;
     }
     out.push_back(std::move(kept));
@@ -51,7 +42,8 @@ Json LedgerPodView(const Json& pod) {
   if (const Json& node = FieldOf(spec, "nodeName"); node.is_string())
     out["spec"]["nodeName"] = node;
   for (const char* key : {"containers", "initContainers"}) {
-    if (const Json& cs = FieldOf(spec, key); cs.is_array()) out["spec"][key] = SlimContainers(cs);
+    if (const Json& cs = FieldOf(spec, key); cs.is_array())
+      out["spec"][key] = Containers(cs, {"resources"});
   }
   if (const Json& o = FieldOf(spec, "overhead"); o.is_object()) out["spec"]["overhead"] = o;
   if (const Json& phase = FieldOf(FieldOf(pod, "status"), "phase"); phase.is_string()) {
@@ -79,7 +71,8 @@ Json JobPodView(const Json& pod) {
     if (const Json& v = FieldOf(spec, key); !v.is_null()) s[key] = v;
   }
   for (const char* key : {"containers", "initContainers"}) {
-    if (const Json& cs = FieldOf(spec, key); cs.is_array()) s[key] = ContainerView(cs);
+    if (const Json& cs = FieldOf(spec, key); cs.is_array())
+      s[key] = Containers(cs, {"name", "image", "resources"});
   }
   return out;
 }
