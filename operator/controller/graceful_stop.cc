@@ -5,7 +5,10 @@ namespace {
 
 // POSIX sh (dash, busybox, bash). `ranks` walks /proc for this shell's descendants (a process
 // may vanish under it: every read tolerates that), then keeps those with OMPI_COMM_WORLD_RANK in
-// their environment. `alive` treats a zombie as gone. A second SIGTERM changes nothing.
+// their environment, read with the shell's own `read` (and `tr` for the NULs): no grep, which
+// slim images such as dljob/trainer:cpu lack — with it, no rank was found and sshd was stopped at
+// once, taking the ranks with it before any could checkpoint. `alive` treats a zombie as gone. A
+// second SIGTERM changes nothing.
 constexpr char kWorkerScript[] = R"sh("$@" &
 server=$!
 ranks() {
@@ -26,7 +29,11 @@ ranks() {
   done
   for pid in $tree; do
     [ "$pid" = "$$" ] && continue
-    tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -q '^OMPI_COMM_WORLD_RANK=' && echo "$pid"
+    tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | {
+      while IFS= read -r kv || [ -n "$kv" ]; do
+        case $kv in OMPI_COMM_WORLD_RANK=*) echo "$pid"; break ;; esac
+      done
+    }
   done
 }
 alive() {

@@ -16,7 +16,8 @@
 //             do (the workers' SIGTERM reached them), so it must not kill them first.
 //
 // Either is cut short by the kubelet's SIGKILL at the end of the grace period. Pure functions;
-// thread-safe. The scripts need only /bin/sh and /proc (tr and grep for the rank check).
+// thread-safe. The scripts need only /bin/sh, /proc, tr and sleep (a job's image may lack more:
+// dljob/trainer:cpu has no grep).
 #pragma once
 
 #include <string>
