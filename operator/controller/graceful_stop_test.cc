@@ -4,6 +4,8 @@
 #include "operator/controller/graceful_stop.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -52,6 +54,33 @@ TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
   EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n");
   EXPECT_EQ(ReadFile(dir.path() + "/bystander"), "ready\n") << "only ranks are signalled";
 }  // ~Background kills what is left (the bystander) with the process group.
+
+// A job's image may have little besides a shell: dljob/trainer:cpu has no grep, and the first
+// version of the script, which used it, found no rank there and stopped sshd at once.
+TEST(WorkerEntrypoint, FindsTheRanksWithOnlyAShellTrAndSleep) {
+  TempDir dir;
+  const std::string bin = dir.path() + "/bin";
+  ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+  for (const char* tool : {"sh", "tr", "sleep"}) {
+    const std::string from = "/usr/bin/" + std::string(tool);
+    const std::string real = ::access(from.c_str(), X_OK) == 0 ? from : "/bin/" + std::string(tool);
+    ASSERT_EQ(::symlink(real.c_str(), (bin + "/" + tool).c_str()), 0) << tool;
+  }
+  std::vector<std::string> argv = WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())});
+  Background worker(argv, {{"PATH", bin}}, dir.path() + "/out", dir.path() + "/err");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return ReadFile(dir.path() + "/rank") == "ready\n" &&
+               ReadFile(dir.path() + "/bystander") == "ready\n";
+      },
+      30000))
+      << ReadFile(dir.path() + "/err");
+  worker.Signal(SIGTERM);
+  EXPECT_EQ(worker.Wait(30000), 143) << ReadFile(dir.path() + "/err");
+  EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n")
+      << ReadFile(dir.path() + "/err");
+  EXPECT_EQ(ReadFile(dir.path() + "/bystander"), "ready\n");
+}
 
 TEST(WorkerEntrypoint, WithoutRanksStopsAtOnce) {
   TempDir dir;
