@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,13 @@ std::string ServerScript(const std::string& dir) {
          "wait\n";
 }
 
-TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
-  TempDir dir;
+// Runs the worker entrypoint over ServerScript with `env`, sends it SIGTERM once both stand-ins
+// are ready, and expects it to end 143 only after the rank has finished, the bystander untouched.
+void ExpectTheRankStoppedAndTheRestSpared(const TempDir& dir,
+                                          const std::map<std::string, std::string>& env) {
   std::vector<std::string> argv = WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())});
   ASSERT_EQ(argv[0], "/bin/sh");
-  Background worker(argv, {}, dir.path() + "/out", dir.path() + "/err");
+  Background worker(argv, env, dir.path() + "/out", dir.path() + "/err");
   ASSERT_TRUE(WaitFor(
       [&] {
         return ReadFile(dir.path() + "/rank") == "ready\n" &&
@@ -51,9 +54,15 @@ TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
   worker.Signal(SIGTERM);
   EXPECT_EQ(worker.Wait(30000), 143) << ReadFile(dir.path() + "/err");
   // Read at once: the worker ended only after the rank had finished.
-  EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n");
+  EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n")
+      << ReadFile(dir.path() + "/err");
   EXPECT_EQ(ReadFile(dir.path() + "/bystander"), "ready\n") << "only ranks are signalled";
 }  // ~Background kills what is left (the bystander) with the process group.
+
+TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
+  TempDir dir;
+  ExpectTheRankStoppedAndTheRestSpared(dir, {});
+}
 
 // A job's image may have little besides a shell: dljob/trainer:cpu has no grep, and the first
 // version of the script, which used it, found no rank there and stopped sshd at once.
@@ -66,20 +75,7 @@ TEST(WorkerEntrypoint, FindsTheRanksWithOnlyAShellTrAndSleep) {
     const std::string real = ::access(from.c_str(), X_OK) == 0 ? from : "/bin/" + std::string(tool);
     ASSERT_EQ(::symlink(real.c_str(), (bin + "/" + tool).c_str()), 0) << tool;
   }
-  std::vector<std::string> argv = WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())});
-  Background worker(argv, {{"PATH", bin}}, dir.path() + "/out", dir.path() + "/err");
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return ReadFile(dir.path() + "/rank") == "ready\n" &&
-               ReadFile(dir.path() + "/bystander") == "ready\n";
-      },
-      30000))
-      << ReadFile(dir.path() + "/err");
-  worker.Signal(SIGTERM);
-  EXPECT_EQ(worker.Wait(30000), 143) << ReadFile(dir.path() + "/err");
-  EXPECT_EQ(ReadFile(dir.path() + "/rank"), "ready\nterm\nsaved\n")
-      << ReadFile(dir.path() + "/err");
-  EXPECT_EQ(ReadFile(dir.path() + "/bystander"), "ready\n");
+  ExpectTheRankStoppedAndTheRestSpared(dir, {{"PATH", bin}});
 }
 
 TEST(WorkerEntrypoint, WithoutRanksStopsAtOnce) {
