@@ -1,14 +1,14 @@
 #include "operator/controller/graceful_stop.h"
 
+#include <string_view>
+
 namespace dljob::controller {
 namespace {
 
 // POSIX sh (dash, busybox, bash). `ranks` walks /proc for this shell's descendants (a process
 // may vanish under it: every read tolerates that), then keeps those with OMPI_COMM_WORLD_RANK in
-// their environment, read with the shell's own `read` (and `tr` for the NULs): no grep, which
-// slim images such as dljob/trainer:cpu lack — with it, no rank was found and sshd was stopped at
-// once, taking the ranks with it before any could checkpoint. `alive` treats a zombie as gone. A
-// second SIGTERM changes nothing.
+// their environment, read with the shell's own `read` (and `tr` for the NULs). `alive` treats a
+// zombie as gone. A second SIGTERM changes nothing.
 constexpr char kWorkerScript[] = R"sh("$@" &
 server=$!
 ranks() {
@@ -66,9 +66,22 @@ constexpr char kLauncherScript[] = R"sh(trap '' TERM
 wait $!
 )sh";
 
+// The kubelet expands a container's command before it runs it: `$(NAME)` becomes the value of the
+// container's variable NAME, and `$$` becomes `$`. Every `$` of the script is doubled, so that
+// what the shell gets is the script as written. (Unescaped, `$$` reached the shell as `$`: the
+// worker looked for the ranks under a process named "$", found none, and stopped sshd at once.)
+std::string EscapedForKubernetes(std::string_view script) {
+  std::string out;
+  for (char c : script) {
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
 std::vector<std::string> Entrypoint(const char* script, const char* name,
                                     const std::vector<std::string>& argv) {
-  std::vector<std::string> out = {"/bin/sh", "-c", script, name};
+  std::vector<std::string> out = {"/bin/sh", "-c", EscapedForKubernetes(script), name};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

@@ -15,9 +15,13 @@
 //   launcher  runs mpirun and exits with its status, ignoring SIGTERM: mpirun ends when the ranks
 //             do (the workers' SIGTERM reached them), so it must not kill them first.
 //
-// Either is cut short by the kubelet's SIGKILL at the end of the grace period. Pure functions;
-// thread-safe. The scripts need only /bin/sh, /proc, tr and sleep (a job's image may lack more:
-// dljob/trainer:cpu has no grep).
+// Either is cut short by the kubelet's SIGKILL at the end of the grace period. The scripts need
+// only /bin/sh, /proc, tr and sleep (a job's image may have little more).
+//
+// Each is a pod's `command`, which the kubelet expands before it runs it (`$(NAME)` and `$$`):
+// the script is escaped for that, so the container runs it as written; the arguments after the
+// name (the server's, mpirun's with the user's command) are passed as given, expanded as any
+// pod's command is. Pure functions; thread-safe.
 #pragma once
 
 #include <string>
@@ -25,9 +29,9 @@
 
 namespace dljob::controller {
 
-// ["/bin/sh", "-c", <worker script>, "dljob-worker", server...]
+// ["/bin/sh", "-c", <worker script, escaped>, "dljob-worker", server...]
 std::vector<std::string> WorkerEntrypoint(const std::vector<std::string>& server);
-// ["/bin/sh", "-c", <launcher script>, "dljob-launcher", mpirun...]
+// ["/bin/sh", "-c", <launcher script, escaped>, "dljob-launcher", mpirun...]
 std::vector<std::string> LauncherEntrypoint(const std::vector<std::string>& mpirun);
 
 }  // namespace dljob::controller

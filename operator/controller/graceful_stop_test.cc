@@ -1,6 +1,7 @@
-// The pods' entrypoints (graceful_stop.h) run for real under /bin/sh, with stand-ins: a "server"
-// (sshd's place) that starts one "rank" (a process with OMPI_COMM_WORLD_RANK in its environment,
-// as Open MPI's ranks have) and one bystander (orted's place, which must not be signalled).
+// The pods' entrypoints (graceful_stop.h) run for real under /bin/sh, as the kubelet runs a pod's
+// command (expanded first, KubeletExpanded), with stand-ins: a "server" (sshd's place) that starts
+// one "rank" (a process with OMPI_COMM_WORLD_RANK in its environment, as Open MPI's ranks have)
+// and one bystander (orted's place, which must not be signalled).
 #include "operator/controller/graceful_stop.h"
 
 #include <signal.h>
@@ -24,6 +25,39 @@ using ::dljob::testing::ReadFile;
 using ::dljob::testing::TempDir;
 using ::dljob::testing::WaitFor;
 
+// What the kubelet does to each word of a container's command before it runs it (Kubernetes'
+// expansion of dependent variables): `$$` is `$`, `$(NAME)` is NAME's value in `vars` (left as
+// written when NAME is not there), any other `$` stays.
+std::vector<std::string> KubeletExpanded(const std::vector<std::string>& command,
+                                         const std::map<std::string, std::string>& vars = {}) {
+  std::vector<std::string> out;
+  for (const std::string& word : command) {
+    std::string expanded;
+    for (size_t i = 0; i < word.size(); ++i) {
+      if (word[i] != '$' || i + 1 == word.size()) {
+        expanded += word[i];
+      } else if (word[i + 1] == '$') {
+        expanded += '$';
+        ++i;
+      } else if (size_t close = word.find(')', i + 2); word[i + 1] == '(' && close != word.npos) {
+        std::string name = word.substr(i + 2, close - i - 2);
+        auto it = vars.find(name);
+        expanded += it != vars.end() ? it->second : "$(" + name + ")";
+        i = close;
+      } else {
+        expanded += word[i];
+      }
+    }
+    out.push_back(std::move(expanded));
+  }
+  return out;
+}
+
+TEST(KubeletExpanded, FollowsKubernetesRules) {
+  EXPECT_EQ(KubeletExpanded({"a$$b", "$(X)/$(Y)", "$(", "$x", "end$"}, {{"X", "1"}}),
+            (std::vector<std::string>{"a$b", "1/$(Y)", "$(", "$x", "end$"}));
+}
+
 // The rank records the SIGTERM it gets, takes a while to "write its checkpoint", records that it
 // finished and exits 143; the bystander records any SIGTERM. Both write "ready" when their trap
 // is set.
@@ -41,7 +75,8 @@ std::string ServerScript(const std::string& dir) {
 // are ready, and expects it to end 143 only after the rank has finished, the bystander untouched.
 void ExpectTheRankStoppedAndTheRestSpared(const TempDir& dir,
                                           const std::map<std::string, std::string>& env) {
-  std::vector<std::string> argv = WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())});
+  std::vector<std::string> argv =
+      KubeletExpanded(WorkerEntrypoint({"/bin/sh", "-c", ServerScript(dir.path())}));
   ASSERT_EQ(argv[0], "/bin/sh");
   Background worker(argv, env, dir.path() + "/out", dir.path() + "/err");
   ASSERT_TRUE(WaitFor(
@@ -64,8 +99,7 @@ TEST(WorkerEntrypoint, StopsTheRanksWaitsForThemAndSparesTheRest) {
   ExpectTheRankStoppedAndTheRestSpared(dir, {});
 }
 
-// A job's image may have little besides a shell: dljob/trainer:cpu has no grep, and the first
-// version of the script, which used it, found no rank there and stopped sshd at once.
+// A job's image may have little besides a shell.
 TEST(WorkerEntrypoint, FindsTheRanksWithOnlyAShellTrAndSleep) {
   TempDir dir;
   const std::string bin = dir.path() + "/bin";
@@ -81,8 +115,8 @@ TEST(WorkerEntrypoint, FindsTheRanksWithOnlyAShellTrAndSleep) {
 TEST(WorkerEntrypoint, WithoutRanksStopsAtOnce) {
   TempDir dir;
   Background worker(
-      WorkerEntrypoint(
-          {"/bin/sh", "-c", "echo up > " + dir.path() + "/up; while :; do sleep 0.1; done"}),
+      KubeletExpanded(WorkerEntrypoint(
+          {"/bin/sh", "-c", "echo up > " + dir.path() + "/up; while :; do sleep 0.1; done"})),
       {}, dir.path() + "/out", dir.path() + "/err");
   ASSERT_TRUE(WaitFor([&] { return ReadFile(dir.path() + "/up") == "up\n"; }, 30000));
   worker.Signal(SIGTERM);
@@ -91,8 +125,8 @@ TEST(WorkerEntrypoint, WithoutRanksStopsAtOnce) {
 
 TEST(WorkerEntrypoint, AServerThatEndsEndsTheWorkerWithItsStatus) {
   TempDir dir;
-  Background worker(WorkerEntrypoint({"/bin/sh", "-c", "exit 5"}), {}, dir.path() + "/out",
-                    dir.path() + "/err");
+  Background worker(KubeletExpanded(WorkerEntrypoint({"/bin/sh", "-c", "exit 5"})), {},
+                    dir.path() + "/out", dir.path() + "/err");
   EXPECT_EQ(worker.Wait(30000), 5);
 }
 
@@ -101,10 +135,11 @@ TEST(WorkerEntrypoint, AServerThatEndsEndsTheWorkerWithItsStatus) {
 TEST(LauncherEntrypoint, OutlivesSigtermAndEndsWithMpirunsStatus) {
   TempDir dir;
   std::string go = dir.path() + "/go";
-  Background launcher(LauncherEntrypoint({"/bin/sh", "-c",
+  Background launcher(
+      KubeletExpanded(LauncherEntrypoint({"/bin/sh", "-c",
                                           "echo up > " + dir.path() + "/up; while [ ! -e " + go +
-                                              " ]; do sleep 0.1; done; exit 7"}),
-                      {}, dir.path() + "/out", dir.path() + "/err");
+                                              " ]; do sleep 0.1; done; exit 7"})),
+      {}, dir.path() + "/out", dir.path() + "/err");
   ASSERT_TRUE(WaitFor([&] { return ReadFile(dir.path() + "/up") == "up\n"; }, 30000));
   launcher.Signal(SIGTERM);
   launcher.Signal(SIGTERM);
