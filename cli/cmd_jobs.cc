@@ -86,7 +86,7 @@ int RunLogs(const LogsOptions& options, CliContext& ctx) {
   }
   Result<BackendPtr> backend = ctx.make_backend();
   if (!backend.ok()) return Fail(ctx, backend.status());
-  Status s = (*backend)->Logs(options.name, {options.follow, options.rank}, ctx.out);
+  Status s = (*backend)->Logs(options.name, {options.follow, options.rank, &ctx.err}, ctx.out);
   return s.ok() ? kExitOk : Fail(ctx, s, backend->get());
 }
 

@@ -38,6 +38,9 @@ class JobObserver {
 struct LogOptions {
   bool follow = false;      // keep printing new lines until the job finishes
   std::optional<int> rank;  // only this rank's lines, without the rank tag
+  // Where a note goes when less than the whole log can be printed (the user's stderr); none when
+  // null. Must outlive the call.
+  std::ostream* notes = nullptr;
 };
 
 class Backend {

@@ -1,5 +1,6 @@
 #include "cli/kube/launcher_log.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "jobs/child_names.h"
@@ -79,7 +80,10 @@ class LauncherLog {
       if (!running_or_done || uid == ended_uid_) {
         if (!options_.follow || finished) {
           if (started_) return Status::Ok();
-          if (finished) return PrintArchived(phase);
+          if (finished) {
+            return PrintArchived("job \"" + job_ + "\" is " + phase +
+                                 " and its launcher pod is gone; ");
+          }
           return Status::FailedPrecondition(
               "job \"" + job_ + "\" has no running launcher yet (job " + phase +
               (present ? ", launcher pod " + pod_phase : "") +
@@ -87,6 +91,22 @@ class LauncherLog {
         }
         pause_();
         continue;
+      }
+      // A finished job that ran more than once: its launcher pod holds only the last run, the
+      // archive every run. The pod's log when the archive cannot be read, with a note saying so.
+      if (const int64_t runs = Runs(decoded.status); finished && !started_ && runs > 1) {
+        std::ostringstream whole;
+        Status archived = PrintArchived("", &whole);
+        if (archived.ok()) {
+          out_ << whole.str();
+          return Status::Ok();
+        }
+        if (options_.notes) {
+          *options_.notes << "dljob: job \"" << job_ << "\" ran " << runs
+                          << " times; its launcher pod holds only the last run, printed here: the "
+                             "whole log could not be read from the operator's archive: "
+                          << archived.message() << "\n";
+        }
       }
       if (uid != uid_) {  // a new incarnation: its log starts afresh
         uid_ = uid;
@@ -100,11 +120,22 @@ class LauncherLog {
   }
 
  private:
-  // The finished job's whole log from the operator's archive.
-  Status PrintArchived(const std::string& phase) {
+  // Runs of the job so far: the first, and one more for each time its pods were replaced.
+  static int64_t Runs(const DLJobStatus& status) {
+    int64_t runs = 1;
+    for (const std::optional<int64_t>& n : {status.restarts, status.preemptions, status.resizes,
+                                            status.spec_restarts, status.disruption_restarts}) {
+      runs += std::max<int64_t>(n.value_or(0), 0);
+    }
+    return runs;
+  }
+
+  // The finished job's whole log from the operator's archive, printed to `out` (out_ when null);
+  // a failure's message starts with `gone`.
+  Status PrintArchived(const std::string& gone, std::ostream* to = nullptr) {
+    std::ostream& out = to ? *to : out_;
     const std::string where = "the log archive (Service " + archive_.ns + "/" + archive_.service +
                               ", set by DLJOB_OPERATOR_SERVICE)";
-    const std::string gone = "job \"" + job_ + "\" is " + phase + " and its launcher pod is gone; ";
     kube::ApiResult<std::string> log = api_.ServiceProxyGet(
         archive_.ns, archive_.service, "/logs/" + ns_ + "/" + job_, kLogTokenHeader);
     if (!log.ok()) {
@@ -133,12 +164,12 @@ class LauncherLog {
       if (options_.rank) {
         std::optional<TaggedLine> tagged = ParseLogLine(line);
         if (!tagged || tagged->rank != *options_.rank) continue;
-        out_ << tagged->text << '\n';
+        out << tagged->text << '\n';
       } else {
-        out_ << line << '\n';
+        out << line << '\n';
       }
     }
-    if (!out_) return Status::Unavailable("cannot write the log to the output");
+    if (!out) return Status::Unavailable("cannot write the log to the output");
     return Status::Ok();
   }
 

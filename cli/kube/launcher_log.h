@@ -10,7 +10,10 @@
 // through the API server's service proxy, with the user's own bearer token passed on in
 // X-Dljob-Authorization (the proxy keeps the Authorization header to itself); the operator
 // serves it only if the user may get pods/log in the job's namespace. A user whose credential is a
-// client certificate has no token to pass on: the error says what to do instead. With follow: waits
+// client certificate has no token to pass on: the error says what to do instead. A finished job
+// that ran more than once (status: restarts, preemptions, resizes, spec or disruption restarts)
+// is read from the archive too, since its launcher pod holds only the last run; when the archive
+// cannot be read, the pod's log is printed and LogOptions::notes says why. With follow: waits
 // for the launcher to start, prints its lines as they come, re-opens a broken stream without
 // printing a line twice, follows the next launcher when the job restarts, and ends when the job has
 // finished (or is deleted) and its last launcher's log has been read.

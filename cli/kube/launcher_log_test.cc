@@ -110,8 +110,9 @@ class LogApi : public kube::Api {
 
 class LauncherLogTest : public ::testing::Test {
  protected:
-  void PutJob(JobPhase phase) {
+  void PutJob(JobPhase phase, int64_t resizes = 0) {
     DLJob job;
+    if (resizes > 0) job.status.resizes = resizes;
     job.metadata.name = "resnet";
     job.metadata.namespace_ = "team-a";
     job.spec.image = "trainer";
@@ -229,6 +230,46 @@ TEST_F(LauncherLogTest, AnArchiveThatCannotBeReadSaysWhyAndWhatToDo) {
   s = Print({}, NoPause);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_NE(s.message().find("DLJOB_OPERATOR_SERVICE"), std::string::npos) << s.message();
+}
+
+// Its launcher pod holds only the last run; the archive every run.
+TEST_F(LauncherLogTest, AFinishedJobThatRanMoreThanOnceIsReadFromTheArchiveThoughItsPodIsThere) {
+  PutJob(JobPhase::kSucceeded, /*resizes=*/2);
+  PutLauncher("Succeeded");
+  api_.archived = std::string("[rank 0] run 1\n[rank 0] run 2\n[rank 1] run 2\n[rank 0] run 3\n");
+  ASSERT_TRUE(Print({}, NoPause).ok());
+  EXPECT_EQ(out_.str(), *api_.archived.value());
+  EXPECT_TRUE(api_.opened.empty()) << "the pod's log is not read";
+  LogOptions rank1;
+  rank1.rank = 1;
+  out_.str("");
+  ASSERT_TRUE(Print(rank1, NoPause).ok());
+  EXPECT_EQ(out_.str(), "run 2\n");
+}
+
+TEST_F(LauncherLogTest, WhenTheArchiveCannotBeReadTheLastRunIsPrintedWithANote) {
+  PutJob(JobPhase::kSucceeded, /*resizes=*/2);
+  PutLauncher("Succeeded");
+  api_.archived = ApiResult<std::string>(ApiError{0, kube::kReasonNoToken, "no token"});
+  Script({{"[1,0]<stdout>:run 3"}, std::nullopt});
+  std::ostringstream notes;
+  LogOptions options;
+  options.notes = &notes;
+  ASSERT_TRUE(Print(options, NoPause).ok());
+  EXPECT_EQ(out_.str(), "[rank 0] run 3\n");
+  for (const char* part : {"ran 3 times", "only the last run", "client certificate"}) {
+    EXPECT_NE(notes.str().find(part), std::string::npos) << part << ": " << notes.str();
+  }
+}
+
+// One run: the pod's log is the whole log, and the archive is not asked.
+TEST_F(LauncherLogTest, AFinishedJobThatRanOnceIsReadFromItsPod) {
+  PutJob(JobPhase::kSucceeded);
+  PutLauncher("Succeeded");
+  Script({{"[1,0]<stdout>:done"}, std::nullopt});
+  ASSERT_TRUE(Print({}, NoPause).ok());
+  EXPECT_EQ(out_.str(), "[rank 0] done\n");
+  EXPECT_TRUE(api_.proxied.empty());
 }
 
 TEST(ParseOperatorService, NamespaceSlashServiceWithAnOptionalPort) {

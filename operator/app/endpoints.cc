@@ -83,7 +83,13 @@ EndpointAnswer ServeEndpoint(const std::string& method, const std::string& path,
     Result<std::string> log = logs.read(ns, job);
     if (log.ok()) return Text(200, std::move(log).value());
     if (log.status().code() == StatusCode::kNotFound) {
-      return Text(404, "no archived log for DLJob " + ns + "/" + job + "\n");
+      const std::string none = "no archived log for DLJob " + ns + "/" + job;
+      if (!logs.leader) return Text(404, none + "\n");
+      Result<EndpointAnswer> from_leader = logs.leader(path, token);
+      if (from_leader.ok()) return std::move(from_leader).value();
+      if (from_leader.status().code() == StatusCode::kNotFound) return Text(404, none + "\n");
+      return Text(503, none + " on this replica, and the leader could not be asked: " +
+                           from_leader.status().message() + "\n");
     }
     return Text(503, "cannot read the log archive: " + log.status().message() + "\n");
   }

@@ -7,8 +7,10 @@
 //   GET /readyz                200 when leading with synced caches, or standing by; 503 while
 //                              the leader's caches are still filling
 //   GET /logs/<ns>/<job>       the job's archived launcher log (text/plain), read from the
-//                              archive (LogsEndpoint::read) by whichever replica is asked — how
-//                              `dljob logs` reads a job whose pods are gone. Only for a bearer
+//                              archive (LogsEndpoint::read) by whichever replica is asked, or by
+//                              the leader when this replica's archive lacks it
+//                              (LogsEndpoint::leader) — how `dljob logs` reads a job whose pods
+//                              are gone, or that ran more than once. Only for a bearer
 //                              token allowed to get pods/log in <ns> (LogsEndpoint::authorize,
 //                              log_access.h): 401 without or with a bad token, 403 when not
 //                              allowed, 404 when the archive has no such log
@@ -42,16 +44,20 @@ struct OperatorState {
   std::vector<metrics::Family> timings;  // metrics::JobTimingHistograms, as observed so far
 };
 
-// What /logs needs; both null when the operator keeps no archive (404 saying so).
-struct LogsEndpoint {
-  std::function<AccessDecision(const std::string& token, const std::string& ns)> authorize;
-  std::function<Result<std::string>(const std::string& ns, const std::string& job)> read;
-};
-
 struct EndpointAnswer {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+};
+
+// What /logs needs; authorize and read both null when the operator keeps no archive (404 saying
+// so). `leader`, when set, is asked for a log this replica's archive does not have (a standby's
+// own emptyDir: leader_logs.h): its answer is passed back as it is; NotFound (no other leader) is
+// this replica's 404, any other error a 503.
+struct LogsEndpoint {
+  std::function<AccessDecision(const std::string& token, const std::string& ns)> authorize;
+  std::function<Result<std::string>(const std::string& ns, const std::string& job)> read;
+  std::function<Result<EndpointAnswer>(const std::string& path, const std::string& token)> leader;
 };
 
 // `token`: the request's bearer token (BearerToken of its Authorization or kLogTokenHeader).

@@ -77,6 +77,39 @@ TEST(EndpointsTest, ServesArchivedLogsOnlyToWhomTheAuthorizerAllows) {
   EXPECT_EQ(ServeEndpoint("GET", "/healthz", none, logs, "").status, 200);
 }
 
+// A standby without the log asks the leader (LogsEndpoint::leader) after its own check.
+TEST(EndpointsTest, ALogThisReplicaLacksIsAskedOfTheLeader) {
+  std::vector<std::string> asked;
+  LogsEndpoint logs;
+  logs.authorize = [](const std::string& token, const std::string&) {
+    return token == "alice" ? AccessDecision{200, "", "alice"} : AccessDecision{401, "no", ""};
+  };
+  logs.read = [](const std::string&, const std::string& job) -> Result<std::string> {
+    if (job == "here") return std::string("[rank 0] local\n");
+    return Status::NotFound("none");
+  };
+  Status leader_says = Status::Ok();
+  logs.leader = [&](const std::string& path, const std::string& token) -> Result<EndpointAnswer> {
+    asked.push_back(path + " " + token);
+    if (!leader_says.ok()) return leader_says;
+    return EndpointAnswer{200, "text/plain; charset=utf-8", "[rank 0] from the leader\n"};
+  };
+  auto none = [] { return OperatorState{}; };
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/here", none, logs, "alice").body, "[rank 0] local\n");
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/gone", none, logs, "").status, 401);
+  EXPECT_TRUE(asked.empty()) << "checked here first, and a local log is served here";
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/gone", none, logs, "alice").body,
+            "[rank 0] from the leader\n");
+  EXPECT_EQ(asked, std::vector<std::string>{"/logs/a/gone alice"});
+  leader_says = Status::NotFound("this replica holds the Lease");
+  EXPECT_EQ(ServeEndpoint("GET", "/logs/a/gone", none, logs, "alice").status, 404);
+  leader_says = Status::Unavailable("connection refused");
+  EndpointAnswer down = ServeEndpoint("GET", "/logs/a/gone", none, logs, "alice");
+  EXPECT_EQ(down.status, 503);
+  EXPECT_NE(down.body.find("the leader could not be asked: connection refused"), std::string::npos)
+      << down.body;
+}
+
 TEST(EndpointsTest, UnknownPathsAndMethods) {
   auto none = [] { return OperatorState{}; };
   EXPECT_EQ(ServeEndpoint("GET", "/", none).status, 404);

@@ -15,9 +15,11 @@
 #include <thread>
 
 #include "base/env.h"
+#include "http/cpprest_client.h"
 #include "http/http_server.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "operator/app/leader_logs.h"
 #include "operator/app/log_access.h"
 #include "operator/app/log_archive_store.h"
 #include "operator/app/operator_app.h"
@@ -54,17 +56,35 @@ int Fail(const std::string& message, const std::string& hint = "") {
   return 1;
 }
 
-// /logs reads the archive, never this replica's memory, so every replica answers the same.
+// /logs reads the archive, never this replica's memory, so every replica answers the same (a
+// standby asks the leader for what its own archive lacks, once: leader_logs.h).
 http::Handler EndpointHandler(OperatorApp& app, const LogsEndpoint& logs) {
   return [&app, &logs](const http::HttpRequest& request, http::ResponseWriter& out) {
     std::string token = BearerToken(http::HeaderValue(request.headers, "Authorization"));
     if (token.empty()) token = BearerToken(http::HeaderValue(request.headers, kLogTokenHeader));
+    const bool forwarded = !http::HeaderValue(request.headers, kForwardedHeader).empty();
+    LogsEndpoint local;
+    if (forwarded) {
+      local = logs;
+      local.leader = nullptr;
+    }
     EndpointAnswer a = ServeEndpoint(
-        request.method, request.path, [&app] { return app.State(); }, logs, token);
+        request.method, request.path, [&app] { return app.State(); }, forwarded ? local : logs,
+        token);
     http::HttpHeaders headers = {{"Content-Type", a.content_type}};
     if (a.status == 401) headers.push_back({"WWW-Authenticate", "Bearer realm=\"dljob-operator\""});
     out.Respond(a.status, headers, request.method == "HEAD" ? std::string() : a.body);
   };
+}
+
+// A client for the leader's metrics port: plain HTTP inside the cluster's network, as the API
+// server's proxy reaches it.
+Result<std::unique_ptr<http::Client>> PlainHttpClient(const std::string& base_url) {
+  http::CpprestClientOptions options;
+  options.base_url = base_url;
+  Result<std::unique_ptr<http::CpprestClient>> client = http::CpprestClient::Create(options);
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<http::Client>(std::move(client).value());
 }
 
 // The archive of --log-archive, with the keys of --log-archive-secret read once through `api`.
@@ -150,6 +170,13 @@ int Main(int argc, char** argv) {
     logs.read = [&archive_reader](const std::string& ns, const std::string& job) {
       return archive_reader->Read(ns, job);
     };
+    if (options.leader_elect && options.metrics_port > 0) {
+      const LeaderAddress where{options.lease_namespace, options.lease_name, options.identity,
+                                options.metrics_port};
+      logs.leader = [&api, where](const std::string& path, const std::string& token) {
+        return AskLeader(**api, where, PlainHttpClient, path, token);
+      };
+    }
   }
 
   OperatorApp app(options, cluster, RealClock(), archive ? &*archive : nullptr, spans.get());

@@ -82,9 +82,15 @@ gate_volume="    - name: gate
 gated() {  # NAME FILE: dljob-train after /gate/FILE exists
   printf '%s\n' sh -c "while ! test -e /gate/$1; do sleep 1; done; exec \"\$@\"" sh
 }
-# A job's rank-0 metric lines from its archived log: "step loss" per line.
+# A job's rank-0 metric lines from its archived log: "step loss" per line. The archive is read
+# with a bearer token (kube-up's exec credential, a system:masters user): `dljob logs` passes the
+# user's token on to the operator, which a client certificate cannot be; any replica answers.
 losses() {
-  "$DLJOB" logs "$1" -n "$NS" >"$TMP/$1.log" 2>&1 || { tail "$TMP/$1.log"; fail "dljob logs $1"; }
+  KUBECONFIG="$KUBE_DIR/kubeconfig-exec" "$DLJOB" logs "$1" -n "$NS" >"$TMP/$1.log" 2>&1 \
+    || { tail "$TMP/$1.log"; fail "dljob logs $1"; }
+  if grep -q '^dljob: job .* ran [0-9]* times' "$TMP/$1.log"; then
+    grep '^dljob: job' "$TMP/$1.log"; fail "dljob logs $1: not the archive's whole log"
+  fi
   untag <"$TMP/$1.log" | python3 -c '
 import json, sys
 for line in sys.stdin:

@@ -160,10 +160,12 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       EXPECT_EQ(d["rules"], json::parse(R"([{"apiGroups": [""], "resources": ["services/proxy"],
           "resourceNames": ["dljob-operator-metrics", "dljob-operator-metrics:metrics"],
           "verbs": ["get"]}])"));
-    } else if (d["kind"] == "Role") {  // leader election: its own Lease only
-      ASSERT_EQ(d["rules"].size(), 1u);
+    } else if (d["kind"] == "Role") {  // leader election: its own Lease, the leader's pod's IP
+      ASSERT_EQ(d["rules"].size(), 2u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
       EXPECT_EQ(d["rules"][0]["verbs"], json::array({"get", "create", "update"}));
+      EXPECT_EQ(d["rules"][1]["resources"], json::array({"pods"}));
+      EXPECT_EQ(d["rules"][1]["verbs"], json::array({"get"}));
     }
     if (d["kind"] == "Deployment") {
       EXPECT_EQ(d["spec"]["replicas"], 2);
