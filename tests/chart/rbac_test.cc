@@ -382,9 +382,8 @@ void CheckChartAgainstCalls(const std::string& watch) {
       }
       // The operator's own namespace holds its Lease, the webhook's certificate Secret and the
       // operator's own pods (a standby reads the leader's IP).
-      bool own = g.ns == "dljob-system" &&
-                 (g.resource == "leases" || g.resource == "secrets" ||
-                  (g.resource == "pods" && g.verb == "get"));
+      bool own = g.ns == "dljob-system" && (g.resource == "leases" || g.resource == "secrets" ||
+                                            (g.resource == "pods" && g.verb == "get"));
       if (!g.ns.empty() && !own) {
         EXPECT_EQ(g.ns, watch) << g.ToString();
       }
