@@ -77,4 +77,14 @@ Json JobPodView(const Json& pod) {
   return out;
 }
 
+Json SecretMetadataView(const Json& secret) {
+  Json out = Json::object();
+  for (const char* key : {"apiVersion", "kind", "metadata"}) {
+    if (const Json& v = FieldOf(secret, key); !v.is_null()) out[key] = v;
+  }
+  if (out.contains("metadata") && out["metadata"].is_object())
+    out["metadata"].erase("managedFields");
+  return out;
+}
+
 }  // namespace dljob::controller

@@ -32,4 +32,9 @@ nlohmann::json LedgerPodView(const nlohmann::json& pod);
 // writes a cached one back or reads those fields of it. Those are most of a pod's bytes.
 nlohmann::json JobPodView(const nlohmann::json& pod);
 
+// A job's SSH Secret as the operator keeps it (an informer transform): apiVersion, kind and
+// metadata without managedFields. The reconciler reads only whether it exists and who owns it, so
+// the private keys (a few KB a job) stay out of the operator's memory.
+nlohmann::json SecretMetadataView(const nlohmann::json& secret);
+
 }  // namespace dljob::controller

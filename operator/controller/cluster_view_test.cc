@@ -80,5 +80,19 @@ TEST(JobPodView, KeepsMetadataStatusAndWhatSchedulingReadsNotWhatThePodRuns) {
   EXPECT_EQ(JobPodView(view), view);  // a view of a view changes nothing
 }
 
+TEST(SecretMetadataView, KeepsWhoOwnsItNotTheKeys) {
+  Json kept = Json::parse(R"({"apiVersion": "v1", "kind": "Secret",
+      "metadata": {"name": "j-ssh", "namespace": "a", "uid": "u1", "resourceVersion": "7",
+                   "labels": {"dljob.io/job-name": "j"},
+                   "ownerReferences": [{"kind": "DLJob", "name": "j", "uid": "u0",
+                                        "controller": true}]}})");
+  Json secret = kept;
+  secret["metadata"]["managedFields"] = Json::array({{{"manager", "dljob-operator"}}});
+  secret["type"] = "Opaque";
+  secret["data"] = {{"id_rsa", "LS0tLS1CRUdJTi..."}, {"authorized_keys", "c3NoLXJzYSBB..."}};
+  EXPECT_EQ(SecretMetadataView(secret), kept);
+  EXPECT_EQ(SecretMetadataView(kept), kept);
+}
+
 }  // namespace
 }  // namespace dljob::controller

@@ -78,7 +78,9 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   services_ = std::make_unique<kube::Informer>(api, kServices, For(options_, ns, kJobNameLabel));
   config_maps_ =
       std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
-  secrets_ = std::make_unique<kube::Informer>(api, kSecrets, For(options_, ns, kJobNameLabel));
+  kube::InformerOptions own_secrets = For(options_, ns, kJobNameLabel);
+  own_secrets.transform = SecretMetadataView;
+  secrets_ = std::make_unique<kube::Informer>(api, kSecrets, own_secrets);
   nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
   kube::InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace
   bound.field_selector = "spec.nodeName!=";

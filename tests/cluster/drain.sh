@@ -7,8 +7,9 @@
 # pods, so none is evicted pod by pod; the operator sees the node cordoned and moves the whole job
 # to the other node: Restarting/NodeCordoned, status.disruptionRestarts 1, restarts 0, its pods
 # deleted gracefully (the ranks checkpoint on SIGTERM). The drain then completes, and the job
-# resumes from its checkpoint ("Resuming from the checkpoint of step N", N > 0) on the other node
-# and Succeeds. The node is uncordoned on exit, whatever happened. Usage: drain.sh. Exit 0 pass,
+# resumes from the checkpoint its ranks wrote as they stopped ("Resuming from the checkpoint of
+# step N", N past the step status showed when the drain began; the periodic checkpoints, every
+# 200 steps, are behind it) on the other node and Succeeds. The node is uncordoned on exit, whatever happened. Usage: drain.sh. Exit 0 pass,
 # 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,7 +24,7 @@ cluster_begin drain
 CKPT="$TMP/checkpoint"
 mkdir -m 0777 "$CKPT"
 
-JOB_NODE=any mnist_job "$JOB" 4 2 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 50}
+JOB_NODE=any mnist_job "$JOB" 4 2 "  checkpoint: {source: 'hostPath:$CKPT', everySteps: 200}
   runPolicy: {backoffLimit: 0}" "${TRAIN[@]}" --num_batches=600 >"$TMP/job.yaml"
 kubectl apply -f "$TMP/job.yaml" || fail "kubectl apply -f of the job"
 wait_for_checkpoint "$JOB"
@@ -63,6 +64,9 @@ for uid in $(kubectl get pods -n "$NS" -o jsonpath='{.items[*].metadata.uid}'); 
   grep -qw "$uid" <<<"$uids_before" && fail "pod $uid of the first run is still there"
 done
 check_resumed "$JOB"
+# Moved at a checkpoint of its own stop, not the last periodic one: nothing trained twice.
+[ "$RESUMED" -gt "${step_before:-0}" ] \
+  || fail "resumed from step $RESUMED, not past step ${step_before:-?} reached before the drain: no checkpoint was written as the pods stopped"
 [ "$(jf $JOB .status.restarts)" = 0 ] || fail "restarts $(jf $JOB .status.restarts) at the end"
 kubectl get events -n "$NS" --field-selector "involvedObject.kind=DLJob,involvedObject.name=$JOB" \
   --sort-by=.lastTimestamp -o custom-columns=TYPE:.type,REASON:.reason,MESSAGE:.message

@@ -188,6 +188,9 @@ def read(path):
 rigid, el = dict(read(sys.argv[1])), read(sys.argv[2])
 rigid_acc, el_acc, steps = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 el_steps = [s for s, _ in el]
+# The run's closing summary line reports its last step once more (dljob-train's Trainer::Run).
+if len(el_steps) > 1 and el_steps[-1] == el_steps[-2]:
+    el_steps.pop()
 # Every step once: the steps rank 0 reported only ever go forward (a run that went back to an
 # older checkpoint would report some again), up to the last.
 assert el_steps == sorted(set(el_steps)), f"steps reported twice or out of order: {el_steps}"
