@@ -11,8 +11,10 @@
 # rather than being suspended. Each resize is a Resized Event and counts in status.resizes, never in
 # restarts or preemptions. el Succeeds with its step count, every step trained once (its archived
 # log, all three runs, through `dljob logs`: the resume lines and rank 0's metric lines), a loss
-# curve that follows rigid's (the same samples each step, so the same losses but for float rounding:
-# each 100 steps' mean within 5%), and a final accuracy within 1 point of rigid's.
+# curve that follows rigid's (the same samples each step, so the same losses but for float
+# rounding, which over thousands of steps grows into run-to-run noise: each 500 steps' mean of
+# every step's loss within 5%), and an accuracy within 1 point of rigid's (each job's mean of its
+# last three evaluations).
 # Usage: elastic.sh DLJOB (this build's dljob). Exit 0 pass, 1 fail.
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,7 +27,7 @@ GROW_AFTER=5
 # What rigid and el both train: lib.sh's TRAIN without its --batch_size and --display_every (each
 # job sets its own: dljob-train refuses a flag given twice).
 TRAIN_COMPARED=(dljob-train --model=mnist_cnn --data_name=fashion-mnist --data_dir=/data/fashion-mnist
-        --learning_rate=0.05 --seed=1 --display_every=10)
+        --learning_rate=0.05 --seed=1 --display_every=1)
 
 # The operator's flags this test sets, as `helm upgrade --set queue.elasticGrowAfterSeconds=5
 # --set queue.minRunTimeSeconds=0` would: --elastic-grow-after (el grows 5 s after GPUs go idle,
@@ -180,13 +182,25 @@ untag <"$TMP/el.log" | grep -E '^Resuming from the checkpoint|resumed at step|te
 [ "$(grep -c '^Resuming from the checkpoint of step' "$TMP/resumes")" = 2 ] \
   || fail "el's log does not show 2 resumes from a checkpoint"
 el_acc="$(jf el .status.throughput.accuracy)"
-python3 - "$TMP/rigid.losses" "$TMP/el.losses" "$rigid_acc" "$el_acc" "$STEPS" <<'PY' \
+untag <"$TMP/rigid.log" | grep -oE 'test accuracy = [0-9.]+' | grep -oE '[0-9.]+$' >"$TMP/rigid.acc"
+untag <"$TMP/el.log" | grep -oE 'test accuracy = [0-9.]+' | grep -oE '[0-9.]+$' >"$TMP/el.acc"
+python3 - "$TMP/rigid.losses" "$TMP/el.losses" "$rigid_acc" "$el_acc" "$STEPS" \
+  "$TMP/rigid.acc" "$TMP/el.acc" <<'PY' \
   || fail "el's training does not match rigid's"
 import sys
 def read(path):
     return [(int(s), float(l)) for s, l in (line.split() for line in open(path))]
 rigid, el = dict(read(sys.argv[1])), read(sys.argv[2])
 rigid_acc, el_acc, steps = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+# Accuracy: the mean of the last three evaluations (epoch ends and the last step). One
+# evaluation swings by a point or more from the next, and between two runs that differ only in
+# their rank count: the plain 2-rank run beside the 4-rank one ended 0.3 points below it at this
+# learning rate, and 1.7 points below at 0.02, where the mean of the last three was 0.8 below.
+def last3(path):
+    accs = [float(a) for a in open(path).read().split()]
+    assert len(accs) >= 3, f"{path}: {len(accs)} evaluations, expected at least 3"
+    return sum(accs[-3:]) / 3
+rigid_last3, el_last3 = last3(sys.argv[6]), last3(sys.argv[7])
 el_steps = [s for s, _ in el]
 # The run's closing summary line reports its last step once more (dljob-train's Trainer::Run).
 if len(el_steps) > 1 and el_steps[-1] == el_steps[-2]:
@@ -197,20 +211,24 @@ assert el_steps == sorted(set(el_steps)), f"steps reported twice or out of order
 assert el_steps[-1] == steps, f"last reported step {el_steps[-1]}, expected {steps}"
 pairs = [(s, l, rigid[s]) for s, l in el if s in rigid]
 worst = max(abs(l - r) / r for _, l, r in pairs)
-# The curve: mean loss over each 100 steps, el's against rigid's. One step's loss may drift apart
-# as float rounding (2 or 4 ranks summing in another order) grows over thousands of steps; a
-# restart from the wrong place, or a resize that changed what a step trains, moves whole windows.
+# The curve: mean loss over each 500 steps, el's against rigid's. One step's loss drifts apart as
+# float rounding (2 or 4 ranks summing in another order) grows over thousands of steps: a plain
+# 2-rank run beside the 4-rank one (no resize, the same flags; 2026-11-28) differed by up to 6%
+# per step within the first 100 steps, and its 100-step means of every 10th step by up to 11%,
+# but its 500-step means of every step by 2.4% at most. A model reset or a restart from the wrong
+# place moves whole windows far more.
 windows = {}
 for s, l, r in pairs:
-    w = windows.setdefault((s - 1) // 100, [0.0, 0.0])
+    w = windows.setdefault((s - 1) // 500, [0.0, 0.0])
     w[0] += l
     w[1] += r
 worst_window = max(abs(a - b) / b for a, b in windows.values())
 print(f"{len(pairs)} steps beside rigid's; relative loss difference: worst step {worst:.3g}, "
-      f"worst 100-step mean {worst_window:.3g}; loss {el[0][1]:.3f} at step {el[0][0]} -> "
-      f"{el[-1][1]:.3f} at step {steps}; accuracy {el_acc:.4f} (rigid {rigid_acc:.4f})")
-assert len(pairs) >= steps // 10 - 5, f"only {len(pairs)} steps to compare"
+      f"worst 500-step mean {worst_window:.3g}; loss {el[0][1]:.3f} at step {el[0][0]} -> "
+      f"{el[-1][1]:.3f} at step {steps}; accuracy {el_acc:.4f} (rigid {rigid_acc:.4f}), "
+      f"mean of the last three evaluations {el_last3:.4f} (rigid {rigid_last3:.4f})")
+assert len(pairs) >= steps - 50, f"only {len(pairs)} steps to compare"
 assert worst_window < 0.05, "the loss curve leaves rigid's"
-assert abs(el_acc - rigid_acc) <= 0.01, "accuracy more than 1 point from rigid's"
+assert abs(el_last3 - rigid_last3) <= 0.01, "accuracy more than 1 point from rigid's"
 PY
 note "PASS: el trained 2 → 4 → 2 workers to step $STEPS, accuracy $el_acc against rigid's $rigid_acc"
