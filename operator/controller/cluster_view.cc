@@ -58,8 +58,18 @@ Json JobPodView(const Json& pod) {
     Json& m = out["metadata"] = meta;
     m.erase("managedFields");
   }
-  for (const char* key : {"apiVersion", "kind", "status"}) {
+  for (const char* key : {"apiVersion", "kind"}) {
     if (const Json& v = FieldOf(pod, key); !v.is_null()) out[key] = v;
+  }
+  if (const Json& status = FieldOf(pod, "status"); status.is_object()) {
+    Json& st = out["status"] = Json::object();
+    for (const char* key : {"phase", "reason", "message", "podIP", "conditions"}) {
+      if (const Json& v = FieldOf(status, key); !v.is_null()) st[key] = v;
+    }
+    for (const char* key : {"containerStatuses", "initContainerStatuses"}) {
+      if (const Json& cs = FieldOf(status, key); cs.is_array())
+        st[key] = Containers(cs, {"name", "state"});
+    }
   }
   const Json& spec = FieldOf(pod, "spec");
   if (!spec.is_object()) return out;

@@ -24,9 +24,11 @@ scheduler::Node SchedulerNodeOf(const nlohmann::json& node);
 nlohmann::json LedgerPodView(const nlohmann::json& pod);
 
 // A job's pod as the operator keeps it in its cache (an informer transform): metadata without
-// managedFields, the whole status, and of the spec what scheduling and the reconciler read — the
-// node, hostAliases, scheduling fields (nodeSelector, affinity, tolerations, priority, scheduler
-// name), terminationGracePeriodSeconds, spec.overhead, and each container's and init
+// managedFields; of the status the phase, reason, message, podIP, the conditions whole (a
+// PodScheduled patch writes them back) and each container's and init container's name and state
+// (not its image, IDs, last state or counters); and of the spec what scheduling and the reconciler
+// read — the node, hostAliases, scheduling fields (nodeSelector, affinity, tolerations, priority,
+// scheduler name), terminationGracePeriodSeconds, spec.overhead, and each container's and init
 // container's name, image and resources. What the pod runs (command, args, env, volume mounts,
 // probes, security contexts) and spec.volumes are left out: the operator builds pods, it never
 // writes a cached one back or reads those fields of it. Those are most of a pod's bytes.

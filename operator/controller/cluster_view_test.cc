@@ -64,7 +64,15 @@ TEST(JobPodView, KeepsMetadataStatusAndWhatSchedulingReadsNotWhatThePodRuns) {
       {"status",
        {{"phase", "Running"},
         {"podIP", "10.0.0.5"},
-        {"containerStatuses", Json::array({{{"name", "c"}, {"restartCount", 1}}})}}}};
+        {"conditions", Json::array({{{"type", "Ready"},
+                                     {"status", "True"},
+                                     {"lastProbeTime", nullptr},
+                                     {"lastTransitionTime", "2026-11-28T00:00:00Z"}}})},
+        {"containerStatuses",
+         Json::array({{{"name", "c"},
+                       {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}}}})},
+        {"initContainerStatuses",
+         Json::array({{{"name", "i"}, {"state", {{"running", Json::object()}}}}})}}}};
   Json pod = kept;
   pod["metadata"]["managedFields"] = Json::array({{{"manager", "dljob-operator"}}});
   Json& c = pod["spec"]["containers"][0];
@@ -74,6 +82,19 @@ TEST(JobPodView, KeepsMetadataStatusAndWhatSchedulingReadsNotWhatThePodRuns) {
   pod["spec"]["initContainers"][0]["args"] = {"warm"};
   pod["spec"]["volumes"] = Json::array({{{"name", "v"}, {"emptyDir", Json::object()}}});
   pod["spec"]["securityContext"] = {{"runAsUser", 0}};
+  Json& st = pod["status"];
+  st["hostIP"] = "192.168.0.2";
+  st["podIPs"] = Json::array({{{"ip", "10.0.0.5"}}});
+  st["qosClass"] = "BestEffort";
+  st["startTime"] = "2026-11-28T00:00:00Z";
+  Json& cs = st["containerStatuses"][0];
+  cs["image"] = "dljob/trainer:cpu";
+  cs["imageID"] = "docker.io/dljob/trainer@sha256:0123";
+  cs["containerID"] = "containerd://4567";
+  cs["lastState"] = Json::object();
+  cs["ready"] = false;
+  cs["restartCount"] = 0;
+  cs["started"] = false;
   Json view = JobPodView(pod);
   EXPECT_EQ(view, kept);
   EXPECT_EQ(PodRequests(view), PodRequests(pod));

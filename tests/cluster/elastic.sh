@@ -149,6 +149,15 @@ grown_step="$(jf el .status.throughput.step)"
 wait_until "el grown to 4 workers and training" trains_at 4 1 $((grown_step + 40))
 note "el grown: $(el_state)"
 wait_for_event el Resized
+# The 4-rank run trains for real before it is shrunk: 100 steps of rank 0 in its launcher's log
+# (status.throughput.step may still be the 2-rank run's last, reported as it stopped).
+trained_on_4() {
+  local log
+  log="$(kubectl logs el-launcher -n "$NS" 2>/dev/null)" || return 1
+  grep -q 'on 4 ranks' <<<"$log" && [ "$(grep -c '"rank":0,"step"' <<<"$log")" -ge 100 ]
+}
+wait_until "el trained 100 steps on 4 ranks" trained_on_4
+note "el trained on 4 ranks: $(el_state)"
 
 mapfile -t high_cmd < <(gated high)
 mnist_job high 6 2 "$gate_volume
