@@ -154,7 +154,7 @@ wait_for_event el Resized
 trained_on_4() {
   local log
   log="$(kubectl logs el-launcher -n "$NS" 2>/dev/null)" || return 1
-  grep -q 'on 4 ranks' <<<"$log" && [ "$(grep -c '"rank":0,"step"' <<<"$log")" -ge 100 ]
+  grep -q 'on 4 ranks' <<<"$log" && [ "$(grep -c 'DLJOB_METRIC .*"rank":0,' <<<"$log")" -ge 100 ]
 }
 wait_until "el trained 100 steps on 4 ranks" trained_on_4
 note "el trained on 4 ranks: $(el_state)"
