@@ -96,6 +96,11 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
   }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
+  if (*lost && (seen.state == JobState::kPending || seen.state == JobState::kScheduled ||
+                seen.state == JobState::kStarting)) {
+    RestartBeforeStart(p, (*lost)->message);
+    return Finish(p);
+  }
   RunDecision decision =
       DecideRun(p.job.spec.run_policy, Observed(p, seen, *lost, last_progress), p.now);
   if (decision.recheck_at) p.RequeueIn(Until(*decision.recheck_at, p.now));
@@ -422,6 +427,23 @@ void Reconciler::RestartForNodeLoss(Pass& p, const std::string& why) {
   p.Set(JobPhase::kRestarting, "NodeLost",
         why + "; restarting the whole job on the nodes that remain, " +
             (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+        true);
+  StopAllPods(p);
+}
+
+// Nothing of this run has trained while its launcher has not started, so a worker lost before
+// then fails no attempt: the whole gang is made again, counted in status.disruptionRestarts,
+// spending nothing of backoffLimit. Most often another client acted on a pod name the run before
+// used: kubectl drain before 1.23 retries its evictions by name without the pod's UID, and an
+// eviction of a Pending pod ignores the disruption budget, so a retry meets the new run's pod of
+// that name while the old ones are still writing their checkpoints.
+void Reconciler::RestartBeforeStart(Pass& p, const std::string& why) {
+  DLJobStatus& s = p.job.status;
+  s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
+  p.Set(JobPhase::kRestarting, "WorkerLost",
+        why +
+            " before its launcher started; making the whole gang again (not a failed attempt: "
+            "backoffLimit is not spent)",
         true);
   StopAllPods(p);
 }

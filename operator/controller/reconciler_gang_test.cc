@@ -557,14 +557,21 @@ TEST_F(GangTest, AWorkerDeletedWhileQueuedIsJustMadeAgain) {
   EXPECT_EQ(JobStatus()["restarts"], 0);
 }
 
-TEST_F(GangTest, AWorkerGoneBeforeTheLauncherButAfterTheGangWasBoundRestartsTheJob) {
+// Nothing trained yet: the gang is made again without spending backoffLimit (a drain's eviction
+// retried by name meets the new run's Pending pod; see Reconciler::RestartBeforeStart).
+TEST_F(GangTest, AWorkerGoneBeforeTheLauncherButAfterTheGangWasBoundMakesTheGangAgainUncounted) {
   PutJob();
   Reconcile();  // bound: status.placement says so
   api_.Erase(kPods, "ns", "j-worker-0");
   Reconcile();
   EXPECT_EQ(Calls(), (Strings{"get pods ns/j-worker-0", "update-status dljobs ns/j",
                               "create events WorkerLost", "delete pods ns/j-worker-1"}));
-  EXPECT_EQ(JobStatus()["restarts"], 1);
+  EXPECT_EQ(JobStatus()["restarts"], 0);
+  EXPECT_EQ(JobStatus()["disruptionRestarts"], 1);
+  EXPECT_EQ(JobStatus()["phase"], "Restarting");
+  EXPECT_NE(JobCondition("Restarting", "message").find("before its launcher started"),
+            std::string::npos)
+      << JobCondition("Restarting", "message");
 }
 
 TEST_F(GangTest, AWorkerTheCacheHasNotSeenYetIsNotTakenForLost) {
