@@ -59,17 +59,14 @@ int Fail(const std::string& message, const std::string& hint = "") {
 // /logs reads the archive, never this replica's memory, so every replica answers the same (a
 // standby asks the leader for what its own archive lacks, once: leader_logs.h).
 http::Handler EndpointHandler(OperatorApp& app, const LogsEndpoint& logs) {
-  return [&app, &logs](const http::HttpRequest& request, http::ResponseWriter& out) {
+  LogsEndpoint passed_on = logs;  // for a request another replica passed on: never again
+  passed_on.leader = nullptr;
+  return [&app, &logs, passed_on](const http::HttpRequest& request, http::ResponseWriter& out) {
     std::string token = BearerToken(http::HeaderValue(request.headers, "Authorization"));
     if (token.empty()) token = BearerToken(http::HeaderValue(request.headers, kLogTokenHeader));
     const bool forwarded = !http::HeaderValue(request.headers, kForwardedHeader).empty();
-    LogsEndpoint local;
-    if (forwarded) {
-      local = logs;
-      local.leader = nullptr;
-    }
     EndpointAnswer a = ServeEndpoint(
-        request.method, request.path, [&app] { return app.State(); }, forwarded ? local : logs,
+        request.method, request.path, [&app] { return app.State(); }, forwarded ? passed_on : logs,
         token);
     http::HttpHeaders headers = {{"Content-Type", a.content_type}};
     if (a.status == 401) headers.push_back({"WWW-Authenticate", "Bearer realm=\"dljob-operator\""});

@@ -3,6 +3,7 @@
 #include <initializer_list>
 
 #include "base/json_fields.h"
+#include "kube/object_fields.h"
 #include "operator/controller/dataset_cache.h"
 
 namespace dljob::controller {
@@ -92,9 +93,7 @@ Json SecretMetadataView(const Json& secret) {
   for (const char* key : {"apiVersion", "kind", "metadata"}) {
     if (const Json& v = FieldOf(secret, key); !v.is_null()) out[key] = v;
   }
-  if (out.contains("metadata") && out["metadata"].is_object())
-    out["metadata"].erase("managedFields");
-  return out;
+  return kube::WithoutManagedFields(std::move(out));
 }
 
 }  // namespace dljob::controller

@@ -96,9 +96,18 @@ Result<ReconcileResult> Reconciler::Run(Pass& p, const std::string& key,
   }
   Result<std::optional<LostWorker>> lost = FindLost(p);
   if (!lost.ok()) return lost.status();
+  // Nothing of this run has trained while its launcher has not started, so a worker lost before
+  // then fails no attempt. Most often another client acted on a pod name the run before used:
+  // kubectl drain before 1.23 retries its evictions by name without the pod's UID, and an
+  // eviction of a Pending pod ignores the disruption budget, so a retry meets the new run's pod
+  // of that name while the old ones are still writing their checkpoints.
   if (*lost && (seen.state == JobState::kPending || seen.state == JobState::kScheduled ||
                 seen.state == JobState::kStarting)) {
-    RestartBeforeStart(p, (*lost)->message);
+    RestartAsDisruption(p, "WorkerLost",
+                        (*lost)->message +
+                            " before its launcher started; making the whole gang again (not a "
+                            "failed attempt: backoffLimit is not spent)",
+                        true);
     return Finish(p);
   }
   RunDecision decision =
@@ -422,29 +431,18 @@ void Reconciler::RestartForResize(Pass& p) {
 // in status.disruptionRestarts, spending nothing of backoffLimit. The pods on the lost node are
 // deleted at once (DeletePod); the next gang is placed on nodes that are Ready.
 void Reconciler::RestartForNodeLoss(Pass& p, const std::string& why) {
-  DLJobStatus& s = p.job.status;
-  s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
-  p.Set(JobPhase::kRestarting, "NodeLost",
-        why + "; restarting the whole job on the nodes that remain, " +
-            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
-        true);
-  StopAllPods(p);
+  RestartAsDisruption(
+      p, "NodeLost",
+      why + "; restarting the whole job on the nodes that remain, " +
+          (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+      true);
 }
 
-// Nothing of this run has trained while its launcher has not started, so a worker lost before
-// then fails no attempt: the whole gang is made again, counted in status.disruptionRestarts,
-// spending nothing of backoffLimit. Most often another client acted on a pod name the run before
-// used: kubectl drain before 1.23 retries its evictions by name without the pod's UID, and an
-// eviction of a Pending pod ignores the disruption budget, so a retry meets the new run's pod of
-// that name while the old ones are still writing their checkpoints.
-void Reconciler::RestartBeforeStart(Pass& p, const std::string& why) {
+void Reconciler::RestartAsDisruption(Pass& p, const char* reason, const std::string& message,
+                                     bool warn) {
   DLJobStatus& s = p.job.status;
   s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
-  p.Set(JobPhase::kRestarting, "WorkerLost",
-        why +
-            " before its launcher started; making the whole gang again (not a failed attempt: "
-            "backoffLimit is not spent)",
-        true);
+  p.Set(JobPhase::kRestarting, reason, message, warn);
   StopAllPods(p);
 }
 
@@ -459,14 +457,12 @@ bool Reconciler::MoveOffCordoned(Pass& p, const std::string& node) {
     p.RequeueIn(options_.queued_retry);
     return false;
   }
-  DLJobStatus& s = p.job.status;
-  s.disruption_restarts = s.disruption_restarts.value_or(0) + 1;
-  p.Set(JobPhase::kRestarting, "NodeCordoned",
-        "node " + node +
-            " is cordoned (kubectl cordon or drain); moving the whole job to other nodes, " +
-            (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
-        false);
-  StopAllPods(p);
+  RestartAsDisruption(
+      p, "NodeCordoned",
+      "node " + node +
+          " is cordoned (kubectl cordon or drain); moving the whole job to other nodes, " +
+          (p.job.spec.checkpoint ? "from its checkpoint" : "from the start (no spec.checkpoint)"),
+      false);
   return true;
 }
 

@@ -195,8 +195,10 @@ class Reconciler {
   static void RestartForResize(Pass& p);
   // A node under the job lost (node_loss.h): the whole job restarts on the nodes that remain.
   static void RestartForNodeLoss(Pass& p, const std::string& why);
-  // A worker of this run lost before its launcher started: the gang made again, as a disruption.
-  static void RestartBeforeStart(Pass& p, const std::string& why);
+  // A whole-job restart that fails no attempt (a lost or cordoned node, a worker lost before the
+  // launcher started): counted in status.disruptionRestarts, spending nothing of backoffLimit.
+  static void RestartAsDisruption(Pass& p, const char* reason, const std::string& message,
+                                  bool warn);
   // Deletes one of the job's pods: gracefully, or at once on a lost node.
   Status DeletePod(Pass& p, Json& pod);
   bool OnLostNode(const Pass& p, const Json& pod) const;
