@@ -221,7 +221,10 @@ std::string LoadAverage() {
 }
 
 // The MCA parameters this benchmark's TCP figures depend on, as MPI reports them.
-const std::vector<std::string> kTcpParameters = {"btl",
+const std::vector<std::string> kTcpParameters = {"pml",
+                                                 "pml_ucx_tls",
+                                                 "pml_ucx_devices",
+                                                 "btl",
                                                  "btl_tcp_if_include",
                                                  "btl_tcp_links",
                                                  "btl_tcp_eager_limit",
@@ -397,6 +400,9 @@ int Run(int argc, char** argv) {
       "iters\n",
       counts.size(), total, total * 4.0 / 1e6, c.size(), args.rounds, args.iters);
   std::printf("MCA: %s\n", parameters.c_str());
+  for (const char* name : {"UCX_TLS", "UCX_NET_DEVICES"}) {  // UCX's own, when pml ucx runs
+    if (const char* value = std::getenv(name)) std::printf("%s=%s\n", name, value);
+  }
   if (const double stream_ms = MedianOf(methods, "stream"); stream_ms > 0) {
     std::printf(
         "raw TCP stream %s: %.1f MB out and %.1f MB in per rank and iteration (ring allreduce's "
