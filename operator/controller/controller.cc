@@ -82,7 +82,12 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   own_secrets.transform = SecretMetadataView;
   secrets_ = std::make_unique<kube::Informer>(api, kSecrets, own_secrets);
   nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
-  kube::InformerOptions bound = For(options_, "", "");  // GPUs are used in every namespace
+  // GPUs are used in every namespace. When the operator watches every namespace, its own pods
+  // reach the ledger from pods_ (below), so this watch leaves them out: each job pod is decoded
+  // and cached once, not twice. Watching one namespace, it must see the pods of other
+  // namespaces' jobs too, so it takes every bound pod.
+  kube::InformerOptions bound =
+      For(options_, "", options_.ns.empty() ? std::string("!") + kJobNameLabel : "");
   bound.field_selector = "spec.nodeName!=";
   bound.transform = LedgerPodView;
   bound_pods_ = std::make_unique<kube::Informer>(api, kPods, bound);
@@ -172,10 +177,13 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   auto pod_seen = [this](const Json& o) {
     if (ledger_.UpsertPod(o)) WakeWaiting();
   };
-  bound_pods_->AddHandlers({pod_seen, [pod_seen](const Json&, const Json& o) { pod_seen(o); },
-                            [this](const Json& o) {
-                              if (ledger_.RemovePod(o)) WakeWaiting();
-                            }});
+  auto pod_gone = [this](const Json& o) {
+    if (ledger_.RemovePod(o)) WakeWaiting();
+  };
+  const kube::EventHandlers ledger_handlers = {
+      pod_seen, [pod_seen](const Json&, const Json& o) { pod_seen(o); }, pod_gone};
+  bound_pods_->AddHandlers(ledger_handlers);
+  if (options_.ns.empty()) pods_->AddHandlers(ledger_handlers);  // unbound ones use nothing
 
   reconciler_ = std::make_unique<Reconciler>(
       api, clock,

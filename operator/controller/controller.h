@@ -2,8 +2,11 @@
 //
 // Informers keep caches of DLJobs, of DLQueues, of their children (pods, services, config maps,
 // secrets that carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every
-// pod bound to a node (any namespace, dljob's or not, slimmed to what the GpuLedger reads); the
-// last two feed the GpuLedger that gang placement uses. Every change to a job or a child enqueues
+// pod bound to a node (any namespace, slimmed to what the GpuLedger reads); the nodes and the
+// bound pods feed the GpuLedger that gang placement uses. Watching every namespace, the bound pods'
+// informer leaves out the pods with the job label and the ledger takes those from the job pods'
+// informer, so each job pod is watched, decoded and cached once; watching one namespace, it takes
+// every bound pod. Every change to a job or a child enqueues
 // the job's key (a child's change in the queue's follow-up lane, so a job under way takes its next
 // step before new jobs start); a change that frees GPUs (a node added or changed, a bound pod
 // finished or deleted) enqueues the jobs that are waiting for GPUs. Every change to a job, a queue,

@@ -203,5 +203,51 @@ TEST(Controller, RecordsWhereAJobsTimeGoesWhenAskedTo) {
   EXPECT_NE(spans.Of("").size(), 0u);
 }
 
+// Watching every namespace, the ledger learns of the operator's own pods from the job pods'
+// informer and of everyone else's from the bound pods' one, which leaves the job pods out: each
+// pod is watched and cached once, and both kinds count.
+TEST(Controller, LedgerCountsItsOwnPodsAndOthersEachFromOneWatch) {
+  FakeApi api;
+  api.Put(kNodes, GpuNode("n1", 8));
+  api.Put(kPods, {{"metadata", {{"name", "x"}, {"namespace", "other"}}},
+                  {"spec",
+                   {{"nodeName", "n1"},
+                    {"containers",
+                     {{{"name", "c"},
+                       {"resources", {{"requests", {{"nvidia.com/gpu", "4"}}}}}}}}}},
+                  {"status", {{"phase", "Running"}}}});
+  api.Put(
+      kDLJobs,
+      {{"metadata", {{"name", "a"}, {"namespace", "ns"}}},
+       {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 4}, {"gpusPerWorker", 4}}}});
+  ControllerOptions options;
+  options.workers = 1;
+  options.informer.initial_backoff = std::chrono::milliseconds(1);
+  options.queue.poll = std::chrono::milliseconds(5);
+  Controller controller(api, RealClock(), options, FixedKeys);
+  std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
+  // The other pod and the job's worker, observed bound (not merely assumed by the placement).
+  ASSERT_TRUE(Eventually([&] {
+    return controller.ledger().Observed() == 2 && controller.ledger().Assumed() == 0;
+  })) << controller.ledger().Observed() << " observed, " << controller.ledger().Assumed()
+      << " assumed";
+  const LedgerView view = controller.ledger().View();
+  run.request_stop();
+  run.join();
+
+  EXPECT_TRUE(view.pods.contains("other/x"));
+  EXPECT_TRUE(view.pods.contains("ns/a-worker-0"));
+  std::vector<std::string> pod_selectors;
+  for (const Call& c : api.Calls()) {
+    if (c.verb == "list" && c.resource == "pods") {
+      pod_selectors.push_back(c.body.value("labelSelector", ""));
+    }
+  }
+  EXPECT_NE(std::find(pod_selectors.begin(), pod_selectors.end(), "dljob.io/job-name"),
+            pod_selectors.end());
+  EXPECT_NE(std::find(pod_selectors.begin(), pod_selectors.end(), "!dljob.io/job-name"),
+            pod_selectors.end());
+}
+
 }  // namespace
 }  // namespace dljob::controller::testing
