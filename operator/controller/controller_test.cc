@@ -24,6 +24,23 @@ std::string Phase(FakeApi& api, const std::string& name) {
   return job ? job->value("status", Json::object()).value("phase", "") : "";
 }
 
+// A job of `gpus` GPUs in workers of 4, in namespace "ns".
+Json Job(const std::string& name, int gpus) {
+  return {
+      {"metadata", {{"name", name}, {"namespace", "ns"}}},
+      {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", gpus}, {"gpusPerWorker", 4}}}};
+}
+
+// Retries and polls in milliseconds, so a test waits for the controller's work, not its timers.
+ControllerOptions QuickOptions(int workers) {
+  ControllerOptions options;
+  options.workers = workers;
+  options.informer.initial_backoff = std::chrono::milliseconds(1);
+  options.queue.base_delay = std::chrono::milliseconds(1);
+  options.queue.poll = std::chrono::milliseconds(5);
+  return options;
+}
+
 // A kubelet stand-in: every bound pod starts Running and Ready, with an address; launchers then
 // exit 0 (or the named worker fails once). The launcher of the job whose worker fails exits 0
 // only in a later incarnation: had the first one finished in the same sweep, before the failure
@@ -59,18 +76,8 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   Clock& clock = RealClock();
   api.Put(kNodes, GpuNode("n1", 8));
   api.Put(kNodes, GpuNode("n2", 8));
-  for (std::string name : {"a", "b"}) {
-    api.Put(
-        kDLJobs,
-        {{"metadata", {{"name", name}, {"namespace", "ns"}}},
-         {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 8}, {"gpusPerWorker", 4}}}});
-  }
-  ControllerOptions options;
-  options.workers = 2;
-  options.informer.initial_backoff = std::chrono::milliseconds(1);
-  options.queue.base_delay = std::chrono::milliseconds(1);
-  options.queue.poll = std::chrono::milliseconds(5);
-  Controller controller(api, clock, options, FixedKeys);
+  for (std::string name : {"a", "b"}) api.Put(kDLJobs, Job(name, 8));
+  Controller controller(api, clock, QuickOptions(2), FixedKeys);
   std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
 
   bool failed = false;
@@ -166,14 +173,8 @@ TEST(Controller, RecordsWhereAJobsTimeGoesWhenAskedTo) {
   SpanList spans;
   kube::TracedApi api(fake, spans, RealClock());
   fake.Put(kNodes, GpuNode("n1", 8));
-  fake.Put(
-      kDLJobs,
-      {{"metadata", {{"name", "a"}, {"namespace", "ns"}}},
-       {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 4}, {"gpusPerWorker", 4}}}});
-  ControllerOptions options;
-  options.workers = 1;
-  options.informer.initial_backoff = std::chrono::milliseconds(1);
-  options.queue.poll = std::chrono::milliseconds(5);
+  fake.Put(kDLJobs, Job("a", 4));
+  ControllerOptions options = QuickOptions(1);
   options.spans = &spans;
   Controller controller(api, RealClock(), options, FixedKeys);
   std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
@@ -213,24 +214,16 @@ TEST(Controller, LedgerCountsItsOwnPodsAndOthersEachFromOneWatch) {
                   {"spec",
                    {{"nodeName", "n1"},
                     {"containers",
-                     {{{"name", "c"},
-                       {"resources", {{"requests", {{"nvidia.com/gpu", "4"}}}}}}}}}},
+                     {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "4"}}}}}}}}}},
                   {"status", {{"phase", "Running"}}}});
-  api.Put(
-      kDLJobs,
-      {{"metadata", {{"name", "a"}, {"namespace", "ns"}}},
-       {"spec", {{"image", "img"}, {"command", {"train"}}, {"gpus", 4}, {"gpusPerWorker", 4}}}});
-  ControllerOptions options;
-  options.workers = 1;
-  options.informer.initial_backoff = std::chrono::milliseconds(1);
-  options.queue.poll = std::chrono::milliseconds(5);
-  Controller controller(api, RealClock(), options, FixedKeys);
+  api.Put(kDLJobs, Job("a", 4));
+  Controller controller(api, RealClock(), QuickOptions(1), FixedKeys);
   std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
   // The other pod and the job's worker, observed bound (not merely assumed by the placement).
   ASSERT_TRUE(Eventually([&] {
     return controller.ledger().Observed() == 2 && controller.ledger().Assumed() == 0;
-  })) << controller.ledger().Observed() << " observed, " << controller.ledger().Assumed()
-      << " assumed";
+  })) << controller.ledger().Observed()
+      << " observed, " << controller.ledger().Assumed() << " assumed";
   const LedgerView view = controller.ledger().View();
   run.request_stop();
   run.join();
