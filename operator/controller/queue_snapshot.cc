@@ -214,20 +214,25 @@ class SnapshotBuilder {
     const int64_t incarnation = JobIncarnation(job.status);
     BoundWorkers bound;
     bound.nodes.resize(gang.workers);
+    std::vector<std::string> worker_keys;  // by index, made once the job has a live worker
     for (const kube::ObjectPtr& shared : pods) {
       const Json& pod = *shared;
       if (!IsLive(pod)) {
         if (IsDeleting(pod)) FreePod(pod);
         continue;
       }
-      if (IncarnationOf(pod) != incarnation) continue;
-      if (!IsWorker(pod) || NodeOf(pod).empty()) continue;
-      for (int64_t i = 0; i < gang.workers; ++i) {
-        if (PodKey(pod) == job.metadata.namespace_ + "/" + WorkerName(job, i)) {
-          bound.nodes[i] = NodeOf(pod);
-          bound.any = true;
+      if (IncarnationOf(pod) != incarnation || !IsWorker(pod)) continue;
+      std::string node = NodeOf(pod);
+      if (node.empty()) continue;
+      if (worker_keys.empty()) {
+        for (int64_t i = 0; i < gang.workers; ++i) {
+          worker_keys.push_back(job.metadata.namespace_ + "/" + WorkerName(job, i));
         }
       }
+      const auto it = std::find(worker_keys.begin(), worker_keys.end(), PodKey(pod));
+      if (it == worker_keys.end()) continue;
+      bound.nodes[it - worker_keys.begin()] = std::move(node);
+      bound.any = true;
     }
     return bound;
   }
