@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dljob {
 
@@ -28,6 +29,15 @@ struct MpirunLine {
   std::string text;
 };
 MpirunLine ParseMpirunLine(std::string_view line);
+
+// Other ranks' pieces inside a tagged line. While one rank writes a line in pieces, another
+// rank's chunk can land between them: "[1,0]<stdout>:400\t[1,1]<stdout>:DLJOB_METRIC {...}", then
+// "[1,0]<stdout>:images/sec ...". ParseMpirunLine keeps such a piece in the text (the line stays
+// one line of the log, which counts lines as the pod's log does); this returns them, each with its
+// rank, stream and text, in order, adjacent pieces of one rank joined. The last one ended the
+// line, so it is a whole line if its rank wrote it in one piece (a metric line is). Empty for an
+// untagged line and for one with no other rank's tag.
+std::vector<MpirunLine> OtherRanksPieces(std::string_view line);
 
 // "[rank 3] text" or "[mpirun] text".
 std::string FormatLogLine(int rank, std::string_view text);

@@ -34,6 +34,35 @@ TEST(ParseMpirunLine, JoinsALineTheRankWroteInPieces) {
   EXPECT_EQ(ParseMpirunLine("[1,1]<stdout>:a [1,2]<stdout>:b").text, "a [1,2]<stdout>:b");
 }
 
+TEST(OtherRanksPieces, FindsAnotherRanksLineInsideARankWrittenInPieces) {
+  // Rank 0 wrote "400\timages/sec ..." in two pieces; rank 1's metric line landed between them.
+  const std::string line = "[1,0]<stdout>:400\t[1,1]<stdout>:DLJOB_METRIC {\"step\":3}";
+  const std::vector<MpirunLine> pieces = OtherRanksPieces(line);
+  ASSERT_EQ(pieces.size(), 1u);
+  EXPECT_EQ(pieces[0].rank, 1);
+  EXPECT_FALSE(pieces[0].is_stderr);
+  EXPECT_EQ(pieces[0].text, "DLJOB_METRIC {\"step\":3}");
+  EXPECT_EQ(ParseMpirunLine(line).text, "400\t[1,1]<stdout>:DLJOB_METRIC {\"step\":3}");
+
+  // Adjacent pieces of one rank are joined; the line's own rank and stream are not pieces.
+  const std::vector<MpirunLine> more = OtherRanksPieces(
+      "[1,0]<stdout>:a [1,2]<stderr>:b [1,2]<stderr>:c [1,0]<stdout>:d [1,3]<stdout>:e");
+  ASSERT_EQ(more.size(), 2u);
+  EXPECT_EQ(more[0].rank, 2);
+  EXPECT_TRUE(more[0].is_stderr);
+  EXPECT_EQ(more[0].text, "b c ");
+  EXPECT_EQ(more[1].rank, 3);
+  EXPECT_EQ(more[1].text, "e");
+}
+
+TEST(OtherRanksPieces, NoneInPlainUntaggedOrLookalikeLines) {
+  for (const char* raw :
+       {"[1,0]<stdout>:[0] 400\timages/sec: 12 [a,b] [1,x]<stdout>:y", "[1,0]<stdout>:plain",
+        "[1,0]<stdout>:a [1,0]<stdout>:b", "Primary job terminated [1,1]<stdout>:x", "", "[1,2"}) {
+    EXPECT_TRUE(OtherRanksPieces(raw).empty()) << raw;
+  }
+}
+
 TEST(LogLine, RoundTrips) {
   EXPECT_EQ(FormatLogLine(2, "hello"), "[rank 2] hello");
   EXPECT_EQ(FormatLogLine(-1, "bye"), "[mpirun] bye");

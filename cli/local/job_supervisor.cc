@@ -51,22 +51,29 @@ void JobSupervisor::Save(DLJob& job, bool force) {
   observer_.OnUpdate(job);  // also when nothing changed: the elapsed time and ETA keep moving
 }
 
+bool JobSupervisor::TakeMetric(DLJob& job, Attempt& a, const MpirunLine& line) {
+  std::optional<MetricSample> m = ParseMetricLine(line.text);
+  if (!m) return false;
+  if (!m->rank && line.rank >= 0) m->rank = line.rank;
+  std::string now = NowStamp();
+  nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
+  a.metrics->Append(record.dump());
+  a.progress.Add(*m, now);
+  a.last_metric = PolicyNow();
+  job.status.throughput = a.progress.Current();
+  dirty_ = true;
+  return true;
+}
+
 void JobSupervisor::HandleLine(DLJob& job, Attempt& a, int fd_index, std::string_view raw) {
   MpirunLine line = ParseMpirunLine(raw);
   if (fd_index == 1) line.is_stderr = true;  // mpirun's own complaints arrive untagged on stderr
   Status s = a.log->Append(FormatLogLine(line.rank, line.text));
   if (!s.ok()) observer_.OnNotice("warning: " + s.message());
-  if (std::optional<MetricSample> m = ParseMetricLine(line.text)) {
-    if (!m->rank && line.rank >= 0) m->rank = line.rank;
-    std::string now = NowStamp();
-    nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
-    a.metrics->Append(record.dump());
-    a.progress.Add(*m, now);
-    a.last_metric = PolicyNow();
-    job.status.throughput = a.progress.Current();
-    dirty_ = true;
+  // A metric line of another rank that landed inside this one (jobs/log_lines.h) still counts.
+  for (const MpirunLine& piece : OtherRanksPieces(raw)) TakeMetric(job, a, piece);
+  if (TakeMetric(job, a, line))
     return;  // metric lines go to the log and the status, not the terminal
-  }
   // Ranks' own error output explains a failure better than mpirun's banner about it.
   if (line.is_stderr && line.rank >= 0 && line.text.find_first_not_of(" -") != std::string::npos) {
     a.last_errors.emplace_back(FormatLogLine(line.rank, line.text));

@@ -22,6 +22,7 @@
 #include "cli/local/job_store.h"
 #include "cli/local/local_plan.h"
 #include "jobs/dljob_types.h"
+#include "jobs/log_lines.h"
 #include "jobs/run_policy.h"
 
 namespace dljob {
@@ -47,6 +48,8 @@ class JobSupervisor {
 
   int RunAttempt(DLJob& job, Attempt& attempt);
   void HandleLine(DLJob& job, Attempt& attempt, int fd_index, std::string_view raw);
+  // Records `line` in the attempt's metrics and the job's throughput when it is a metric line.
+  bool TakeMetric(DLJob& job, Attempt& attempt, const MpirunLine& line);
   bool CheckStop(const DLJob& job, Attempt& attempt) const;  // true: stop the attempt
   RunObservation Observed(const DLJob& job, const Attempt& attempt, AttemptState state) const;
   RunDecision DecideEnded(const DLJob& job, const Attempt& attempt, int wait_status) const;

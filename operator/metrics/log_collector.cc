@@ -149,20 +149,27 @@ void LogCollector::Report(const std::string& what) const {
 Status LogCollector::Handle(const std::string& line) {
   MpirunLine tagged = ParseMpirunLine(line);
   ++lines_;
+  // The line is archived as the pod's log has it (a new leader skips as many lines as the
+  // archive holds); a metric line of another rank that landed inside it still counts.
   if (archive_) archive_->Add(FormatLogLine(tagged.rank, tagged.text));
-  if (auto sample = ParseMetricLine(tagged.text)) {
-    if (!sample->rank && tagged.rank >= 0) sample->rank = tagged.rank;
-    const WallTime now = clock_.Now();
-    {
-      MutexLock lock(mu_);
-      aggregator_.Add(*sample, FormatRfc3339(now));
-      dirty_ = true;
-      last_progress_ = now;
-    }
-    ++metric_lines_;
-    MaybePublish(false, now);
-  }
+  TakeMetric(tagged);
+  for (const MpirunLine& piece : OtherRanksPieces(line)) TakeMetric(piece);
   return Status::Ok();
+}
+
+void LogCollector::TakeMetric(const MpirunLine& line) {
+  std::optional<MetricSample> sample = ParseMetricLine(line.text);
+  if (!sample) return;
+  if (!sample->rank && line.rank >= 0) sample->rank = line.rank;
+  const WallTime now = clock_.Now();
+  {
+    MutexLock lock(mu_);
+    aggregator_.Add(*sample, FormatRfc3339(now));
+    dirty_ = true;
+    last_progress_ = now;
+  }
+  ++metric_lines_;
+  MaybePublish(false, now);
 }
 
 void LogCollector::Flush() {

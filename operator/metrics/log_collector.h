@@ -39,6 +39,7 @@
 #include "base/status.h"
 #include "base/time_format.h"
 #include "jobs/dljob_types.h"
+#include "jobs/log_lines.h"
 #include "jobs/metric_line.h"
 #include "kube/api.h"
 #include "operator/metrics/log_archive.h"
@@ -99,6 +100,8 @@ class LogCollector {
 
  private:
   Status Handle(const std::string& line);
+  // Folds `line` into the throughput when it is a metric line.
+  void TakeMetric(const MpirunLine& line);
   void Report(const std::string& what) const;
   void FlushArchive(bool force);
   void MaybePublish(bool force, WallTime now);

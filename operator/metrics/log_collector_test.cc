@@ -200,6 +200,35 @@ TEST_F(LogCollectorTest, ArchivesTaggedLinesAndPublishesThroughputAtMostPerInter
   EXPECT_DOUBLE_EQ(*last.images_per_sec, 120 + 110);  // each rank's latest
 }
 
+// mpirun tags each chunk a rank writes: a rank's metric line can land inside another rank's line
+// written in pieces. The line is archived as the log has it, and the metric still counts.
+TEST_F(LogCollectorTest, AMetricLineInsideAnotherRanksLineCounts) {
+  std::vector<std::string> log = {
+      Metric(0, 10, 100),
+      "[1,0]<stdout>:10\t[1,1]<stdout>:DLJOB_METRIC {\"step\":10,\"images_per_sec\":110,"
+      "\"world_size\":2}",
+      "[1,0]<stdout>:images/sec: 100.0"};
+  LogCollector c(
+      "ns", "job", Pod("job-launcher"),
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+      },
+      sink_, Options());
+  c.ContainerEnded();
+  ASSERT_TRUE(c.Run(std::stop_token()).ok());
+
+  EXPECT_EQ(c.lines(), 3);
+  EXPECT_EQ(c.metric_lines(), 2);
+  const std::vector<std::string> archived = ArchivedFromThePod();
+  ASSERT_EQ(archived.size(), 3u);  // one archived line per line of the pod's log
+  EXPECT_EQ(archived[1],
+            "[rank 0] 10\t[1,1]<stdout>:DLJOB_METRIC {\"step\":10,"
+            "\"images_per_sec\":110,\"world_size\":2}");
+  const auto published = sink_.Published();
+  ASSERT_FALSE(published.empty());
+  EXPECT_DOUBLE_EQ(*published.back().second.images_per_sec, 100 + 110);  // both ranks' latest
+}
+
 TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   std::vector<std::string> log = {Metric(0, 1, 10), Metric(0, 2, 10), Metric(0, 3, 10)};
   LogCollectorOptions o = Options();
