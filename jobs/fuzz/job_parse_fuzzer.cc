@@ -8,7 +8,9 @@
 //   - validation and defaulting never crash on a decoded job, and defaulting is idempotent;
 //     validation never crashes on a decoded queue;
 //   - the document's kind is read without crashing;
-//   - a volume source that parses formats back to a URI that parses to the same value.
+//   - a volume source that parses formats back to a URI that parses to the same value;
+//   - an mpirun output line splits into its rank's text and other ranks' pieces, each piece's
+//     text a part of the line.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
 #include "jobs/dlqueue_codec.h"
+#include "jobs/log_lines.h"
 #include "jobs/metric_line.h"
 #include "jobs/validation.h"
 #include "jobs/volume_source.h"
@@ -107,5 +110,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)aggregator.Current();
   }
   if (size < 512) CheckVolumeSource(text);
+  (void)dljob::ParseMpirunLine(text);
+  size_t pieces_size = 0;
+  for (const dljob::MpirunLine& piece : dljob::OtherRanksPieces(text)) {
+    Check(piece.rank >= 0, "a piece of another rank without a rank", std::string(text));
+    pieces_size += piece.text.size();
+  }
+  Check(pieces_size <= size, "other ranks' pieces longer than the line", std::string(text));
   return 0;
 }
