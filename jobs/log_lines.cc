@@ -22,23 +22,25 @@ struct Tag {
   bool is_stderr = false;
   size_t size = 0;
 };
+// The digits at `at` of `s` as a number (`at` moved past them); false when there are none.
+bool TakeNumber(std::string_view s, size_t& at, int& out) {
+  const size_t begin = at;
+  while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
+  return at > begin && ParseInt(s.substr(begin, at - begin), out);
+}
+
+// Reads only as far as the tag goes, so scanning a long line for tags stays linear.
 std::optional<Tag> TagAt(std::string_view s) {
-  if (s.empty() || s.front() != '[') return std::nullopt;
-  size_t comma = s.find(',');
-  size_t close = s.find(']');
-  if (comma == std::string_view::npos || close == std::string_view::npos || comma > close) {
-    return std::nullopt;
-  }
+  size_t at = 1;
   int job = 0, rank = 0;
-  if (!ParseInt(s.substr(1, comma - 1), job) ||
-      !ParseInt(s.substr(comma + 1, close - comma - 1), rank)) {
+  if (s.empty() || s.front() != '[' || !TakeNumber(s, at, job) || at >= s.size() ||
+      s[at++] != ',' || !TakeNumber(s, at, rank) || at >= s.size() || s[at++] != ']') {
     return std::nullopt;
   }
-  std::string_view rest = s.substr(close + 1);
+  std::string_view rest = s.substr(at);
   for (auto [stream, is_err] : {std::pair{std::string_view("<stdout>:"), false},
                                 std::pair{std::string_view("<stderr>:"), true}}) {
-    if (rest.substr(0, stream.size()) == stream)
-      return Tag{rank, is_err, close + 1 + stream.size()};
+    if (rest.substr(0, stream.size()) == stream) return Tag{rank, is_err, at + stream.size()};
   }
   return std::nullopt;
 }
@@ -48,9 +50,15 @@ std::optional<Tag> TagAt(std::string_view s) {
 MpirunLine ParseMpirunLine(std::string_view line) {
   std::optional<Tag> tag = TagAt(line);
   if (!tag) return {-1, false, std::string(line)};
+  // The text with the rank's own repeated tags left out, in one pass.
   const std::string_view own = line.substr(0, tag->size);
-  std::string text(line.substr(tag->size));
-  for (size_t at; (at = text.find(own)) != std::string::npos;) text.erase(at, own.size());
+  std::string text;
+  for (size_t from = tag->size;;) {
+    const size_t at = line.find(own, from);
+    text.append(line.substr(from, at == std::string_view::npos ? at : at - from));
+    if (at == std::string_view::npos) break;
+    from = at + own.size();
+  }
   return {tag->rank, tag->is_stderr, std::move(text)};
 }
 

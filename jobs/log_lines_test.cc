@@ -63,6 +63,20 @@ TEST(OtherRanksPieces, NoneInPlainUntaggedOrLookalikeLines) {
   }
 }
 
+TEST(OtherRanksPieces, ALongLineOfTagLikeTextIsReadThrough) {
+  // Every '[' starts a look for a tag; each look reads only as far as a tag could go.
+  std::string line = "[1,0]<stdout>:";
+  for (int i = 0; i < 100000; ++i) line += "[1,[1,0]<stdout>:";
+  line += "[1,2]<stdout>:x" + std::string(100000, '[');
+  const std::vector<MpirunLine> pieces = OtherRanksPieces(line);
+  ASSERT_EQ(pieces.size(), 1u);
+  EXPECT_EQ(pieces[0].rank, 2);
+  EXPECT_EQ(pieces[0].text, "x" + std::string(100000, '['));
+  std::string text;  // the rank's own tags left out
+  for (int i = 0; i < 100000; ++i) text += "[1,";
+  EXPECT_EQ(ParseMpirunLine(line).text, text + "[1,2]<stdout>:x" + std::string(100000, '['));
+}
+
 TEST(LogLine, RoundTrips) {
   EXPECT_EQ(FormatLogLine(2, "hello"), "[rank 2] hello");
   EXPECT_EQ(FormatLogLine(-1, "bye"), "[mpirun] bye");
