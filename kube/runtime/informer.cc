@@ -22,7 +22,7 @@ Informer::Informer(kube::Api& api, kube::Resource resource, InformerOptions opti
     : api_(api),
       resource_(std::move(resource)),
       options_(std::move(options)),
-      store_(std::move(index)),
+      store_(std::move(index), options_.compact),
       backoff_(options_.initial_backoff) {}
 
 void Informer::AddHandlers(EventHandlers handlers) { handlers_.push_back(std::move(handlers)); }

@@ -179,6 +179,37 @@ TEST(InformerTransformTest, ListedAndWatchedObjectsAreStoredAndHandedOnTransform
   for (const Json& o : handed) EXPECT_FALSE(o["metadata"].contains("managedFields"));
 }
 
+TEST(InformerCompactTest, ACompactStoreStillHandsTheHandlersTheOldAndTheNewObject) {
+  FakeApi api;
+  api.Put(kPods, Pod("a", "j", "first"));
+  InformerOptions options;
+  options.compact = true;
+  Informer informer(api, kPods, options);
+  Mutex mu;
+  std::vector<std::pair<Json, Json>> updates;  // (old, new) as the handler saw them
+  informer.AddHandlers({nullptr,
+                        [&](const Json& old, const Json& o) {
+                          MutexLock lock(mu);
+                          updates.emplace_back(old, o);
+                        },
+                        nullptr});
+  std::jthread thread([&](std::stop_token stop) { informer.Run(stop); });
+  ASSERT_TRUE(Eventually([&] { return informer.HasSynced() && api.OpenWatches() == 1; }));
+  api.Put(kPods, Pod("a", "j", "second"));
+  ASSERT_TRUE(Eventually([&] {
+    MutexLock lock(mu);
+    return updates.size() == 1;
+  }));
+  thread.request_stop();
+  thread.join();
+
+  EXPECT_TRUE(informer.store().compact());
+  MutexLock lock(mu);
+  EXPECT_EQ(updates[0].first["spec"]["note"], "first");
+  EXPECT_EQ(updates[0].second["spec"]["note"], "second");
+  EXPECT_EQ(*informer.store().Get("ns/a"), updates[0].second);
+}
+
 TEST_F(InformerTest, BookmarkMovesOnlyTheVersionAndTheNextWatchStartsThere) {
   api_.Put(kPods, Pod("a"));
   Start();

@@ -33,14 +33,6 @@ bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
 
 }  // namespace
 
-kube::Objects LauncherPods(const kube::Objects& pods) {
-  kube::Objects out;
-  for (const kube::ObjectPtr& pod : pods) {
-    if (kube::LabelOf(*pod, controller::kRoleLabel) == "launcher") out.push_back(pod);
-  }
-  return out;
-}
-
 OperatorApp::OperatorApp(OperatorOptions options, kube::Api& api, Clock& clock,
                          const ArchiveLocation* archive, kube::SpanSink* spans)
     : options_(std::move(options)), api_(api), clock_(clock), archive_(archive), spans_(spans) {}
@@ -189,6 +181,13 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
     }
   };
   controller::Controller controller(api, clock_, co);
+  metrics::LauncherPodSet launchers;
+  auto launcher_seen = [&launchers](const Json& pod) {
+    if (kube::LabelOf(pod, controller::kRoleLabel) == "launcher") launchers.Upsert(pod);
+  };
+  controller.AddPodHandlers(
+      {launcher_seen, [launcher_seen](const Json&, const Json& pod) { launcher_seen(pod); },
+       [&launchers](const Json& pod) { launchers.Remove(kube::ObjectKey(pod)); }});
   {
     MutexLock lock(mu_);
     controller_ = &controller;
@@ -202,7 +201,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
       Log(clock_, "caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
       announced = true;
     }
-    collectors.Sync(LauncherPods(controller.pods().All()));
+    collectors.Sync(launchers.All());
   }
   leading_ = false;
   {

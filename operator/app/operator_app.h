@@ -66,8 +66,4 @@ class OperatorApp {
   metrics::JobTimingHistograms timings_;
 };
 
-// The launcher pods among a job's children (label dljob.io/role=launcher), copied out of the
-// cache's shared objects (only they are copied).
-kube::Objects LauncherPods(const kube::Objects& pods);
-
 }  // namespace dljob::op

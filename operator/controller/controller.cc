@@ -72,13 +72,16 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   using namespace kube::resources;
   const std::string& ns = options_.ns;
   jobs_ = std::make_unique<kube::Informer>(api, kDLJobs, For(options_, ns, ""));
-  kube::InformerOptions own_pods = For(options_, ns, kJobNameLabel);
+  // The jobs' children are read a job at a time (a pass reads its own), so their caches are
+  // packed (a sixth of the memory; each read unpacks); passes over every pod read JobPods.
+  kube::InformerOptions children = For(options_, ns, kJobNameLabel);
+  children.compact = true;
+  kube::InformerOptions own_pods = children;
   own_pods.transform = JobPodView;
   pods_ = std::make_unique<kube::Informer>(api, kPods, own_pods, OwnerJobKey);
-  services_ = std::make_unique<kube::Informer>(api, kServices, For(options_, ns, kJobNameLabel));
-  config_maps_ =
-      std::make_unique<kube::Informer>(api, kConfigMaps, For(options_, ns, kJobNameLabel));
-  kube::InformerOptions own_secrets = For(options_, ns, kJobNameLabel);
+  services_ = std::make_unique<kube::Informer>(api, kServices, children);
+  config_maps_ = std::make_unique<kube::Informer>(api, kConfigMaps, children);
+  kube::InformerOptions own_secrets = children;
   own_secrets.transform = SecretMetadataView;
   secrets_ = std::make_unique<kube::Informer>(api, kSecrets, own_secrets);
   nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
@@ -93,7 +96,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   bound_pods_ = std::make_unique<kube::Informer>(api, kPods, bound);
   queues_ = std::make_unique<kube::Informer>(api, kDLQueues, For(options_, "", ""));
   scheduler_ = std::make_unique<QueueScheduler>(
-      api, clock, QueueSources{jobs_->store(), pods_->store(), queues_->store()}, ledger_, book_,
+      api, clock, QueueSources{jobs_->store(), job_pods_, queues_->store()}, ledger_, book_,
       *policy_, options_.scheduling, [this](const std::string& key) {
         // An admitted job holds its quota and GPUs until it binds, a preempted one until it is
         // suspended: both go ahead of new jobs. A waiting job's new reason does not.
@@ -137,6 +140,10 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
          [owner, kind](const Json&, const Json& o) { owner(o, kind, "updated"); },
          [owner, kind](const Json& o) { owner(o, kind, "deleted"); }});
   }
+  // First, so that what the handlers below trigger sees the pod's change.
+  pods_->AddHandlers({[this](const Json& o) { job_pods_.Upsert(o); },
+                      [this](const Json&, const Json& o) { job_pods_.Upsert(o); },
+                      [this](const Json& o) { job_pods_.Remove(kube::ObjectKey(o)); }});
   // A job's pods change what the queue sees of it (bound, going away).
   auto owned_pod = [this, owner](const Json& o, const char* change) {
     owner(o, "pod", change);
@@ -164,11 +171,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
         scheduler::NodeCordoned(old) == scheduler::NodeCordoned(o)) {
       return;
     }
-    const std::string node = kube::NameOf(o);
-    for (const kube::ObjectPtr& pod : pods_->store().All()) {
-      if (kube::NodeNameOf(*pod) != node) continue;
-      if (std::string key = OwnerJobKey(*pod); !key.empty()) queue_.Add(key);
-    }
+    for (const std::string& key : job_pods_.JobsOn(kube::NameOf(o))) queue_.Add(key);
   };
   nodes_->AddHandlers({node_seen, node_changed, [this](const Json& o) {
                          ledger_.RemoveNode(o);
@@ -193,6 +196,10 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
 }
 
 Controller::~Controller() = default;
+
+void Controller::AddPodHandlers(kube::EventHandlers handlers) {
+  pods_->AddHandlers(std::move(handlers));
+}
 
 std::vector<kube::Informer*> Controller::Informers() const {
   return {jobs_.get(),    pods_.get(),  services_.get(),   config_maps_.get(),

@@ -1,7 +1,8 @@
 // Controller: informers → work queue → N workers calling the Reconciler.
 //
 // Informers keep caches of DLJobs, of DLQueues, of their children (pods, services, config maps,
-// secrets that carry the dljob.io/job-name label; pods indexed by their job), of nodes and of every
+// secrets that carry the dljob.io/job-name label; pods indexed by their job and kept packed, with
+// a typed brief of each in JobPods for the passes over every pod), of nodes and of every
 // pod bound to a node (any namespace, slimmed to what the GpuLedger reads); the nodes and the
 // bound pods feed the GpuLedger that gang placement uses. Watching every namespace, the bound pods'
 // informer leaves out the pods with the job label and the ledger takes those from the job pods'
@@ -34,6 +35,7 @@
 #include "kube/runtime/work_queue.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/job_pods.h"
 #include "operator/controller/queue_scheduler.h"
 #include "operator/controller/reconciler.h"
 #include "scheduler/placement_policy.h"
@@ -75,8 +77,13 @@ class Controller {
   bool HasSynced() const;
   kube::WorkQueue& queue() { return queue_; }
   const kube::Store& jobs() const { return jobs_->store(); }
-  // Pods labelled with a job name, indexed by OwnerJobKey (children.h).
+  // Pods labelled with a job name, indexed by OwnerJobKey (children.h), packed (Store's compact
+  // mode: each read unpacks); JobPods keeps what passes over every pod read of them.
   const kube::Store& pods() const { return pods_->store(); }
+  const JobPods& job_pods() const { return job_pods_; }
+  // Also tell `handlers` of every change to the jobs' pods (on the informer's thread; they must
+  // be quick). REQUIRES: before Run().
+  void AddPodHandlers(kube::EventHandlers handlers);
   const GpuLedger& ledger() const { return ledger_; }
   const AdmissionBook& admissions() const { return book_; }
 
@@ -97,6 +104,7 @@ class Controller {
   const scheduler::PlacementPolicyPtr policy_;  // before ledger_, which uses it
   GpuLedger ledger_;
   AdmissionBook book_;
+  JobPods job_pods_;
   std::unique_ptr<QueueScheduler> scheduler_;
   std::unique_ptr<Reconciler> reconciler_;
 };

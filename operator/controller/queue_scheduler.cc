@@ -76,7 +76,7 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   // The caches' shared objects: a pass over every job and pod copies none of them.
   // Only the jobs that changed since the last pass are decoded again.
   std::vector<QueuedJobPtr> jobs = queued_.Refresh(sources_.jobs.All());
-  auto pods_of = [this](const std::string& key) { return sources_.pods.AllByIndex(key); };
+  auto pods_of = [this](const std::string& key) { return sources_.pods.OfJob(key); };
   std::vector<Json> queues = sources_.queues.List();
   QueueSnapshot snap = BuildQueueSnapshot(jobs, pods_of, queues, ledger_.View(), book_, now);
   const int64_t now_s = UnixSeconds(now);

@@ -32,6 +32,7 @@
 #include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/job_pods.h"
 #include "operator/controller/queue_snapshot.h"
 #include "operator/controller/step_rates.h"
 #include "scheduler/placement_policy.h"
@@ -55,7 +56,7 @@ struct QueueSchedulerOptions {
 // The caches a pass reads: DLJobs, the jobs' pods indexed by OwnerJobKey, DLQueues.
 struct QueueSources {
   const kube::Store& jobs;
-  const kube::Store& pods;
+  const JobPods& pods;
   const kube::Store& queues;
 };
 

@@ -27,17 +27,6 @@ int64_t UnixSecondsOr(const std::string& rfc3339, int64_t fallback) {
   return t ? UnixSeconds(*t) : fallback;
 }
 
-// The ledger's key for a pod, and the node it is bound to (kube/object_fields.h).
-std::string PodKey(const Json& pod) { return kube::ObjectKey(pod); }
-std::string NodeOf(const Json& pod) { return kube::NodeNameOf(pod); }
-
-bool IsLive(const Json& pod) {
-  const std::string phase = StringAt(FieldOf(pod, "status"), "phase");  // no copy of the status
-  return phase != "Succeeded" && phase != "Failed" && !IsDeleting(pod);
-}
-
-bool IsWorker(const Json& pod) { return kube::LabelOf(pod, kRoleLabel) == "worker"; }
-
 void Add(scheduler::Resources& to, const scheduler::Resources& r, int sign) {
   to.gpus += sign * r.gpus;
   to.cpu_milli += sign * r.cpu_milli;
@@ -145,7 +134,7 @@ class SnapshotBuilder {
 
   // Adds a queued job (QueuedJob) with its pods: as leaving (being preempted), or as waiting or
   // running, with its placement when its gang is bound or planned.
-  void Add(const DLJob& job, const scheduler::Gang& gang, const kube::Objects& pods) {
+  void Add(const DLJob& job, const scheduler::Gang& gang, const PodBriefs& pods) {
     const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
     const BoundWorkers bound = Bound(job, gang, pods);
     const Admission admission = book_.Get(key);
@@ -153,8 +142,8 @@ class SnapshotBuilder {
         admission.verdict == Verdict::kPreempt ||
         (admission.verdict == Verdict::kWaiting && admission.reason == "Preempted" && bound.any);
     if (suspending) {
-      for (const kube::ObjectPtr& pod : pods) {
-        if (IsLive(*pod)) FreePod(*pod);
+      for (const PodBriefPtr& pod : pods) {
+        if (pod->Live()) FreePod(*pod);
       }
       snap_.leaving.push_back(key);
       return;
@@ -201,8 +190,8 @@ class SnapshotBuilder {
   }
 
   // What a pod counted by the ledger stops using when it goes.
-  void FreePod(const Json& pod) {
-    auto it = ledger_.pods.find(PodKey(pod));
+  void FreePod(const PodBrief& pod) {
+    auto it = ledger_.pods.find(pod.key);
     if (it == ledger_.pods.end()) return;
     nodes_.Use(it->second.node, it->second.requests, -1);
     freed_.insert(it->first);
@@ -210,28 +199,26 @@ class SnapshotBuilder {
 
   // The workers of this incarnation bound and live, by index; every other pod is going (those
   // being deleted free their nodes here).
-  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const kube::Objects& pods) {
+  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const PodBriefs& pods) {
     const int64_t incarnation = JobIncarnation(job.status);
     BoundWorkers bound;
     bound.nodes.resize(gang.workers);
     std::vector<std::string> worker_keys;  // by index, made once the job has a live worker
-    for (const kube::ObjectPtr& shared : pods) {
-      const Json& pod = *shared;
-      if (!IsLive(pod)) {
-        if (IsDeleting(pod)) FreePod(pod);
+    for (const PodBriefPtr& shared : pods) {
+      const PodBrief& pod = *shared;
+      if (!pod.Live()) {
+        if (pod.deleting) FreePod(pod);
         continue;
       }
-      if (IncarnationOf(pod) != incarnation || !IsWorker(pod)) continue;
-      std::string node = NodeOf(pod);
-      if (node.empty()) continue;
+      if (pod.incarnation != incarnation || !pod.worker || pod.node.empty()) continue;
       if (worker_keys.empty()) {
         for (int64_t i = 0; i < gang.workers; ++i) {
           worker_keys.push_back(job.metadata.namespace_ + "/" + WorkerName(job, i));
         }
       }
-      const auto it = std::find(worker_keys.begin(), worker_keys.end(), PodKey(pod));
+      const auto it = std::find(worker_keys.begin(), worker_keys.end(), pod.key);
       if (it == worker_keys.end()) continue;
-      bound.nodes[it - worker_keys.begin()] = std::move(node);
+      bound.nodes[it - worker_keys.begin()] = pod.node;
       bound.any = true;
     }
     return bound;
@@ -317,7 +304,7 @@ std::optional<WallTime> RunStart(const DLJobStatus& status) {
 }
 
 QueueSnapshot BuildQueueSnapshot(const std::vector<QueuedJobPtr>& jobs,
-                                 const std::function<kube::Objects(const std::string&)>& pods_of,
+                                 const std::function<PodBriefs(const std::string&)>& pods_of,
                                  const std::vector<Json>& queue_objects, const LedgerView& ledger,
                                  const AdmissionBook& book, WallTime now) {
   SnapshotBuilder builder(queue_objects, ledger, book, now);
@@ -337,8 +324,13 @@ QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
     if (QueuedJobPtr q = QueuedJobOf(*object)) queued.push_back(std::move(q));
   }
   auto pods = [&pods_of](const std::string& key) {
+    PodBriefs out;
     auto it = pods_of.find(key);
-    return it == pods_of.end() ? kube::Objects{} : it->second;
+    if (it == pods_of.end()) return out;
+    for (const kube::ObjectPtr& pod : it->second) {
+      out.push_back(std::make_shared<const PodBrief>(BriefOf(*pod)));
+    }
+    return out;
   };
   return BuildQueueSnapshot(queued, pods, queue_objects, ledger, book, now);
 }

@@ -35,6 +35,7 @@
 #include "kube/runtime/store.h"
 #include "operator/controller/admission.h"
 #include "operator/controller/gpu_ledger.h"
+#include "operator/controller/job_pods.h"
 #include "scheduler/gang.h"
 #include "scheduler/queue/job_queue.h"
 
@@ -92,14 +93,15 @@ class QueuedJobs {
   size_t decoded_ = 0;
 };
 
-// `jobs`: the queued jobs (QueuedJobs); `pods_of`: a job key's pods (the pods informer's
-// index); `queue_objects`: DLQueue objects; `ledger`: the GPU ledger's view; `book`: the
-// admissions so far. Times in Unix seconds come from `now`.
+// `jobs`: the queued jobs (QueuedJobs); `pods_of`: a job key's pods (JobPods::OfJob);
+// `queue_objects`: DLQueue objects; `ledger`: the GPU ledger's view; `book`: the admissions so far.
+// Times in Unix seconds come from `now`.
 QueueSnapshot BuildQueueSnapshot(const std::vector<QueuedJobPtr>& jobs,
-                                 const std::function<kube::Objects(const std::string&)>& pods_of,
+                                 const std::function<PodBriefs(const std::string&)>& pods_of,
                                  const std::vector<nlohmann::json>& queue_objects,
                                  const LedgerView& ledger, const AdmissionBook& book, WallTime now);
-// The same over DLJob objects (each decoded) and a map of their pods, for tests.
+// The same over DLJob objects (each decoded) and a map of their pods (each read by BriefOf), for
+// tests.
 QueueSnapshot BuildQueueSnapshot(const kube::Objects& jobs,
                                  const std::map<std::string, kube::Objects>& pods_of,
                                  const std::vector<nlohmann::json>& queue_objects,

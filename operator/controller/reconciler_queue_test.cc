@@ -106,7 +106,7 @@ class QueueTest : public ReconcilerWorld {
   std::vector<std::string> woken_;
   QueueScheduler scheduler_{faults_,
                             clock_,
-                            QueueSources{jobs_, pods_, queues_},
+                            QueueSources{jobs_, job_pods_, queues_},
                             ledger_,
                             book_,
                             *policy_,
@@ -271,7 +271,7 @@ TEST_F(QueueTest, RunPassesOnATriggerAndAtResyncOnTheInjectedClock) {
   Mutex mu;
   std::set<std::string> woken;
   AdmissionBook book;
-  QueueScheduler runner(faults_, clock_, QueueSources{jobs_, pods_, queues_}, ledger_, book,
+  QueueScheduler runner(faults_, clock_, QueueSources{jobs_, job_pods_, queues_}, ledger_, book,
                         *policy_, options, [&](const std::string& key) {
                           MutexLock lock(mu);
                           woken.insert(key);
@@ -305,8 +305,8 @@ TEST_F(QueueTest, RunPassesOnATriggerAndAtResyncOnTheInjectedClock) {
 TEST_F(QueueTest, AWaitingJobIsToldWhenItShouldStartFromTheRunningJobsLimitThenItsProgress) {
   QueueSchedulerOptions options = Options();
   options.estimate_every = std::chrono::seconds(30);
-  QueueScheduler estimating(faults_, clock_, QueueSources{jobs_, pods_, queues_}, ledger_, book_,
-                            *policy_, options, [](const std::string&) {});
+  QueueScheduler estimating(faults_, clock_, QueueSources{jobs_, job_pods_, queues_}, ledger_,
+                            book_, *policy_, options, [](const std::string&) {});
   auto pass = [&] {
     Sync();
     ASSERT_TRUE(estimating.RunOnce().has_value());
@@ -430,7 +430,7 @@ class LasTest : public QueueTest {
  protected:
   QueueScheduler las_{faults_,
                       clock_,
-                      QueueSources{jobs_, pods_, queues_},
+                      QueueSources{jobs_, job_pods_, queues_},
                       ledger_,
                       book_,
                       *policy_,

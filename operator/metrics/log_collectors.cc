@@ -9,30 +9,7 @@
 #include "kube/object_fields.h"
 
 namespace dljob::metrics {
-namespace {
-
 using Json = nlohmann::json;
-
-bool Started(const Json& pod) {
-  const std::string phase = StringAt(FieldOf(pod, "status"), "phase");
-  return phase == "Running" || phase == "Succeeded" || phase == "Failed";
-}
-
-// Whether the pod's launcher container has ended: the pod finished, or the container terminated.
-bool LauncherEnded(const Json& pod) {
-  const Json& status = FieldOf(pod, "status");
-  const std::string phase = StringAt(status, "phase");
-  if (phase == "Succeeded" || phase == "Failed") return true;
-  const Json& containers = FieldOf(status, "containerStatuses");
-  if (!containers.is_array()) return false;
-  for (const Json& c : containers) {
-    if (StringAt(c, "name") == "launcher")
-      return FieldOf(FieldOf(c, "state"), "terminated").is_object();
-  }
-  return false;
-}
-
-}  // namespace
 
 Status ApiThroughputSink::Publish(const std::string& ns, const std::string& job,
                                   const Throughput& throughput) {
@@ -47,9 +24,48 @@ Status ApiThroughputSink::Publish(const std::string& ns, const std::string& job,
 LogCollectors::LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorOptions options)
     : open_(std::move(open)), sink_(sink), options_(std::move(options)) {}
 
+LauncherPod LauncherPodOf(const Json& pod) {
+  LauncherPod p{kube::NamespaceOf(pod), kube::NameOf(pod), kube::UidOf(pod),
+                kube::LabelOf(pod, "dljob.io/job-name"),
+                StringAt(FieldOf(pod, "metadata"), "creationTimestamp")};
+  const Json& status = FieldOf(pod, "status");
+  const std::string phase = StringAt(status, "phase");
+  p.started = phase == "Running" || phase == "Succeeded" || phase == "Failed";
+  p.ended = phase == "Succeeded" || phase == "Failed";
+  if (const Json& containers = FieldOf(status, "containerStatuses"); containers.is_array()) {
+    for (const Json& c : containers) {
+      if (StringAt(c, "name") == "launcher") {
+        p.ended = p.ended || FieldOf(FieldOf(c, "state"), "terminated").is_object();
+        break;
+      }
+    }
+  }
+  return p;
+}
+
+void LauncherPodSet::Upsert(const Json& pod) {
+  LauncherPod p = LauncherPodOf(pod);
+  std::string key = kube::ObjectKey(p.ns, p.name);
+  MutexLock lock(mu_);
+  by_key_[std::move(key)] = std::move(p);
+}
+
+void LauncherPodSet::Remove(const std::string& key) {
+  MutexLock lock(mu_);
+  by_key_.erase(key);
+}
+
+std::vector<LauncherPod> LauncherPodSet::All() const {
+  MutexLock lock(mu_);
+  std::vector<LauncherPod> out;
+  out.reserve(by_key_.size());
+  for (const auto& [key, pod] : by_key_) out.push_back(pod);
+  return out;
+}
+
 LogCollectors::~LogCollectors() { StopAll(); }
 
-void LogCollectors::Sync(const Pods& launcher_pods) {
+void LogCollectors::Sync(const std::vector<LauncherPod>& launcher_pods) {
   SyncEntries(launcher_pods);
   // Throughput that went quiet still reaches the status. Outside the lock: publishing is an API
   // call. The entries stay: only Sync() and StopAll() remove them, on this same thread.
@@ -63,39 +79,33 @@ void LogCollectors::Sync(const Pods& launcher_pods) {
   for (LogCollector* c : active) c->Flush();
 }
 
-void LogCollectors::SyncEntries(const Pods& launcher_pods) {
+void LogCollectors::SyncEntries(const std::vector<LauncherPod>& launcher_pods) {
   std::set<std::string> present;
   MutexLock lock(mu_);
-  for (const std::shared_ptr<const Json>& shared : launcher_pods) {
-    const Json& pod = *shared;
-    const std::string uid = kube::UidOf(pod);
-    const std::string ns = kube::NamespaceOf(pod);
-    const std::string name = kube::NameOf(pod);
-    const std::string job = kube::LabelOf(pod, "dljob.io/job-name");
-    if (uid.empty() || job.empty()) continue;
-    present.insert(uid);
-    if (auto it = by_uid_.find(uid); it != by_uid_.end()) {
-      if (LauncherEnded(pod)) it->second.collector->ContainerEnded();
+  for (const LauncherPod& pod : launcher_pods) {
+    if (pod.uid.empty() || pod.job.empty()) continue;
+    present.insert(pod.uid);
+    if (auto it = by_uid_.find(pod.uid); it != by_uid_.end()) {
+      if (pod.ended) it->second.collector->ContainerEnded();
       continue;
     }
-    if (!Started(pod)) continue;
-    Entry& e = by_uid_[uid];
-    e.job_key = ns + "/" + job;
-    uids_of_job_.emplace(e.job_key, uid);
-    ArchivedPod archived{name, uid,
-                         pod.value("/metadata/creationTimestamp"_json_pointer, std::string())};
-    e.collector =
-        std::make_unique<LogCollector>(ns, job, std::move(archived), open_, sink_, options_);
-    if (LauncherEnded(pod)) e.collector->ContainerEnded();
+    if (!pod.started) continue;
+    Entry& e = by_uid_[pod.uid];
+    e.job_key = pod.ns + "/" + pod.job;
+    uids_of_job_.emplace(e.job_key, pod.uid);
+    ArchivedPod archived{pod.name, pod.uid, pod.created};
+    e.collector = std::make_unique<LogCollector>(pod.ns, pod.job, std::move(archived), open_, sink_,
+                                                 options_);
+    if (pod.ended) e.collector->ContainerEnded();
     e.done = std::make_shared<std::atomic<bool>>(false);
-    e.thread = std::jthread(
-        [c = e.collector.get(), done = e.done, key = e.job_key, name](std::stop_token stop) {
-          Status s = c->Run(stop);
-          if (!s.ok())
-            std::fprintf(stderr, "dljob-operator: log of %s (pod %s): %s\n", key.c_str(),
-                         name.c_str(), s.message().c_str());
-          done->store(true);
-        });
+    e.thread = std::jthread([c = e.collector.get(), done = e.done, key = e.job_key,
+                             name = pod.name](std::stop_token stop) {
+      Status s = c->Run(stop);
+      if (!s.ok())
+        std::fprintf(stderr, "dljob-operator: log of %s (pod %s): %s\n", key.c_str(), name.c_str(),
+                     s.message().c_str());
+      done->store(true);
+    });
   }
   for (auto it = by_uid_.begin(); it != by_uid_.end();) {
     if (present.count(it->first)) {

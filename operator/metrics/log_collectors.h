@@ -1,14 +1,15 @@
 // LogCollectors: one LogCollector thread per launcher pod that has started, kept in step with the
 // pods the operator sees.
 //
-// Sync() is given the launcher pods (those labelled dljob.io/role=launcher) on every pass of the
-// operator's loop. A pod that has started (phase Running, Succeeded or Failed) and has no
-// collector gets one, keyed by the pod's uid, so a restarted job's new launcher (same name, new
-// uid) is followed afresh and archived after the previous one. A collector whose log ended stays
-// recorded until its pod disappears, so a finished pod is never followed twice. A collector is
-// told when its pod shows the launcher container ended (terminated, or the pod finished:
-// LogCollector::ContainerEnded); until then the end of a stream is not the end of the log. Line
-// counts and the last progress time are kept per job ("namespace/name") across incarnations.
+// Sync() is given the launcher pods (those labelled dljob.io/role=launcher; LauncherPodSet keeps
+// them from the pod informer's events) on every pass of the operator's loop. A pod that has started
+// (phase Running, Succeeded or Failed) and has no collector gets one, keyed by the pod's uid, so a
+// restarted job's new launcher (same name, new uid) is followed afresh and archived after the
+// previous one. A collector whose log ended stays recorded until its pod disappears, so a finished
+// pod is never followed twice. A collector is told when its pod shows the launcher container ended
+// (terminated, or the pod finished: LogCollector::ContainerEnded); until then the end of a stream
+// is not the end of the log. Line counts and the last progress time are kept per job
+// ("namespace/name") across incarnations.
 //
 // Sync() also flushes each running collector's unpublished throughput and archive lines
 // (LogCollector::Flush).
@@ -43,6 +44,32 @@ class ApiThroughputSink : public ThroughputSink {
   kube::Api& api_;
 };
 
+// A launcher pod, as Sync reads it.
+struct LauncherPod {
+  std::string ns, name, uid;
+  std::string job;       // its dljob.io/job-name label
+  std::string created;   // metadata.creationTimestamp
+  bool started = false;  // phase Running, Succeeded or Failed
+  bool ended = false;    // the launcher container has ended: terminated, or the pod finished
+  bool operator==(const LauncherPod&) const = default;
+};
+LauncherPod LauncherPodOf(const nlohmann::json& pod);
+
+// The launcher pods, kept from a pod informer's events as Sync reads them, so the operator's loop
+// does not read every pod each second. Thread-safe.
+class LauncherPodSet {
+ public:
+  // A launcher pod added or changed (the caller picks the launchers).
+  void Upsert(const nlohmann::json& pod) EXCLUDES(mu_);
+  // A pod deleted, by its "namespace/name" (any pod: one not kept is ignored).
+  void Remove(const std::string& key) EXCLUDES(mu_);
+  std::vector<LauncherPod> All() const EXCLUDES(mu_);
+
+ private:
+  mutable Mutex mu_;
+  std::map<std::string, LauncherPod> by_key_ GUARDED_BY(mu_);
+};
+
 class LogCollectors {
  public:
   LogCollectors(LogOpener open, ThroughputSink& sink, LogCollectorOptions options);
@@ -50,9 +77,7 @@ class LogCollectors {
   LogCollectors(const LogCollectors&) = delete;
   LogCollectors& operator=(const LogCollectors&) = delete;
 
-  // The cache's shared pods, not copied.
-  using Pods = std::vector<std::shared_ptr<const nlohmann::json>>;
-  void Sync(const Pods& launcher_pods);
+  void Sync(const std::vector<LauncherPod>& launcher_pods);
   // Newest metric line of any incarnation of the job.
   std::optional<WallTime> LastProgress(const std::string& job_key) const;
   std::map<std::string, LogCounts> Counts() const;
@@ -69,7 +94,7 @@ class LogCollectors {
     std::jthread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
-  void SyncEntries(const Pods& launcher_pods);
+  void SyncEntries(const std::vector<LauncherPod>& launcher_pods);
   // Adds a finished entry's counts to the job's totals.
   void FoldLocked(const Entry& entry) REQUIRES(mu_);
 

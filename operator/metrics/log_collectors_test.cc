@@ -36,7 +36,7 @@ class CountingSink : public ThroughputSink {
   std::atomic<int> publishes{0};
 };
 
-Json LauncherPod(const std::string& uid, const std::string& phase) {
+Json LauncherPodJson(const std::string& uid, const std::string& phase) {
   return {{"metadata",
            {{"namespace", "ns"},
             {"name", "job-launcher"},
@@ -45,8 +45,8 @@ Json LauncherPod(const std::string& uid, const std::string& phase) {
           {"status", {{"phase", phase}}}};
 }
 
-std::shared_ptr<const Json> Launcher(const std::string& uid, const std::string& phase) {
-  return std::make_shared<const Json>(LauncherPod(uid, phase));
+LauncherPod Launcher(const std::string& uid, const std::string& phase) {
+  return LauncherPodOf(LauncherPodJson(uid, phase));
 }
 
 void WaitIdle(const LogCollectors& c) {
@@ -99,6 +99,42 @@ TEST(LogCollectorsTest, FollowsEachStartedIncarnationOnceAndKeepsCountsPerJob) {
   EXPECT_EQ(sink.publishes.load(), 2);  // once per incarnation (the clock barely moved)
 }
 
+TEST(LauncherPodOf, ReadsStartedAndEndedFromThePhaseAndTheLauncherContainer) {
+  Json pod = LauncherPodJson("u1", "Pending");
+  pod["metadata"]["creationTimestamp"] = "2026-11-28T10:00:00Z";
+  EXPECT_EQ(LauncherPodOf(pod), (LauncherPod{.ns = "ns",
+                                             .name = "job-launcher",
+                                             .uid = "u1",
+                                             .job = "job",
+                                             .created = "2026-11-28T10:00:00Z"}));
+  pod["status"]["phase"] = "Running";
+  EXPECT_TRUE(LauncherPodOf(pod).started);
+  EXPECT_FALSE(LauncherPodOf(pod).ended);
+  pod["status"]["containerStatuses"] = {
+      {{"name", "sidecar"}, {"state", {{"terminated", {{"exitCode", 0}}}}}}};
+  EXPECT_FALSE(LauncherPodOf(pod).ended) << "another container ended, not the launcher";
+  pod["status"]["containerStatuses"].push_back(
+      {{"name", "launcher"}, {"state", {{"terminated", {{"exitCode", 1}}}}}});
+  EXPECT_TRUE(LauncherPodOf(pod).ended);
+  for (const char* phase : {"Succeeded", "Failed"}) {
+    LauncherPod done = Launcher("u1", phase);
+    EXPECT_TRUE(done.started && done.ended) << phase;
+  }
+}
+
+TEST(LauncherPodSet, KeepsTheLaunchersAsTheirEventsSay) {
+  LauncherPodSet set;
+  set.Upsert(LauncherPodJson("u1", "Pending"));
+  Json other = LauncherPodJson("u2", "Running");
+  other["metadata"]["name"] = "other-launcher";
+  set.Upsert(other);
+  set.Upsert(LauncherPodJson("u1", "Running"));  // a change replaces the pod
+  EXPECT_EQ(set.All(), (std::vector<LauncherPod>{Launcher("u1", "Running"), LauncherPodOf(other)}));
+  set.Remove("ns/job-launcher");
+  set.Remove("ns/not-kept");
+  EXPECT_EQ(set.All(), std::vector<LauncherPod>{LauncherPodOf(other)});
+}
+
 TEST(LogCollectorsTest, ATerminatedLauncherContainerEndsTheLogBeforeThePodFinishes) {
   std::atomic<int> opens{0};
   CountingSink sink;
@@ -109,11 +145,11 @@ TEST(LogCollectorsTest, ATerminatedLauncherContainerEndsTheLogBeforeThePodFinish
             std::make_unique<VectorLines>(std::vector<std::string>{"[1,0]<stdout>:bye"}));
       },
       sink, Quick());
-  Json pod = LauncherPod("u1", "Running");
+  Json pod = LauncherPodJson("u1", "Running");
   pod["status"]["containerStatuses"] = {
       {{"name", "sidecar"}, {"state", {{"running", Json::object()}}}},
       {{"name", "launcher"}, {"state", {{"terminated", {{"exitCode", 0}}}}}}};
-  collectors.Sync({std::make_shared<const Json>(pod)});
+  collectors.Sync({LauncherPodOf(pod)});
   WaitIdle(collectors);
   EXPECT_EQ(opens.load(), 1);
   EXPECT_EQ(collectors.Ended("u1"), true);

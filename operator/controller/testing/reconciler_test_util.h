@@ -19,6 +19,7 @@
 #include "kube/object_fields.h"
 #include "kube/testing/fake_api.h"
 #include "operator/controller/children.h"
+#include "operator/controller/job_pods.h"
 #include "operator/controller/reconciler.h"
 
 namespace dljob::controller::testing {
@@ -145,7 +146,9 @@ class ReconcilerWorld : public ::testing::Test {
   // The informers catch up with the API server.
   void Sync() {
     SyncStore(kube::resources::kDLJobs, jobs_);
+    for (const std::string& key : pods_.Keys()) job_pods_.Remove(key);
     SyncStore(kube::resources::kPods, pods_);
+    for (const Json& pod : pods_.List()) job_pods_.Upsert(pod);
     SyncStore(kube::resources::kServices, services_);
     SyncStore(kube::resources::kConfigMaps, config_maps_);
     SyncStore(kube::resources::kSecrets, secrets_);
@@ -236,6 +239,7 @@ class ReconcilerWorld : public ::testing::Test {
   FakeClock clock_;
   kube::Store jobs_;
   kube::Store pods_{OwnerJobKey};
+  JobPods job_pods_;  // pods_, as the queue scheduler reads them
   kube::Store services_;
   kube::Store config_maps_;
   kube::Store secrets_;
