@@ -47,6 +47,19 @@ void GpuLedger::UseLocked(const PodUse& use, int sign) {
   auto it = used_.try_emplace(use.node).first;
   Accumulate(it->second, use.requests, sign);
   if (it->second == scheduler::Resources{}) used_.erase(it);
+  if (auto at = view_at_.find(use.node); !view_stale_ && at != view_at_.end()) {
+    Accumulate(view_[at->second].used, use.requests, sign);
+  }
+}
+
+const std::vector<scheduler::Node>& GpuLedger::PlacementViewLocked() {
+  if (view_stale_) {
+    view_ = NodesLocked(used_);
+    view_at_.clear();
+    for (size_t i = 0; i < view_.size(); ++i) view_at_[view_[i].name] = i;
+    view_stale_ = false;
+  }
+  return view_;
 }
 
 void GpuLedger::DropAssumptionLocked(std::map<std::string, Assumption>::iterator it) {
@@ -55,10 +68,12 @@ void GpuLedger::DropAssumptionLocked(std::map<std::string, Assumption>::iterator
 }
 
 void GpuLedger::ExpireLocked(WallTime now) {
-  for (auto it = assumed_.begin(); it != assumed_.end();) {
-    auto next = std::next(it);
-    if (it->second.expires <= now) DropAssumptionLocked(it);
-    it = next;
+  while (!expiries_.empty() && expiries_.front().first <= now) {
+    const auto& [expires, key] = expiries_.front();
+    if (auto it = assumed_.find(key); it != assumed_.end() && it->second.expires == expires) {
+      DropAssumptionLocked(it);
+    }
+    expiries_.pop_front();
   }
 }
 
@@ -72,18 +87,28 @@ bool GpuLedger::UpsertNode(const Json& node) {
   if (n.name.empty()) return false;
   MutexLock lock(mu_);
   auto [it, added] = nodes_.try_emplace(n.name, n);
-  if (added) return true;
+  if (added) {
+    view_stale_ = true;
+    return true;
+  }
   const scheduler::Node& old = it->second;
+  if (n == old) return false;
   bool more_room = MoreOfAny(n.allocatable, old.allocatable) ||
                    (n.schedulable && !old.schedulable) || n.labels != old.labels ||
                    n.taints != old.taints;
+  if (auto at = view_at_.find(n.name); !view_stale_ && at != view_at_.end()) {
+    scheduler::Node& seen = view_[at->second];
+    n.used = seen.used;
+    seen = n;
+    n.used = {};
+  }
   it->second = std::move(n);
   return more_room;
 }
 
 bool GpuLedger::RemoveNode(const Json& node) {
   MutexLock lock(mu_);
-  nodes_.erase(kube::NameOf(node));
+  if (nodes_.erase(kube::NameOf(node)) > 0) view_stale_ = true;
   return false;
 }
 
@@ -188,7 +213,7 @@ Result<std::vector<Seat>> GpuLedger::PlaceAndAssume(const std::string& job_key, 
   }
   // Place only what is left (all of it, unless an earlier bind was cut short).
   gang->workers = static_cast<int64_t>(todo.size());
-  Result<scheduler::Placement> placement = policy_.Place(*gang, NodesLocked(used_));
+  Result<scheduler::Placement> placement = policy_.Place(*gang, PlacementViewLocked());
   if (!placement.ok()) {
     waiting_.insert(job_key);
     return placement.status();
@@ -200,6 +225,7 @@ Result<std::vector<Seat>> GpuLedger::PlaceAndAssume(const std::string& job_key, 
     if (auto stale = assumed_.find(p.key); stale != assumed_.end()) DropAssumptionLocked(stale);
     Assumption a{PodUse{p.uid, node, gang->per_worker}, now + assume_ttl_};
     UseLocked(a.use, +1);
+    expiries_.emplace_back(a.expires, p.key);
     assumed_.emplace(p.key, std::move(a));
     seats[todo[j]] = Seat{node, true};
   }

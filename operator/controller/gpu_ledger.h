@@ -23,9 +23,11 @@
 // from any thread. The policy is only read (policies are immutable) and must outlive the ledger.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -137,6 +139,9 @@ class GpuLedger {
   // The nodes, each with `used` of its name (what placement sees).
   std::vector<scheduler::Node> NodesLocked(
       const std::map<std::string, scheduler::Resources>& used) const REQUIRES(mu_);
+  // The same with used_, kept from one placement to the next (a placement then copies no node):
+  // rebuilt after a node is added or removed, changed in place otherwise.
+  const std::vector<scheduler::Node>& PlacementViewLocked() REQUIRES(mu_);
 
   const Clock& clock_;
   const kube::Duration assume_ttl_;
@@ -147,7 +152,14 @@ class GpuLedger {
   std::map<std::string, scheduler::Resources> used_ GUARDED_BY(mu_);  // observed + assumed
   std::map<std::string, PodUse> observed_ GUARDED_BY(mu_);            // by "namespace/name"
   std::map<std::string, Assumption> assumed_ GUARDED_BY(mu_);         // by "namespace/name"
-  std::set<std::string> waiting_ GUARDED_BY(mu_);                     // job keys
+  // Assumptions in the order they expire (every one lives assume_ttl_), so expiring them looks at
+  // the expired ones only; an entry whose assumption is gone or newer is skipped.
+  std::deque<std::pair<WallTime, std::string>> expiries_ GUARDED_BY(mu_);
+  // PlacementViewLocked's nodes by name (valid unless view_stale_), and each one's index there.
+  std::vector<scheduler::Node> view_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, size_t> view_at_ GUARDED_BY(mu_);
+  bool view_stale_ GUARDED_BY(mu_) = true;
+  std::set<std::string> waiting_ GUARDED_BY(mu_);  // job keys
 };
 
 }  // namespace dljob::controller

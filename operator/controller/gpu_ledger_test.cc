@@ -128,6 +128,40 @@ TEST_F(GpuLedgerTest, AssumptionsExpireWhenNeverObserved) {
   EXPECT_TRUE(ledger_.Waiting().empty());
 }
 
+TEST_F(GpuLedgerTest, AnAssumptionMadeAgainExpiresOnItsOwnTime) {
+  ledger_.UpsertNode(Node("n1", 8));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(1, 8), Claims("a", 1)).ok());
+  ledger_.Forget(Claims("a", 1));
+  clock_.Advance(std::chrono::seconds(20));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(1, 8), Claims("a", 1)).ok());
+  // When the first assumption would have expired, the second one still holds the node.
+  clock_.Advance(std::chrono::seconds(15));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/b", Job(1, 8), Claims("b", 1)).ok());
+  clock_.Advance(std::chrono::seconds(15));
+  EXPECT_TRUE(ledger_.PlaceAndAssume("ns/b", Job(1, 8), Claims("b", 1)).ok());
+}
+
+TEST_F(GpuLedgerTest, EachPlacementSeesTheNodesAndTheirUseAsTheyAreNow) {
+  ledger_.UpsertNode(Node("n1", 4));
+  ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(1, 4), Claims("a", 1)).ok());
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/b", Job(1, 4), Claims("b", 1)).ok());
+  EXPECT_TRUE(ledger_.UpsertNode(Node("n1", 8)));  // more GPUs on a node placement has seen
+  Result<std::vector<Seat>> b = ledger_.PlaceAndAssume("ns/b", Job(1, 4), Claims("b", 1));
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(NodesOf(*b), std::vector<std::string>{"n1"});
+  EXPECT_TRUE(ledger_.UpsertNode(Node("n2", 4)));  // a node added
+  Result<std::vector<Seat>> c = ledger_.PlaceAndAssume("ns/c", Job(1, 4), Claims("c", 1));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(NodesOf(*c), std::vector<std::string>{"n2"});
+  ledger_.RemoveNode(Node("n2", 4));
+  EXPECT_FALSE(ledger_.PlaceAndAssume("ns/d", Job(1, 4), Claims("d", 1)).ok());
+  ledger_.UpsertPod(Pod("ns", "a-worker-0", "uid-a-worker-0", "n1", 4, "Succeeded"));
+  Result<std::vector<Seat>> d = ledger_.PlaceAndAssume("ns/d", Job(1, 4), Claims("d", 1));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(NodesOf(*d), std::vector<std::string>{"n1"});
+  EXPECT_EQ(Used(ledger_), (std::map<std::string, int64_t>{{"n1", 8}}));
+}
+
 TEST_F(GpuLedgerTest, ForgetGivesTheGpusBack) {
   ledger_.UpsertNode(Node("n1", 8));
   ASSERT_TRUE(ledger_.PlaceAndAssume("ns/a", Job(2, 4), Claims("a", 2)).ok());
