@@ -88,6 +88,14 @@ Json JobPodView(const Json& pod) {
   return out;
 }
 
+Json NodeView(const Json& node) {
+  Json out = kube::WithoutManagedFields(node);
+  if (out.is_object() && out.contains("status") && out["status"].is_object()) {
+    out["status"].erase("images");
+  }
+  return out;
+}
+
 Json SecretMetadataView(const Json& secret) {
   Json out = Json::object();
   for (const char* key : {"apiVersion", "kind", "metadata"}) {

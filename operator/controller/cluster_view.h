@@ -34,6 +34,11 @@ nlohmann::json LedgerPodView(const nlohmann::json& pod);
 // writes a cached one back or reads those fields of it. Those are most of a pod's bytes.
 nlohmann::json JobPodView(const nlohmann::json& pod);
 
+// A Node as the operator keeps it (an informer transform): the whole node but managedFields and
+// status.images, the list of every image on the node with its sizes, which the kubelet reports
+// and no part of the operator reads; on a real node it is most of the object.
+nlohmann::json NodeView(const nlohmann::json& node);
+
 // A job's SSH Secret as the operator keeps it (an informer transform): apiVersion, kind and
 // metadata without managedFields. The reconciler reads only whether it exists and who owns it, so
 // the private keys (a few KB a job) stay out of the operator's memory.

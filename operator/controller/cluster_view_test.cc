@@ -101,6 +101,28 @@ TEST(JobPodView, KeepsMetadataStatusAndWhatSchedulingReadsNotWhatThePodRuns) {
   EXPECT_EQ(JobPodView(view), view);  // a view of a view changes nothing
 }
 
+TEST(NodeView, KeepsTheNodeButItsImagesAndManagedFields) {
+  Json node = {
+      {"metadata",
+       {{"name", "n1"},
+        {"labels", {{"kubernetes.io/hostname", "n1"}}},
+        {"annotations", {{"dljob.io/cached-datasets", "oss://b/d"}}},
+        {"managedFields", Json::array({{{"manager", "kubelet"}}})}}},
+      {"spec", {{"unschedulable", true}}},
+      {"status",
+       {{"allocatable", {{"nvidia.com/gpu", "8"}}},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})},
+        {"images",
+         Json::array({{{"names", Json::array({"dljob/train:dev"})}, {"sizeBytes", 123456789}}})}}}};
+  Json view = NodeView(node);
+  Json expected = node;
+  expected["metadata"].erase("managedFields");
+  expected["status"].erase("images");
+  EXPECT_EQ(view, expected);
+  EXPECT_EQ(SchedulerNodeOf(view), SchedulerNodeOf(node));  // what the ledger reads, unchanged
+  EXPECT_EQ(NodeView(Json::object()), Json::object());
+}
+
 TEST(SecretMetadataView, KeepsWhoOwnsItNotTheKeys) {
   Json kept = Json::parse(R"({"apiVersion": "v1", "kind": "Secret",
       "metadata": {"name": "j-ssh", "namespace": "a", "uid": "u1", "resourceVersion": "7",

@@ -84,7 +84,11 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   kube::InformerOptions own_secrets = children;
   own_secrets.transform = SecretMetadataView;
   secrets_ = std::make_unique<kube::Informer>(api, kSecrets, own_secrets);
-  nodes_ = std::make_unique<kube::Informer>(api, kNodes, For(options_, "", ""));
+  // Nodes are read one at a time too (a job's nodes; the ledger keeps its own view of all).
+  kube::InformerOptions nodes = For(options_, "", "");
+  nodes.transform = NodeView;
+  nodes.compact = true;
+  nodes_ = std::make_unique<kube::Informer>(api, kNodes, nodes);
   // GPUs are used in every namespace. When the operator watches every namespace, its own pods
   // reach the ledger from pods_ (below), so this watch leaves them out: each job pod is decoded
   // and cached once, not twice. Watching one namespace, it must see the pods of other
