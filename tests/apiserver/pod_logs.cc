@@ -26,13 +26,17 @@ void PodLogs::Append(const std::string& pod_key, std::string_view text) {
     log.in_flight.emplace_back(log.text.size(), now + delay_);
   if (!text.empty()) log.written.emplace_back(log.text.size(), std::chrono::system_clock::now());
   log.text.append(text);
-  changed_.notify_all();
+  NotifyLocked(pod_key);
 }
 
 void PodLogs::Erase(const std::string& pod_key) {
   MutexLock lock(mu_);
   logs_.erase(pod_key);
-  changed_.notify_all();
+  NotifyLocked(pod_key);
+}
+
+void PodLogs::NotifyLocked(const std::string& pod_key) const {
+  if (auto it = waiting_.find(pod_key); it != waiting_.end()) it->second->changed.notify_all();
 }
 
 std::string PodLogs::Read(const std::string& pod_key, size_t offset) const {
@@ -77,6 +81,10 @@ bool PodLogs::Unread(const std::string& pod_key, size_t offset) const {
 void PodLogs::WaitForMore(const std::string& pod_key, size_t offset, Time deadline) const {
   MutexLock lock(mu_);
   const uint64_t wakes = wakes_;
+  std::unique_ptr<Waiters>& slot = waiting_[pod_key];
+  if (!slot) slot = std::make_unique<Waiters>();
+  Waiters& waiters = *slot;  // the node stays while this call counts in it
+  ++waiters.count;
   auto arrived_past_offset = [&]() REQUIRES(mu_) {
     auto it = logs_.find(pod_key);
     return it != logs_.end() && Arrived(it->second, std::chrono::steady_clock::now()) > offset;
@@ -94,14 +102,15 @@ void PodLogs::WaitForMore(const std::string& pod_key, size_t offset, Time deadli
         }
       }
     }
-    changed_.wait_until(mu_, until);
+    waiters.changed.wait_until(mu_, until);
   }
+  if (--waiters.count == 0) waiting_.erase(pod_key);
 }
 
 void PodLogs::Wake() {
   MutexLock lock(mu_);
   ++wakes_;
-  changed_.notify_all();
+  for (const auto& [key, waiters] : waiting_) waiters->changed.notify_all();
 }
 
 }  // namespace dljob::apiserver

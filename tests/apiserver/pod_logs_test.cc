@@ -3,6 +3,9 @@
 // is checked with a delay of an hour, "arrived" by waiting for it.
 #include "tests/apiserver/pod_logs.h"
 
+#include <atomic>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "kube/log_timestamp.h"
@@ -87,6 +90,30 @@ TEST(PodLogsTest, AWaitingReaderWakesWhenDelayedTextArrives) {
     logs.WaitForMore("ns/p", logs.Read("ns/p").size(), steady_clock::now() + hours(1));
   }
   EXPECT_FALSE(logs.Unread("ns/p", 8));
+}
+
+TEST(PodLogsTest, AFollowerWakesForItsOwnPodsTextAndForWake) {
+  PodLogs logs;
+  std::atomic<bool> woke{false};
+  std::thread follower([&] {
+    logs.WaitForMore("ns/p", 0, steady_clock::now() + hours(1));
+    woke = true;
+  });
+  logs.Append("ns/q", "another pod's line\n");
+  logs.Append("ns/p", "its own line\n");
+  follower.join();  // an hour, were it not woken
+  EXPECT_TRUE(woke);
+
+  std::atomic<bool> done{false};
+  std::thread waiting([&] {
+    logs.WaitForMore("ns/p", logs.Read("ns/p").size(), steady_clock::now() + hours(1));
+    done = true;
+  });
+  while (!done) {  // until the follower waits and is woken: Wake before its wait does nothing
+    logs.Wake();
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  waiting.join();
 }
 
 }  // namespace
