@@ -85,11 +85,12 @@ void PodLogs::WaitForMore(const std::string& pod_key, size_t offset, Time deadli
   if (!slot) slot = std::make_unique<Waiters>();
   Waiters& waiters = *slot;  // the node stays while this call counts in it
   ++waiters.count;
+  const uint64_t own_wakes = waiters.wakes;
   auto arrived_past_offset = [&]() REQUIRES(mu_) {
     auto it = logs_.find(pod_key);
     return it != logs_.end() && Arrived(it->second, std::chrono::steady_clock::now()) > offset;
   };
-  while (wakes_ == wakes && !arrived_past_offset()) {
+  while (wakes_ == wakes && waiters.wakes == own_wakes && !arrived_past_offset()) {
     const Time now = std::chrono::steady_clock::now();
     if (now >= deadline) return;
     // Text on its way arrives without a notification: wake up at the next arrival too.
@@ -111,6 +112,14 @@ void PodLogs::Wake() {
   MutexLock lock(mu_);
   ++wakes_;
   for (const auto& [key, waiters] : waiting_) waiters->changed.notify_all();
+}
+
+void PodLogs::Wake(const std::string& pod_key) {
+  MutexLock lock(mu_);
+  if (auto it = waiting_.find(pod_key); it != waiting_.end()) {
+    ++it->second->wakes;
+    it->second->changed.notify_all();
+  }
 }
 
 }  // namespace dljob::apiserver

@@ -9,7 +9,7 @@
 // A followed log waits for more text with WaitForMore, woken by an Append to its pod's log (not to
 // another's: at ten thousand followed logs, waking every follower on every append was half of
 // this server's CPU), by delayed text arriving and by Wake (a pod finished, the server shuts
-// down).
+// down, or only its own pod finished).
 // Every append is stamped with the wall time it was made, so that the log can be served as a
 // kubelet serves it with `timestamps=true` (Stamped).
 // Thread-safe (one mutex).
@@ -44,7 +44,10 @@ class PodLogs {
   // Blocks until text past `offset` has arrived, Wake() is called, or `deadline`.
   void WaitForMore(const std::string& pod_key, size_t offset,
                    std::chrono::steady_clock::time_point deadline) const;
+  // Wakes every follower (the server drops its streams) / the followers of one pod's log (it
+  // finished).
   void Wake();
+  void Wake(const std::string& pod_key);
 
  private:
   using Time = std::chrono::steady_clock::time_point;
@@ -62,6 +65,7 @@ class PodLogs {
   struct Waiters {
     std::condition_variable_any changed;
     int count = 0;
+    uint64_t wakes = 0;  // Wake(pod_key) calls while some follower waits
   };
   void NotifyLocked(const std::string& pod_key) const REQUIRES(mu_);
 

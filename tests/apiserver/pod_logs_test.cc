@@ -92,7 +92,7 @@ TEST(PodLogsTest, AWaitingReaderWakesWhenDelayedTextArrives) {
   EXPECT_FALSE(logs.Unread("ns/p", 8));
 }
 
-TEST(PodLogsTest, AFollowerWakesForItsOwnPodsTextAndForWake) {
+TEST(PodLogsTest, AFollowerWakesForItsOwnPodsTextItsPodsEndAndTheServersWake) {
   PodLogs logs;
   std::atomic<bool> woke{false};
   std::thread follower([&] {
@@ -104,16 +104,19 @@ TEST(PodLogsTest, AFollowerWakesForItsOwnPodsTextAndForWake) {
   follower.join();  // an hour, were it not woken
   EXPECT_TRUE(woke);
 
-  std::atomic<bool> done{false};
-  std::thread waiting([&] {
-    logs.WaitForMore("ns/p", logs.Read("ns/p").size(), steady_clock::now() + hours(1));
-    done = true;
-  });
-  while (!done) {  // until the follower waits and is woken: Wake before its wait does nothing
-    logs.Wake();
-    std::this_thread::sleep_for(milliseconds(1));
+  // Woken without new text: its own pod finished (Wake(pod)), or the server drops streams (Wake()).
+  for (const bool own_pod : {true, false}) {
+    std::atomic<bool> done{false};
+    std::thread waiting([&] {
+      logs.WaitForMore("ns/p", logs.Read("ns/p").size(), steady_clock::now() + hours(1));
+      done = true;
+    });
+    while (!done) {  // until the follower waits and is woken: a wake before its wait is not seen
+      own_pod ? logs.Wake("ns/p") : logs.Wake();
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    waiting.join();
   }
-  waiting.join();
 }
 
 }  // namespace

@@ -45,7 +45,9 @@ RestHandler::RestHandler(RestOptions options)
     : options_(std::move(options)), store_(options_.store), logs_(options_.log_delay) {
   kubelet_ = std::make_unique<SimKubelet>(
       store_, *registry_.FindByKey("pods"), [this] { return NowText(options_.store); },
-      options_.graceful_pod_deletion);
+      options_.graceful_pod_deletion,
+      // A followed log ends when its pod finishes.
+      [this](const std::string& ns, const std::string& name) { logs_.Wake(ns + "/" + name); });
   for (ResourceType& t : RbacTypes()) registry_.Add(std::move(t));  // rest_reviews.h
   ResourceType namespaces = *registry_.FindByKey("namespaces");
   for (const std::string& ns : options_.namespaces) {

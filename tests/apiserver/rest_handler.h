@@ -172,6 +172,7 @@ class RestHandler {
   WebhookDispatcher webhooks_{store_, services_};
   std::unique_ptr<SimKubelet> kubelet_;
   std::atomic<uint64_t> watch_epoch_{0};  // DropWatches() bumps it
+  std::atomic<int64_t> followers_{0};     // followed logs being served
   std::atomic<bool> shut_down_{false};
 };
 

@@ -35,11 +35,13 @@ bool BoundAndPending(const Json& pod) {
 }  // namespace
 
 SimKubelet::SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now,
-                       bool graceful_deletion)
+                       bool graceful_deletion,
+                       std::function<void(const std::string&, const std::string&)> finished)
     : store_(store),
       pods_(std::move(pods)),
       now_(std::move(now)),
-      graceful_deletion_(graceful_deletion) {}
+      graceful_deletion_(graceful_deletion),
+      finished_(std::move(finished)) {}
 
 SimKubelet::~SimKubelet() { Disable(); }
 
@@ -166,12 +168,15 @@ void SimKubelet::Run() {
         continue;
       }
       const auto& [ns, name] = it->first;
+      bool ended = false;
       store_.Mutate(pods_, ns, name, [&](Json& pod) -> std::optional<ApiError> {
         if (std::optional<int> code = ToldToFinish(pod)) {
           ApplyPodState(pod, ToldState(pod, *code), now_());
+          ended = true;
         }
         return std::nullopt;
       });
+      if (ended && finished_) finished_(ns, name);
       it = told.erase(it);
     }
     for (auto it = stopping.begin(); it != stopping.end();) {

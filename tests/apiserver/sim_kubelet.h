@@ -33,8 +33,10 @@ class SimKubelet {
   // REQUIRES: `store` outlives this object. `now` gives RFC 3339 times for pod status.
   // `graceful_deletion`: while enabled, turn the store's graceful pod deletion on (as a real
   // API server with kubelets behaves); false: deleted pods go at once.
+  // `finished(ns, name)`, when set, is told of every pod this kubelet ends (on its thread).
   SimKubelet(ObjectStore& store, ResourceType pods, std::function<std::string()> now,
-             bool graceful_deletion = true);
+             bool graceful_deletion = true,
+             std::function<void(const std::string&, const std::string&)> finished = nullptr);
   ~SimKubelet();
 
   void Enable(std::chrono::milliseconds delay);
@@ -50,6 +52,7 @@ class SimKubelet {
   const ResourceType pods_;
   const std::function<std::string()> now_;
   const bool graceful_deletion_;
+  const std::function<void(const std::string&, const std::string&)> finished_;
   mutable Mutex mu_;
   std::thread thread_ GUARDED_BY(mu_);
   std::chrono::milliseconds delay_ GUARDED_BY(mu_){0};

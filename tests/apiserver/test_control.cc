@@ -73,7 +73,7 @@ void RestHandler::ServeTestControl(const HttpRequest& request, ResponseWriter& o
                                           return std::nullopt;
                                         });
     if (!pod.ok()) return RespondError(out, pod.error());
-    logs_.Wake();  // a followed log ends when its pod finishes
+    logs_.Wake(s[1] + "/" + s[2]);  // a followed log ends when its pod finishes
     return RespondJson(out, 200, *pod);
   }
   if (m == "POST" && raw_body) {
