@@ -182,12 +182,13 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   };
   controller::Controller controller(api, clock_, co);
   metrics::LauncherPodSet launchers;
-  auto launcher_seen = [&launchers](const Json& pod) {
+  auto launcher_seen = [&launchers](const nlohmann::json& pod) {
     if (kube::LabelOf(pod, controller::kRoleLabel) == "launcher") launchers.Upsert(pod);
   };
   controller.AddPodHandlers(
-      {launcher_seen, [launcher_seen](const Json&, const Json& pod) { launcher_seen(pod); },
-       [&launchers](const Json& pod) { launchers.Remove(kube::ObjectKey(pod)); }});
+      {launcher_seen,
+       [launcher_seen](const nlohmann::json&, const nlohmann::json& pod) { launcher_seen(pod); },
+       [&launchers](const nlohmann::json& pod) { launchers.Remove(kube::ObjectKey(pod)); }});
   {
     MutexLock lock(mu_);
     controller_ = &controller;
