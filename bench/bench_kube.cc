@@ -16,6 +16,39 @@
 #include "testing/wait.h"
 
 namespace dljob::bench {
+
+RssSampler::RssSampler(pid_t pid, double every_seconds, std::function<std::pair<int, int>()> counts)
+    : thread_([this, pid, every_seconds, counts = std::move(counts)] {
+        const auto start = Clock::now();
+        while (sampling_) {
+          auto [first, second] = counts();
+          samples_.push_back(
+              {Seconds(Clock::now() - start), StatusKiB(pid, "VmRSS"), first, second});
+          for (int i = 0; i < every_seconds * 10 && sampling_; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+        }
+      }) {}
+
+void RssSampler::Stop() {
+  sampling_ = false;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string RssSampler::Table(const char* title, const char* first_name,
+                              const char* second_name) const {
+  char line[128];
+  std::snprintf(line, sizeof line, "%8s %10s %9s %9s\n", "t (s)", "RSS (MiB)", first_name,
+                second_name);
+  std::string out = std::string(title) + ":\n" + line;
+  for (const Sample& m : samples_) {
+    std::snprintf(line, sizeof line, "%8.0f %10.1f %9d %9d\n", m.t, m.rss_kib / 1024.0, m.first,
+                  m.second);
+    out += line;
+  }
+  return out;
+}
+
 namespace {
 
 using kube::Json;

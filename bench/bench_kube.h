@@ -34,6 +34,28 @@ double CpuSeconds(pid_t pid);
 // A "kB" field of /proc/PID/status (VmRSS, VmHWM); -1 when it cannot be read.
 long StatusKiB(pid_t pid, const std::string& field);
 
+// The RSS of process `pid` over a run: sampled at once and then every `every_seconds` on a thread
+// of its own until Stop(), each sample with two counts the caller's function gives (e.g. jobs
+// submitted, jobs done). Table() is the samples as text; call it after Stop().
+class RssSampler {
+ public:
+  struct Sample {
+    double t = 0;  // seconds since the sampler started
+    long rss_kib = 0;
+    int first = 0, second = 0;
+  };
+  RssSampler(pid_t pid, double every_seconds, std::function<std::pair<int, int>()> counts);
+  ~RssSampler() { Stop(); }
+  void Stop();
+  // "<title>:" and a row per sample: t, RSS in MiB, and the counts under these names.
+  std::string Table(const char* title, const char* first_name, const char* second_name) const;
+
+ private:
+  std::vector<Sample> samples_;  // written by the thread until Stop() joins it
+  std::atomic<bool> sampling_{true};
+  std::jthread thread_;  // last: it uses the members above
+};
+
 // Runs fn(i) for i in [0, n) on `threads` threads; returns when all are done.
 template <typename Fn>
 void Parallel(int n, int threads, Fn fn) {

@@ -173,6 +173,7 @@ struct OperatorRun : PhaseRun {
   long idle_rss_kib = -1;     // before the jobs arrive
   long settled_rss_kib = -1;  // settle_seconds after all ran; -1 when not measured
   std::string breakdown;      // from the operator's spans (phase_breakdown.h)
+  std::string rss_over_time;  // RssSampler's table
 };
 
 // Converts a steady-clock instant to wall time (the spans' clock), through `now` in both.
@@ -181,7 +182,8 @@ WallTime ToWall(Clock::time_point t, Clock::time_point steady_now, WallTime wall
 }
 
 OperatorRun RunOperator(BenchServer& server, const std::string& binary, const TempDir& dir,
-                        int jobs, int submitters, int workers, int settle_seconds) {
+                        int jobs, int submitters, int workers, int settle_seconds,
+                        double sample_seconds) {
   kube::Api& api = *server.api;
   OperatorRun run;
   const std::string ns = "bench";
@@ -199,9 +201,14 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   run.idle_rss_kib = StatusKiB(op.pid(), "VmRSS");
   const double cpu_before = CpuSeconds(op.pid());
   const auto start = Clock::now();
+  std::atomic<int> created{0};
+  RssSampler sampler(op.pid(), sample_seconds, [&] {
+    return std::pair{created.load(), watch.Count("Running")};
+  });
   Parallel(jobs, submitters, [&](int j) {
     submitted[j] = Clock::now();
     CreateRetrying(api, kube::resources::kDLJobs, ns, Job(ns, JobName(j)), "create DLJob");
+    ++created;
   });
   std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
   const bool done = WaitPrinting(
@@ -217,6 +224,8 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
     std::this_thread::sleep_for(std::chrono::seconds(settle_seconds));
     run.settled_rss_kib = StatusKiB(op.pid(), "VmRSS");
   }
+  sampler.Stop();
+  run.rss_over_time = sampler.Table("operator RSS over time", "submitted", "Running");
   watch.Stop();
   op.Signal(SIGTERM);
   op.Wait(30'000);  // it writes the last spans on the way out
@@ -248,6 +257,7 @@ int Main(int argc, char** argv) {
   double max_ratio = 0;
   double max_rss_growth_mib = 0;
   int settle_seconds = 0;
+  double sample_seconds = 5;
   std::string kubeconfig;
   std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against an API server", "operator_bench");
@@ -260,6 +270,9 @@ int Main(int argc, char** argv) {
                  "fail (exit 3) when operator time / baseline time is larger (a check for CI)");
   app.add_option("--max-rss-growth-mib", max_rss_growth_mib,
                  "fail (exit 3) when the operator's RSS grows by more than this per 10,000 pods");
+  app.add_option("--sample-seconds", sample_seconds, "how often the operator's RSS is sampled")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--settle-seconds", settle_seconds,
                  "also report the operator's RSS this long after all jobs run (0: not)")
       ->capture_default_str();
@@ -303,7 +316,8 @@ int Main(int argc, char** argv) {
   }
   if (StopRequested()) return 1;
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
-  OperatorRun run = RunOperator(*server, binary, dir, jobs, submitters, workers, settle_seconds);
+  OperatorRun run =
+      RunOperator(*server, binary, dir, jobs, submitters, workers, settle_seconds, sample_seconds);
   if (run.latencies.empty()) return 1;
   auto pct = [&](double p) { return Quantile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
@@ -330,6 +344,7 @@ int Main(int argc, char** argv) {
                 pct(0.99), Quantile(baseline.latencies, 0.99));
   }
   std::printf("\n%s", run.breakdown.c_str());
+  std::printf("\n%s", run.rss_over_time.c_str());
   int status = 0;
   const double growth = (run.rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods;
   if (max_ratio > 0 && baseline.seconds > 0 && run.seconds / baseline.seconds > max_ratio) {

@@ -102,12 +102,6 @@ class Finisher {
   std::jthread thread_;  // last: it uses the members above
 };
 
-struct MemorySample {
-  double t = 0;
-  long rss_kib = 0;
-  int submitted = 0, finished = 0;
-};
-
 int Main(int argc, char** argv) {
   double scale = 1.0;
   std::string kubeconfig;
@@ -226,17 +220,9 @@ int Main(int argc, char** argv) {
 
   std::vector<Clock::time_point> submitted(total);
   const auto start = Clock::now();
-  std::atomic<bool> sampling{true};
   std::atomic<int> created{0};
-  std::vector<MemorySample> samples;
-  std::jthread sampler([&] {
-    while (sampling) {
-      samples.push_back({Seconds(Clock::now() - start), StatusKiB(op.pid(), "VmRSS"),
-                         created.load(), jobs.Count("Succeeded") + jobs.Count("Failed")});
-      for (int i = 0; i < sample_seconds * 10 && sampling; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    }
+  RssSampler sampler(op.pid(), sample_seconds, [&] {
+    return std::pair{created.load(), jobs.Count("Succeeded") + jobs.Count("Failed")};
   });
   std::jthread submit([&] {
     Parallel(total, submitters, [&](int i) {
@@ -257,9 +243,8 @@ int Main(int argc, char** argv) {
   const double bench_cpu = CpuSeconds(getpid()) - bench_cpu_before;
   const long peak_rss = StatusKiB(op.pid(), "VmHWM");
   const long end_rss = StatusKiB(op.pid(), "VmRSS");
-  sampling = false;
+  sampler.Stop();
   submit.join();
-  sampler.join();
   pods.Stop();
   jobs.Stop();
   op.Signal(SIGTERM);
@@ -314,11 +299,7 @@ int Main(int argc, char** argv) {
                   s.p90, s.p99, s.max);
     }
   }
-  std::printf("\noperator RSS over time:\n%8s %10s %9s %9s\n", "t (s)", "RSS (MiB)", "submitted",
-              "finished");
-  for (const MemorySample& m : samples) {
-    std::printf("%8.0f %10.1f %9d %9d\n", m.t, m.rss_kib / 1024.0, m.submitted, m.finished);
-  }
+  std::printf("\n%s", sampler.Table("operator RSS over time", "submitted", "finished").c_str());
 
   int status = 0;
   if (jobs.Count("Failed") > 0) {  // nothing here makes a job fail
