@@ -91,6 +91,12 @@ std::vector<MpirunLine> OtherRanksPieces(std::string_view line) {
   return pieces;
 }
 
+std::optional<MetricSample> MetricOf(const MpirunLine& line) {
+  std::optional<MetricSample> sample = ParseMetricLine(line.text);
+  if (sample && !sample->rank && line.rank >= 0) sample->rank = line.rank;
+  return sample;
+}
+
 std::string FormatLogLine(int rank, std::string_view text) {
   std::string out = rank < 0 ? std::string(kLauncherTag) : "[rank " + std::to_string(rank) + "] ";
   out.append(text);

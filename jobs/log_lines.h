@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jobs/metric_line.h"
+
 namespace dljob {
 
 struct TaggedLine {
@@ -38,6 +40,10 @@ MpirunLine ParseMpirunLine(std::string_view line);
 // line, so it is a whole line if its rank wrote it in one piece (a metric line is). Empty for an
 // untagged line and for one with no other rank's tag.
 std::vector<MpirunLine> OtherRanksPieces(std::string_view line);
+
+// The metric sample a line (or a piece) carries: ParseMetricLine of its text, with the rank of
+// its tag when the sample names none. nullopt when it is not a metric line.
+std::optional<MetricSample> MetricOf(const MpirunLine& line);
 
 // "[rank 3] text" or "[mpirun] text".
 std::string FormatLogLine(int rank, std::string_view text);

@@ -92,4 +92,20 @@ TEST(LogLine, RoundTrips) {
 }
 
 }  // namespace
+TEST(LogLinesTest, MetricOfTakesTheTagsRankWhenTheSampleNamesNone) {
+  std::optional<MetricSample> tagged =
+      MetricOf(ParseMpirunLine("[1,3]<stdout>:DLJOB_METRIC {\"step\":7}"));
+  ASSERT_TRUE(tagged);
+  EXPECT_EQ(tagged->step, 7);
+  EXPECT_EQ(tagged->rank, 3);
+  std::optional<MetricSample> own =
+      MetricOf(ParseMpirunLine("[1,3]<stdout>:DLJOB_METRIC {\"step\":7,\"rank\":0}"));
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->rank, 0);
+  std::optional<MetricSample> untagged = MetricOf(ParseMpirunLine("DLJOB_METRIC {\"step\":1}"));
+  ASSERT_TRUE(untagged);
+  EXPECT_FALSE(untagged->rank);
+  EXPECT_FALSE(MetricOf(ParseMpirunLine("[1,3]<stdout>:images/sec 400")));
+}
+
 }  // namespace dljob

@@ -52,9 +52,8 @@ void JobSupervisor::Save(DLJob& job, bool force) {
 }
 
 bool JobSupervisor::TakeMetric(DLJob& job, Attempt& a, const MpirunLine& line) {
-  std::optional<MetricSample> m = ParseMetricLine(line.text);
+  std::optional<MetricSample> m = MetricOf(line);
   if (!m) return false;
-  if (!m->rank && line.rank >= 0) m->rank = line.rank;
   std::string now = NowStamp();
   nlohmann::json record = {{"time", now}, {"rank", m->rank.value_or(0)}, {"metric", m->fields}};
   a.metrics->Append(record.dump());

@@ -158,9 +158,8 @@ Status LogCollector::Handle(const std::string& line) {
 }
 
 void LogCollector::TakeMetric(const MpirunLine& line) {
-  std::optional<MetricSample> sample = ParseMetricLine(line.text);
+  std::optional<MetricSample> sample = MetricOf(line);
   if (!sample) return;
-  if (!sample->rank && line.rank >= 0) sample->rank = line.rank;
   const WallTime now = clock_.Now();
   {
     MutexLock lock(mu_);
