@@ -11,6 +11,7 @@ const Resource kSecrets{"", "v1", "secrets", true, "Secret"};
 const Resource kEvents{"", "v1", "events", true, "Event"};
 const Resource kNodes{"", "v1", "nodes", false, "Node"};
 const Resource kLeases{"coordination.k8s.io", "v1", "leases", true, "Lease"};
+const Resource kDeployments{"apps", "v1", "deployments", true, "Deployment"};
 const Resource kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets", true,
                                      "PodDisruptionBudget"};
 const Resource kPodDisruptionBudgetsV1beta1{"policy", "v1beta1", "poddisruptionbudgets", true,

@@ -48,7 +48,7 @@ struct Resource {
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
 };
 
-// The resources dljob uses (defined in resources.cc).
+// The resources dljob uses (defined in api.cc).
 namespace resources {
 extern const Resource kPods;
 extern const Resource kServices;
@@ -56,7 +56,8 @@ extern const Resource kConfigMaps;
 extern const Resource kSecrets;
 extern const Resource kEvents;
 extern const Resource kNodes;
-extern const Resource kLeases;  // coordination.k8s.io/v1
+extern const Resource kLeases;       // coordination.k8s.io/v1
+extern const Resource kDeployments;  // apps/v1: the operator's own (operator/app/self_budget.h)
 // policy/v1 (Kubernetes 1.21+) and policy/v1beta1 (up to 1.24; the only one before 1.21).
 extern const Resource kPodDisruptionBudgets;
 extern const Resource kPodDisruptionBudgetsV1beta1;

@@ -9,6 +9,7 @@
 #include "kube/object_fields.h"
 #include "kube/runtime/fenced_api.h"
 #include "kube/runtime/leader_election.h"
+#include "operator/app/self_budget.h"
 #include "operator/controller/builders.h"
 #include "scheduler/queue/queue_policy.h"
 #include "scheduler/queue/queue_types.h"
@@ -114,6 +115,23 @@ std::optional<kube::Resource> DisruptionBudgets(kube::Api& api, const std::strin
   return std::nullopt;
 }
 
+// The PodDisruptionBudget of the operator's own pods (self_budget.h), at the version the server
+// serves in the operator's namespace. A failure is logged: the operator runs on without one.
+void KeepSelfBudget(kube::Api& api, const OperatorOptions& o, const Clock& clock) {
+  if (o.operator_deployment.empty() || o.operator_min_available.empty()) return;
+  std::optional<kube::Resource> version = DisruptionBudgets(api, o.operator_namespace);
+  Status s = version
+                 ? EnsureSelfBudget(
+                       api, {o.operator_namespace, o.operator_deployment, o.operator_min_available},
+                       *version)
+                 : Status::Unavailable("the server serves no PodDisruptionBudgets in " +
+                                       o.operator_namespace + " this operator may list");
+  if (!s.ok()) {
+    Log(clock, "keeping no PodDisruptionBudget for the operator's own pods (" + s.message() +
+                   "): a drain may evict every replica at once");
+  }
+}
+
 }  // namespace
 
 void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
@@ -162,6 +180,7 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   co.scheduling.queue.grow_after = options_.elastic_grow_after.count();
   co.reconcile.node_lost_after = options_.node_lost_after;
   co.reconcile.rack_label = options_.rack_label;
+  KeepSelfBudget(api, options_, clock_);
   co.reconcile.disruption_budgets = DisruptionBudgets(api, options_.watch_namespace);
   if (!co.reconcile.disruption_budgets) {
     Log(clock_,

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "operator/app/self_budget.h"
 #include "scheduler/placement_policy.h"
 #include "scheduler/queue/queue_policy.h"
 
@@ -170,6 +171,21 @@ void AddWebhookFlags(CLI::App& app, OperatorOptions& o) {
                  "ValidatingWebhookConfiguration whose caBundle is set at start-up (\"\": none)");
 }
 
+// The operator's own PodDisruptionBudget: which Deployment it covers, and how many pods it keeps.
+void AddSelfBudgetFlags(CLI::App& app, OperatorOptions& o) {
+  app.add_option("--operator-namespace", o.operator_namespace,
+                 "the operator's namespace: its Deployment and PodDisruptionBudget")
+      ->capture_default_str();
+  app.add_option("--operator-deployment", o.operator_deployment,
+                 "the operator's Deployment: the leader keeps a PodDisruptionBudget of this name "
+                 "for its pods, at the policy version the server serves, while it has 2 or more "
+                 "replicas (\"\": none)");
+  app.add_option("--operator-min-available", o.operator_min_available,
+                 "that budget's minAvailable: a count of pods or a percentage (\"\": no budget)")
+      ->check([](const std::string& v) { return v.empty() ? "" : MinAvailableError(v); })
+      ->capture_default_str();
+}
+
 // "--namespace=" (an empty value, as the chart renders an unset one) is the flag with "" as its
 // value; CLI11 would otherwise take the next argument as the value. Returned in reverse order, as
 // CLI::App::parse(std::vector) takes its arguments.
@@ -210,6 +226,7 @@ ParsedArgs ParseOperatorArgs(const std::vector<std::string>& args, const std::st
   AddEndpointAndDataFlags(app, o);
   AddSchedulingFlags(app, o);
   AddWebhookFlags(app, o);
+  AddSelfBudgetFlags(app, o);
   std::vector<std::string> reversed = SplitEmptyValuesReversed(args);
   try {
     app.parse(reversed);

@@ -67,6 +67,11 @@ struct OperatorOptions {
   std::string webhook_service = "dljob-webhook";
   std::string webhook_cert_secret = "dljob-webhook-cert";
   std::string webhook_configuration;  // the ValidatingWebhookConfiguration to give the CA; "": none
+  // The PodDisruptionBudget of the operator's own pods (self_budget.h), kept by the leader for
+  // this Deployment of this namespace, with this minAvailable; "" for either: none.
+  std::string operator_namespace = "dljob-system";
+  std::string operator_deployment;
+  std::string operator_min_available = "1";
 };
 
 // What parsing produced: options to run with, or text to print and an exit code (help, errors).

@@ -10,14 +10,28 @@ ParsedArgs Parse(std::vector<std::string> args, std::string pod = "") {
 }
 
 TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
-  ParsedArgs p = Parse(
-      {"--namespace=", "--cluster-domain=corp.local", "--workers=8", "--qps=20", "--burst=40",
-       "--leader-elect=true", "--lease-name=dljob-operator", "--lease-namespace=dljob-system",
-       "--lease-duration=15", "--renew-deadline=10", "--retry-period=2s", "--metrics-port=8080",
-       "--log-archive-dir=/var/log/dljob", "--oss-csi-driver=ossplugin.csi.alibabacloud.com",
-       "--oss-endpoint=", "--oss-secret=team-oss", "--placement-policy=dljob",
-       "--rack-label=dljob.io/rack"},
-      "dljob-operator-5d9c-abcde");
+  ParsedArgs p = Parse({"--namespace=",
+                        "--cluster-domain=corp.local",
+                        "--workers=8",
+                        "--qps=20",
+                        "--burst=40",
+                        "--leader-elect=true",
+                        "--lease-name=dljob-operator",
+                        "--lease-namespace=dljob-system",
+                        "--lease-duration=15",
+                        "--renew-deadline=10",
+                        "--retry-period=2s",
+                        "--metrics-port=8080",
+                        "--log-archive-dir=/var/log/dljob",
+                        "--oss-csi-driver=ossplugin.csi.alibabacloud.com",
+                        "--oss-endpoint=",
+                        "--oss-secret=team-oss",
+                        "--placement-policy=dljob",
+                        "--rack-label=dljob.io/rack",
+                        "--operator-namespace=ml-system",
+                        "--operator-deployment=dljob-operator",
+                        "--operator-min-available=50%"},
+                       "dljob-operator-5d9c-abcde");
   ASSERT_TRUE(std::holds_alternative<OperatorOptions>(p.result));
   const OperatorOptions& o = std::get<OperatorOptions>(p.result);
   EXPECT_EQ(o.watch_namespace, "");
@@ -34,6 +48,12 @@ TEST(OperatorOptionsTest, ParsesTheChartsFlags) {
   EXPECT_EQ(o.identity, "dljob-operator-5d9c-abcde");  // the pod's name
   EXPECT_EQ(o.oss_endpoint, "");
   EXPECT_EQ(o.oss_secret, "team-oss");
+  EXPECT_EQ(o.operator_namespace, "ml-system");
+  EXPECT_EQ(o.operator_deployment, "dljob-operator");
+  EXPECT_EQ(o.operator_min_available, "50%");
+  EXPECT_EQ(
+      std::get<OperatorOptions>(Parse({"--operator-min-available="}).result).operator_min_available,
+      "");
 }
 
 TEST(OperatorOptionsTest, IdentityFallsBackToHostAndPid) {
@@ -54,6 +74,8 @@ TEST(OperatorOptionsTest, BadValuesNameTheFlag) {
             "--renew-deadline (10s) must be shorter"},
            {{"--placement-policy=random"}, "--placement-policy"},
            {{"--placement-policy=random"}, "known: first-fit, spread, best-fit, dljob"},
+           {{"--operator-min-available=0"}, "--operator-min-available"},
+           {{"--operator-min-available=half"}, "nor a percentage"},
        }) {
     ParsedArgs p = Parse(args);
     ASSERT_TRUE((std::holds_alternative<std::pair<int, std::string>>(p.result))) << args[0];

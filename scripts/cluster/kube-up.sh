@@ -24,7 +24,7 @@
 #   checkout's build-images/; no compile in the image builds), then loaded into containerd's
 #   k8s.io namespace as docker.io/dljob/{trainer:cpu,operator:0.1.0}.
 #
-# Usage: scripts/cluster/kube-up.sh [--nodes N | --node-table FILE] [--no-images]
+# Usage: scripts/cluster/kube-up.sh [--nodes N | --node-table FILE] [--no-images | --images LIST]
 #                                   [--rebuild-images] [--keep-on-failure]
 #   --nodes N          N nodes (1 to 4, default 1), with the default table: dljob-node-1 … N,
 #                      8 GPUs each, clique-0 … (one NVLink clique per node), two nodes per rack
@@ -32,11 +32,13 @@
 #   --node-table FILE  the nodes from FILE, a line `name gpus product clique rack zone` each,
 #                      e.g. `gpu-a 4 NVIDIA-H100-80GB-HBM3 clique-a rack-0 zone-b` (# comments)
 #   --no-images        start the cluster only: no dljob image is built or loaded
+#   --images LIST      only these of dljob's images, comma-separated: cpu, operator (default both)
 #   --rebuild-images   build the dljob images even when podman has them
 #   --keep-on-failure  leave what was started running on failure (default: kube-down.sh)
 # Environment: DLJOB_KUBE_DIR (state, default /var/lib/dljob-kube), DLJOB_KUBE_CACHE (binary
 #   cache root, default /var/cache/dljob), DLJOB_KUBE_GPUS, DLJOB_KUBE_GPU_PRODUCT, DLJOB_KUBE_ZONE
-#   (the default table's), DLJOB_KUBE_NODES (--nodes).
+#   (the default table's), DLJOB_KUBE_NODES (--nodes), DLJOB_IMAGE_PROGRAMS_DIR (the build
+#   directory whose programs go into the images; default build-images/, compiled when missing).
 # Run again while the cluster is up, it builds missing images and loads them again (a rebuilt image
 # reaches the node that way). Ends by printing `export KUBECONFIG=...`. Needs root (mounts, bridge,
 # iptables). Exit codes: 0 up (or already up), 1 failed (the failing component's log tail is
@@ -45,6 +47,7 @@ set -euo pipefail
 
 PROG=kube-up
 IMAGES=1
+IMAGE_NAMES=""
 REBUILD_IMAGES=0
 KEEP=0
 NODES="${DLJOB_KUBE_NODES:-}"
@@ -54,6 +57,14 @@ while [ $# -gt 0 ]; do
     --nodes) NODES="${2:-}"; shift 2 || shift ;;
     --node-table) TABLE="${2:-}"; shift 2 || shift ;;
     --no-images) IMAGES=0; shift ;;
+    --images)
+      IMAGE_NAMES="$(tr ',' ' ' <<<"${2:-}")"; shift 2 || shift
+      for image in $IMAGE_NAMES; do
+        [[ "$image" =~ ^(cpu|operator)$ ]] \
+          || { echo "kube-up: --images takes cpu and operator, not '$image'" >&2; exit 2; }
+      done
+      [ -n "${IMAGE_NAMES// /}" ] || { echo "kube-up: --images wants cpu, operator or both" >&2; exit 2; }
+      ;;
     --rebuild-images) REBUILD_IMAGES=1; shift ;;
     --keep-on-failure) KEEP=1; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;

@@ -6,7 +6,9 @@
 // condition is patched); an elastic one that grows (its hostfile and disruption budget replaced); a
 // DLQueue whose status is kept; a job in a namespace that may be outside
 // the watched one; the admission webhook's start-up (its certificate Secret made, renewed, and
-// its CA written into the webhook configuration); a read of /logs (the caller's token reviewed).
+// its CA written into the webhook configuration); the operator's own disruption budget (made by
+// the leader, then replaced and deleted as its Deployment changes); a read of /logs (the caller's
+// token reviewed).
 // The chart is rendered with watchNamespace unset and set, and for each:
 //   - every call the operator made is allowed by the rendered Roles and ClusterRoles bound to its
 //     ServiceAccount, verb by verb, in the call's namespace (or cluster-wide for a list or watch
@@ -27,6 +29,7 @@
 #include "operator/app/leader_logs.h"
 #include "operator/app/log_access.h"
 #include "operator/app/operator_app.h"
+#include "operator/app/self_budget.h"
 #include "operator/app/webhook_cert.h"
 #include "testing/wait.h"
 #include "tools/chart/chart_render.h"
@@ -68,7 +71,8 @@ const kube::Resource& ResourceOf(const std::string& plural) {
                                          &res::kDLJobs,
                                          &res::kDLQueues,
                                          &op::kValidatingWebhookConfigurations,
-                                         &res::kPodDisruptionBudgets};
+                                         &res::kPodDisruptionBudgets,
+                                         &res::kDeployments};
   for (const kube::Resource* r : kAll) {
     if (r->plural == plural) return *r;
   }
@@ -271,10 +275,34 @@ void WebhookStartUps(FakeApi& api) {
   ASSERT_TRUE(injected.ok()) << injected.message();
 }
 
+// The operator's Deployment, as the chart makes it: 2 replicas, so it gets a disruption budget.
+Json OperatorDeployment(int replicas) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", "dljob-operator"}, {"namespace", "dljob-system"}}},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", {{"app.kubernetes.io/name", "dljob-operator"}}}}}}}};
+}
+
+// The operator's own budget as its Deployment changes after the leader made it
+// (operator/app/self_budget.h): a new minAvailable (replaced), then one replica (deleted).
+void SelfBudgetChanges(FakeApi& api) {
+  op::SelfBudgetOptions o{"dljob-system", "dljob-operator", "2"};
+  api.Put(res::kDeployments, OperatorDeployment(3));
+  Status s = op::EnsureSelfBudget(api, o, res::kPodDisruptionBudgets);
+  ASSERT_TRUE(s.ok()) << s.message();
+  api.Put(res::kDeployments, OperatorDeployment(1));
+  s = op::EnsureSelfBudget(api, o, res::kPodDisruptionBudgets);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(api.Object(res::kPodDisruptionBudgets, "dljob-system", "dljob-operator"));
+}
+
 // Runs the operator, watching `watch`, through the lives described above; returns its calls.
 std::vector<Call> OperatorCalls(const std::string& watch) {
   FakeApi api;
   WebhookStartUps(api);
+  api.Put(res::kDeployments, OperatorDeployment(2));
   for (const char* n : {"n1", "n2"}) api.Put(res::kNodes, Node(n));
   api.Put(res::kDLQueues, {{"apiVersion", "dljob.io/v1alpha1"},
                            {"kind", "DLQueue"},
@@ -308,6 +336,7 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
   o.workers = 2;
   o.metrics_port = -1;
   o.elastic_grow_after = std::chrono::seconds(0);
+  o.operator_deployment = "dljob-operator";  // as the chart passes it
   Clock& clock = RealClock();
   op::OperatorApp app(o, api, clock);
   std::jthread run([&](std::stop_token stop) { app.Run(stop); });
@@ -322,6 +351,8 @@ std::vector<Call> OperatorCalls(const std::string& watch) {
       60'000);
   run.request_stop();
   run.join();
+  EXPECT_TRUE(api.Object(res::kPodDisruptionBudgets, "dljob-system", "dljob-operator"));
+  SelfBudgetChanges(api);
   // A read of /logs, on any replica: the caller's token reviewed (operator/app/log_access.h).
   api.SetReview("tokenreviews", {{"authenticated", true}, {"user", {{"username", "alice"}}}});
   api.SetReview("subjectaccessreviews", {{"allowed", true}});
@@ -380,10 +411,12 @@ void CheckChartAgainstCalls(const std::string& watch) {
       if (g.ns.empty()) {
         EXPECT_TRUE(cluster_wide_ok) << "cluster-wide: " << g.ToString();
       }
-      // The operator's own namespace holds its Lease, the webhook's certificate Secret and the
-      // operator's own pods (a standby reads the leader's IP).
-      bool own = g.ns == "dljob-system" && (g.resource == "leases" || g.resource == "secrets" ||
-                                            (g.resource == "pods" && g.verb == "get"));
+      // The operator's own namespace holds its Lease, the webhook's certificate Secret, the
+      // operator's own pods (a standby reads the leader's IP), its Deployment and their budget.
+      bool own =
+          g.ns == "dljob-system" &&
+          (g.resource == "leases" || g.resource == "secrets" || g.resource == "deployments" ||
+           g.resource == "poddisruptionbudgets" || (g.resource == "pods" && g.verb == "get"));
       if (!g.ns.empty() && !own) {
         EXPECT_EQ(g.ns, watch) << g.ToString();
       }

@@ -16,18 +16,6 @@ KUBE_DIR="${DLJOB_KUBE_DIR:-/var/lib/dljob-kube}"  # kube-up's state: kubeconfig
 export KUBECONFIG="${KUBECONFIG:-$KUBE_DIR/kubeconfig}"
 WAIT_SECONDS="${WAIT_SECONDS:-600}"
 MANIFEST="$ROOT/charts/manifests/dljob.yaml"
-# The plain manifests for the cluster at hand: as they are, or, where the API server lacks
-# policy/v1 (Kubernetes 1.20, kube-up's), with the PodDisruptionBudget at policy/v1beta1 — the
-# chart's podDisruptionBudget.apiVersion=policy/v1beta1, as a user of such a cluster sets it.
-cluster_manifest() {
-  if kubectl api-versions 2>/dev/null | grep -qx policy/v1; then
-    echo "$MANIFEST"
-    return
-  fi
-  local old="${TMPDIR:-/tmp}/dljob-manifest-policy-v1beta1.yaml"
-  sed 's#^apiVersion: policy/v1$#apiVersion: policy/v1beta1#' "$MANIFEST" >"$old"
-  echo "$old"
-}
 NS=""
 TMP=""
 T0=$SECONDS

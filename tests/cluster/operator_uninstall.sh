@@ -8,10 +8,8 @@
 # shellcheck source=tests/cluster/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_cluster
-manifest="$(cluster_manifest)"
-kubectl delete -f "$manifest" --ignore-not-found --wait=true --timeout=300s \
+kubectl delete -f "$MANIFEST" --ignore-not-found --wait=true --timeout=300s \
   || fail "kubectl delete -f charts/manifests/dljob.yaml"
-[ "$manifest" = "$MANIFEST" ] || rm -f "$manifest"  # the copy cluster_manifest made
 gone() { [ -z "$(kubectl get "$@" --ignore-not-found -o name 2>&1)" ]; }
 wait_until "namespace dljob-system gone" gone namespace dljob-system
 # (The node's own Lease, kube-node-lease/dljob-node, is the cluster's, not dljob's.)

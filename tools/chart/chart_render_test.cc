@@ -114,7 +114,6 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"Namespace",
                                              "CustomResourceDefinition",
                                              "CustomResourceDefinition",
-                                             "PodDisruptionBudget",
                                              "ServiceAccount",
                                              "ClusterRole",
                                              "ClusterRole",
@@ -124,6 +123,8 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
                                              "Role",
                                              "Role",
                                              "Role",
+                                             "Role",
+                                             "RoleBinding",
                                              "RoleBinding",
                                              "RoleBinding",
                                              "RoleBinding",
@@ -160,6 +161,15 @@ TEST(ChartRender, RealChartRendersAndMatchesPlainManifests) {
       EXPECT_EQ(d["rules"], json::parse(R"([{"apiGroups": [""], "resources": ["services/proxy"],
           "resourceNames": ["dljob-operator-metrics", "dljob-operator-metrics:metrics"],
           "verbs": ["get"]}])"));
+    } else if (d["kind"] == "Role" && d["metadata"]["name"] == "dljob-operator-budget") {
+      // The operator's own PodDisruptionBudget: its Deployment read, that one budget written.
+      EXPECT_EQ(d["rules"], json::parse(R"([
+          {"apiGroups": ["apps"], "resources": ["deployments"],
+           "resourceNames": ["dljob-operator"], "verbs": ["get"]},
+          {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"],
+           "verbs": ["list", "create"]},
+          {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"],
+           "resourceNames": ["dljob-operator"], "verbs": ["get", "update", "delete"]}])"));
     } else if (d["kind"] == "Role") {  // leader election: its own Lease, the leader's pod's IP
       ASSERT_EQ(d["rules"].size(), 2u);
       EXPECT_EQ(d["rules"][0]["resources"], json::array({"leases"}));
@@ -332,17 +342,29 @@ TEST(ChartRender, PodSettingsReachThePodSpec) {
   EXPECT_FALSE(tmpl["spec"].contains("imagePullSecrets"));
 }
 
-TEST(ChartRender, DisruptionBudgetOnlyForMoreThanOneReplica) {
-  const json* pdb = nullptr;
-  std::vector<json> two = Rendered({});
-  ASSERT_TRUE(pdb = Find(two, "PodDisruptionBudget"));
-  EXPECT_EQ((*pdb)["spec"]["minAvailable"], 1);
-  EXPECT_EQ((*pdb)["spec"]["selector"]["matchLabels"],
-            (*Find(two, "Deployment"))["spec"]["selector"]["matchLabels"]);
-  EXPECT_FALSE(Find(Rendered({"replicas=1"}), "PodDisruptionBudget"));
-  EXPECT_FALSE(Find(Rendered({"podDisruptionBudget.enabled=false"}), "PodDisruptionBudget"));
-  std::vector<json> pct = Rendered({"replicas=3", "podDisruptionBudget.minAvailable=50%"});
-  EXPECT_EQ((*Find(pct, "PodDisruptionBudget"))["spec"]["minAvailable"], "50%");
+// The operator keeps its own budget (operator/app/self_budget.h): the chart renders none, only the
+// flags naming the Deployment it covers and the Role to keep it with.
+TEST(ChartRender, TheOperatorKeepsItsOwnDisruptionBudget) {
+  auto args = [](const std::vector<json>& docs) {
+    const json& c = (*Find(docs, "Deployment"))["spec"]["template"]["spec"]["containers"][0];
+    return std::set<std::string>(c["command"].begin(), c["command"].end());
+  };
+  std::vector<json> plain = Rendered({});
+  EXPECT_FALSE(Find(plain, "PodDisruptionBudget"));  // no version fits every cluster
+  std::set<std::string> a = args(plain);
+  EXPECT_TRUE(a.count("--operator-deployment=dljob-operator"));
+  EXPECT_TRUE(a.count("--operator-namespace=dljob-system"));
+  EXPECT_TRUE(a.count("--operator-min-available=1"));
+  EXPECT_TRUE(args(Rendered({"podDisruptionBudget.minAvailable=50%"}))
+                  .count("--operator-min-available=50%"));
+  std::vector<json> off = Rendered({"podDisruptionBudget.enabled=false"});
+  for (const std::string& arg : args(off))
+    EXPECT_EQ(arg.rfind("--operator-", 0), std::string::npos);
+  for (const json& d : off) EXPECT_NE(d["metadata"]["name"], "dljob-operator-budget");
+  EXPECT_FALSE(
+      RenderChart("charts/dljob", {"podDisruptionBudget.minAvailable=0"}, "d", "n", false).ok());
+  EXPECT_FALSE(
+      RenderChart("charts/dljob", {"podDisruptionBudget.minAvailable=150%"}, "d", "n", false).ok());
 }
 
 TEST(ChartRender, MonitorsAndDashboardAreOptIn) {

@@ -33,16 +33,18 @@ install_packages() {
 }
 
 # dljob's images in podman, made by scripts/cluster/build-image.sh from programs compiled on
-# this machine in the checkout's build-images/ (the NCCL collective off: no image has CUDA); the
-# image builds compile nothing. Built when podman lacks them, or all with --rebuild-images.
-IMAGE_PROGRAMS_DIR="$ROOT/build-images"
+# this machine in the checkout's build-images/ (the NCCL collective off: no image has CUDA), or in
+# $DLJOB_IMAGE_PROGRAMS_DIR; the image builds compile nothing. Built when podman lacks them, or
+# all with --rebuild-images. IMAGE_NAMES (kube-up's --images): which of them, cpu and operator.
+IMAGE_PROGRAMS_DIR="${DLJOB_IMAGE_PROGRAMS_DIR:-$ROOT/build-images}"
 declare -A DLJOB_IMAGE_TAGS=([cpu]=dljob/trainer:cpu [operator]=dljob/operator:0.1.0)
+IMAGE_NAMES="${IMAGE_NAMES:-cpu operator}"
 
 # IMAGES_TO_BUILD: the images (build-image.sh's --image names) to build now.
 images_to_build() {
   local image
   IMAGES_TO_BUILD=()
-  for image in cpu operator; do
+  for image in $IMAGE_NAMES; do
     if [ "$REBUILD_IMAGES" = 1 ] || ! podman image exists "localhost/${DLJOB_IMAGE_TAGS[$image]}"; then
       IMAGES_TO_BUILD+=("$image")
     fi
@@ -73,7 +75,7 @@ build_dljob_images() {
   local image tag t0
   images_to_build
   mkdir -p "$KUBE_DIR/logs"
-  for image in cpu operator; do
+  for image in $IMAGE_NAMES; do
     tag="${DLJOB_IMAGE_TAGS[$image]}"
     if [[ " ${IMAGES_TO_BUILD[*]} " != *" $image "* ]]; then
       step "$tag present in podman (reused; --rebuild-images rebuilds it)"
@@ -334,8 +336,9 @@ image_current() {
 # dljob's podman images into every node's containerd, under the names the chart and examples
 # use: saved once to an OCI archive, imported into each node that lacks the current one.
 load_dljob_images() {
-  local name t0 tar="$KUBE_DIR/image.oci.tar" i stale
-  for name in dljob/trainer:cpu dljob/operator:0.1.0; do
+  local image name t0 tar="$KUBE_DIR/image.oci.tar" i stale
+  for image in $IMAGE_NAMES; do
+    name="${DLJOB_IMAGE_TAGS[$image]}"
     if ! podman image exists "localhost/$name"; then
       warn "podman has no $name; not loaded"
       continue
