@@ -122,4 +122,17 @@ void PodLogs::Wake(const std::string& pod_key) {
   }
 }
 
+std::string TailLines(const std::string& text, int64_t n) {
+  if (n < 0) return text;
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;
+  size_t pos = end;
+  for (int64_t i = 0; i < n; ++i) {
+    size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return text;
+    pos = nl;
+  }
+  return n == 0 ? "" : text.substr(pos + 1);
+}
+
 }  // namespace dljob::apiserver

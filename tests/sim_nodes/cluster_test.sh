@@ -5,7 +5,9 @@
 # state in a temporary directory), runs dljob-sim-nodes with 50 nodes, and checks: the nodes are
 # registered with their GPUs and labels; their Leases are renewed; they stay Ready past the node
 # lifecycle controller's grace period; pods bound to them go Running and Ready, then Succeeded or
-# Failed when annotated sim.dljob.io/exit-code; a gracefully deleted pod disappears; SIGTERM
+# Failed when annotated sim.dljob.io/exit-code; `kubectl logs` reads a pod's log from the
+# simulated kubelet endpoint and `kubectl logs -f` ends when the pod finishes; a gracefully
+# deleted pod disappears; SIGTERM
 # deletes the nodes and leases. Everything started here is stopped by PID on exit, whatever
 # happened. Needs the binaries kube-up.sh caches (FAILS naming it when they are missing), not
 # root, and never touches kube-up's cluster.
@@ -25,9 +27,11 @@ export DLJOB_APISERVER_ETCD_PORT="${DLJOB_CT_ETCD_PORT:-12479}"
 export DLJOB_APISERVER_CM_PORT="${DLJOB_CT_CM_PORT:-10457}"
 export KUBECONFIG="$DLJOB_APISERVER_DIR/kubeconfig"  # this server's only, never kube-up's
 SIM_PID=""
+FOLLOW_PID=""
 
 cleanup() {
   local rc=$?
+  if [ -n "$FOLLOW_PID" ]; then kill "$FOLLOW_PID" 2>/dev/null; fi
   if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
     kill -TERM "$SIM_PID"
     wait "$SIM_PID" 2>/dev/null
@@ -100,8 +104,17 @@ for i in 0 1 2 3; do
   until_ok "$WAIT" "p$i Ready" kubectl wait --for condition=Ready --timeout 1s "pod/p$i"
 done
 ip=$(kubectl get pod p1 -o jsonpath='{.status.podIP} {.status.hostIP}')
-[[ "$ip" == "127.64.10."*" 127.64.10.1" ]] || fail "p1: podIP and hostIP '$ip', want 127.64.10.x 127.64.10.1"
+[[ "$ip" == "127.64.10."*" 127.0.0.1" ]] || fail "p1: podIP and hostIP '$ip', want 127.64.10.x 127.0.0.1 (the kubelet endpoint's)"
 say "4 pods Running and Ready"
+
+# Their logs, through the API server from the simulated kubelet endpoint (kubelet_logs.h).
+logs=$(kubectl logs p1 2>&1)
+[ "$logs" = "dljob-sim-nodes: started on ct-node-10" ] || fail "kubectl logs p1: '$logs'"
+kubectl logs -f p0 >"$TMP/p0.log" 2>&1 &
+FOLLOW_PID=$!
+sleep 1
+kill -0 "$FOLLOW_PID" 2>/dev/null || fail "kubectl logs -f p0 ended while p0 runs: $(cat "$TMP/p0.log")"
+say "kubectl logs reads a simulated node's container log, and -f follows it"
 
 kubectl annotate pod p0 sim.dljob.io/exit-code=0 >/dev/null
 kubectl annotate pod p1 sim.dljob.io/exit-code=2 >/dev/null
@@ -111,6 +124,12 @@ until_ok "$WAIT" "p1 Failed" phase_is p1 Failed
 code=$(kubectl get pod p1 -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}')
 [ "$code" = 2 ] || fail "p1: exit code '$code', want 2"
 say "told pods finished (Succeeded, Failed with 2)"
+followed_to_end() { ! kill -0 "$FOLLOW_PID" 2>/dev/null; }
+until_ok 30 "kubectl logs -f p0 ended once p0 finished" followed_to_end
+wait "$FOLLOW_PID" || fail "kubectl logs -f p0 exited $?: $(cat "$TMP/p0.log")"
+[ "$(cat "$TMP/p0.log")" = "dljob-sim-nodes: started on ct-node-0
+dljob-sim-nodes: exited with code 0" ] || fail "kubectl logs -f p0 read '$(cat "$TMP/p0.log")'"
+say "the followed log ended with the exit line when p0 finished"
 
 kubectl delete pod p2 --wait=false >/dev/null || fail "kubectl delete pod p2 failed"
 gone() { ! kubectl get pod p2 >/dev/null 2>&1; }

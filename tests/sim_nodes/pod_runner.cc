@@ -25,8 +25,13 @@ bool HasRunningContainers(const Json& pod) {
 
 }  // namespace
 
-PodRunner::PodRunner(kube::Api& api, std::unordered_map<std::string, int> nodes, int threads)
-    : api_(api), nodes_(std::move(nodes)), threads_(std::max(1, threads)) {}
+PodRunner::PodRunner(kube::Api& api, std::unordered_map<std::string, int> nodes, int threads,
+                     Hooks hooks, std::string host_ip)
+    : api_(api),
+      nodes_(std::move(nodes)),
+      threads_(std::max(1, threads)),
+      hooks_(std::move(hooks)),
+      host_ip_(std::move(host_ip)) {}
 
 PodRunner::~PodRunner() { Stop(); }
 
@@ -135,6 +140,7 @@ void PodRunner::Offer(Json pod) {
 }
 
 void PodRunner::Forget(const Json& pod) {
+  if (hooks_.removed && nodes_.count(kube::NodeNameOf(pod))) hooks_.removed(pod);
   MutexLock lock(mu_);
   auto it = pods_.find(KeyOf(pod));
   if (it == pods_.end()) return;
@@ -237,11 +243,13 @@ bool PodRunner::Act(const Json& pod, const PodAction& action) {
         MutexLock lock(mu_);
         slot = next_slot_[node]++;
       }
-      if (!patch_status(RunningStatusPatch(pod, PodIp(number, slot), NodeIp(number), StatusNow()),
+      const std::string host_ip = host_ip_.empty() ? NodeIp(number) : host_ip_;
+      if (!patch_status(RunningStatusPatch(pod, PodIp(number, slot), host_ip, StatusNow()),
                         "starting")) {
         return false;
       }
       ++started_;
+      if (hooks_.started) hooks_.started(pod);
       return true;
     }
     case PodAction::Kind::kFinish:
@@ -249,6 +257,7 @@ bool PodRunner::Act(const Json& pod, const PodAction& action) {
         return false;
       }
       ++finished_;
+      if (hooks_.finished) hooks_.finished(pod, action.exit_code);
       return true;
     case PodAction::Kind::kRemove: {
       if (HasRunningContainers(pod) &&
@@ -264,6 +273,7 @@ bool PodRunner::Act(const Json& pod, const PodAction& action) {
         return false;
       }
       ++removed_;
+      if (hooks_.removed) hooks_.removed(pod);
       return true;
     }
     case PodAction::Kind::kNone:

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -41,8 +42,18 @@ class PodRunner {
     std::string last_error;
   };
 
-  // `nodes`: node name → node number (NodeNumber), for the pod IPs.
-  PodRunner(kube::Api& api, std::unordered_map<std::string, int> nodes, int threads);
+  // What else happens when this runner starts or finishes a pod, or sees it deleted (the kubelet
+  // endpoint's logs, kubelet_logs.h). Each may be empty; called from the runner's threads.
+  struct Hooks {
+    std::function<void(const Json& pod)> started;
+    std::function<void(const Json& pod, int exit_code)> finished;
+    std::function<void(const Json& pod)> removed;
+  };
+
+  // `nodes`: node name → node number (NodeNumber), for the pod IPs. `host_ip`: every pod's
+  // hostIP when the nodes share one address (NodeTable::kubelet_address); "": its node's NodeIp.
+  PodRunner(kube::Api& api, std::unordered_map<std::string, int> nodes, int threads,
+            Hooks hooks = {}, std::string host_ip = "");
   ~PodRunner();
 
   void Start();
@@ -74,6 +85,8 @@ class PodRunner {
   kube::Api& api_;
   const std::unordered_map<std::string, int> nodes_;
   const int threads_;
+  const Hooks hooks_;
+  const std::string host_ip_;
   std::vector<std::thread> workers_;
   std::thread watcher_;
 

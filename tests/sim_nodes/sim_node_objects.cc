@@ -63,8 +63,11 @@ Json NodeObject(const NodeTable& table, int i, const std::string& now) {
     status[side]["pods"] = std::to_string(table.max_pods);
   }
   status["conditions"] = NodeHeartbeatPatch(now, now)["status"]["conditions"];
-  status["addresses"] = Json::array({{{"type", "InternalIP"}, {"address", NodeIp(n)}},
-                                     {{"type", "Hostname"}, {"address", spec.name}}});
+  const bool endpoint = table.kubelet_port > 0;
+  status["addresses"] = Json::array(
+      {{{"type", "InternalIP"}, {"address", endpoint ? table.kubelet_address : NodeIp(n)}},
+       {{"type", "Hostname"}, {"address", spec.name}}});
+  status["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", endpoint ? table.kubelet_port : 0}}}};
   status["nodeInfo"]["kubeletVersion"] = "v1.20.2-dljob-sim";
   status["nodeInfo"]["containerRuntimeVersion"] = "sim://0";
   const std::string cidr = NodeNet(n) + ".0/24";

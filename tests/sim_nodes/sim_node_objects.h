@@ -41,6 +41,11 @@ struct NodeTable {
   int nodes_per_clique = 1;  // kube-up: one NVLink clique per node
   int nodes_per_rack = 2;    // kube-up: two nodes per rack
   std::string zone = "zone-a";
+  // The kubelet endpoint every node names (kubelet_logs.h): its InternalIP is this address and
+  // status.daemonEndpoints.kubeletEndpoint.Port this port. Port 0: none (the node's own NodeIp,
+  // where nothing listens).
+  std::string kubelet_address = "127.0.0.1";
+  int kubelet_port = 0;
 };
 
 // The number (first_index + i) that names node i, its clique and rack and its addresses.
@@ -56,7 +61,8 @@ std::string PodIp(int number, unsigned slot);
 // Node i as its kubelet registers it: Ready, capacity = allocatable (cpu, memory, pods,
 // nvidia.com/gpu), kube-up's labels (nvidia.com/gpu.product, .count, .clique, dljob.io/rack,
 // topology.kubernetes.io/zone, kubernetes.io/hostname) plus kSimulatedLabel, the four pressure
-// conditions False, InternalIP and Hostname addresses, podCIDR. `now`: RFC 3339.
+// conditions False, InternalIP and Hostname addresses, podCIDR, and the table's kubelet
+// endpoint when it has one. `now`: RFC 3339.
 Json NodeObject(const NodeTable& table, int i, const std::string& now);
 // The Ready and pressure conditions with lastHeartbeatTime `now` and lastTransitionTime
 // `since`: the body a kubelet's status heartbeat sends (a merge patch of nodes/status).

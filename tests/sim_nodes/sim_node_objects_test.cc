@@ -70,6 +70,19 @@ TEST(NodeTableTest, NamesAndLabelsFollowKubeUpsTable) {
             Json({{"type", "InternalIP"}, {"address", "127.64.5.1"}}));
   EXPECT_EQ(node["spec"]["podCIDR"], "127.64.5.0/24");
   EXPECT_FALSE(node["metadata"].contains("resourceVersion"));
+  EXPECT_EQ(node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"], 0);
+}
+
+// With a kubelet endpoint (kubelet_logs.h), every node names it: the API server dials the
+// node's InternalIP at that port for pods/log.
+TEST(NodeObjectTest, NodesNameTheSharedKubeletEndpoint) {
+  NodeTable t;
+  t.kubelet_port = 10250;
+  Json node = NodeObject(t, 5, kNow);
+  EXPECT_EQ(node["status"]["addresses"][0],
+            Json({{"type", "InternalIP"}, {"address", "127.0.0.1"}}));
+  EXPECT_EQ(node["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"], 10250);
+  EXPECT_EQ(node["spec"]["podCIDR"], "127.64.5.0/24");  // pods keep their node's subnet
 }
 
 TEST(NodeTableTest, EveryNodeOfALargeClusterHasItsOwnSubnetAndEveryPodOfANodeItsOwnIp) {

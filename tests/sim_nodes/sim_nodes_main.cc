@@ -2,7 +2,9 @@
 // registers N nodes (GPU capacity and kube-up's labels), keeps their Leases and status fresh as
 // 1.20 kubelets do (NodeKeeper), and runs the pods bound to them through the API (PodRunner):
 // Running and Ready, Succeeded or Failed when annotated sim.dljob.io/exit-code, removed after a
-// graceful delete. On SIGINT or SIGTERM it deletes its Leases and Nodes (unless --keep-nodes).
+// graceful delete; and it serves their containers' logs as a kubelet does (KubeletLogs), so that
+// pods/log through the API server works. On SIGINT or SIGTERM it deletes its Leases and Nodes
+// (unless --keep-nodes).
 //
 //   dljob-sim-nodes --kubeconfig /tmp/apiserver-only/kubeconfig --nodes 1000
 //
@@ -11,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -19,6 +22,7 @@
 #include "base/env.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "tests/sim_nodes/kubelet_logs.h"
 #include "tests/sim_nodes/node_keeper.h"
 #include "tests/sim_nodes/pod_runner.h"
 
@@ -36,6 +40,7 @@ struct Flags {
   bool keep_nodes = false;
   int progress_seconds = 10;
   std::string ready_file;
+  int kubelet_port = 0;  // -1: no kubelet endpoint
 };
 
 void Say(const char* format, auto... args) {
@@ -94,6 +99,15 @@ int Run(Flags flags) {
 
   flags.keeper.renew_period = std::chrono::seconds(flags.renew_seconds);
   flags.keeper.status_period = std::chrono::seconds(flags.status_seconds);
+  std::optional<KubeletLogs> logs;
+  if (flags.kubelet_port >= 0) {
+    logs.emplace(flags.kubelet_port);
+    if (Status s = logs->Start(); !s.ok()) {
+      std::fprintf(stderr, "dljob-sim-nodes: %s\n", s.message().c_str());
+      return 1;
+    }
+    flags.keeper.table.kubelet_port = logs->port();
+  }
   NodeKeeper keeper(**api, flags.keeper);
   const auto t0 = std::chrono::steady_clock::now();
   if (Status s = keeper.Register(); !s.ok()) {
@@ -111,7 +125,19 @@ int Run(Flags flags) {
   for (int i = 0; i < flags.keeper.table.count; ++i) {
     numbers[keeper.names()[i]] = NodeNumber(flags.keeper.table, i);
   }
-  PodRunner runner(**api, std::move(numbers), flags.pod_threads);
+  if (logs) {
+    Say("serving the nodes' container logs at https://%s:%d/containerLogs/",
+        flags.keeper.table.kubelet_address.c_str(), logs->port());
+  }
+  PodRunner::Hooks hooks;
+  std::string host_ip;
+  if (logs) {
+    hooks.started = [&logs](const Json& pod) { logs->Started(pod); };
+    hooks.finished = [&logs](const Json& pod, int code) { logs->Finished(pod, code); };
+    hooks.removed = [&logs](const Json& pod) { logs->Removed(pod); };
+    host_ip = flags.keeper.table.kubelet_address;
+  }
+  PodRunner runner(**api, std::move(numbers), flags.pod_threads, std::move(hooks), host_ip);
   runner.Start();
   keeper.Start();
   if (!flags.ready_file.empty()) {
@@ -131,6 +157,7 @@ int Run(Flags flags) {
   Say("stopping");
   runner.Stop();
   keeper.Stop();
+  if (logs) logs->Stop();
   Progress(keeper, runner, t0, last_updates, last);
   if (flags.keep_nodes) {
     Say("kept %d nodes and their leases (--keep-nodes)", flags.keeper.table.count);
@@ -196,6 +223,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--node-threads", flags.keeper.threads, "Threads renewing leases")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--kubelet-port", flags.kubelet_port,
+                 "Port of the nodes' kubelet endpoint (container logs, HTTPS on 127.0.0.1, which "
+                 "every node names as its InternalIP); 0: any free port; -1: none")
+      ->check(CLI::Range(-1, 65535))
       ->capture_default_str();
   app.add_option("--pod-threads", flags.pod_threads, "Threads writing pod status")
       ->check(CLI::PositiveNumber)
