@@ -15,7 +15,7 @@ void WorkQueue::AddLocked(const std::string& key, Lane lane, std::optional<WallT
     ready_since_.emplace(key, ready.value_or(clock_.Now()));
   }
   if (follow_up) follow_up_.insert(key);
-  waiting_.erase(key);  // ready now; a pending delayed add would only repeat it
+  EraseWaitingLocked(key);  // ready now; a pending delayed add would only repeat it
   retrying_.erase(key);
   if (processing_.count(key)) return;  // Done() puts it back
   PushLocked(key);
@@ -37,7 +37,12 @@ void WorkQueue::AddAfter(const std::string& key, Duration delay) {
   if (shutting_down_ || dirty_.count(key)) return;
   WallTime due = clock_.Now() + delay;
   auto [it, inserted] = waiting_.emplace(key, due);
-  if (!inserted) it->second = std::min(it->second, due);
+  if (!inserted) {
+    if (it->second <= due) return;  // the earliest pending time wins
+    due_order_.erase({it->second, key});
+    it->second = due;
+  }
+  due_order_.emplace(due, key);
   cv_.notify_all();  // a sleeping Get() may need to wake earlier
 }
 
@@ -66,16 +71,19 @@ int WorkQueue::Failures(const std::string& key) const {
   return it == failures_.end() ? 0 : it->second;
 }
 
+void WorkQueue::EraseWaitingLocked(const std::string& key) {
+  auto it = waiting_.find(key);
+  if (it == waiting_.end()) return;
+  due_order_.erase({it->second, key});
+  waiting_.erase(it);
+}
+
 void WorkQueue::PromoteDueLocked() {
-  WallTime now = clock_.Now();
-  for (auto it = waiting_.begin(); it != waiting_.end();) {
-    if (it->second > now) {
-      ++it;
-      continue;
-    }
-    std::string key = it->first;
-    const WallTime due = it->second;
-    it = waiting_.erase(it);
+  const WallTime now = clock_.Now();
+  while (!due_order_.empty() && due_order_.begin()->first <= now) {
+    auto [due, key] = *due_order_.begin();
+    due_order_.erase(due_order_.begin());
+    waiting_.erase(key);
     Lane lane = retrying_.erase(key) ? Lane::kFollowUp : Lane::kNormal;
     AddLocked(key, lane, due);
   }
@@ -133,12 +141,11 @@ std::optional<WorkQueue::Handout> WorkQueue::GetLocked() {
     if (shutting_down_) return std::nullopt;
     PromoteDueLocked();
     if (std::optional<Handout> handout = PopLocked()) return handout;
-    if (waiting_.empty()) {
+    if (due_order_.empty()) {
       cv_.wait(mu_);
       continue;
     }
-    WallTime next = waiting_.begin()->second;
-    for (const auto& [k, due] : waiting_) next = std::min(next, due);
+    const WallTime next = due_order_.begin()->first;
     auto sleep = std::chrono::duration_cast<Duration>(next - clock_.Now());
     cv_.wait_for(mu_, std::clamp(sleep, Duration(1), options_.poll));
   }

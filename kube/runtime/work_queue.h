@@ -88,6 +88,7 @@ class WorkQueue {
   // Drops entries of keys handed out, moved or processing from the front of a lane.
   void TrimLocked(std::deque<std::string>& lane, bool follow_up) REQUIRES(mu_);
   void PromoteDueLocked() REQUIRES(mu_);
+  void EraseWaitingLocked(const std::string& key) REQUIRES(mu_);
   std::optional<Handout> PopLocked() REQUIRES(mu_);
   std::optional<Handout> GetLocked() REQUIRES(mu_);
   // Tells the observer (outside the lock) and returns the key.
@@ -107,7 +108,10 @@ class WorkQueue {
   std::set<std::string> retrying_ GUARDED_BY(mu_);   // waiting keys that failed
   int streak_ GUARDED_BY(mu_) = 0;                   // follow-ups handed out in a row
   std::set<std::string> processing_ GUARDED_BY(mu_);
-  std::map<std::string, WallTime> waiting_ GUARDED_BY(mu_);  // key → when it is due
+  // Delayed keys: key → when it is due, and the same in due order, so that a Get() looks only at
+  // the keys due (thousands of waiting jobs each have a timed requeue).
+  std::map<std::string, WallTime> waiting_ GUARDED_BY(mu_);
+  std::set<std::pair<WallTime, std::string>> due_order_ GUARDED_BY(mu_);
   std::map<std::string, int> failures_ GUARDED_BY(mu_);
   std::map<std::string, WallTime> ready_since_ GUARDED_BY(mu_);  // dirty keys: since when
   bool shutting_down_ GUARDED_BY(mu_) = false;
