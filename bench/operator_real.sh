@@ -35,6 +35,11 @@ for b in dljob-sim-nodes dljob-operator operator_bench queue_bench; do
   [ -x "$BIN/$b" ] || die "$BIN/$b is missing: build it (ninja -C build $b)"
 done
 
+# Each followed launcher log is a connection from the operator to the API server and one from
+# the API server to dljob-sim-nodes' kubelet endpoint: 10,000 jobs need more than the usual 20,000
+# open files in kube-apiserver. Raised where this shell may (root with CAP_SYS_RESOURCE; the VM of
+# docs/benchmarks has neither, and stays at 20,000); the limit is printed either way.
+ulimit -Hn 262144 2>/dev/null && ulimit -n 262144 2>/dev/null
 private_apiserver dljob-operator-real 16743 12679 10657
 
 say "starting kube-apiserver, etcd and kube-controller-manager (apiserver-only.sh)"
@@ -53,7 +58,7 @@ until [ -f "$TMP/ready" ]; do
   sleep 0.5
 done
 grep registered "$TMP/sim.log" | tail -n 1
-echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, open files limit $(ulimit -n)"
 status=0
 if [ "$MODE" = queue ]; then
   "$BIN/queue_bench" --kubeconfig "$KUBECONFIG" "$@" || status=$?
