@@ -97,7 +97,8 @@ TEST(OperatorOptionsTest, HelpListsTheFlagsAndExitsZero) {
 }
 
 TEST(OperatorOptionsTest, PlacementPolicyDefaultsToDljob) {
-  const OperatorOptions& o = std::get<OperatorOptions>(Parse({}).result);
+  const OperatorOptions o =
+      std::get<OperatorOptions>(Parse({}).result);  // a copy: Parse returns a temporary
   EXPECT_EQ(o.placement_policy, "dljob");
   EXPECT_EQ(o.rack_label, "dljob.io/rack");
   ParsedArgs p = Parse({"--placement-policy=first-fit", "--rack-label=example.com/rack"});

@@ -101,7 +101,7 @@ TEST_F(PodRunnerTest, FinishesWhenToldAndRemovesWhenDeleted) {
   ASSERT_EQ(writes.size(), 5u);
   EXPECT_EQ(writes[3], "patch-status pods ns/q");  // containers terminated first
   EXPECT_EQ(writes[4], "delete pods ns/q");
-  const kube::testing::Call& del = api_.Calls().back();
+  const kube::testing::Call del = api_.Calls().back();  // a copy: Calls() returns one
   EXPECT_EQ(del.verb, "delete");
   EXPECT_FALSE(api_.Object(r::kPods, "ns", "q").has_value());
   EXPECT_EQ(runner_->stats().removed, 1);
