@@ -22,7 +22,13 @@ void WorkQueue::AddLocked(const std::string& key, Lane lane, std::optional<WallT
 }
 
 void WorkQueue::PushLocked(const std::string& key) {
-  (follow_up_.count(key) ? follow_ups_ : queue_).push_back(key);
+  if (follow_up_.count(key)) {
+    auto [it, fresh] = follow_up_rank_.emplace(key, next_rank_);
+    if (fresh) ++next_rank_;
+    follow_ups_.emplace(it->second, key);
+  } else {
+    queue_.push_back(key);
+  }
   cv_.notify_one();
 }
 
@@ -65,6 +71,11 @@ void WorkQueue::Forget(const std::string& key) {
   failures_.erase(key);
 }
 
+void WorkQueue::ForgetOrder(const std::string& key) {
+  MutexLock lock(mu_);
+  follow_up_rank_.erase(key);  // an entry still in the lane keeps its place until handed out
+}
+
 int WorkQueue::Failures(const std::string& key) const {
   MutexLock lock(mu_);
   auto it = failures_.find(key);
@@ -89,27 +100,31 @@ void WorkQueue::PromoteDueLocked() {
   }
 }
 
-void WorkQueue::TrimLocked(std::deque<std::string>& lane, bool follow_up) {
-  while (!lane.empty()) {
-    const std::string& key = lane.front();
-    if (dirty_.count(key) && !processing_.count(key) &&
-        follow_up_.count(key) == (follow_up ? 1 : 0)) {
-      return;
-    }
-    lane.pop_front();
+bool WorkQueue::LiveLocked(const std::string& key, bool follow_up) const {
+  return dirty_.count(key) && !processing_.count(key) &&
+         follow_up_.count(key) == (follow_up ? 1 : 0);
+}
+
+void WorkQueue::TrimLocked() {
+  while (!follow_ups_.empty() && !LiveLocked(follow_ups_.begin()->second, true)) {
+    follow_ups_.erase(follow_ups_.begin());
   }
+  while (!queue_.empty() && !LiveLocked(queue_.front(), false)) queue_.pop_front();
 }
 
 std::optional<WorkQueue::Handout> WorkQueue::PopLocked() {
-  TrimLocked(follow_ups_, true);
-  TrimLocked(queue_, false);
-  std::deque<std::string>* lane = &queue_;
-  if (!follow_ups_.empty() && (queue_.empty() || streak_ < kFollowUpStreak)) lane = &follow_ups_;
-  if (lane->empty()) return std::nullopt;
-  streak_ = lane == &follow_ups_ ? streak_ + 1 : 0;
-  Handout out{std::move(lane->front()), WallTime{},
-              lane == &follow_ups_ ? Lane::kFollowUp : Lane::kNormal};
-  lane->pop_front();
+  TrimLocked();
+  const bool follow_up = !follow_ups_.empty() && (queue_.empty() || streak_ < kFollowUpStreak);
+  if (!follow_up && queue_.empty()) return std::nullopt;
+  streak_ = follow_up ? streak_ + 1 : 0;
+  Handout out{"", WallTime{}, follow_up ? Lane::kFollowUp : Lane::kNormal};
+  if (follow_up) {
+    out.key = follow_ups_.begin()->second;
+    follow_ups_.erase(follow_ups_.begin());
+  } else {
+    out.key = std::move(queue_.front());
+    queue_.pop_front();
+  }
   const std::string& key = out.key;
   processing_.insert(key);
   dirty_.erase(key);

@@ -8,10 +8,14 @@
 //     backoff (base × 2^failures, capped), and Forget() resets it after a success;
 //   - AddAfter() for timed requeues (deadlines, TTL); the earliest pending time wins;
 //   - ShutDown() wakes every blocked Get(), which then returns nullopt;
-//   - two FIFO lanes: follow-ups (Add(key, Lane::kFollowUp): a job already under way whose child
+//   - two lanes: follow-ups (Add(key, Lane::kFollowUp): a job already under way whose child
 //     changed, and failed keys after their backoff) are handed out before the normal lane, at
 //     most kFollowUpStreak in a row while normal keys wait, so a burst of new jobs cannot hold
-//     back the next step of a job that has started, and the burst is not starved either.
+//     back the next step of a job that has started, and the burst is not starved either. The
+//     normal lane is FIFO; the follow-up lane hands out the key that first became a follow-up
+//     earliest, so the job admitted first takes its next steps first, and a thousand admitted
+//     jobs do not advance in lock step (each behind all the others at every step). ForgetOrder()
+//     drops a key's place when its object is gone.
 // Time comes from the injected Clock. Get() blocks; with a FakeClock, tests use TryGet() after
 // advancing the clock. Every method is thread-safe.
 #pragma once
@@ -62,6 +66,9 @@ class WorkQueue {
   void AddRateLimited(const std::string& key);
   // Resets the key's failure count (call after a successful reconcile).
   void Forget(const std::string& key);
+  // Drops the key's place in the follow-up lane (call when its object is deleted); a later
+  // follow-up of the key queues behind every other.
+  void ForgetOrder(const std::string& key);
   int Failures(const std::string& key) const;
 
   // Blocks until a key is ready or the queue shuts down (nullopt). REQUIRES: Done(key) after.
@@ -85,8 +92,10 @@ class WorkQueue {
   void AddLocked(const std::string& key, Lane lane, std::optional<WallTime> ready = std::nullopt)
       REQUIRES(mu_);
   void PushLocked(const std::string& key) REQUIRES(mu_);
-  // Drops entries of keys handed out, moved or processing from the front of a lane.
-  void TrimLocked(std::deque<std::string>& lane, bool follow_up) REQUIRES(mu_);
+  // Whether an entry of `key` in a lane (the follow-up lane or not) is still to be handed out.
+  bool LiveLocked(const std::string& key, bool follow_up) const REQUIRES(mu_);
+  // Drops entries of keys handed out, moved or processing from the front of each lane.
+  void TrimLocked() REQUIRES(mu_);
   void PromoteDueLocked() REQUIRES(mu_);
   void EraseWaitingLocked(const std::string& key) REQUIRES(mu_);
   std::optional<Handout> PopLocked() REQUIRES(mu_);
@@ -102,7 +111,10 @@ class WorkQueue {
   // Ready keys in order, per lane; an entry whose key was handed out or moved lanes since is
   // skipped (dirty_ and follow_up_ say which entries count).
   std::deque<std::string> queue_ GUARDED_BY(mu_);
-  std::deque<std::string> follow_ups_ GUARDED_BY(mu_);
+  // The follow-up lane by rank: when each key first became a follow-up (follow_up_rank_).
+  std::set<std::pair<uint64_t, std::string>> follow_ups_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> follow_up_rank_ GUARDED_BY(mu_);
+  uint64_t next_rank_ GUARDED_BY(mu_) = 0;
   std::set<std::string> dirty_ GUARDED_BY(mu_);      // needs processing
   std::set<std::string> follow_up_ GUARDED_BY(mu_);  // dirty keys in the follow-up lane
   std::set<std::string> retrying_ GUARDED_BY(mu_);   // waiting keys that failed

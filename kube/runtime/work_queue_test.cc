@@ -45,6 +45,30 @@ TEST_F(WorkQueueTest, FollowUpsGoFirstButNeverStarveTheNormalLane) {
                                              "ns/f6", "ns/n2"}));
 }
 
+// The follow-up lane hands out the key that first became a follow-up earliest: the job admitted
+// first takes each next step first, rather than queueing behind every job admitted after it.
+TEST_F(WorkQueueTest, FollowUpsGoOldestFirst) {
+  for (const char* key : {"ns/a", "ns/b", "ns/c"}) queue_.Add(key, Lane::kFollowUp);
+  ASSERT_EQ(queue_.TryGet(), "ns/a");
+  queue_.Done("ns/a");
+  ASSERT_EQ(queue_.TryGet(), "ns/b");
+  queue_.Done("ns/b");
+  queue_.Add("ns/d", Lane::kFollowUp);
+  queue_.Add("ns/b", Lane::kFollowUp);  // b's next step: ahead of c and d, which came later
+  queue_.Add("ns/a", Lane::kFollowUp);  // a's: ahead of all
+  std::vector<std::string> order;
+  while (std::optional<std::string> key = queue_.TryGet()) {
+    order.push_back(*key);
+    queue_.Done(*key);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"ns/a", "ns/b", "ns/c", "ns/d"}));
+  queue_.ForgetOrder("ns/a");  // deleted; made again under the same name, it is the newest
+  queue_.Add("ns/d", Lane::kFollowUp);
+  queue_.Add("ns/a", Lane::kFollowUp);
+  EXPECT_EQ(queue_.TryGet(), "ns/d");
+  EXPECT_EQ(queue_.TryGet(), "ns/a");
+}
+
 TEST_F(WorkQueueTest, AFailedKeyComesBackAsAFollowUp) {
   queue_.Add("ns/a");
   ASSERT_EQ(queue_.TryGet(), "ns/a");

@@ -125,6 +125,7 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                       },
                       [this](const Json& o) {
                         ledger_.StopWaiting(kube::ObjectKey(o));
+                        queue_.ForgetOrder(kube::ObjectKey(o));
                         queue_.Add(kube::ObjectKey(o));
                         scheduler_->Trigger();
                       }});
