@@ -201,4 +201,9 @@ size_t WorkQueue::Len() const {
   return n;
 }
 
+size_t WorkQueue::Ordered() const {
+  MutexLock lock(mu_);
+  return follow_up_rank_.size();
+}
+
 }  // namespace dljob::kube

@@ -66,8 +66,8 @@ class WorkQueue {
   void AddRateLimited(const std::string& key);
   // Resets the key's failure count (call after a successful reconcile).
   void Forget(const std::string& key);
-  // Drops the key's place in the follow-up lane (call when its object is deleted); a later
-  // follow-up of the key queues behind every other.
+  // Drops the key's place in the follow-up lane (call once its object is gone, so that places
+  // are kept only for live objects); a later follow-up of the key queues behind every other.
   void ForgetOrder(const std::string& key);
   int Failures(const std::string& key) const;
 
@@ -81,6 +81,8 @@ class WorkQueue {
   bool ShuttingDown() const;
   // Keys ready to be handed out now (not counting delayed or processing ones).
   size_t Len() const;
+  // Keys that hold a place in the follow-up lane (ForgetOrder drops one).
+  size_t Ordered() const;
 
  private:
   struct Handout {

@@ -62,7 +62,9 @@ TEST_F(WorkQueueTest, FollowUpsGoOldestFirst) {
     queue_.Done(*key);
   }
   EXPECT_EQ(order, (std::vector<std::string>{"ns/a", "ns/b", "ns/c", "ns/d"}));
+  EXPECT_EQ(queue_.Ordered(), 4u);
   queue_.ForgetOrder("ns/a");  // deleted; made again under the same name, it is the newest
+  EXPECT_EQ(queue_.Ordered(), 3u);
   queue_.Add("ns/d", Lane::kFollowUp);
   queue_.Add("ns/a", Lane::kFollowUp);
   EXPECT_EQ(queue_.TryGet(), "ns/d");

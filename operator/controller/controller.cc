@@ -125,7 +125,6 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                       },
                       [this](const Json& o) {
                         ledger_.StopWaiting(kube::ObjectKey(o));
-                        queue_.ForgetOrder(kube::ObjectKey(o));
                         queue_.Add(kube::ObjectKey(o));
                         scheduler_->Trigger();
                       }});
@@ -271,6 +270,9 @@ void Controller::Work() {
     } else {
       queue_.Forget(*key);
       if (r->requeue_after) queue_.AddAfter(*key, *r->requeue_after);
+      // A job gone from the cache has no next step to order: its place in the follow-up lane is
+      // dropped (its children's deletions, coming later, make one that this drops again).
+      if (!jobs_->store().Find(*key)) queue_.ForgetOrder(*key);
     }
     queue_.Done(*key);
   }

@@ -119,6 +119,30 @@ TEST(Controller, JobsConvergeWithAKubeletMovingTheirPods) {
   }
 }
 
+// A job's place in the work queue's follow-up lane (oldest job first) is kept while the job
+// exists and dropped once it is gone, its children's deletions included: a long-running operator
+// keeps no place per job it ever ran.
+TEST(Controller, ADeletedJobKeepsNoPlaceInTheFollowUpLane) {
+  FakeApi api;
+  Clock& clock = RealClock();
+  api.Put(kNodes, GpuNode("n1", 8));
+  api.Put(kDLJobs, Job("a", 8));
+  Controller controller(api, clock, QuickOptions(2), FixedKeys);
+  std::jthread run([&](std::stop_token stop) { controller.Run(stop); });
+  bool failed = false;
+  ASSERT_TRUE(Eventually([&] {
+    Kubelet(api, "", failed);
+    return Phase(api, "a") == "Succeeded";
+  })) << Phase(api, "a");
+  EXPECT_EQ(controller.queue().Ordered(), 1u);
+  api.Erase(kDLJobs, "ns", "a");  // deleted; then the garbage collector takes its children
+  for (const Json& pod : api.Objects(kPods)) {
+    api.Erase(kPods, "ns", pod["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_TRUE(Eventually([&] { return controller.queue().Ordered() == 0; }))
+      << controller.queue().Ordered();
+}
+
 TEST(EventRecorder, AsyncSendsEveryEventInOrderOffTheCallersThreadAndDrainsOnDestruction) {
   FakeApi api;
   std::thread::id caller = std::this_thread::get_id();
