@@ -56,4 +56,10 @@ for _ in $(seq 60); do
 done
 [ -n "$phase" ] || fail "DLJob $job has no phase after 120 s: the operator did not take it up"
 say "DLJob $job: $phase ($(kubectl -n "${job%/*}" get dljob "${job#*/}" -o jsonpath='{.status.conditions[-1:].message}' 2>/dev/null))"
-say "ok (${#LINES[@]} lines of README.md's install block)"
+# The README's cluster commands of the CLI ("there `dljob top nodes` and `dljob queue list|get`
+# show what the cluster has and why a job waits"), against this cluster with build/bin's dljob.
+for command in "dljob top nodes" "dljob queue list"; do
+  say "\$ $command"
+  PATH="$PWD/build/bin:$PATH" timeout 60 bash -c "$command" || fail "README command: $command"
+done
+say "ok (${#LINES[@]} lines of README.md's install block, and its cluster commands of the CLI)"
