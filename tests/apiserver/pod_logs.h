@@ -76,7 +76,7 @@ class PodLogs {
   uint64_t wakes_ GUARDED_BY(mu_) = 0;
 };
 
-// The last `n` lines of `text` (all of it for n < 0), as tailLines serves them.
+// The last `n` lines of `text` (all of it for n < 0), as tailLines serves them (log_serving.h).
 std::string TailLines(const std::string& text, int64_t n);
 
 }  // namespace dljob::apiserver

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "base/time_format.h"
+#include "tests/apiserver/log_serving.h"
 #include "tests/apiserver/rest_handler.h"
 #include "tests/apiserver/rest_response.h"
 #include "tests/apiserver/sim_objects.h"
@@ -64,50 +65,35 @@ void RestHandler::ServeLog(const HttpRequest& request, const RestPath& path,
   if (ApiResult<Json> pod = store_.Get(pods, path.ns, path.name); !pod.ok()) {
     return RespondError(out, pod.error());
   }
-  int64_t tail = -1;
-  if (query.count("tailLines")) {
-    try {
-      tail = std::stoll(query.at("tailLines"));
-    } catch (...) {
-      return RespondError(out, BadRequestError("tailLines: must be an integer"));
-    }
-  }
-  const std::string key = path.ns + "/" + path.name;
-  const bool stamped = QueryFlag(query, "timestamps");
-  // The log from `offset` on as served: with each line's time first when asked for.
-  auto serve = [&](size_t offset, const std::string& text) {
-    return stamped ? logs_.Stamped(key, offset, text) : text;
-  };
-  std::string text = logs_.Read(key);
-  if (!QueryFlag(query, "follow")) {
-    return out.Respond(200, {{"Content-Type", "text/plain"}}, TailLines(serve(0, text), tail));
-  }
+  std::string error;
+  std::optional<LogRequest> asked = ParseLogRequest(query, error);
+  if (!asked) return RespondError(out, BadRequestError(error));
   const uint64_t epoch = watch_epoch_;
-  ++followers_;
-  struct Unfollow {
+  struct Follower {  // counted while its stream lasts; a plain read is over at once
     std::atomic<int64_t>& n;
-    ~Unfollow() { --n; }
-  } unfollow{followers_};
-  out.StartStream(200, {{"Content-Type", "text/plain"}});
-  size_t offset = text.size();
-  if (!text.empty() && !out.Write(TailLines(serve(0, text), tail))) return;
-  while (!Stopping(epoch) && out.Connected()) {
-    // A follower is woken when its pod's log grows, when the simulated kubelet or the test control
-    // ends its pod, and when the pod is deleted; it also looks at its pod every idle_check, for a
-    // client's own status write and a client gone. With many followers that look is spread
-    // out, at most about kChecksPerIdleCheck of them each idle_check: at ten thousand followed
-    // logs, every one looking five times a second was most of this server's CPU. (At a thousand,
-    // a copy of the pod at each look had been.)
+    bool counted;
+    ~Follower() {
+      if (counted) --n;
+    }
+  } follower{followers_, asked->follow};
+  if (asked->follow) ++followers_;
+  // A follower is woken when its pod's log grows, when the simulated kubelet or the test control
+  // ends its pod, and when the pod is deleted; it also looks at its pod every idle_check, for a
+  // client's own status write and a client gone. With many followers that look is spread out, at
+  // most about kChecksPerIdleCheck of them each idle_check: at ten thousand followed logs, every
+  // one looking five times a second was most of this server's CPU. (At a thousand, a copy of the
+  // pod at each look had been.)
+  constexpr int64_t kChecksPerIdleCheck = 500;
+  LogFollow follow;
+  follow.finished = [&] {
     ObjectPtr pod = store_.Find(pods, path.ns, path.name);
-    bool finished = !pod || PodFinished(*pod);
-    std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
-    if (!more.empty() && !out.Write(serve(offset, more))) return;
-    offset += more.size();
-    if (finished && !logs_.Unread(key, offset)) return;  // every line sent, as a kubelet does
-    constexpr int64_t kChecksPerIdleCheck = 500;
-    const int64_t spread = std::max<int64_t>(1, followers_.load() / kChecksPerIdleCheck);
-    logs_.WaitForMore(key, offset, std::chrono::steady_clock::now() + options_.idle_check * spread);
-  }
+    return !pod || PodFinished(*pod);
+  };
+  follow.go_on = [&] { return !Stopping(epoch); };
+  follow.idle = [&] {
+    return options_.idle_check * std::max<int64_t>(1, followers_.load() / kChecksPerIdleCheck);
+  };
+  ServePodLog(logs_, path.ns + "/" + path.name, *asked, follow, out);
 }
 
 }  // namespace dljob::apiserver

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "kube/object_fields.h"
+#include "tests/apiserver/log_serving.h"
 #include "tests/apiserver/rest_path.h"
 
 namespace dljob::sim_nodes {
@@ -113,36 +114,18 @@ void KubeletLogs::Serve(const http::HttpRequest& request, http::ResponseWriter& 
           out, 400, "container \"" + parts[2] + "\" is not valid for pod \"" + parts[1] + "\"");
     }
   }
-  const apiserver::QueryParams query = apiserver::ParseQuery(request.query);
-  int64_t tail = -1;
-  if (query.count("tailLines")) {
-    try {
-      tail = std::stoll(query.at("tailLines"));
-    } catch (...) {
-      return RespondText(out, 400, "tailLines: must be an integer");
-    }
-  }
-  const bool stamped = apiserver::QueryFlag(query, "timestamps");
-  auto serve = [&](size_t offset, const std::string& text) {
-    return stamped ? logs_.Stamped(key, offset, text) : text;
-  };
-  std::string text = logs_.Read(key);
-  if (!apiserver::QueryFlag(query, "follow")) {
-    return out.Respond(200, {{"Content-Type", "text/plain"}},
-                       apiserver::TailLines(serve(0, text), tail));
-  }
-  out.StartStream(200, {{"Content-Type", "text/plain"}});
-  size_t offset = text.size();
-  if (!text.empty() && !out.Write(apiserver::TailLines(serve(0, text), tail))) return;
-  while (out.Connected()) {
-    const bool finished = Finished(key);
-    std::string more = logs_.Read(key, offset);  // read after the check: no line is lost
-    if (!more.empty() && !out.Write(serve(offset, more))) return;
-    offset += more.size();
-    if (finished && !logs_.Unread(key, offset)) return;
-    // Woken by its own pod's lines and end; the second is for a client gone (Connected()).
-    logs_.WaitForMore(key, offset, std::chrono::steady_clock::now() + std::chrono::seconds(1));
-  }
+  std::string error;
+  std::optional<apiserver::LogRequest> log_request =
+      apiserver::ParseLogRequest(apiserver::ParseQuery(request.query), error);
+  if (!log_request) return RespondText(out, 400, error);
+  apiserver::LogFollow follow;
+  follow.finished = [&] { return Finished(key); };
+  follow.go_on = [] {
+    return true;
+  };  // Stop() ends the streams: the server's Connected() turns false
+  // Woken by its own pod's lines and end; the second is for a client gone (Connected()).
+  follow.idle = [] { return std::chrono::milliseconds(1000); };
+  apiserver::ServePodLog(logs_, key, *log_request, follow, out);
 }
 
 }  // namespace dljob::sim_nodes
