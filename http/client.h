@@ -3,9 +3,10 @@
 //
 // Callers (the Kubernetes client, kube/http_api.h; the S3 store, storage/objstore/s3_store.h)
 // build each call as a ClientRequest — method, target relative to the client's base URL,
-// headers, body — and never see sockets or TLS. One production implementation, cpprestsdk's
-// (cpprest_client.h: HTTPS with a CA bundle, mutual TLS, inactivity timeouts, streamed bodies),
-// and a scripted fake for tests (testing/fake_client.h).
+// headers, body — and never see sockets or TLS. One production implementation, HTTP/1.1 on
+// sockets and OpenSSL (socket_client.h: HTTPS with a CA bundle, mutual TLS, HTTP proxies,
+// inactivity and total timeouts, kept-alive connections, streamed bodies), made from
+// ClientOptions, and a scripted fake for tests (testing/fake_client.h).
 //
 // Every HTTP status is a response (a 404 is an answer, not an error). A ClientError comes back
 // only when no HTTP answer arrived, and its Failure says why, so a retry policy can tell a
@@ -62,6 +63,27 @@ struct ClientRequest {
   // arrived within it, Open() when the status line and headers have not (the body then streams
   // under `timeout` alone). Zero = no limit.
   std::chrono::milliseconds total_timeout{0};
+};
+
+// How a client reaches its one server: what a kubeconfig's cluster entry says (or an S3 endpoint).
+struct ClientOptions {
+  std::string base_url;  // "http[s]://host[:port]"; a trailing '/' is ignored
+  std::chrono::milliseconds default_timeout{30'000};  // for requests whose timeout is zero
+  // TLS, for https only; PEM text, not file names.
+  std::string ca_pem;           // trust exactly these CAs; empty: the system's roots
+  std::string client_cert_pem;  // with client_key_pem: presented for mutual TLS
+  std::string client_key_pem;
+  bool insecure_skip_tls_verify = false;
+  // https only: the host name (or IP address) the server's certificate must name and the name
+  // sent as SNI (kubeconfig's tls-server-name), for a server reached by an address its
+  // certificate does not name. "" = base_url's host.
+  std::string tls_server_name;
+  // The HTTP proxy for every request, "" for none: "http://[user[:password]@]host[:port]" (port
+  // 80 when not given; user and password percent-decoded), as kubeconfig's proxy-url. It applies
+  // to every request of this client; choosing it per host from HTTPS_PROXY, HTTP_PROXY and
+  // NO_PROXY is http/proxy.h's ProxyForUrl, for the caller. https:// proxies (TLS to the proxy)
+  // and socks5:// ones are refused when the client is made.
+  std::string proxy_url;
 };
 
 struct ClientResponse {

@@ -1,4 +1,4 @@
-// HttpServer over HTTPS (options.tls): a round trip through the real client (cpprest_client.h)
+// HttpServer over HTTPS (options.tls): a round trip through the real client (socket_client.h)
 // trusting only the server's CA, keep-alive over one TLS session, a plain-HTTP client refused,
 // and a certificate and key that do not belong together refused by Start().
 #include <memory>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "http/cpprest_client.h"
 #include "http/http_server.h"
+#include "http/socket_client.h"
 #include "http/testing/http_test_client.h"
 #include "http/testing/test_pki.h"
 
@@ -29,13 +29,13 @@ std::unique_ptr<HttpServer> ServeTls(const testing::TestCertificate& cert) {
   return server;
 }
 
-std::unique_ptr<CpprestClient> MakeClient(int port, const std::string& ca_pem,
-                                          const std::string& server_name = "") {
-  CpprestClientOptions options;
+std::unique_ptr<SocketClient> MakeClient(int port, const std::string& ca_pem,
+                                         const std::string& server_name = "") {
+  ClientOptions options;
   options.base_url = "https://127.0.0.1:" + std::to_string(port);
   options.ca_pem = ca_pem;
   options.tls_server_name = server_name;
-  auto client = CpprestClient::Create(options);
+  auto client = SocketClient::Create(options);
   EXPECT_TRUE(client.ok()) << client.status().message();
   return client.ok() ? std::move(*client) : nullptr;
 }

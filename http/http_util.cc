@@ -128,14 +128,23 @@ std::optional<std::string> PercentDecodePath(std::string_view s) {
   return out;
 }
 
-std::optional<HttpError> ParseRequestHead(std::string_view head, RequestHead* out) {
-  *out = RequestHead();
-  std::size_t eol = head.find("\r\n");
-  bool http10 = false;
-  if (auto err = ParseRequestLine(head.substr(0, eol), out, &http10)) return err;
-  std::optional<std::uint64_t> length;
+namespace {
+
+// What the header lines of a request or response head say about their message's body.
+struct HeaderFields {
+  HttpHeaders headers;
+  std::optional<std::uint64_t> length;  // Content-Length
+  bool chunked = false;                 // Transfer-Encoding: chunked
+  std::string connection;               // the Connection header's value
+};
+
+// Parses the header lines of `head` after its first line (which ends at `eol`): one per CRLF,
+// none folded, each a token, a colon and a value without control characters. Content-Length
+// must be one decimal number however often it is repeated, Transfer-Encoding only "chunked"
+// (501 otherwise), and not both.
+std::optional<HttpError> ParseHeaderFields(std::string_view head, std::size_t eol,
+                                           HeaderFields* out) {
   bool has_transfer_encoding = false;
-  std::string connection;
   while (eol != std::string_view::npos) {
     std::size_t start = eol + 2;
     if (start >= head.size()) break;
@@ -156,28 +165,69 @@ std::optional<HttpError> ParseRequestHead(std::string_view head, RequestHead* ou
     }
     if (EqualsIgnoreCase(name, "Content-Length")) {
       std::optional<std::uint64_t> n = ParseDecimal(value);
-      if (!n || (length && *length != *n)) return HttpError{400, "malformed Content-Length"};
-      length = n;
+      if (!n || (out->length && *out->length != *n)) {
+        return HttpError{400, "malformed Content-Length"};
+      }
+      out->length = n;
     } else if (EqualsIgnoreCase(name, "Transfer-Encoding")) {
       if (has_transfer_encoding || !EqualsIgnoreCase(value, "chunked")) {
         return HttpError{501, "only Transfer-Encoding: chunked is supported"};
       }
       has_transfer_encoding = true;
     } else if (EqualsIgnoreCase(name, "Connection")) {
-      connection = std::string(value);
-    } else if (EqualsIgnoreCase(name, "Expect")) {
-      if (!EqualsIgnoreCase(value, "100-continue")) return HttpError{417, "unsupported Expect"};
-      out->expect_continue = !http10;
+      out->connection = std::string(value);
     }
-    out->request.headers.emplace_back(std::string(name), std::string(value));
+    out->headers.emplace_back(std::string(name), std::string(value));
   }
-  if (has_transfer_encoding && length) {
+  if (has_transfer_encoding && out->length) {
     return HttpError{400, "both Content-Length and Transfer-Encoding"};
   }
-  out->http10 = http10;
   out->chunked = has_transfer_encoding;
-  out->content_length = length.value_or(0);
-  out->keep_alive = !http10 && !ListHas(connection, "close");  // no keep-alive for 1.0
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<HttpError> ParseRequestHead(std::string_view head, RequestHead* out) {
+  *out = RequestHead();
+  std::size_t eol = head.find("\r\n");
+  bool http10 = false;
+  if (auto err = ParseRequestLine(head.substr(0, eol), out, &http10)) return err;
+  HeaderFields fields;
+  if (auto err = ParseHeaderFields(head, eol, &fields)) return err;
+  if (std::string expect = HeaderValue(fields.headers, "Expect"); !expect.empty()) {
+    if (!EqualsIgnoreCase(expect, "100-continue")) return HttpError{417, "unsupported Expect"};
+    out->expect_continue = !http10;
+  }
+  out->request.headers = std::move(fields.headers);
+  out->http10 = http10;
+  out->chunked = fields.chunked;
+  out->content_length = fields.length.value_or(0);
+  out->keep_alive = !http10 && !ListHas(fields.connection, "close");  // no keep-alive for 1.0
+  return std::nullopt;
+}
+
+std::optional<std::string> ParseResponseHead(std::string_view head, ResponseHead* out) {
+  *out = ResponseHead();
+  std::size_t eol = head.find("\r\n");
+  std::string_view line = head.substr(0, eol);
+  // "HTTP/1.1 200 OK": the version, a three-digit code, and a reason that may be empty.
+  bool http10 = line.starts_with("HTTP/1.0 ");
+  if (!http10 && !line.starts_with("HTTP/1.1 ")) {
+    return "malformed status line \"" + std::string(line.substr(0, 64)) + "\"";
+  }
+  std::string_view code = line.substr(9, 3);
+  if (code.size() != 3 || (line.size() > 12 && line[12] != ' ') ||
+      !std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return "malformed status line \"" + std::string(line.substr(0, 64)) + "\"";
+  }
+  HeaderFields fields;
+  if (auto err = ParseHeaderFields(head, eol, &fields)) return err->message;
+  out->status = (code[0] - '0') * 100 + (code[1] - '0') * 10 + (code[2] - '0');
+  out->headers = std::move(fields.headers);
+  out->chunked = fields.chunked;
+  out->content_length = fields.length;
+  out->keep_alive = !http10 && !ListHas(fields.connection, "close");
   return std::nullopt;
 }
 

@@ -1,7 +1,7 @@
-// The pure parts of the HTTP/1.1 server: parsing a request head, decoding
+// The pure parts of HTTP/1.1, both ends: parsing a request or response head, decoding
 // percent-escapes and chunked bodies, and formatting response heads. No sockets here, so every
 // rule (what is malformed, what is too large) is tested without a network (http_util_test.cc);
-// http_server.cc only moves bytes between these functions and the socket.
+// http_server.cc and socket_client.cc only move bytes between these functions and sockets.
 //
 // All functions are pure and thread-safe; a ChunkedDecoder is a value used by one thread.
 #pragma once
@@ -37,6 +37,21 @@ struct HttpError {
 // conflicting Content-Length values, Content-Length with Transfer-Encoding; 501 for a transfer
 // coding other than chunked; 505 for a version other than HTTP/1.0 or HTTP/1.1.
 std::optional<HttpError> ParseRequestHead(std::string_view head, RequestHead* out);
+
+// What a response head says, for the client side (socket_client.h).
+struct ResponseHead {
+  int status = 0;
+  HttpHeaders headers;
+  bool chunked = false;                         // Transfer-Encoding: chunked
+  std::optional<std::uint64_t> content_length;  // when not chunked; none: the body ends at close
+  bool keep_alive = true;                       // HTTP/1.1 unless "Connection: close"; never 1.0
+};
+
+// Parses a response head: the status line ("HTTP/1.1 200 OK"; HTTP/1.0 or 1.1, a three-digit
+// code, any reason) and header lines by the rules of ParseRequestHead, without the empty line
+// that ends the head. An error says what is malformed. Whether the body is there at all (HEAD,
+// 1xx, 204, 304) is for the caller, which knows the request.
+std::optional<std::string> ParseResponseHead(std::string_view head, ResponseHead* out);
 
 // Decodes %XX escapes. nullopt when an escape is cut short, not hex, or decodes to NUL.
 std::optional<std::string> PercentDecodePath(std::string_view s);

@@ -5,6 +5,43 @@
 namespace dljob::http {
 namespace {
 
+TEST(ParseResponseHead, ReadsStatusHeadersAndFraming) {
+  ResponseHead head;
+  ASSERT_EQ(ParseResponseHead("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+                              "Content-Length: 12\r\n",
+                              &head),
+            std::nullopt);
+  EXPECT_EQ(head.status, 201);
+  EXPECT_EQ(HeaderValue(head.headers, "content-type"), "application/json");
+  EXPECT_EQ(head.content_length, 12u);
+  EXPECT_FALSE(head.chunked);
+  EXPECT_TRUE(head.keep_alive);
+
+  ASSERT_EQ(ParseResponseHead("HTTP/1.1 200 \r\nTransfer-Encoding: chunked\r\n"
+                              "Connection: close\r\n",
+                              &head),
+            std::nullopt);
+  EXPECT_TRUE(head.chunked);
+  EXPECT_EQ(head.content_length, std::nullopt);
+  EXPECT_FALSE(head.keep_alive);
+
+  ASSERT_EQ(ParseResponseHead("HTTP/1.0 404\r\n", &head), std::nullopt);  // no reason at all
+  EXPECT_EQ(head.status, 404);
+  EXPECT_FALSE(head.keep_alive);  // HTTP/1.0
+}
+
+TEST(ParseResponseHead, RefusesWhatIsMalformed) {
+  ResponseHead head;
+  for (const char* bad :
+       {"HTTP/2 200 OK\r\n", "HTTP/1.1 20 OK\r\n", "HTTP/1.1 2000 OK\r\n", "HTTP/1.1 abc OK\r\n",
+        "http/1.1 200 OK\r\n", "", "HTTP/1.1 200 OK\r\nno colon\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n"}) {
+    EXPECT_NE(ParseResponseHead(bad, &head), std::nullopt) << bad;
+  }
+}
+
 TEST(ParseRequestHead, ReadsRequestLineAndHeaders) {
   RequestHead head;
   auto err = ParseRequestHead(

@@ -7,7 +7,7 @@
 //     both are set and non-empty, then the lower-case one (https_proxy, http_proxy). An https
 //     target never falls back to HTTP_PROXY. Other schemes get no proxy.
 //   - A value without "://" is an http:// proxy ("proxy.corp:3128"). Schemes: http, https,
-//     socks5 (whether a client can use the latter two is the client's business: CpprestClient
+//     socks5 (whether a client can use the latter two is the client's business: SocketClient
 //     cannot).
 //   - No proxy for "localhost" or a loopback address (127.0.0.0/8, ::1), whatever NO_PROXY says.
 //   - NO_PROXY (or no_proxy) is a comma-separated list; entries are trimmed and compared without

@@ -3,7 +3,7 @@
 // Objects travel as Kubernetes JSON (nlohmann::json), exactly as the server sends and receives
 // them; typed views live with their users (jobs/ decodes DLJobs, controller/ reads pods). Two
 // implementations: HttpApi (kube/http_api.h), which speaks REST over an HTTP client
-// (http/client.h; cpprestsdk in production), and the test API server's in-process handle
+// (http/client.h; socket_client.h in production), and the test API server's in-process handle
 // (tests/apiserver/).
 //
 // Errors are values: every call returns ApiResult<T>, which holds either the value or an

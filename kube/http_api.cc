@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "http/cpprest_client.h"
 #include "http/proxy.h"
+#include "http/socket_client.h"
 #include "kube/http_streams.h"
 #include "kube/object_fields.h"
 #include "kube/rest.h"
@@ -282,7 +282,7 @@ ApiResult<std::string> HttpApi::ServiceProxyGet(const std::string& ns, const std
 
 Result<http::ClientPtr> MakeHttpClient(const Config& config,
                                        std::chrono::milliseconds default_timeout) {
-  http::CpprestClientOptions o;
+  http::ClientOptions o;
   o.base_url = config.server;
   o.default_timeout = default_timeout;
   o.ca_pem = config.ca_data;
@@ -297,7 +297,7 @@ Result<http::ClientPtr> MakeHttpClient(const Config& config,
     if (!proxy.ok()) return proxy.status().WithContext(config.source);
     o.proxy_url = *proxy;
   }
-  Result<std::unique_ptr<http::CpprestClient>> client = http::CpprestClient::Create(o);
+  Result<std::unique_ptr<http::SocketClient>> client = http::SocketClient::Create(o);
   if (!client.ok()) return client.status().WithContext(config.source);
   return http::ClientPtr(std::move(client).value());
 }

@@ -128,7 +128,7 @@ class HttpApi : public Api {
   std::optional<Clock::MonotonicTime> deadline_;  // set in WithDeadline's views
 };
 
-// The HTTP client (http/cpprest_client.h) for `config`'s server: its CA bundle, client certificate
+// The HTTP client (http/socket_client.h) for `config`'s server: its CA bundle, client certificate
 // and key, insecure-skip-tls-verify. Referenced files must have been read (ReadReferencedFiles).
 // Errors name the config (config.source) and what in it is wrong.
 Result<http::ClientPtr> MakeHttpClient(

@@ -1,4 +1,4 @@
-// HttpApi over the real HTTP client (MakeApi: http/cpprest_client.h) against the loopback HTTP
+// HttpApi over the real HTTP client (MakeApi: http/socket_client.h) against the loopback HTTP
 // server: the wire format end to end — request line, headers, chunked watch framing.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace {
 using http::testing::LoopbackHttpServer;
 using http::testing::ReceivedRequest;
 
-TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
+TEST(HttpApiOverSocketClient, WatchEventsArriveAsTheServerSendsThem) {
   LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
     c.Write(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -57,7 +57,7 @@ TEST(HttpApiOverCpprest, WatchEventsArriveAsTheServerSendsThem) {
   EXPECT_EQ(http::HeaderValue(got.headers, "Accept"), "application/json");
 }
 
-TEST(HttpApiOverCpprest, CreateConflictSurfacesFromAStatusBody) {
+TEST(HttpApiOverSocketClient, CreateConflictSurfacesFromAStatusBody) {
   LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
     c.Write(LoopbackHttpServer::Answer(
         409,
@@ -113,7 +113,7 @@ namespace dljob::kube {
 namespace {
 
 // A kubeconfig's proxy-url sends every request through that proxy (absolute form for http://).
-TEST(HttpApiOverCpprest, AKubeconfigProxyUrlCarriesEveryRequest) {
+TEST(HttpApiOverSocketClient, AKubeconfigProxyUrlCarriesEveryRequest) {
   LoopbackHttpServer server([](const ReceivedRequest& r, LoopbackHttpServer::Connection& c) {
     c.Write(LoopbackHttpServer::Answer(200, R"({"metadata":{"name":"a"}})"));
   });

@@ -128,8 +128,13 @@ std::string LoopbackHttpServer::Chunk(const std::string& data) {
 }
 
 void LoopbackHttpServer::Serve(int fd) {
+  int connection;
+  {
+    MutexLock lock(mu_);
+    connection = ++connections_;
+  }
   if (!tls_) {
-    ServeRequests(fd, nullptr);
+    ServeRequests(fd, nullptr, connection);
     return;
   }
   std::unique_ptr<SSL, void (*)(SSL*)> ssl(SSL_new(tls_->get()), SSL_free);
@@ -143,14 +148,15 @@ void LoopbackHttpServer::Serve(int fd) {
     handshakes_.push_back(handshake);
   }
   cv_.notify_all();
-  if (handshake.ok) ServeRequests(fd, ssl.get());
+  if (handshake.ok) ServeRequests(fd, ssl.get(), connection);
 }
 
-void LoopbackHttpServer::ServeRequests(int fd, SSL* ssl) {
+void LoopbackHttpServer::ServeRequests(int fd, SSL* ssl, int connection) {
   std::string buf;
   size_t head_end = 0;
   while (ReadHead(fd, ssl, buf, head_end)) {
     ReceivedRequest req = ParseReceivedHead(std::string_view(buf).substr(0, head_end));
+    req.connection = connection;
     buf.erase(0, head_end + 4);
     size_t length = std::strtoul(HeaderValue(req.headers, "Content-Length").c_str(), nullptr, 10);
     char tmp[4096];

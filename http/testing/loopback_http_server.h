@@ -1,5 +1,5 @@
 // LoopbackHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) for tests
-// of HTTP clients (http/cpprest_client.h and what is built on it), over plain TCP or, given a
+// of HTTP clients (http/socket_client.h and what is built on it), over plain TCP or, given a
 // certificate (test_pki.h), over TLS. Test-only.
 //
 // It parses each request (request line, headers, a Content-Length body), records it, and hands
@@ -34,6 +34,7 @@ struct ReceivedRequest {
   std::string target;  // path and query, as sent
   HttpHeaders headers;
   std::string body;
+  int connection = 0;  // which connection it came on: 1 for the first the server accepted, ...
 };
 
 // The request line and header lines of `head` (up to, not including, the empty line).
@@ -86,7 +87,7 @@ class LoopbackHttpServer {
 
  private:
   void Serve(int fd);
-  void ServeRequests(int fd, SSL* ssl);
+  void ServeRequests(int fd, SSL* ssl, int connection);
 
   Handler handler_;
   std::shared_ptr<const TlsServerContext> tls_;  // null over plain TCP
@@ -94,6 +95,7 @@ class LoopbackHttpServer {
   mutable std::condition_variable_any cv_;
   bool stopping_ GUARDED_BY(mu_) = false;
   int steps_ GUARDED_BY(mu_) = 0;
+  int connections_ GUARDED_BY(mu_) = 0;
   std::vector<ReceivedRequest> requests_ GUARDED_BY(mu_);
   std::vector<TlsHandshake> handshakes_ GUARDED_BY(mu_);
   LoopbackListener listener_;  // last: it starts serving once everything above is ready

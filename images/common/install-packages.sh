@@ -12,7 +12,7 @@ set -eu
 case "${1:-}" in
   build)
     common="cmake ninja-build g++ pkg-config libcli11-dev libyaml-cpp-dev nlohmann-json3-dev
-            libspdlog-dev libfmt-dev libturbojpeg0-dev libjpeg-dev zlib1g-dev libcpprest-dev
+            libspdlog-dev libfmt-dev libturbojpeg0-dev libjpeg-dev zlib1g-dev
             libssl-dev"
     ;;
   runtime)

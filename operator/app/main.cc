@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "base/env.h"
-#include "http/cpprest_client.h"
 #include "http/http_server.h"
+#include "http/socket_client.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
 #include "operator/app/leader_logs.h"
@@ -77,9 +77,9 @@ http::Handler EndpointHandler(OperatorApp& app, const LogsEndpoint& logs) {
 // A client for the leader's metrics port: plain HTTP inside the cluster's network, as the API
 // server's proxy reaches it.
 Result<std::unique_ptr<http::Client>> PlainHttpClient(const std::string& base_url) {
-  http::CpprestClientOptions options;
+  http::ClientOptions options;
   options.base_url = base_url;
-  Result<std::unique_ptr<http::CpprestClient>> client = http::CpprestClient::Create(options);
+  Result<std::unique_ptr<http::SocketClient>> client = http::SocketClient::Create(options);
   if (!client.ok()) return client.status();
   return std::unique_ptr<http::Client>(std::move(client).value());
 }
@@ -115,8 +115,8 @@ int Main(int argc, char** argv) {
   }
   const OperatorOptions options = std::get<OperatorOptions>(parsed.result);
 
-  // Block the stop signals before any thread starts (cpprestsdk starts its own), so only the
-  // sigwait below receives them.
+  // Block the stop signals before any thread starts (the informers and workers start their own), so
+  // only the sigwait below receives them.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);

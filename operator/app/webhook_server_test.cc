@@ -8,7 +8,7 @@
 
 #include "base/base64.h"
 #include "base/testing/fake_clock.h"
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 #include "kube/testing/fake_api.h"
 #include "operator/app/admission_review.h"
 #include "operator/app/webhook_cert.h"
@@ -28,11 +28,11 @@ TEST(WebhookServer, HttpsRoundTripWithTheCaFromTheSecret) {
   ASSERT_TRUE(server.ok()) << server.status().message();
 
   json secret = *api.Object(kube::resources::kSecrets, "dljob-system", "dljob-webhook-cert");
-  http::CpprestClientOptions co;
+  http::ClientOptions co;
   co.base_url = "https://127.0.0.1:" + std::to_string((*server)->port());
   co.ca_pem = *Base64Decode(secret["data"][kCaCertKey].get<std::string>());
   co.tls_server_name = "dljob-webhook.dljob-system.svc";  // the name the API server calls
-  auto client = http::CpprestClient::Create(co);
+  auto client = http::SocketClient::Create(co);
   ASSERT_TRUE(client.ok()) << client.status().message();
 
   json job = {{"apiVersion", "dljob.io/v1alpha1"},

@@ -8,7 +8,7 @@
 # packages and COPYs them in, then checks that every shared library they link against resolves
 # in the image (images/common/check-programs.sh) and that they run. That works because the host is
 # the images' distribution, Debian bookworm, with the same packages (Debian's LibTorch, Open MPI,
-# cpprestsdk, ...).
+# OpenSSL, ...).
 #
 # No container registry is reachable from these machines, so the debian:bookworm base image is
 # made here: a `debootstrap --variant=minbase bookworm` root filesystem (from the Debian archive,

@@ -20,7 +20,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format clang-tidy  # scripts/ci/check-*.sh, scripts/dev/check-tidy.sh, fuzz.sh
   python3  # scripts/dev/check-tidy.sh reads build/compile_commands.json
-  libcpprest-dev libssl-dev openssl curl
+  libssl-dev openssl curl
   openssh-client  # ssh-keygen: operator/controller/ssh_keys_test checks the keys the operator makes
   podman runc debootstrap  # scripts/cluster/build-image.sh and tests/image: the CPU image
   prometheus  # tests/operator/prometheus_scrape_test: Debian's Prometheus scrapes the operator

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <thread>
 
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 #include "storage/objstore/s3_xml.h"
 
 namespace dljob::storage {
@@ -47,10 +47,10 @@ S3Store::S3Store(std::string scheme, std::string bucket, S3Config config, http::
 
 Result<std::unique_ptr<S3Store>> S3Store::Open(const ObjectUrl& url, const S3Config& config,
                                                S3StoreOptions options) {
-  http::CpprestClientOptions client;
+  http::ClientOptions client;
   client.base_url = config.endpoint;
   client.default_timeout = options.timeout;
-  Result<std::unique_ptr<http::CpprestClient>> http = http::CpprestClient::Create(client);
+  Result<std::unique_ptr<http::SocketClient>> http = http::SocketClient::Create(client);
   if (!http.ok()) return http.status().WithContext(url.ToString() + ": endpoint");
   return std::make_unique<S3Store>(url.scheme, url.bucket, config, std::move(*http),
                                    std::move(options));

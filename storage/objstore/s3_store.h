@@ -39,7 +39,7 @@ struct S3StoreOptions {
   int max_attempts = 5;
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
-  std::chrono::milliseconds timeout{60'000};  // per request, of inactivity (cpprestsdk client)
+  std::chrono::milliseconds timeout{60'000};  // per request, of inactivity (http/socket_client.h)
   // Multipart uploads: objects of at least multipart_threshold bytes go in parts of part_size
   // (grown if 10,000 parts would not hold the object). S3, OSS and MinIO need part_size >= 5 MiB.
   uint64_t multipart_threshold = 16 << 20;
@@ -55,7 +55,7 @@ class S3Store : public ObjectStore {
   // Over the given HTTP client, whose base URL must be config.endpoint.
   S3Store(std::string scheme, std::string bucket, S3Config config, http::ClientPtr http,
           S3StoreOptions options = {});
-  // Over an http::CpprestClient for config.endpoint.
+  // Over an http::SocketClient for config.endpoint.
   static Result<std::unique_ptr<S3Store>> Open(const ObjectUrl& url, const S3Config& config,
                                                S3StoreOptions options = {});
 

@@ -11,7 +11,7 @@
 
 #include "base/mutex.h"
 #include "base/testing/fake_clock.h"
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 #include "storage/objstore/s3_multipart.h"
 #include "storage/objstore/testing/s3rver_process.h"
 
@@ -22,9 +22,9 @@ using testing::S3rverProcess;
 
 // The production HTTP client for `endpoint`, for the test clients below to wrap.
 http::ClientPtr RealClient(const std::string& endpoint) {
-  http::CpprestClientOptions options;
+  http::ClientOptions options;
   options.base_url = endpoint;
-  return std::move(http::CpprestClient::Create(options)).value();
+  return std::move(http::SocketClient::Create(options)).value();
 }
 
 // A FakeClock set to the real wall time: s3rver, as S3, refuses a signature dated more than 15

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "base/json_fields.h"
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 #include "kube/object_fields.h"
 
 namespace dljob::apiserver {
@@ -158,13 +158,13 @@ WebhookVerdict WebhookDispatcher::Call(const ValidatingWebhook& hook, const std:
   };
   const Endpoint endpoint = EndpointOf(hook, routes_);
   const std::string timeout = std::to_string(hook.timeout_seconds) + "s";
-  http::CpprestClientOptions options;
+  http::ClientOptions options;
   options.base_url = "https://" + endpoint.address;
   options.ca_pem = hook.ca_bundle;
   options.tls_server_name = endpoint.server_name;
   options.default_timeout = std::chrono::seconds(hook.timeout_seconds);
-  Result<std::unique_ptr<http::CpprestClient>> client =
-      hook.ca_bundle_valid ? http::CpprestClient::Create(options)
+  Result<std::unique_ptr<http::SocketClient>> client =
+      hook.ca_bundle_valid ? http::SocketClient::Create(options)
                            : Status::InvalidArgument("caBundle is not base64");
   if (!client.ok()) {
     return failed(

@@ -7,7 +7,7 @@
 // admission_review.h's. This file does the I/O: configurations in name order and each one's
 // webhooks in order, one at a time (the real server calls them in parallel and answers the first
 // refusal it gets; here the first refusal in that order wins and the later webhooks are not
-// called). Each call is an HTTPS POST (http/cpprest_client.h) of the AdmissionReview to
+// called). Each call is an HTTPS POST (http/socket_client.h) of the AdmissionReview to
 //   - clientConfig.url: its host, the certificate checked against that host; or
 //   - clientConfig.service: "https://<name>.<namespace>.svc:<port><path>", the certificate checked
 //     against the name <name>.<namespace>.svc as on a real cluster, while the connection goes to

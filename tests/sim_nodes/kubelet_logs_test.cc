@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 
 namespace dljob::sim_nodes {
 namespace {
@@ -26,10 +26,10 @@ class KubeletLogsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(logs_.Start().ok());
-    http::CpprestClientOptions o;
+    http::ClientOptions o;
     o.base_url = "https://127.0.0.1:" + std::to_string(logs_.port());
     o.insecure_skip_tls_verify = true;  // as kube-apiserver without --kubelet-certificate-authority
-    auto client = http::CpprestClient::Create(o);
+    auto client = http::SocketClient::Create(o);
     ASSERT_TRUE(client.ok()) << client.status().message();
     client_ = std::move(*client);
   }

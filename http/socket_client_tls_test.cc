@@ -1,11 +1,11 @@
-// CpprestClient over TLS: the CA it trusts, and the name it checks (tls_server_name).
+// SocketClient over TLS: the CA it trusts, and the name it checks (tls_server_name).
 #include <set>
 #include <string>
 #include <utility>
 
 #include <gtest/gtest.h>
 
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 #include "http/testing/loopback_http_server.h"
 #include "http/testing/test_pki.h"
 
@@ -20,8 +20,8 @@ using Conn = LoopbackHttpServer::Connection;
 void AnswerOk(const ReceivedRequest&, Conn& c) { c.Write(LoopbackHttpServer::Answer(200, "ok")); }
 
 // Creation must succeed; the request's outcome is the test's business.
-ClientResult<ClientResponse> Get(const CpprestClientOptions& options) {
-  auto client = CpprestClient::Create(options);
+ClientResult<ClientResponse> Get(const ClientOptions& options) {
+  auto client = SocketClient::Create(options);
   if (!client.ok()) return ClientError{Failure::kTransportError, client.status().message()};
   ClientRequest req;
   req.target = "/version";
@@ -29,14 +29,14 @@ ClientResult<ClientResponse> Get(const CpprestClientOptions& options) {
   return (*client)->Send(req);
 }
 
-CpprestClientOptions Options(const LoopbackHttpServer& server, const TestCa& ca) {
-  CpprestClientOptions options;
+ClientOptions Options(const LoopbackHttpServer& server, const TestCa& ca) {
+  ClientOptions options;
   options.base_url = server.url();
   options.ca_pem = ca.cert_pem();
   return options;
 }
 
-TEST(CpprestClientTls, TrustsTheGivenCaAndOnlyIt) {
+TEST(SocketClientTls, TrustsTheGivenCaAndOnlyIt) {
   TestCa ca;
   LoopbackHttpServer server(AnswerOk, ca.Issue({"localhost"}, {"127.0.0.1"}));
   auto ok = Get(Options(server, ca));
@@ -44,7 +44,7 @@ TEST(CpprestClientTls, TrustsTheGivenCaAndOnlyIt) {
   EXPECT_EQ(ok->status, 200);
   EXPECT_EQ(ok->body, "ok");
 
-  CpprestClientOptions system_roots = Options(server, ca);
+  ClientOptions system_roots = Options(server, ca);
   system_roots.ca_pem.clear();
   auto untrusted = Get(system_roots);
   ASSERT_FALSE(untrusted.ok());
@@ -59,10 +59,10 @@ TEST(CpprestClientTls, TrustsTheGivenCaAndOnlyIt) {
 
 // The server at 127.0.0.1 has a certificate for kubernetes.test only, as an API server reached
 // by its address can have.
-TEST(CpprestClientTls, TlsServerNameIsTheNameChecked) {
+TEST(SocketClientTls, TlsServerNameIsTheNameChecked) {
   TestCa ca;
   LoopbackHttpServer server(AnswerOk, ca.Issue({"kubernetes.test"}));
-  CpprestClientOptions options = Options(server, ca);
+  ClientOptions options = Options(server, ca);
 
   auto by_address = Get(options);  // the certificate does not name 127.0.0.1
   ASSERT_FALSE(by_address.ok());
@@ -82,7 +82,7 @@ TEST(CpprestClientTls, TlsServerNameIsTheNameChecked) {
   ASSERT_FALSE(Get(options).ok());
 
   TestCa other;
-  CpprestClientOptions other_ca = Options(server, other);
+  ClientOptions other_ca = Options(server, other);
   other_ca.tls_server_name = "kubernetes.test";  // the right name does not excuse the chain
   auto untrusted = Get(other_ca);
   ASSERT_FALSE(untrusted.ok());
@@ -102,11 +102,11 @@ TEST(CpprestClientTls, TlsServerNameIsTheNameChecked) {
                                                          {"kubernetes.test", false}}));
 }
 
-TEST(CpprestClientTls, TlsServerNameWithoutVerificationOnlySetsSni) {
+TEST(SocketClientTls, TlsServerNameWithoutVerificationOnlySetsSni) {
   TestCa ca;
   TestCa other;
   LoopbackHttpServer server(AnswerOk, ca.Issue({"kubernetes.test"}));
-  CpprestClientOptions options = Options(server, other);
+  ClientOptions options = Options(server, other);
   options.tls_server_name = "other.test";
   options.insecure_skip_tls_verify = true;
   auto resp = Get(options);
@@ -115,10 +115,10 @@ TEST(CpprestClientTls, TlsServerNameWithoutVerificationOnlySetsSni) {
   EXPECT_EQ(server.handshakes()[0].server_name, "other.test");
 }
 
-TEST(CpprestClientTls, TlsServerNameAsAnAddress) {
+TEST(SocketClientTls, TlsServerNameAsAnAddress) {
   TestCa ca;
   LoopbackHttpServer server(AnswerOk, ca.Issue({}, {"10.96.0.1"}));
-  CpprestClientOptions options = Options(server, ca);
+  ClientOptions options = Options(server, ca);
   options.tls_server_name = "10.96.0.1";
   auto resp = Get(options);
   ASSERT_TRUE(resp.ok()) << resp.error().message;
@@ -128,42 +128,42 @@ TEST(CpprestClientTls, TlsServerNameAsAnAddress) {
   EXPECT_EQ(server.handshakes()[0].server_name, "");  // no SNI for an address
 }
 
-TEST(CpprestClientTls, TlsServerNameHoldsForEveryPooledClientStreamsAndHostHeaders) {
+TEST(SocketClientTls, TlsServerNameHoldsForEveryConnectionStreamsAndHostHeaders) {
   TestCa ca;
   LoopbackHttpServer server(
       [](const ReceivedRequest& r, Conn& c) {
         c.Write(LoopbackHttpServer::Answer(200, r.target, "Content-Type: text/plain\r\n"));
       },
       ca.Issue({"*.kubernetes.test"}));
-  CpprestClientOptions options = Options(server, ca);
+  ClientOptions options = Options(server, ca);
   options.tls_server_name = "api.kubernetes.test";
-  auto client = CpprestClient::Create(options);
+  auto client = SocketClient::Create(options);
   ASSERT_TRUE(client.ok()) << client.status().message();
   ClientRequest req;
-  req.target = "/a";
-  auto a = (*client)->Send(req);  // the default timeout's connection
-  ASSERT_TRUE(a.ok()) << a.error().message;
   req.target = "/b";
-  req.timeout = std::chrono::seconds(7);          // another pooled client
   req.headers = {{"Host", "elsewhere.example"}};  // sent as given; the checked name stays
-  auto b = (*client)->Open(req);
+  auto b = (*client)->Open(req);  // its connection stays busy until its body is read
   ASSERT_TRUE(b.ok()) << b.error().message;
+  req.target = "/a";
+  req.headers.clear();
+  auto a = (*client)->Send(req);  // so this one needs a connection of its own
+  ASSERT_TRUE(a.ok()) << a.error().message;
   auto body = ReadAll(*b->body);
   ASSERT_TRUE(body.ok()) << body.error().message;
   EXPECT_EQ(*body, "/b");
   ASSERT_EQ(server.handshakes().size(), 2u);
   for (const auto& h : server.handshakes()) EXPECT_EQ(h.server_name, "api.kubernetes.test");
-  EXPECT_EQ(HeaderValue(server.requests()[1].headers, "Host"), "elsewhere.example");
+  EXPECT_EQ(HeaderValue(server.requests()[0].headers, "Host"), "elsewhere.example");
 
   options.tls_server_name = "a.b.kubernetes.test";  // a wildcard covers one label
   EXPECT_FALSE(Get(options).ok());
 }
 
-// cpprestsdk alone would check the certificate against a Host header, port and all, and fail.
-TEST(CpprestClientTls, AHostHeaderChangesNotTheNameChecked) {
+// A Host header changes what is sent, never which name the certificate must carry.
+TEST(SocketClientTls, AHostHeaderChangesNotTheNameChecked) {
   TestCa ca;
   LoopbackHttpServer server(AnswerOk, ca.Issue({"localhost"}, {"127.0.0.1"}));
-  auto client = CpprestClient::Create(Options(server, ca));
+  auto client = SocketClient::Create(Options(server, ca));
   ASSERT_TRUE(client.ok()) << client.status().message();
   ClientRequest req;
   req.headers = {{"Host", "127.0.0.1:" + std::to_string(server.port())}};
@@ -176,17 +176,17 @@ TEST(CpprestClientTls, AHostHeaderChangesNotTheNameChecked) {
   EXPECT_EQ(HeaderValue(server.requests()[1].headers, "Host"), "elsewhere.example");
 }
 
-TEST(CpprestClientTls, CreateRejectsAMalformedServerName) {
-  CpprestClientOptions options;
+TEST(SocketClientTls, CreateRejectsAMalformedServerName) {
+  ClientOptions options;
   options.base_url = "https://10.0.0.1:6443";
   options.tls_server_name = "kubernetes test";
-  auto c = CpprestClient::Create(options);
+  auto c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(c.status().message(),
             "tls-server-name \"kubernetes test\" is not a host name or IP address");
   options.tls_server_name = "fd00::1";
-  EXPECT_TRUE(CpprestClient::Create(options).ok());
+  EXPECT_TRUE(SocketClient::Create(options).ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "http/cpprest_client.h"
+#include "http/socket_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,10 +23,10 @@ using Conn = LoopbackHttpServer::Connection;
 const char kChunkedHead[] =
     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
 
-std::unique_ptr<CpprestClient> MakeClient(const std::string& base_url) {
-  CpprestClientOptions options;
+std::unique_ptr<SocketClient> MakeClient(const std::string& base_url) {
+  ClientOptions options;
   options.base_url = base_url;
-  auto c = CpprestClient::Create(options);
+  auto c = SocketClient::Create(options);
   EXPECT_TRUE(c.ok()) << c.status().message();
   return c.ok() ? std::move(c).value() : nullptr;
 }
@@ -42,7 +42,7 @@ std::string ReadAtLeast(BodyStream& body, size_t want) {
   return got;
 }
 
-TEST(CpprestClient, SendsRequestAndReadsAnswer) {
+TEST(SocketClient, SendsRequestAndReadsAnswer) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(LoopbackHttpServer::Answer(200, R"({"kind":"Pod"})", "X-Test: yes\r\n"));
   });
@@ -64,7 +64,7 @@ TEST(CpprestClient, SendsRequestAndReadsAnswer) {
   EXPECT_EQ(got.body, "");
 }
 
-TEST(CpprestClient, SendsBodyWithContentTypeAndReusesTheConnection) {
+TEST(SocketClient, SendsBodyWithContentTypeAndReusesTheConnection) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(LoopbackHttpServer::Answer(404, R"({"kind":"Status","code":404})"));
   });
@@ -88,7 +88,7 @@ TEST(CpprestClient, SendsBodyWithContentTypeAndReusesTheConnection) {
   EXPECT_EQ(got.body, req.body);
 }
 
-TEST(CpprestClient, StreamsChunksAsTheyArrive) {
+TEST(SocketClient, StreamsChunksAsTheyArrive) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("one\n"));
     if (!c.server().WaitForStep(1)) return;  // "two" is sent only once "one" was read
@@ -113,7 +113,7 @@ TEST(CpprestClient, StreamsChunksAsTheyArrive) {
   EXPECT_FALSE(*end);
 }
 
-TEST(CpprestClient, CancelUnblocksRead) {
+TEST(SocketClient, CancelUnblocksRead) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("first"));
     c.server().WaitForStep(1);  // never given: holds the stream open until the server stops
@@ -137,7 +137,7 @@ TEST(CpprestClient, CancelUnblocksRead) {
   EXPECT_EQ(e.failure, Failure::kCancelled);
 }
 
-TEST(CpprestClient, ConnectionCutMidBodyIsAnError) {
+TEST(SocketClient, ConnectionCutMidBodyIsAnError) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("partial"));
     c.Close();  // no last chunk
@@ -152,7 +152,7 @@ TEST(CpprestClient, ConnectionCutMidBodyIsAnError) {
   EXPECT_NE(next.error().message.find("GET " + server.url()), std::string::npos);
 }
 
-TEST(CpprestClient, ReadAllOfAStreamedErrorBody) {
+TEST(SocketClient, ReadAllOfAStreamedErrorBody) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     c.Write(LoopbackHttpServer::Answer(410, R"({"kind":"Status","reason":"Expired"})"));
   });
@@ -165,7 +165,7 @@ TEST(CpprestClient, ReadAllOfAStreamedErrorBody) {
   EXPECT_EQ(*body, R"({"kind":"Status","reason":"Expired"})");
 }
 
-TEST(CpprestClient, TimeoutWhenTheServerSaysNothing) {
+TEST(SocketClient, TimeoutWhenTheServerSaysNothing) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) { c.server().WaitForStep(1); });
   auto client = MakeClient(server.url());
   ClientRequest req;
@@ -177,7 +177,7 @@ TEST(CpprestClient, TimeoutWhenTheServerSaysNothing) {
 
 // total_timeout ends an exchange that keeps trickling bytes, which the inactivity limit never
 // would; the connection pool of the request's `timeout` is the one it always uses.
-TEST(CpprestClient, TotalTimeoutEndsAnAnswerThatTrickles) {
+TEST(SocketClient, TotalTimeoutEndsAnAnswerThatTrickles) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     if (r.target == "/fast") {
       c.Write(LoopbackHttpServer::Answer(200, "{}"));
@@ -208,7 +208,7 @@ TEST(CpprestClient, TotalTimeoutEndsAnAnswerThatTrickles) {
   EXPECT_EQ(fast->body, "{}");
 }
 
-TEST(CpprestClient, TotalTimeoutBoundsOpeningAStreamNotReadingIt) {
+TEST(SocketClient, TotalTimeoutBoundsOpeningAStreamNotReadingIt) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     if (r.target == "/silent") {
       c.server().WaitForStep(1);  // never given: no status line until the server stops
@@ -234,7 +234,7 @@ TEST(CpprestClient, TotalTimeoutBoundsOpeningAStreamNotReadingIt) {
   resp->body->Cancel();
 }
 
-TEST(CpprestClient, RefusedConnectionIsConnectFailed) {
+TEST(SocketClient, RefusedConnectionIsConnectFailed) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -253,37 +253,37 @@ TEST(CpprestClient, RefusedConnectionIsConnectFailed) {
   EXPECT_EQ(stream.status().code(), StatusCode::kUnavailable);
 }
 
-TEST(CpprestClient, CreateRejectsBadUrlsAndBadPem) {
-  CpprestClientOptions options;
+TEST(SocketClient, CreateRejectsBadUrlsAndBadPem) {
+  ClientOptions options;
   options.base_url = "ftp://x";
-  auto c = CpprestClient::Create(options);
+  auto c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("must start with https:// or http://"), std::string::npos);
   options.base_url = "https://";
-  c = CpprestClient::Create(options);
+  c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("\"https://\""), std::string::npos) << c.status().message();
   options.base_url = "https://:6443";
-  c = CpprestClient::Create(options);
+  c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("\"https://:6443\" is not a valid URL"), std::string::npos)
       << c.status().message();
   options.base_url = "https://10.0.0.1:6443";
   options.ca_pem = "-----BEGIN CERTIFICATE-----\nnot base64 !!\n-----END CERTIFICATE-----\n";
-  c = CpprestClient::Create(options);
+  c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().message().rfind("certificate-authority is not a valid PEM", 0), 0u)
       << c.status().message();
   options.ca_pem = "";
   options.client_cert_pem = "garbage";
   options.client_key_pem = "garbage";
-  c = CpprestClient::Create(options);
+  c = SocketClient::Create(options);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().message().rfind("client-certificate", 0), 0u) << c.status().message();
 }
 
-TEST(CpprestClient, ABodyWithoutContentTypeGoesAsOctetStreamAndHeadersGoAsGiven) {
+TEST(SocketClient, ABodyWithoutContentTypeGoesAsOctetStreamAndHeadersGoAsGiven) {
   LoopbackHttpServer server(
       [](const ReceivedRequest& r, Conn& c) { c.Write(LoopbackHttpServer::Answer(200, "")); });
   auto client = MakeClient(server.url());
@@ -308,7 +308,7 @@ TEST(CpprestClient, ABodyWithoutContentTypeGoesAsOctetStreamAndHeadersGoAsGiven)
   EXPECT_EQ(HeaderValue(server.requests()[1].headers, "Content-Length"), "0");
 }
 
-TEST(CpprestClient, HeadReadsNoBody) {
+TEST(SocketClient, HeadReadsNoBody) {
   LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
     // A HEAD answer names the length of a body it does not send.
     c.Write("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\nETag: \"e\"\r\n\r\n");

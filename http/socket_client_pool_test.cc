@@ -1,0 +1,182 @@
+// SocketClient's kept-alive connections and the framings of an answer, against the loopback
+// server, which numbers the connections requests arrive on.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "http/socket_client.h"
+#include "http/testing/loopback_http_server.h"
+
+namespace dljob::http {
+namespace {
+
+using testing::LoopbackHttpServer;
+using testing::ReceivedRequest;
+using Conn = LoopbackHttpServer::Connection;
+
+std::unique_ptr<SocketClient> MakeClient(const std::string& base_url) {
+  ClientOptions options;
+  options.base_url = base_url;
+  options.default_timeout = std::chrono::seconds(10);
+  auto c = SocketClient::Create(options);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? std::move(c).value() : nullptr;
+}
+
+ClientRequest Request(const std::string& method, const std::string& target) {
+  ClientRequest r;
+  r.method = method;
+  r.target = target;
+  return r;
+}
+
+std::vector<int> Connections(const LoopbackHttpServer& server) {
+  std::vector<int> out;
+  for (const ReceivedRequest& r : server.requests()) out.push_back(r.connection);
+  return out;
+}
+
+void AnswerTarget(const ReceivedRequest& r, Conn& c) {
+  c.Write(LoopbackHttpServer::Answer(200, r.target));
+}
+
+TEST(SocketClientPool, RequestsOneAfterAnotherShareOneConnection) {
+  LoopbackHttpServer server(AnswerTarget);
+  auto client = MakeClient(server.url());
+  for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
+    auto resp = client->Send(Request(method, "/x"));
+    ASSERT_TRUE(resp.ok()) << resp.error().message;
+    EXPECT_EQ(resp->body, "/x");
+  }
+  auto stream = client->Open(Request("GET", "/s"));  // read to its end: its connection returns
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  auto body = ReadAll(*stream->body);
+  ASSERT_TRUE(body.ok()) << body.error().message;
+  EXPECT_EQ(*body, "/s");
+  ASSERT_TRUE(client->Send(Request("GET", "/y")).ok());
+  EXPECT_EQ(Connections(server), std::vector<int>(6, 1));
+}
+
+TEST(SocketClientPool, AnAnswerThatSaysCloseEndsItsConnection) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(LoopbackHttpServer::Answer(200, "a", "Connection: close\r\n"));
+    c.Close();
+  });
+  auto client = MakeClient(server.url());
+  ASSERT_TRUE(client->Send(Request("POST", "/a")).ok());
+  ASSERT_TRUE(client->Send(Request("POST", "/a")).ok());
+  EXPECT_EQ(Connections(server), (std::vector<int>{1, 2}));
+}
+
+// The server closes a kept-alive connection without saying so: the next GET still gets its
+// answer, on a new connection, whether the close is seen before the request goes or after.
+TEST(SocketClientPool, AConnectionTheServerDroppedIsNotUsedAgain) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(LoopbackHttpServer::Answer(200, r.target));
+    c.Close();
+  });
+  auto client = MakeClient(server.url());
+  for (int i = 0; i < 5; ++i) {
+    auto resp = client->Send(Request("GET", "/g"));
+    ASSERT_TRUE(resp.ok()) << resp.error().message;
+    EXPECT_EQ(resp->body, "/g");
+  }
+  EXPECT_EQ(Connections(server), (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+TEST(SocketClientPool, TwoExchangesAtOnceTakeTwoConnections) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    if (r.target == "/watch") {
+      c.Write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+              LoopbackHttpServer::Chunk("event"));
+      if (!c.server().WaitForStep(1)) return;
+      c.Write(LoopbackHttpServer::Chunk(""));
+      return;
+    }
+    AnswerTarget(r, c);
+  });
+  auto client = MakeClient(server.url());
+  auto watch = client->Open(Request("GET", "/watch"));
+  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  auto first = watch->body->Read();
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ(**first, "event");
+  ASSERT_TRUE(client->Send(Request("GET", "/beside")).ok());
+  server.Step();
+  auto rest = ReadAll(*watch->body);
+  ASSERT_TRUE(rest.ok()) << rest.error().message;
+  EXPECT_EQ(*rest, "");
+  ASSERT_TRUE(client->Send(Request("GET", "/after")).ok());  // either connection, both idle
+  std::vector<int> got = Connections(server);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], 2);
+  EXPECT_LE(got[2], 2);
+}
+
+TEST(SocketClientPool, ABaseUrlPathGoesInFrontOfEveryTarget) {
+  LoopbackHttpServer server(AnswerTarget);
+  auto client = MakeClient(server.url() + "/k8s/clusters/c-1/");
+  auto resp = client->Send(Request("GET", "/api/v1/pods?limit=1"));
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->body, "/k8s/clusters/c-1/api/v1/pods?limit=1");
+}
+
+TEST(SocketClientPool, InterimAnswersAreSkipped) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\nX: y\r\n\r\n" +
+            LoopbackHttpServer::Answer(201, "made"));
+  });
+  auto client = MakeClient(server.url());
+  auto resp = client->Send(Request("POST", "/p"));
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  EXPECT_EQ(resp->status, 201);
+  EXPECT_EQ(resp->body, "made");
+}
+
+TEST(SocketClientPool, ABodyWithoutLengthEndsAtTheClose) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
+    c.Close();
+  });
+  auto client = MakeClient(server.url());
+  for (int i = 0; i < 2; ++i) {
+    auto resp = client->Send(Request("GET", "/u"));
+    ASSERT_TRUE(resp.ok()) << resp.error().message;
+    EXPECT_EQ(resp->body, "until the end");
+  }
+  EXPECT_EQ(Connections(server), (std::vector<int>{1, 2}));
+}
+
+TEST(SocketClientPool, NoBodyFor204And304) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(r.target == "/204" ? "HTTP/1.1 204 No Content\r\n\r\n"
+                               : "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n");
+  });
+  auto client = MakeClient(server.url());
+  for (const char* target : {"/204", "/304", "/204"}) {
+    auto resp = client->Send(Request("GET", target));
+    ASSERT_TRUE(resp.ok()) << resp.error().message;
+    EXPECT_EQ(resp->body, "");
+  }
+  EXPECT_EQ(Connections(server), std::vector<int>(3, 1));
+}
+
+TEST(SocketClientPool, AMalformedAnswerIsATransportError) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(r.target == "/line" ? "HTTP/2 200 OK\r\n\r\n"
+                                : "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+    c.Close();
+  });
+  auto client = MakeClient(server.url());
+  for (const char* target : {"/line", "/chunk"}) {
+    auto resp = client->Send(Request("GET", target));
+    ASSERT_FALSE(resp.ok()) << target;
+    EXPECT_EQ(resp.error().failure, Failure::kTransportError) << resp.error().message;
+    EXPECT_EQ(resp.error().message.rfind("GET " + server.url() + target + ": ", 0), 0u)
+        << resp.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace dljob::http
