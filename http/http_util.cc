@@ -217,7 +217,7 @@ std::optional<std::string> ParseResponseHead(std::string_view head, ResponseHead
     return "malformed status line \"" + std::string(line.substr(0, 64)) + "\"";
   }
   std::string_view code = line.substr(9, 3);
-  if (code.size() != 3 || (line.size() > 12 && line[12] != ' ') ||
+  if (code.size() != 3 || (line.size() > 12 && line[12] != ' ') || code[0] < '1' ||
       !std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return "malformed status line \"" + std::string(line.substr(0, 64)) + "\"";
   }
@@ -260,6 +260,7 @@ ChunkedDecoder::Result ChunkedDecoder::Feed(std::string_view in, std::size_t* co
     if (eol == std::string_view::npos) {
       return finish(rest.size() > max_line_ ? Result::kMalformed : Result::kNeedMore);
     }
+    if (eol > max_line_) return finish(Result::kMalformed);  // however the bytes were split
     std::string_view line = rest.substr(0, eol);
     pos += eol + 2;
     if (state_ == State::kTrailer) {

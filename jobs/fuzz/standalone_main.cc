@@ -1,6 +1,7 @@
-// A driver for job_parse_fuzzer.cc where libFuzzer is not available (GCC builds).
+// A driver for a libFuzzer target (jobs/fuzz/job_parse_fuzzer.cc, http/fuzz/http_parse_fuzzer.cc)
+// where libFuzzer is not available (GCC builds).
 //
-//   job_parse_fuzz_replay CORPUS_DIR [MUTATIONS]
+//   job_parse_fuzz_replay CORPUS_DIR [MUTATIONS]     (and http_parse_fuzz_replay)
 //
 // Runs every file in CORPUS_DIR through LLVMFuzzerTestOneInput, then MUTATIONS (default 20000)
 // inputs made by mutating those files with a fixed-seed generator, so a failure reproduces

@@ -9,7 +9,10 @@
 #   storage_test       shards and IDX files, including shard_fuzz_test (every byte flipped, every
 #                      truncation)
 #   http_server_test   the HTTP/1.1 request parser and server, threads and all
+#   http_client_test   the HTTP/1.1 client (socket_client.h): pooled connections, TLS, proxies,
+#                      streams cancelled from another thread
 #   job_parse_fuzzer   the libFuzzer target of jobs/fuzz, replaying its committed corpus once
+#   http_parse_fuzzer  the same for http/fuzz (response and request heads, chunked bodies)
 # First it proves the analysis is on: a snippet that reads a GUARDED_BY member without its lock
 # must fail to compile.
 #
@@ -23,7 +26,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$ROOT"
 BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 JOBS=${JOBS:-$(nproc)}
-TARGETS=(base_test jobs_test storage_test http_server_test job_parse_fuzzer)
+TARGETS=(base_test jobs_test storage_test http_server_test http_client_test job_parse_fuzzer
+         http_parse_fuzzer)
 start=$(date +%s)
 
 CXX=${ASAN_CXX:-clang++}
@@ -136,13 +140,16 @@ built=$(date +%s)
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 failed=()
-for t in base_test jobs_test storage_test http_server_test; do
+for t in base_test jobs_test storage_test http_server_test http_client_test; do
   say "$t"
   "$BUILD_DIR/bin/$t" --gtest_brief=1 || failed+=("$t")
 done
 say "job_parse_fuzzer over jobs/fuzz/corpus"
 "$BUILD_DIR/bin/job_parse_fuzzer" -runs=0 -rss_limit_mb=2048 -timeout=10 jobs/fuzz/corpus ||
   failed+=(job_parse_fuzzer)
+say "http_parse_fuzzer over http/fuzz/corpus"
+"$BUILD_DIR/bin/http_parse_fuzzer" -runs=0 -rss_limit_mb=2048 -timeout=10 http/fuzz/corpus ||
+  failed+=(http_parse_fuzzer)
 
 end=$(date +%s)
 say "build $((built - start)) s, tests $((end - built)) s"
