@@ -245,44 +245,52 @@ std::optional<ClientError> ClientConnection::WriteAll(std::string_view data,
   return std::nullopt;
 }
 
+ClientResult<ssize_t> ClientConnection::ReadOnce(char* into, size_t size, short* want) {
+  *want = POLLIN;
+  if (ssl_ == nullptr) {
+    ssize_t n = ::recv(fd_, into, size, 0);
+    if (n >= 0) return n;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return ssize_t{-1};
+    broken_ = true;
+    return ClientError{Failure::kTransportError, "read from " + peer_ + ": " + Errno(errno)};
+  }
+  ERR_clear_error();
+  int rc = SSL_read(ssl_, into, static_cast<int>(size));
+  if (rc > 0) return ssize_t{rc};
+  int error = SSL_get_error(ssl_, rc);
+  if (error == SSL_ERROR_ZERO_RETURN) return ssize_t{0};  // close_notify, or a plain close
+  if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+    *want = error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+    return ssize_t{-1};
+  }
+  broken_ = true;
+  std::string why = error == SSL_ERROR_SYSCALL && errno != 0 ? Errno(errno) : SslReason();
+  return ClientError{Failure::kTransportError, "read from " + peer_ + ": " + why};
+}
+
 ClientResult<size_t> ClientConnection::Fill(const Deadline& deadline) {
   Clock::time_point idle_until = Clock::now() + deadline.idle;
-  char chunk[64 * 1024];
+  // A small buffer on the stack: a thread that follows a log for hours keeps whatever stack it
+  // has touched, so a reader costs 4 KiB here, not the 64 KiB it may take in one call.
+  char chunk[4096];
   while (true) {
-    ssize_t n;
     short want = POLLIN;
-    if (ssl_ != nullptr) {
-      ERR_clear_error();
-      int rc = SSL_read(ssl_, chunk, sizeof chunk);
-      n = rc;
-      if (rc <= 0) {
-        int error = SSL_get_error(ssl_, rc);
-        if (error == SSL_ERROR_ZERO_RETURN) {
-          n = 0;  // close_notify, or (SSL_OP_IGNORE_UNEXPECTED_EOF) a plain close
-        } else if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
-          n = -1;
-          want = error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-        } else {
-          broken_ = true;
-          std::string why = error == SSL_ERROR_SYSCALL && errno != 0 ? Errno(errno) : SslReason();
-          return ClientError{Failure::kTransportError, "read from " + peer_ + ": " + why};
-        }
-      }
-    } else {
-      n = ::recv(fd_, chunk, sizeof chunk, 0);
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        broken_ = true;
-        return ClientError{Failure::kTransportError, "read from " + peer_ + ": " + Errno(errno)};
-      }
-    }
-    if (n > 0) {
-      buf_.append(chunk, static_cast<size_t>(n));
-      received_ += static_cast<size_t>(n);
-      return static_cast<size_t>(n);
-    }
-    if (n == 0) {
+    ClientResult<ssize_t> n = ReadOnce(chunk, sizeof chunk, &want);
+    if (!n.ok()) return n.error();
+    if (*n == 0) {
       broken_ = true;  // closed: nothing more comes on this connection
       return size_t{0};
+    }
+    if (*n > 0) {
+      size_t total = 0;
+      do {  // and what else has arrived, without waiting, up to 64 KiB
+        buf_.append(chunk, static_cast<size_t>(*n));
+        total += static_cast<size_t>(*n);
+        if (total >= 64 * 1024) break;
+        n = ReadOnce(chunk, sizeof chunk, &want);
+      } while (n.ok() && *n > 0);  // an end or error now is reported by the next call
+      received_ += total;
+      return total;
     }
     if (auto e = Wait(want, deadline, idle_until)) return *e;
   }

@@ -14,6 +14,8 @@
 // while the connection is alive: a blocked read or write then returns at once.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -92,6 +94,9 @@ class ClientConnection {
   ClientConnection(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
   std::optional<ClientError> StartTls(ClientTlsContext& tls, const Deadline& deadline);
   std::optional<ClientError> Tunnel(const Route& route, const Deadline& deadline);
+  // One recv() or SSL_read() into `into`: the bytes read, 0 at the peer's close, -1 when nothing
+  // is there yet (wait for `*want`: POLLIN, or POLLOUT for TLS that must write first).
+  ClientResult<ssize_t> ReadOnce(char* into, size_t size, short* want);
   // Waits for the socket to become readable (`events` POLLIN) or writable (POLLOUT).
   std::optional<ClientError> Wait(short events, const Deadline& deadline,
                                   Deadline::Clock::time_point idle_until);
