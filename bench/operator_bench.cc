@@ -71,9 +71,15 @@ Json Pod(const std::string& ns, const std::string& name, const std::string& node
 }
 
 struct PhaseRun {
-  double seconds = -1;            // all jobs Running
-  std::vector<double> latencies;  // submit → Running per job, sorted
+  double seconds = -1;             // all jobs Running
+  std::vector<double> latencies;   // submit → Running per job, sorted
+  double server_cpu_seconds = -1;  // the test API server's over the same time; -1 for another
 };
+
+// The test API server's CPU seconds so far; -1 for a server that is not our process.
+double ServerCpuSeconds(const BenchServer& server) {
+  return server.process ? CpuSeconds(server.process->pid()) : -1;
+}
 
 std::string JobName(int j) { return "job-" + std::to_string(j); }
 int JobIndex(const std::string& name) {  // "job-12" and "job-12-worker-3" → 12
@@ -136,6 +142,7 @@ PhaseRun Baseline(BenchServer& server, const std::vector<std::string>& slots, in
       }
     });
   }
+  const double server_cpu_before = ServerCpuSeconds(server);
   const auto start = Clock::now();
   Parallel(jobs, submitters, [&](int j) {
     submitted[j] = Clock::now();
@@ -148,6 +155,7 @@ PhaseRun Baseline(BenchServer& server, const std::vector<std::string>& slots, in
   });
   const bool done = WaitPrinting("running", jobs, [&] { return jobs_running.load(); });
   run.seconds = Seconds(Clock::now() - start);
+  if (server.process) run.server_cpu_seconds = ServerCpuSeconds(server) - server_cpu_before;
   {
     MutexLock lock(mu);
     stop_launchers = true;
@@ -200,6 +208,7 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   std::this_thread::sleep_for(std::chrono::seconds(2));
   run.idle_rss_kib = StatusKiB(op.pid(), "VmRSS");
   const double cpu_before = CpuSeconds(op.pid());
+  const double server_cpu_before = ServerCpuSeconds(server);
   const auto start = Clock::now();
   std::atomic<int> created{0};
   RssSampler sampler(op.pid(), sample_seconds, [&] {
@@ -215,6 +224,7 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
       "running", jobs, [&] { return watch.Count("Running"); }, 1'800'000, &op);
   run.seconds = Seconds(Clock::now() - start);
   run.cpu_seconds = CpuSeconds(op.pid()) - cpu_before;
+  if (server.process) run.server_cpu_seconds = ServerCpuSeconds(server) - server_cpu_before;
   run.rss_kib = StatusKiB(op.pid(), "VmRSS");
   run.peak_rss_kib = StatusKiB(op.pid(), "VmHWM");
   if (done && settle_seconds > 0) {
@@ -334,6 +344,21 @@ int Main(int argc, char** argv) {
   if (run.settled_rss_kib >= 0) {
     std::printf("%-34s %10.1f MiB  (%d s after all ran)\n", "  ... settled",
                 (run.settled_rss_kib - run.idle_rss_kib) / 1024.0 * 10'000 / pods, settle_seconds);
+  }
+  if (run.server_cpu_seconds >= 0) {
+    std::printf("%-34s %10.1f s  (%.1f ms per job)\n", "API server CPU, operator phase",
+                run.server_cpu_seconds, run.server_cpu_seconds * 1e3 / jobs);
+  }
+  if (baseline.server_cpu_seconds >= 0) {
+    std::printf("%-34s %10.1f s  (%.1f ms per job)\n", "API server CPU, baseline",
+                baseline.server_cpu_seconds, baseline.server_cpu_seconds * 1e3 / jobs);
+  }
+  if (baseline.seconds > 0 && run.server_cpu_seconds >= 0) {
+    // However little the operator itself used, the server had this much to do on these cores.
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    std::printf("%-34s %10.2f x  (server CPU of the operator phase / %u cores / baseline)\n",
+                "ratio floor, the server alone", run.server_cpu_seconds / cores / baseline.seconds,
+                cores);
   }
   if (baseline.seconds > 0 && !baseline.latencies.empty()) {
     std::printf("%-34s %10.2f x  (operator %.1f s / baseline %.1f s)\n",
