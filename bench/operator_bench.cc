@@ -191,7 +191,7 @@ WallTime ToWall(Clock::time_point t, Clock::time_point steady_now, WallTime wall
 
 OperatorRun RunOperator(BenchServer& server, const std::string& binary, const TempDir& dir,
                         int jobs, int submitters, int workers, int settle_seconds,
-                        double sample_seconds) {
+                        double sample_seconds, int limit_minutes) {
   kube::Api& api = *server.api;
   OperatorRun run;
   const std::string ns = "bench";
@@ -221,7 +221,7 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   });
   std::printf("  submitted %d DLJobs in %.1f s\n", jobs, Seconds(Clock::now() - start));
   const bool done = WaitPrinting(
-      "running", jobs, [&] { return watch.Count("Running"); }, 1'800'000, &op);
+      "running", jobs, [&] { return watch.Count("Running"); }, limit_minutes * 60'000, &op);
   run.seconds = Seconds(Clock::now() - start);
   run.cpu_seconds = CpuSeconds(op.pid()) - cpu_before;
   if (server.process) run.server_cpu_seconds = ServerCpuSeconds(server) - server_cpu_before;
@@ -240,7 +240,12 @@ OperatorRun RunOperator(BenchServer& server, const std::string& binary, const Te
   op.Signal(SIGTERM);
   op.Wait(30'000);  // it writes the last spans on the way out
   if (!done) {
-    std::printf("  only %d of %d jobs reached Running\n", watch.Count("Running"), jobs);
+    // What the operator had used by the limit, for a run the machine could not finish.
+    std::printf(
+        "  only %d of %d jobs reached Running (limit %d min); by then the operator had used "
+        "%.1f s of CPU, RSS %.1f MiB (peak %.1f, idle %.1f)\n%s",
+        watch.Count("Running"), jobs, limit_minutes, run.cpu_seconds, run.rss_kib / 1024.0,
+        run.peak_rss_kib / 1024.0, run.idle_rss_kib / 1024.0, run.rss_over_time.c_str());
     return run;
   }
   const Clock::time_point steady_now = Clock::now();
@@ -268,6 +273,7 @@ int Main(int argc, char** argv) {
   double max_rss_growth_mib = 0;
   int settle_seconds = 0;
   double sample_seconds = 5;
+  int limit_minutes = 30;
   std::string kubeconfig;
   std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against an API server", "operator_bench");
@@ -286,6 +292,10 @@ int Main(int argc, char** argv) {
   app.add_option("--settle-seconds", settle_seconds,
                  "also report the operator's RSS this long after all jobs run (0: not)")
       ->capture_default_str();
+  app.add_option("--limit-minutes", limit_minutes,
+                 "how long the operator phase may take; the jobs Running by then are reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--operator", binary, "the dljob-operator to measure (another build, to compare)")
       ->capture_default_str();
   app.add_option("--kubeconfig", kubeconfig,
@@ -326,8 +336,8 @@ int Main(int argc, char** argv) {
   }
   if (StopRequested()) return 1;
   std::printf("operator: DLJobs submitted, dljob-operator does the rest\n");
-  OperatorRun run =
-      RunOperator(*server, binary, dir, jobs, submitters, workers, settle_seconds, sample_seconds);
+  OperatorRun run = RunOperator(*server, binary, dir, jobs, submitters, workers, settle_seconds,
+                                sample_seconds, limit_minutes);
   if (run.latencies.empty()) return 1;
   auto pct = [&](double p) { return Quantile(run.latencies, p); };
   const double pods = jobs * (kWorkersPerJob + 1.0);
