@@ -51,7 +51,9 @@ Result<BaseUrl> ParseBaseUrl(const std::string& url) {
   std::string_view authority = rest.substr(0, slash);
   if (slash != std::string_view::npos) {
     std::string_view path = rest.substr(slash);
-    if (path.front() != '/') return invalid("a query or fragment is not allowed");
+    if (path.find_first_of("?#") != std::string_view::npos) {
+      return invalid("a query or fragment is not allowed");
+    }
     while (path.ends_with('/')) path.remove_suffix(1);
     out.prefix = std::string(path);
   }

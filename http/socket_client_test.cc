@@ -269,6 +269,14 @@ TEST(SocketClient, CreateRejectsBadUrlsAndBadPem) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("\"https://:6443\" is not a valid URL"), std::string::npos)
       << c.status().message();
+  for (const char* bad : {"https://h:0", "https://h:65536", "https://h:x", "https://u@h",
+                          "https://h/p?q=1", "https://h#f", "https://[::1"}) {
+    options.base_url = bad;
+    c = SocketClient::Create(options);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.status().message().find(" is not a valid URL: "), std::string::npos)
+        << c.status().message();
+  }
   options.base_url = "https://10.0.0.1:6443";
   options.ca_pem = "-----BEGIN CERTIFICATE-----\nnot base64 !!\n-----END CERTIFICATE-----\n";
   c = SocketClient::Create(options);
