@@ -51,6 +51,15 @@ ClientError NotConnected(ClientError e) {
 
 }  // namespace
 
+Clock::time_point AddressDeadline(Clock::time_point now, Clock::time_point until, int remaining) {
+  if (until <= now) return until;
+  constexpr auto kSaneMinimum = std::chrono::seconds(2);
+  const Clock::duration left = until - now;
+  const Clock::duration share = left / std::max(remaining, 1);
+  if (share >= kSaneMinimum) return now + share;
+  return left < kSaneMinimum ? until : now + kSaneMinimum;
+}
+
 Deadline Deadline::Of(std::chrono::milliseconds idle, std::chrono::milliseconds total) {
   Deadline d{idle};
   if (total > std::chrono::milliseconds::zero()) {
@@ -77,7 +86,11 @@ ClientResult<std::unique_ptr<ClientConnection>> ClientConnection::Open(const Rou
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
   std::optional<ClientError> last;
   std::unique_ptr<ClientConnection> conn;
-  for (addrinfo* a = found; a != nullptr && !conn; a = a->ai_next) {
+  int remaining = 0;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) ++remaining;
+  // Every address within the idle limit (and the total one), each with its share of it.
+  const Clock::time_point connect_until = std::min(Clock::now() + deadline.idle, deadline.until);
+  for (addrinfo* a = found; a != nullptr && !conn; a = a->ai_next, --remaining) {
     int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) {
       last = ClientError{Failure::kConnectFailed, "connect to " + peer + ": " + Errno(errno)};
@@ -89,7 +102,9 @@ ClientResult<std::unique_ptr<ClientConnection>> ClientConnection::Open(const Rou
         last = ClientError{Failure::kConnectFailed, "connect to " + peer + ": " + Errno(errno)};
         continue;
       }
-      if (auto e = c->Wait(POLLOUT, deadline, Clock::now() + deadline.idle)) {
+      const Clock::time_point mine = AddressDeadline(Clock::now(), connect_until, remaining);
+      if (auto e = c->Wait(POLLOUT, deadline, mine)) {
+        if (e->failure == Failure::kTimeout && mine < deadline.until) e->message = "timed out";
         last = NotConnected(ClientError{e->failure, "connect to " + peer + ": " + e->message});
         continue;
       }

@@ -43,6 +43,12 @@ struct Deadline {
   static Deadline Of(std::chrono::milliseconds idle, std::chrono::milliseconds total);
 };
 
+// How long one of `remaining` addresses of a host may take to connect when all of them must by
+// `until` (Go's dialer rule): an equal share of the time left, but at least 2 s, or all that is
+// left when that is less. So an address that swallows packets leaves time for the next one.
+Deadline::Clock::time_point AddressDeadline(Deadline::Clock::time_point now,
+                                            Deadline::Clock::time_point until, int remaining);
+
 // Where a connection goes.
 struct Route {
   std::string host;  // the server's host (an IPv6 address without brackets)

@@ -1,9 +1,15 @@
 // SocketClient's kept-alive connections and the framings of an answer, against the loopback
 // server, which numbers the connections requests arrive on.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "http/client_connection.h"
 #include "http/socket_client.h"
 #include "http/testing/loopback_http_server.h"
 
@@ -176,6 +182,47 @@ TEST(SocketClientPool, AMalformedAnswerIsATransportError) {
     EXPECT_EQ(resp.error().message.rfind("GET " + server.url() + target + ": ", 0), 0u)
         << resp.error().message;
   }
+}
+
+// A server whose accept queue is full drops new connections' SYNs: connecting hangs until the
+// client gives up, which is a connect failure (the request never left), not a read timeout.
+TEST(SocketClientPool, AConnectThatHangsIsAConnectFailure) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);  // never accepted
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  std::vector<int> fillers;  // fill the accept queue (non-blocking: one may hang too)
+  for (int i = 0; i < 4; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fillers.push_back(fd);
+  }
+  auto client = MakeClient("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)));
+  ClientRequest req = Request("GET", "/");
+  req.timeout = std::chrono::milliseconds(300);
+  auto resp = client->Send(req);
+  for (int fd : fillers) ::close(fd);
+  ::close(listener);
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.error().failure, Failure::kConnectFailed) << resp.error().message;
+  EXPECT_NE(resp.error().message.find(": connect to 127.0.0.1:"), std::string::npos)
+      << resp.error().message;
+  EXPECT_NE(resp.error().message.find(": timed out"), std::string::npos) << resp.error().message;
+}
+
+// The time each address of a host gets to connect, as Go's dialer shares it out.
+TEST(AddressDeadline, SharesWhatIsLeftWithAFloorOfTwoSeconds) {
+  using std::chrono::seconds;
+  const Deadline::Clock::time_point now{seconds(1000)};
+  EXPECT_EQ(AddressDeadline(now, now + seconds(30), 1), now + seconds(30));
+  EXPECT_EQ(AddressDeadline(now, now + seconds(30), 3), now + seconds(10));
+  EXPECT_EQ(AddressDeadline(now, now + seconds(30), 30), now + seconds(2));  // not 1 s
+  EXPECT_EQ(AddressDeadline(now, now + seconds(1), 3), now + seconds(1));    // all that is left
+  EXPECT_EQ(AddressDeadline(now, now - seconds(1), 2), now - seconds(1));    // already past
 }
 
 }  // namespace
