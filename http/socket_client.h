@@ -20,8 +20,9 @@
 // only when its answer was read to its end by its framing; an idle one the server closed is
 // noticed before reuse and dropped. If a reused connection turns out closed before any byte of
 // the answer arrived, a GET, HEAD or OPTIONS goes again once on a new connection (Go's rule:
-// other methods may have been acted on). A streamed body that is read to its end returns its
-// connection too.
+// other methods may have been acted on), and so does any request whose sending failed. A
+// streamed body that is read to its end returns its connection too. A new connection tries the
+// host's addresses in turn, each with its share of the timeout (at least 2 s), as Go's dialer.
 //
 // Through an HTTP proxy (proxy_url), http:// requests go to the proxy in absolute form
 // ("GET http://host:port/path HTTP/1.1") and https:// ones through a CONNECT tunnel, TLS running
