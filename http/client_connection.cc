@@ -18,17 +18,12 @@
 
 #include "http/client_tls.h"
 #include "http/http_util.h"
+#include "http/url.h"
 
 namespace dljob::http {
 namespace {
 
 using Clock = Deadline::Clock;
-
-// "host:port", with brackets around an IPv6 address.
-std::string Authority(const std::string& host, int port) {
-  bool v6 = host.find(':') != std::string::npos;
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
 
 std::string Errno(int error) { return std::strerror(error); }
 
@@ -75,7 +70,7 @@ ClientResult<std::unique_ptr<ClientConnection>> ClientConnection::Open(const Rou
   const bool via_proxy = !route.proxy_host.empty();
   const std::string& host = via_proxy ? route.proxy_host : route.host;
   const int port = via_proxy ? route.proxy_port : route.port;
-  const std::string peer = Authority(host, port);
+  const std::string peer = JoinHostPort(host, port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -141,7 +136,7 @@ ClientConnection::~ClientConnection() {
 }
 
 std::optional<ClientError> ClientConnection::Tunnel(const Route& route, const Deadline& deadline) {
-  const std::string authority = Authority(route.host, route.port);
+  const std::string authority = JoinHostPort(route.host, route.port);
   std::string connect = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
   if (!route.proxy_authorization.empty()) {
     connect += "Proxy-Authorization: " + route.proxy_authorization + "\r\n";

@@ -1,7 +1,6 @@
 // See client_tls.h.
 #include "http/client_tls.h"
 
-#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -13,6 +12,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+#include "http/url.h"
 
 namespace dljob::http {
 namespace {
@@ -122,11 +123,6 @@ Status Present(SSL_CTX* ctx, const std::string& cert_pem, const std::string& key
 }
 
 }  // namespace
-
-bool IsIpAddress(const std::string& s) {
-  unsigned char buf[16];
-  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
-}
 
 Result<std::unique_ptr<ClientTlsContext>> ClientTlsContext::Make(const ClientTlsOptions& options) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());

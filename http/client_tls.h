@@ -60,7 +60,4 @@ class ClientTlsContext {
   SSL_SESSION* session_ GUARDED_BY(mu_) = nullptr;
 };
 
-// Whether `s` is an IPv4 or IPv6 address.
-bool IsIpAddress(const std::string& s);
-
 }  // namespace dljob::http

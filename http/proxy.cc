@@ -10,91 +10,16 @@
 #include <utility>
 
 #include "http/http_util.h"
+#include "http/url.h"
 
 namespace dljob::http {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string_view TrimSpace(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";
   size_t begin = s.find_first_not_of(kSpace);
   if (begin == std::string_view::npos) return {};
   return s.substr(begin, s.find_last_not_of(kSpace) - begin + 1);
-}
-
-// A port number: 1 to 5 digits, at most 65535.
-std::optional<int> ParsePort(std::string_view s) {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port > 65535) return std::nullopt;
-  return port;
-}
-
-int DefaultPort(std::string_view scheme) {
-  if (scheme == "https") return 443;
-  if (scheme == "socks5") return 1080;
-  return 80;
-}
-
-// An absolute URL cut at its authority: "scheme://[userinfo@]host[:port]" and anything after.
-struct UrlParts {
-  std::string scheme;  // lower-case
-  std::optional<std::string> userinfo;
-  std::string host;  // lower-case, without an IPv6 address's brackets
-  std::string port;  // "" when none (or an empty one: "host:")
-};
-
-// Fills `out` from `url`, or says why it cannot.
-std::optional<std::string> SplitUrl(std::string_view url, UrlParts* out) {
-  size_t sep = url.find("://");
-  if (sep == std::string_view::npos || sep == 0) return "no scheme";
-  out->scheme = Lower(url.substr(0, sep));
-  for (char c : out->scheme) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) {
-      return "malformed scheme";
-    }
-  }
-  std::string_view authority = url.substr(sep + 3);
-  authority = authority.substr(0, authority.find_first_of("/?#"));
-  if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    out->userinfo = std::string(authority.substr(0, at));
-    authority.remove_prefix(at + 1);
-  }
-  std::string_view host = authority;
-  std::string_view port;
-  if (authority.starts_with("[")) {
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos) return "missing ']' in host";
-    host = authority.substr(1, close - 1);
-    std::string_view rest = authority.substr(close + 1);
-    if (!rest.empty() && rest[0] != ':') return "unexpected text after ']'";
-    if (!rest.empty()) port = rest.substr(1);
-  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-    if (host.find(':') != std::string_view::npos) return "an IPv6 address needs brackets";
-  }
-  if (host.empty()) return "no host";
-  for (char c : host) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f || std::strchr("<>\"{}|\\^`[]", c)) {
-      return "invalid character in host";
-    }
-  }
-  if (!port.empty() && !ParsePort(port)) return "invalid port \"" + std::string(port) + "\"";
-  out->host = Lower(host);
-  out->port = std::string(port);
-  return std::nullopt;
 }
 
 // `url` with the password of its userinfo (if any) replaced, for messages.
@@ -219,7 +144,7 @@ bool UseProxy(const std::string& host, const std::string& port, std::string_view
   if (host == "localhost" || (ip && ip->IsLoopback())) return false;
   while (!no_proxy.empty()) {
     size_t comma = no_proxy.find(',');
-    std::string entry = Lower(TrimSpace(no_proxy.substr(0, comma)));
+    std::string entry = LowerAscii(TrimSpace(no_proxy.substr(0, comma)));
     no_proxy = comma == std::string_view::npos ? "" : no_proxy.substr(comma + 1);
     if (entry.empty()) continue;
     if (entry == "*" || Matches(entry, host, ip, port)) return false;
@@ -243,10 +168,7 @@ Variable Lookup(const Environment& env, const std::string& upper, const std::str
 
 }  // namespace
 
-std::string ProxyUrl::Redacted() const {
-  bool v6 = host.find(':') != std::string::npos;
-  return scheme + "://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
+std::string ProxyUrl::Redacted() const { return scheme + "://" + JoinHostPort(host, port); }
 
 Result<ProxyUrl> ParseProxyUrl(std::string_view url) {
   auto invalid = [&](const std::string& why) {

@@ -13,6 +13,7 @@
 #include "http/client_tls.h"
 #include "http/http_util.h"
 #include "http/proxy.h"
+#include "http/url.h"
 
 namespace dljob::http {
 
@@ -22,7 +23,7 @@ struct BaseUrl {
   bool https = false;
   std::string host;       // without brackets
   int port = 0;           // the URL's, else the scheme's default
-  std::string authority;  // as written: the Host header
+  std::string authority;  // host[:port] as the URL gives them: the Host header
   std::string prefix;     // a path every target goes under, without a trailing '/'
 };
 
@@ -33,59 +34,30 @@ constexpr size_t kMaxIdle = 64;
 constexpr auto kIdleLimit = std::chrono::seconds(90);
 
 Result<BaseUrl> ParseBaseUrl(const std::string& url) {
-  BaseUrl out;
-  std::string_view rest = url;
-  if (rest.starts_with("https://")) {
-    out.https = true;
-    rest.remove_prefix(8);
-  } else if (rest.starts_with("http://")) {
-    rest.remove_prefix(7);
-  } else {
+  if (!url.starts_with("https://") && !url.starts_with("http://")) {
     return Status::InvalidArgument("server URL must start with https:// or http://, got \"" + url +
                                    "\"");
   }
   auto invalid = [&](const std::string& why) {
     return Status::InvalidArgument("server URL \"" + url + "\" is not a valid URL: " + why);
   };
-  size_t slash = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, slash);
-  if (slash != std::string_view::npos) {
-    std::string_view path = rest.substr(slash);
-    if (path.find_first_of("?#") != std::string_view::npos) {
-      return invalid("a query or fragment is not allowed");
-    }
-    while (path.ends_with('/')) path.remove_suffix(1);
-    out.prefix = std::string(path);
+  UrlParts parts;
+  if (std::optional<std::string> why = SplitUrl(url, &parts)) return invalid(*why);
+  if (parts.userinfo) return invalid("user info is not allowed");
+  if (parts.rest.find_first_of("?#") != std::string::npos) {
+    return invalid("a query or fragment is not allowed");
   }
-  if (authority.find('@') != std::string_view::npos) return invalid("user info is not allowed");
-  out.authority = std::string(authority);
-  std::string_view port;
-  if (authority.starts_with('[')) {
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos) return invalid("unclosed '[' in the host");
-    out.host = std::string(authority.substr(1, close - 1));
-    std::string_view after = authority.substr(close + 1);
-    if (!after.empty() && (after.front() != ':' || after.size() == 1)) return invalid("bad port");
-    if (!after.empty()) port = after.substr(1);
-  } else {
-    size_t colon = authority.rfind(':');
-    out.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) {
-      port = authority.substr(colon + 1);
-      if (port.empty()) return invalid("bad port");
-    }
-  }
-  if (out.host.empty()) return invalid("no host");
-  out.port = out.https ? 443 : 80;
-  if (!port.empty()) {
-    int n = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9' || n > 65535) return invalid("bad port \"" + std::string(port) + "\"");
-      n = n * 10 + (c - '0');
-    }
-    if (n < 1 || n > 65535) return invalid("bad port \"" + std::string(port) + "\"");
-    out.port = n;
-  }
+  BaseUrl out;
+  out.https = parts.scheme == "https";
+  out.host = parts.host;
+  out.port = parts.port.empty() ? DefaultPort(parts.scheme) : *ParsePort(parts.port);
+  if (out.port == 0) return invalid("port 0");
+  // The Host header: the port only when the URL names one, an IPv6 address in brackets.
+  out.authority = JoinHostPort(out.host, out.port);
+  if (parts.port.empty()) out.authority.resize(out.authority.rfind(':'));
+  std::string_view prefix = parts.rest;
+  while (prefix.ends_with('/')) prefix.remove_suffix(1);
+  out.prefix = std::string(prefix);
   return out;
 }
 
