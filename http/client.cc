@@ -5,6 +5,18 @@
 
 namespace dljob::http {
 
+ClientResult<ReadyBytes> BodyStream::TryRead() {
+  ClientResult<std::optional<std::string>> piece = Read();
+  if (!piece.ok()) return piece.error();
+  ReadyBytes out;
+  if (*piece) {
+    out.bytes = std::move(**piece);
+  } else {
+    out.end = true;
+  }
+  return out;
+}
+
 ClientResult<std::string> ReadAll(BodyStream& body, size_t limit) {
   std::string out;
   while (true) {

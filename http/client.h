@@ -13,8 +13,8 @@
 // request that never left this process (kConnectFailed) from one the server may have acted on.
 //
 // Thread-safety: Send() and Open() may be called from many threads at once. A BodyStream belongs
-// to one reader thread; its Cancel() may be called from any thread and makes a blocked Read()
-// return promptly.
+// to one reader thread at a time; its Cancel() may be called from any thread and makes a blocked
+// Read() return promptly.
 #pragma once
 
 #include <chrono>
@@ -24,6 +24,7 @@
 #include <string>
 #include <utility>
 
+#include "base/readiness.h"
 #include "base/status.h"
 #include "http/http.h"
 
@@ -92,6 +93,15 @@ struct ClientResponse {
   std::string body;     // empty for HEAD
 };
 
+// What a read that does not wait found (BodyStream::TryRead).
+struct ReadyBytes {
+  std::string bytes;  // the next bytes; empty when none have arrived yet, or at the end
+  bool end = false;   // the body has ended
+  // With no bytes and no end: what to wait for before trying again. `until` is the stream's
+  // inactivity limit: a TryRead then, with still nothing, fails with kTimeout as Read() would.
+  Readiness wait;
+};
+
 // The body of a streamed response, read as it arrives.
 class BodyStream {
  public:
@@ -99,6 +109,10 @@ class BodyStream {
   // The next bytes (never empty), std::nullopt at the end of the body, or an error
   // (kCancelled after Cancel()).
   virtual ClientResult<std::optional<std::string>> Read() = 0;
+  // Read() without waiting, for a reader that waits on many streams at once (base/readiness.h).
+  // The default calls Read(): right only for streams whose Read() never waits (a fake's
+  // scripted chunks); a stream over a socket overrides it.
+  virtual ClientResult<ReadyBytes> TryRead();
   virtual void Cancel() = 0;
 };
 using BodyStreamPtr = std::unique_ptr<BodyStream>;

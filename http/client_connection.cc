@@ -280,30 +280,36 @@ ClientResult<ssize_t> ClientConnection::ReadOnce(char* into, size_t size, short*
 
 ClientResult<size_t> ClientConnection::Fill(const Deadline& deadline) {
   Clock::time_point idle_until = Clock::now() + deadline.idle;
+  while (true) {
+    short want = POLLIN;
+    ClientResult<std::optional<size_t>> n = TryFill(&want);
+    if (!n.ok()) return n.error();
+    if (*n) return **n;
+    if (auto e = Wait(want, deadline, idle_until)) return *e;
+  }
+}
+
+ClientResult<std::optional<size_t>> ClientConnection::TryFill(short* want) {
   // A small buffer on the stack: a thread that follows a log for hours keeps whatever stack it
   // has touched, so a reader costs 4 KiB here, not the 64 KiB it may take in one call.
   char chunk[4096];
-  while (true) {
-    short want = POLLIN;
-    ClientResult<ssize_t> n = ReadOnce(chunk, sizeof chunk, &want);
-    if (!n.ok()) return n.error();
-    if (*n == 0) {
-      broken_ = true;  // closed: nothing more comes on this connection
-      return size_t{0};
-    }
-    if (*n > 0) {
-      size_t total = 0;
-      do {  // and what else has arrived, without waiting, up to 64 KiB
-        buf_.append(chunk, static_cast<size_t>(*n));
-        total += static_cast<size_t>(*n);
-        if (total >= 64 * 1024) break;
-        n = ReadOnce(chunk, sizeof chunk, &want);
-      } while (n.ok() && *n > 0);  // an end or error now is reported by the next call
-      received_ += total;
-      return total;
-    }
-    if (auto e = Wait(want, deadline, idle_until)) return *e;
+  ClientResult<ssize_t> n = ReadOnce(chunk, sizeof chunk, want);
+  if (!n.ok()) return n.error();
+  if (*n < 0) return std::optional<size_t>();
+  if (*n == 0) {
+    broken_ = true;  // closed: nothing more comes on this connection
+    return std::optional<size_t>(0);
   }
+  size_t total = 0;
+  short more = POLLIN;
+  do {  // and what else has arrived, without waiting, up to 64 KiB
+    buf_.append(chunk, static_cast<size_t>(*n));
+    total += static_cast<size_t>(*n);
+    if (total >= 64 * 1024) break;
+    n = ReadOnce(chunk, sizeof chunk, &more);
+  } while (n.ok() && *n > 0);  // an end or error now is reported by the next call
+  received_ += total;
+  return std::optional<size_t>(total);
 }
 
 ClientResult<std::string> ClientConnection::ReadHead(const Deadline& deadline, size_t limit) {

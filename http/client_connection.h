@@ -77,6 +77,10 @@ class ClientConnection {
   // Reads what has arrived (at least one byte, waiting for it) onto the end of buffer(); 0 when
   // the peer closed the connection.
   ClientResult<size_t> Fill(const Deadline& deadline);
+  // Fill without waiting: std::nullopt when nothing has arrived yet — poll fd() for `*want`
+  // (POLLIN, or POLLOUT for TLS that must write first) before trying again.
+  ClientResult<std::optional<size_t>> TryFill(short* want);
+  int fd() const { return fd_; }
   // Bytes received and not yet consumed; consumers erase from the front.
   std::string& buffer() { return buf_; }
 

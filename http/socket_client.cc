@@ -1,6 +1,8 @@
 // See socket_client.h.
 #include "http/socket_client.h"
 
+#include <poll.h>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -94,25 +96,29 @@ class BodyReader {
     }
   }
 
-  // Appends the next bytes of the body to *out: true when it appended some, false at the end.
-  ClientResult<bool> ReadSome(ClientConnection& conn, const Deadline& deadline, std::string* out) {
+  enum class Got { kSome, kEnd, kNothingYet };
+  // Appends the next bytes of the body to *out (kSome), or says the body has ended (kEnd). With
+  // `deadline` it waits for them; without, it returns kNothingYet when none have arrived, with
+  // *want saying what to poll the connection's socket for.
+  ClientResult<Got> ReadSome(ClientConnection& conn, const Deadline* deadline, std::string* out,
+                             short* want = nullptr) {
     while (!done_) {
       std::string& buf = conn.buffer();
       switch (mode_) {
         case Mode::kNone:
           done_ = true;
-          return false;
+          return Got::kEnd;
         case Mode::kLength:
           if (remaining_ == 0) {
             done_ = true;
-            return false;
+            return Got::kEnd;
           }
           if (!buf.empty()) {
             size_t n = static_cast<size_t>(std::min<std::uint64_t>(remaining_, buf.size()));
             out->append(buf, 0, n);
             buf.erase(0, n);
             remaining_ -= n;
-            return true;
+            return Got::kSome;
           }
           break;
         case Mode::kChunked:
@@ -125,21 +131,31 @@ class BodyReader {
               return ClientError{Failure::kTransportError, "malformed chunked body"};
             }
             if (r == ChunkedDecoder::Result::kDone) done_ = true;
-            if (out->size() > before) return true;
-            if (done_) return false;
+            if (out->size() > before) return Got::kSome;
+            if (done_) return Got::kEnd;
           }
           break;
         case Mode::kUntilClose:
           if (!buf.empty()) {
             out->append(buf);
             buf.clear();
-            return true;
+            return Got::kSome;
           }
           break;
       }
-      ClientResult<size_t> n = conn.Fill(deadline);
-      if (!n.ok()) return n.error();
-      if (*n == 0) {
+      size_t n;
+      if (deadline != nullptr) {
+        ClientResult<size_t> filled = conn.Fill(*deadline);
+        if (!filled.ok()) return filled.error();
+        n = *filled;
+      } else {
+        short ignored;
+        ClientResult<std::optional<size_t>> filled = conn.TryFill(want ? want : &ignored);
+        if (!filled.ok()) return filled.error();
+        if (!*filled) return Got::kNothingYet;
+        n = **filled;
+      }
+      if (n == 0) {
         if (mode_ != Mode::kUntilClose) {
           return ClientError{Failure::kTransportError,
                              "the connection closed before the body's end"};
@@ -148,7 +164,7 @@ class BodyReader {
         closed_ = true;
       }
     }
-    return false;
+    return Got::kEnd;
   }
 
   // Whether the connection may carry another request, once the body has been read to its end.
@@ -323,32 +339,13 @@ class SocketBodyStream final : public BodyStream {
   ~SocketBodyStream() override { Cancel(); }
 
   ClientResult<std::optional<std::string>> Read() override {
-    ClientConnection* conn;
-    {
-      MutexLock lock(mu_);
-      if (cancelled_) return Cancelled();
-      if (error_) return *error_;
-      if (!conn_) return std::optional<std::string>();
-      conn = conn_.get();  // only this thread resets conn_
-    }
-    std::string piece;
-    ClientResult<bool> got = reader_.ReadSome(*conn, deadline_, &piece);
-    std::unique_ptr<ClientConnection> done;  // closed, or given back, outside the lock
-    MutexLock lock(mu_);
-    if (cancelled_) return Cancelled();
-    if (!got.ok()) {
-      error_ = ClientError{got.error().failure, what_ + ": " + got.error().message};
-      done = std::move(conn_);
-      return *error_;
-    }
-    if (*got) return std::optional<std::string>(std::move(piece));
-    if (reader_.reusable()) {
-      client_->PutIdle(std::move(conn_));
-    } else {
-      done = std::move(conn_);
-    }
-    return std::optional<std::string>();
+    ClientResult<ReadyBytes> got = Step(true);
+    if (!got.ok()) return got.error();
+    if (got->end) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(got->bytes));
   }
+
+  ClientResult<ReadyBytes> TryRead() override { return Step(false); }
 
   void Cancel() override {
     MutexLock lock(mu_);
@@ -360,8 +357,59 @@ class SocketBodyStream final : public BodyStream {
  private:
   ClientError Cancelled() const { return ClientError{Failure::kCancelled, what_ + ": cancelled"}; }
 
+  // Read() when `wait`, else TryRead().
+  ClientResult<ReadyBytes> Step(bool wait) {
+    ClientConnection* conn;
+    {
+      MutexLock lock(mu_);
+      if (cancelled_) return Cancelled();
+      if (error_) return *error_;
+      if (!conn_) {
+        ReadyBytes ended;
+        ended.end = true;
+        return ended;
+      }
+      conn = conn_.get();  // only the reader resets conn_
+    }
+    ReadyBytes out;
+    short want = POLLIN;
+    ClientResult<BodyReader::Got> got =
+        reader_.ReadSome(*conn, wait ? &deadline_ : nullptr, &out.bytes, &want);
+    const auto now = Deadline::Clock::now();
+    if (got.ok() && *got == BodyReader::Got::kNothingYet && now - last_arrival_ >= deadline_.idle) {
+      got = ClientError{Failure::kTimeout,
+                        "nothing arrived for " + std::to_string(deadline_.idle.count()) + " ms"};
+    }
+    std::unique_ptr<ClientConnection> done;  // closed, or given back, outside the lock
+    MutexLock lock(mu_);
+    if (cancelled_) return Cancelled();
+    if (!got.ok()) {
+      error_ = ClientError{got.error().failure, what_ + ": " + got.error().message};
+      done = std::move(conn_);
+      return *error_;
+    }
+    switch (*got) {
+      case BodyReader::Got::kSome:
+        last_arrival_ = now;
+        return out;
+      case BodyReader::Got::kNothingYet:
+        out.wait = Readiness{conn->fd(), want, last_arrival_ + deadline_.idle};
+        return out;
+      case BodyReader::Got::kEnd:
+        break;
+    }
+    if (reader_.reusable()) {
+      client_->PutIdle(std::move(conn_));
+    } else {
+      done = std::move(conn_);
+    }
+    out.end = true;
+    return out;
+  }
+
   const std::shared_ptr<SocketClientState> client_;
-  BodyReader reader_;  // the reader thread's
+  BodyReader reader_;                                                  // the reader's
+  Deadline::Clock::time_point last_arrival_ = Deadline::Clock::now();  // the reader's
   const Deadline deadline_;
   const std::string what_;
   Mutex mu_;
@@ -431,9 +479,9 @@ ClientResult<ClientResponse> SocketClient::Send(const ClientRequest& request) {
   out.headers = std::move(exchange->head.headers);
   BodyReader reader(exchange->head, Bodiless(request.method, out.status));
   while (true) {
-    ClientResult<bool> more = reader.ReadSome(*exchange->conn, deadline, &out.body);
+    ClientResult<BodyReader::Got> more = reader.ReadSome(*exchange->conn, &deadline, &out.body);
     if (!more.ok()) return impl_->Named(request, more.error());
-    if (!*more) break;
+    if (*more == BodyReader::Got::kEnd) break;
   }
   if (reader.reusable()) impl_->PutIdle(std::move(exchange->conn));
   return out;

@@ -13,7 +13,9 @@
 // (each wait restarts it), so a watch may stream for as long as events keep arriving; its
 // total_timeout bounds the whole exchange of Send(), and Open() up to the headers. Cancel() shuts
 // the socket down, so a Read() blocked on another thread returns kCancelled at once; dropping a
-// BodyStream cancels it. Redirects are not followed; 1xx answers are skipped.
+// BodyStream cancels it. BodyStream::TryRead() reads what has arrived without waiting and
+// otherwise names the socket to poll and the time the inactivity limit runs out, so one thread
+// can follow many streams. Redirects are not followed; 1xx answers are skipped.
 //
 // Connections are kept alive and reused, most recently used first (up to 64 idle ones, none
 // idle for more than 90 s, as Go's transport keeps them). A connection goes back to the pool

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -111,6 +112,88 @@ TEST(SocketClient, StreamsChunksAsTheyArrive) {
   auto end = resp->body->Read();
   ASSERT_TRUE(end.ok()) << end.error().message;
   EXPECT_FALSE(*end);
+}
+
+// Reads with TryRead(), waiting as the stream says, until `want` bytes or the end have arrived;
+// counts the tries that found nothing.
+std::string TryReadAtLeast(BodyStream& body, size_t want, int* empty_tries = nullptr) {
+  std::string got;
+  while (got.size() < want) {
+    auto ready = body.TryRead();
+    if (!ready.ok() || ready->end) break;
+    if (!ready->bytes.empty()) {
+      got += ready->bytes;
+      continue;
+    }
+    if (empty_tries) ++*empty_tries;
+    EXPECT_GE(ready->wait.fd, 0);
+    EXPECT_EQ(ready->wait.events, POLLIN);
+    pollfd p{ready->wait.fd, ready->wait.events, 0};
+    EXPECT_EQ(::poll(&p, 1, 10'000), 1);
+  }
+  return got;
+}
+
+// What one thread following many streams does: try, and poll the socket the stream names.
+TEST(SocketClient, TryReadNeverWaitsAndNamesTheSocketToPoll) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(std::string(kChunkedHead) + LoopbackHttpServer::Chunk("one\n"));
+    if (!c.server().WaitForStep(1)) return;
+    c.Write(LoopbackHttpServer::Chunk("two\n") + LoopbackHttpServer::Chunk(""));
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.timeout = std::chrono::seconds(30);
+  auto resp = client->Open(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  BodyStream& body = *resp->body;
+  EXPECT_EQ(TryReadAtLeast(body, 4), "one\n");
+  auto nothing = body.TryRead();  // "two" waits for the step: nothing yet, and no waiting
+  ASSERT_TRUE(nothing.ok()) << nothing.error().message;
+  EXPECT_TRUE(nothing->bytes.empty());
+  EXPECT_FALSE(nothing->end);
+  EXPECT_GE(nothing->wait.fd, 0);
+  const auto now = std::chrono::steady_clock::now();
+  EXPECT_GT(nothing->wait.until, now + std::chrono::seconds(20));  // the inactivity limit
+  EXPECT_LE(nothing->wait.until, now + std::chrono::seconds(30));
+  pollfd quiet{nothing->wait.fd, POLLIN, 0};
+  EXPECT_EQ(::poll(&quiet, 1, 50), 0);
+  server.Step();
+  int empty_tries = 0;
+  EXPECT_EQ(TryReadAtLeast(body, 4, &empty_tries), "two\n");
+  EXPECT_LE(empty_tries, 1);
+  auto end = body.TryRead();
+  ASSERT_TRUE(end.ok()) << end.error().message;
+  EXPECT_TRUE(end->end);
+  EXPECT_TRUE(end->bytes.empty());
+  // Read to its end, the stream gave its connection back: the next request reuses it.
+  auto again = client->Send(ClientRequest{});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_EQ(server.requests().size(), 2u);
+  EXPECT_EQ(server.requests()[1].connection, server.requests()[0].connection);
+}
+
+TEST(SocketClient, TryReadAfterTheInactivityLimitIsATimeout) {
+  LoopbackHttpServer server([](const ReceivedRequest& r, Conn& c) {
+    c.Write(std::string(kChunkedHead));
+    c.server().WaitForStep(1);  // never given: silent until the server stops
+  });
+  auto client = MakeClient(server.url());
+  ClientRequest req;
+  req.timeout = std::chrono::milliseconds(200);
+  auto resp = client->Open(req);
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  auto first = resp->body->TryRead();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(first->bytes.empty());
+  std::this_thread::sleep_until(first->wait.until);
+  auto late = resp->body->TryRead();
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().failure, Failure::kTimeout) << late.error().message;
+  resp->body->Cancel();
+  auto cancelled = resp->body->TryRead();
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_EQ(cancelled.error().failure, Failure::kCancelled);
 }
 
 TEST(SocketClient, CancelUnblocksRead) {

@@ -1,4 +1,6 @@
 // SocketClient over TLS: the CA it trusts, and the name it checks (tls_server_name).
+#include <poll.h>
+
 #include <set>
 #include <string>
 #include <utility>
@@ -163,6 +165,41 @@ TEST(SocketClientTls, TlsServerNameHoldsForEveryConnectionStreamsAndHostHeaders)
 
   options.tls_server_name = "a.b.kubernetes.test";  // a wildcard covers one label
   EXPECT_FALSE(Get(options).ok());
+}
+
+// TLS keeps decrypted bytes of its own: TryRead() takes all of them before it names the socket,
+// so a poller never waits on a quiet socket with a line already decrypted.
+TEST(SocketClientTls, TryReadTakesEverythingDecryptedBeforeNamingTheSocket) {
+  TestCa ca;
+  const std::string big(100 * 1024, 'x');  // more than one TLS record and one read
+  LoopbackHttpServer server(
+      [&big](const ReceivedRequest&, Conn& c) {
+        c.Write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                LoopbackHttpServer::Chunk(big));
+        if (!c.server().WaitForStep(1)) return;
+        c.Write(LoopbackHttpServer::Chunk("end") + LoopbackHttpServer::Chunk(""));
+      },
+      ca.Issue({"localhost"}, {"127.0.0.1"}));
+  auto client = SocketClient::Create(Options(server, ca));
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto resp = (*client)->Open(ClientRequest{});
+  ASSERT_TRUE(resp.ok()) << resp.error().message;
+  std::string got;
+  bool stepped = false;
+  while (true) {
+    auto ready = resp->body->TryRead();
+    ASSERT_TRUE(ready.ok()) << ready.error().message;
+    if (ready->end) break;
+    got += ready->bytes;
+    if (!ready->bytes.empty()) continue;
+    if (got.size() == big.size() && !stepped) {
+      stepped = true;
+      server.Step();
+    }
+    pollfd p{ready->wait.fd, ready->wait.events, 0};
+    ASSERT_EQ(::poll(&p, 1, 10'000), 1) << "waiting with " << got.size() << " bytes read";
+  }
+  EXPECT_EQ(got, big + "end");
 }
 
 // A Host header changes what is sent, never which name the certificate must carry.

@@ -20,6 +20,15 @@ const Resource kDLJobs{"dljob.io", "v1alpha1", "dljobs", true, "DLJob"};
 const Resource kDLQueues{"dljob.io", "v1alpha1", "dlqueues", false, "DLQueue"};
 }  // namespace resources
 
+ApiResult<ReadyLine> LineStream::TryNext() {
+  ApiResult<std::optional<std::string>> next = Next();
+  if (!next.ok()) return next.error();
+  ReadyLine out;
+  out.end = !next->has_value();
+  out.line = std::move(*next);
+  return out;
+}
+
 std::string ApiError::ToString() const {
   if (http == 0 && reason == kReasonDeadline) return message;  // refused here, not a connection
   if (http == 0) return reason == kReasonNoCredentials ? message : "connection failed: " + message;

@@ -16,8 +16,8 @@
 // standby may have taken over.
 //
 // Thread-safety: implementations are safe to call from many threads at once. A WatchStream or
-// LineStream belongs to one reader thread; Cancel() may be called from any thread and makes a
-// blocked Next() return promptly.
+// LineStream belongs to one reader thread at a time; Cancel() may be called from any thread and
+// makes a blocked Next() return promptly.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
+#include "base/readiness.h"
 #include "base/status.h"
 
 namespace dljob::kube {
@@ -149,12 +150,24 @@ class WatchStream {
 };
 using WatchStreamPtr = std::unique_ptr<WatchStream>;
 
+// What a read of a LineStream that does not wait found: a line, the end, or neither yet.
+struct ReadyLine {
+  std::optional<std::string> line;
+  bool end = false;
+  Readiness wait;  // neither: what to wait for before trying again (base/readiness.h)
+};
+
 // A pod's log, line by line (without the trailing newline). With LogOptions::follow, Next()
 // waits for new lines until the container ends; std::nullopt marks the end of the log.
 class LineStream {
  public:
   virtual ~LineStream() = default;
   virtual ApiResult<std::optional<std::string>> Next() = 0;
+  // Next() without waiting, for one thread that follows many logs. An error after the
+  // stream's inactivity limit (ReadyLine::wait.until) passed with nothing, as Next() would.
+  // The default calls Next(): right only for a stream whose Next() never waits (a log
+  // already complete); one that can wait overrides it.
+  virtual ApiResult<ReadyLine> TryNext();
   virtual void Cancel() = 0;
 };
 using LineStreamPtr = std::unique_ptr<LineStream>;

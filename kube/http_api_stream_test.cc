@@ -1,7 +1,10 @@
 // HttpApi's watches and logs against the scripted HTTP client.
+#include <deque>
+
 #include <gtest/gtest.h>
 
 #include "kube/http_api.h"
+#include "kube/http_streams.h"
 #include "kube/testing/http_api_fixture.h"
 
 namespace dljob::kube {
@@ -122,6 +125,67 @@ TEST_F(HttpApiTest, FollowedLogsArriveLineByLine) {
     got.push_back(**line);
   }
   EXPECT_EQ(got, (std::vector<std::string>{"step 1", "step 2", "", "last"}));
+}
+
+// A body read without waiting: each TryRead gives the next scripted step.
+class SteppedBody final : public http::BodyStream {
+ public:
+  explicit SteppedBody(std::deque<http::ClientResult<http::ReadyBytes>> steps)
+      : steps_(std::move(steps)) {}
+  http::ClientResult<std::optional<std::string>> Read() override {
+    ADD_FAILURE() << "Read() waits; TryNext must not call it";
+    return std::optional<std::string>();
+  }
+  http::ClientResult<http::ReadyBytes> TryRead() override {
+    auto step = std::move(steps_.front());
+    steps_.pop_front();
+    return step;
+  }
+  void Cancel() override {}
+
+ private:
+  std::deque<http::ClientResult<http::ReadyBytes>> steps_;
+};
+
+http::ReadyBytes Bytes(std::string b) { return http::ReadyBytes{std::move(b), false, {}}; }
+
+TEST(HttpLineStreamTest, TryNextGivesWholeLinesAndOtherwiseWhatToWaitFor) {
+  const Readiness socket{7, 1, std::chrono::steady_clock::now() + seconds(600)};
+  HttpLineStream lines(
+      std::make_unique<SteppedBody>(std::deque<http::ClientResult<http::ReadyBytes>>{
+          Bytes("a\nb"), http::ReadyBytes{"", false, socket}, Bytes("c\n"),
+          http::ReadyBytes{"", false, socket}, Bytes("last"), http::ReadyBytes{"", true, {}},
+          http::ClientError{http::Failure::kTimeout, "nothing arrived"}}));
+  auto a = lines.TryNext();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->line, "a");
+  auto wait = lines.TryNext();  // "b" is no whole line yet
+  ASSERT_TRUE(wait.ok());
+  EXPECT_FALSE(wait->line);
+  EXPECT_FALSE(wait->end);
+  EXPECT_EQ(wait->wait.fd, 7);
+  EXPECT_EQ(wait->wait.until, socket.until);
+  auto bc = lines.TryNext();
+  ASSERT_TRUE(bc.ok());
+  EXPECT_EQ(bc->line, "bc");
+  ASSERT_TRUE(lines.TryNext().ok());  // waits again
+  auto last = lines.TryNext();        // the body's end completes the last line
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->line, "last");
+  auto end = lines.TryNext();
+  ASSERT_TRUE(end.ok());
+  EXPECT_TRUE(end->end);
+  EXPECT_FALSE(end->line);
+}
+
+TEST(HttpLineStreamTest, ATransportFailureIsAnApiError) {
+  HttpLineStream lines(
+      std::make_unique<SteppedBody>(std::deque<http::ClientResult<http::ReadyBytes>>{
+          http::ClientError{http::Failure::kTimeout, "GET /log: nothing arrived for 600000 ms"}}));
+  auto failed = lines.TryNext();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().http, 0);
+  EXPECT_NE(failed.error().message.find("nothing arrived"), std::string::npos);
 }
 
 TEST_F(HttpApiTest, LogsOfAMissingPodIsNotFound) {

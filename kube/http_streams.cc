@@ -65,29 +65,54 @@ ApiResult<std::optional<WatchEvent>> HttpWatchStream::Next() {
   return std::optional<WatchEvent>(std::move(event));
 }
 
+std::optional<std::string> HttpLineStream::TakeLine() {
+  size_t nl = buf_.find('\n', scanned_);
+  if (nl != std::string::npos) {
+    std::string line = buf_.substr(0, nl);
+    buf_.erase(0, nl + 1);
+    scanned_ = 0;
+    return line;
+  }
+  scanned_ = buf_.size();
+  if (!ended_ || buf_.empty()) return std::nullopt;
+  std::string last = std::move(buf_);
+  buf_.clear();
+  scanned_ = 0;
+  return last;
+}
+
 ApiResult<std::optional<std::string>> HttpLineStream::Next() {
   while (true) {
-    size_t nl = buf_.find('\n', scanned_);
-    if (nl != std::string::npos) {
-      std::string line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
-      scanned_ = 0;
-      return std::optional<std::string>(std::move(line));
-    }
-    scanned_ = buf_.size();
-    if (ended_) {
-      if (buf_.empty()) return std::optional<std::string>();
-      std::string last = std::move(buf_);
-      buf_.clear();
-      scanned_ = 0;
-      return std::optional<std::string>(std::move(last));
-    }
+    if (std::optional<std::string> line = TakeLine()) return line;
+    if (ended_) return std::optional<std::string>();
     http::ClientResult<std::optional<std::string>> piece = body_->Read();
     if (!piece.ok()) return FromClientError(piece.error());
     if (!*piece) {
       ended_ = true;
     } else {
       buf_ += **piece;
+    }
+  }
+}
+
+ApiResult<ReadyLine> HttpLineStream::TryNext() {
+  while (true) {
+    ReadyLine out;
+    out.line = TakeLine();
+    if (out.line) return out;
+    if (ended_) {
+      out.end = true;
+      return out;
+    }
+    http::ClientResult<http::ReadyBytes> piece = body_->TryRead();
+    if (!piece.ok()) return FromClientError(piece.error());
+    if (piece->end) {
+      ended_ = true;
+    } else if (piece->bytes.empty()) {
+      out.wait = piece->wait;
+      return out;
+    } else {
+      buf_ += piece->bytes;
     }
   }
 }

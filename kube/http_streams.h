@@ -7,7 +7,8 @@
 // to the watch request, or an ERROR event inside the stream); other ERROR events are returned as
 // events. A body that ends between events is the server's normal end of a watch (std::nullopt);
 // one that ends inside an event, or bytes that are not events, are errors. HttpLineStream splits
-// the body at '\n'; a last line without a newline is still returned.
+// the body at '\n'; a last line without a newline is still returned. Its TryNext() reads with
+// BodyStream::TryRead, so a line that has arrived comes without waiting.
 //
 // Thread-safety: as WatchStream / LineStream (one reader; Cancel() from any thread).
 #pragma once
@@ -38,9 +39,13 @@ class HttpLineStream : public LineStream {
  public:
   explicit HttpLineStream(http::BodyStreamPtr body) : body_(std::move(body)) {}
   ApiResult<std::optional<std::string>> Next() override;
+  ApiResult<ReadyLine> TryNext() override;
   void Cancel() override { body_->Cancel(); }
 
  private:
+  // The next whole line of buf_, or its last piece once the body ended.
+  std::optional<std::string> TakeLine();
+
   http::BodyStreamPtr body_;
   std::string buf_;
   size_t scanned_ = 0;  // bytes of buf_ known to hold no '\n'
