@@ -52,19 +52,42 @@ void PodLogWriter::Add(const std::string& line) {
   dirty_ = true;
 }
 
-Status PodLogWriter::Flush(bool force, WallTime now) {
+bool PodLogWriter::Due(WallTime now) const {
   MutexLock lock(mu_);
-  if (!dirty_) return Status::Ok();
-  const bool full = chunk_.size() >= options_.chunk_bytes;
-  if (!force && !full && written_at_ && now - *written_at_ < options_.flush_interval) {
-    return Status::Ok();
+  return dirty_ && (chunk_.size() >= options_.chunk_bytes || !written_at_ ||
+                    now - *written_at_ >= options_.flush_interval);
+}
+
+Status PodLogWriter::Flush(bool force, WallTime now) {
+  MutexLock writing(write_mu_);  // one write at a time, so chunks are written in order
+  std::string key, content;
+  int64_t lines = 0;
+  bool full = false;
+  {
+    MutexLock lock(mu_);
+    if (!dirty_) return Status::Ok();
+    full = chunk_.size() >= options_.chunk_bytes;
+    if (!force && !full && written_at_ && now - *written_at_ < options_.flush_interval) {
+      return Status::Ok();
+    }
+    key = ChunkKey();
+    content = chunk_;
+    lines = chunk_lines_;
+    dirty_ = false;
   }
-  if (Status s = WriteLocked(); !s.ok()) return s;
+  // The write goes outside mu_: the collector's Add() does not wait for the store.
+  Status written = Write(key, content);
+  MutexLock lock(mu_);
+  if (!written.ok()) {
+    dirty_ = true;  // kept for the next Flush
+    return written;
+  }
   written_at_ = now;
-  if (full) {  // sealed: the next lines start the next chunk
-    first_ += chunk_lines_;
-    chunk_lines_ = 0;
-    chunk_.clear();
+  if (full) {  // sealed as written: lines added since start the next chunk
+    first_ += lines;
+    chunk_lines_ -= lines;
+    chunk_.erase(0, content.size());
+    dirty_ = chunk_lines_ > 0;
   }
   return Status::Ok();
 }
@@ -75,15 +98,13 @@ std::string PodLogWriter::ChunkKey() const {
   return dir_ + first + kChunkSuffix;
 }
 
-Status PodLogWriter::WriteLocked() {
+Status PodLogWriter::Write(const std::string& key, const std::string& content) {
   if (options_.may_write) {
     if (Status s = options_.may_write(); !s.ok()) {
-      return s.WithContext("not writing " + store_.Url(ChunkKey()));
+      return s.WithContext("not writing " + store_.Url(key));
     }
   }
-  if (Status s = store_.Put(ChunkKey(), chunk_); !s.ok()) return s;
-  dirty_ = false;
-  return Status::Ok();
+  return store_.Put(key, content);
 }
 
 // ---- LogArchive ----

@@ -24,7 +24,8 @@
 // kube/runtime/leader_term.h) is asked before every Put, and a refusal is the writer's error.
 //
 // Thread-safety: LogArchive's methods may be called from many threads (the store is thread-safe).
-// A PodLogWriter may be used from two threads (its collector adds, the operator's loop flushes).
+// A PodLogWriter may be used from many threads (its collector adds while another flushes); Add()
+// never waits for a write: Flush() writes outside the lock Add() takes.
 #pragma once
 
 #include <chrono>
@@ -66,17 +67,21 @@ class PodLogWriter {
   // flush_interval has passed since the last write (measured with `now`). A failed write keeps
   // the lines for the next Flush.
   Status Flush(bool force, WallTime now);
+  // Whether Flush(false, now) would write.
+  bool Due(WallTime now) const;
 
  private:
   friend class LogArchive;
   PodLogWriter(storage::ObjectStore& store, std::string dir, const LogArchiveOptions& options)
       : store_(store), dir_(std::move(dir)), options_(options) {}
-  Status WriteLocked() REQUIRES(mu_);
+  // Puts `content` at `key`, when this replica may write.
+  Status Write(const std::string& key, const std::string& content);
   std::string ChunkKey() const REQUIRES(mu_);
 
   storage::ObjectStore& store_;
   const std::string dir_;  // "<prefix>/<ns>/<job>/<created>-<uid>/"
   const LogArchiveOptions& options_;
+  Mutex write_mu_ ACQUIRED_BEFORE(mu_);  // held by Flush through its write
   mutable Mutex mu_;
   int64_t first_ GUARDED_BY(mu_) = 0;        // pod log line that starts the open chunk
   int64_t chunk_lines_ GUARDED_BY(mu_) = 0;  // pod log lines in it (the marker not counted)

@@ -1,6 +1,8 @@
 // See log_collector.h.
 #include "operator/metrics/log_collector.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -16,14 +18,16 @@
 namespace dljob::metrics {
 namespace {
 
-// Sleeps `d` unless stopped first; returns whether it was stopped.
-bool SleepUnlessStopped(std::stop_token stop, std::chrono::milliseconds d) {
-  Mutex mu;  // guards nothing: wait_for needs a lock to release
+// Sleeps until `until` unless stopped first.
+void SleepUntilUnlessStopped(std::stop_token stop, std::chrono::steady_clock::time_point until) {
+  Mutex mu;  // guards nothing: wait_until needs a lock to release
   std::condition_variable_any cv;
   MutexLock lock(mu);
-  cv.wait_for(mu, stop, d, [] { return false; });
-  return stop.stop_requested();
+  cv.wait_until(mu, stop, until, [] { return false; });
 }
+
+// How many lines one reading step takes at most before it lets other streams go.
+constexpr int kLinesPerStep = 1000;
 
 }  // namespace
 
@@ -37,104 +41,225 @@ LogCollector::LogCollector(std::string ns, std::string job, ArchivedPod pod, Log
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : RealClock()) {}
 
+LogCollector::~LogCollector() = default;
+
 std::optional<WallTime> LogCollector::LastProgress() const {
   MutexLock lock(mu_);
   return last_progress_;
 }
 
 Status LogCollector::Run(std::stop_token stop) {
-  int64_t archived = 0;  // lines of this pod's log handled before this collector
+  std::stop_callback on_stop(stop, [this] { Stop(); });
+  while (true) {
+    CollectorWait wait = Step();
+    if (wait.flush) Flush();
+    switch (wait.kind) {
+      case CollectorWait::Kind::kDone:
+        return result();
+      case CollectorWait::Kind::kCall:
+        if (!stop.stop_requested()) SleepUntilUnlessStopped(stop, wait.not_before);
+        break;
+      case CollectorWait::Kind::kStream: {
+        // Stop() cancels the stream, which wakes a poll on its socket; a stream without one
+        // is tried again at its `until`.
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(wait.ready.until - Steady::now());
+        const int timeout = static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+        if (wait.ready.fd >= 0) {
+          pollfd p{wait.ready.fd, wait.ready.events, 0};
+          ::poll(&p, 1, timeout);
+        } else if (!stop.stop_requested()) {
+          SleepUntilUnlessStopped(stop, Steady::now() + std::chrono::milliseconds(timeout));
+        }
+        break;
+      }
+    }
+  }
+}
+
+void LogCollector::Stop() {
+  stopped_ = true;
+  MutexLock lock(stream_mu_);
+  if (stream_) stream_->Cancel();
+}
+
+Status LogCollector::result() const { return result_; }
+
+void LogCollector::SetStream(kube::LineStreamPtr stream) {
+  kube::LineStreamPtr old;  // destroyed outside the lock
+  MutexLock lock(stream_mu_);
+  old = std::move(stream_);
+  stream_ = std::move(stream);
+  reading_ = stream_.get();
+  if (stream_ && stopped_) stream_->Cancel();  // Stop() came while it was being opened
+}
+
+CollectorWait LogCollector::CallAt(Steady::time_point when) {
+  CollectorWait w;
+  w.kind = CollectorWait::Kind::kCall;
+  w.not_before = when;
+  return w;
+}
+
+CollectorWait LogCollector::Done(Status status) {
+  result_ = std::move(status);
+  phase_ = Phase::kDone;
+  SetStream(nullptr);
+  CollectorWait w;
+  w.kind = CollectorWait::Kind::kDone;
+  return w;
+}
+
+CollectorWait LogCollector::Step() {
+  switch (phase_) {
+    case Phase::kArchive:
+      return OpenArchive();
+    case Phase::kOpen:
+      return OpenLog();
+    case Phase::kRead:
+      return Read();
+    case Phase::kAfterEnd:
+      return AfterEnd();
+    case Phase::kFinish:
+      return Finish();
+    case Phase::kDone:
+      break;
+  }
+  return Done(result_);
+}
+
+CollectorWait LogCollector::OpenArchive() {
+  if (stopped_) return Done(Status::Ok());
   if (options_.archive) {
     // An archive that cannot be read just now (a bucket's outage) is waited for like a log that
     // cannot be opened: the lines it has decide where this collector starts.
     Result<PodLogWriterPtr> w = options_.archive->OpenPod(ns_, job_, pod_);
-    for (int tries = 1; !w.ok() && tries <= options_.max_reopens; ++tries) {
-      if (SleepUnlessStopped(stop, options_.reopen_backoff)) return Status::Ok();
-      w = options_.archive->OpenPod(ns_, job_, pod_);
+    if (!w.ok()) {
+      if (++archive_tries_ > options_.max_reopens) {
+        return Done(w.status().WithContext("the log archive of " + ns_ + "/" + job_));
+      }
+      return CallAt(Steady::now() + options_.reopen_backoff);
     }
-    if (!w.ok()) return w.status().WithContext("the log archive of " + ns_ + "/" + job_);
     archive_ = std::move(w).value();
     archive_open_ = true;
-    archived = archive_->archived_lines();  // archived before a restart or by the previous leader
+    // Lines archived before a restart or by the previous leader are skipped.
+    position_ = LogPosition(archive_->archived_lines());
   }
-  LogPosition position(archived);
-  int failed_opens = 0;
-  int waiting_opens = 0;             // opens failed in a row so far, for the backoff
-  int64_t cut_reported_at = -1;      // handled lines when the last cut was reported: one per place
-  bool unreadable_reported = false;  // the log could not be opened, and that was said
-  while (!stop.stop_requested()) {
-    const bool ended_before_open = container_ended_.load();
-    auto stream = open_(ns_, pod_.name);
-    if (!stream.ok()) {
-      // While the container runs, its log is waited for however long its node's kubelet is away
-      // (the API server answers 404 or 5xx meanwhile); LogCollectors stops this collector when the
-      // pod is gone. Once the container has ended, a log that cannot be opened is given up.
-      if (ended_before_open &&
-          (stream.error().IsNotFound() || ++failed_opens > options_.max_reopens)) {
-        MaybePublish(true, clock_.Now());
-        FlushArchive(true);
-        return Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_.name + ": " +
-                                   stream.error().ToString());
-      }
-      if (!ended_before_open && !unreadable_reported) {
-        unreadable_reported = true;
-        Report("cannot open the log (" + stream.error().ToString() +
-               "); trying again while the launcher runs");
-      }
-      // Doubling while the log stays unreadable (1, 2, 4, 8, 16 s by default): a thousand
-      // launchers whose kubelets are away do not ask the API server a thousand times a second.
-      const int doublings = std::min(waiting_opens++, 4);
-      if (SleepUnlessStopped(stop, options_.reopen_backoff * (1 << doublings))) break;
-      continue;
+  phase_ = Phase::kOpen;
+  return OpenLog();
+}
+
+CollectorWait LogCollector::OpenLog() {
+  if (stopped_) return Finish();
+  ended_before_open_ = container_ended_.load();
+  auto stream = open_(ns_, pod_.name);
+  if (!stream.ok()) {
+    // While the container runs, its log is waited for however long its node's kubelet is away
+    // (the API server answers 404 or 5xx meanwhile); LogCollectors stops this collector when the
+    // pod is gone. Once the container has ended, a log that cannot be opened is given up.
+    if (ended_before_open_ &&
+        (stream.error().IsNotFound() || ++failed_opens_ > options_.max_reopens)) {
+      MaybePublish(true, clock_.Now());
+      FlushArchive(true);
+      return Done(Status::Unavailable("cannot follow the log of pod " + ns_ + "/" + pod_.name +
+                                      ": " + stream.error().ToString()));
     }
-    unreadable_reported = false;
-    failed_opens = 0;
-    waiting_opens = 0;
-    kube::LineStream& lines = **stream;
-    std::stop_callback cancel(stop, [&lines] { lines.Cancel(); });
-    position.StartRead();
-    bool ended = false;
-    while (!stop.stop_requested()) {
-      auto next = lines.Next();
-      if (!next.ok()) break;  // broken: open it again and go on after the last line handled
-      if (!next->has_value()) {
-        ended = true;
-        break;
-      }
-      std::optional<kube::StampedLogLine> stamped = kube::SplitLogTimestamp(**next);
-      if (!position.Advance(stamped ? std::optional(stamped->time) : std::nullopt)) continue;
-      if (std::optional<LogGap> gap = position.TakeGap()) {
-        ++gaps_;
-        Report("lines written between " + FormatRfc3339Nanos(gap->after) + " and " +
-               FormatRfc3339Nanos(gap->before) +
-               " may be missing: the log no longer holds the last line read (rotated while its "
-               "stream was down)");
-      }
-      if (Status s = Handle(stamped ? std::string(stamped->text) : **next); !s.ok()) return s;
+    if (!ended_before_open_ && !unreadable_reported_) {
+      unreadable_reported_ = true;
+      Report("cannot open the log (" + stream.error().ToString() +
+             "); trying again while the launcher runs");
     }
-    if (!ended) continue;
-    if (ended_before_open) break;  // the whole log of a container that had ended
-    // The stream ended with the container running as far as this collector knows: the container
-    // ended (told shortly), or the stream was cut. Either way the log is read again; a cut is
-    // reported once the container is seen to run on, and once for the line it happened after (a
-    // stream that ends again at once is not news).
-    if (SleepUnlessStopped(stop, options_.reopen_backoff)) break;
-    if (!container_ended_.load() && position.handled() != cut_reported_at) {
-      cut_reported_at = position.handled();
-      ++cuts_;
-      Report(
-          "the log stream ended while the launcher runs (a kubelet or API server restart); "
-          "following it again after line " +
-          std::to_string(position.handled()));
+    // Doubling while the log stays unreadable (1, 2, 4, 8, 16 s by default): a thousand
+    // launchers whose kubelets are away do not ask the API server a thousand times a second.
+    const int doublings = std::min(waiting_opens_++, 4);
+    return CallAt(Steady::now() + options_.reopen_backoff * (1 << doublings));
+  }
+  unreadable_reported_ = false;
+  failed_opens_ = 0;
+  waiting_opens_ = 0;
+  SetStream(std::move(stream).value());
+  position_.StartRead();
+  phase_ = Phase::kRead;
+  return Read();
+}
+
+CollectorWait LogCollector::Read() {
+  // Nothing here waits or calls out: what does (the final publish and write, opening the log
+  // again) is left to the next step, a kCall.
+  if (stopped_) {
+    phase_ = Phase::kFinish;
+    return CallAt(Steady::now());
+  }
+  for (int taken = 0; taken < kLinesPerStep; ++taken) {
+    auto next = reading_->TryNext();
+    if (!next.ok()) {  // broken: open it again and go on after the last line handled
+      SetStream(nullptr);
+      phase_ = Phase::kOpen;
+      return CallAt(Steady::now());
+    }
+    if (next->end) {
+      SetStream(nullptr);
+      if (ended_before_open_) {  // the whole log of a container that had ended
+        phase_ = Phase::kFinish;
+        return CallAt(Steady::now());
+      }
+      // The stream ended with the container running as far as this collector knows: the
+      // container ended (told shortly), or the stream was cut. Either way the log is read again.
+      phase_ = Phase::kAfterEnd;
+      return CallAt(Steady::now() + options_.reopen_backoff);
+    }
+    if (!next->line) {
+      CollectorWait w;
+      w.kind = CollectorWait::Kind::kStream;
+      w.ready = next->wait;
+      w.flush = FlushDue();
+      return w;
+    }
+    const std::string& text = *next->line;
+    std::optional<kube::StampedLogLine> stamped = kube::SplitLogTimestamp(text);
+    if (!position_.Advance(stamped ? std::optional(stamped->time) : std::nullopt)) continue;
+    if (std::optional<LogGap> gap = position_.TakeGap()) {
+      ++gaps_;
+      Report("lines written between " + FormatRfc3339Nanos(gap->after) + " and " +
+             FormatRfc3339Nanos(gap->before) +
+             " may be missing: the log no longer holds the last line read (rotated while its "
+             "stream was down)");
+    }
+    if (Status s = Handle(stamped ? std::string(stamped->text) : text); !s.ok()) {
+      return Done(s);
     }
   }
+  CollectorWait more;  // lines are waiting still: other streams' turn first
+  more.kind = CollectorWait::Kind::kStream;
+  more.ready.until = Steady::now();
+  more.flush = FlushDue();
+  return more;
+}
+
+CollectorWait LogCollector::AfterEnd() {
+  if (stopped_) return Finish();
+  // A cut is reported once the container is seen to run on, and once for the line it happened
+  // after (a stream that ends again at once is not news).
+  if (!container_ended_.load() && position_.handled() != cut_reported_at_) {
+    cut_reported_at_ = position_.handled();
+    ++cuts_;
+    Report(
+        "the log stream ended while the launcher runs (a kubelet or API server restart); "
+        "following it again after line " +
+        std::to_string(position_.handled()));
+  }
+  phase_ = Phase::kOpen;
+  return OpenLog();
+}
+
+CollectorWait LogCollector::Finish() {
+  SetStream(nullptr);
   MaybePublish(true, clock_.Now());
   if (archive_) {
     if (Status s = archive_->Flush(true, clock_.Now()); !s.ok()) {
-      return s.WithContext("the log archive of " + ns_ + "/" + job_);
+      return Done(s.WithContext("the log archive of " + ns_ + "/" + job_));
     }
   }
-  return Status::Ok();
+  return Done(Status::Ok());
 }
 
 void LogCollector::Report(const std::string& what) const {
@@ -168,7 +293,13 @@ void LogCollector::TakeMetric(const MpirunLine& line) {
     last_progress_ = now;
   }
   ++metric_lines_;
-  MaybePublish(false, now);
+}
+
+bool LogCollector::FlushDue() const {
+  const WallTime now = clock_.Now();
+  if (archive_open_.load() && archive_->Due(now)) return true;
+  MutexLock lock(mu_);
+  return dirty_ && (!published_at_ || now - *published_at_ >= options_.publish_interval);
 }
 
 void LogCollector::Flush() {

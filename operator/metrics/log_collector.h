@@ -23,7 +23,17 @@
 // lost. The same holds across leaders: a collector starts by skipping the lines of its pod that
 // the archive already holds (written before an operator restart or by the previous leader).
 //
-// Run() blocks; the caller gives it a thread. Counts, LastProgress and Flush are thread-safe.
+// A collector is a state machine, so one thread can follow many logs: Step() does the next piece
+// of work and says what to wait for before the next (CollectorWait). Steps that call out —
+// opening the archive or the log, giving up, the final publish — may block and are run where
+// blocking is fine; reading never waits (LineStream::TryNext), so a poller runs those steps when
+// the stream's socket is readable. A metric line never publishes from the reading step: the step
+// says when a publish is due and the driver calls Flush() where it may block. LogCollectors
+// drives many collectors from a poller and a few threads; Run() drives one on the calling
+// thread.
+//
+// Step() is called by one thread at a time. Stop(), ContainerEnded(), the counts, LastProgress,
+// FlushDue and Flush are thread-safe.
 #pragma once
 
 #include <atomic>
@@ -36,6 +46,7 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
+#include "base/readiness.h"
 #include "base/status.h"
 #include "base/time_format.h"
 #include "jobs/dljob_types.h"
@@ -43,6 +54,7 @@
 #include "jobs/metric_line.h"
 #include "kube/api.h"
 #include "operator/metrics/log_archive.h"
+#include "operator/metrics/log_position.h"
 
 namespace dljob::metrics {
 
@@ -68,19 +80,46 @@ struct LogCollectorOptions {
   // log is waited for (its node's kubelet may be restarting).
   int max_reopens = 60;
   const Clock* clock = nullptr;  // where "now" comes from; RealClock() when null; must outlive
+  // LogCollectors: the threads that run the steps that call out (opening logs, publishing); one
+  // more reads every followed log.
+  int threads = 8;
   // Where a collector says what happened to its stream (a cut followed again, a gap): one line
   // without a newline; stderr when null.
   std::function<void(const std::string&)> report;
+};
+
+// What a collector waits for before its next Step().
+struct CollectorWait {
+  enum class Kind {
+    kCall,    // the next step may block (it calls out): run it at `not_before` or later
+    kStream,  // the next step reads without waiting: run it once `ready` says
+    kDone,    // followed to the end (or stopped); LogCollector::result() says how it ended
+  };
+  Kind kind = Kind::kCall;
+  std::chrono::steady_clock::time_point not_before{};  // kCall
+  Readiness ready;                                     // kStream
+  // A publish or an archive write is due (LogCollector::FlushDue): call Flush() where it may
+  // block.
+  bool flush = false;
 };
 
 class LogCollector {
  public:
   LogCollector(std::string ns, std::string job, ArchivedPod pod, LogOpener open,
                ThroughputSink& sink, LogCollectorOptions options);
+  ~LogCollector();
 
-  // Follows the log to its end or until `stop`. Returns the first error that ended it early
-  // (archive not readable or writable, log not openable after max_reopens).
+  // Follows the log to its end or until `stop`, on the calling thread. Returns result().
   Status Run(std::stop_token stop);
+
+  // The next piece of work; the first call starts. One thread at a time; not after kDone.
+  CollectorWait Step();
+  // Ends the follow: a stream being read is cancelled and the next Step() publishes what is
+  // left, writes the archive and returns kDone. Thread-safe; idempotent.
+  void Stop();
+  // How the follow ended, once Step() returned kDone: the first error that ended it early
+  // (archive not readable or writable, log not openable after max_reopens), else OK.
+  Status result() const;
 
   // The launcher container has ended (terminated, or its pod finished): the next end of the
   // log's stream is the end of the log. Thread-safe; idempotent.
@@ -95,10 +134,26 @@ class LogCollector {
   std::optional<WallTime> LastProgress() const;
   // Publishes what arrived since the last publish once publish_interval has passed, even when no
   // new line comes (training went quiet), and writes the archive's new lines once its
-  // flush_interval has. Called periodically from another thread.
+  // flush_interval has. Called periodically, and when a Step says so, from a thread that may
+  // block.
   void Flush();
+  // Whether Flush() has something to do now: a publish or an archive write is due.
+  bool FlushDue() const;
 
  private:
+  enum class Phase { kArchive, kOpen, kRead, kAfterEnd, kFinish, kDone };
+  using Steady = std::chrono::steady_clock;
+
+  CollectorWait OpenArchive();
+  CollectorWait OpenLog();
+  CollectorWait Read();
+  CollectorWait AfterEnd();
+  CollectorWait Finish();
+  CollectorWait Done(Status status);
+  static CollectorWait CallAt(Steady::time_point when);
+  // The stream being read, set or dropped under stream_mu_ (Stop cancels it from any thread).
+  void SetStream(kube::LineStreamPtr stream) EXCLUDES(stream_mu_);
+
   Status Handle(const std::string& line);
   // Folds `line` into the throughput when it is a metric line.
   void TakeMetric(const MpirunLine& line);
@@ -120,8 +175,24 @@ class LogCollector {
   bool dirty_ GUARDED_BY(mu_) = false;  // aggregated, not yet published
   std::optional<WallTime> published_at_ GUARDED_BY(mu_);
   std::optional<WallTime> last_progress_ GUARDED_BY(mu_);
-  std::shared_ptr<PodLogWriter> archive_;  // set by Run() before the first line; thread-safe
+  std::shared_ptr<PodLogWriter> archive_;  // set by the first Step before any line; thread-safe
   std::atomic<bool> archive_open_{false};
+  std::atomic<bool> stopped_{false};
+
+  // The state machine's, touched only by Step().
+  Phase phase_ = Phase::kArchive;
+  int archive_tries_ = 0;
+  LogPosition position_{0};
+  int failed_opens_ = 0;
+  int waiting_opens_ = 0;                // opens failed in a row so far, for the backoff
+  int64_t cut_reported_at_ = -1;         // handled lines when the last cut was reported
+  bool unreadable_reported_ = false;     // the log could not be opened, and that was said
+  bool ended_before_open_ = false;       // the container had ended when the stream was opened
+  kube::LineStream* reading_ = nullptr;  // stream_.get(), for Step without the lock
+  Status result_;
+
+  mutable Mutex stream_mu_;
+  kube::LineStreamPtr stream_ GUARDED_BY(stream_mu_);
 };
 
 }  // namespace dljob::metrics

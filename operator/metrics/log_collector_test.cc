@@ -20,22 +20,46 @@ namespace {
 namespace fs = std::filesystem;
 
 // A log stream serving `lines`, then the end, or an error after `break_after` lines; with
-// `block_at_end` it waits for Cancel() instead of ending.
+// `block_at_end` it waits for Cancel() instead of ending. Read without waiting (TryNext), it
+// gives one line per read, with nothing between them, as lines that arrive one by one;
+// `before_line` runs before each line is given (a test moves its clock there).
 class FakeLines : public kube::LineStream {
  public:
-  FakeLines(std::vector<std::string> lines, int break_after = -1, bool block_at_end = false)
-      : lines_(std::move(lines)), break_after_(break_after), block_at_end_(block_at_end) {}
+  FakeLines(std::vector<std::string> lines, int break_after = -1, bool block_at_end = false,
+            std::function<void()> before_line = nullptr)
+      : lines_(std::move(lines)),
+        break_after_(break_after),
+        block_at_end_(block_at_end),
+        before_line_(std::move(before_line)) {}
   kube::ApiResult<std::optional<std::string>> Next() override {
     if (break_after_ >= 0 && next_ == static_cast<size_t>(break_after_)) {
       return kube::ApiError{0, "TransportError", "connection reset"};
     }
-    if (next_ < lines_.size()) return std::optional<std::string>(lines_[next_++]);
+    if (next_ < lines_.size()) {
+      if (before_line_) before_line_();
+      return std::optional<std::string>(lines_[next_++]);
+    }
     if (block_at_end_) {
       MutexLock lock(mu_);
       while (!cancelled_) cv_.wait(mu_);
       return kube::ApiError{0, "Cancelled", "cancelled"};
     }
     return std::optional<std::string>();
+  }
+  kube::ApiResult<kube::ReadyLine> TryNext() override {
+    kube::ReadyLine nothing_yet;
+    nothing_yet.wait.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    const bool at_end = next_ >= lines_.size() && break_after_ != static_cast<int>(next_);
+    if (at_end && block_at_end_) {
+      MutexLock lock(mu_);
+      if (cancelled_) return kube::ApiError{0, "Cancelled", "cancelled"};
+      return nothing_yet;
+    }
+    if (!at_end) {
+      gave_line_ = !gave_line_;
+      if (!gave_line_) return nothing_yet;  // a line, then nothing, then a line...
+    }
+    return LineStream::TryNext();  // Next() does not wait here
   }
   void Cancel() override {
     MutexLock lock(mu_);
@@ -48,6 +72,8 @@ class FakeLines : public kube::LineStream {
   size_t next_ = 0;
   int break_after_;
   bool block_at_end_;
+  std::function<void()> before_line_;
+  bool gave_line_ = false;  // the last TryNext gave a line
   Mutex mu_;
   std::condition_variable_any cv_;
   bool cancelled_ GUARDED_BY(mu_) = false;
@@ -92,24 +118,6 @@ std::vector<std::string> Lines(const std::string& text) {
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
-
-// A clock whose wall time moves `step` further at every reading.
-class SteppingClock final : public Clock {
- public:
-  explicit SteppingClock(Clock::Duration step) : step_(step) {}
-  WallTime Now() const override {
-    MutexLock lock(mu_);
-    now_ += std::chrono::duration_cast<WallTime::duration>(step_);
-    return now_;
-  }
-  MonotonicTime MonotonicNow() const override { return MonotonicTime(Now().time_since_epoch()); }
-  void SleepFor(Clock::Duration d) override {}
-
- private:
-  const Clock::Duration step_;
-  mutable Mutex mu_;
-  mutable WallTime now_ GUARDED_BY(mu_) = WallTime(std::chrono::seconds(1'800'000'000));
-};
 
 class LogCollectorTest : public ::testing::Test {
  protected:
@@ -231,15 +239,13 @@ TEST_F(LogCollectorTest, AMetricLineInsideAnotherRanksLineCounts) {
 
 TEST_F(LogCollectorTest, PublishesAgainOnceTheIntervalHasPassed) {
   std::vector<std::string> log = {Metric(0, 1, 10), Metric(0, 2, 10), Metric(0, 3, 10)};
-  LogCollectorOptions o = Options();
-  SteppingClock clock(std::chrono::seconds(3));  // 3 s per reading
-  o.clock = &clock;
   LogCollector c(
       "ns", "job", Pod("p"),
       [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-        return kube::LineStreamPtr(std::make_unique<FakeLines>(log));
+        return kube::LineStreamPtr(std::make_unique<FakeLines>(
+            log, -1, false, [&] { clock_.Advance(std::chrono::seconds(3)); }));  // 3 s apart
       },
-      sink_, o);
+      sink_, Options());
   c.ContainerEnded();  // the log is complete: its stream's end is the end
   ASSERT_TRUE(c.Run(std::stop_token()).ok());
   std::vector<int64_t> steps;

@@ -1,5 +1,11 @@
-// LogCollectors: one LogCollector thread per launcher pod that has started, kept in step with the
-// pods the operator sees.
+// LogCollectors: a LogCollector per launcher pod that has started, kept in step with the pods the
+// operator sees, all driven by a few threads.
+//
+// One poller thread (epoll) waits on every followed log's socket and runs the reading steps of
+// the collectors whose sockets are readable (or whose streams' times are up); a few worker
+// threads (LogCollectorOptions::threads) run the steps that call out — opening a log, the final
+// publish — and the flushes. So following 10,000 launchers takes 10,000 sockets, not 10,000
+// threads; a slow call holds one worker, never the reading of the other logs.
 //
 // Sync() is given the launcher pods (those labelled dljob.io/role=launcher; LauncherPodSet keeps
 // them from the pod informer's events) on every pass of the operator's loop. A pod that has started
@@ -11,17 +17,23 @@
 // is not the end of the log. Line counts and the last progress time are kept per job
 // ("namespace/name") across incarnations.
 //
-// Sync() also flushes each running collector's unpublished throughput and archive lines
-// (LogCollector::Flush).
+// Sync() queues each running collector's due flush (LogCollector::FlushDue) for the workers.
 // Sync() and StopAll() are called from one thread (the operator's loop); LastProgress(), Counts()
-// and Following() from any. The destructor stops and joins every collector.
+// and Following() from any. Sync() returns once the collectors of pods that are gone have
+// finished; the destructor stops every collector and joins the threads.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -88,24 +100,68 @@ class LogCollectors {
   void StopAll();
 
  private:
+  using Steady = std::chrono::steady_clock;
   struct Entry {
+    enum class Where { kQueued, kRunning, kTimer, kPolling, kDone };
+    uint64_t id = 0;
     std::string job_key;
+    std::string pod;  // its name, for messages
     std::unique_ptr<LogCollector> collector;
-    std::jthread thread;
-    std::shared_ptr<std::atomic<bool>> done;
+    Where where = Where::kQueued;
+    // While kTimer or kPolling: when to step it whatever its stream says (max: never).
+    Steady::time_point deadline = Steady::time_point::max();
+    // The time of its one live entry in timers_ (max: none). The heap holds at most one live
+    // entry per collector however often its deadline moves: a later deadline is pushed only
+    // when the entry before it comes up.
+    Steady::time_point heap_at = Steady::time_point::max();
+    int polled_fd = -1;  // registered with the poller while kPolling
+    int flushes = 0;     // Flush() calls queued or running
   };
+  struct Task {
+    Entry* entry;
+    bool flush;  // Flush(), not Step()
+  };
+  struct Timer {
+    Steady::time_point at;
+    uint64_t id;
+    bool operator>(const Timer& o) const { return at > o.at; }
+  };
+
   void SyncEntries(const std::vector<LauncherPod>& launcher_pods);
+  // Routes an entry by what its Step() returned.
+  void RouteLocked(Entry& e, const CollectorWait& wait) REQUIRES(mu_);
+  void QueueLocked(Entry& e) REQUIRES(mu_);
+  // Takes the entry out of its timer or the poll set and queues it, so a Stop() is acted on now.
+  void KickLocked(Entry& e) REQUIRES(mu_);
+  // Out of the poll set and the timers, for a step now.
+  void UnpollLocked(Entry& e) REQUIRES(mu_);
+  void WakePoller();
+  void PollLoop();
+  void WorkLoop();
+  void Finished(Entry& e, const Status& status);
   // Adds a finished entry's counts to the job's totals.
   void FoldLocked(const Entry& entry) REQUIRES(mu_);
+  void EraseLocked(const std::string& uid) REQUIRES(mu_);
 
   LogOpener open_;
   ThroughputSink& sink_;
   const LogCollectorOptions options_;
+  const int epoll_fd_;
+  const int wake_fd_;  // an eventfd in the poll set
   mutable Mutex mu_;
-  std::map<std::string, Entry> by_uid_ GUARDED_BY(mu_);
+  std::condition_variable_any work_cv_;  // a task was queued, or shutting down
+  std::condition_variable_any idle_cv_;  // an entry finished, or a flush did
+  std::map<std::string, std::unique_ptr<Entry>> by_uid_ GUARDED_BY(mu_);
+  std::unordered_map<uint64_t, Entry*> by_id_ GUARDED_BY(mu_);
+  uint64_t next_id_ GUARDED_BY(mu_) = 1;
+  std::deque<Task> tasks_ GUARDED_BY(mu_);
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_ GUARDED_BY(mu_);
+  Steady::time_point poller_wakes_at_ GUARDED_BY(mu_) = Steady::time_point::max();
+  bool shutting_down_ GUARDED_BY(mu_) = false;
   std::multimap<std::string, std::string> uids_of_job_ GUARDED_BY(mu_);  // job key → by_uid_ key
   std::map<std::string, LogCounts> folded_ GUARDED_BY(mu_);
   std::map<std::string, WallTime> folded_progress_ GUARDED_BY(mu_);
+  std::vector<std::jthread> threads_;  // the poller, then the workers; last: joined first
 };
 
 }  // namespace dljob::metrics

@@ -160,12 +160,20 @@ class GatedLines : public kube::LineStream {
  public:
   explicit GatedLines(const std::atomic<bool>& gate) : gate_(gate) {}
   kube::ApiResult<std::optional<std::string>> Next() override {
+    ADD_FAILURE() << "Next() waits; the collectors must read with TryNext";
+    return std::optional<std::string>();
+  }
+  kube::ApiResult<kube::ReadyLine> TryNext() override {
+    kube::ReadyLine out;
     if (!sent_) {
       sent_ = true;
-      return std::optional<std::string>("[1,0]<stdout>:DLJOB_METRIC {\"step\":9,\"accuracy\":0.8}");
+      out.line = "[1,0]<stdout>:DLJOB_METRIC {\"step\":9,\"accuracy\":0.8}";
+    } else if (gate_) {
+      out.end = true;
+    } else {
+      out.wait.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
     }
-    while (!gate_) std::this_thread::yield();
-    return std::optional<std::string>();
+    return out;
   }
   void Cancel() override {}
 
