@@ -1,6 +1,8 @@
 // See api.h.
 #include "kube/api.h"
 
+#include "base/json_fields.h"
+
 namespace dljob::kube {
 
 namespace resources {
@@ -114,21 +116,33 @@ std::unique_ptr<Api> Api::WithDeadline(Clock::MonotonicTime) {
   return std::make_unique<UnboundedView>(*this);
 }
 
-ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns, ListOptions options) {
-  ApiResult<Json> first = api.List(r, ns, options);
-  if (!first.ok()) return first;
-  Json all = std::move(first).value();
-  if (!all.contains("items") || all["items"].is_null()) all["items"] = Json::array();
-  std::string next = all["metadata"].value("continue", "");
-  while (!next.empty()) {
-    options.continue_token = next;
+ApiResult<std::string> ListEach(Api& api, const Resource& r, const std::string& ns,
+                                ListOptions options, const std::function<void(Json&&)>& take) {
+  std::string version;
+  bool first = true;
+  while (true) {
     ApiResult<Json> page = api.List(r, ns, options);
-    if (!page.ok()) return page;
-    for (Json& item : page->value("items", Json::array())) all["items"].push_back(std::move(item));
-    next = page.value()["metadata"].value("continue", "");
+    if (!page.ok()) return page.error();
+    const Json& metadata = FieldOf(*page, "metadata");
+    if (first) version = StringAt(metadata, "resourceVersion");
+    first = false;
+    options.continue_token = StringAt(metadata, "continue");
+    if (auto items = page->find("items"); items != page->end() && items->is_array()) {
+      for (Json& item : *items) take(std::move(item));
+    }
+    if (options.continue_token.empty()) return version;
   }
-  all["metadata"].erase("continue");
-  return all;
+}
+
+ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns, ListOptions options) {
+  Json items = Json::array();
+  ApiResult<std::string> version = ListEach(
+      api, r, ns, std::move(options), [&items](Json&& item) { items.push_back(std::move(item)); });
+  if (!version.ok()) return version.error();
+  return Json{{"apiVersion", r.ApiVersion()},
+              {"kind", r.kind + "List"},
+              {"metadata", {{"resourceVersion", *version}}},
+              {"items", std::move(items)}};
 }
 
 }  // namespace dljob::kube

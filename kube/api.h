@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -232,5 +233,12 @@ class Api {
 // is the first page's, the version a watch continues from.
 ApiResult<Json> ListAll(Api& api, const Resource& r, const std::string& ns,
                         ListOptions options = {});
+
+// Lists every page as ListAll does, handing each item to `take` as its page arrives, so a caller
+// that keeps less than the whole object (an informer's transform) never holds the whole list:
+// one page at a time. Returns the first page's resourceVersion. On an error, the items of the
+// pages before it have been taken.
+ApiResult<std::string> ListEach(Api& api, const Resource& r, const std::string& ns,
+                                ListOptions options, const std::function<void(Json&&)>& take);
 
 }  // namespace dljob::kube

@@ -72,6 +72,35 @@ TEST_F(HttpApiTest, ListSendsQuery) {
             "/apis/dljob.io/v1alpha1/dljobs?labelSelector=dljob.io%2Fjob-name%3Dx&limit=50");
 }
 
+// An informer's relist of 50,000 pods keeps each page only until its items are taken.
+TEST_F(HttpApiTest, ListEachFollowsThePagesAndHandsOverTheirItemsAsTheyArrive) {
+  state_.answers = {
+      OkAnswer(R"({"kind":"PodList","metadata":{"resourceVersion":"7","continue":"c1"},)"
+               R"("items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})"),
+      OkAnswer(R"({"kind":"PodList","metadata":{"resourceVersion":"9"},)"
+               R"("items":[{"metadata":{"name":"c"}}]})")};
+  ListOptions o;
+  o.limit = 2;
+  std::vector<std::pair<std::string, size_t>> taken;  // name, pages asked for by then
+  ApiResult<std::string> version = ListEach(api(), resources::kPods, "", o, [&](Json&& item) {
+    taken.emplace_back(item["metadata"]["name"], state_.requests.size());
+  });
+  ASSERT_TRUE(version.ok()) << version.error().ToString();
+  EXPECT_EQ(*version, "7");  // the first page's: where a watch goes on from
+  EXPECT_EQ(taken, (std::vector<std::pair<std::string, size_t>>{{"a", 1}, {"b", 1}, {"c", 2}}));
+  EXPECT_EQ(Sent(1).target, "/api/v1/pods?limit=2&continue=c1");
+
+  state_.answers = {OkAnswer(R"({"metadata":{"resourceVersion":"3","continue":"c"},)"
+                             R"("items":[{"metadata":{"name":"a"}}]})"),
+                    OkAnswer(R"({"metadata":{"resourceVersion":"4"},"items":[]})")};
+  ApiResult<Json> all = ListAll(api(), resources::kPods, "", o);
+  ASSERT_TRUE(all.ok()) << all.error().ToString();
+  EXPECT_EQ((*all)["kind"], "PodList");
+  EXPECT_EQ((*all)["apiVersion"], "v1");
+  EXPECT_EQ((*all)["metadata"], Json({{"resourceVersion", "3"}}));
+  EXPECT_EQ((*all)["items"].size(), 1u);
+}
+
 TEST_F(HttpApiTest, WritesSendBodiesWithTheirContentTypes) {
   for (int i = 0; i < 6; ++i) state_.answers.push_back(OkAnswer("{}"));
   HttpApi& a = api();

@@ -51,6 +51,12 @@ void Informer::Run(std::stop_token stop) {
       case WatchEnd::kStopped:
         return;
       case WatchEnd::kRelist:
+        // Said as client-go's reflector says it: the server no longer has the events since our
+        // version (its watch cache moved on), so only a fresh list tells what changed.
+        std::fprintf(stderr,
+                     "dljob-operator: the watch of %s cannot go on from resourceVersion %s (410 "
+                     "Gone, or an ERROR event); listing again\n",
+                     resource_.plural.c_str(), LastResourceVersion().c_str());
         need_list = true;
         break;
       case WatchEnd::kRewatch:
@@ -63,15 +69,21 @@ void Informer::Run(std::stop_token stop) {
 }
 
 bool Informer::List() {
-  ApiResult<Json> list = kube::ListAll(api_, resource_, options_.ns, ListOpts(options_));
-  if (!list.ok()) {
+  // Each page's items are cut by the transform as the page arrives: a list of 50,000 pods is
+  // never held whole.
+  std::vector<Json> items;
+  ApiResult<std::string> version =
+      kube::ListEach(api_, resource_, options_.ns, ListOpts(options_), [&](Json&& item) {
+        items.push_back(options_.transform ? options_.transform(std::move(item)) : std::move(item));
+      });
+  if (!version.ok()) {
     // Logged once per distinct error, as it is retried with backoff. A 404 for a dljob.io kind is
     // the usual case: its CRD is not installed (or older than this operator).
-    std::string error = list.error().ToString();
+    std::string error = version.error().ToString();
     if (error != last_list_error_) {
       std::fprintf(stderr, "dljob-operator: listing %s failed: %s (retrying)%s\n",
                    resource_.plural.c_str(), error.c_str(),
-                   list.error().IsNotFound() && !resource_.group.empty()
+                   version.error().IsNotFound() && !resource_.group.empty()
                        ? "; install the CRDs: kubectl apply -f charts/dljob/crds/"
                        : "");
       last_list_error_ = std::move(error);
@@ -80,12 +92,8 @@ bool Informer::List() {
   }
   last_list_error_.clear();
   ++lists_;
-  std::vector<Json> items;
-  for (Json& item : (*list)["items"]) {
-    items.push_back(options_.transform ? options_.transform(std::move(item)) : std::move(item));
-  }
   Replace(items);
-  SetResourceVersion(ResourceVersionOf(*list));
+  SetResourceVersion(*version);
   backoff_ = options_.initial_backoff;
   synced_ = true;
   return true;

@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <thread>
 
 #include "base/env.h"
+#include "base/mutex.h"
 #include "http/http_server.h"
 #include "http/socket_client.h"
 #include "kube/config.h"
@@ -108,11 +110,26 @@ Result<ArchiveLocation> OpenArchive(const OperatorOptions& options, kube::Api& a
 }
 
 // glibc gives threads that allocate at the same time arenas of their own, up to 8 per core, and
-// the operator runs a thread per followed launcher log: the caches' memory then spreads over
-// every arena, each fragmented. Two arenas halve the RSS per pod on a real API server for about
-// 4% more CPU (docs/benchmarks/operator.md). MALLOC_ARENA_MAX, when set, decides instead.
+// the operator runs a few dozen threads: the caches' memory then spreads over every arena, each
+// fragmented. Two arenas halve the RSS per pod on a real API server for about 4% more CPU
+// (docs/benchmarks/operator.md). MALLOC_ARENA_MAX, when set, decides instead.
 void LimitMallocArenas() {
   if (Env("MALLOC_ARENA_MAX").empty()) mallopt(M_ARENA_MAX, 2);
+}
+
+// A long-running operator's heap fragments: its passes over every job allocate and free much
+// while its caches keep what they allocate, so glibc holds freed memory it cannot hand back from
+// the top of the heap (on a real API server with 10,000 jobs: 1.15 GB free inside a 1.53 GB
+// RSS). malloc_trim(0) also returns the whole free pages inside the heap. Once a minute, until
+// `stop`.
+void ReturnFreeHeap(std::stop_token stop) {
+  Mutex mu;  // guards nothing: wait_for needs a lock to release
+  std::condition_variable_any cv;
+  MutexLock lock(mu);
+  while (!cv.wait_for(mu, stop, std::chrono::minutes(1), [] { return false; })) {
+    if (stop.stop_requested()) return;
+    malloc_trim(0);
+  }
 }
 
 int Main(int argc, char** argv) {
@@ -224,6 +241,7 @@ int Main(int argc, char** argv) {
                  options.metrics_address.c_str(), webhook->port());
   }
 
+  std::jthread trimmer(ReturnFreeHeap);
   std::stop_source stop;
   std::atomic<int> code{0};
   std::thread runner([&] {
