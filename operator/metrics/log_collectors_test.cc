@@ -1,10 +1,22 @@
 #include "operator/metrics/log_collectors.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "http/socket_client.h"
+#include "http/testing/loopback_http_server.h"
+#include "kube/http_streams.h"
 #include "kube/testing/fake_api.h"
 #include "testing/wait.h"
 
@@ -222,6 +234,188 @@ TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
   Status missing = sink.Publish("ns", "gone", t);
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("ns/gone"), std::string::npos) << missing.message();
+}
+
+// ---- Many logs from a few threads: streams over real descriptors (pipes, a loopback HTTP
+// server), waited on by the poller.
+
+// A log read from a pipe without waiting: what a socket stream does, on a descriptor the test
+// writes to.
+class PipeLines final : public kube::LineStream {
+ public:
+  explicit PipeLines(int fd) : fd_(fd) { ::fcntl(fd_, F_SETFL, O_NONBLOCK); }
+  ~PipeLines() override { ::close(fd_); }
+  kube::ApiResult<std::optional<std::string>> Next() override {
+    ADD_FAILURE() << "Next() waits; the collectors must read with TryNext";
+    return std::optional<std::string>();
+  }
+  kube::ApiResult<kube::ReadyLine> TryNext() override {
+    kube::ReadyLine out;
+    while (true) {
+      if (size_t nl = buf_.find('\n'); nl != std::string::npos) {
+        out.line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return out;
+      }
+      if (cancelled_) return kube::ApiError{0, "Cancelled", "cancelled"};
+      char chunk[256];
+      ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n > 0) {
+        buf_.append(chunk, static_cast<size_t>(n));
+        continue;
+      }
+      if (n == 0) {
+        out.end = true;
+        return out;
+      }
+      out.wait.fd = fd_;
+      out.wait.events = POLLIN;
+      return out;
+    }
+  }
+  void Cancel() override { cancelled_ = true; }
+
+ private:
+  const int fd_;
+  std::string buf_;
+  std::atomic<bool> cancelled_{false};
+};
+
+LauncherPod NumberedLauncher(int i, const std::string& phase) {
+  LauncherPod p;
+  p.ns = "ns";
+  p.job = "job-" + std::to_string(i);
+  p.name = p.job + "-launcher";
+  p.uid = "uid-" + std::to_string(i);
+  p.started = phase != "Pending";
+  p.ended = phase == "Succeeded";
+  return p;
+}
+
+int ThreadsOfThisProcess() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+TEST(LogCollectorsPollTest, FollowsTwoHundredLogsWithThreeThreads) {
+  constexpr int kLogs = 200;
+  std::vector<int> write_ends(kLogs, -1);
+  std::map<std::string, int> read_ends;  // pod name -> its pipe's read end, until opened
+  for (int i = 0; i < kLogs; ++i) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    read_ends[NumberedLauncher(i, "Running").name] = fds[0];
+    write_ends[i] = fds[1];
+  }
+  Mutex mu;
+  CountingSink sink;
+  LogCollectorOptions o;
+  o.reopen_backoff = std::chrono::milliseconds(1);
+  o.threads = 2;
+  const int threads_before = ThreadsOfThisProcess();
+  LogCollectors collectors(
+      [&](const std::string&, const std::string& pod) -> kube::ApiResult<kube::LineStreamPtr> {
+        MutexLock lock(mu);
+        auto it = read_ends.find(pod);
+        if (it == read_ends.end()) {  // read to its end already: a log that is empty now
+          int fds[2];
+          EXPECT_EQ(::pipe(fds), 0);
+          ::close(fds[1]);
+          return kube::LineStreamPtr(std::make_unique<PipeLines>(fds[0]));
+        }
+        int fd = it->second;
+        read_ends.erase(it);
+        return kube::LineStreamPtr(std::make_unique<PipeLines>(fd));
+      },
+      sink, o);
+  std::vector<LauncherPod> pods;
+  for (int i = 0; i < kLogs; ++i) pods.push_back(NumberedLauncher(i, "Running"));
+  collectors.Sync(pods);
+  for (int i = 0; i < kLogs; ++i) {
+    const std::string line = "[1,0]<stdout>:DLJOB_METRIC {\"step\":" + std::to_string(i) + "}\n";
+    ASSERT_EQ(::write(write_ends[i], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  }
+  ASSERT_TRUE(dljob::testing::Eventually([&] {
+    auto counts = collectors.Counts();
+    int with_line = 0;
+    for (const auto& [job, c] : counts) with_line += c.metric_lines == 1 ? 1 : 0;
+    return with_line == kLogs;
+  })) << "not every log's line was read";
+  EXPECT_EQ(collectors.Following(), static_cast<size_t>(kLogs));
+  // The poller and two workers follow all of them: no thread per log.
+  EXPECT_EQ(ThreadsOfThisProcess() - threads_before, 3);
+
+  for (int fd : write_ends) ::close(fd);  // the launchers exit
+  for (LauncherPod& p : pods) p = NumberedLauncher(&p - pods.data(), "Succeeded");
+  collectors.Sync(pods);
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return collectors.Following() == 0; }));
+  for (int i = 0; i < kLogs; ++i) EXPECT_EQ(collectors.Ended("uid-" + std::to_string(i)), true);
+  EXPECT_EQ(sink.publishes.load(), kLogs);  // each job's throughput, once
+}
+
+// A collector waiting to open its log again (a kubelet away) waits in a timer, not a thread;
+// the pod's going ends it at once, however long the wait.
+TEST(LogCollectorsPollTest, APodGoneEndsItsCollectorWaitingToReopen) {
+  std::atomic<int> opens{0};
+  CountingSink sink;
+  LogCollectorOptions o;
+  o.reopen_backoff = std::chrono::hours(1);
+  o.threads = 1;
+  LogCollectors collectors(
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        ++opens;
+        return kube::ApiError{503, "ServiceUnavailable", "the kubelet is away"};
+      },
+      sink, o);
+  collectors.Sync({NumberedLauncher(1, "Running")});
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return opens.load() == 1; }));
+  collectors.Sync({});  // returns once the collector has finished: not after an hour
+  EXPECT_EQ(collectors.Following(), 0u);
+  EXPECT_EQ(collectors.Ended("uid-1"), std::nullopt);
+  EXPECT_EQ(opens.load(), 1);
+}
+
+// The production path: a log streamed over HTTP, its lines read as they arrive on the socket.
+TEST(LogCollectorsPollTest, ReadsAnHttpLogAsItsLinesArrive) {
+  using http::testing::LoopbackHttpServer;
+  LoopbackHttpServer server([](const http::testing::ReceivedRequest&,
+                               LoopbackHttpServer::Connection& c) {
+    c.Write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+            LoopbackHttpServer::Chunk("[1,0]<stdout>:DLJOB_METRIC {\"step\":1}\n[1,0]<stdout>:x"));
+    if (!c.server().WaitForStep(1)) return;  // the rest once the first line was read
+    c.Write(LoopbackHttpServer::Chunk("yz\n[1,1]<stdout>:DLJOB_METRIC {\"step\":2}\n") +
+            LoopbackHttpServer::Chunk(""));
+  });
+  http::ClientOptions co;
+  co.base_url = server.url();
+  auto client = http::SocketClient::Create(co);
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  CountingSink sink;
+  LogCollectorOptions o;
+  o.reopen_backoff = std::chrono::milliseconds(1);
+  o.threads = 1;
+  std::atomic<int> opens{0};
+  LogCollectors collectors(
+      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
+        if (++opens > 1) return kube::ApiError{404, "NotFound", "the pod is gone"};
+        auto r = (*client)->Open(http::ClientRequest{});
+        if (!r.ok()) return kube::FromClientError(r.error());
+        return kube::LineStreamPtr(std::make_unique<kube::HttpLineStream>(std::move(r->body)));
+      },
+      sink, o);
+  collectors.Sync({NumberedLauncher(1, "Running")});
+  ASSERT_TRUE(dljob::testing::Eventually(
+      [&] { return collectors.Counts()["ns/job-1"].metric_lines == 1; }));
+  EXPECT_EQ(collectors.Counts()["ns/job-1"].lines, 1);  // "x" is not a whole line yet
+  server.Step();
+  ASSERT_TRUE(dljob::testing::Eventually(
+      [&] { return collectors.Counts()["ns/job-1"].metric_lines == 2; }));
+  EXPECT_EQ(collectors.Counts()["ns/job-1"].lines, 3);
+  collectors.Sync({NumberedLauncher(1, "Succeeded")});
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return collectors.Ended("uid-1") == true; }));
 }
 
 }  // namespace
