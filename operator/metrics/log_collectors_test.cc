@@ -14,9 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include "http/socket_client.h"
-#include "http/testing/loopback_http_server.h"
-#include "kube/http_streams.h"
 #include "kube/testing/fake_api.h"
 #include "testing/wait.h"
 
@@ -236,8 +233,9 @@ TEST(LogCollectorsTest, ApiSinkMergePatchesTheStatusSubresource) {
   EXPECT_NE(missing.message().find("ns/gone"), std::string::npos) << missing.message();
 }
 
-// ---- Many logs from a few threads: streams over real descriptors (pipes, a loopback HTTP
-// server), waited on by the poller.
+// ---- Many logs from a few threads: streams over real descriptors (pipes), waited on by the
+// poller. A log over a real socket is read without waiting by kube::HttpLineStream over
+// http::SocketClient (their tests); the real cluster's tests follow launchers end to end.
 
 // A log read from a pipe without waiting: what a socket stream does, on a descriptor the test
 // writes to.
@@ -376,46 +374,6 @@ TEST(LogCollectorsPollTest, APodGoneEndsItsCollectorWaitingToReopen) {
   EXPECT_EQ(collectors.Following(), 0u);
   EXPECT_EQ(collectors.Ended("uid-1"), std::nullopt);
   EXPECT_EQ(opens.load(), 1);
-}
-
-// The production path: a log streamed over HTTP, its lines read as they arrive on the socket.
-TEST(LogCollectorsPollTest, ReadsAnHttpLogAsItsLinesArrive) {
-  using http::testing::LoopbackHttpServer;
-  LoopbackHttpServer server([](const http::testing::ReceivedRequest&,
-                               LoopbackHttpServer::Connection& c) {
-    c.Write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
-            LoopbackHttpServer::Chunk("[1,0]<stdout>:DLJOB_METRIC {\"step\":1}\n[1,0]<stdout>:x"));
-    if (!c.server().WaitForStep(1)) return;  // the rest once the first line was read
-    c.Write(LoopbackHttpServer::Chunk("yz\n[1,1]<stdout>:DLJOB_METRIC {\"step\":2}\n") +
-            LoopbackHttpServer::Chunk(""));
-  });
-  http::ClientOptions co;
-  co.base_url = server.url();
-  auto client = http::SocketClient::Create(co);
-  ASSERT_TRUE(client.ok()) << client.status().message();
-  CountingSink sink;
-  LogCollectorOptions o;
-  o.reopen_backoff = std::chrono::milliseconds(1);
-  o.threads = 1;
-  std::atomic<int> opens{0};
-  LogCollectors collectors(
-      [&](const std::string&, const std::string&) -> kube::ApiResult<kube::LineStreamPtr> {
-        if (++opens > 1) return kube::ApiError{404, "NotFound", "the pod is gone"};
-        auto r = (*client)->Open(http::ClientRequest{});
-        if (!r.ok()) return kube::FromClientError(r.error());
-        return kube::LineStreamPtr(std::make_unique<kube::HttpLineStream>(std::move(r->body)));
-      },
-      sink, o);
-  collectors.Sync({NumberedLauncher(1, "Running")});
-  ASSERT_TRUE(dljob::testing::Eventually(
-      [&] { return collectors.Counts()["ns/job-1"].metric_lines == 1; }));
-  EXPECT_EQ(collectors.Counts()["ns/job-1"].lines, 1);  // "x" is not a whole line yet
-  server.Step();
-  ASSERT_TRUE(dljob::testing::Eventually(
-      [&] { return collectors.Counts()["ns/job-1"].metric_lines == 2; }));
-  EXPECT_EQ(collectors.Counts()["ns/job-1"].lines, 3);
-  collectors.Sync({NumberedLauncher(1, "Succeeded")});
-  ASSERT_TRUE(dljob::testing::Eventually([&] { return collectors.Ended("uid-1") == true; }));
 }
 
 }  // namespace
