@@ -12,6 +12,7 @@
 #include "http/client_connection.h"
 #include "http/socket_client.h"
 #include "http/testing/loopback_http_server.h"
+#include "http/testing/loopback_listener.h"
 
 namespace dljob::http {
 namespace {
@@ -187,21 +188,20 @@ TEST(SocketClientPool, AMalformedAnswerIsATransportError) {
 // A server whose accept queue is full drops new connections' SYNs: connecting hangs until the
 // client gives up, which is a connect failure (the request never left), not a read timeout.
 TEST(SocketClientPool, AConnectThatHangsIsAConnectFailure) {
-  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  int listener = testing::BindLoopback(&port);
+  ASSERT_EQ(::listen(listener, 0), 0);  // never accepted
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 0), 0);  // never accepted
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   std::vector<int> fillers;  // fill the accept queue (non-blocking: one may hang too)
   for (int i = 0; i < 4; ++i) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
     fillers.push_back(fd);
   }
-  auto client = MakeClient("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)));
+  auto client = MakeClient("http://127.0.0.1:" + std::to_string(port));
   ClientRequest req = Request("GET", "/");
   req.timeout = std::chrono::milliseconds(300);
   auto resp = client->Send(req);

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "http/testing/loopback_http_server.h"
+#include "http/testing/loopback_listener.h"
 
 namespace dljob::http {
 namespace {
@@ -318,15 +319,9 @@ TEST(SocketClient, TotalTimeoutBoundsOpeningAStreamNotReadingIt) {
 }
 
 TEST(SocketClient, RefusedConnectionIsConnectFailed) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  ::close(fd);  // nothing listens on this port now
-  auto client = MakeClient("http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)));
+  int port = 0;
+  ::close(testing::BindLoopback(&port));  // nothing listens on this port now
+  auto client = MakeClient("http://127.0.0.1:" + std::to_string(port));
   auto resp = client->Send(ClientRequest{});
   ASSERT_FALSE(resp.ok());
   EXPECT_EQ(resp.error().failure, Failure::kConnectFailed) << resp.error().message;

@@ -12,20 +12,28 @@
 
 namespace dljob::http::testing {
 
-LoopbackListener::LoopbackListener(Serve serve) : serve_(std::move(serve)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+int BindLoopback(int* port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
   socklen_t len = sizeof addr;
-  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listen_fd_, 16) != 0 ||
-      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (listen_fd_ >= 0) ::close(listen_fd_);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot bind a socket to 127.0.0.1");
+  }
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+LoopbackListener::LoopbackListener(Serve serve) : serve_(std::move(serve)) {
+  listen_fd_ = BindLoopback(&port_);
+  if (::listen(listen_fd_, 16) != 0) {
+    ::close(listen_fd_);
     throw std::runtime_error("loopback listener: cannot listen on 127.0.0.1");
   }
-  port_ = ntohs(addr.sin_port);
   acceptor_ = std::thread([this] { AcceptLoop(); });
 }
 

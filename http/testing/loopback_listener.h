@@ -19,6 +19,11 @@
 
 namespace dljob::http::testing {
 
+// A TCP socket bound to 127.0.0.1 on a port the kernel chose (written to *port), not listening:
+// for a port with nothing behind it (close the socket) or a listener that never accepts. Throws
+// std::runtime_error when it cannot bind.
+int BindLoopback(int* port);
+
 class LoopbackListener {
  public:
   using Serve = std::function<void(int fd)>;
