@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <condition_variable>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <thread>
 
 #include "base/env.h"
-#include "base/mutex.h"
+#include "base/stoppable_sleep.h"
 #include "http/http_server.h"
 #include "http/socket_client.h"
 #include "kube/config.h"
@@ -117,19 +116,13 @@ void LimitMallocArenas() {
   if (Env("MALLOC_ARENA_MAX").empty()) mallopt(M_ARENA_MAX, 2);
 }
 
-// A long-running operator's heap fragments: its passes over every job allocate and free much
-// while its caches keep what they allocate, so glibc holds freed memory it cannot hand back from
-// the top of the heap (on a real API server with 10,000 jobs: 1.15 GB free inside a 1.53 GB
-// RSS). malloc_trim(0) also returns the whole free pages inside the heap. Once a minute, until
-// `stop`.
+// After a burst of allocations (a relist of a large cluster's pods, passes over every job) the
+// operator's caches hold memory among the freed chunks, and glibc can hand back only what is free
+// at the top of the heap: on a real API server with 10,000 jobs, before informers listed page by
+// page, 1.15 GB of a 1.53 GB RSS was free chunks. malloc_trim(0) also returns the whole free
+// pages inside the heap (435 MB of it then). Once a minute, until `stop`.
 void ReturnFreeHeap(std::stop_token stop) {
-  Mutex mu;  // guards nothing: wait_for needs a lock to release
-  std::condition_variable_any cv;
-  MutexLock lock(mu);
-  while (!cv.wait_for(mu, stop, std::chrono::minutes(1), [] { return false; })) {
-    if (stop.stop_requested()) return;
-    malloc_trim(0);
-  }
+  while (SleepUnlessStopped(stop, std::chrono::minutes(1))) malloc_trim(0);
 }
 
 int Main(int argc, char** argv) {

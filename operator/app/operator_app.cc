@@ -1,11 +1,11 @@
 // See operator_app.h.
 #include "operator/app/operator_app.h"
 
-#include <condition_variable>
 #include <cstdio>
 #include <optional>
 #include <thread>
 
+#include "base/stoppable_sleep.h"
 #include "kube/object_fields.h"
 #include "kube/runtime/fenced_api.h"
 #include "kube/runtime/leader_election.h"
@@ -20,16 +20,6 @@ namespace {
 void Log(const Clock& clock, const std::string& message) {
   std::fprintf(stderr, "%s dljob-operator: %s\n", FormatRfc3339(clock.Now()).c_str(),
                message.c_str());
-}
-
-// Waits `d` or until stopped; false when stopped. Only a heartbeat for the log line below: nothing
-// is timed by it, so it waits on the stop token rather than on the Clock.
-bool Tick(std::stop_token stop, std::chrono::milliseconds d) {
-  Mutex mu;  // guards nothing: wait_for needs a lock to release
-  std::condition_variable_any cv;
-  MutexLock lock(mu);
-  cv.wait_for(mu, stop, d, [] { return false; });
-  return !stop.stop_requested();
 }
 
 }  // namespace
@@ -216,7 +206,9 @@ void OperatorApp::Lead(std::stop_token stop, kube::Api& api) {
   leading_ = true;
   std::jthread running([&controller](std::stop_token s) { controller.Run(s); });
   bool announced = false;
-  while (Tick(stop, std::chrono::seconds(1))) {
+  // A heartbeat for the loop's work below; nothing is timed by it, so it waits on the stop token
+  // rather than on the Clock.
+  while (SleepUnlessStopped(stop, std::chrono::seconds(1))) {
     if (!announced && controller.HasSynced()) {
       Log(clock_, "caches synced: " + std::to_string(controller.jobs().Size()) + " DLJobs");
       announced = true;

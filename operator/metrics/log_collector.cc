@@ -4,27 +4,19 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "base/env.h"
 #include "base/mutex.h"
+#include "base/stoppable_sleep.h"
 #include "jobs/log_lines.h"
 #include "kube/log_timestamp.h"
 #include "operator/metrics/log_position.h"
 
 namespace dljob::metrics {
 namespace {
-
-// Sleeps until `until` unless stopped first.
-void SleepUntilUnlessStopped(std::stop_token stop, std::chrono::steady_clock::time_point until) {
-  Mutex mu;  // guards nothing: wait_until needs a lock to release
-  std::condition_variable_any cv;
-  MutexLock lock(mu);
-  cv.wait_until(mu, stop, until, [] { return false; });
-}
 
 // How many lines one reading step takes at most before it lets other streams go.
 constexpr int kLinesPerStep = 1000;
@@ -57,7 +49,7 @@ Status LogCollector::Run(std::stop_token stop) {
       case CollectorWait::Kind::kDone:
         return result();
       case CollectorWait::Kind::kCall:
-        if (!stop.stop_requested()) SleepUntilUnlessStopped(stop, wait.not_before);
+        SleepUntilUnlessStopped(stop, wait.not_before);
         break;
       case CollectorWait::Kind::kStream: {
         // Stop() cancels the stream, which wakes a poll on its socket; a stream without one
@@ -67,8 +59,8 @@ Status LogCollector::Run(std::stop_token stop) {
         if (wait.ready.fd >= 0) {
           pollfd p{wait.ready.fd, wait.ready.events, 0};
           ::poll(&p, 1, timeout);
-        } else if (!stop.stop_requested()) {
-          SleepUntilUnlessStopped(stop, Steady::now() + std::chrono::milliseconds(timeout));
+        } else {
+          SleepUnlessStopped(stop, std::chrono::milliseconds(timeout));
         }
         break;
       }
