@@ -92,8 +92,7 @@ FieldSet FromLastApplied(const WriteContext& ctx, const Json& live) {
   if (ctx.manager != kKubectl) return {};
   Json last = Json::parse(LastApplied(live), nullptr, /*allow_exceptions=*/false);
   if (!last.is_object()) return {};
-  Json current = WithoutManagedFields(live);
-  Comparison c = Compare(&last, &current, ctx.root);
+  Comparison c = Compare(&last, &live, ctx.root);
   return FieldSetOf(last, ctx.root)
       .Difference(c.modified)
       .Difference(c.added)
@@ -195,9 +194,8 @@ Json UpdatedManagedFields(const WriteContext& ctx, const Json* old, const Json& 
       if (decoded && !decoded->empty()) managers = std::move(*decoded);
     }
   }
-  Json before = old ? WithoutManagedFields(*old) : Json::object();
-  Json after = WithoutManagedFields(object);
-  Comparison c = Compare(&before, &after, ctx.root);
+  static const Json kNothing = Json::object();
+  Comparison c = Compare(old ? old : &kNothing, &object, ctx.root);
   FieldSet changed = Ownable(c.added.Union(c.modified), ctx.scope);
   FieldSet removed = Ownable(c.removed, ctx.scope);
   for (ManagerEntry& m : managers) m.fields = m.fields.Difference(changed).Difference(removed);

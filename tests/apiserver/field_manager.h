@@ -82,7 +82,8 @@ nlohmann::json EncodeManagedFields(ManagedFields entries);
 // leaves, map keys, list items and atomic values; not struct fields that have fields below them.
 FieldSet FieldSetOf(const nlohmann::json& object, const FieldType& root);
 
-// What changed from `before` to `after` (either may be null: absent).
+// What changed from `before` to `after` (either may be null: absent). metadata.managedFields is
+// left out: no manager owns it.
 struct Comparison {
   FieldSet added;
   FieldSet modified;

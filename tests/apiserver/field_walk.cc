@@ -99,8 +99,36 @@ void AddFields(const Json& v, const FieldType& type, FieldPath& path, FieldSet& 
   }
 }
 
+// Calls f(key, value in a or null, value in b or null) for each key of either object once, in
+// order (nlohmann's objects are sorted maps). A null side has no keys.
+template <class F>
+void ForEachKey(const Json* a, const Json* b, F f) {
+  static const Json::object_t kNone;
+  const Json::object_t& x = a ? a->get_ref<const Json::object_t&>() : kNone;
+  const Json::object_t& y = b ? b->get_ref<const Json::object_t&>() : kNone;
+  auto i = x.begin(), j = y.begin();
+  while (i != x.end() || j != y.end()) {
+    if (j == y.end() || (i != x.end() && i->first < j->first)) {
+      f(i->first, &i->second, nullptr);
+      ++i;
+    } else if (i == x.end() || j->first < i->first) {
+      f(j->first, nullptr, &j->second);
+      ++j;
+    } else {
+      f(i->first, &i->second, &j->second);
+      ++i, ++j;
+    }
+  }
+}
+
+// metadata.managedFields: compared by no walk (no manager owns them).
+bool IsManagedFields(const FieldPath& path, const std::string& key) {
+  return path.size() == 1 && key == "managedFields" && path[0] == "f:metadata";
+}
+
 void CompareAt(const Json* a, const Json* b, const FieldType& type, FieldPath& path,
                Comparison& out) {
+  if (a && b && *a == *b) return;  // nothing below changed
   Shape shape = ShapeOf(a, b, type);
   if (shape != Shape::kLeaf && EmptyOrAbsent(a) && EmptyOrAbsent(b)) shape = Shape::kLeaf;
   if (shape == Shape::kLeaf) {
@@ -115,16 +143,12 @@ void CompareAt(const Json* a, const Json* b, const FieldType& type, FieldPath& p
     return;
   }
   if (shape == Shape::kObject) {
-    std::set<std::string> keys;
-    for (const Json* side : {a, b}) {
-      if (!side) continue;
-      for (auto it = side->begin(); it != side->end(); ++it) keys.insert(it.key());
-    }
-    for (const std::string& key : keys) {
+    ForEachKey(a, b, [&](const std::string& key, const Json* in_a, const Json* in_b) {
+      if (IsManagedFields(path, key)) return;
       path.push_back(FieldElement(key));
-      CompareAt(Find(a, key), Find(b, key), type.Field(key), path, out);
+      CompareAt(in_a, in_b, type.Field(key), path, out);
       path.pop_back();
-    }
+    });
   } else {
     std::vector<std::string> ea = a ? *ItemElements(*a, type) : std::vector<std::string>();
     std::vector<std::string> eb = b ? *ItemElements(*b, type) : std::vector<std::string>();

@@ -7,6 +7,7 @@
 
 #include "tests/apiserver/fake_writer.h"
 #include "tests/apiserver/rest_handler.h"
+#include "tests/apiserver/write_log.h"
 
 namespace dljob::apiserver {
 namespace {
@@ -120,6 +121,21 @@ TEST_F(SlowClientTest, AWriteWhoseTimeRunsOutWhileDelayedIsNotApplied) {
 
   EXPECT_EQ(Call("DELETE", "/_test/writes", "test").status_, 200);
   EXPECT_TRUE(Call("GET", "/_test/writes", "test").json()["writes"].empty());
+}
+
+// The write log reads the answer's metadata.resourceVersion without building the object: only
+// that field counts, not one nested deeper, in another object, or after metadata.
+TEST(ResourceVersionOfBody, ReadsOnlyTheTopLevelMetadataField) {
+  EXPECT_EQ(ResourceVersionOfBody(R"({"apiVersion":"v1","involvedObject":{"resourceVersion":"3"},)"
+                                  R"("metadata":{"annotations":{"resourceVersion":"4"},)"
+                                  R"("finalizers":["resourceVersion"],"name":"e",)"
+                                  R"("resourceVersion":"17"},"spec":{"x":[1,2]}})"),
+            "17");
+  EXPECT_EQ(ResourceVersionOfBody(R"({"metadata":{"resourceVersion":"5"},"spec":{)"), "5");
+  EXPECT_EQ(ResourceVersionOfBody(R"({"metadata":{"name":"a"},"resourceVersion":"9"})"), "");
+  EXPECT_EQ(ResourceVersionOfBody(R"({"kind":"Status","code":201})"), "");
+  EXPECT_EQ(ResourceVersionOfBody("not json"), "");
+  EXPECT_EQ(ResourceVersionOfBody(""), "");
 }
 
 TEST_F(SlowClientTest, LatencyRulesMatchByClientMethodAndPathAndAreRemovedWithZero) {

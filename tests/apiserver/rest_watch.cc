@@ -52,12 +52,12 @@ void RestHandler::ServeWatch(const HttpRequest& request, const RestPath& path,
   }
   bool columns = true;
   auto send = [&](const std::string& event_type, const Json& object) {
-    if (!table) return out.Write(WatchEventJson(event_type, object).dump() + "\n");
+    if (!table) return out.Write(WatchEventLine(event_type, object));
     Json t = ObjectsToTable(
         type, {object}, ResourceVersionOf(object), "", include,
         options_.store.now ? options_.store.now() : std::chrono::system_clock::now(), columns);
     columns = false;
-    return out.Write(WatchEventJson(event_type, t).dump() + "\n");
+    return out.Write(WatchEventLine(event_type, t));
   };
   for (const WatchOut& e : initial) {
     if (!send(e.type, *e.object)) return;

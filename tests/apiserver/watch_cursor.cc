@@ -81,6 +81,11 @@ Json WatchEventJson(const std::string& type, const Json& object) {
   return {{"type", type}, {"object", object}};
 }
 
+std::string WatchEventLine(const std::string& type, const Json& object) {
+  // WatchEventJson(type, object).dump(): keys in order, "object" before "type".
+  return R"({"object":)" + object.dump() + R"(,"type":)" + Json(type).dump() + "}\n";
+}
+
 Json ExpiredEventJson(const std::string& message) {
   return WatchEventJson("ERROR", StatusBody(GoneError(message)));
 }

@@ -60,6 +60,9 @@ class WatchCursor {
 
 // {"type": type, "object": object}: one line of a watch stream.
 Json WatchEventJson(const std::string& type, const Json& object);
+// The same event as one line of a watch stream (its JSON and "\n"), written without copying
+// `object` into an event first.
+std::string WatchEventLine(const std::string& type, const Json& object);
 // The ERROR event a stream ends with when its version expired (a metav1.Status, code 410).
 Json ExpiredEventJson(const std::string& message);
 

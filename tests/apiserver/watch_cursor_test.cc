@@ -139,6 +139,9 @@ TEST_F(WatchCursorTest, CompactedVersionIsGone) {
   EXPECT_EQ(error["object"]["kind"], "Status");
   EXPECT_EQ(error["object"]["code"], 410);
   EXPECT_EQ(error["object"]["reason"], "Expired");
+  EXPECT_EQ(WatchEventLine("ERROR", error["object"]), error.dump() + "\n");
+  const Json pod = {{"metadata", {{"name", "p\"1"}}}, {"spec", {{"nodeName", "n"}}}};
+  EXPECT_EQ(WatchEventLine("ADDED", pod), WatchEventJson("ADDED", pod).dump() + "\n");
 }
 
 TEST_F(WatchCursorTest, SelectorTransitionsBecomeAddedAndDeleted) {

@@ -2,6 +2,66 @@
 #include "tests/apiserver/write_log.h"
 
 namespace dljob::apiserver {
+namespace {
+
+// Reads `metadata.resourceVersion` of a JSON object without building it: the parse stops at that
+// field, so a large spec or status after it is never read (this server's answers list keys in
+// order, and "metadata" comes before "spec" and "status").
+class ResourceVersionReader final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string found;
+
+  bool null() override { return Leaf(); }
+  bool boolean(bool) override { return Leaf(); }
+  bool number_integer(number_integer_t) override { return Leaf(); }
+  bool number_unsigned(number_unsigned_t) override { return Leaf(); }
+  bool number_float(number_float_t, const string_t&) override { return Leaf(); }
+  bool binary(binary_t&) override { return Leaf(); }
+  bool string(string_t& value) override {
+    if (depth_ == 2 && in_metadata_ && key_ == "resourceVersion") {
+      found = value;
+      return false;  // done: stop the parse
+    }
+    return Leaf();
+  }
+  bool start_object(std::size_t) override { return Open(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_object() override { return Close(); }
+  bool end_array() override { return Close(); }
+  bool key(string_t& value) override {
+    if (depth_ <= 2) key_ = value;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool Leaf() { return true; }
+  bool Open() {
+    if (depth_ == 1) in_metadata_ = key_ == "metadata";
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    if (depth_ == 1) in_metadata_ = false;
+    return true;
+  }
+
+  int depth_ = 0;
+  bool in_metadata_ = false;
+  std::string key_;
+};
+
+}  // namespace
+
+std::string ResourceVersionOfBody(std::string_view body) {
+  ResourceVersionReader reader;
+  nlohmann::json::sax_parse(body, &reader, nlohmann::json::input_format_t::json,
+                            /*strict=*/false);
+  return reader.found;
+}
 
 nlohmann::json AppliedWrite::ToJson() const {
   return {{"seq", seq},
@@ -50,11 +110,7 @@ void WriteRecorder::Respond(int status, const http::HttpHeaders& headers, std::s
     w.method = request_.method;
     w.target = request_.path + (request_.query.empty() ? "" : "?" + request_.query);
     w.code = status;
-    nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (answer.is_object()) {
-      nlohmann::json meta = answer.value("metadata", nlohmann::json::object());
-      if (meta.is_object()) w.resource_version = meta.value("resourceVersion", "");
-    }
+    w.resource_version = ResourceVersionOfBody(body);
     w.applied_at = applied_at_();
     log_.Record(std::move(w));
   }

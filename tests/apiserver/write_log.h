@@ -53,6 +53,9 @@ class WriteLog {
   int64_t dropped_ GUARDED_BY(mu_) = 0;
 };
 
+// `metadata.resourceVersion` of the JSON object in `body`; "" when it has none or is not JSON.
+std::string ResourceVersionOfBody(std::string_view body);
+
 // Whether a request with this method changes the cluster.
 bool IsWriteMethod(const std::string& method);
 
