@@ -125,16 +125,18 @@ bool CreateRetrying(kube::Api& api, const kube::Resource& resource, const std::s
   }
 }
 
-std::optional<BenchServer> StartTestServer(const std::string& dir, int nodes, int gpus_per_node) {
+std::optional<BenchServer> StartTestServer(const std::string& dir, int nodes, int gpus_per_node,
+                                           const std::string& program) {
   BenchServer server;
   server.kubeconfig = dir + "/kubeconfig";
   const std::string crds = dljob::testing::SourceDir() + "/charts/dljob/crds/";
   server.process = std::make_unique<dljob::testing::Background>(
       std::vector<std::string>{
-          dljob::testing::BinDir() + "/dljob-test-apiserver", "--port", "0", "--port-file",
-          dir + "/port", "--kubeconfig-out", server.kubeconfig, "--nodes", std::to_string(nodes),
-          "--gpus-per-node", std::to_string(gpus_per_node), "--kubelet-delay-ms", "0", "--crd",
-          crds + "dljob.io_dljobs.yaml", "--crd", crds + "dljob.io_dlqueues.yaml"},
+          program.empty() ? dljob::testing::BinDir() + "/dljob-test-apiserver" : program, "--port",
+          "0", "--port-file", dir + "/port", "--kubeconfig-out", server.kubeconfig, "--nodes",
+          std::to_string(nodes), "--gpus-per-node", std::to_string(gpus_per_node),
+          "--kubelet-delay-ms", "0", "--crd", crds + "dljob.io_dljobs.yaml", "--crd",
+          crds + "dljob.io_dlqueues.yaml"},
       std::map<std::string, std::string>{}, dir + "/apiserver.out", dir + "/apiserver.err");
   if (!dljob::testing::WaitFor([&] { return std::ifstream(dir + "/port").good(); }, 30'000)) {
     std::fprintf(stderr, "bench: the test API server did not start (see %s/apiserver.err)\n",

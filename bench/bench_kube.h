@@ -87,7 +87,9 @@ struct BenchServer {
 
 // Starts dljob-test-apiserver in `dir` with `nodes` nodes of `gpus_per_node` GPUs (the DLJob and
 // DLQueue CRDs installed, simulated kubelets starting bound pods at once); nullopt on failure.
-std::optional<BenchServer> StartTestServer(const std::string& dir, int nodes, int gpus_per_node);
+// `program`: the dljob-test-apiserver to run; "" for this build's.
+std::optional<BenchServer> StartTestServer(const std::string& dir, int nodes, int gpus_per_node,
+                                           const std::string& program = "");
 // Connects to the server of `kubeconfig`; nullopt when it cannot be loaded or reached.
 std::optional<BenchServer> ConnectServer(const std::string& kubeconfig);
 

@@ -275,6 +275,7 @@ int Main(int argc, char** argv) {
   double sample_seconds = 5;
   int limit_minutes = 30;
   std::string kubeconfig;
+  std::string apiserver;
   std::string binary = dljob::testing::BinDir() + "/dljob-operator";
   CLI::App app("operator_bench: N DLJobs of 5 pods against an API server", "operator_bench");
   app.add_option("--jobs", jobs, "DLJobs to submit at once")->capture_default_str();
@@ -298,6 +299,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--operator", binary, "the dljob-operator to measure (another build, to compare)")
       ->capture_default_str();
+  app.add_option("--apiserver", apiserver,
+                 "the dljob-test-apiserver to run (another build, to compare; default: this "
+                 "build's)");
   app.add_option("--kubeconfig", kubeconfig,
                  "run against this server (its nodes must run bound pods by themselves, as "
                  "dljob-sim-nodes' do; the DLJob CRDs installed) instead of a fresh test API "
@@ -307,9 +311,9 @@ int Main(int argc, char** argv) {
 
   TempDir dir;
   const int wanted_nodes = (jobs * kWorkersPerJob + kGpusPerNode - 1) / kGpusPerNode;
-  std::optional<BenchServer> server = kubeconfig.empty()
-                                          ? StartTestServer(dir.path(), wanted_nodes, kGpusPerNode)
-                                          : ConnectServer(kubeconfig);
+  std::optional<BenchServer> server =
+      kubeconfig.empty() ? StartTestServer(dir.path(), wanted_nodes, kGpusPerNode, apiserver)
+                         : ConnectServer(kubeconfig);
   if (!server) return 1;
   const std::vector<GpuNode> nodes = ListGpuNodes(*server->api);
   const std::vector<std::string> slots = GpuSlots(nodes);

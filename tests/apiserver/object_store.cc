@@ -434,13 +434,8 @@ ApiResult<Json> ObjectStore::Mutate(const ResourceType& type, const std::string&
 }
 
 std::vector<Json> ObjectStore::Objects(const std::string& key, const std::string& ns) const {
-  MutexLock lock(mu_);
   std::vector<Json> out;
-  auto t = objects_.find(key);
-  if (t == objects_.end()) return out;
-  for (const auto& [object_key, obj] : t->second) {
-    if (ns.empty() || NamespaceOf(*obj) == ns) out.push_back(*obj);
-  }
+  for (const ObjectPtr& obj : Snapshot(key, ns).first) out.push_back(*obj);
   return out;
 }
 

@@ -67,9 +67,9 @@ std::string GoNetError(const http::ClientError& error, const std::string& addres
 const Json& NamespaceLabels(const ObjectStore& store, const std::string& ns, Json* holder) {
   static const Json kNone;
   if (ns.empty()) return kNone;
-  for (const Json& n : store.Objects("namespaces")) {
-    if (kube::NameOf(n) == ns) {
-      *holder = kube::LabelsOf(n);
+  for (const ObjectPtr& n : store.Snapshot("namespaces", "").first) {
+    if (kube::NameOf(*n) == ns) {
+      *holder = kube::LabelsOf(*n);
       return *holder;
     }
   }
@@ -130,7 +130,9 @@ std::string ServiceRoutes::Resolve(const std::string& ns, const std::string& nam
 WebhookDispatcher::WebhookDispatcher(const ObjectStore& store, const ServiceRoutes& routes)
     : store_(store), routes_(routes), uids_(std::random_device{}()) {}
 
-bool WebhookDispatcher::Active() const { return !store_.Objects(kConfigurationsKey).empty(); }
+bool WebhookDispatcher::Active() const {
+  return !store_.Snapshot(kConfigurationsKey, "").first.empty();
+}
 
 std::string WebhookDispatcher::NewUid() const {
   uint64_t a = 0, b = 0;
@@ -192,12 +194,13 @@ std::optional<ApiError> WebhookDispatcher::Review(const AdmissionAttributes& req
                                                   std::vector<std::string>* warnings,
                                                   Json* details) const {
   if (IsExemptFromWebhooks(request)) return std::nullopt;
-  std::vector<Json> configurations = store_.Objects(kConfigurationsKey);  // in name order
+  // In name order, shared with the store (not copied).
+  std::vector<ObjectPtr> configurations = store_.Snapshot(kConfigurationsKey, "").first;
   if (configurations.empty()) return std::nullopt;
   Json labels_holder;
   const Json& namespace_labels = NamespaceLabels(store_, request.ns, &labels_holder);
-  for (const Json& configuration : configurations) {
-    for (const ValidatingWebhook& hook : WebhooksOf(configuration)) {
+  for (const ObjectPtr& configuration : configurations) {
+    for (const ValidatingWebhook& hook : WebhooksOf(*configuration)) {
       if (!ShouldCallWebhook(hook, request, namespace_labels)) continue;
       std::string version = ReviewVersionFor(hook);
       std::string uid = NewUid();
