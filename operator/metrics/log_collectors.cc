@@ -128,6 +128,12 @@ void LogCollectors::KickLocked(Entry& e) {
   QueueLocked(e);
 }
 
+void LogCollectors::StopLocked(Entry& e) {
+  e.stopping = true;
+  e.collector->Stop();
+  KickLocked(e);
+}
+
 void LogCollectors::RouteLocked(Entry& e, const CollectorWait& wait) {
   if (wait.flush && e.flushes == 0) {
     ++e.flushes;
@@ -142,7 +148,7 @@ void LogCollectors::RouteLocked(Entry& e, const CollectorWait& wait) {
       idle_cv_.notify_all();
       return;
     case CollectorWait::Kind::kCall:
-      if (wait.not_before <= now) {
+      if (wait.not_before <= now || e.stopping) {
         QueueLocked(e);
         return;
       }
@@ -150,6 +156,10 @@ void LogCollectors::RouteLocked(Entry& e, const CollectorWait& wait) {
       timer = wait.not_before;
       break;
     case CollectorWait::Kind::kStream:
+      if (e.stopping) {
+        QueueLocked(e);
+        return;
+      }
       e.where = Entry::Where::kPolling;
       timer = wait.ready.until;
       if (wait.ready.fd >= 0) {
@@ -317,8 +327,7 @@ void LogCollectors::SyncEntries(const std::vector<LauncherPod>& launcher_pods) {
   std::vector<std::string> gone;
   for (auto& [uid, e] : by_uid_) {
     if (present.count(uid)) continue;
-    e->collector->Stop();
-    KickLocked(*e);
+    StopLocked(*e);
     gone.push_back(uid);
   }
   for (const std::string& uid : gone) {
@@ -393,10 +402,7 @@ std::optional<bool> LogCollectors::Ended(const std::string& launcher_uid) const 
 
 void LogCollectors::StopAll() {
   MutexLock lock(mu_);
-  for (auto& [uid, e] : by_uid_) {
-    e->collector->Stop();
-    KickLocked(*e);
-  }
+  for (auto& [uid, e] : by_uid_) StopLocked(*e);
   for (auto& [uid, e] : by_uid_) {
     while (e->where != Entry::Where::kDone || e->flushes > 0) idle_cv_.wait(mu_);
     FoldLocked(*e);

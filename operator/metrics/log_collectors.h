@@ -116,6 +116,9 @@ class LogCollectors {
     Steady::time_point heap_at = Steady::time_point::max();
     int polled_fd = -1;  // registered with the poller while kPolling
     int flushes = 0;     // Flush() calls queued or running
+    // Stop() was called: its next step is due at once, whatever the step running when Stop()
+    // came says it waits for (that step may not have seen the stop).
+    bool stopping = false;
   };
   struct Task {
     Entry* entry;
@@ -133,6 +136,8 @@ class LogCollectors {
   void QueueLocked(Entry& e) REQUIRES(mu_);
   // Takes the entry out of its timer or the poll set and queues it, so a Stop() is acted on now.
   void KickLocked(Entry& e) REQUIRES(mu_);
+  // Stops the collector: kicked now if it waits, queued again at once if a step is running.
+  void StopLocked(Entry& e) REQUIRES(mu_);
   // Out of the poll set and the timers, for a step now.
   void UnpollLocked(Entry& e) REQUIRES(mu_);
   void WakePoller();
