@@ -35,6 +35,17 @@ nlohmann::json MutationCache::Newer(const std::string& key, nlohmann::json cache
   return cached;
 }
 
+bool MutationCache::Observed(const nlohmann::json& object) {
+  std::optional<unsigned long long> theirs = VersionNumber(object);
+  MutexLock lock(mu_);
+  auto it = written_.find(ObjectKey(object));
+  if (it == written_.end()) return false;
+  std::optional<unsigned long long> mine = VersionNumber(it->second);
+  if (mine && theirs && *mine > *theirs) return false;  // still behind our write
+  written_.erase(it);
+  return mine && theirs && *mine == *theirs;
+}
+
 void MutationCache::Forget(const std::string& key) {
   MutexLock lock(mu_);
   written_.erase(key);

@@ -7,8 +7,8 @@
 //
 // resourceVersions are compared as integers, as client-go's integer-resource-version mutation
 // cache does (both etcd's revisions and the test API server's counter are); one that is not a
-// number never counts as newer. An entry goes once the cache has caught up with it, or with
-// Forget() (the object was deleted). Thread-safe.
+// number never counts as newer. An entry goes once the cache has caught up with it (Newer() or
+// Observed() sees so), or with Forget() (the object was deleted). Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +29,10 @@ class MutationCache {
   // What the written object of `key` is, if it is newer than `cached` (the informer's copy);
   // otherwise `cached`, and the written object is forgotten.
   nlohmann::json Newer(const std::string& key, nlohmann::json cached) EXCLUDES(mu_);
+  // The informer delivered `object`. When it is as new as the written object of its key, the
+  // cache has caught up and the entry goes. Returns whether `object` is that write itself (the
+  // same resourceVersion): an event the controller's own write caused, which tells it nothing.
+  bool Observed(const nlohmann::json& object) EXCLUDES(mu_);
   void Forget(const std::string& key) EXCLUDES(mu_);
   size_t size() const EXCLUDES(mu_);
 

@@ -44,6 +44,21 @@ TEST(MutationCacheTest, VersionsThatAreNotNumbersNeverCountAsNewer) {
   EXPECT_EQ(cache.size(), 0u);
 }
 
+TEST(MutationCacheTest, ObservedTellsTheEventOfTheWriteItselfAndForgetsIt) {
+  MutationCache cache;
+  EXPECT_FALSE(cache.Observed(Job("8", "Scheduled")));  // nothing written
+  cache.Wrote(Job("8", "Scheduled"));
+  EXPECT_FALSE(cache.Observed(Job("7", "Queued")));  // an older event: still behind
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_TRUE(cache.Observed(Job("8", "Scheduled")));  // our write came back
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_FALSE(cache.Observed(Job("8", "Scheduled")));  // once
+  // Someone else's newer version: not ours, and ours is forgotten all the same.
+  cache.Wrote(Job("9", "Running"));
+  EXPECT_FALSE(cache.Observed(Job("10", "Running")));
+  EXPECT_EQ(cache.size(), 0u);
+}
+
 TEST(MutationCacheTest, ForgetDropsADeletedObject) {
   MutationCache cache;
   cache.Wrote(Job("8", "Scheduled"));

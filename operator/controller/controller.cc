@@ -60,6 +60,13 @@ std::string ChildDetail(const std::string& kind, const Json& o, const char* chan
   return detail;
 }
 
+// A pod as a pass creates it: Pending and not being deleted. Its creation tells its job nothing
+// the pass that made it did not know; its first change does.
+bool AsCreated(const Json& pod) {
+  const std::string phase = StringAt(FieldOf(pod, "status"), "phase");
+  return (phase.empty() || phase == "Pending") && !IsDeleting(pod);
+}
+
 }  // namespace
 
 Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
@@ -120,7 +127,8 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                         scheduler_->Trigger();
                       },
                       [this, enqueue](const Json&, const Json& o) {
-                        enqueue(o);
+                        // Its own status write wakes no pass: the pass that wrote it is done.
+                        if (!reconciler_->OwnWrite(o)) enqueue(o);
                         scheduler_->Trigger();
                       },
                       [this](const Json& o) {
@@ -135,12 +143,19 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
     if (options_.spans) Mark(key, "child", ChildDetail(kind, o, change));
     queue_.Add(key, kube::Lane::kFollowUp);
   };
+  auto created = [this](const Json& o, const char* kind) {  // in the spans, waking no pass
+    std::string key = OwnerJobKey(o);
+    if (options_.spans && !key.empty()) Mark(key, "child", ChildDetail(kind, o, "added"));
+  };
+  // A child's creation wakes no pass: a pass made it and went on (the first pass of each job,
+  // including after a restart of the operator, comes from the jobs' informer). Its changes and
+  // its deletion do.
   for (const auto& entry :
        {std::pair{services_.get(), "service"}, std::pair{config_maps_.get(), "configmap"},
         std::pair{secrets_.get(), "secret"}}) {
     const char* kind = entry.second;  // a variable, not a binding: clang 14 cannot capture those
     entry.first->AddHandlers(
-        {[owner, kind](const Json& o) { owner(o, kind, "added"); },
+        {[created, kind](const Json& o) { created(o, kind); },
          [owner, kind](const Json&, const Json& o) { owner(o, kind, "updated"); },
          [owner, kind](const Json& o) { owner(o, kind, "deleted"); }});
   }
@@ -153,7 +168,11 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
     owner(o, "pod", change);
     scheduler_->Trigger();
   };
-  pods_->AddHandlers({[owned_pod](const Json& o) { owned_pod(o, "added"); },
+  pods_->AddHandlers({[this, owned_pod, created](const Json& o) {
+                        if (!AsCreated(o)) return owned_pod(o, "added");
+                        created(o, "pod");
+                        scheduler_->Trigger();
+                      },
                       [owned_pod](const Json&, const Json& o) { owned_pod(o, "updated"); },
                       [owned_pod](const Json& o) { owned_pod(o, "deleted"); }});
   // Data locality: a job's pod that has warmed a dataset's cache is recorded on its node.

@@ -151,6 +151,11 @@ class Reconciler {
   Result<ReconcileResult> Reconcile(const std::string& key,
                                     std::optional<WallTime> last_progress = std::nullopt);
 
+  // Whether `job`, as the jobs' informer delivered it, is this reconciler's own status write
+  // coming back: nothing a pass would act on. (A write the informer has caught up with is
+  // forgotten either way.)
+  bool OwnWrite(const Json& job) { return written_.Observed(job); }
+
  private:
   struct Pass;  // one reconcile's working state (reconciler.cc)
 
