@@ -59,20 +59,20 @@ int64_t IncarnationOf(const Json& pod) {
 bool IsDeleting(const Json& object) { return Meta(object).contains("deletionTimestamp"); }
 
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
-                           const BuildOptions& options) {
+                           const std::string& revision, const BuildOptions& options) {
   Result<Json> pod = NewWorkerPod(job, index, options);
   if (pod.ok()) {
     (*pod)["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
-    (*pod)["metadata"]["annotations"][kSpecRevisionAnnotation] = PodSpecRevision(job);
+    (*pod)["metadata"]["annotations"][kSpecRevisionAnnotation] = revision;
   }
   return pod;
 }
 
-Json DesiredLauncher(const DLJob& job, int64_t incarnation,
+Json DesiredLauncher(const DLJob& job, int64_t incarnation, const std::string& revision,
                      const std::vector<std::string>& worker_ips, const BuildOptions& options) {
   Json pod = NewLauncherPod(job, options, worker_ips);
   pod["metadata"]["annotations"][kIncarnationAnnotation] = std::to_string(incarnation);
-  pod["metadata"]["annotations"][kSpecRevisionAnnotation] = PodSpecRevision(job);
+  pod["metadata"]["annotations"][kSpecRevisionAnnotation] = revision;
   return pod;
 }
 

@@ -43,11 +43,11 @@ int64_t JobIncarnation(const DLJobStatus& status);
 std::string SpecRevisionOf(const Json& pod);
 bool IsDeleting(const Json& object);  // metadata.deletionTimestamp is set
 
-// The builders' pods, stamped with the incarnation and the job's spec revision. `worker_ips`:
-// WorkerPodIps (builders.h).
+// The builders' pods, stamped with the incarnation and the job's spec revision (`revision`:
+// PodSpecRevision(job), computed once by the caller). `worker_ips`: WorkerPodIps (builders.h).
 Result<Json> DesiredWorker(const DLJob& job, int64_t index, int64_t incarnation,
-                           const BuildOptions& options);
-Json DesiredLauncher(const DLJob& job, int64_t incarnation,
+                           const std::string& revision, const BuildOptions& options);
+Json DesiredLauncher(const DLJob& job, int64_t incarnation, const std::string& revision,
                      const std::vector<std::string>& worker_ips, const BuildOptions& options);
 
 // Whether the server refused a request for good, so that sending it again cannot help: a 4xx

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jobs/conditions.h"
+#include "jobs/spec_revision.h"
 #include "operator/controller/children.h"
 #include "operator/controller/reconciler.h"
 
@@ -34,7 +35,17 @@ struct Reconciler::Pass {
   int64_t run_workers = 0;
   std::string sized_why;
 
+ private:
+  std::optional<std::string> revision_;
+
+ public:
   int64_t incarnation() const { return JobIncarnation(job.status); }
+  // PodSpecRevision(job), computed on first use (the spec is settled by then: Load and
+  // SizeElasticRun come first) and kept for the pass's other pods.
+  const std::string& revision() {
+    if (!revision_) revision_ = PodSpecRevision(job);
+    return *revision_;
+  }
   void RequeueIn(kube::Duration d) { requeue = requeue ? std::min(*requeue, d) : d; }
   void Set(JobPhase phase, const std::string& reason, const std::string& message, bool warn) {
     if (job.status.phase != phase) {

@@ -352,9 +352,9 @@ void Reconciler::StopAllPods(Pass& p) {
 // this incarnation's pods made from another revision. Pods that record none (made by an operator
 // before revisions) are taken as current; so is everything while the job is suspended (it has no
 // pods), finished or a restart is under way, and a succeeded attempt is let finish.
-bool Reconciler::SpecChanged(const Pass& p, const Observation& seen) {
+bool Reconciler::SpecChanged(Pass& p, const Observation& seen) {
   if (!p.stale.empty() || seen.state == JobState::kSucceeded) return false;
-  const std::string revision = PodSpecRevision(p.job);
+  const std::string& revision = p.revision();
   return std::any_of(p.pods.begin(), p.pods.end(), [&](const Json& pod) {
     const std::string made_from = SpecRevisionOf(pod);
     return !made_from.empty() && made_from != revision && !IsDeleting(pod);

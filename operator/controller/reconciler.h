@@ -190,7 +190,7 @@ class Reconciler {
   // Suspends the job for the queue (`why`: the preemption's reason): status first, then its pods.
   static void Preempt(Pass& p, const std::string& why);
   // A spec that no longer matches the pods' (SpecChanged) is applied by a whole-job restart.
-  static bool SpecChanged(const Pass& p, const Observation& seen);
+  static bool SpecChanged(Pass& p, const Observation& seen);
   static void RestartForSpec(Pass& p);
   // An elastic job runs on the workers the queue gives it: `job` gets spec.gpus of that size.
   void SizeElasticRun(Pass& p, const std::string& key) const;

@@ -1,5 +1,6 @@
 // The reconciler's gang binding and worker-loss handling, as action lists: given these objects,
 // exactly these API calls in this order (gang_binding.h, observation.h's FindLostWorker).
+#include "jobs/spec_revision.h"
 #include "operator/controller/gang_binding.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/testing/reconciler_test_util.h"
@@ -318,7 +319,8 @@ TEST_F(GangTest, QueuedWorkersSayWhyInPodScheduledAndTheJobsEventComesOncePerRea
             (Strings{"patch-status pods ns/j-worker-0", "patch-status pods ns/j-worker-1",
                      "update-status dljobs ns/j", "create events Unschedulable"}));
   EXPECT_EQ(Body("patch-status pods ns/j-worker-1"),
-            *UnschedulablePatch(*DesiredWorker(Job(), 1, 0, options_.build), why, kNow));
+            *UnschedulablePatch(*DesiredWorker(Job(), 1, 0, PodSpecRevision(Job()), options_.build),
+                                why, kNow));
   Json condition = (*api_.Object(kPods, "ns", "j-worker-1"))["status"]["conditions"][0];
   EXPECT_EQ(condition["type"], "PodScheduled");
   EXPECT_EQ(condition["status"], "False");

@@ -218,7 +218,7 @@ Result<bool> Reconciler::EnsureConfig(Pass& p) {
     std::optional<Json> cached = c.cache.Get(ObjectKey(ns, c.name));
     Json desired;
     if (&c.r == &kube::resources::kServices) {
-      desired = NewWorkerService(job);
+      if (!cached) desired = NewWorkerService(job);  // a Service is never replaced
     } else if (&c.r == &kube::resources::kConfigMaps) {
       desired = NewConfigMap(job, options_.build);
     } else if (!cached) {  // a fresh key only when the secret has to be made
@@ -261,7 +261,7 @@ Result<bool> Reconciler::EnsurePods(Pass& p) {
       gang.push_back({std::move(it->second), true});
       continue;
     }
-    Result<Json> desired = DesiredWorker(p.job, i, p.incarnation(), options_.build);
+    Result<Json> desired = DesiredWorker(p.job, i, p.incarnation(), p.revision(), options_.build);
     if (!desired.ok()) {
       p.Set(JobPhase::kFailed, "InvalidSpec", desired.status().message(), true);
       return false;
@@ -396,7 +396,7 @@ Result<bool> Reconciler::EnsureLauncher(Pass& p, const std::vector<Json>& worker
 
   // Created bound beside the first worker (no pods/binding call); BindLauncher binds one that an
   // earlier pass created unbound.
-  Json desired = DesiredLauncher(job, p.incarnation(), ips, options_.build);
+  Json desired = DesiredLauncher(job, p.incarnation(), p.revision(), ips, options_.build);
   if (!workers.empty() && !NodeNameOf(workers[0]).empty()) {
     desired["spec"]["nodeName"] = NodeNameOf(workers[0]);
   }

@@ -16,6 +16,7 @@
 #include "base/time_format.h"
 #include "jobs/codec.h"
 #include "jobs/defaults.h"
+#include "jobs/spec_revision.h"
 #include "kube/object_fields.h"
 #include "kube/testing/fake_api.h"
 #include "operator/controller/children.h"
@@ -219,7 +220,7 @@ class ReconcilerWorld : public ::testing::Test {
   // The launcher the reconciler makes for the job as the server has its workers now: bound beside
   // the first worker.
   Json ExpectedLauncher(int64_t incarnation = 0, const std::string& name = "j") {
-    Json launcher = DesiredLauncher(Job(name), incarnation,
+    Json launcher = DesiredLauncher(Job(name), incarnation, PodSpecRevision(Job(name)),
                                     WorkerPodIps(Job(name), api_.Objects(kube::resources::kPods)),
                                     options_.build);
     launcher["spec"]["nodeName"] =
@@ -229,7 +230,8 @@ class ReconcilerWorld : public ::testing::Test {
   // The worker `index` the reconciler creates, bound to `node` ("": created unbound).
   Json ExpectedWorker(int64_t index, int64_t incarnation, const std::string& node,
                       const std::string& name = "j") {
-    Json worker = *DesiredWorker(Job(name), index, incarnation, options_.build);
+    Json worker =
+        *DesiredWorker(Job(name), index, incarnation, PodSpecRevision(Job(name)), options_.build);
     if (!node.empty()) worker["spec"]["nodeName"] = node;
     return worker;
   }
