@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "kube/config.h"
 #include "kube/http_api.h"
@@ -198,6 +199,39 @@ bool CreateNamespace(kube::Api& api, const std::string& ns, bool wait_for_servic
 
 void DeleteNamespace(kube::Api& api, const std::string& ns) {
   (void)api.Delete(kNamespaceResource, "", ns);
+}
+
+bool DeleteNamespaceAndWait(kube::Api& api, const std::string& ns, int limit_s) {
+  DeleteNamespace(api, ns);
+  const auto start = std::chrono::steady_clock::now();
+  auto next_report = start + std::chrono::seconds(10);
+  while (true) {
+    auto got = api.Get(kNamespaceResource, "", ns);
+    if (!got.ok() && got.error().IsNotFound()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+    if (waited >= limit_s) {
+      std::fprintf(stderr, "bench: namespace %s is still being deleted after %lld s; going on\n",
+                   ns.c_str(), static_cast<long long>(waited));
+      return false;
+    }
+    if (now >= next_report) {
+      // One item and the count of the rest (metadata.remainingItemCount), not every pod.
+      kube::ListOptions one;
+      one.limit = 1;
+      auto pods = api.List(kube::resources::kPods, ns, one);
+      int64_t left = 0;
+      if (pods.ok()) {
+        left = static_cast<int64_t>(pods->value("items", Json::array()).size()) +
+               pods->value("/metadata/remainingItemCount"_json_pointer, int64_t{0});
+      }
+      std::printf("  deleting namespace %s: %lld pods left after %lld s\n", ns.c_str(),
+                  static_cast<long long>(left), static_cast<long long>(waited));
+      std::fflush(stdout);
+      next_report = now + std::chrono::seconds(10);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
 }
 
 PhaseWatch::PhaseWatch(kube::Api& api, const kube::Resource& resource, std::string ns,

@@ -106,6 +106,10 @@ std::vector<GpuNode> ListGpuNodes(kube::Api& api);
 // token Secret (Kubernetes 1.20 refuses pods until the token controller has made it).
 bool CreateNamespace(kube::Api& api, const std::string& ns, bool wait_for_service_account);
 void DeleteNamespace(kube::Api& api, const std::string& ns);
+// Deletes `ns` and waits until it is gone (a real server's namespace controller deletes what it
+// holds first, which takes minutes for thousands of pods), saying how many pods are left every
+// 10 s. False, with a warning, when it is still there after `limit_s`.
+bool DeleteNamespaceAndWait(kube::Api& api, const std::string& ns, int limit_s);
 
 // Watches `resource` in `ns` and records, per object name, when it was first seen in each phase
 // of `phases` (status.phase). `on_phase(object, phase)` is called on the watch's thread the first

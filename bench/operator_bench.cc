@@ -170,7 +170,15 @@ PhaseRun Baseline(BenchServer& server, const std::vector<std::string>& slots, in
     }
     std::sort(run.latencies.begin(), run.latencies.end());
   }
-  DeleteNamespace(api, ns);
+  // On a real server the namespace controller takes minutes to delete thousands of pods: the
+  // operator phase waits, so that it starts on a server with nothing left to delete (and the
+  // operator's first lists do not hold the baseline's terminating pods).
+  if (server.real) {
+    std::printf("  waiting for the baseline's namespace to be deleted\n");
+    (void)DeleteNamespaceAndWait(api, ns, 30 * 60);
+  } else {
+    DeleteNamespace(api, ns);
+  }
   return run;
 }
 
