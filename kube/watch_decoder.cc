@@ -28,7 +28,7 @@ const char* WatchEventTypeName(WatchEvent::Type type) {
   return "?";
 }
 
-ApiResult<WatchEvent> ParseWatchEvent(const Json& event) {
+ApiResult<WatchEvent> ParseWatchEvent(Json event) {
   if (!event.is_object()) return BadEvent("event is not a JSON object");
   auto type_it = event.find("type");
   if (type_it == event.end() || !type_it->is_string()) return BadEvent("event has no \"type\"");
@@ -51,7 +51,7 @@ ApiResult<WatchEvent> ParseWatchEvent(const Json& event) {
   } else {
     return BadEvent("unknown event type \"" + type + "\"");
   }
-  out.object = *object_it;
+  out.object = std::move(*object_it);
   return out;
 }
 
@@ -94,7 +94,7 @@ ApiResult<std::vector<WatchEvent>> WatchDecoder::Feed(std::string_view bytes) {
           failed_ = true;
           return BadEvent("event is not valid JSON: " + std::string(text.substr(0, 200)));
         }
-        ApiResult<WatchEvent> event = ParseWatchEvent(json);
+        ApiResult<WatchEvent> event = ParseWatchEvent(std::move(json));
         if (!event.ok()) {
           failed_ = true;
           return event.error();

@@ -17,7 +17,7 @@
 namespace dljob::kube {
 
 // Parses one event object. Errors (http 0, reason "BadWatchEvent") name what is wrong.
-ApiResult<WatchEvent> ParseWatchEvent(const Json& event);
+ApiResult<WatchEvent> ParseWatchEvent(Json event);  // its object moved out, not copied
 const char* WatchEventTypeName(WatchEvent::Type type);
 
 class WatchDecoder {

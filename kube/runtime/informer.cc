@@ -131,12 +131,12 @@ Informer::WatchEnd Informer::Watch(std::stop_token stop) {
     if (stop.stop_requested()) break;
     if (!next.ok()) return next.error().IsGone() ? WatchEnd::kRelist : WatchEnd::kBackoff;
     if (!next->has_value()) return WatchEnd::kRewatch;
-    if (!Apply(**next)) return WatchEnd::kRelist;
+    if (!Apply(std::move(**next))) return WatchEnd::kRelist;
   }
   return WatchEnd::kStopped;
 }
 
-bool Informer::Apply(const kube::WatchEvent& event) {
+bool Informer::Apply(kube::WatchEvent event) {
   using Type = kube::WatchEvent::Type;
   // An ERROR event (410 Gone: our version is too old, or any other) leaves us unsure what we
   // missed: only a fresh list tells.
@@ -146,8 +146,8 @@ bool Informer::Apply(const kube::WatchEvent& event) {
   backoff_ = options_.initial_backoff;
   if (event.type == Type::kBookmark) return true;
   // The one copy of the event's object: the store and the handlers share it.
-  auto object = std::make_shared<const Json>(options_.transform ? options_.transform(event.object)
-                                                                : event.object);
+  auto object = std::make_shared<const Json>(
+      options_.transform ? options_.transform(std::move(event.object)) : std::move(event.object));
   switch (event.type) {
     case Type::kBookmark:
       break;

@@ -77,8 +77,9 @@ class Informer {
 
   bool List();
   WatchEnd Watch(std::stop_token stop);
-  // Applies one event to the store; false when the stream says to re-list.
-  bool Apply(const kube::WatchEvent& event);
+  // Applies one event to the store (its object moved into the transform, not copied); false
+  // when the stream says to re-list.
+  bool Apply(kube::WatchEvent event);
   void SetResourceVersion(std::string rv);
   void Replace(const std::vector<Json>& items);
   // Sleeps for the current backoff (or until stopped) and doubles it.
