@@ -64,6 +64,15 @@ Deadline Deadline::Of(std::chrono::milliseconds idle, std::chrono::milliseconds 
   return d;
 }
 
+void SetKeepAlive(int fd) {
+  const int on = 1, idle = static_cast<int>(kKeepAliveIdle.count()),
+            interval = static_cast<int>(kKeepAliveInterval.count()), probes = kKeepAliveProbes;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+}
+
 ClientResult<std::unique_ptr<ClientConnection>> ClientConnection::Open(const Route& route,
                                                                        ClientTlsContext* tls,
                                                                        const Deadline& deadline) {
@@ -113,6 +122,7 @@ ClientResult<std::unique_ptr<ClientConnection>> ClientConnection::Open(const Rou
     }
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    SetKeepAlive(fd);
     conn = std::move(c);
   }
   if (!conn) return *last;

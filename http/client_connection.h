@@ -5,7 +5,8 @@
 // tunnel when TLS follows), and runs the TLS handshake when given a context: SNI and the name
 // check are the context's (client_tls.h). Every wait is a poll() on the non-blocking socket,
 // bounded by a Deadline, so nothing blocks past the caller's limits; the socket has TCP_NODELAY
-// (a request is one write, and waits for no ACK). Writes never raise SIGPIPE.
+// (a request is one write, and waits for no ACK) and TCP keepalive (SetKeepAlive). Writes never
+// raise SIGPIPE.
 //
 // Errors come back as ClientError whose message says what happened ("connect to 10.0.0.1:6443:
 // Connection refused"); the caller puts the request in front.
@@ -29,6 +30,15 @@ typedef struct ssl_st SSL;
 namespace dljob::http {
 
 class ClientTlsContext;
+
+// TCP keepalive on every connection, as Go's dialer sets it for client-go: a watch or a followed
+// log that goes quiet keeps its connection through middleboxes that drop idle ones, and a peer
+// gone without a word (its host lost, a path cut) is found after about a minute (idle, then
+// probes apart) instead of when the request's inactivity limit runs out.
+inline constexpr std::chrono::seconds kKeepAliveIdle{30};
+inline constexpr std::chrono::seconds kKeepAliveInterval{10};
+inline constexpr int kKeepAliveProbes = 3;
+void SetKeepAlive(int fd);
 
 // How long an operation may wait: `idle` with nothing moving, and never past `until`.
 struct Deadline {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "http/client_connection.h"
 #include "http/testing/loopback_http_server.h"
 #include "http/testing/loopback_listener.h"
 
@@ -159,6 +161,17 @@ TEST(SocketClient, TryReadNeverWaitsAndNamesTheSocketToPoll) {
   EXPECT_LE(nothing->wait.until, now + std::chrono::seconds(30));
   pollfd quiet{nothing->wait.fd, POLLIN, 0};
   EXPECT_EQ(::poll(&quiet, 1, 50), 0);
+  // A quiet stream's connection is kept alive, and a peer gone silently found, by TCP keepalive.
+  int keepalive = 0, idle = 0, interval = 0, probes = 0;
+  socklen_t len = sizeof(int);
+  ::getsockopt(nothing->wait.fd, SOL_SOCKET, SO_KEEPALIVE, &keepalive, &len);
+  ::getsockopt(nothing->wait.fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &len);
+  ::getsockopt(nothing->wait.fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, &len);
+  ::getsockopt(nothing->wait.fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, &len);
+  EXPECT_EQ(keepalive, 1);
+  EXPECT_EQ(idle, kKeepAliveIdle.count());
+  EXPECT_EQ(interval, kKeepAliveInterval.count());
+  EXPECT_EQ(probes, kKeepAliveProbes);
   server.Step();
   int empty_tries = 0;
   EXPECT_EQ(TryReadAtLeast(body, 4, &empty_tries), "two\n");

@@ -20,7 +20,10 @@
 // always ended by the server (Next() → std::nullopt) rather than by a client timeout. Events are
 // decoded however the chunks fall; a 410 — as the answer or as an ERROR event — is an ApiError
 // that IsGone(). Logs() returns a LineStream; a followed log may stay quiet for up to
-// follow_timeout before the stream reports a Timeout error (the caller then re-opens it).
+// follow_timeout before the stream reports a Timeout error (the caller then re-opens it). A
+// connection whose peer is gone is found sooner, by TCP keepalive (http/client_connection.h):
+// the limit is for a server that keeps the connection but stops sending, so it is long (a quiet
+// training job's log is not opened again every few minutes; kubectl logs -f has no limit).
 //
 // WithDeadline (api.h) returns an HttpApi sharing this one's client, tokens, rate limiter and
 // jitter, whose every attempt is fitted into the time left: none starts once the deadline is
@@ -56,7 +59,7 @@ struct ApiOptions {
   std::chrono::milliseconds request_timeout{30'000};
   std::chrono::seconds watch_timeout{300};  // timeoutSeconds asked of the server by default
   std::chrono::seconds watch_timeout_margin{30};
-  std::chrono::seconds follow_timeout{600};
+  std::chrono::seconds follow_timeout{3600};
   std::string user_agent = "dljob-operator";
   std::chrono::seconds token_refresh{60};
   ExecOptions exec;        // kubeconfig credential plugins (exec_plugin.h)
