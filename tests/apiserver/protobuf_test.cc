@@ -176,13 +176,17 @@ TEST(ProtoReaderTest, WireTypesAndLimits) {
   EXPECT_EQ(r.bytes(), "abc");
   EXPECT_FALSE(r.Next());
   EXPECT_EQ(r.error(), "");
-  ProtoReader huge(Varint((1 << 3) | 2) + Varint(1ULL << 62));
+  // A reader views its input: each input outlives its reader.
+  const std::string huge_input = Varint((1 << 3) | 2) + Varint(1ULL << 62);
+  ProtoReader huge(huge_input);
   EXPECT_FALSE(huge.Next());
   EXPECT_NE(huge.error(), "");
-  ProtoReader group(Varint((1 << 3) | 3));
+  const std::string group_input = Varint((1 << 3) | 3);
+  ProtoReader group(group_input);
   EXPECT_FALSE(group.Next());
   EXPECT_NE(group.error().find("wire type 3"), std::string::npos);
-  ProtoReader endless(std::string(11, '\xff'));
+  const std::string endless_input(11, '\xff');
+  ProtoReader endless(endless_input);
   EXPECT_FALSE(endless.Next());
   EXPECT_NE(endless.error(), "");
 }
