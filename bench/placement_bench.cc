@@ -2,7 +2,10 @@
 // GPUs, 80 CPU and 480Gi each, reading one dataset) on 1,000 8-GPU nodes, as a ratio against
 // first-fit measured in the same run (docs/benchmarks/README.md: well under
 // 10 ms), and what each placement looks like (nodes, cliques, racks and zones it spans). Also a
-// gang 8 times bigger (64 × 8 GPUs) for first-fit and dljob, to show how the time scales.
+// gang 8 times bigger (64 × 8 GPUs) for first-fit and dljob, to show how the time scales. And
+// the gang where it does not fit: 600 of the nodes tainted not-ready (as a control plane that
+// cannot keep up taints them), so every node is looked at and the refusal says why, as it is for
+// each waiting job on each queue pass.
 //
 //   placement_bench [--benchmark_repetitions=9] [--benchmark_enable_random_interleaving=true]
 //
@@ -55,6 +58,20 @@ std::vector<Node> Cluster() {
   return nodes;
 }
 
+// The cluster with nodes 0..599 tainted node.kubernetes.io/not-ready:NoSchedule and nearly all of
+// the others partly used: fewer than 8 whole nodes are left for the gang's workers of 8 GPUs.
+std::vector<Node> TaintedCluster() {
+  std::vector<Node> nodes = Cluster();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i < 600) {
+      nodes[i].taints.push_back({"node.kubernetes.io/not-ready", "", "NoSchedule"});
+    } else if (nodes[i].used.gpus == 0 && i % 80 != 0) {
+      nodes[i].used.gpus = 1;  // partly used: at most 5 whole nodes left for workers of 8
+    }
+  }
+  return nodes;
+}
+
 Gang TheGang(Topology topology, int64_t workers) {
   Gang g;
   g.job = "bench/resnet";
@@ -73,6 +90,7 @@ struct Case {
   Topology topology;
   int64_t workers;
   std::string baseline;  // first-fit on the same gang
+  bool fits = true;      // false: on the cluster with 600 nodes tainted, where it does not
 };
 
 std::vector<Case> Cases() {
@@ -85,17 +103,24 @@ std::vector<Case> Cases() {
   for (const char* p : {"first-fit", "dljob"}) {
     cases.push_back({std::string(p) + ", 512 GPUs", p, Topology::kPack, 64, "first-fit, 512 GPUs"});
   }
+  // The refusal: against placing the same gang where it fits.
+  for (const char* p : {"first-fit", "dljob"}) {
+    cases.push_back({std::string(p) + ", no room", p, Topology::kPack, 8, "first-fit", false});
+  }
   return cases;
 }
 
 void Place(benchmark::State& state, const Case& c) {
-  static const std::vector<Node> nodes = Cluster();
+  static const std::vector<Node> whole = Cluster(), tainted = TaintedCluster();
+  const std::vector<Node>& nodes = c.fits ? whole : tainted;
   PlacementPolicyPtr policy = std::move(MakePlacementPolicy(c.policy).value());
   const Gang gang = TheGang(c.topology, c.workers);
   for (auto _ : state) {
     dljob::Result<Placement> p = policy->Place(gang, nodes);
     benchmark::DoNotOptimize(p);
-    if (!p.ok()) state.SkipWithError(p.status().message().c_str());
+    if (p.ok() != c.fits) {
+      state.SkipWithError(c.fits ? p.status().message().c_str() : "it fits");
+    }
   }
 }
 
@@ -144,7 +169,7 @@ std::string LoadAverage() {
 std::string Shape(const Case& c, const std::vector<Node>& nodes) {
   dljob::Result<Placement> p = std::move(MakePlacementPolicy(c.policy).value())
                                    ->Place(TheGang(c.topology, c.workers), nodes);
-  if (!p.ok()) return "does not fit: " + p.status().message();
+  if (!p.ok()) return "refused: " + p.status().message().substr(0, 90) + "…";
   std::set<std::string> names(p->worker_nodes.begin(), p->worker_nodes.end());
   std::map<std::string, std::set<std::string>> domains;
   int64_t local = 0;
@@ -174,7 +199,7 @@ int main(int argc, char** argv) {
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
-  const std::vector<Node> nodes = Cluster();
+  const std::vector<Node> nodes = Cluster(), tainted = TaintedCluster();
   std::printf(
       "\nPlacing 8 workers × 8 GPUs (and 64 × 8) on 1,000 8-GPU nodes. Machine: %u vCPU, %s; load "
       "average %s (after the run).\n",
@@ -185,7 +210,7 @@ int main(int argc, char** argv) {
     const double ns = reporter.MedianNs(c.name), baseline = reporter.MedianNs(c.baseline);
     std::printf("%-20s %9.1f %11.2f× %9.1f  %s\n", c.name.c_str(), ns / 1000,
                 baseline > 0 ? ns / baseline : 0.0, reporter.MedianCpuNs(c.name) / 1000,
-                Shape(c, nodes).c_str());
+                Shape(c, c.fits ? nodes : tainted).c_str());
   }
   benchmark::Shutdown();
   return 0;

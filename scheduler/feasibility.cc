@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 namespace dljob::scheduler {
 namespace {
@@ -56,23 +58,43 @@ std::string Demand(const Resources& r) {
   return s;
 }
 
+// Why nodes cannot take one worker, counted without building a string per node: the fixed
+// reasons under their literals, the taints under the nodes' own key and value (the nodes outlive
+// the count). Spelled out once, by Spelled(): a gang that fits nowhere on a large cluster is
+// checked against every node, for every waiting job, on every queue pass.
+struct ReasonCounts {
+  std::map<std::string_view, int64_t> fixed;
+  std::map<std::pair<std::string_view, std::string_view>, int64_t> taints;
+
+  // In kube-scheduler's words: "node(s) had untolerated taint {key: value}".
+  std::map<std::string, int64_t> Spelled() const {
+    std::map<std::string, int64_t> out;
+    for (const auto& [why, n] : fixed) out[std::string(why)] += n;
+    for (const auto& [taint, n] : taints) {
+      out["node(s) had untolerated taint {" + std::string(taint.first) + ": " +
+          std::string(taint.second) + "}"] += n;
+    }
+    return out;
+  }
+};
+
 // Counts each reason the node cannot take one worker, in kube-scheduler's words (a node short of
 // several resources counts once under each, as kube-scheduler counts it); false when it has one.
-bool CountReasons(const Gang& gang, const Node& n, std::map<std::string, int64_t>& out) {
+bool CountReasons(const Gang& gang, const Node& n, ReasonCounts& out) {
   if (!n.schedulable) {
-    ++out["node(s) were unschedulable"];
+    ++out.fixed["node(s) were unschedulable"];
     return true;
   }
   if (!MatchesNodeSelector(gang.node_selector, n.labels)) {
-    ++out["node(s) didn't match node selector"];
+    ++out.fixed["node(s) didn't match node selector"];
     return true;
   }
   if (!MatchesNodeAffinity(gang.required_affinity, n.labels)) {
-    ++out["node(s) didn't match node affinity"];
+    ++out.fixed["node(s) didn't match node affinity"];
     return true;
   }
   if (const Taint* t = FirstUntoleratedTaint(gang.tolerations, n.taints)) {
-    ++out["node(s) had untolerated taint {" + t->key + ": " + t->value + "}"];
+    ++out.taints[{t->key, t->value}];
     return true;
   }
   const Resources& w = gang.per_worker;
@@ -80,7 +102,7 @@ bool CountReasons(const Gang& gang, const Node& n, std::map<std::string, int64_t
   bool short_of_any = false;
   auto check = [&](bool accounted, int64_t alloc, int64_t used, int64_t asked, const char* why) {
     if (accounted && Limit(1, alloc, used, asked) < 1) {
-      ++out[why];
+      ++out.fixed[why];
       short_of_any = true;
     }
   };
@@ -195,7 +217,7 @@ int64_t Room(const std::vector<Candidate>& candidates) {
 }
 
 Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes) {
-  std::map<std::string, int64_t> reasons;
+  ReasonCounts counts;
   int64_t eligible = 0, free_gpus = 0, largest = 0, available = 0, room = 0;
   for (const Node& n : nodes) {
     if (Eligible(gang, n)) {
@@ -204,11 +226,12 @@ Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes) {
       free_gpus += gpus;
       largest = std::max(largest, gpus);
     }
-    if (!CountReasons(gang, n, reasons)) {
+    if (!CountReasons(gang, n, counts)) {
       ++available;
       room += Slots(n, gang.per_worker, std::max<int64_t>(gang.workers, 1));
     }
   }
+  const std::map<std::string, int64_t> reasons = counts.Spelled();
   std::vector<std::pair<std::string, int64_t>> sorted(reasons.begin(), reasons.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
