@@ -10,7 +10,6 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <thread>
 
 #include "kube/config.h"
 #include "kube/http_api.h"
@@ -205,17 +204,10 @@ bool DeleteNamespaceAndWait(kube::Api& api, const std::string& ns, int limit_s) 
   DeleteNamespace(api, ns);
   const auto start = std::chrono::steady_clock::now();
   auto next_report = start + std::chrono::seconds(10);
-  while (true) {
+  auto gone = [&] {
     auto got = api.Get(kNamespaceResource, "", ns);
     if (!got.ok() && got.error().IsNotFound()) return true;
-    const auto now = std::chrono::steady_clock::now();
-    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
-    if (waited >= limit_s) {
-      std::fprintf(stderr, "bench: namespace %s is still being deleted after %lld s; going on\n",
-                   ns.c_str(), static_cast<long long>(waited));
-      return false;
-    }
-    if (now >= next_report) {
+    if (const auto now = std::chrono::steady_clock::now(); now >= next_report) {
       // One item and the count of the rest (metadata.remainingItemCount), not every pod.
       kube::ListOptions one;
       one.limit = 1;
@@ -226,12 +218,18 @@ bool DeleteNamespaceAndWait(kube::Api& api, const std::string& ns, int limit_s) 
                pods->value("/metadata/remainingItemCount"_json_pointer, int64_t{0});
       }
       std::printf("  deleting namespace %s: %lld pods left after %lld s\n", ns.c_str(),
-                  static_cast<long long>(left), static_cast<long long>(waited));
+                  static_cast<long long>(left),
+                  static_cast<long long>(
+                      std::chrono::duration_cast<std::chrono::seconds>(now - start).count()));
       std::fflush(stdout);
       next_report = now + std::chrono::seconds(10);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+    return false;
+  };
+  if (dljob::testing::WaitFor(gone, limit_s * 1000, 500)) return true;
+  std::fprintf(stderr, "bench: namespace %s is still being deleted after %d s; going on\n",
+               ns.c_str(), limit_s);
+  return false;
 }
 
 PhaseWatch::PhaseWatch(kube::Api& api, const kube::Resource& resource, std::string ns,

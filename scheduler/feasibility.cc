@@ -78,24 +78,29 @@ struct ReasonCounts {
   }
 };
 
+// What a node is to a gang: not Eligible() at all, eligible but short of room for one worker,
+// or able to take one.
+enum class NodeFit { kIneligible, kShort, kFits };
+
 // Counts each reason the node cannot take one worker, in kube-scheduler's words (a node short of
-// several resources counts once under each, as kube-scheduler counts it); false when it has one.
-bool CountReasons(const Gang& gang, const Node& n, ReasonCounts& out) {
+// several resources counts once under each, as kube-scheduler counts it). The first four checks
+// are Eligible()'s, so the answer also says whether the node is eligible.
+NodeFit CountReasons(const Gang& gang, const Node& n, ReasonCounts& out) {
   if (!n.schedulable) {
     ++out.fixed["node(s) were unschedulable"];
-    return true;
+    return NodeFit::kIneligible;
   }
   if (!MatchesNodeSelector(gang.node_selector, n.labels)) {
     ++out.fixed["node(s) didn't match node selector"];
-    return true;
+    return NodeFit::kIneligible;
   }
   if (!MatchesNodeAffinity(gang.required_affinity, n.labels)) {
     ++out.fixed["node(s) didn't match node affinity"];
-    return true;
+    return NodeFit::kIneligible;
   }
   if (const Taint* t = FirstUntoleratedTaint(gang.tolerations, n.taints)) {
     ++out.taints[{t->key, t->value}];
-    return true;
+    return NodeFit::kIneligible;
   }
   const Resources& w = gang.per_worker;
   const Accounted a = AccountedOf(n);
@@ -110,7 +115,7 @@ bool CountReasons(const Gang& gang, const Node& n, ReasonCounts& out) {
   check(a.cpu, n.allocatable.cpu_milli, n.used.cpu_milli, w.cpu_milli, "Insufficient cpu");
   check(a.memory, n.allocatable.memory_mib, n.used.memory_mib, w.memory_mib, "Insufficient memory");
   check(a.pods, n.allocatable.pods, n.used.pods, w.pods, "Too many pods");
-  return short_of_any;
+  return short_of_any ? NodeFit::kShort : NodeFit::kFits;
 }
 
 }  // namespace
@@ -220,13 +225,14 @@ Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes) {
   ReasonCounts counts;
   int64_t eligible = 0, free_gpus = 0, largest = 0, available = 0, room = 0;
   for (const Node& n : nodes) {
-    if (Eligible(gang, n)) {
+    const NodeFit fit = CountReasons(gang, n, counts);  // Eligible() unless kIneligible
+    if (fit != NodeFit::kIneligible) {
       ++eligible;
       const int64_t gpus = Free(n).gpus;
       free_gpus += gpus;
       largest = std::max(largest, gpus);
     }
-    if (!CountReasons(gang, n, counts)) {
+    if (fit == NodeFit::kFits) {
       ++available;
       room += Slots(n, gang.per_worker, std::max<int64_t>(gang.workers, 1));
     }
