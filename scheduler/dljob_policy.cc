@@ -164,7 +164,8 @@ class DljobPolicy : public PlacementPolicy {
 
  private:
   std::vector<Info> Describe(const Gang& gang, const std::vector<Candidate>& candidates) const {
-    const std::array<const char*, kLevels> keys = {kGpuCliqueLabel, options_.rack_label.c_str(),
+    // Strings made once: a lookup by `const char*` would make one per node.
+    const std::array<std::string, kLevels> keys = {kGpuCliqueLabel, options_.rack_label,
                                                    kZoneLabel};
     std::vector<Info> infos;
     infos.reserve(candidates.size());

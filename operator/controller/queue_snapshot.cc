@@ -22,11 +22,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-int64_t UnixSecondsOr(const std::string& rfc3339, int64_t fallback) {
-  std::optional<WallTime> t = ParseRfc3339(rfc3339);
-  return t ? UnixSeconds(*t) : fallback;
-}
-
 void Add(scheduler::Resources& to, const scheduler::Resources& r, int sign) {
   to.gpus += sign * r.gpus;
   to.cpu_milli += sign * r.cpu_milli;
@@ -90,7 +85,26 @@ QueuedJobPtr QueuedJobOf(const Json& object) {
   if (!Validate(job).empty()) return nullptr;
   Result<scheduler::Gang> gang = scheduler::GangOf(job);
   if (!gang.ok()) return nullptr;
-  return std::make_shared<const QueuedJob>(QueuedJob{std::move(job), *gang});
+  auto q = std::make_shared<QueuedJob>();
+  q->key = job.metadata.namespace_ + "/" + job.metadata.name;
+  scheduler::JobRequest& r = q->request;
+  r.name = q->key;
+  r.queue = job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue);
+  r.priority = job.spec.scheduling.priority.value_or(0);
+  r.time_limit = job.spec.run_policy.active_deadline_seconds;
+  r.gang = std::move(*gang);
+  if (const std::optional<WorkerRange> range = ElasticWorkers(job)) {
+    r.elastic = scheduler::ElasticRange{range->min, range->max};
+  }
+  if (std::optional<WallTime> t = ParseRfc3339(job.metadata.creation_timestamp)) {
+    q->created = UnixSeconds(*t);
+  }
+  if (std::optional<WallTime> t = RunStart(job.status)) q->run_start = UnixSeconds(*t);
+  for (int64_t i = 0; i < r.gang.workers; ++i) {
+    q->worker_keys.push_back(job.metadata.namespace_ + "/" + WorkerName(job, i));
+  }
+  q->job = std::move(job);
+  return q;
 }
 
 std::vector<QueuedJobPtr> QueuedJobs::Refresh(const kube::Objects& objects) {
@@ -132,11 +146,13 @@ class SnapshotBuilder {
         now_(now),
         now_s_(UnixSeconds(now)) {}
 
-  // Adds a queued job (QueuedJob) with its pods: as leaving (being preempted), or as waiting or
-  // running, with its placement when its gang is bound or planned.
-  void Add(const DLJob& job, const scheduler::Gang& gang, const PodBriefs& pods) {
-    const std::string key = job.metadata.namespace_ + "/" + job.metadata.name;
-    const BoundWorkers bound = Bound(job, gang, pods);
+  // Adds a queued job with its pods: as leaving (being preempted), or as waiting or running,
+  // with its placement when its gang is bound or planned.
+  void Add(const QueuedJob& q, const PodBriefs& pods) {
+    const DLJob& job = q.job;
+    const std::string& key = q.key;
+    const scheduler::Gang& gang = q.request.gang;
+    const BoundWorkers bound = Bound(q, pods);
     const Admission admission = book_.Get(key);
     const bool suspending =
         admission.verdict == Verdict::kPreempt ||
@@ -148,7 +164,7 @@ class SnapshotBuilder {
       snap_.leaving.push_back(key);
       return;
     }
-    scheduler::JobSnapshot js = Request(job, gang, key);
+    scheduler::JobSnapshot js = Request(q);
     const int64_t planned_size = static_cast<int64_t>(admission.placement.worker_nodes.size());
     const bool planned = admission.verdict == Verdict::kAdmitted &&
                          !book_.Lapsed(admission, now_) && Fits(js.request, planned_size);
@@ -160,7 +176,7 @@ class SnapshotBuilder {
       size = job.status.workers->desired;  // the size its run was made with
     }
     if (bound.any || planned) {
-      js.placement = PlacementOf(job, gang, bound, planned ? &admission.placement : nullptr, size);
+      js.placement = PlacementOf(q, bound, planned ? &admission.placement : nullptr, size);
       snap_.running.push_back(key);
     } else {
       size = gang.workers;
@@ -199,11 +215,10 @@ class SnapshotBuilder {
 
   // The workers of this incarnation bound and live, by index; every other pod is going (those
   // being deleted free their nodes here).
-  BoundWorkers Bound(const DLJob& job, const scheduler::Gang& gang, const PodBriefs& pods) {
-    const int64_t incarnation = JobIncarnation(job.status);
+  BoundWorkers Bound(const QueuedJob& q, const PodBriefs& pods) {
+    const int64_t incarnation = JobIncarnation(q.job.status);
     BoundWorkers bound;
-    bound.nodes.resize(gang.workers);
-    std::vector<std::string> worker_keys;  // by index, made once the job has a live worker
+    bound.nodes.resize(q.worker_keys.size());
     for (const PodBriefPtr& shared : pods) {
       const PodBrief& pod = *shared;
       if (!pod.Live()) {
@@ -211,38 +226,25 @@ class SnapshotBuilder {
         continue;
       }
       if (pod.incarnation != incarnation || !pod.worker || pod.node.empty()) continue;
-      if (worker_keys.empty()) {
-        for (int64_t i = 0; i < gang.workers; ++i) {
-          worker_keys.push_back(job.metadata.namespace_ + "/" + WorkerName(job, i));
-        }
-      }
-      const auto it = std::find(worker_keys.begin(), worker_keys.end(), pod.key);
-      if (it == worker_keys.end()) continue;
-      bound.nodes[it - worker_keys.begin()] = pod.node;
+      const auto it = std::find(q.worker_keys.begin(), q.worker_keys.end(), pod.key);
+      if (it == q.worker_keys.end()) continue;
+      bound.nodes[it - q.worker_keys.begin()] = pod.node;
       bound.any = true;
     }
     return bound;
   }
 
   // The job as the queue sees it: its request and what it has had so far.
-  scheduler::JobSnapshot Request(const DLJob& job, const scheduler::Gang& gang,
-                                 const std::string& key) const {
+  scheduler::JobSnapshot Request(const QueuedJob& q) const {
     scheduler::JobSnapshot js;
-    js.request.name = key;
-    js.request.queue = job.spec.scheduling.queue.value_or(scheduler::kDefaultQueue);
-    js.request.priority = job.spec.scheduling.priority.value_or(0);
-    js.request.submit_time = UnixSecondsOr(job.metadata.creation_timestamp, now_s_);
-    js.request.time_limit = job.spec.run_policy.active_deadline_seconds;
-    js.request.gang = gang;
-    if (const std::optional<WorkerRange> range = ElasticWorkers(job)) {
-      js.request.elastic = scheduler::ElasticRange{range->min, range->max};
-    }
-    const int64_t gpus = gang.workers * gang.per_worker.gpus;
-    js.history.attained_gpu_seconds = job.status.attained_gpu_seconds.value_or(0);
+    js.request = q.request;
+    js.request.submit_time = q.created.value_or(now_s_);
+    const DLJobStatus& status = q.job.status;
+    const int64_t gpus = q.request.gang.workers * q.request.gang.per_worker.gpus;
+    js.history.attained_gpu_seconds = status.attained_gpu_seconds.value_or(0);
     js.history.attained_seconds = gpus > 0 ? js.history.attained_gpu_seconds / gpus : 0;
-    js.history.preemptions = job.status.preemptions.value_or(0);
-    std::optional<WallTime> run_start = RunStart(job.status);
-    js.start_time = run_start ? UnixSeconds(*run_start) : now_s_;
+    js.history.preemptions = status.preemptions.value_or(0);
+    js.start_time = q.run_start.value_or(now_s_);
     return js;
   }
 
@@ -256,12 +258,11 @@ class SnapshotBuilder {
   // Each of the run's `size` workers' node: where it is bound, else where the ledger counts it,
   // else the queue's plan (`planned`, counted on its node here, the ledger not having it yet),
   // else beside a bound worker.
-  scheduler::Placement PlacementOf(const DLJob& job, const scheduler::Gang& gang,
-                                   const BoundWorkers& bound, const scheduler::Placement* planned,
-                                   int64_t size) {
+  scheduler::Placement PlacementOf(const QueuedJob& q, const BoundWorkers& bound,
+                                   const scheduler::Placement* planned, int64_t size) {
     scheduler::Placement placement;
     for (int64_t i = 0; i < size; ++i) {
-      const std::string pod_key = job.metadata.namespace_ + "/" + WorkerName(job, i);
+      const std::string& pod_key = q.worker_keys[i];
       std::string node = bound.nodes[i];
       if (node.empty()) {
         // The ledger's pod of that name counts for this run unless it is one going (a pod of the
@@ -271,7 +272,7 @@ class SnapshotBuilder {
           node = counted->second.node;
         } else if (planned) {
           node = planned->worker_nodes[i];
-          nodes_.Use(node, gang.per_worker, +1);
+          nodes_.Use(node, q.request.gang.per_worker, +1);
         } else {
           node = *std::find_if(bound.nodes.begin(), bound.nodes.end(),
                                [](const std::string& n) { return !n.empty(); });
@@ -308,10 +309,7 @@ QueueSnapshot BuildQueueSnapshot(const std::vector<QueuedJobPtr>& jobs,
                                  const std::vector<Json>& queue_objects, const LedgerView& ledger,
                                  const AdmissionBook& book, WallTime now) {
   SnapshotBuilder builder(queue_objects, ledger, book, now);
-  for (const QueuedJobPtr& queued : jobs) {
-    const DLJob& job = queued->job;
-    builder.Add(job, queued->gang, pods_of(job.metadata.namespace_ + "/" + job.metadata.name));
-  }
+  for (const QueuedJobPtr& queued : jobs) builder.Add(*queued, pods_of(queued->key));
   return std::move(builder).Take();
 }
 

@@ -62,10 +62,15 @@ struct QueueSnapshot {
 };
 
 // A DLJob the queue orders: decoded, defaulted and valid, neither finished, deleting nor
-// suspended; with its gang.
+// suspended; with what a queue pass reads of it for every job, derived once per version of the
+// object.
 struct QueuedJob {
   DLJob job;
-  scheduler::Gang gang;
+  std::string key;                   // "namespace/name"
+  scheduler::JobRequest request;     // its gang, queue, priority, ...; submit_time: see `created`
+  std::optional<int64_t> created;    // metadata.creationTimestamp, Unix seconds (unreadable: none)
+  std::optional<int64_t> run_start;  // RunStart(job.status), Unix seconds
+  std::vector<std::string> worker_keys;  // "namespace/<worker i>" for each of the gang's workers
 };
 using QueuedJobPtr = std::shared_ptr<const QueuedJob>;
 

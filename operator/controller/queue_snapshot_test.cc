@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/time_format.h"
+
 namespace dljob::controller {
 namespace {
 
@@ -96,7 +98,15 @@ TEST(QueuedJobsTest, EachVersionOfAnObjectIsDecodedOnceAndOnlyQueuedJobsAreRetur
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0]->job.metadata.name, "a");
   EXPECT_EQ(first[0]->job.spec.scheduling.priority, 3);
-  EXPECT_EQ(first[0]->gang.workers, 2);
+  // What a pass reads of every job, derived with the decode.
+  const QueuedJob& q = *first[0];
+  EXPECT_EQ(q.key, "ns/a");
+  EXPECT_EQ(q.request.name, "ns/a");
+  EXPECT_EQ(q.request.priority, 3);
+  EXPECT_EQ(q.request.gang.workers, 2);
+  EXPECT_EQ(q.worker_keys, (std::vector<std::string>{"ns/a-worker-0", "ns/a-worker-1"}));
+  EXPECT_EQ(q.created, UnixSeconds(*ParseRfc3339("2027-01-15T08:00:00Z")));
+  EXPECT_EQ(q.run_start, std::nullopt);  // not scheduled yet
   EXPECT_EQ(jobs.decoded(), 3u);
 
   // The same versions: nothing decoded again, the same decode handed out.

@@ -23,7 +23,7 @@ QueuedJobPtr Running(const std::string& name, std::optional<int64_t> step,
   t.total_steps = total;
   t.updated_at = Rfc3339(at);
   q.job.status.throughput = t;
-  q.gang.workers = 1;
+  q.request.gang.workers = 1;
   return std::make_shared<const QueuedJob>(std::move(q));
 }
 
