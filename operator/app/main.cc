@@ -4,7 +4,6 @@
 // The edges live here: reading the kubeconfig or the pod's service account, the HTTP endpoint
 // (/metrics, /healthz, /readyz, /logs), and signals. SIGTERM or SIGINT stops it cleanly (a leader
 // releases its Lease so a standby takes over at once); losing the Lease exits with status 1.
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -16,11 +15,11 @@
 #include <thread>
 
 #include "base/env.h"
-#include "base/stoppable_sleep.h"
 #include "http/http_server.h"
 #include "http/socket_client.h"
 #include "kube/config.h"
 #include "kube/http_api.h"
+#include "operator/app/allocator.h"
 #include "operator/app/leader_logs.h"
 #include "operator/app/log_access.h"
 #include "operator/app/log_archive_store.h"
@@ -108,25 +107,8 @@ Result<ArchiveLocation> OpenArchive(const OperatorOptions& options, kube::Api& a
   return OpenLogArchiveStore(options.log_archive, keys, storage::ProcessEnv());
 }
 
-// glibc gives threads that allocate at the same time arenas of their own, up to 8 per core, and
-// the operator runs a few dozen threads: the caches' memory then spreads over every arena, each
-// fragmented. Two arenas halve the RSS per pod on a real API server for about 4% more CPU
-// (docs/benchmarks/operator.md). MALLOC_ARENA_MAX, when set, decides instead.
-void LimitMallocArenas() {
-  if (Env("MALLOC_ARENA_MAX").empty()) mallopt(M_ARENA_MAX, 2);
-}
-
-// After a burst of allocations (a relist of a large cluster's pods, passes over every job) the
-// operator's caches hold memory among the freed chunks, and glibc can hand back only what is free
-// at the top of the heap: on a real API server with 10,000 jobs, before informers listed page by
-// page, 1.15 GB of a 1.53 GB RSS was free chunks. malloc_trim(0) also returns the whole free
-// pages inside the heap (435 MB of it then). Once a minute, until `stop`.
-void ReturnFreeHeap(std::stop_token stop) {
-  while (SleepUnlessStopped(stop, std::chrono::minutes(1))) malloc_trim(0);
-}
-
 int Main(int argc, char** argv) {
-  LimitMallocArenas();  // before any thread starts
+  ConfigureAllocator();  // before any thread starts
   ParsedArgs parsed = ParseOperatorArgs(std::vector<std::string>(argv + 1, argv + argc),
                                         Env("POD_NAME"), HostName(), getpid());
   if (auto* exit = std::get_if<std::pair<int, std::string>>(&parsed.result)) {
@@ -155,8 +137,8 @@ int Main(int argc, char** argv) {
   api_options.user_agent = UserAgent(options.identity);
   Result<std::unique_ptr<kube::Api>> api = kube::MakeApi(*config, api_options);
   if (!api.ok()) return Fail(api.status().message());
-  std::fprintf(stderr, "dljob-operator: API server %s (%s)\n", config->server.c_str(),
-               config->source.c_str());
+  std::fprintf(stderr, "dljob-operator: API server %s (%s); memory from %s\n",
+               config->server.c_str(), config->source.c_str(), AllocatorName().c_str());
   // --trace-spans: every call through the API is timed against the job being reconciled.
   std::unique_ptr<kube::SpanFile> spans;
   std::unique_ptr<kube::Api> traced;

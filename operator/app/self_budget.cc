@@ -8,7 +8,7 @@ namespace {
 
 using kube::Json;
 
-constexpr int kAttempts = 5;
+constexpr int kBudgetAttempts = 5;
 
 bool AllDigits(const std::string& s) {
   if (s.empty()) return false;
@@ -79,7 +79,7 @@ Status EnsureSelfBudget(kube::Api& api, const SelfBudgetOptions& options,
                         const kube::Resource& version) {
   const std::string& ns = options.namespace_;
   const std::string where = "PodDisruptionBudget " + ns + "/" + options.deployment;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kBudgetAttempts; ++attempt) {
     kube::ApiResult<Json> deployment =
         api.Get(kube::resources::kDeployments, ns, options.deployment);
     if (!deployment.ok()) {
@@ -115,7 +115,7 @@ Status EnsureSelfBudget(kube::Api& api, const SelfBudgetOptions& options,
     return written.error().ToStatus().WithContext("writing " + where);
   }
   return Status::Unavailable(where + " kept changing under this replica (" +
-                             std::to_string(kAttempts) + " attempts)");
+                             std::to_string(kBudgetAttempts) + " attempts)");
 }
 
 }  // namespace dljob::op

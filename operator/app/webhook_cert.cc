@@ -14,7 +14,7 @@ const kube::Resource kValidatingWebhookConfigurations{"admissionregistration.k8s
 namespace {
 
 using kube::Json;
-constexpr int kAttempts = 5;  // conflicts with other replicas, each a fresh read
+constexpr int kCertAttempts = 5;  // conflicts with other replicas, each a fresh read
 
 std::string SecretWhere(const WebhookCertOptions& o) {
   return "Secret " + o.namespace_ + "/" + o.secret_name;
@@ -74,7 +74,7 @@ Result<WebhookCertificate> EnsureWebhookCertificate(kube::Api& api,
                                                     const WebhookCertOptions& options,
                                                     WallTime now) {
   const kube::Resource& secrets = kube::resources::kSecrets;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kCertAttempts; ++attempt) {
     kube::ApiResult<Json> stored = api.Get(secrets, options.namespace_, options.secret_name);
     if (!stored.ok() && !stored.error().IsNotFound()) {
       return stored.error().ToStatus().WithContext("reading " + SecretWhere(options));
@@ -102,13 +102,13 @@ Result<WebhookCertificate> EnsureWebhookCertificate(kube::Api& api,
     return written.error().ToStatus().WithContext("writing " + SecretWhere(options));
   }
   return Status::Unavailable(SecretWhere(options) + " kept changing under this replica (" +
-                             std::to_string(kAttempts) + " attempts)");
+                             std::to_string(kCertAttempts) + " attempts)");
 }
 
 Status InjectCaBundle(kube::Api& api, const std::string& configuration, const std::string& ca_pem) {
   const std::string where = "ValidatingWebhookConfiguration " + configuration;
   const std::string bundle = Base64Encode(ca_pem);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kCertAttempts; ++attempt) {
     kube::ApiResult<Json> stored = api.Get(kValidatingWebhookConfigurations, "", configuration);
     if (!stored.ok()) return stored.error().ToStatus().WithContext("reading " + where);
     Json updated = *stored;
@@ -126,7 +126,7 @@ Status InjectCaBundle(kube::Api& api, const std::string& configuration, const st
     return written.error().ToStatus().WithContext("writing the caBundle of " + where);
   }
   return Status::Unavailable(where + " kept changing under this replica (" +
-                             std::to_string(kAttempts) + " attempts)");
+                             std::to_string(kCertAttempts) + " attempts)");
 }
 
 }  // namespace dljob::op

@@ -21,6 +21,7 @@ PACKAGES=(
   clang libclang-rt-14-dev clang-format clang-tidy  # scripts/ci/check-*.sh, scripts/dev/check-tidy.sh, fuzz.sh
   python3  # scripts/dev/check-tidy.sh reads build/compile_commands.json
   libssl-dev openssl curl
+  libjemalloc2  # dljob-operator's allocator (operator/app/allocator.h)
   openssh-client  # ssh-keygen: operator/controller/ssh_keys_test checks the keys the operator makes
   podman runc debootstrap  # scripts/cluster/build-image.sh and tests/image: the CPU image
   prometheus  # tests/operator/prometheus_scrape_test: Debian's Prometheus scrapes the operator
