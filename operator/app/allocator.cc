@@ -28,12 +28,19 @@ Mallctl FindMallctl() { return reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "ma
 std::string AllocatorName() {
   Mallctl mallctl = FindMallctl();
   if (mallctl == nullptr) return "glibc malloc";
+  std::string name = "jemalloc";
   const char* version = nullptr;
   size_t size = sizeof version;
-  if (mallctl("version", &version, &size, nullptr, 0) != 0 || version == nullptr) {
-    return "jemalloc";
+  if (mallctl("version", &version, &size, nullptr, 0) == 0 && version != nullptr) {
+    std::string v = version;  // "5.3.0-0-g<commit>"
+    name += " " + v.substr(0, v.find('-'));
   }
-  return std::string("jemalloc ") + version;
+  bool background = false;
+  size = sizeof background;
+  if (mallctl("opt.background_thread", &background, &size, nullptr, 0) == 0 && background) {
+    name += " (background thread)";
+  }
+  return name;
 }
 
 // glibc gives threads that allocate at the same time arenas of their own, up to 8 per core, and

@@ -13,8 +13,8 @@
 
 namespace dljob::op {
 
-// "jemalloc 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c" or "glibc malloc": which one this
-// process allocates with (jemalloc is told apart by its mallctl interface).
+// "jemalloc 5.3.0 (background thread)" or "glibc malloc": which one this process allocates with
+// (jemalloc is told apart by its mallctl interface).
 std::string AllocatorName();
 
 // Before any thread starts. With glibc: at most two arenas (MALLOC_ARENA_MAX, when set, decides

@@ -35,6 +35,28 @@ std::optional<std::vector<Json>> WaitForPods(kube::Api& api, const std::string& 
   return found;
 }
 
+// The allocator the build links (operator/app/allocator.h) is the one the running operator uses,
+// and its first log line says which: jemalloc with its background thread, unless built without.
+TEST_F(OperatorE2eTest, TheOperatorNamesTheAllocatorItRunsWith) {
+  StartCluster({.nodes = 0});
+  OperatorProcess& op = StartOperator();
+  std::string log;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        log = op.Log();
+        return log.find("memory from ") != std::string::npos;
+      },
+      kWait))
+      << log;
+  const std::string expected = DLJOB_OPERATOR_ALLOCATOR;
+  if (expected == "jemalloc") {
+    EXPECT_NE(log.find("memory from jemalloc "), std::string::npos) << log;
+    EXPECT_NE(log.find("(background thread)"), std::string::npos) << log;
+  } else {
+    EXPECT_NE(log.find("memory from glibc malloc"), std::string::npos) << log;
+  }
+}
+
 TEST_F(OperatorE2eTest, AJobWaitsForNodesAndGetsItsLauncherOnlyOnceEveryWorkerIsReady) {
   StartCluster({.nodes = 0});  // no GPUs yet: the job must wait
   StartOperator();
