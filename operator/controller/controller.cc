@@ -126,10 +126,14 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
                         enqueue(o);
                         scheduler_->Trigger();
                       },
-                      [this, enqueue](const Json&, const Json& o) {
+                      [this, enqueue](const Json& old, const Json& o) {
                         // Its own status write wakes no pass: the pass that wrote it is done.
                         if (!reconciler_->OwnWrite(o)) enqueue(o);
-                        scheduler_->Trigger();
+                        if (ChangesQueue(old, o)) {
+                          scheduler_->Trigger();
+                        } else {
+                          scheduler_->TriggerIfWaiting();
+                        }
                       },
                       [this](const Json& o) {
                         ledger_.StopWaiting(kube::ObjectKey(o));
@@ -163,7 +167,8 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   pods_->AddHandlers({[this](const Json& o) { job_pods_.Upsert(o); },
                       [this](const Json&, const Json& o) { job_pods_.Upsert(o); },
                       [this](const Json& o) { job_pods_.Remove(kube::ObjectKey(o)); }});
-  // A job's pods change what the queue sees of it (bound, going away).
+  // A job's pods change what the queue sees of it (bound, going away). A pod the operator created
+  // where the queue planned it, or one that turns Running, changes it only for jobs that wait.
   auto owned_pod = [this, owner](const Json& o, const char* change) {
     owner(o, "pod", change);
     scheduler_->Trigger();
@@ -171,9 +176,16 @@ Controller::Controller(kube::Api& api, Clock& clock, ControllerOptions options,
   pods_->AddHandlers({[this, owned_pod, created](const Json& o) {
                         if (!AsCreated(o)) return owned_pod(o, "added");
                         created(o, "pod");
-                        scheduler_->Trigger();
+                        scheduler_->TriggerIfWaiting();
                       },
-                      [owned_pod](const Json&, const Json& o) { owned_pod(o, "updated"); },
+                      [this, owner](const Json& old, const Json& o) {
+                        owner(o, "pod", "updated");
+                        if (QueueCountsDifferently(BriefOf(old), BriefOf(o))) {
+                          scheduler_->Trigger();
+                        } else {
+                          scheduler_->TriggerIfWaiting();
+                        }
+                      },
                       [owned_pod](const Json& o) { owned_pod(o, "deleted"); }});
   // Data locality: a job's pod that has warmed a dataset's cache is recorded on its node.
   auto warmed = [this, &api](const Json* old, const Json& pod) {

@@ -21,6 +21,12 @@ PodBrief BriefOf(const nlohmann::json& pod) {
   return b;
 }
 
+bool QueueCountsDifferently(const PodBrief& before, const PodBrief& after) {
+  return before.job_key != after.job_key || before.node != after.node ||
+         before.incarnation != after.incarnation || before.worker != after.worker ||
+         before.deleting != after.deleting || before.Live() != after.Live();
+}
+
 void JobPods::Upsert(const nlohmann::json& pod) {
   auto brief = std::make_shared<const PodBrief>(BriefOf(pod));
   if (brief->job_key.empty()) {  // not a job's pod (any more)

@@ -40,6 +40,11 @@ using PodBriefs = std::vector<PodBriefPtr>;
 
 PodBrief BriefOf(const nlohmann::json& pod);
 
+// Whether a pass over the jobs counts a pod differently after it changed from `before` to `after`:
+// another job, node, run or role, or it stopped (or started) being live or being deleted. A new
+// phase while it stays live (Pending to Running) is not such a change.
+bool QueueCountsDifferently(const PodBrief& before, const PodBrief& after);
+
 class JobPods {
  public:
   // A pod added or changed; a pod without the job label is not kept.

@@ -51,6 +51,35 @@ TEST(JobPods, BriefOfReadsWhatPassesOverEveryPodRead) {
   }
 }
 
+TEST(JobPods, APodStartingToRunIsCountedAsBeforeAndOneGoingAwayIsNot) {
+  PodBrief pending = BriefOf(Pod("j-worker-0", "j"));
+  pending.node = "n1";
+  pending.phase = "Pending";
+  PodBrief running = pending;
+  running.phase = "Running";
+  EXPECT_FALSE(QueueCountsDifferently(pending, running));
+  EXPECT_FALSE(QueueCountsDifferently(running, running));
+
+  PodBrief changed = running;
+  changed.phase = "Succeeded";
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));  // no longer live: its GPUs are free
+  changed = running;
+  changed.deleting = true;
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+  changed = running;
+  changed.node = "n2";
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+  changed = running;
+  changed.incarnation = 1;
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+  changed = running;
+  changed.worker = false;
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+  changed = running;
+  changed.job_key = "ns/other";
+  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+}
+
 TEST(JobPods, KeepsEachJobsPodsAndFollowsTheirChanges) {
   JobPods pods;
   pods.Upsert(Pod("j-worker-1", "j"));

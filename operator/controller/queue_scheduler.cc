@@ -40,12 +40,22 @@ void QueueScheduler::Trigger() {
   cv_.notify_all();
 }
 
+void QueueScheduler::TriggerIfWaiting() {
+  bool wake = false;
+  {
+    MutexLock lock(mu_);
+    triggered_if_waiting_ = true;
+    wake = waiting_;
+  }
+  if (wake) cv_.notify_all();
+}
+
 void QueueScheduler::WaitForWork(const std::stop_token& stop) {
   MutexLock lock(mu_);
   Clock::Duration wait = options_.resync;
   if (next_change_) wait = std::min<Clock::Duration>(wait, *next_change_ - clock_.Now());
   const Clock::MonotonicTime until = clock_.MonotonicNow() + wait;
-  while (!triggered_ && !stop.stop_requested()) {
+  while (!TriggeredLocked() && !stop.stop_requested()) {
     const Clock::Duration left = until - clock_.MonotonicNow();
     if (left <= Clock::Duration::zero()) return;
     cv_.wait_for(mu_, std::min<Clock::Duration>(left, options_.poll));
@@ -64,6 +74,7 @@ void QueueScheduler::Run(std::stop_token stop) {
     {
       MutexLock lock(mu_);
       triggered_ = false;  // what triggers from here on is seen by the pass or makes another
+      triggered_if_waiting_ = false;
     }
     const Clock::MonotonicTime start = clock_.MonotonicNow();
     RunOnce();
@@ -97,6 +108,8 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   }
   {
     MutexLock lock(mu_);
+    waiting_ = !decision->waiting.empty() || !decision->start.empty() ||
+               !decision->preempt.empty() || !decision->resize.empty() || !snap.leaving.empty();
     next_change_.reset();
     if (decision->next_change) {
       next_change_ = WallTime(std::chrono::seconds(*decision->next_change));

@@ -5,16 +5,20 @@
 // wakes the reconcilers of the jobs whose verdict changed, and writes each DLQueue's status
 // (used, borrowed, running and pending jobs) when it changed.
 //
-// Passes run on their own thread (Run): soon after Trigger() (every change to a job, a queue, a
-// node or a bound pod calls it; triggers within `batch`, or within the last pass's length when
-// that is longer, share a pass, so passes take at most about half of a core), at the time the last
+// Passes run on their own thread (Run): soon after Trigger() (a change that can alter any decision:
+// a job added, deleted, changed or finished, a queue, a node, a pod going away or bound elsewhere;
+// triggers within `batch`, or within the last pass's length when that is longer, share a pass, so
+// passes take at most about half of a core), soon after TriggerIfWaiting() while the last pass
+// left a job waiting or acted (a change that matters only then: a running job's status as it
+// starts, its pods created where the queue planned them or turning Running), at the time the last
 // decision named (a minimum run time ends, an attained-service level changes), and at least every
-// `resync`. RunOnce() is one pass, for tests. A DLQueue status write that fails is left for the
-// next pass. Time and waits come from the injected Clock only: with a testing::FakeClock the
-// batch wait is recorded and skipped, and a timed pass runs once the test advances the clock
-// (seen within `poll`). With `estimate_every`, a pass also estimates when each waiting job will
-// start and hands the estimates to the AdmissionBook, which says them in the jobs' messages and
-// status. Thread-safe: Trigger from any thread; Run once.
+// `resync`. On a cluster where nothing waits, the stream of running jobs' changes then makes no
+// passes over every job. RunOnce() is one pass, for tests. A DLQueue status write that fails is
+// left for the next pass. Time and waits come from the injected Clock only: with a
+// testing::FakeClock the batch wait is recorded and skipped, and a timed pass runs once the test
+// advances the clock (seen within `poll`). With `estimate_every`, a pass also estimates when each
+// waiting job will start and hands the estimates to the AdmissionBook, which says them in the jobs'
+// messages and status. Thread-safe: Trigger from any thread; Run once.
 #pragma once
 
 #include <condition_variable>
@@ -68,6 +72,7 @@ class QueueScheduler {
                  QueueSchedulerOptions options, std::function<void(const std::string&)> wake);
 
   void Trigger() EXCLUDES(mu_);
+  void TriggerIfWaiting() EXCLUDES(mu_);
   // Passes until `stop` is requested.
   void Run(std::stop_token stop) EXCLUDES(mu_);
   // One pass now; returns its decision (nullopt when the queue core refused the snapshot).
@@ -77,8 +82,12 @@ class QueueScheduler {
   void WriteStatuses(const std::map<std::string, DLQueueStatus>& statuses);
   // Estimates the waiting jobs' starts from the pass's snapshot and gives them to the book.
   void Estimate(const QueueSnapshot& snap, const std::vector<QueuedJobPtr>& jobs, WallTime now);
-  // Blocks until Trigger(), `stop`, the time the last decision named, or `resync` has passed.
+  // Blocks until Trigger() (or TriggerIfWaiting() while jobs wait), `stop`, the time the last
+  // decision named, or `resync` has passed.
   void WaitForWork(const std::stop_token& stop) EXCLUDES(mu_);
+  bool TriggeredLocked() const REQUIRES(mu_) {
+    return triggered_ || (triggered_if_waiting_ && waiting_);
+  }
 
   kube::Api& api_;
   Clock& clock_;
@@ -98,6 +107,9 @@ class QueueScheduler {
   Mutex mu_;
   std::condition_variable_any cv_;
   bool triggered_ GUARDED_BY(mu_) = true;
+  bool triggered_if_waiting_ GUARDED_BY(mu_) = false;
+  // The last pass left a job waiting, or started, suspended or resized one.
+  bool waiting_ GUARDED_BY(mu_) = true;
   std::optional<WallTime> next_change_ GUARDED_BY(mu_);
 };
 

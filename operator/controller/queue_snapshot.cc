@@ -70,13 +70,17 @@ std::vector<scheduler::QueueSpec> DefinedQueues(const std::vector<Json>& objects
   return out;
 }
 
+bool Finished(const Json& object) {
+  std::optional<JobPhase> phase = ParsePhase(StringAt(FieldOf(object, "status"), "phase"));
+  return phase && IsFinished(*phase);
+}
+
 }  // namespace
 
 QueuedJobPtr QueuedJobOf(const Json& object) {
   if (IsDeleting(object)) return nullptr;
   // Finished jobs are most of a busy cluster's: they are passed over before being decoded.
-  std::optional<JobPhase> phase = ParsePhase(StringAt(FieldOf(object, "status"), "phase"));
-  if (phase && IsFinished(*phase)) return nullptr;
+  if (Finished(object)) return nullptr;
   DecodeResult decoded = DecodeTree(object);
   if (!decoded.errors.empty()) return nullptr;
   DLJob job = std::move(decoded.job);
@@ -105,6 +109,11 @@ QueuedJobPtr QueuedJobOf(const Json& object) {
   }
   q->job = std::move(job);
   return q;
+}
+
+bool ChangesQueue(const Json& before, const Json& after) {
+  return FieldOf(before, "spec") != FieldOf(after, "spec") ||
+         IsDeleting(before) != IsDeleting(after) || Finished(before) != Finished(after);
 }
 
 std::vector<QueuedJobPtr> QueuedJobs::Refresh(const kube::Objects& objects) {

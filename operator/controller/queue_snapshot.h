@@ -77,6 +77,12 @@ using QueuedJobPtr = std::shared_ptr<const QueuedJob>;
 // The queued job of a DLJob object; null for any other object.
 QueuedJobPtr QueuedJobOf(const nlohmann::json& object);
 
+// Whether a DLJob's change from `before` to `after` can change what the queue decides when no job
+// waits: its spec changed (suspended, resumed, resized, another queue or priority), its deletion
+// began, or it finished (or was run again). Its other changes (its status as it starts and runs)
+// matter only while jobs wait (QueueScheduler::TriggerIfWaiting).
+bool ChangesQueue(const nlohmann::json& before, const nlohmann::json& after);
+
 // QueuedJobOf over an informer's objects, each version decoded once: the informer replaces an
 // object's pointer on every change, so a pointer seen in the last call is the same version and
 // its decode is reused. A pass over thousands of waiting jobs then decodes only those that

@@ -83,6 +83,30 @@ class SnapshotTest : public ::testing::Test {
   AdmissionBook book_;
 };
 
+TEST(ChangesQueueTest, ASpecChangeDeletionOrEndChangesTheQueueARunningJobsStatusDoesNot) {
+  const Json queued = JobObject("a", {{"priority", 1}}, {{"phase", "Pending"}});
+  Json running = queued;
+  running["status"] = {{"phase", "Running"},
+                       {"conditions", {{{"type", "Running"}, {"status", "True"}}}},
+                       {"workers", {{"ready", 2}}}};
+  running["metadata"]["resourceVersion"] = "7";
+  EXPECT_FALSE(ChangesQueue(queued, running));  // its status as it starts
+
+  Json changed = running;
+  changed["spec"]["scheduling"]["priority"] = 5;
+  EXPECT_TRUE(ChangesQueue(running, changed));
+  changed = running;
+  changed["spec"]["runPolicy"]["suspend"] = true;
+  EXPECT_TRUE(ChangesQueue(running, changed));
+  changed = running;
+  changed["metadata"]["deletionTimestamp"] = "2027-01-15T09:00:00Z";
+  EXPECT_TRUE(ChangesQueue(running, changed));
+  changed = running;
+  changed["status"]["phase"] = "Succeeded";  // its GPUs and quota are free
+  EXPECT_TRUE(ChangesQueue(running, changed));
+  EXPECT_TRUE(ChangesQueue(changed, running));  // run again
+}
+
 TEST(QueuedJobsTest, EachVersionOfAnObjectIsDecodedOnceAndOnlyQueuedJobsAreReturned) {
   auto object = [](Json o) { return std::make_shared<const Json>(std::move(o)); };
   kube::ObjectPtr a = object(JobObject("a", {{"priority", 3}}));

@@ -299,6 +299,40 @@ TEST_F(QueueTest, RunPassesOnATriggerAndAtResyncOnTheInjectedClock) {
   EXPECT_EQ(clock_.sleeps().size(), 3u);  // one batch wait per pass, none real
 }
 
+// TriggerIfWaiting (a running job's status, its pods created or turning Running) makes a pass only
+// while the last one left a job waiting or acted; Trigger always does.
+TEST_F(QueueTest, ARunningJobsChangesMakePassesOnlyWhileAJobWaits) {
+  PutQueuedJob("a", 0);  // n1's 4 GPUs
+  Sync();
+  QueueSchedulerOptions options = Options();
+  options.poll = std::chrono::milliseconds(1);
+  AdmissionBook book;
+  QueueScheduler runner(faults_, clock_, QueueSources{jobs_, job_pods_, queues_}, ledger_, book,
+                        *policy_, options, [](const std::string&) {});
+  std::jthread thread([&](std::stop_token stop) { runner.Run(stop); });
+  auto passes = [&] { return clock_.sleeps().size(); };  // one batch wait per pass
+  auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return passes() == 1; }));  // a is admitted
+  settle();
+  runner.TriggerIfWaiting();  // the last pass acted: this one may find more to do
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return passes() == 2; }));
+  settle();
+  runner.TriggerIfWaiting();  // nothing waits and nothing was done: no pass
+  settle();
+  EXPECT_EQ(passes(), 2u);
+
+  PutQueuedJob("b", 0);  // no room left: b waits
+  Sync();
+  runner.Trigger();
+  ASSERT_TRUE(dljob::testing::Eventually([&] { return passes() == 3; }));
+  settle();
+  runner.TriggerIfWaiting();  // b waits: a running job's change may let it start
+  EXPECT_TRUE(dljob::testing::Eventually([&] { return passes() == 4; }));
+  settle();
+  EXPECT_EQ(passes(), 4u);
+}
+
 // Start estimates: a job waiting for a running one's node is told when it should start, first
 // from the running job's time limit, then, once its steps are seen to move, from its progress; the
 // estimate goes in its status and at the end of its Queued message, and leaves once it is placed.
