@@ -1,5 +1,8 @@
 #include "operator/controller/job_pods.h"
 
+#include <functional>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "operator/controller/builders.h"
@@ -60,24 +63,17 @@ TEST(JobPods, APodStartingToRunIsCountedAsBeforeAndOneGoingAwayIsNot) {
   EXPECT_FALSE(QueueCountsDifferently(pending, running));
   EXPECT_FALSE(QueueCountsDifferently(running, running));
 
-  PodBrief changed = running;
-  changed.phase = "Succeeded";
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));  // no longer live: its GPUs are free
-  changed = running;
-  changed.deleting = true;
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));
-  changed = running;
-  changed.node = "n2";
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));
-  changed = running;
-  changed.incarnation = 1;
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));
-  changed = running;
-  changed.worker = false;
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));
-  changed = running;
-  changed.job_key = "ns/other";
-  EXPECT_TRUE(QueueCountsDifferently(running, changed));
+  // Each of these is counted differently: no longer live (its GPUs are free), going, elsewhere,
+  // of another run, role or job.
+  const std::vector<std::function<void(PodBrief&)>> changes = {
+      [](PodBrief& b) { b.phase = "Succeeded"; }, [](PodBrief& b) { b.deleting = true; },
+      [](PodBrief& b) { b.node = "n2"; },         [](PodBrief& b) { b.incarnation = 1; },
+      [](PodBrief& b) { b.worker = false; },      [](PodBrief& b) { b.job_key = "ns/other"; }};
+  for (size_t i = 0; i < changes.size(); ++i) {
+    PodBrief changed = running;
+    changes[i](changed);
+    EXPECT_TRUE(QueueCountsDifferently(running, changed)) << "change " << i;
+  }
 }
 
 TEST(JobPods, KeepsEachJobsPodsAndFollowsTheirChanges) {
