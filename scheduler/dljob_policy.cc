@@ -136,9 +136,10 @@ class DljobPolicy : public PlacementPolicy {
   explicit DljobPolicy(PlacementOptions options) : options_(std::move(options)) {}
   std::string_view Name() const override { return "dljob"; }
 
-  Result<Placement> Place(const Gang& gang, const std::vector<Node>& nodes) const override {
+  Result<Placement> PlaceGang(const Gang& gang, const std::vector<Node>& nodes,
+                              bool explain) const override {
     std::vector<Candidate> candidates = Candidates(gang, nodes);
-    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes);
+    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes, explain);
     std::vector<Info> infos = Describe(gang, candidates);
     std::vector<const Info*> all;
     for (const Info& i : infos) all.push_back(&i);

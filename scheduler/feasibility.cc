@@ -221,6 +221,11 @@ int64_t Room(const std::vector<Candidate>& candidates) {
   return room;
 }
 
+Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes, bool explain) {
+  if (!explain) return Status::FailedPrecondition("the gang does not fit");
+  return Unplaceable(gang, nodes);
+}
+
 Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes) {
   ReasonCounts counts;
   int64_t eligible = 0, free_gpus = 0, largest = 0, available = 0, room = 0;

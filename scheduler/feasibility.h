@@ -75,5 +75,7 @@ int64_t Room(const std::vector<Candidate>& candidates);
 //   1/8 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) didn't match node
 //   selector, 1 node(s) had untolerated taint {k: v}, 1 node(s) were unschedulable
 Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes);
+// Unplaceable when `explain`; else kFailedPrecondition "the gang does not fit", at no cost.
+Status Unplaceable(const Gang& gang, const std::vector<Node>& nodes, bool explain);
 
 }  // namespace dljob::scheduler

@@ -13,9 +13,10 @@ class FirstFitPolicy : public PlacementPolicy {
  public:
   std::string_view Name() const override { return "first-fit"; }
 
-  Result<Placement> Place(const Gang& gang, const std::vector<Node>& nodes) const override {
+  Result<Placement> PlaceGang(const Gang& gang, const std::vector<Node>& nodes,
+                              bool explain) const override {
     std::vector<Candidate> candidates = Candidates(gang, nodes);  // by name
-    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes);
+    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes, explain);
     auto tighter = [](const Candidate& a, const Candidate& b) {
       Resources fa = Free(*a.node), fb = Free(*b.node);
       return std::tie(fa.gpus, fa.cpu_milli, fa.memory_mib) <

@@ -24,6 +24,13 @@ constexpr std::array<Entry, 4> kPolicies = {{
 
 }  // namespace
 
+std::optional<Placement> PlacementPolicy::TryPlace(const Gang& gang,
+                                                   const std::vector<Node>& nodes) const {
+  Result<Placement> p = PlaceGang(gang, nodes, /*explain=*/false);
+  if (!p.ok()) return std::nullopt;
+  return std::move(p).value();
+}
+
 Result<PlacementPolicyPtr> MakePlacementPolicy(std::string_view name,
                                                const PlacementOptions& options) {
   for (const Entry& e : kPolicies) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,19 @@ class PlacementPolicy {
   virtual std::string_view Name() const = 0;
   // A node for every worker, or kFailedPrecondition with the reason the gang does not fit, e.g.
   // "needs 2 workers × 8 GPUs; 1 of 3 nodes match nodeSelector and tolerations, with room for 1".
-  virtual Result<Placement> Place(const Gang& gang, const std::vector<Node>& nodes) const = 0;
+  Result<Placement> Place(const Gang& gang, const std::vector<Node>& nodes) const {
+    return PlaceGang(gang, nodes, /*explain=*/true);
+  }
+  // The same placement as Place, or nullopt when the gang does not fit, without the work of
+  // saying why (a count of every node's reasons): for callers that drop the reason, as the queue
+  // does trying each waiting job on each pass.
+  std::optional<Placement> TryPlace(const Gang& gang, const std::vector<Node>& nodes) const;
+
+ protected:
+  // Place; with `explain` false, a failure's status need not say why (feasibility.h's
+  // Unplaceable).
+  virtual Result<Placement> PlaceGang(const Gang& gang, const std::vector<Node>& nodes,
+                                      bool explain) const = 0;
 };
 using PlacementPolicyPtr = std::unique_ptr<PlacementPolicy>;
 

@@ -1,5 +1,7 @@
 #include "scheduler/placement_policy.h"
 
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "scheduler/testing/cluster_builders.h"
@@ -91,6 +93,31 @@ TEST(EveryPolicy, GoesWhereTheFiltersAllow) {
       ASSERT_TRUE(p.ok()) << name << ", " << c.name << ": " << p.status().message();
       EXPECT_EQ(p->worker_nodes, c.want) << name << ", " << c.name;
     }
+  }
+}
+
+// TryPlace places exactly as Place does, and where Place says why a gang does not fit, it says
+// only that it does not.
+TEST(EveryPolicy, TryPlaceIsPlaceWithoutTheReason) {
+  const std::vector<Node> nodes = {GpuNode("a", 8).Used(6), GpuNode("b", 8).Used(2),
+                                   GpuNode("c", 8).Taint("gpu", "", "NoSchedule"), GpuNode("d", 4)};
+  const Gang gangs[] = {MakeGang(1, 4), MakeGang(2, 4), MakeGang(3, 2),
+                        MakeGang(4, 4), MakeGang(1, 8), MakeGang(7, 2)};
+  for (std::string_view name : PlacementPolicyNames()) {
+    PlacementPolicyPtr policy = std::move(MakePlacementPolicy(name).value());
+    int fits = 0;
+    for (const Gang& gang : gangs) {
+      Result<Placement> placed = policy->Place(gang, nodes);
+      std::optional<Placement> tried = policy->TryPlace(gang, nodes);
+      ASSERT_EQ(placed.ok(), tried.has_value()) << name << ", " << gang.workers << " workers";
+      if (!tried) {
+        EXPECT_NE(placed.status().message().find("needs"), std::string::npos);
+        continue;
+      }
+      ++fits;
+      EXPECT_EQ(tried->worker_nodes, placed->worker_nodes) << name;
+    }
+    EXPECT_EQ(fits, 3) << name;  // 1×4, 2×4, 3×2 fit; 4×4, 1×8 and 7×2 do not (c is tainted)
   }
 }
 

@@ -10,9 +10,10 @@ class SpreadPolicy : public PlacementPolicy {
  public:
   std::string_view Name() const override { return "spread"; }
 
-  Result<Placement> Place(const Gang& gang, const std::vector<Node>& nodes) const override {
+  Result<Placement> PlaceGang(const Gang& gang, const std::vector<Node>& nodes,
+                              bool explain) const override {
     std::vector<Candidate> candidates = Candidates(gang, nodes);
-    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes);
+    if (Room(candidates) < gang.workers) return Unplaceable(gang, nodes, explain);
     return PlaceOneByOne(gang, candidates, /*most_free=*/true);
   }
 };

@@ -233,9 +233,7 @@ std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
   if (masked && masked_room_.WorkerRoom(job.product_id, w) < job.req.gang.workers) {
     return std::nullopt;
   }
-  Result<Placement> p = policy_.Place(job.req.gang, masked ? masked_ : ledger_.nodes());
-  if (!p.ok()) return std::nullopt;
-  return std::move(p).value();
+  return policy_.TryPlace(job.req.gang, masked ? masked_ : ledger_.nodes());
 }
 
 void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {

@@ -178,8 +178,8 @@ bool JobQueue::TryGrow(Job& job, Pass& pass) {
     if (w > 0 && quota_.Check(*job.account, n * w)) continue;
     Gang extra = job.req.gang;
     extra.workers = n;
-    Result<Placement> p = policy_.Place(extra, scratch_);
-    if (!p.ok()) continue;
+    std::optional<Placement> p = policy_.TryPlace(extra, scratch_);
+    if (!p) continue;
     const std::vector<size_t> added = ledger_.Indices(*p);
     int64_t idle_since = 0;
     for (size_t i : added) idle_since = std::max(idle_since, free_since_[i].value_or(0));

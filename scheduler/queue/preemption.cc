@@ -22,9 +22,7 @@ std::optional<PreemptionPlan> PlanPreemption(const Gang& job,
   };
   auto place = [&]() -> std::optional<Placement> {
     if (room.room() < job.workers || !quota_fits(freed())) return std::nullopt;
-    Result<Placement> p = policy.Place(job, scratch);
-    if (!p.ok()) return std::nullopt;
-    return std::move(p).value();
+    return policy.TryPlace(job, scratch);
   };
 
   std::optional<Placement> placement;
