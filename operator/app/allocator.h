@@ -18,7 +18,8 @@ namespace dljob::op {
 std::string AllocatorName();
 
 // Before any thread starts. With glibc: at most two arenas (MALLOC_ARENA_MAX, when set, decides
-// instead). jemalloc reads its settings at its start (malloc_conf below; MALLOC_CONF overrides).
+// instead). jemalloc reads its settings when it starts (malloc_conf in allocator.cc; MALLOC_CONF
+// overrides them).
 void ConfigureAllocator();
 
 // Until `stop`: with glibc, hands the free pages inside the heap back once a minute
