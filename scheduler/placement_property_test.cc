@@ -142,7 +142,10 @@ void CheckPlacement(const PlacementPolicy& policy, const Gang& g, const std::vec
   ASSERT_EQ(static_cast<int64_t>(p.worker_nodes.size()), g.workers) << where;
   std::map<std::string, int64_t> per_node;
   for (const std::string& name : p.worker_nodes) ++per_node[name];
-  for (const auto& [name, workers] : per_node) {
+  for (const auto& entry : per_node) {
+    // Named copies, not a structured binding: clang 14 cannot capture those in a lambda.
+    const std::string& name = entry.first;
+    const int64_t workers = entry.second;
     auto it =
         std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == name; });
     ASSERT_NE(it, nodes.end()) << where << ": no node " << name;
