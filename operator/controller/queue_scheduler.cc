@@ -65,20 +65,25 @@ void QueueScheduler::WaitForWork(const std::stop_token& stop) {
 void QueueScheduler::Run(std::stop_token stop) {
   std::stop_callback wake(stop, [this] { Trigger(); });
   kube::Duration last_pass{0};
+  bool acted = true;
   while (!stop.stop_requested()) {
     WaitForWork(stop);
     if (stop.stop_requested()) return;
     // A burst of changes makes one pass; and passes, each over every job, take at most about
     // half of a core however fast the changes come: the wait is at least the last pass's length.
-    clock_.SleepFor(std::max<kube::Duration>(options_.batch, last_pass));
+    // After a pass that started, suspended and resized nothing (jobs wait and none fits), at
+    // most a fifth: four times its length.
+    clock_.SleepFor(std::max<kube::Duration>(options_.batch, acted ? last_pass : 4 * last_pass));
     {
       MutexLock lock(mu_);
       triggered_ = false;  // what triggers from here on is seen by the pass or makes another
       triggered_if_waiting_ = false;
     }
     const Clock::MonotonicTime start = clock_.MonotonicNow();
-    RunOnce();
+    const std::optional<scheduler::Decision> decision = RunOnce();
     last_pass = std::chrono::duration_cast<kube::Duration>(clock_.MonotonicNow() - start);
+    acted = decision &&
+            (!decision->start.empty() || !decision->preempt.empty() || !decision->resize.empty());
   }
 }
 

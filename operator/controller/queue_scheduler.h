@@ -8,13 +8,14 @@
 // Passes run on their own thread (Run): soon after Trigger() (a change that can alter any decision:
 // a job added, deleted, changed or finished, a queue, a node, a pod going away or bound elsewhere;
 // triggers within `batch`, or within the last pass's length when that is longer, share a pass, so
-// passes take at most about half of a core), soon after TriggerIfWaiting() while the last pass
-// left a job waiting or acted (a change that matters only then: a running job's status as it
-// starts, its pods created where the queue planned them or turning Running), at the time the last
-// decision named (a minimum run time ends, an attained-service level changes), and at least every
-// `resync`. On a cluster where nothing waits, the stream of running jobs' changes then makes no
-// passes over every job. RunOnce() is one pass, for tests. A DLQueue status write that fails is
-// left for the next pass. Time and waits come from the injected Clock only: with a
+// passes take at most about half of a core, and a fifth after a pass that started, suspended
+// and resized nothing: the wait is then four times its length), soon after TriggerIfWaiting() while
+// the last pass left a job waiting or acted (a change that matters only then: a running job's
+// status as it starts, its pods created where the queue planned them or turning Running), at the
+// time the last decision named (a minimum run time ends, an attained-service level changes), and at
+// least every `resync`. On a cluster where nothing waits, the stream of running jobs' changes then
+// makes no passes over every job. RunOnce() is one pass, for tests. A DLQueue status write that
+// fails is left for the next pass. Time and waits come from the injected Clock only: with a
 // testing::FakeClock the batch wait is recorded and skipped, and a timed pass runs once the test
 // advances the clock (seen within `poll`). With `estimate_every`, a pass also estimates when each
 // waiting job will start and hands the estimates to the AdmissionBook, which says them in the jobs'

@@ -36,6 +36,7 @@ void JobQueue::SetNodes(std::vector<Node> nodes) {
   ledger_.Reset(std::move(nodes));
   scratch_ = ledger_.nodes();
   masked_ = ledger_.nodes();
+  ++masked_version_;
   room_.Invalidate();
   masked_room_.Invalidate();
   free_since_.assign(ledger_.nodes().size(), std::nullopt);
@@ -233,7 +234,17 @@ std::optional<Placement> JobQueue::TryPlace(const Job& job, bool masked) {
   if (masked && masked_room_.WorkerRoom(job.product_id, w) < job.req.gang.workers) {
     return std::nullopt;
   }
-  return policy_.TryPlace(job.req.gang, masked ? masked_ : ledger_.nodes());
+  Gang shape = job.req.gang;
+  shape.job.clear();
+  std::erase_if(refusals_, [&](const Refusal& r) {
+    return r.nodes_version != ledger_.version() || r.masked_version != masked_version_;
+  });
+  for (const Refusal& r : refusals_) {
+    if (r.masked == masked && r.shape == shape) return std::nullopt;
+  }
+  std::optional<Placement> p = policy_.TryPlace(job.req.gang, masked ? masked_ : ledger_.nodes());
+  if (!p) refusals_.push_back({std::move(shape), masked, ledger_.version(), masked_version_});
+  return p;
 }
 
 void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
@@ -252,6 +263,7 @@ void JobQueue::Start(Job& job, Placement placement, bool masked, Pass& pass) {
   if (pass.plan && pass.plan->ever_fits) {
     masked_room_.Before(touched);
     MaskReserved(ledger_, pass.plan->surplus, masked_, touched);
+    ++masked_version_;
     masked_room_.After(touched);
   }
 }
@@ -421,6 +433,7 @@ void JobQueue::BecomeHead(Job& job, Pass& pass) {
     if (!plan.ever_fits) job.never_fits = plan.never_reason;
     if (plan.ever_fits) {
       MaskReserved(ledger_, plan.surplus, masked_);
+      ++masked_version_;
       masked_room_.Invalidate();
       pass.decision.reservation = Reservation{job.req.name, plan.time, plan.placement};
       pass.plan = std::move(plan);

@@ -174,6 +174,18 @@ class JobQueue {
   std::vector<Node> scratch_;  // what-if copies of the nodes (same order as the ledger's)
   std::vector<Node> masked_;   // the nodes minus the head's reservation
   RoomCache masked_room_{ledger_, masked_};
+  uint64_t masked_version_ = 0;  // changes with masked_
+  // The refusals TryPlace has met on the nodes as they are now (ledger_ and masked_ versions): a
+  // policy refuses a gang exactly when the nodes that could take its workers have too little
+  // room, which its job's name does not change, so a gang of the same shape is refused too.
+  // Waiting jobs are mostly alike: a pass asks the policy once per shape, not once per job.
+  struct Refusal {
+    Gang shape;  // the gang, its job name cleared
+    bool masked = false;
+    uint64_t nodes_version = 0;
+    uint64_t masked_version = 0;
+  };
+  std::vector<Refusal> refusals_;
 
   std::unordered_map<std::string, std::unique_ptr<Job>> jobs_;
   std::set<PendingKey> pending_;

@@ -49,6 +49,50 @@ TEST(JobQueue, StartsByPriorityThenSubmitTimeThenName) {
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
+// A policy that counts the placements it is asked to try without a reason (TryPlace).
+class CountingPolicy : public PlacementPolicy {
+ public:
+  explicit CountingPolicy(const PlacementPolicy& inner) : inner_(inner) {}
+  std::string_view Name() const override { return inner_.Name(); }
+  int tries() const { return tries_; }
+
+ protected:
+  Result<Placement> PlaceGang(const Gang& gang, const std::vector<Node>& nodes,
+                              bool explain) const override {
+    if (explain) return inner_.Place(gang, nodes);
+    ++tries_;
+    std::optional<Placement> p = inner_.TryPlace(gang, nodes);
+    if (!p) return Status::FailedPrecondition("does not fit");
+    return *p;
+  }
+
+ private:
+  const PlacementPolicy& inner_;
+  mutable int tries_ = 0;
+};
+
+TEST(JobQueue, AWaitingGangOfAShapeAlreadyRefusedOnTheSameNodesIsNotTriedAgain) {
+  auto inner = Policy();
+  CountingPolicy policy(*inner);
+  JobRequest r = J("r", 8);
+  r.gang.per_worker.cpu_milli = 95500;  // n1's GPUs are half free, its CPU nearly all used
+  auto q = MakeQueue({UnlimitedQueue()}, policy, Options(Backfill::kGreedy), {GpuNode("n1", 16)},
+                     {{r, {"n1"}}});
+  for (const char* name : {"w1", "w2", "w3", "w4"}) {
+    ASSERT_TRUE(q->AddPending(J(name, 8).At(1)).ok());  // 1 CPU a worker: 0.5 is free
+  }
+  ASSERT_TRUE(q->AddPending(J("two", 16).At(2)).ok());  // another shape: 2 workers
+  Decision d = q->Schedule(10);
+  EXPECT_TRUE(d.start.empty());
+  EXPECT_EQ(d.waiting.size(), 5u);
+  EXPECT_EQ(policy.tries(), 1) << "the 16-GPU gang is over the GPU bound: never tried";
+
+  // The nodes change: nothing refused before is taken as refused now.
+  ASSERT_TRUE(q->Finish("r", 11).ok());
+  d = q->Schedule(12);
+  EXPECT_EQ(Names(d.start), (Strings{"w1", "w2"}));
+}
+
 TEST(JobQueue, StrictOrderStartsNothingBehindAHeadThatDoesNotFit) {
   auto policy = Policy();
   auto q = MakeQueue({UnlimitedQueue()}, *policy, Options(Backfill::kNone),

@@ -18,6 +18,7 @@ int64_t FreeGpus(const Node& node) {
 
 void NodeLedger::Reset(std::vector<Node> nodes) {
   nodes_ = std::move(nodes);
+  ++version_;
   products_.clear();
   product_ids_.clear();
   index_.clear();

@@ -58,7 +58,10 @@ class NodeLedger {
              std::vector<Node>& nodes) const;
   void Apply(const Gang& gang, const std::vector<size_t>& at, int sign) {
     Apply(gang, at, sign, nodes_);
+    ++version_;
   }
+  // Changes with every Reset and Apply to the ledger's own nodes: equal versions, equal nodes.
+  uint64_t version() const { return version_; }
   // Sets each scratch node's `used` to the ledger's (the nodes must come from nodes()).
   void CopyUsedTo(std::vector<Node>& scratch) const;
 
@@ -67,6 +70,7 @@ class NodeLedger {
   std::vector<int> products_;  // ProductId of each node's product
   std::map<std::string, int, std::less<>> product_ids_;
   std::unordered_map<std::string, size_t> index_;
+  uint64_t version_ = 0;
 };
 
 // Free-GPU bounds of one node vector in the ledger's order (its own nodes or a scratch copy):
