@@ -16,6 +16,11 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The pass started, suspended or resized a job.
+bool Acted(const scheduler::Decision& d) {
+  return !d.start.empty() || !d.preempt.empty() || !d.resize.empty();
+}
+
 }  // namespace
 
 QueueScheduler::QueueScheduler(kube::Api& api, Clock& clock, QueueSources sources,
@@ -82,8 +87,7 @@ void QueueScheduler::Run(std::stop_token stop) {
     const Clock::MonotonicTime start = clock_.MonotonicNow();
     const std::optional<scheduler::Decision> decision = RunOnce();
     last_pass = std::chrono::duration_cast<kube::Duration>(clock_.MonotonicNow() - start);
-    acted = decision &&
-            (!decision->start.empty() || !decision->preempt.empty() || !decision->resize.empty());
+    acted = decision && Acted(*decision);
   }
 }
 
@@ -113,8 +117,7 @@ std::optional<scheduler::Decision> QueueScheduler::RunOnce() {
   }
   {
     MutexLock lock(mu_);
-    waiting_ = !decision->waiting.empty() || !decision->start.empty() ||
-               !decision->preempt.empty() || !decision->resize.empty() || !snap.leaving.empty();
+    waiting_ = !decision->waiting.empty() || Acted(*decision) || !snap.leaving.empty();
     next_change_.reset();
     if (decision->next_change) {
       next_change_ = WallTime(std::chrono::seconds(*decision->next_change));
